@@ -1,0 +1,113 @@
+"""Helpers shared by every router: body parsing, presentation, OpenAPI documentation.
+
+Request bodies are read as bytes and validated with pydantic's JSON parser in one step
+(`parse_body`), and results are serialised once with orjson (`respond`). That is the whole
+difference between an endpoint at 0.6x and one near 0.8x of a bare app's throughput: the
+framework's generic body handling parses JSON into Python objects, validates them, and then
+validates and serialises the response model again. The schemas are still the endpoint's
+contract: `body_doc` puts them into the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import orjson
+from fastapi import Request
+from pydantic import BaseModel, ValidationError
+from starlette.responses import Response
+
+from app.errors import invalid_input_from_validation
+from app.rules.dice import Dice, Key, NotationRoller, Rng
+from app.rules.errors import Loc
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+JSON = "application/json"
+TEXT = "text/plain; charset=utf-8"
+
+#: Models whose JSON schema the OpenAPI document must carry (see `install_openapi`).
+DOCUMENTED_MODELS: dict[str, type[BaseModel]] = {}
+
+
+async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
+    """Read and validate the JSON body: 400 when malformed, 422 naming the field when invalid."""
+    raw = await request.body()
+    try:
+        return model.model_validate_json(raw or b"null")
+    except ValidationError as exc:
+        raise invalid_input_from_validation(exc) from None
+
+
+def parse_value(model: type[ModelT], value: Any, prefix: str = "body") -> ModelT:
+    """Validate already-parsed data (e.g. a stored config) against a model."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise invalid_input_from_validation(exc, prefix) from None
+
+
+def wants_text(request: Request) -> bool:
+    """`Accept: text/plain` (and not JSON) asks for the summary line alone."""
+    accept = request.headers.get("accept")
+    if not accept or "text/plain" not in accept:
+        return False
+    return JSON not in accept or accept.index("text/plain") < accept.index(JSON)
+
+
+def json_response(
+    body: Mapping[str, Any], status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    return Response(orjson.dumps(body), status, headers=dict(headers or {}), media_type=JSON)
+
+
+def respond(
+    request: Request,
+    body: Mapping[str, Any],
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The result as JSON, or its `summary` line alone for `Accept: text/plain`."""
+    if wants_text(request) and "summary" in body:
+        return Response(
+            str(body["summary"]) + "\n", status, headers=dict(headers or {}), media_type=TEXT
+        )
+    return json_response(body, status, headers)
+
+
+def make_dice(
+    rng: Rng,
+    supplied: Mapping[Key, list[int] | tuple[int, ...] | None],
+    locs: Mapping[Key, Loc] | None = None,
+    notation: NotationRoller | None = None,
+) -> Dice:
+    """A dice source from the supplied values that are present (`None` means: roll them)."""
+    present = {key: list(values) for key, values in supplied.items() if values is not None}
+    return Dice(rng, present, locs=locs, notation=notation)
+
+
+def body_doc(model: type[BaseModel], examples: Mapping[str, Any]) -> dict[str, Any]:
+    """`openapi_extra` declaring `model` as the JSON request body, with named examples."""
+    DOCUMENTED_MODELS[model.__name__] = model
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {
+                JSON: {
+                    "schema": {"$ref": f"#/components/schemas/{model.__name__}"},
+                    "examples": {
+                        name: {"summary": name, "value": value} for name, value in examples.items()
+                    },
+                }
+            },
+        }
+    }
+
+
+def text_plain_doc() -> dict[int | str, dict[str, Any]]:
+    """The `Accept: text/plain` alternative of a 200 answer, for `responses=`."""
+    return {
+        200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        422: {"description": "Invalid input (problem+json)"},
+    }

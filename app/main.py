@@ -1,0 +1,81 @@
+"""The application factory: `create_app(settings) -> FastAPI`. Nothing happens at import time."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from app.api import cairn, d20, gurps, long_throws, notation, operations
+from app.api.common import DOCUMENTED_MODELS
+from app.errors import install_error_handlers
+from app.middleware import BodyLimit, Metrics, MetricsRegistry, RateLimit
+from app.settings import Settings, get_settings
+
+DESCRIPTION = """\
+Arbiter resolves tabletop-RPG contests: GURPS success rolls and contests, d20 games of skill
+(arm wrestling, long throws, races, chases), Legend skill games and the Cairn Hill roll.
+
+Every result lists every die (`rolls`: supplied by the caller or rolled by the server) and a
+one-line `summary`; send `Accept: text/plain` to get the summary alone. Errors are
+`application/problem+json`. Long-running contests live in sessions addressed by id and
+guarded by bearer tokens.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the service. The lifespan opens the store; routers hold no state of their own."""
+    settings = settings or get_settings()
+    metrics = MetricsRegistry()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        logging.getLogger("arbiter").setLevel(logging.INFO)
+        yield
+
+    app = FastAPI(
+        title="Arbiter",
+        version="1.0.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    install_error_handlers(app)
+    app.include_router(operations.router)
+    for module in (gurps, cairn, d20, long_throws, notation):
+        app.include_router(module.router)
+    install_openapi(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    if settings.rate_limit_per_minute:
+        app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(Metrics, registry=metrics)
+    return app
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Add the request-body schemas of `body_doc` routes to the generated OpenAPI document."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(
+            title=app.title,
+            version=app.version,
+            description=app.description,
+            routes=app.routes,
+        )
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        for name, model in DOCUMENTED_MODELS.items():
+            model_schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            for def_name, definition in model_schema.pop("$defs", {}).items():
+                components.setdefault(def_name, definition)
+            components[name] = model_schema
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

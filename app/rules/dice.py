@@ -1,0 +1,259 @@
+"""The one place randomness enters the rules (RULES.md §0).
+
+A `Dice` source hands out die values to the rules. Each value is either *supplied* by the
+caller (checked for range and count) or *rolled* by the server: from the operating system's
+CSPRNG by default, or from a deterministic generator when the request carries a seed. Every
+value handed out is recorded in `Dice.log`, in the order used, one `DieRoll` per
+(who, purpose) roll.
+
+Supplied values are keyed by (who, purpose) and consumed in order. A single roll is either
+fully supplied or fully rolled: a key that holds some values but fewer than one roll needs is
+a `DiceError`, as is a supplied value outside 1..sides. When a key's values run out the server
+rolls the rest (a player may supply the first obstacle die and let the server roll retries).
+Values left unused at the end are the wrong count: callers check `unused()`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from app.rules.errors import DiceError, Loc
+
+Source = Literal["supplied", "rolled"]
+Key = tuple[str | None, str]
+
+#: Seeds are 0 <= seed < 2**63 (API.md "Seeds").
+MAX_SEED = 2**63
+
+
+@dataclass(frozen=True, slots=True)
+class DieRoll:
+    """One (who, purpose) roll as listed in every result's `rolls`."""
+
+    who: str | None
+    purpose: str
+    dice: str
+    values: tuple[int, ...]
+    source: Source
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "who": self.who,
+            "purpose": self.purpose,
+            "dice": self.dice,
+            "values": list(self.values),
+            "source": self.source,
+        }
+
+
+class Rng(Protocol):
+    """A generator of uniform integers 1..sides."""
+
+    def die(self, sides: int) -> int: ...
+
+
+class SystemRng:
+    """Server dice from the operating system's CSPRNG."""
+
+    def die(self, sides: int) -> int:
+        return secrets.randbelow(sides) + 1
+
+
+class SeededRng:
+    """Deterministic dice: SHA-256 in counter mode over (seed, stream), rejection-sampled.
+
+    Fully specified here (not `random.Random`), so the same seed gives the same dice on every
+    server and every Python version. `stream` separates independent uses of one seed, e.g.
+    each round of a seeded session.
+    """
+
+    __slots__ = ("_block", "_counter", "_offset", "_prefix")
+
+    def __init__(self, seed: int, stream: str = "") -> None:
+        if not 0 <= seed < MAX_SEED:
+            raise ValueError("seed must be 0 <= seed < 2**63")
+        self._prefix = f"arbiter-dice-v1:{seed}:{stream}:".encode()
+        self._counter = 0
+        self._block = b""
+        self._offset = 0
+
+    def _bytes(self, n: int) -> bytes:
+        out = bytearray()
+        while len(out) < n:
+            if self._offset >= len(self._block):
+                self._block = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
+                self._counter += 1
+                self._offset = 0
+            take = min(n - len(out), len(self._block) - self._offset)
+            out += self._block[self._offset : self._offset + take]
+            self._offset += take
+        return bytes(out)
+
+    def die(self, sides: int) -> int:
+        if sides < 1:
+            raise ValueError("a die needs at least one side")
+        nbytes = max(1, (sides.bit_length() + 7) // 8)
+        span = 256**nbytes
+        limit = span - span % sides
+        while True:
+            value = int.from_bytes(self._bytes(nbytes), "big")
+            if value < limit:
+                return value % sides + 1
+
+
+def session_round_rng(seed: int | None, round_number: int) -> Rng:
+    """Dice for one round of a session: derived from (seed, round number) when seeded."""
+    if seed is None:
+        return SystemRng()
+    return SeededRng(seed, f"round:{round_number}")
+
+
+def request_rng(seed: int | None) -> Rng:
+    """Dice for a one-shot request: seeded when the request carries a seed."""
+    return SystemRng() if seed is None else SeededRng(seed)
+
+
+class NotationRoller(Protocol):
+    """Evaluates dice notation (RULES.md §5) drawing its dice from a `Dice` source.
+
+    The rules core stays standard-library only; the edge injects the evaluator (which uses
+    the d20 library) into `Dice`.
+    """
+
+    def __call__(self, expr: str, draw: Callable[[int], int]) -> NotationResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class NotationResult:
+    total: int
+    breakdown: str
+    values: tuple[int, ...]
+    sides: tuple[int, ...]
+
+
+class Dice:
+    """A dice source for one resolution: supplied values first, else the server's `Rng`."""
+
+    __slots__ = ("_consumed", "_locs", "_notation", "_rng", "_supplied", "log")
+
+    def __init__(
+        self,
+        rng: Rng | None = None,
+        supplied: Mapping[Key, Sequence[int]] | None = None,
+        *,
+        locs: Mapping[Key, Loc] | None = None,
+        notation: NotationRoller | None = None,
+    ) -> None:
+        self._rng: Rng = rng if rng is not None else SystemRng()
+        self._supplied: dict[Key, tuple[int, ...]] = {
+            key: tuple(values) for key, values in (supplied or {}).items()
+        }
+        self._consumed: dict[Key, int] = {}
+        self._locs: dict[Key, Loc] = dict(locs or {})
+        self._notation = notation
+        self.log: list[DieRoll] = []
+
+    def _loc(self, key: Key) -> Loc:
+        return self._locs.get(key, ("rolls", key[0] or "", key[1]))
+
+    def has_supplied(self, who: str | None, purpose: str) -> bool:
+        """Whether supplied values remain for (who, purpose)."""
+        key = (who, purpose)
+        return self._consumed.get(key, 0) < len(self._supplied.get(key, ()))
+
+    def roll(self, count: int, sides: int, *, who: str | None, purpose: str) -> tuple[int, ...]:
+        """`count`d`sides` for (who, purpose), logged as one entry."""
+        key = (who, purpose)
+        values = self._take(key, count, sides)
+        if values is None:
+            values = tuple(self._rng.die(sides) for _ in range(count))
+            source: Source = "rolled"
+        else:
+            source = "supplied"
+        self.log.append(DieRoll(who, purpose, f"{count}d{sides}", values, source))
+        return values
+
+    def die(self, sides: int, *, who: str | None, purpose: str) -> int:
+        """One die of `sides` sides."""
+        return self.roll(1, sides, who=who, purpose=purpose)[0]
+
+    def d20(self, *, who: str | None, purpose: str) -> int:
+        return self.roll(1, 20, who=who, purpose=purpose)[0]
+
+    def notation(self, expr: str, *, who: str | None, purpose: str) -> NotationResult:
+        """Evaluate dice notation; its dice are logged together as one (who, purpose) entry."""
+        if self._notation is None:
+            raise RuntimeError("this dice source has no notation evaluator")
+        key = (who, purpose)
+        drawn: list[int] = []
+        sources: set[Source] = set()
+        sides_seen: list[int] = []
+
+        def draw(sides: int) -> int:
+            supplied = self._take(key, 1, sides)
+            if supplied is None:
+                value = self._rng.die(sides)
+                sources.add("rolled")
+            else:
+                (value,) = supplied
+                sources.add("supplied")
+            drawn.append(value)
+            sides_seen.append(sides)
+            return value
+
+        result = self._notation(expr, draw)
+        if sources == {"supplied", "rolled"}:
+            raise DiceError(
+                f"{expr} needs {len(drawn)} dice; supply all of them or none",
+                self._loc(key),
+            )
+        source: Source = "supplied" if sources == {"supplied"} else "rolled"
+        self.log.append(DieRoll(who, purpose, expr, tuple(drawn), source))
+        return result
+
+    def _take(self, key: Key, count: int, sides: int) -> tuple[int, ...] | None:
+        values = self._supplied.get(key)
+        if values is None:
+            return None
+        start = self._consumed.get(key, 0)
+        if start >= len(values):
+            return None
+        end = start + count
+        if end > len(values):
+            raise DiceError(
+                f"{count} value(s) of 1..{sides} needed, {len(values) - start} supplied",
+                self._loc(key),
+            )
+        taken = values[start:end]
+        for value in taken:
+            if not 1 <= value <= sides:
+                raise DiceError(f"die value {value} is outside 1..{sides}", self._loc(key))
+        self._consumed[key] = end
+        return taken
+
+    def unused(self, ignore: Iterable[Key] = ()) -> list[Key]:
+        """Keys whose supplied values were not all used (wrong count), minus `ignore`."""
+        skip = set(ignore)
+        return [
+            key
+            for key, values in self._supplied.items()
+            if key not in skip and self._consumed.get(key, 0) < len(values)
+        ]
+
+    def require_all_used(self, ignore: Iterable[Key] = ()) -> None:
+        """Raise `DiceError` when supplied values were left over (RULES.md §0: wrong count)."""
+        leftover = self.unused(ignore)
+        if leftover:
+            key = leftover[0]
+            extra = len(self._supplied[key]) - self._consumed.get(key, 0)
+            raise DiceError(
+                f"{extra} supplied value(s) for {key[1]!r} were not needed", self._loc(key)
+            )
+
+    def rolls(self) -> list[dict[str, object]]:
+        """The log as API `rolls` entries."""
+        return [entry.to_dict() for entry in self.log]

@@ -1,0 +1,43 @@
+"""Errors raised by the rules core.
+
+The HTTP edge maps every `RulesError` to a 422 problem+json response whose `errors`
+list comes from `RulesError.errors`; a rule never knows about HTTP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class RuleViolation:
+    """One reason a request breaks the rules: where (`loc`, as in the request body) and why."""
+
+    loc: Loc
+    msg: str
+
+
+class RulesError(ValueError):
+    """Input that is well formed but breaks a rule (RULES.md), e.g. hiding on flat ground."""
+
+    def __init__(self, msg: str, loc: Loc = (), *, more: Sequence[RuleViolation] = ()) -> None:
+        super().__init__(msg)
+        self.violations: tuple[RuleViolation, ...] = (RuleViolation(loc, msg), *more)
+
+    @property
+    def msg(self) -> str:
+        return self.violations[0].msg
+
+
+class DiceError(RulesError):
+    """Supplied dice out of range or of the wrong count (RULES.md §0)."""
+
+
+class PhaseError(ValueError):
+    """A call that is valid in general but not now (the contest is finished or in another phase).
+
+    The HTTP edge maps it to 409.
+    """

@@ -1,0 +1,272 @@
+"""GURPS contests (RULES.md §1): success, quick, resistance and regular contests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from app.rules.dice import Dice
+from app.rules.errors import PhaseError, RulesError
+
+Critical = Literal["success", "failure"] | None
+
+MIN_SKILL = -100
+MAX_SKILL = 1000
+DEFAULT_MAX_ROUNDS = 100
+MAX_ROUNDS_LIMIT = 10_000
+#: Dice purpose of a success roll's 3d6.
+SUCCESS = "success"
+
+
+def check_skill(skill: int, loc: tuple[str | int, ...] = ("skill",)) -> None:
+    """Effective skill lies in -100..1000 (RULES.md §1.1)."""
+    if not MIN_SKILL <= skill <= MAX_SKILL:
+        raise RulesError(f"effective skill must be between {MIN_SKILL} and {MAX_SKILL}", loc)
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessRoll:
+    """One 3d6 roll against effective skill (RULES.md §1.1)."""
+
+    skill: int
+    roll: tuple[int, int, int]
+    total: int
+    success: bool
+    critical: Critical
+    margin: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "skill": self.skill,
+            "roll": list(self.roll),
+            "total": self.total,
+            "success": self.success,
+            "critical": self.critical,
+            "margin": self.margin,
+        }
+
+
+def judge_success(skill: int, roll: tuple[int, int, int]) -> SuccessRoll:
+    """Judge a 3d6 roll against `skill` (RULES.md §1.1), with criticals and the signed margin."""
+    total = sum(roll)
+    if total <= 4:
+        success = True
+    elif total >= 17:
+        success = False
+    else:
+        success = total <= skill
+    critical: Critical
+    if total <= 4 or (total == 5 and skill >= 15) or (total == 6 and skill >= 16):
+        critical = "success"
+    elif total == 18 or (total == 17 and skill <= 15) or total >= skill + 10:
+        critical = "failure"
+    else:
+        critical = None
+    margin = max(skill - total, 0) if success else -max(total - skill, 0)
+    return SuccessRoll(skill, roll, total, success, critical, margin)
+
+
+def success_roll(skill: int, dice: Dice, *, who: str | None = None) -> SuccessRoll:
+    """Roll 3d6 against effective skill (RULES.md §1.1)."""
+    a, b, c = dice.roll(3, 6, who=who, purpose=SUCCESS)
+    return judge_success(skill, (a, b, c))
+
+
+@dataclass(frozen=True, slots=True)
+class QuickContest:
+    """RULES.md §1.2: who wins, by how much; `winner` is "a", "b" or None (a tie)."""
+
+    a: SuccessRoll
+    b: SuccessRoll
+    winner: Literal["a", "b"] | None
+    margin_of_victory: int | None
+
+
+def judge_quick_contest(a: SuccessRoll, b: SuccessRoll) -> QuickContest:
+    """Compare two success rolls (RULES.md §1.2); criticals do not change who wins."""
+    if a.success != b.success:
+        winner: Literal["a", "b"] | None = "a" if a.success else "b"
+    elif a.margin != b.margin:
+        winner = "a" if a.margin > b.margin else "b"
+    else:
+        winner = None
+    if winner is None:
+        return QuickContest(a, b, None, None)
+    won, lost = (a, b) if winner == "a" else (b, a)
+    return QuickContest(a, b, winner, won.margin - lost.margin)
+
+
+def quick_contest(
+    skill_a: int, skill_b: int, dice: Dice, *, who_a: str, who_b: str
+) -> QuickContest:
+    """Both roll; the better result wins (RULES.md §1.2)."""
+    a = success_roll(skill_a, dice, who=who_a)
+    b = success_roll(skill_b, dice, who=who_b)
+    return judge_quick_contest(a, b)
+
+
+@dataclass(frozen=True, slots=True)
+class ResistanceRoll:
+    """RULES.md §1.3: the attacker affects the subject only by winning outright."""
+
+    attacker: SuccessRoll
+    defender: SuccessRoll | None
+    affected: bool
+    margin_of_victory: int | None
+
+
+def resistance_roll(
+    attacker_skill: int, defender_skill: int, dice: Dice, *, attacker: str, defender: str
+) -> ResistanceRoll:
+    """Attacker first; the defender rolls only if the attacker succeeds (RULES.md §1.3)."""
+    attack = success_roll(attacker_skill, dice, who=attacker)
+    if not attack.success:
+        return ResistanceRoll(attack, None, False, None)
+    defence = success_roll(defender_skill, dice, who=defender)
+    contest = judge_quick_contest(attack, defence)
+    affected = contest.winner == "a"
+    if contest.winner is None:
+        return ResistanceRoll(attack, defence, False, None)
+    return ResistanceRoll(attack, defence, affected, contest.margin_of_victory)
+
+
+def adjust_extreme_scores(a: int, b: int) -> tuple[int, int]:
+    """The regular contest's extreme-score adjustment (RULES.md §1.4)."""
+    lo, hi = min(a, b), max(a, b)
+    if lo > 20:
+        new_lo, new_hi = 10, hi * 10 // lo
+        return (new_lo, new_hi) if a <= b else (new_hi, new_lo)
+    if lo >= 14:
+        return a - (lo - 10), b - (lo - 10)
+    if hi <= 6:
+        return a + (10 - lo), b + (10 - lo)
+    return a, b
+
+
+@dataclass(frozen=True, slots=True)
+class Contestant:
+    name: str
+    skill: int
+
+
+@dataclass(frozen=True, slots=True)
+class RegularConfig:
+    """A regular contest as created (RULES.md §1.4)."""
+
+    a: Contestant
+    b: Contestant
+    normalize: bool = True
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    seconds_per_round: int = 1
+
+    @property
+    def effective(self) -> tuple[int, int]:
+        if not self.normalize:
+            return self.a.skill, self.b.skill
+        return adjust_extreme_scores(self.a.skill, self.b.skill)
+
+
+def regular_config(
+    a: Contestant,
+    b: Contestant,
+    *,
+    normalize: bool = True,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    seconds_per_round: int = 1,
+) -> RegularConfig:
+    """Validate a regular contest's setup (RULES.md §1.4)."""
+    check_skill(a.skill, ("a", "skill"))
+    check_skill(b.skill, ("b", "skill"))
+    if a.name == b.name:
+        raise RulesError("competitor names must differ", ("b", "name"))
+    if not 1 <= max_rounds <= MAX_ROUNDS_LIMIT:
+        raise RulesError(f"max_rounds must be 1..{MAX_ROUNDS_LIMIT}", ("max_rounds",))
+    if seconds_per_round < 0:
+        raise RulesError("seconds_per_round must not be negative", ("seconds_per_round",))
+    return RegularConfig(a, b, normalize, max_rounds, seconds_per_round)
+
+
+@dataclass(frozen=True, slots=True)
+class RegularState:
+    rounds: int = 0
+    winner: Literal["a", "b"] | None = None
+    finished: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RegularRound:
+    """One round of a regular contest: both roll; exactly one success wins (RULES.md §1.4)."""
+
+    a: SuccessRoll
+    b: SuccessRoll
+    winner: Literal["a", "b"] | None
+    finished: bool
+
+
+def regular_round(
+    config: RegularConfig, state: RegularState, dice: Dice
+) -> tuple[RegularState, RegularRound]:
+    """Play one round of a regular contest (RULES.md §1.4)."""
+    if state.finished:
+        raise PhaseError("the contest is finished")
+    skill_a, skill_b = config.effective
+    a = success_roll(skill_a, dice, who=config.a.name)
+    b = success_roll(skill_b, dice, who=config.b.name)
+    winner: Literal["a", "b"] | None = None
+    if a.success != b.success:
+        winner = "a" if a.success else "b"
+    rounds = state.rounds + 1
+    finished = winner is not None or rounds >= config.max_rounds
+    new_state = replace(state, rounds=rounds, winner=winner, finished=finished)
+    return new_state, RegularRound(a, b, winner, finished)
+
+
+# --- presentation -------------------------------------------------------------------------
+
+
+def describe_roll(name: str | None, result: SuccessRoll) -> str:
+    """`Ann (skill 12) rolled 9, made it by 3` — the API's summary phrasing."""
+    who = f"{name} (skill {result.skill})" if name else f"Skill {result.skill}"
+    outcome = f"made it by {result.margin}" if result.success else f"missed by {-result.margin}"
+    if result.critical:
+        outcome += f" (critical {result.critical})"
+    return f"{who} rolled {result.total}, {outcome}"
+
+
+def success_roll_summary(result: SuccessRoll) -> str:
+    return describe_roll(None, result) + "."
+
+
+def quick_contest_summary(name_a: str, name_b: str, contest: QuickContest) -> str:
+    line = f"{describe_roll(name_a, contest.a)}; {describe_roll(name_b, contest.b)}."
+    if contest.winner is None:
+        return line + " A tie: nobody wins."
+    winner = name_a if contest.winner == "a" else name_b
+    return line + f" {winner} wins by {contest.margin_of_victory}."
+
+
+def resistance_summary(attacker: str, defender: str, resistance: ResistanceRoll) -> str:
+    line = describe_roll(attacker, resistance.attacker)
+    if resistance.defender is None:
+        return line + f"; {defender} need not resist. {defender} is not affected."
+    line += f"; {describe_roll(defender, resistance.defender)}."
+    if resistance.affected:
+        return (
+            line + f" {defender} is affected ({attacker} wins by {resistance.margin_of_victory})."
+        )
+    if resistance.margin_of_victory is None:
+        return line + f" A tie goes to the defender: {defender} resists."
+    return line + f" {defender} resists by {resistance.margin_of_victory}."
+
+
+def regular_round_summary(config: RegularConfig, number: int, played: RegularRound) -> str:
+    line = (
+        f"Round {number}: {describe_roll(config.a.name, played.a)}; "
+        f"{describe_roll(config.b.name, played.b)}."
+    )
+    if played.winner is not None:
+        winner = config.a.name if played.winner == "a" else config.b.name
+        return line + f" {winner} wins the contest."
+    if played.finished:
+        return line + f" Undecided after {number} rounds."
+    return line + " No winner yet."
