@@ -1,0 +1,1084 @@
+"""Legend skill games (RULES.md §4): action rounds of skill checks, tokens and sealed choices.
+
+An action round has two phases. In the *skills* phase each party chooses its skills and its
+members roll (`choose_skills`); once every party has, the phase is *choices*: each party seals a
+choice (`submit_choice`, replaceable until the reveal), and when every party has, `reveal` pays
+the bids or costs, applies the effects and checks the end condition. The GM may `grant` tokens
+and `end` the game at any time.
+
+Nothing here shows a sealed choice: `public_state` lists only which parties have submitted, and
+no error message repeats a bid or the action a party sealed.
+
+**Rulings** where RULES.md §4 is silent (each also noted where it is applied):
+- Names of parties and members are unique together (RULES.md §0), so a member's skill die and
+  a party's order die never share a (who, purpose) key; at most 64 members in the whole game.
+- Skill checks are rolled skill by skill in the order the party listed them, each by every
+  member in roster order. Equal best results credit the member listed first.
+- In a bidding game a missing `min_margin` is 0; `cost` belongs to option games only and
+  `min_margin` to bidding games only. An option game's action applies all its effects.
+- In an option game a party buys each action at most once per round.
+- Tokens never go below 0: a loss larger than a party's tokens takes them all. Progress has no
+  floor. Tied bidders act one after another in their order; option actions act at once (their
+  token changes are summed before the floor applies).
+- The order d20 is rolled only when two or more tied parties take their action. Rerolls follow
+  the opposed-check cap of RULES.md §0: after 20 rerolls the parties still tied act in reverse
+  of the order they were named in the game (the side named second wins).
+- The end condition is checked once, at the end of the round, on the final progress.
+- A grant may be negative down to 0 tokens, but never while that party's choice is sealed (it
+  could make the sealed choice unaffordable).
+- All choices, losing bids' actions included, are shown in the round record once revealed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, cast
+
+from app.rules.common import MAX_OPPOSED_REROLLS
+from app.rules.dice import Dice
+from app.rules.errors import Loc, PhaseError, RulesError
+
+Kind = Literal["bidding", "option"]
+Controller = Literal["gm", "players"]
+Target = Literal["self", "opponents"]
+TokenRule = Literal["exceed", "meet"]
+Phase = Literal["skills", "choices"]
+Reason = Literal["goal", "max_rounds", "ended"]
+
+KINDS: tuple[Kind, ...] = ("bidding", "option")
+CONTROLLERS: tuple[Controller, ...] = ("gm", "players")
+TARGETS: tuple[Target, ...] = ("self", "opponents")
+TOKEN_RULES: tuple[TokenRule, ...] = ("exceed", "meet")
+
+MIN_PARTIES = 2
+MAX_PARTIES = 16
+#: At most 64 members in one party and in the whole game (API.md "Limits").
+MAX_MEMBERS = 64
+MAX_ROUNDS = 10_000
+
+#: The purpose of the d20 that orders tied bidders (API.md: who = the party's name).
+ORDER_PURPOSE = "order"
+
+
+# --- configuration -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One effect of an action; in bidding games a tier used from `min_margin` up."""
+
+    text: str
+    progress: int = 0
+    tokens: int = 0
+    target: Target = "self"
+    min_margin: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        tier: dict[str, Any] = {} if self.min_margin is None else {"min_margin": self.min_margin}
+        return {
+            **tier,
+            "text": self.text,
+            "progress": self.progress,
+            "tokens": self.tokens,
+            "target": self.target,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """An entry of the action set (RULES.md §4, ruling: a playable action set)."""
+
+    name: str
+    effects: tuple[Effect, ...]
+    cost: int | None = None
+
+    def tier(self, margin: int) -> Effect | None:
+        """The tier with the highest `min_margin` not above `margin`, if any (RULES.md §4)."""
+        usable = [
+            effect
+            for effect in self.effects
+            if effect.min_margin is not None and effect.min_margin <= margin
+        ]
+        return max(usable, key=lambda effect: cast(int, effect.min_margin), default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        cost: dict[str, Any] = {} if self.cost is None else {"cost": self.cost}
+        return {
+            "name": self.name,
+            **cost,
+            "effects": [effect.to_dict() for effect in self.effects],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    name: str
+    skills: tuple[tuple[str, int], ...]
+
+    def modifier(self, skill: str) -> int:
+        """The member's modifier for `skill`; 0 for a skill the member lacks (RULES.md §4)."""
+        return dict(self.skills).get(skill, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Party:
+    name: str
+    controller: Controller
+    members: tuple[Member, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A skill game as created (RULES.md §4), normalised."""
+
+    dc: int
+    skill_list: tuple[str, ...]
+    skills_per_round: int
+    kind: Kind
+    actions: tuple[Action, ...]
+    parties: tuple[Party, ...]
+    max_actions_per_round: int = 1
+    goal: int | None = None
+    max_rounds: int | None = None
+    token_rule: TokenRule = "exceed"
+
+    @property
+    def party_names(self) -> tuple[str, ...]:
+        return tuple(party.name for party in self.parties)
+
+    def action(self, name: str) -> Action | None:
+        return next((action for action in self.actions if action.name == name), None)
+
+    def party(self, name: str) -> Party | None:
+        return next((party for party in self.parties if party.name == name), None)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int(
+    value: object, loc: Loc, what: str, *, low: int | None = None, high: int | None = None
+) -> int:
+    if not _is_int(value):
+        raise RulesError(f"{what} must be an integer", loc)
+    number = cast(int, value)
+    if low is not None and number < low:
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise RulesError(f"{what} must be {bound}", loc)
+    if high is not None and number > high:
+        bound = f"between {low} and {high}" if low is not None else f"at most {high}"
+        raise RulesError(f"{what} must be {bound}", loc)
+    return number
+
+
+def _name(value: object, loc: Loc, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise RulesError(f"{what} must be a non-empty string", loc)
+    return value
+
+
+def _one_of(value: object, allowed: tuple[str, ...], loc: Loc, what: str) -> str:
+    if value not in allowed:
+        raise RulesError(f"{what} must be one of {', '.join(allowed)}", loc)
+    return value
+
+
+def _mapping(value: object, loc: Loc, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RulesError(f"{what} must be an object", loc)
+    return cast(Mapping[str, Any], value)
+
+
+def _list(value: object, loc: Loc, what: str) -> list[Any]:
+    if not isinstance(value, list | tuple):
+        raise RulesError(f"{what} must be a list", loc)
+    return list(value)
+
+
+def _required(data: Mapping[str, Any], key: str, loc: Loc) -> Any:
+    if data.get(key) is None:
+        raise RulesError(f"{key} is required", (*loc, key))
+    return data[key]
+
+
+def _effect_from_dict(data: Mapping[str, Any], kind: Kind, loc: Loc) -> Effect:
+    text = _name(_required(data, "text", loc), (*loc, "text"), "an effect's text")
+    progress = _int(data.get("progress", 0), (*loc, "progress"), "progress")
+    tokens = _int(data.get("tokens", 0), (*loc, "tokens"), "tokens")
+    target = cast(Target, _one_of(data.get("target", "self"), TARGETS, (*loc, "target"), "target"))
+    raw_margin = data.get("min_margin")
+    if kind == "option":
+        if raw_margin is not None:
+            raise RulesError("min_margin applies only to bidding games", (*loc, "min_margin"))
+        min_margin = None
+    else:
+        # Ruling: a bidding tier without min_margin applies from a margin of 0.
+        min_margin = _int(
+            0 if raw_margin is None else raw_margin, (*loc, "min_margin"), "min_margin", low=0
+        )
+    return Effect(text, progress, tokens, target, min_margin)
+
+
+def _action_from_dict(data: Mapping[str, Any], kind: Kind, loc: Loc) -> Action:
+    name = _name(_required(data, "name", loc), (*loc, "name"), "an action's name")
+    raw_cost = data.get("cost")
+    if kind == "option":
+        if raw_cost is None:
+            raise RulesError("every action of an option game needs a cost", (*loc, "cost"))
+        cost: int | None = _int(raw_cost, (*loc, "cost"), "cost", low=0)
+    else:
+        if raw_cost is not None:
+            raise RulesError(
+                "cost applies only to option games (bidding games pay bids)", (*loc, "cost")
+            )
+        cost = None
+    raw_effects = _list(_required(data, "effects", loc), (*loc, "effects"), "effects")
+    if not raw_effects:
+        raise RulesError("an action needs at least one effect", (*loc, "effects"))
+    effects = tuple(
+        _effect_from_dict(
+            _mapping(raw, (*loc, "effects", index), "an effect"), kind, (*loc, "effects", index)
+        )
+        for index, raw in enumerate(raw_effects)
+    )
+    seen_margins: set[int] = set()
+    for index, effect in enumerate(effects):
+        if effect.min_margin is None:
+            continue
+        if effect.min_margin in seen_margins:
+            raise RulesError(
+                "the tiers of an action need distinct min_margin values",
+                (*loc, "effects", index, "min_margin"),
+            )
+        seen_margins.add(effect.min_margin)
+    return Action(name, effects, cost)
+
+
+def _member_from_dict(data: Mapping[str, Any], skill_list: tuple[str, ...], loc: Loc) -> Member:
+    name = _name(_required(data, "name", loc), (*loc, "name"), "a member's name")
+    raw_skills = _mapping(data.get("skills", {}), (*loc, "skills"), "skills")
+    skills: list[tuple[str, int]] = []
+    for skill, modifier in raw_skills.items():
+        if skill not in skill_list:
+            raise RulesError(f"{skill!r} is not on the skill list", (*loc, "skills", skill))
+        skills.append((skill, _int(modifier, (*loc, "skills", skill), "a skill modifier")))
+    return Member(name, tuple(skills))
+
+
+def _party_from_dict(data: Mapping[str, Any], skill_list: tuple[str, ...], loc: Loc) -> Party:
+    name = _name(_required(data, "name", loc), (*loc, "name"), "a party's name")
+    controller = cast(
+        Controller,
+        _one_of(
+            _required(data, "controller", loc), CONTROLLERS, (*loc, "controller"), "controller"
+        ),
+    )
+    raw_members = _list(_required(data, "members", loc), (*loc, "members"), "members")
+    if not 1 <= len(raw_members) <= MAX_MEMBERS:
+        raise RulesError(f"a party needs 1 to {MAX_MEMBERS} members", (*loc, "members"))
+    members = tuple(
+        _member_from_dict(
+            _mapping(raw, (*loc, "members", index), "a member"),
+            skill_list,
+            (*loc, "members", index),
+        )
+        for index, raw in enumerate(raw_members)
+    )
+    return Party(name, controller, members)
+
+
+def config_from_dict(data: Mapping[str, Any]) -> Config:
+    """Validate and normalise a skill game's create body (RULES.md §4, API.md "Skill games").
+
+    Defaults: `max_actions_per_round` 1, `token_rule` "exceed", effect `target` "self",
+    `progress` and `tokens` 0, and (bidding) `min_margin` 0. At least one of `goal` and
+    `max_rounds` is required.
+    """
+    dc = _int(_required(data, "dc", ()), ("dc",), "dc")
+
+    raw_skills = _list(_required(data, "skill_list", ()), ("skill_list",), "skill_list")
+    if not raw_skills:
+        raise RulesError("the skill list needs at least one skill", ("skill_list",))
+    skill_list: list[str] = []
+    for index, raw in enumerate(raw_skills):
+        skill = _name(raw, ("skill_list", index), "a skill")
+        if skill in skill_list:
+            raise RulesError(f"{skill!r} is on the skill list twice", ("skill_list", index))
+        skill_list.append(skill)
+    skills = tuple(skill_list)
+
+    skills_per_round = _int(
+        _required(data, "skills_per_round", ()),
+        ("skills_per_round",),
+        "skills_per_round",
+        low=1,
+        high=len(skills),
+    )
+    kind = cast(Kind, _one_of(_required(data, "kind", ()), KINDS, ("kind",), "kind"))
+
+    raw_max_actions = data.get("max_actions_per_round")
+    max_actions = 1
+    if raw_max_actions is not None:
+        max_actions = _int(
+            raw_max_actions, ("max_actions_per_round",), "max_actions_per_round", low=1
+        )
+        if kind == "bidding" and max_actions != 1:
+            raise RulesError(
+                "a bidding game takes one action per round", ("max_actions_per_round",)
+            )
+
+    raw_actions = _list(_required(data, "actions", ()), ("actions",), "actions")
+    if not raw_actions:
+        raise RulesError("the action set needs at least one action", ("actions",))
+    actions: list[Action] = []
+    for index, raw in enumerate(raw_actions):
+        loc: Loc = ("actions", index)
+        action = _action_from_dict(_mapping(raw, loc, "an action"), kind, loc)
+        if any(other.name == action.name for other in actions):
+            raise RulesError(f"two actions are named {action.name!r}", (*loc, "name"))
+        actions.append(action)
+
+    goal = data.get("goal")
+    if goal is not None:
+        goal = _int(goal, ("goal",), "goal", low=1)
+    max_rounds = data.get("max_rounds")
+    if max_rounds is not None:
+        max_rounds = _int(max_rounds, ("max_rounds",), "max_rounds", low=1, high=MAX_ROUNDS)
+    if goal is None and max_rounds is None:
+        raise RulesError("a skill game needs an end condition: goal, max_rounds or both", ())
+
+    token_rule = cast(
+        TokenRule,
+        _one_of(data.get("token_rule", "exceed"), TOKEN_RULES, ("token_rule",), "token_rule"),
+    )
+
+    raw_parties = _list(_required(data, "parties", ()), ("parties",), "parties")
+    if not MIN_PARTIES <= len(raw_parties) <= MAX_PARTIES:
+        raise RulesError(f"a skill game needs {MIN_PARTIES} to {MAX_PARTIES} parties", ("parties",))
+    parties: list[Party] = []
+    # RULES.md §0: names of parties and members are unique within one contest, together.
+    names_seen: set[str] = set()
+    member_count = 0
+    for index, raw in enumerate(raw_parties):
+        loc = ("parties", index)
+        party = _party_from_dict(_mapping(raw, loc, "a party"), skills, loc)
+        if party.name in names_seen:
+            raise RulesError(f"the name {party.name!r} is used twice", (*loc, "name"))
+        names_seen.add(party.name)
+        for member_index, member in enumerate(party.members):
+            if member.name in names_seen:
+                raise RulesError(
+                    f"the name {member.name!r} is used twice",
+                    (*loc, "members", member_index, "name"),
+                )
+            names_seen.add(member.name)
+        member_count += len(party.members)
+        if member_count > MAX_MEMBERS:
+            raise RulesError(f"a skill game has at most {MAX_MEMBERS} members", (*loc, "members"))
+        parties.append(party)
+
+    return Config(
+        dc=dc,
+        skill_list=skills,
+        skills_per_round=skills_per_round,
+        kind=kind,
+        actions=tuple(actions),
+        parties=tuple(parties),
+        max_actions_per_round=max_actions,
+        goal=goal,
+        max_rounds=max_rounds,
+        token_rule=token_rule,
+    )
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    """The normalised create body; `config_from_dict` reads it back unchanged."""
+    end: dict[str, Any] = {}
+    if config.goal is not None:
+        end["goal"] = config.goal
+    if config.max_rounds is not None:
+        end["max_rounds"] = config.max_rounds
+    return {
+        "dc": config.dc,
+        "skill_list": list(config.skill_list),
+        "skills_per_round": config.skills_per_round,
+        "kind": config.kind,
+        "max_actions_per_round": config.max_actions_per_round,
+        "actions": [action.to_dict() for action in config.actions],
+        **end,
+        "token_rule": config.token_rule,
+        "parties": [
+            {
+                "name": party.name,
+                "controller": party.controller,
+                "members": [
+                    {"name": member.name, "skills": dict(member.skills)} for member in party.members
+                ],
+            }
+            for party in config.parties
+        ],
+    }
+
+
+# --- state ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SkillCheck:
+    """A party's best result for one chosen skill (RULES.md §4, step 2)."""
+
+    skill: str
+    best: int
+    by: str
+    token: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"best": self.best, "by": self.by, "token": self.token}
+
+
+@dataclass(frozen=True, slots=True)
+class SkillChecks:
+    """One party's checks for the round, as the skills call answers them."""
+
+    party: str
+    checks: tuple[SkillCheck, ...]
+
+    @property
+    def tokens_earned(self) -> int:
+        return sum(check.token for check in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "checks": {check.skill: check.to_dict() for check in self.checks},
+            "tokens_earned": self.tokens_earned,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A sealed choice: one action and a bid (bidding) or the actions bought (option)."""
+
+    actions: tuple[str, ...]
+    bid: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The choice as the round record reveals it (API.md "Skill games")."""
+        if self.bid is None:
+            return {"actions": list(self.actions)}
+        return {"action": self.actions[0], "bid": self.bid}
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A skill game between calls. `choices` holds sealed content: never show it."""
+
+    parties: tuple[str, ...]
+    tokens: Mapping[str, int]
+    progress: Mapping[str, int]
+    phase: Phase = "skills"
+    rounds_played: int = 0
+    skills_done: tuple[str, ...] = ()
+    checks: Mapping[str, tuple[SkillCheck, ...]] = field(default_factory=dict)
+    choices: Mapping[str, Choice] = field(default_factory=dict)
+    finished: bool = False
+    winner: str | None = None
+    tie: bool = False
+    reason: Reason | None = None
+
+    @property
+    def round(self) -> int:
+        """The action round in progress; once finished, the number of rounds played."""
+        return self.rounds_played if self.finished else self.rounds_played + 1
+
+    @property
+    def submitted(self) -> tuple[str, ...]:
+        return tuple(party for party in self.parties if party in self.choices)
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    """Everything needed to continue, sealed choices included: for storage, never for show."""
+    return {
+        "parties": list(state.parties),
+        "phase": state.phase,
+        "round": state.round,
+        "rounds_played": state.rounds_played,
+        "tokens": {party: state.tokens[party] for party in state.parties},
+        "progress": {party: state.progress[party] for party in state.parties},
+        "skills_done": list(state.skills_done),
+        "submitted": list(state.submitted),
+        "checks": {
+            party: [{"skill": check.skill, **check.to_dict()} for check in checks]
+            for party, checks in state.checks.items()
+        },
+        "choices": {
+            party: {"actions": list(choice.actions), "bid": choice.bid}
+            for party, choice in state.choices.items()
+        },
+        "finished": state.finished,
+        "winner": state.winner,
+        "tie": state.tie,
+        "reason": state.reason,
+    }
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """Read back `state_to_dict`'s output."""
+    parties = tuple(str(party) for party in data["parties"])
+    return State(
+        parties=parties,
+        tokens={party: int(data["tokens"][party]) for party in parties},
+        progress={party: int(data["progress"][party]) for party in parties},
+        phase=cast(Phase, data["phase"]),
+        rounds_played=int(data["rounds_played"]),
+        skills_done=tuple(str(party) for party in data["skills_done"]),
+        checks={
+            str(party): tuple(
+                SkillCheck(
+                    skill=str(check["skill"]),
+                    best=int(check["best"]),
+                    by=str(check["by"]),
+                    token=bool(check["token"]),
+                )
+                for check in checks
+            )
+            for party, checks in data["checks"].items()
+        },
+        choices={
+            str(party): Choice(
+                actions=tuple(str(action) for action in choice["actions"]),
+                bid=None if choice["bid"] is None else int(choice["bid"]),
+            )
+            for party, choice in data["choices"].items()
+        },
+        finished=bool(data["finished"]),
+        winner=None if data["winner"] is None else str(data["winner"]),
+        tie=bool(data["tie"]),
+        reason=cast(Reason | None, data["reason"]),
+    )
+
+
+def public_state(state: State) -> dict[str, Any]:
+    """API.md "Skill games" state: which parties submitted, never what (RULES.md §4, step 3)."""
+    return {
+        "phase": state.phase,
+        "tokens": {party: state.tokens[party] for party in state.parties},
+        "progress": {party: state.progress[party] for party in state.parties},
+        "skills_done": list(state.skills_done),
+        "submitted": list(state.submitted),
+        "round": state.round,
+        "finished": state.finished,
+        "winner": state.winner,
+    }
+
+
+def start(config: Config, dice: Dice) -> State:
+    """A new game: round 1 in the skills phase, no tokens, no progress (RULES.md §4).
+
+    No die is rolled at the start; `dice` is taken for the common module interface.
+    """
+    del dice
+    return State(
+        parties=config.party_names,
+        tokens=dict.fromkeys(config.party_names, 0),
+        progress=dict.fromkeys(config.party_names, 0),
+    )
+
+
+def is_finished(state: State) -> bool:
+    return state.finished
+
+
+def _require_active(state: State) -> None:
+    if state.finished:
+        raise PhaseError("the skill game is finished")
+
+
+def _require_party(config: Config, party: str) -> Party:
+    found = config.party(party)
+    if found is None:
+        raise RulesError("not a party of this skill game", ("party",))
+    return found
+
+
+def waiting_for(state: State) -> list[str]:
+    """The parties the current phase still waits for (public: who, never what)."""
+    if state.finished:
+        return []
+    done = state.skills_done if state.phase == "skills" else state.submitted
+    return [party for party in state.parties if party not in done]
+
+
+def all_submitted(state: State) -> bool:
+    """Whether every party has sealed its choice, so the round can be revealed."""
+    return not state.finished and state.phase == "choices" and not waiting_for(state)
+
+
+# --- step 1 and 2: skills and checks -------------------------------------------------------
+
+
+def _earns_token(config: Config, best: int) -> bool:
+    # RULES.md §4 step 2: a result must exceed the DC; the "meet" ruling counts equality too.
+    return best > config.dc or (config.token_rule == "meet" and best == config.dc)
+
+
+def choose_skills(
+    config: Config, state: State, party: str, skills: Sequence[str], dice: Dice
+) -> tuple[State, SkillChecks]:
+    """A party chooses its skills and every member rolls for each (RULES.md §4, steps 1-2).
+
+    Dice: one d20 per (member, skill), keyed (who=member name, purpose=skill name), skill by
+    skill in the order given, members in roster order. The party's best result per skill earns
+    a token when it exceeds the DC (or meets it, with `token_rule: "meet"`). When every party
+    has chosen, the phase becomes `choices`.
+    """
+    _require_active(state)
+    side = _require_party(config, party)
+    if state.phase != "skills":
+        raise PhaseError("skills are chosen at the start of a round; sealed choices are due now")
+    if party in state.skills_done:
+        raise PhaseError(f"{party} has already chosen its skills this round")
+    chosen = _list(skills, ("skills",), "skills")
+    for index, skill in enumerate(chosen):
+        if not isinstance(skill, str) or skill not in config.skill_list:
+            raise RulesError("not a skill on this game's skill list", ("skills", index))
+        if skill in chosen[:index]:
+            raise RulesError(
+                f"{skill!r} is chosen twice; skills must be distinct", ("skills", index)
+            )
+    if len(chosen) != config.skills_per_round:
+        raise RulesError(
+            f"choose exactly {config.skills_per_round} skill(s) per round", ("skills",)
+        )
+
+    checks: list[SkillCheck] = []
+    for skill in chosen:
+        best: tuple[int, str] | None = None
+        for member in side.members:
+            total = dice.d20(who=member.name, purpose=skill) + member.modifier(skill)
+            if best is None or total > best[0]:
+                best = (total, member.name)
+        assert best is not None  # a party has at least one member
+        checks.append(SkillCheck(skill, best[0], best[1], _earns_token(config, best[0])))
+    outcome = SkillChecks(party, tuple(checks))
+
+    skills_done = (*state.skills_done, party)
+    everyone = all(name in skills_done for name in state.parties)
+    new_state = replace(
+        state,
+        tokens={**state.tokens, party: state.tokens[party] + outcome.tokens_earned},
+        skills_done=skills_done,
+        checks={**state.checks, party: outcome.checks},
+        phase="choices" if everyone else "skills",
+    )
+    return new_state, outcome
+
+
+# --- step 3: sealed choices ----------------------------------------------------------------
+
+
+def _choice_from_body(config: Config, choice: Mapping[str, Any], tokens: int) -> tuple[Choice, int]:
+    """Validate a party's choice; returns it and what it costs. Errors never echo a bid."""
+    if config.kind == "bidding":
+        if choice.get("actions") is not None:
+            raise RulesError("a bidding game takes one action and a bid", ("actions",))
+        action = choice.get("action")
+        if action is None:
+            raise RulesError("a bidding choice needs an action", ("action",))
+        if not isinstance(action, str) or config.action(action) is None:
+            raise RulesError("not an action of this skill game", ("action",))
+        bid = choice.get("bid")
+        if bid is None:
+            raise RulesError("a bidding choice needs a bid", ("bid",))
+        if not _is_int(bid):
+            raise RulesError("a bid must be a whole number of tokens", ("bid",))
+        if bid < 0:
+            raise RulesError("a bid cannot be negative", ("bid",))
+        if bid > tokens:
+            raise RulesError("bid exceeds the party's tokens", ("bid",))
+        return Choice((action,), int(bid)), int(bid)
+
+    for key in ("action", "bid"):
+        if choice.get(key) is not None:
+            raise RulesError("an option game takes a list of actions and no bid", (key,))
+    raw = choice.get("actions")
+    if raw is None:
+        raise RulesError(
+            "an option choice lists its actions (an empty list buys none)", ("actions",)
+        )
+    names = _list(raw, ("actions",), "actions")
+    if len(names) > config.max_actions_per_round:
+        raise RulesError(
+            f"at most {config.max_actions_per_round} action(s) per round", ("actions",)
+        )
+    cost = 0
+    for index, name in enumerate(names):
+        action_found = config.action(name) if isinstance(name, str) else None
+        if action_found is None:
+            raise RulesError("not an action of this skill game", ("actions", index))
+        # Ruling: each action is bought at most once per round.
+        if name in names[:index]:
+            raise RulesError("an action may be bought only once per round", ("actions", index))
+        cost += cast(int, action_found.cost)
+    if cost > tokens:
+        raise RulesError("the chosen actions cost more than the party's tokens", ("actions",))
+    return Choice(tuple(names)), cost
+
+
+def submit_choice(config: Config, state: State, party: str, choice: Mapping[str, Any]) -> State:
+    """Seal a party's choice for this round, replacing any earlier one (RULES.md §4, step 3).
+
+    `choice` is the choices body: `{"action", "bid"}` with 0 <= bid <= the party's tokens
+    (bidding), or `{"actions": [...]}` of at most `max_actions_per_round` distinct actions whose
+    costs sum to at most its tokens (option; an empty list is allowed).
+    """
+    _require_active(state)
+    _require_party(config, party)
+    if state.phase != "choices":
+        raise PhaseError("choices are sealed after every party has chosen its skills")
+    sealed, _ = _choice_from_body(config, choice, state.tokens[party])
+    return replace(state, choices={**state.choices, party: sealed})
+
+
+# --- reveal --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TakenEffect:
+    """An effect that took place on reveal; `margin` and `tier` only in bidding games."""
+
+    party: str
+    action: str
+    text: str
+    margin: int | None = None
+    tier: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        bidding: dict[str, Any] = {}
+        if self.margin is not None:
+            bidding["margin"] = self.margin
+        if self.tier is not None:
+            bidding["tier"] = self.tier
+        return {"party": self.party, "action": self.action, **bidding, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One revealed action round (API.md "Skill games" round record)."""
+
+    kind: Kind
+    checks: Mapping[str, tuple[SkillCheck, ...]]
+    choices: Mapping[str, Choice]
+    paid: Mapping[str, int]
+    effects: tuple[TakenEffect, ...]
+    tokens: Mapping[str, int]
+    progress: Mapping[str, int]
+    finished: bool
+    winner: str | None = None
+    tie: bool = False
+    reason: Reason | None = None
+    #: Bidding only: every bid, the parties whose bid won, and the winning margin.
+    bids: Mapping[str, int] | None = None
+    bid_winners: tuple[str, ...] = ()
+    margin: int | None = None
+    #: Bidding ties only: the tied parties that took their action, in order.
+    order: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "checks": {
+                party: {check.skill: check.to_dict() for check in checks}
+                for party, checks in self.checks.items()
+            }
+        }
+        if self.bids is not None:
+            record["bids"] = dict(self.bids)
+        record["choices"] = {party: choice.to_dict() for party, choice in self.choices.items()}
+        if self.order is not None:
+            record["order"] = list(self.order)
+        record["effects"] = [effect.to_dict() for effect in self.effects]
+        record["tokens"] = dict(self.tokens)
+        record["progress"] = dict(self.progress)
+        record["finished"] = self.finished
+        if self.finished:
+            record["winner"] = self.winner
+        return record
+
+
+def _bid_order(parties: Sequence[str], dice: Dice, rerolls: int = 0) -> list[str]:
+    """Tied bidders in descending order of a d20 each; equal rolls reroll among themselves.
+
+    RULES.md §4 step 3 and §0 (bid-order rolls are opposed checks with no modifier): after
+    `MAX_OPPOSED_REROLLS` rerolls the parties still tied go in reverse of the order named.
+    """
+    rolls = {party: dice.d20(who=party, purpose=ORDER_PURPOSE) for party in parties}
+    ordered: list[str] = []
+    for value in sorted(set(rolls.values()), reverse=True):
+        group = [party for party in parties if rolls[party] == value]
+        if len(group) == 1:
+            ordered += group
+        elif rerolls < MAX_OPPOSED_REROLLS:
+            ordered += _bid_order(group, dice, rerolls + 1)
+        else:
+            ordered += reversed(group)
+    return ordered
+
+
+def _targets(parties: Iterable[str], party: str, effect: Effect) -> list[str]:
+    if effect.target == "self":
+        return [party]
+    return [other for other in parties if other != party]
+
+
+def _standing(progress: Mapping[str, int], contenders: Sequence[str]) -> tuple[str | None, bool]:
+    """The single highest progress wins; equal highest is a tie (RULES.md §4)."""
+    top = max(progress[party] for party in contenders)
+    leaders = [party for party in contenders if progress[party] == top]
+    return (leaders[0], False) if len(leaders) == 1 else (None, True)
+
+
+def _end_check(
+    config: Config, progress: Mapping[str, int], rounds_played: int
+) -> tuple[Reason, str | None, bool] | None:
+    """RULES.md §4 end condition, checked when a round ends: goal first, then max_rounds."""
+    if config.goal is not None:
+        reached = [party for party in config.party_names if progress[party] >= config.goal]
+        if reached:
+            return ("goal", *_standing(progress, reached))
+    if config.max_rounds is not None and rounds_played >= config.max_rounds:
+        return ("max_rounds", *_standing(progress, config.party_names))
+    return None
+
+
+def reveal(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
+    """Reveal every sealed choice, pay, take the actions and check the end (RULES.md §4, 3-4).
+
+    Bidding: every party pays its bid; the single highest bid takes its action's tier for
+    margin = bid - highest other bid; tied highest bids act at margin 0, each tied party whose
+    action has a margin-0 tier in descending order of a d20 each (who = party, purpose
+    "order"), rolled only when two or more act. Option: every party pays its costs and all
+    chosen actions take effect together. Tokens never go below 0.
+    """
+    _require_active(state)
+    if state.phase != "choices":
+        raise PhaseError("the round has no sealed choices yet; parties are choosing skills")
+    waiting = waiting_for(state)
+    if waiting:
+        raise PhaseError(f"waiting for sealed choices from {', '.join(waiting)}")
+
+    parties = config.party_names
+    tokens = dict(state.tokens)
+    progress = dict(state.progress)
+    paid: dict[str, int] = {}
+    for party in parties:
+        # Tokens only grow while a choice is sealed, so this re-check cannot fail on real
+        # play; it guards against a stored state edited by hand.
+        _, paid[party] = _choice_from_body(config, state.choices[party].to_dict(), tokens[party])
+        tokens[party] -= paid[party]
+
+    taken: list[TakenEffect] = []
+    if config.kind == "bidding":
+        bids = {party: cast(int, state.choices[party].bid) for party in parties}
+        top = max(bids.values())
+        leaders = [party for party in parties if bids[party] == top]
+        order: tuple[str, ...] | None = None
+        if len(leaders) == 1:
+            (leader,) = leaders
+            margin = top - max(bids[party] for party in parties if party != leader)
+            acting = [leader]
+        else:
+            margin = 0
+            acting = [
+                party
+                for party in leaders
+                if _action_of(config, state.choices[party]).tier(0) is not None
+            ]
+            # Ruling: the order d20 decides something only between two or more actors.
+            order = tuple(_bid_order(acting, dice)) if len(acting) > 1 else tuple(acting)
+            acting = list(order)
+        for party in acting:
+            action = _action_of(config, state.choices[party])
+            tier = action.tier(margin)
+            if tier is None:
+                continue
+            # Tied bidders act one after another, so each effect lands (and floors) in turn.
+            for target in _targets(parties, party, tier):
+                progress[target] += tier.progress
+                tokens[target] = max(0, tokens[target] + tier.tokens)
+            taken.append(TakenEffect(party, action.name, tier.text, margin, tier.min_margin))
+        bid_record: dict[str, int] | None = bids
+        bid_winners = tuple(leaders)
+        round_margin: int | None = margin
+    else:
+        token_change = dict.fromkeys(parties, 0)
+        for party in parties:
+            for name in state.choices[party].actions:
+                action = cast(Action, config.action(name))
+                for effect in action.effects:
+                    for target in _targets(parties, party, effect):
+                        progress[target] += effect.progress
+                        token_change[target] += effect.tokens
+                    taken.append(TakenEffect(party, action.name, effect.text))
+        # All option actions happen at once: the floor applies to the summed change.
+        for party in parties:
+            tokens[party] = max(0, tokens[party] + token_change[party])
+        bid_record, bid_winners, round_margin, order = None, (), None, None
+
+    rounds_played = state.rounds_played + 1
+    ending = _end_check(config, progress, rounds_played)
+    reason, winner, tie = ending if ending is not None else (None, None, False)
+    finished = ending is not None
+    new_state = State(
+        parties=state.parties,
+        tokens=tokens,
+        progress=progress,
+        phase="skills",
+        rounds_played=rounds_played,
+        finished=finished,
+        winner=winner,
+        tie=tie,
+        reason=reason,
+    )
+    record = Round(
+        kind=config.kind,
+        checks={party: state.checks.get(party, ()) for party in parties},
+        choices={party: state.choices[party] for party in parties},
+        paid=paid,
+        effects=tuple(taken),
+        tokens=dict(tokens),
+        progress=dict(progress),
+        finished=finished,
+        winner=winner,
+        tie=tie,
+        reason=reason,
+        bids=bid_record,
+        bid_winners=bid_winners,
+        margin=round_margin,
+        order=order,
+    )
+    return new_state, record
+
+
+def _action_of(config: Config, choice: Choice) -> Action:
+    return cast(Action, config.action(choice.actions[0]))
+
+
+# --- the GM --------------------------------------------------------------------------------
+
+
+def grant(config: Config, state: State, party: str, tokens: int) -> State:
+    """The GM grants a party tokens, or takes some with a negative grant (RULES.md §4, step 2).
+
+    Ruling: a negative grant may take a party down to 0 tokens, not below, and never while the
+    party's choice is sealed (it could make the sealed choice unaffordable).
+    """
+    _require_active(state)
+    _require_party(config, party)
+    change = _int(tokens, ("tokens",), "tokens")
+    if change < 0 and party in state.choices:
+        raise PhaseError(f"{party} has sealed its choice; take tokens after the reveal")
+    if state.tokens[party] + change < 0:
+        raise RulesError("a grant cannot take a party's tokens below 0", ("tokens",))
+    return replace(state, tokens={**state.tokens, party: state.tokens[party] + change})
+
+
+def end(config: Config, state: State) -> State:
+    """The GM ends the game: the highest progress wins, equal highest a tie (RULES.md §4).
+
+    Sealed choices of the unfinished round are discarded unrevealed.
+    """
+    _require_active(state)
+    winner, tie = _standing(state.progress, config.party_names)
+    return State(
+        parties=state.parties,
+        tokens=dict(state.tokens),
+        progress=dict(state.progress),
+        phase="skills",
+        rounds_played=state.rounds_played,
+        finished=True,
+        winner=winner,
+        tie=tie,
+        reason="ended",
+    )
+
+
+def result(config: Config, state: State) -> dict[str, Any] | None:
+    """The finished game's result (API.md "Skill games"), else None."""
+    if not state.finished:
+        return None
+    return {
+        "winner": state.winner,
+        "tie": state.tie,
+        "progress": {party: state.progress[party] for party in config.party_names},
+        "tokens": {party: state.tokens[party] for party in config.party_names},
+        "reason": state.reason,
+    }
+
+
+# --- presentation --------------------------------------------------------------------------
+
+
+def _standings(config: Config, values: Mapping[str, int]) -> str:
+    return ", ".join(f"{party} {values[party]}" for party in config.party_names)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def skill_checks_summary(config: Config, outcome: SkillChecks) -> str:
+    """One line for a party's checks, e.g. "Heroes: Athletics 22 by Ann (token), ..."."""
+    parts = [
+        f"{check.skill} {check.best} by {check.by}" + (" (token)" if check.token else "")
+        for check in outcome.checks
+    ]
+    return (
+        f"{outcome.party}: {', '.join(parts)} against DC {config.dc}; "
+        f"{_plural(outcome.tokens_earned, 'token')} earned."
+    )
+
+
+def round_summary(config: Config, state_after: State, round: Round) -> str:
+    """One line a Discord bot posts for a revealed round (no "Round N:" prefix)."""
+    sentences: list[str] = []
+    if round.bids is not None:
+        bids = ", ".join(f"{party} {bid}" for party, bid in round.bids.items())
+        sentences.append(f"Bids: {bids}.")
+        if len(round.bid_winners) == 1:
+            (leader,) = round.bid_winners
+            if not round.effects:
+                action = round.choices[leader].actions[0]
+                sentences.append(
+                    f"{leader} wins the bid by {round.margin}; {action} has no effect at that "
+                    "margin."
+                )
+            else:
+                sentences.append(f"{leader} wins the bid by {round.margin}.")
+        else:
+            sentences.append(f"{' and '.join(round.bid_winners)} tie for the highest bid.")
+            idle = [party for party in round.bid_winners if party not in (round.order or ())]
+            if idle:
+                sentences.append(f"No margin-0 effect for {' and '.join(idle)}.")
+            if round.order is not None and len(round.order) > 1:
+                sentences.append(f"Order: {', '.join(round.order)}.")
+    else:
+        idle = [party for party, choice in round.choices.items() if not choice.actions]
+        if idle:
+            sentences.append(f"{' and '.join(idle)} buy nothing.")
+    for effect in round.effects:
+        text = effect.text if effect.text.endswith((".", "!", "?")) else f"{effect.text}."
+        sentences.append(f"{effect.party} — {effect.action}: {text}")
+    sentences.append(f"Progress: {_standings(config, round.progress)}.")
+    sentences.append(f"Tokens: {_standings(config, round.tokens)}.")
+    if state_after.finished:
+        sentences.append(_ending(state_after))
+    return " ".join(sentences)
+
+
+def _ending(state: State) -> str:
+    why = {"goal": "goal reached", "max_rounds": "last round played", "ended": "ended by the GM"}
+    cause = why[state.reason] if state.reason is not None else "over"
+    if state.winner is not None:
+        return f"{state.winner} wins the game ({cause})."
+    return f"The game ends in a tie ({cause})."
