@@ -10,11 +10,21 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from app.api import cairn, d20, gurps, long_throws, notation, operations
+from app.api import (
+    arm_wrestles,
+    cairn,
+    d20,
+    gurps,
+    long_throws,
+    notation,
+    operations,
+    regular_contests,
+)
 from app.api.common import DOCUMENTED_MODELS
 from app.errors import install_error_handlers
 from app.middleware import BodyLimit, Metrics, MetricsRegistry, RateLimit
 from app.settings import Settings, get_settings
+from app.store.database import Store
 
 DESCRIPTION = """\
 Arbiter resolves tabletop-RPG contests: GURPS success rolls and contests, d20 games of skill
@@ -33,9 +43,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     metrics = MetricsRegistry()
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logging.getLogger("arbiter").setLevel(logging.INFO)
-        yield
+        store = Store(
+            settings.database_url,
+            pool_size=settings.db_pool_size,
+            busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+        )
+        app.state.store = store
+        try:
+            yield
+        finally:
+            store.dispose()
 
     app = FastAPI(
         title="Arbiter",
@@ -47,7 +66,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.metrics = metrics
     install_error_handlers(app)
     app.include_router(operations.router)
-    for module in (gurps, cairn, d20, long_throws, notation):
+    for module in (
+        gurps,
+        cairn,
+        d20,
+        long_throws,
+        notation,
+        regular_contests,
+        arm_wrestles,
+                ):
         app.include_router(module.router)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)

@@ -1,18 +1,86 @@
-"""Shared fixtures: an app on a throwaway store, and an HTTP client for it."""
+"""Shared fixtures: apps on throwaway SQLite and PostgreSQL databases, and HTTP clients.
+
+The store's tests run on both databases. PostgreSQL comes from `ARBITER_TEST_POSTGRES_URL`
+(default: the local server at 127.0.0.1:5432, database `test`, user `postgres`); each test run
+creates its own database there and drops it afterwards. Outside CI an unreachable server skips
+the PostgreSQL half; with `CI=true` it fails instead, so CI can never pass without it.
+"""
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from app.main import create_app
 from app.settings import Settings
+from app.store.database import upgrade_to_head
+
+POSTGRES_URL = os.environ.get(
+    "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    """A client for an app without a database (one-shot endpoints)."""
-    with TestClient(create_app(Settings())) as test_client:
+    """A client for an app on a fresh SQLite file (enough for the one-shot endpoints)."""
+    with TestClient(create_app(Settings(database_url="sqlite:///:memory:"))) as test_client:
+        yield test_client
+
+
+
+def create_postgres_database() -> str:
+    """A new, empty PostgreSQL database; returns its URL."""
+    name = f"arbiter_test_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is mandatory in CI and unreachable: {exc}")
+        pytest.skip(f"PostgreSQL unreachable at {POSTGRES_URL}: {type(exc).__name__}")
+    finally:
+        engine.dispose()
+    return make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_postgres_database(url: str) -> None:
+    name = make_url(url).database
+    engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> (
+    Iterator[str]
+):
+    """A migrated database of each kind, shared by the tests of one run."""
+    if request.param == "sqlite":
+        path: Path = tmp_path_factory.mktemp("sqlite") / "arbiter.db"
+        url = f"sqlite:///{path}"
+        upgrade_to_head(url)
+        yield url
+        return
+    url = create_postgres_database()
+    try:
+        upgrade_to_head(url)
+        yield url
+    finally:
+        drop_postgres_database(url)
+
+
+@pytest.fixture
+def store_client(database_url: str) -> Iterator[TestClient]:
+    """A client for an app on a migrated SQLite or PostgreSQL database."""
+    with TestClient(create_app(Settings(database_url=database_url))) as test_client:
         yield test_client

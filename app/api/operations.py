@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import PlainTextResponse, Response
 
 from app.api.common import json_response
@@ -22,7 +23,7 @@ async def readyz(request: Request) -> Response:
     store = getattr(request.app.state, "store", None)
     if store is None:
         return json_response({"status": "ready", "store": "none"})
-    problem = await store.readiness_problem()
+    problem = await run_in_threadpool(store.readiness_problem)
     if problem:
         return json_response({"status": "unavailable", "detail": problem}, status=503)
     return json_response({"status": "ready"})

@@ -1,0 +1,72 @@
+"""Request and response schemas of the Cairn Hill roll (API.md, RULES.md §2)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from app.api.schemas.common import D100, RollEntry, Seed, Strict
+from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
+
+Rating = Annotated[
+    int, Field(ge=MIN_RATING, le=MAX_RATING, description="r, the sum of the two stats")
+]
+#: A single stat; only the sum (the rating) is bounded by the rules, this just keeps it sane.
+Stat = Annotated[int, Field(ge=-1000, le=1000)]
+Target = Annotated[int, Field(ge=-100_000, le=100_000, description="succeeds when score >= it")]
+
+
+class CairnRollRequest(Strict):
+    """Exactly one of `rating` or `stats`."""
+
+    rating: Rating | None = None
+    stats: (
+        Annotated[
+            list[Stat],
+            Field(min_length=2, max_length=2, description="two stats; the rating is their sum"),
+        ]
+        | None
+    ) = None
+    target: Target | None = None
+    dice: (
+        Annotated[
+            list[D100],
+            Field(
+                min_length=DICE_COUNT,
+                max_length=DICE_COUNT,
+                description="the seven d100s, in any order",
+            ),
+        ]
+        | None
+    ) = None
+    critical_die: Annotated[D100 | None, Field(description="the critical d100")] = None
+    magnitude_die: Annotated[
+        D100 | None,
+        Field(
+            description=(
+                "the magnitude d100, used only on a critical; without a critical it is "
+                "ignored and left out of rolls"
+            )
+        ),
+    ] = None
+    seed: Seed | None = None
+
+
+class CairnRollResult(BaseModel):
+    rating: int
+    dice_sorted: list[int]
+    chosen: list[int]
+    chosen_names: list[str]
+    average: int
+    base_score: int
+    critical_die: int
+    critical: Literal["success", "failure"] | None
+    magnitude_die: int | None
+    multiplier: int | None
+    adjustment: int
+    score: int
+    target: int | None
+    success: bool | None
+    rolls: list[RollEntry]
+    summary: str

@@ -1,0 +1,29 @@
+"""Request and response schemas of the lone d20 check (API.md, RULES.md §0)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from app.api.schemas.common import D20, RollEntry, Seed, Strict
+from app.rules.checks import MAX_DC, MAX_MODIFIER, MIN_DC, MIN_MODIFIER
+
+
+class D20CheckRequest(Strict):
+    modifier: Annotated[int, Field(ge=MIN_MODIFIER, le=MAX_MODIFIER)]
+    dc: (
+        Annotated[int, Field(ge=MIN_DC, le=MAX_DC, description="succeeds when total >= dc")] | None
+    ) = None
+    roll: Annotated[D20 | None, Field(description="the natural d20, if already rolled")] = None
+    seed: Seed | None = None
+
+
+class D20CheckResult(BaseModel):
+    roll: int
+    modifier: int
+    total: int
+    dc: int | None
+    success: bool | None
+    rolls: list[RollEntry]
+    summary: str

@@ -1,0 +1,149 @@
+"""Request and response schemas of `POST /v1/long-throws` (API.md, RULES.md §3.2)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from app.api.schemas.common import D6, D20, Name, RollEntry, Seed, Strict
+from app.rules.long_throw import (
+    DEFAULT_MAX_SERIES,
+    MAX_COMPETITORS,
+    MAX_LOAD_LB,
+    MAX_MODIFIER,
+    MAX_RANGE_INCREMENT_FT,
+    MAX_SERIES_LIMIT,
+    MAX_STRENGTH,
+    MAX_WEIGHT_LB,
+    MIN_STRENGTH,
+    Load,
+    Mode,
+    Size,
+)
+
+StandardObject = Literal["javelin", "discus", "stone", "halfling", "small-boulder", "log"]
+Modifier = Annotated[int, Field(ge=-MAX_MODIFIER, le=MAX_MODIFIER)]
+Pounds = Annotated[int, Field(ge=0, le=MAX_LOAD_LB)]
+
+
+class CustomObject(Strict):
+    """An object not in RULES.md §3.2.1's table."""
+
+    name: Name
+    weight_lb: Annotated[float, Field(gt=0, le=MAX_WEIGHT_LB, allow_inf_nan=False)]
+    range_increment_ft: Annotated[int, Field(ge=1, le=MAX_RANGE_INCREMENT_FT)]
+    weapon: bool = False
+    creature: bool = False
+
+
+class LoadLimitsIn(Strict):
+    """Light, medium and heavy load maxima in lb, used as given (not scaled by size)."""
+
+    light: Pounds
+    medium: Pounds
+    heavy: Pounds
+
+
+class Competitor(Strict):
+    name: Name
+    strength_score: Annotated[int, Field(ge=MIN_STRENGTH, le=MAX_STRENGTH)] | None = None
+    load_limits: LoadLimitsIn | None = None
+    size: Size = "medium"
+    strength_mod: Modifier | None = Field(
+        default=None, description="defaults to the modifier of strength_score"
+    )
+    dex_mod: Modifier = 0
+    ranged_attack_bonus: Modifier = 0
+    weapon_focus: bool = Field(
+        default=False,
+        description="Weapon Focus in this object as a weapon: +1 on the distance check "
+        "when the object is a weapon",
+    )
+    far_shot: bool = False
+    tumble_mod: Modifier = Field(
+        default=0, description="Tumble modifier of the creature she throws"
+    )
+    roll: D20 | Annotated[list[D20], Field(max_length=MAX_SERIES_LIMIT)] | None = Field(
+        default=None,
+        description="the supplied d20 (distance, caber); in precision a list, one per series",
+    )
+    damage_roll: D6 | None = Field(
+        default=None, description="the supplied landing-damage d6 of the creature she throws"
+    )
+    tumble_roll: D20 | None = Field(
+        default=None, description="the supplied Tumble d20 of the creature she throws"
+    )
+
+
+class LongThrowRequest(Strict):
+    object: StandardObject | CustomObject
+    mode: Mode = "distance"
+    into_wall: bool = False
+    max_series: Annotated[int, Field(ge=1, le=MAX_SERIES_LIMIT)] = DEFAULT_MAX_SERIES
+    competitors: Annotated[list[Competitor], Field(min_length=1, max_length=MAX_COMPETITORS)]
+    seed: Seed | None = None
+
+
+class ObjectResult(BaseModel):
+    name: str
+    weight_lb: float
+    range_increment_ft: int
+    weapon: bool
+    creature: bool
+
+
+class LoadLimitsResult(BaseModel):
+    light: int
+    medium: int
+    heavy: int
+
+
+class CreatureDamageResult(BaseModel):
+    damage: int
+    rolled_damage: int
+    tumble_roll: int
+    tumble_total: int
+    negated: bool
+    wall_damage: int | None
+
+
+class CompetitorResult(BaseModel):
+    name: str
+    eligible: bool
+    load: Load
+    penalty: Literal[0, -3, -6]
+    load_limits: LoadLimitsResult
+    roll: int | list[int] | None
+    check: int | list[int] | None
+    ds: int | None
+    increments: int | None = None
+    distance_ft: int | None = None
+    creature_damage: CreatureDamageResult | None = None
+    out_in_series: int | None = None
+
+
+class ThrowResult(BaseModel):
+    name: str
+    roll: int
+    range_penalty: int
+    total: int
+    hit: bool
+
+
+class SeriesResult(BaseModel):
+    number: int
+    distance_increments: int
+    throws: list[ThrowResult]
+    out: list[str]
+
+
+class LongThrowResult(BaseModel):
+    mode: Mode
+    object: ObjectResult
+    winners: list[str]
+    tie: bool
+    competitors: list[CompetitorResult]
+    series: list[SeriesResult] | None = None
+    rolls: list[RollEntry]
+    summary: str

@@ -1,0 +1,33 @@
+"""Request and response schemas of the dice-notation endpoint (API.md `/v1/roll`, RULES.md §5)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from app.api.schemas.common import RollEntry, Seed, Strict
+from app.notation import MAX_EXPRESSION_LENGTH
+
+Expr = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_EXPRESSION_LENGTH,
+        description="dice notation as the d20 library reads it, e.g. 4d6kh3 or 1d20+5[fire]",
+        examples=["4d6kh3"],
+    ),
+]
+
+
+class RollRequest(Strict):
+    expr: Expr
+    seed: Seed | None = None
+
+
+class RollResult(BaseModel):
+    expr: str
+    total: int
+    breakdown: str
+    rolls: list[RollEntry]
+    summary: str

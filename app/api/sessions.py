@@ -1,0 +1,691 @@
+"""Long-running contests: the lifecycle every kind shares (API.md "Shared behaviour").
+
+A contest kind is data: a `SessionKind` names its schemas and the rules functions that create
+it and play a round; `session_router` turns it into create / get / rounds / round / resolve /
+delete routes. Kind-specific calls (ending a chase, a skill game's sealed choices) use
+`mutate`, which gives them the same guarantees:
+
+* one write transaction per request, taken with its lock up front (see app/store/database.py);
+* tokens checked in constant time: no token 401, a token of no role in this session 404,
+  a role that may not do this 403;
+* `If-Match` against the session's version (412 and nothing changes);
+* `Idempotency-Key`: the stored answer is written in the same transaction as the change, and
+  replayed for the same request (`Idempotent-Replayed: true`); another request under the same
+  key is a 422; a key still being processed is a 409;
+* every round appended with its inputs and every die, version bumped by exactly one.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, timedelta
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel
+from sqlalchemy import Connection
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from app.api.common import JSON, TEXT, body_doc, parse_body, wants_text
+from app.api.security import (
+    Role,
+    bearer_token,
+    identify,
+    key_digest,
+    new_token,
+    request_fingerprint,
+    seal_body,
+    token_hash,
+)
+from app.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    PreconditionFailed,
+    ServiceUnavailable,
+)
+from app.notation import NOTATION_ROLLER
+from app.rules.dice import Dice, Key, session_round_rng
+from app.rules.errors import Loc, RulesError
+from app.store import repository
+from app.store.database import Mode, Store
+from app.store.repository import SessionRecord, StoredResponse
+
+Status = Literal["active", "finished"]
+MAX_IDEMPOTENCY_KEY = 255
+#: A safety net on rounds played by one `resolve`; every kind's own limit is lower.
+MAX_RESOLVE_ROUNDS = 10_000
+
+
+# --- what a kind provides ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A new session's normalised config and first state."""
+
+    config: dict[str, Any]
+    state: dict[str, Any]
+    parties: tuple[str, ...] = ()
+    status: Status = "active"
+    result: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One round played by the rules: the new state and the round's record."""
+
+    state: dict[str, Any]
+    finished: bool
+    result: dict[str, Any] | None
+    #: The API round record without `number`, `rolls` and `summary`.
+    record: dict[str, Any]
+    summary: str
+
+
+@dataclass(frozen=True)
+class SessionKind:
+    """Everything the shared lifecycle needs to know about one kind of long-running contest."""
+
+    path: str
+    title: str
+    create_model: type[BaseModel]
+    create: Callable[[Any, Dice], Created]
+    public_state: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+    create_example: dict[str, Any]
+    #: Plays one round: (config, state, round body, dice) -> Played. None: no plain rounds.
+    play: Callable[[dict[str, Any], dict[str, Any], Any, Dice], Played] | None = None
+    round_model: type[BaseModel] | None = None
+    round_example: dict[str, Any] | None = None
+    #: Who may be named in supplied dice, and for which purposes.
+    names: Callable[[dict[str, Any]], Iterable[str]] = lambda config: ()
+    purposes: frozenset[str] = frozenset()
+    #: `resolve`: the body it takes and the round body each server-dice round plays.
+    resolve_model: type[BaseModel] | None = None
+    resolve_round: Callable[[dict[str, Any], dict[str, Any], Any], Any] | None = None
+    resolve_example: dict[str, Any] | None = None
+    describe: Callable[[dict[str, Any], dict[str, Any], dict[str, Any] | None], str] | None = None
+
+
+# --- the unit of work -----------------------------------------------------------------------
+
+
+class UnitOfWork:
+    """The request's one transaction, run in a worker thread (the drivers are blocking)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.used = False
+
+    async def run(self, mode: Mode, work: Callable[[Connection], Any]) -> Any:
+        if self.used:
+            raise RuntimeError("one transaction per request")
+        self.used = True
+        return await run_in_threadpool(self.store.run, mode, work)
+
+
+async def unit_of_work(request: Request) -> AsyncIterator[UnitOfWork]:
+    """The dependency that owns the request's transaction."""
+    store: Store | None = getattr(request.app.state, "store", None)
+    if store is None:
+        raise ServiceUnavailable("the session store is not configured")
+    yield UnitOfWork(store)
+
+
+Work = Annotated[UnitOfWork, Depends(unit_of_work)]
+
+
+# --- presentation ---------------------------------------------------------------------------
+
+
+def session_body(kind: SessionKind, record: SessionRecord) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": record.id,
+        "kind": record.kind,
+        "status": record.status,
+        "version": record.version,
+        "created_at": record.created_at.astimezone(UTC).isoformat(),
+        "updated_at": record.updated_at.astimezone(UTC).isoformat(),
+        "config": record.config,
+        "state": kind.public_state(record.config, record.state),
+        "result": record.result,
+        "round": record.rounds_played,
+    }
+    start_rolls = record.state.get("start_rolls")
+    if start_rolls:
+        body["start_rolls"] = start_rolls
+    if kind.describe is not None:
+        body["summary"] = kind.describe(record.config, record.state, record.result)
+    return body
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def _render(request: Request, status: int, body: Mapping[str, Any] | None, headers: dict[str, str]) -> Response:
+    if body is None:
+        return Response(status_code=status, headers=headers)
+    if wants_text(request) and "summary" in body:
+        return Response(str(body["summary"]) + "\n", status, headers=headers, media_type=TEXT)
+    return Response(orjson.dumps(body), status, headers=headers, media_type=JSON)
+
+
+# --- mutations ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRound:
+    number: int
+    inputs: dict[str, Any]
+    dice: list[dict[str, Any]]
+    outcome: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a mutation does to a session, and how it answers."""
+
+    state: dict[str, Any]
+    status: Status
+    result: dict[str, Any] | None
+    rounds: list[StoredRound] = field(default_factory=list)
+    #: Builds the answer from the updated session: (status code, body).
+    answer: Callable[[SessionRecord], tuple[int, dict[str, Any]]] | None = None
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """The mutation deletes the session."""
+
+
+Authorize = Callable[[Role, SessionRecord], None]
+Mutation = Callable[[SessionRecord, Role], Change | Deletion]
+
+
+def gm_only(role: Role, _record: SessionRecord) -> None:
+    if not role.is_gm:
+        raise Forbidden("only the GM's token may do this")
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    replayed: bool = False
+
+
+def _if_match(request: Request) -> int | None | Literal["*"]:
+    header = request.headers.get("if-match")
+    if header is None:
+        return None
+    value = header.strip()
+    if value == "*":
+        return "*"
+    if value.startswith("W/"):
+        value = value[2:]
+    value = value.strip('"')
+    try:
+        return int(value)
+    except ValueError:
+        raise PreconditionFailed(
+            f"If-Match {header!r} does not match the session's version"
+        ) from None
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise InvalidInput(
+            "Idempotency-Key must be 1 to 255 characters",
+            errors=[{"loc": ["header", "Idempotency-Key"], "msg": "1 to 255 characters"}],
+        )
+    return key
+
+
+_in_flight_lock = threading.Lock()
+
+
+async def mutate(
+    request: Request,
+    work: UnitOfWork,
+    kind: SessionKind,
+    session_id: str,
+    mutation: Mutation,
+    *,
+    authorize: Authorize = gm_only,
+) -> Response:
+    """Apply `mutation` to a session under the shared guarantees (see the module docstring)."""
+    token = bearer_token(request)
+    if_match = _if_match(request)
+    key = _idempotency_key(request)
+    scope = f"{kind.path}/{session_id}"
+    ttl = timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds)
+    raw = await request.body()
+
+    def transaction(connection: Connection) -> _Answer:
+        digest = key_digest(scope, key) if key else ""
+        fingerprint = b""
+        if key:
+            if not repository.try_lock_key(connection, scope, digest):
+                raise Conflict("a request with this Idempotency-Key is still being processed")
+            fingerprint = request_fingerprint(request.method, request.url.path, token, raw)
+            replay = _replay(connection, scope, key, digest, fingerprint, ttl)
+            if replay is not None:
+                return replay
+        record = repository.get_session(connection, session_id, kind.path, lock=True)
+        if record is None:
+            raise NotFound(f"no {kind.title} with id {session_id}")
+        role = identify(token, record.gm_token_hash, record.party_token_hashes)
+        if role is None:
+            raise NotFound(f"no {kind.title} with id {session_id}")
+        authorize(role, record)
+        if if_match is not None and if_match != "*" and if_match != record.version:
+            raise PreconditionFailed(
+                f"If-Match {etag(if_match)} is stale: the session is at version {record.version}"
+            )
+        change = mutation(record, role)
+        if isinstance(change, Deletion):
+            repository.delete_session(connection, record.id)
+            answer = _Answer(204, {}, b"")
+        else:
+            updated = repository.update_session(
+                connection,
+                record,
+                status=change.status,
+                state=change.state,
+                result=change.result,
+                rounds_played=record.rounds_played + len(change.rounds),
+                updated_at=repository.now(),
+            )
+            repository.insert_rounds(
+                connection,
+                record.id,
+                [
+                    {
+                        "number": played.number,
+                        "inputs": played.inputs,
+                        "dice": played.dice,
+                        "outcome": played.outcome,
+                    }
+                    for played in change.rounds
+                ],
+            )
+            if change.answer is None:
+                status, body = 200, {"session": session_body(kind, updated)}
+            else:
+                status, body = change.answer(updated)
+            answer = _Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(body))
+        if key:
+            repository.save_response(
+                connection,
+                scope,
+                digest,
+                StoredResponse(
+                    fingerprint, answer.status, answer.headers, seal_body(scope, key, answer.body)
+                ),
+            )
+        return answer
+
+    answer: _Answer = await _guarded(work, "write", transaction, scope, key)
+    return _answer_response(request, answer)
+
+
+def _replay(
+    connection: Connection,
+    scope: str,
+    key: str,
+    digest: str,
+    fingerprint: bytes,
+    ttl: timedelta,
+) -> _Answer | None:
+    stored = repository.find_response(connection, scope, digest, ttl=ttl)
+    if stored is None:
+        return None
+    if stored.fingerprint != fingerprint:
+        raise InvalidInput(
+            "this Idempotency-Key was used with a different request",
+            errors=[{"loc": ["header", "Idempotency-Key"], "msg": "reused with another request"}],
+        )
+    return _Answer(
+        stored.status_code, dict(stored.headers), seal_body(scope, key, stored.body), True
+    )
+
+
+async def _guarded(
+    work: UnitOfWork, mode: Mode, transaction: Callable[[Connection], _Answer], scope: str,
+    key: str | None,
+) -> _Answer:
+    """Run the transaction, refusing a second request under a key still in flight here."""
+    if not key:
+        answer: _Answer = await work.run(mode, transaction)
+        return answer
+    marker = (scope, key)
+    with _in_flight_lock:
+        if marker in work.store.in_flight:
+            raise Conflict("a request with this Idempotency-Key is still being processed")
+        work.store.in_flight.add(marker)
+    try:
+        answer = await work.run(mode, transaction)
+        return answer
+    finally:
+        with _in_flight_lock:
+            work.store.in_flight.discard(marker)
+
+
+def _answer_response(request: Request, answer: _Answer) -> Response:
+    headers = dict(answer.headers)
+    if answer.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    if answer.status == 204 or not answer.body:
+        return Response(status_code=answer.status, headers=headers)
+    if wants_text(request):
+        body = orjson.loads(answer.body)
+        if isinstance(body, dict) and "summary" in body:
+            return _render(request, answer.status, body, headers)
+    return Response(answer.body, answer.status, headers=headers, media_type=JSON)
+
+
+# --- rounds ---------------------------------------------------------------------------------
+
+
+def supplied_dice(
+    kind: SessionKind, known: set[str] | None, rolls: Mapping[str, Mapping[str, Any]] | None
+) -> tuple[dict[Key, list[int]], dict[Key, Loc]]:
+    """Body dice `{name: {purpose: value or [values]}}` as a `Dice` supply, checked.
+
+    `known` are the names dice may be supplied for; None leaves that to `require_all_used`
+    (at creation, before the contest's names are normalised).
+    """
+    supplied: dict[Key, list[int]] = {}
+    locs: dict[Key, Loc] = {}
+    if not rolls:
+        return supplied, locs
+    for name, given in rolls.items():
+        by_purpose: Mapping[str, Any] = (
+            given.model_dump(exclude_none=True) if isinstance(given, BaseModel) else given
+        )
+        if known is not None and name not in known:
+            raise RulesError(f"{name!r} is not in this contest", ("rolls", name))
+        for purpose, value in by_purpose.items():
+            if purpose not in kind.purposes:
+                allowed = ", ".join(sorted(kind.purposes))
+                raise RulesError(
+                    f"unknown dice purpose {purpose!r}; expected one of {allowed}",
+                    ("rolls", name, purpose),
+                )
+            values = [value] if isinstance(value, int) else list(value)
+            supplied[(name, purpose)] = values
+            locs[(name, purpose)] = ("rolls", name, purpose)
+    return supplied, locs
+
+
+def round_dice(
+    seed: int | None,
+    number: int,
+    supplied: Mapping[Key, list[int]] | None = None,
+    locs: Mapping[Key, Loc] | None = None,
+) -> Dice:
+    """Dice for round `number`: supplied values first, then seeded by (seed, number) or CSPRNG."""
+    return Dice(session_round_rng(seed, number), supplied, locs=locs, notation=NOTATION_ROLLER)
+
+
+def play_one(
+    kind: SessionKind,
+    config: dict[str, Any],
+    state: dict[str, Any],
+    seed: int | None,
+    number: int,
+    body: Any,
+    rolls: Mapping[str, Mapping[str, Any]] | None,
+) -> tuple[Played, StoredRound]:
+    """Play round `number`: the rules, then every supplied die checked used, then the record."""
+    assert kind.play is not None
+    supplied, locs = supplied_dice(kind, set(kind.names(config)), rolls)
+    dice = round_dice(seed, number, supplied, locs)
+    played = kind.play(config, state, body, dice)
+    dice.require_all_used()
+    summary = f"Round {number}: {played.summary}"
+    outcome = {"number": number, **played.record, "rolls": dice.rolls(), "summary": summary}
+    inputs = body.model_dump(mode="json") if isinstance(body, BaseModel) else {}
+    return played, StoredRound(number, inputs, outcome["rolls"], outcome)
+
+
+# --- the router -----------------------------------------------------------------------------
+
+
+def session_router(kind: SessionKind) -> APIRouter:
+    """The shared lifecycle routes for one kind (API.md "Shared behaviour")."""
+    router = APIRouter(prefix=f"/v1/{kind.path}", tags=[kind.title[0].upper() + kind.title[1:] + "s"])
+
+    @router.post(
+        "",
+        status_code=201,
+        openapi_extra=body_doc(kind.create_model, {"create": kind.create_example}),
+        responses={201: {"description": "Created; the tokens are shown only here"}},
+        summary=f"Create a {kind.title}",
+    )
+    async def create(request: Request, work: Work) -> Response:
+        """Create a session: 201 with Location, ETag and the tokens (shown only here)."""
+        body = await parse_body(request, kind.create_model)
+        seed: int | None = getattr(body, "seed", None)
+        rolls = getattr(body, "rolls", None)
+        key = _idempotency_key(request)
+        scope = f"create/{kind.path}"
+        ttl = timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds)
+        raw = await request.body()
+
+        def transaction(connection: Connection) -> _Answer:
+            digest = key_digest(scope, key) if key else ""
+            fingerprint = request_fingerprint(request.method, request.url.path, None, raw)
+            if key:
+                if not repository.try_lock_key(connection, scope, digest):
+                    raise Conflict("a request with this Idempotency-Key is still being processed")
+                replay = _replay(connection, scope, key, digest, fingerprint, ttl)
+                if replay is not None:
+                    return replay
+            answer = _create(kind, body, seed, rolls, connection)
+            if key:
+                repository.save_response(
+                    connection,
+                    scope,
+                    digest,
+                    StoredResponse(
+                        fingerprint,
+                        answer.status,
+                        answer.headers,
+                        seal_body(scope, key, answer.body),
+                    ),
+                )
+            return answer
+
+        answer = await _guarded(work, "write", transaction, scope, key)
+        return _answer_response(request, answer)
+
+    @router.get("/{session_id}", summary=f"Get a {kind.title}")
+    async def get(request: Request, session_id: str, work: Work) -> Response:
+        """The session (any token of this session); ETag carries its version."""
+        token = bearer_token(request)
+
+        def transaction(connection: Connection) -> SessionRecord:
+            return _readable(connection, kind, session_id, token)
+
+        record: SessionRecord = await work.run("read", transaction)
+        return _render(request, 200, session_body(kind, record), {"ETag": etag(record.version)})
+
+    @router.get("/{session_id}/rounds", summary=f"Rounds of a {kind.title}")
+    async def rounds(request: Request, session_id: str, work: Work) -> Response:
+        """Every round played so far, oldest first (any token of this session)."""
+        token = bearer_token(request)
+
+        def transaction(connection: Connection) -> tuple[SessionRecord, list[dict[str, Any]]]:
+            record = _readable(connection, kind, session_id, token)
+            return record, repository.list_rounds(connection, session_id)
+
+        record, played = await work.run("read", transaction)
+        return _render(request, 200, {"rounds": played}, {"ETag": etag(record.version)})
+
+    if kind.play is not None and kind.round_model is not None:
+        round_model = kind.round_model
+
+        @router.post(
+            "/{session_id}/rounds",
+            openapi_extra=body_doc(round_model, {"round": kind.round_example or {}}),
+            summary=f"Play a round of a {kind.title}",
+        )
+        async def play_round(request: Request, session_id: str, work: Work) -> Response:
+            """Play one round (GM token) with supplied or server dice."""
+            body = await parse_body(request, round_model)
+
+            def mutation(record: SessionRecord, _role: Role) -> Change:
+                _active(record)
+                played, stored = play_one(
+                    kind,
+                    record.config,
+                    record.state,
+                    record.seed,
+                    record.rounds_played + 1,
+                    body,
+                    getattr(body, "rolls", None),
+                )
+                return Change(
+                    played.state,
+                    "finished" if played.finished else "active",
+                    played.result,
+                    [stored],
+                    lambda updated: (
+                        200,
+                        {
+                            "round": stored.outcome,
+                            "session": session_body(kind, updated),
+                            "summary": stored.outcome["summary"],
+                        },
+                    ),
+                )
+
+            return await mutate(request, work, kind, session_id, mutation)
+
+    if kind.resolve_round is not None:
+        resolve_round = kind.resolve_round
+        resolve_model = kind.resolve_model
+
+        @router.post(
+            "/{session_id}/resolve",
+            openapi_extra=(
+                body_doc(resolve_model, {"resolve": kind.resolve_example or {}})
+                if resolve_model is not None
+                else None
+            ),
+            summary=f"Play a {kind.title} to its end",
+        )
+        async def resolve(request: Request, session_id: str, work: Work) -> Response:
+            """Play rounds with server dice until the contest finishes (GM token)."""
+            body = await parse_body(request, resolve_model) if resolve_model is not None else None
+
+            def mutation(record: SessionRecord, _role: Role) -> Change:
+                _active(record)
+                state, played_rounds = record.state, []
+                finished, result = False, record.result
+                number = record.rounds_played
+                while not finished and len(played_rounds) < MAX_RESOLVE_ROUNDS:
+                    number += 1
+                    round_body = resolve_round(record.config, state, body)
+                    played, stored = play_one(
+                        kind, record.config, state, record.seed, number, round_body, None
+                    )
+                    state, finished, result = played.state, played.finished, played.result
+                    played_rounds.append(stored)
+                return Change(
+                    state,
+                    "finished" if finished else "active",
+                    result,
+                    played_rounds,
+                    lambda updated: (
+                        200,
+                        {
+                            "session": session_body(kind, updated),
+                            "rounds": [stored.outcome for stored in played_rounds],
+                            "summary": played_rounds[-1].outcome["summary"]
+                            if played_rounds
+                            else "Nothing to play.",
+                        },
+                    ),
+                )
+
+            return await mutate(request, work, kind, session_id, mutation)
+
+    @router.delete("/{session_id}", status_code=204, summary=f"Delete a {kind.title}")
+    async def remove(request: Request, session_id: str, work: Work) -> Response:
+        """Delete the session and its rounds (GM token); afterwards it is 404."""
+        await parse_body_optional(request)
+        return await mutate(request, work, kind, session_id, lambda _record, _role: Deletion())
+
+    return router
+
+
+async def parse_body_optional(request: Request) -> None:
+    """Bodies on DELETE are ignored, but still count towards the size limit."""
+    await request.body()
+
+
+def _active(record: SessionRecord) -> None:
+    if record.status != "active":
+        raise Conflict("the contest is finished")
+
+
+def _readable(connection: Connection, kind: SessionKind, session_id: str, token: str) -> SessionRecord:
+    record = repository.get_session(connection, session_id, kind.path, lock=False)
+    if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
+        raise NotFound(f"no {kind.title} with id {session_id}")
+    return record
+
+
+def _create(
+    kind: SessionKind,
+    body: BaseModel,
+    seed: int | None,
+    rolls: Mapping[str, Mapping[str, Any]] | None,
+    connection: Connection,
+) -> _Answer:
+    # Dice at creation (a chase's initiative) derive from (seed, round 0).
+    supplied, locs = supplied_dice(kind, None, rolls)
+    dice = round_dice(seed, 0, supplied, locs)
+    created = kind.create(body, dice)
+    dice.require_all_used()
+    state = dict(created.state)
+    if dice.log:
+        state["start_rolls"] = dice.rolls()
+    gm_token = new_token()
+    party_tokens = {party: new_token() for party in created.parties}
+    stamp = repository.now()
+    record = SessionRecord(
+        id=uuid.uuid4().hex,
+        kind=kind.path,
+        status=created.status,
+        version=1,
+        rounds_played=0,
+        config=created.config,
+        state=state,
+        result=created.result,
+        seed=seed,
+        gm_token_hash=token_hash(gm_token),
+        party_token_hashes={party: token_hash(token) for party, token in party_tokens.items()},
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    repository.insert_session(connection, record)
+    tokens: dict[str, Any] = {"gm": gm_token}
+    if party_tokens:
+        tokens["parties"] = party_tokens
+    body_out = {**session_body(kind, record), "tokens": tokens}
+    headers = {"Location": f"/v1/{kind.path}/{record.id}", "ETag": etag(1)}
+    return _Answer(201, headers, orjson.dumps(body_out))

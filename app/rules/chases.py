@@ -1,0 +1,799 @@
+"""Chases: one escapee, one chaser, a lead in DS (RULES.md §3.4).
+
+The lead is the escapee's DS minus the chaser's. Each increment the GM describes the terrain, the
+escapee may use one tactic (hide, or create a hazard), then both make the increment's check as in
+races (`app.rules.races.run_increment`, with the long-race Constitution check before it). The
+chase ends when the lead is 0 or less (caught), 30 or more (escaped), when a hide succeeds (hid),
+or when the GM ends it (gave up).
+
+Rulings where RULES.md §3.4 is silent:
+
+- *Hide vs Spot ties.* The escapee is named first and the chaser second: the escapee acts (she
+  tries to slip away) and the chaser defends against it, so after 20 equal rerolls the chaser wins
+  and the chase goes on (RULES.md §0: the defending side is the one named second).
+- *Order within an increment:* both Constitution checks (when due), then the tactic, then the
+  escapee's increment checks, then the chaser's. A side that rests makes no other check in it
+  (RULES.md §3.3): a resting escapee uses no tactic (nothing is paid); a resting chaser makes no
+  Spot check, so a hide against him succeeds unopposed, and no hazard check (he adds 0 anyway).
+- *Held up.* An escapee who lost her hide, and a chaser who failed the hazard check, add 0 and make
+  no further check this increment (the terrain's obstacle included).
+- *Tactic checks* get neither the speed bonus, Run, pacing (RULES.md §3.3) nor the terrain's
+  `modifier`; `tactic.success` for a hazard means it was created *and* held the chaser up.
+- *The hazard's cost* comes off the escapee's DS at once, but the end of the chase is judged only
+  once the increment's checks are made ("then ... the lead is re-evaluated").
+- *Forfeits.* An escapee who forfeits at a terrain obstacle is caught; a chaser who forfeits (and
+  an escapee who does not) lets her escape. `max_retries` (5) and `damage_instead_of_forfeit`
+  (false) work as in races.
+- *Starts.* A start lead of 30 or more is a chase already escaped: `start` returns a finished
+  state. An initiative start that rolls a lead of 0 or less is rejected (`RulesError` at
+  ("start", "mode")), as is one that cannot roll above 0 at all.
+- *`max_rounds`.* When that many increments have been played without an end, the chaser gives up:
+  `status_detail` "gave-up" (as when the GM ends it), the round's `outcome` stays null and its
+  `status_detail` says "gave-up". The escapee is then the winner, as in every end but "caught".
+- *Terrain* takes the race increment's fields: `check`, `flat`, `dc` (with `on_fail`, defaulting as
+  in races), `drown_margin`, `modifier`, `obstacle`, `mounted` (which needs both to have mounts).
+- Increments raced so far, for the Constitution DC, are the increments of the chase played so far
+  (the mount's: those played mounted), as in races.
+
+Dice, keyed (who, purpose): (escapee, "initiative") at the start; (escapee, "hide") and (chaser,
+"spot") for a hide; (escapee, "dexterity") to create a hazard and (chaser, "hazard") to get past it;
+and for each side the race purposes "constitution", "obstacle", "ride", "check", "damage".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal, get_args
+
+from app.rules.common import opposed_check
+from app.rules.dice import Dice
+from app.rules.errors import PhaseError, RulesError
+from app.rules.races import (
+    DEFAULT_MAX_RETRIES,
+    MAX_RETRIES_LIMIT,
+    RESTED,
+    CheckRecord,
+    Competitor,
+    Increment,
+    IncrementOutcome,
+    Violations,
+    competitor_from_dict,
+    competitor_to_dict,
+    describe_increment,
+    endurance_check,
+    increment_from_dict,
+    increment_to_dict,
+    run_increment,
+)
+
+StartMode = Literal["initiative", "distance", "lead"]
+StatusDetail = Literal["caught", "escaped", "hid", "gave-up"]
+Outcome = Literal["caught", "escaped", "hid"]
+TacticPolicy = Literal["none", "hide-when-possible"]
+
+START_MODES: Final[tuple[StartMode, ...]] = get_args(StartMode)
+STATUS_DETAILS: Final[tuple[StatusDetail, ...]] = get_args(StatusDetail)
+TACTIC_POLICIES: Final[tuple[TacticPolicy, ...]] = get_args(TacticPolicy)
+
+#: RULES.md §3.4: caught at a lead of 0 or less, escaped at 30 or more.
+CAUGHT_AT: Final = 0
+ESCAPED_AT: Final = 30
+#: Hiding needs a lead of 20 or more on terrain that is not flat.
+HIDE_MIN_LEAD: Final = 20
+#: A distance start gives 5 DS per increment of the chaser's speed.
+DS_PER_DISTANCE_INCREMENT: Final = 5
+#: Hazards: the rule's 5 DS base cost, the Dexterity DC 14, the chaser's DC 10 + penalty.
+DEFAULT_HAZARD_BASE_COST: Final = 5
+HAZARD_CREATE_DC: Final = 14
+HAZARD_BASE_DC: Final = 10
+DEFAULT_CHASER_CHECK: Final = "balance"
+#: RULES.md §3.4 default; API.md "Limits".
+DEFAULT_MAX_ROUNDS: Final = 200
+MAX_ROUNDS_LIMIT: Final = 10_000
+
+#: Dice purposes (API.md "Chases").
+INITIATIVE: Final = "initiative"
+HIDE: Final = "hide"
+SPOT: Final = "spot"
+DEXTERITY: Final = "dexterity"
+HAZARD: Final = "hazard"
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """How the lead starts (RULES.md §3.4 "Start"): `increments` or `lead` per `mode`."""
+
+    mode: StartMode
+    increments: int | None = None
+    lead: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A chase: the two sides, the start, and the options of API.md "Chases"."""
+
+    escapee: Competitor
+    chaser: Competitor
+    start: Start
+    hazard_base_cost: int = DEFAULT_HAZARD_BASE_COST
+    endurance_rule: bool = True
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    max_retries: int = DEFAULT_MAX_RETRIES
+    damage_instead_of_forfeit: bool = False
+
+
+def config_from_dict(data: Mapping[str, Any]) -> Config:
+    """The create body (API.md "Chases") with its defaults; `RulesError` lists every violation.
+
+    A start with a lead of 0 or less is rejected (RULES.md §3.4).
+    """
+    violations = Violations()
+    escapee = competitor_from_dict(data.get("escapee"), ("escapee",), violations)
+    chaser = competitor_from_dict(data.get("chaser"), ("chaser",), violations)
+    if escapee.name and escapee.name == chaser.name:
+        violations.add(("chaser", "name"), "the chaser and the escapee need different names")
+    start = _start_from_dict(data.get("start"), escapee, violations)
+    hazard_base_cost = violations.integer(
+        data, "hazard_base_cost", (), default=DEFAULT_HAZARD_BASE_COST, minimum=0
+    )
+    max_rounds = violations.integer(
+        data, "max_rounds", (), default=DEFAULT_MAX_ROUNDS, minimum=1, maximum=MAX_ROUNDS_LIMIT
+    )
+    max_retries = violations.integer(
+        data, "max_retries", (), default=DEFAULT_MAX_RETRIES, minimum=0, maximum=MAX_RETRIES_LIMIT
+    )
+    config = Config(
+        escapee=escapee,
+        chaser=chaser,
+        start=start,
+        hazard_base_cost=DEFAULT_HAZARD_BASE_COST if hazard_base_cost is None else hazard_base_cost,
+        endurance_rule=violations.flag(data, "endurance_rule", (), True),
+        max_rounds=max_rounds or DEFAULT_MAX_ROUNDS,
+        max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
+        damage_instead_of_forfeit=violations.flag(data, "damage_instead_of_forfeit", (), False),
+    )
+    violations.raise_if_any()
+    return config
+
+
+def _start_from_dict(data: object, escapee: Competitor, violations: Violations) -> Start:
+    body = violations.mapping(data, ("start",))
+    mode = violations.required_choice(body, "mode", ("start",), START_MODES)
+    if mode == "distance":
+        increments = violations.integer(body, "increments", ("start",))
+        if increments is not None and increments * DS_PER_DISTANCE_INCREMENT <= CAUGHT_AT:
+            violations.add(("start", "increments"), "the chase would be over already: lead <= 0")
+        return Start("distance", increments=increments)
+    if mode == "lead":
+        lead = violations.integer(body, "lead", ("start",))
+        if lead is not None and lead <= CAUGHT_AT:
+            violations.add(("start", "lead"), "the chase would be over already: lead <= 0")
+        return Start("lead", lead=lead)
+    if mode == "initiative" and 20 + escapee.modifier(INITIATIVE) <= CAUGHT_AT:
+        violations.add(("start", "mode"), "the escapee's initiative can never give a lead")
+    return Start("initiative")
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    """The normalised create body; round-trips through `config_from_dict`."""
+    start: dict[str, Any] = {"mode": config.start.mode}
+    if config.start.mode == "distance":
+        start["increments"] = config.start.increments
+    elif config.start.mode == "lead":
+        start["lead"] = config.start.lead
+    return {
+        "escapee": competitor_to_dict(config.escapee),
+        "chaser": competitor_to_dict(config.chaser),
+        "start": start,
+        "hazard_base_cost": config.hazard_base_cost,
+        "endurance_rule": config.endurance_rule,
+        "max_rounds": config.max_rounds,
+        "max_retries": config.max_retries,
+        "damage_instead_of_forfeit": config.damage_instead_of_forfeit,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Round input: the terrain and the escapee's tactic
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain:
+    """The increment the GM describes: a race increment, and whether it is flat (RULES.md §3.4)."""
+
+    increment: Increment
+    flat: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hide:
+    """Opposed Hide vs Spot; needs a lead of 20 or more and terrain that is not flat."""
+
+    kind: Literal["hide"] = "hide"
+
+
+@dataclass(frozen=True, slots=True)
+class CreateHazard:
+    """A hazard with a voluntary `penalty` >= 0; the chaser checks `chaser_check` vs DC 10 + p."""
+
+    penalty: int
+    chaser_check: str = DEFAULT_CHASER_CHECK
+    kind: Literal["hazard"] = "hazard"
+
+
+Tactic = Hide | CreateHazard
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInput:
+    """One increment's input (API.md "Chases" round body, without its dice)."""
+
+    terrain: Terrain
+    tactic: Tactic | None = None
+
+
+def _terrain(data: object, violations: Violations) -> Terrain:
+    increment = increment_from_dict(data, ("terrain",), violations)
+    body = data if isinstance(data, Mapping) else {}
+    return Terrain(increment=increment, flat=violations.flag(body, "flat", ("terrain",), False))
+
+
+def terrain_from_dict(data: object) -> Terrain:
+    """A round's (or `resolve`'s) `terrain` body; `RulesError` at ("terrain", ...) if invalid."""
+    violations = Violations()
+    terrain = _terrain(data, violations)
+    violations.raise_if_any()
+    return terrain
+
+
+def terrain_to_dict(terrain: Terrain) -> dict[str, Any]:
+    """The normalised terrain body; round-trips through `terrain_from_dict`."""
+    return {**increment_to_dict(terrain.increment), "flat": terrain.flat}
+
+
+def _tactic_from_dict(data: object, terrain: Terrain, violations: Violations) -> Tactic | None:
+    if data is None:
+        return None
+    body = violations.mapping(data, ("tactic",))
+    kind = violations.required_choice(body, "kind", ("tactic",), ("hide", "hazard"))
+    if kind == "hide":
+        if terrain.flat:
+            violations.add(("tactic", "kind"), "nobody can hide on flat terrain")
+        return Hide()
+    if kind == "hazard":
+        penalty = violations.integer(body, "penalty", ("tactic",), minimum=0)
+        chaser_check = DEFAULT_CHASER_CHECK
+        if body.get("chaser_check") is not None:
+            chaser_check = violations.check_name(body, "chaser_check", ("tactic",))
+        return CreateHazard(penalty=penalty or 0, chaser_check=chaser_check)
+    return None
+
+
+def round_input_from_dict(data: Mapping[str, Any]) -> RoundInput:
+    """The round body's `terrain` and `tactic` (its `rolls` are the web layer's).
+
+    `RulesError` for hiding on flat terrain or a negative penalty; hiding with a lead below 20
+    needs the state and is rejected by `play_round`.
+    """
+    violations = Violations()
+    terrain = _terrain(data.get("terrain"), violations)
+    tactic = _tactic_from_dict(data.get("tactic"), terrain, violations)
+    violations.raise_if_any()
+    return RoundInput(terrain=terrain, tactic=tactic)
+
+
+def tactic_to_dict(tactic: Tactic | None) -> dict[str, Any] | None:
+    """The normalised `tactic` body (API.md "Chases" round body)."""
+    if tactic is None:
+        return None
+    if isinstance(tactic, Hide):
+        return {"kind": "hide"}
+    return {"kind": "hazard", "penalty": tactic.penalty, "chaser_check": tactic.chaser_check}
+
+
+def round_input_to_dict(round_input: RoundInput) -> dict[str, Any]:
+    """The round body (without dice); round-trips through `round_input_from_dict`."""
+    return {
+        "terrain": terrain_to_dict(round_input.terrain),
+        "tactic": tactic_to_dict(round_input.tactic),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# State
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """API.md "Chases" state, plus the increments played (for endurance and `max_rounds`)."""
+
+    lead: int
+    ds: Mapping[str, int]
+    status_detail: StatusDetail | None = None
+    increments: int = 0
+    mounted_increments: int = 0
+
+
+def _status(value: object) -> StatusDetail | None:
+    for status in STATUS_DETAILS:
+        if status == value:
+            return status
+    return None
+
+
+def start(config: Config, dice: Dice) -> State:
+    """The starting lead (RULES.md §3.4 "Start"): initiative roll, 5 x increments, or given.
+
+    The escapee's DS is the lead and the chaser's 0. A lead of 30 or more has escaped already.
+    """
+    escapee = config.escapee
+    if config.start.mode == "initiative":
+        roll = dice.d20(who=escapee.name, purpose=INITIATIVE)
+        lead = roll + escapee.modifier(INITIATIVE)
+        if lead <= CAUGHT_AT:
+            raise RulesError(
+                f"{escapee.name}'s initiative {lead} gives no lead: the chase would be over",
+                ("start", "mode"),
+            )
+    elif config.start.mode == "distance":
+        lead = DS_PER_DISTANCE_INCREMENT * (config.start.increments or 0)
+    else:
+        lead = config.start.lead or 0
+    if lead <= CAUGHT_AT:
+        raise RulesError("the chase would be over already: lead <= 0", ("start",))
+    return State(
+        lead=lead,
+        ds={escapee.name: lead, config.chaser.name: 0},
+        status_detail="escaped" if lead >= ESCAPED_AT else None,
+    )
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    """The public state plus the increments played (all `play_round` needs to go on)."""
+    return {
+        **public_state(state),
+        "increments": state.increments,
+        "mounted_increments": state.mounted_increments,
+    }
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """The inverse of `state_to_dict`."""
+    return State(
+        lead=int(data["lead"]),
+        ds={name: int(value) for name, value in data["ds"].items()},
+        status_detail=_status(data.get("status_detail")),
+        increments=int(data.get("increments", 0)),
+        mounted_increments=int(data.get("mounted_increments", 0)),
+    )
+
+
+def public_state(state: State) -> dict[str, Any]:
+    """Exactly API.md "Chases" State."""
+    return {"lead": state.lead, "ds": dict(state.ds), "status_detail": state.status_detail}
+
+
+def is_finished(state: State) -> bool:
+    """Caught, escaped, hid or given up (RULES.md §3.4 "End")."""
+    return state.status_detail is not None
+
+
+def winner(config: Config, state: State) -> str | None:
+    """The chaser when caught; the escapee for every other end; None while it goes on."""
+    if state.status_detail is None:
+        return None
+    return config.chaser.name if state.status_detail == "caught" else config.escapee.name
+
+
+def result(config: Config, state: State) -> dict[str, Any] | None:
+    """The finished chase: how it ended, who won, the final lead and DS."""
+    if state.status_detail is None:
+        return None
+    return {
+        "status_detail": state.status_detail,
+        "winner": winner(config, state),
+        "lead": state.lead,
+        "ds": dict(state.ds),
+        "increments": state.increments,
+    }
+
+
+def end(config: Config, state: State, reason: str = "gave-up") -> State:  # noqa: ARG001
+    """The GM ends the chase: the chaser gives up (RULES.md §3.4 "End")."""
+    if is_finished(state):
+        raise PhaseError("the chase is over")
+    if reason != "gave-up":
+        raise RulesError("the only reason to end a chase is gave-up", ("reason",))
+    return replace(state, status_detail="gave-up")
+
+
+def choose_tactic(
+    config: Config,  # noqa: ARG001
+    state: State,
+    terrain: Terrain,
+    policy: str,
+) -> Tactic | None:
+    """The tactic `resolve` uses: `none`, or `hide-when-possible` (lead >= 20, not flat)."""
+    if policy == "none":
+        return None
+    if policy == "hide-when-possible":
+        return Hide() if state.lead >= HIDE_MIN_LEAD and not terrain.flat else None
+    raise RulesError("tactic_policy must be none or hide-when-possible", ("tactic_policy",))
+
+
+# --------------------------------------------------------------------------------------------
+# Rounds
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TacticRecord:
+    """The tactic as API.md "Chases" records it; `attempted` is false for a resting escapee."""
+
+    kind: Literal["hide", "hazard"]
+    success: bool
+    attempted: bool = True
+    cost: int | None = None
+    penalty: int | None = None
+    created: bool | None = None
+    escapee_total: int | None = None
+    chaser_total: int | None = None
+    chaser_check: str | None = None
+    dc: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {"kind": self.kind, "success": self.success}
+        if not self.attempted:
+            fields["attempted"] = False
+        for name in (
+            "cost",
+            "penalty",
+            "created",
+            "escapee_total",
+            "chaser_total",
+            "chaser_check",
+            "dc",
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                fields[name] = value
+        return fields
+
+
+def round_cost(record: TacticRecord | None) -> int:
+    """What the tactic cost the escapee in DS: a hazard's `hazard_base_cost + p`, else 0."""
+    if record is None or record.cost is None:
+        return 0
+    return record.cost
+
+
+@dataclass(frozen=True, slots=True)
+class SideRound:
+    """One side's increment: rested, held up by the tactic, and the race checks it made."""
+
+    name: str
+    gained: int
+    total: int | None
+    rested: bool
+    held_up: bool
+    events: tuple[str, ...]
+    checks: tuple[CheckRecord, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gained": self.gained,
+            "total": self.total,
+            "rested": self.rested,
+            "held_up": self.held_up,
+            "events": list(self.events),
+            "checks": [check.to_dict() for check in self.checks],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """API.md "Chases" round record, but number/rolls/summary; plus `increment` and `sides`."""
+
+    increment: int
+    terrain: Terrain
+    lead_before: int
+    tactic: TacticRecord | None
+    escapee: SideRound
+    chaser: SideRound
+    lead: int
+    finished: bool
+    outcome: Outcome | None
+    status_detail: StatusDetail | None
+
+    @property
+    def cost(self) -> int:
+        """The hazard's cost in DS (0 without one)."""
+        return round_cost(self.tactic)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "increment": self.increment,
+            "terrain": terrain_to_dict(self.terrain),
+            "lead_before": self.lead_before,
+            "tactic": None if self.tactic is None else self.tactic.to_dict(),
+            "gains": {self.escapee.name: self.escapee.gained, self.chaser.name: self.chaser.gained},
+            "lead": self.lead,
+            "finished": self.finished,
+            "outcome": self.outcome,
+            "status_detail": self.status_detail,
+            "sides": {side.name: side.to_dict() for side in (self.escapee, self.chaser)},
+        }
+
+
+def validate_round(config: Config, state: State, round_input: RoundInput) -> None:
+    """`RulesError` for a round the rules forbid now (RULES.md §3.4 tactics; §3.3 mounts)."""
+    violations = Violations()
+    terrain, tactic = round_input.terrain, round_input.tactic
+    if isinstance(tactic, Hide):
+        if terrain.flat:
+            violations.add(("tactic", "kind"), "nobody can hide on flat terrain")
+        if state.lead < HIDE_MIN_LEAD:
+            violations.add(
+                ("tactic", "kind"),
+                f"hiding needs a lead of {HIDE_MIN_LEAD} or more (the lead is {state.lead})",
+            )
+    if isinstance(tactic, CreateHazard) and tactic.penalty < 0:
+        violations.add(("tactic", "penalty"), "penalty must be at least 0")
+    if terrain.increment.mounted:
+        for side in (config.escapee, config.chaser):
+            if side.mount is None:
+                violations.add(("terrain", "mounted"), f"{side.name} has no mount")
+    violations.raise_if_any()
+
+
+def play_round(
+    config: Config, state: State, round_input: RoundInput, dice: Dice
+) -> tuple[State, Round]:
+    """Play one chase increment (RULES.md §3.4 "Each increment").
+
+    Constitution checks when due, then the escapee's tactic — `hide` (opposed Hide vs Spot, the
+    escapee first; winning ends the chase, losing adds her 0) or `hazard` (costs
+    `hazard_base_cost + p` at once; Dexterity `d20 + dexterity - p` vs 14 creates it; the chaser
+    then checks vs DC `10 + p` or adds 0) — then both sides' increment checks as in races, and
+    `lead = lead_before - cost + gains[escapee] - gains[chaser]`.
+    """
+    if is_finished(state):
+        raise PhaseError("the chase is over")
+    validate_round(config, state, round_input)
+    escapee, chaser = config.escapee, config.chaser
+    increment = round_input.terrain.increment
+    tactic = round_input.tactic
+
+    def constitution(side: Competitor) -> CheckRecord | None:
+        return endurance_check(
+            side,
+            mounted=increment.mounted,
+            increments_raced=state.increments,
+            mounted_increments_raced=state.mounted_increments,
+            endurance_rule=config.endurance_rule,
+            dice=dice,
+        )
+
+    escapee_con, chaser_con = constitution(escapee), constitution(chaser)
+    escapee_rests = escapee_con is not None and not escapee_con.success
+    chaser_rests = chaser_con is not None and not chaser_con.success
+
+    record: TacticRecord | None = None
+    escapee_held = chaser_held = hid = False
+    if isinstance(tactic, Hide):
+        record = _hide(config, dice, escapee_rests=escapee_rests, chaser_rests=chaser_rests)
+        hid = record.success
+        escapee_held = record.attempted and not record.success
+    elif isinstance(tactic, CreateHazard):
+        record = _hazard(
+            config, tactic, dice, escapee_rests=escapee_rests, chaser_rests=chaser_rests
+        )
+        chaser_held = record.success and record.chaser_total is not None
+
+    def side_round(side: Competitor, con: CheckRecord | None, rests: bool, held: bool) -> SideRound:
+        if rests:
+            outcome = RESTED
+        elif held or hid:
+            outcome = IncrementOutcome(gained=0, total=None, events=("held-up",) if held else ())
+        else:
+            outcome = run_increment(
+                side,
+                increment,
+                dice,
+                max_retries=config.max_retries,
+                damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+            )
+        checks = outcome.checks if con is None else (con, *outcome.checks)
+        return SideRound(
+            side.name,
+            outcome.gained,
+            outcome.total,
+            rests,
+            held and not rests,
+            outcome.events,
+            checks,
+        )
+
+    escapee_line = side_round(escapee, escapee_con, escapee_rests, escapee_held)
+    chaser_line = side_round(chaser, chaser_con, chaser_rests, chaser_held)
+    cost = round_cost(record)
+    lead = state.lead - cost + escapee_line.gained - chaser_line.gained
+    ds = {
+        escapee.name: state.ds[escapee.name] - cost + escapee_line.gained,
+        chaser.name: state.ds[chaser.name] + chaser_line.gained,
+    }
+    increments = state.increments + 1
+    status = _status_after(
+        config,
+        lead=lead,
+        increments=increments,
+        hid=hid,
+        escapee_forfeited="forfeited" in escapee_line.events,
+        chaser_forfeited="forfeited" in chaser_line.events,
+    )
+    new_state = State(
+        lead=lead,
+        ds=ds,
+        status_detail=status,
+        increments=increments,
+        mounted_increments=state.mounted_increments + (1 if increment.mounted else 0),
+    )
+    return new_state, Round(
+        increment=increments,
+        terrain=round_input.terrain,
+        lead_before=state.lead,
+        tactic=record,
+        escapee=escapee_line,
+        chaser=chaser_line,
+        lead=lead,
+        finished=status is not None,
+        outcome=None if status is None or status == "gave-up" else status,
+        status_detail=status,
+    )
+
+
+def _status_after(
+    config: Config,
+    *,
+    lead: int,
+    increments: int,
+    hid: bool,
+    escapee_forfeited: bool,
+    chaser_forfeited: bool,
+) -> StatusDetail | None:
+    """How the chase stands after an increment (RULES.md §3.4 "End"; module rulings)."""
+    if hid:
+        return "hid"
+    if escapee_forfeited:
+        return "caught"
+    if chaser_forfeited:
+        return "escaped"
+    if lead <= CAUGHT_AT:
+        return "caught"
+    if lead >= ESCAPED_AT:
+        return "escaped"
+    if increments >= config.max_rounds:
+        return "gave-up"
+    return None
+
+
+def _hide(config: Config, dice: Dice, *, escapee_rests: bool, chaser_rests: bool) -> TacticRecord:
+    """Opposed Hide (escapee, first) vs Spot (chaser, second, the defending side) (RULES.md §0)."""
+    if escapee_rests:
+        return TacticRecord("hide", success=False, attempted=False)
+    if chaser_rests:
+        return TacticRecord("hide", success=True)
+    contest = opposed_check(
+        dice,
+        first=(config.escapee.name, HIDE, config.escapee.modifier(HIDE)),
+        second=(config.chaser.name, SPOT, config.chaser.modifier(SPOT)),
+    )
+    return TacticRecord(
+        "hide",
+        success=contest.first_wins,
+        escapee_total=contest.first.total,
+        chaser_total=contest.second.total,
+    )
+
+
+def _hazard(
+    config: Config,
+    tactic: CreateHazard,
+    dice: Dice,
+    *,
+    escapee_rests: bool,
+    chaser_rests: bool,
+) -> TacticRecord:
+    """Create a hazard (RULES.md §3.4): pay, Dexterity vs DC 14, the chaser's check vs 10 + p."""
+    penalty = tactic.penalty
+    if escapee_rests:
+        return TacticRecord("hazard", success=False, attempted=False, cost=0, penalty=penalty)
+    cost = config.hazard_base_cost + penalty
+    dexterity = dice.d20(who=config.escapee.name, purpose=DEXTERITY)
+    escapee_total = dexterity + config.escapee.modifier(DEXTERITY) - penalty
+    created = escapee_total >= HAZARD_CREATE_DC
+    dc = HAZARD_BASE_DC + penalty
+    chaser_total = None
+    if created and not chaser_rests:
+        roll = dice.d20(who=config.chaser.name, purpose=HAZARD)
+        chaser_total = roll + config.chaser.modifier(tactic.chaser_check)
+    return TacticRecord(
+        "hazard",
+        success=created and chaser_total is not None and chaser_total < dc,
+        cost=cost,
+        penalty=penalty,
+        created=created,
+        escapee_total=escapee_total,
+        chaser_total=chaser_total,
+        chaser_check=tactic.chaser_check,
+        dc=dc,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Presentation
+# --------------------------------------------------------------------------------------------
+
+
+def _describe_tactic(config: Config, record: TacticRecord) -> str:
+    escapee, chaser = config.escapee.name, config.chaser.name
+    if not record.attempted:
+        attempt = "hide" if record.kind == "hide" else "create a hazard"
+        return f"{escapee} rests instead of trying to {attempt}"
+    if record.kind == "hide":
+        if record.escapee_total is None:
+            return f"{escapee} hides while {chaser} rests"
+        verb = "hides from" if record.success else "fails to hide from"
+        return (
+            f"{escapee} {verb} {chaser} (Hide {record.escapee_total} vs Spot {record.chaser_total})"
+        )
+    words = f"{escapee} pays {record.cost} DS for a hazard (Dexterity {record.escapee_total} vs 14"
+    if not record.created:
+        return words + ", not created)"
+    if record.chaser_total is None:
+        return words + f", created; {chaser} rests)"
+    verdict = "fails" if record.success else "passes"
+    return (
+        words + f", created; {chaser} {verdict} {record.chaser_check} {record.chaser_total}"
+        f" vs DC {record.dc})"
+    )
+
+
+def _describe_side(line: SideRound) -> str:
+    if line.rested:
+        return f"{line.name} rests"
+    if line.held_up:
+        return f"{line.name} +0 (held up)"
+    if "forfeited" in line.events:
+        return f"{line.name} is stopped by the obstacle"
+    return f"{line.name} {line.gained:+d}"
+
+
+def round_summary(config: Config, state_after: State, round: Round) -> str:
+    """One line for the Discord bot, e.g. `Ralf +12, the guard +0; lead 8 -> 20.`"""
+    parts: list[str] = []
+    if round.tactic is not None:
+        parts.append(_describe_tactic(config, round.tactic))
+    if round.outcome != "hid":
+        parts.append(f"{_describe_side(round.escapee)}, {_describe_side(round.chaser)}")
+    terrain = describe_increment(round.terrain.increment)
+    flat = ", flat" if round.terrain.flat else ""
+    line = f"Increment {round.increment} ({terrain}{flat}): " + "; ".join(parts)
+    line += f"; lead {round.lead_before} -> {round.lead}"
+    ending = {
+        "caught": f"{config.chaser.name} catches {config.escapee.name}",
+        "escaped": f"{config.escapee.name} escapes",
+        "hid": f"{config.escapee.name} escapes by hiding",
+        "gave-up": f"{config.chaser.name} gives up after {state_after.increments} increments",
+    }
+    if round.status_detail is not None:
+        line += f". {ending[round.status_detail]}"
+    return line + "."

@@ -1,0 +1,88 @@
+"""The d20 check: `d20 + modifier`, succeeding against a DC when `total >= DC` (RULES.md §0).
+
+Natural 1 and 20 are not automatic on checks. Dice: one d20 keyed (who, purpose), by default
+(None, "check").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from app.rules.dice import Dice
+from app.rules.errors import RulesError
+
+#: Sane bounds on a lone check's modifier and DC (RULES.md §0 sets none).
+MIN_MODIFIER: Final = -1000
+MAX_MODIFIER: Final = 1000
+MIN_DC: Final = -1000
+MAX_DC: Final = 1000
+D20_SIDES: Final = 20
+
+#: Dice purpose of a lone d20 check.
+CHECK: Final = "check"
+
+
+@dataclass(frozen=True, slots=True)
+class D20Check:
+    """One d20 check (RULES.md §0); `success` is None without a DC."""
+
+    roll: int
+    modifier: int
+    total: int
+    dc: int | None
+    success: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "roll": self.roll,
+            "modifier": self.modifier,
+            "total": self.total,
+            "dc": self.dc,
+            "success": self.success,
+        }
+
+
+def check_bounds(modifier: int, dc: int | None) -> None:
+    """The modifier and DC lie in -1000..1000."""
+    if not MIN_MODIFIER <= modifier <= MAX_MODIFIER:
+        raise RulesError(
+            f"the modifier must be between {MIN_MODIFIER} and {MAX_MODIFIER}", ("modifier",)
+        )
+    if dc is not None and not MIN_DC <= dc <= MAX_DC:
+        raise RulesError(f"the DC must be between {MIN_DC} and {MAX_DC}", ("dc",))
+
+
+def judge_check(roll: int, modifier: int, dc: int | None = None) -> D20Check:
+    """`total = roll + modifier`; success when `total >= dc` (RULES.md §0), no automatic 1 or 20."""
+    if not 1 <= roll <= D20_SIDES:
+        raise RulesError(f"die value {roll} is outside 1..{D20_SIDES}", ("roll",))
+    check_bounds(modifier, dc)
+    total = roll + modifier
+    return D20Check(roll, modifier, total, dc, None if dc is None else total >= dc)
+
+
+def d20_check(
+    modifier: int,
+    dice: Dice,
+    *,
+    dc: int | None = None,
+    who: str | None = None,
+    purpose: str = CHECK,
+) -> D20Check:
+    """Roll a d20 check `d20 + modifier`, against `dc` when given (RULES.md §0)."""
+    check_bounds(modifier, dc)
+    roll = dice.d20(who=who, purpose=purpose)
+    return judge_check(roll, modifier, dc)
+
+
+# --- presentation -------------------------------------------------------------------------
+
+
+def check_summary(check: D20Check) -> str:
+    """One line, e.g. `d20 14 + 3 = 17 vs DC 15: success.`"""
+    sign = "-" if check.modifier < 0 else "+"
+    line = f"d20 {check.roll} {sign} {abs(check.modifier)} = {check.total}"
+    if check.dc is not None:
+        line += f" vs DC {check.dc}: {'success' if check.success else 'failure'}"
+    return line + "."

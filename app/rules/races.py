@@ -1,0 +1,1209 @@
+"""Races: a course of range increments, direct DS (RULES.md §3.3).
+
+Every competitor still racing makes one check per increment and adds its total to her Degree of
+Success (DS); after the last increment the highest DS among those who did not forfeit wins (equal
+highest: a tie). `play_round` plays one increment for everybody; the web layer's `resolve` simply
+loops it until `is_finished`.
+
+Chases (RULES.md §3.4, `app.rules.chases`) race the same competitors over the same kind of
+increment, so the competitor, the increment and the per-increment checks live here and are public:
+`Competitor`, `Increment`, `competitor_from_dict`, `increment_from_dict`, `endurance_check` and
+`run_increment`.
+
+Rulings where RULES.md §3.3 is silent:
+
+- *Speed by movement.* The check `swim` moves at `speeds.swim`, `climb` at `speeds.climb`, every
+  other check at `speeds.land`; a missing one falls back to `speed` (RULES.md: "else `speed`").
+- *Names.* Check names, `mods` keys and feats are case-insensitive and stored lower-case, so
+  `"Swim"` finds `speeds.swim`; two `mods` keys differing only in case are rejected.
+- *Increment modifier.* It is added to the increment's own checks: the increment check, its retries
+  and the increment's obstacle or hazard check, never to Constitution or Ride checks.
+- *DC without `on_fail`.* A `climb` check defaults to `retry` (the source's climbing race), any
+  other check to `stall`. `on_fail` without a `dc` is rejected.
+- *Retried DC checks.* The retries of a failed `on_fail: retry` check repeat the increment check
+  with its full modifier (speed bonus included: it is the same climb) and draw their dice from the
+  "obstacle" purpose, since API.md's `check` die is a single value. After a retried obstacle or
+  check she adds 0 (minus the retry costs) and makes no further check this increment.
+- *A failed obstacle, retry or hazard ends the increment for her*: she adds 0 and makes no
+  increment check (its total is `null`), since nothing could be added.
+- *Taking damage* (`damage_instead_of_forfeit`) changes only `obstacle`s: hazards still add 0, and
+  a failed `on_fail: retry` check still retries (it carries no damage to take instead).
+- *Mounted increments* must use the `strength` check (the mount's Strength check). Obstacle and
+  hazard checks on a mounted increment are the rider's own. The Run feat does not apply (it is a
+  foot-race bonus); pacing does, to the check and to the mount's safe count. The rider's Endurance
+  feat does not help the mount's Constitution check.
+- *Increments raced so far* (the Constitution DC is 2 * that). The rider's count is every increment
+  of the race already played — resting, retrying or riding, she was in it. The mount's count is the
+  mounted increments already played (fresh horses waiting at the last leg have raced none). A
+  count below the safe number of increments means no check; from the safe number on, she checks
+  before each increment, so a Con 10 runner first checks before increment 11, at DC 20.
+- A mount without a `con_score`, or with `living: false`, never checks; neither does a competitor
+  without a `con_score` (the rule is on "when a competitor's `con_score` is given").
+- Damage below 0 counts as 0; `max_retries` is 0..100; `drown_margin` is at least 1; speeds and
+  scores are not negative; a `hazard` takes no `retry`.
+- A race whose competitors have all forfeited is finished at once, with no winners.
+
+Dice, keyed (who, purpose) with who the competitor's name: "constitution" (the Constitution check,
+the mount's too), "obstacle" (each obstacle or hazard attempt and each retry of a failed DC check,
+in order), "ride" (the Ride check), "check" (the increment check), "damage" (dice notation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, get_args
+
+from app.rules.common import ability_modifier
+from app.rules.dice import Dice
+from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
+
+Pacing = Literal["normal", "sprint", "pace"]
+OnFail = Literal["retry", "stall"]
+ObstacleKind = Literal["obstacle", "hazard"]
+Standing = Literal["racing", "forfeited"]
+CheckKind = Literal["constitution", "obstacle", "hazard", "ride", "increment", "retry"]
+
+PACINGS: Final[tuple[Pacing, ...]] = get_args(Pacing)
+ON_FAILS: Final[tuple[OnFail, ...]] = get_args(OnFail)
+OBSTACLE_KINDS: Final[tuple[ObstacleKind, ...]] = get_args(ObstacleKind)
+STANDINGS: Final[tuple[Standing, ...]] = get_args(Standing)
+MOVEMENTS: Final = ("land", "swim", "climb")
+
+#: API.md "Limits".
+MAX_COMPETITORS: Final = 64
+MAX_INCREMENTS: Final = 200
+#: RULES.md §5: at most 1000 characters in one dice expression.
+MAX_NOTATION_CHARS: Final = 1000
+#: RULES.md §3.3 defaults.
+DEFAULT_MAX_RETRIES: Final = 5
+MAX_RETRIES_LIMIT: Final = 100
+DEFAULT_DROWN_MARGIN: Final = 5
+RETRY_COST: Final = 10
+#: +2 per full 10 ft of speed; +2 Run on foot-race checks; ±2 for sprinting or pacing.
+SPEED_BONUS_PER_STEP: Final = 2
+SPEED_STEP_FT: Final = 10
+RUN_BONUS: Final = 2
+PACING_BONUS: Final[Mapping[str, int]] = {"normal": 0, "sprint": 2, "pace": -2}
+#: Safe increments: +2 when pacing, -2 when sprinting.
+PACING_SAFE_INCREMENTS: Final[Mapping[str, int]] = {"normal": 0, "sprint": -2, "pace": 2}
+ENDURANCE_BONUS: Final = 4
+#: Ride check: +2 at 10 or more, +4 at 20, +6 at 30.
+RIDE_BONUSES: Final[tuple[tuple[int, int], ...]] = ((30, 6), (20, 4), (10, 2))
+
+FOOT_RACE_CHECK: Final = "strength"
+RUN_FEAT: Final = "run"
+ENDURANCE_FEAT: Final = "endurance"
+DROWNING: Final = "drowning"
+
+#: Dice purposes (API.md "Races" round body).
+CHECK: Final = "check"
+OBSTACLE: Final = "obstacle"
+CONSTITUTION: Final = "constitution"
+RIDE: Final = "ride"
+DAMAGE: Final = "damage"
+
+
+# --------------------------------------------------------------------------------------------
+# Reading create bodies
+# --------------------------------------------------------------------------------------------
+
+
+class Violations:
+    """Collects every rule violation in a create body so one 422 lists them all."""
+
+    def __init__(self) -> None:
+        self.found: list[RuleViolation] = []
+
+    def add(self, loc: Loc, msg: str) -> None:
+        self.found.append(RuleViolation(loc, msg))
+
+    def raise_if_any(self) -> None:
+        if self.found:
+            first, *rest = self.found
+            raise RulesError(first.msg, first.loc, more=rest)
+
+    def mapping(self, value: object, loc: Loc) -> Mapping[str, Any]:
+        if isinstance(value, Mapping):
+            return value
+        self.add(loc, "must be an object")
+        return {}
+
+    def integer(
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        loc: Loc,
+        default: int | None = None,
+        *,
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> int | None:
+        """`data[key]` as an int within bounds; `default` when missing (None: required)."""
+        value = data.get(key)
+        if value is None:
+            if default is None:
+                self.add((*loc, key), f"{key} is required")
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.add((*loc, key), f"{key} must be an integer")
+            return default
+        if minimum is not None and value < minimum:
+            self.add((*loc, key), f"{key} must be at least {minimum}")
+            return default
+        if maximum is not None and value > maximum:
+            self.add((*loc, key), f"{key} must be at most {maximum}")
+            return default
+        return value
+
+    def optional_integer(
+        self, data: Mapping[str, Any], key: str, loc: Loc, *, minimum: int | None = None
+    ) -> int | None:
+        if data.get(key) is None:
+            return None
+        return self.integer(data, key, loc, minimum=minimum)
+
+    def flag(self, data: Mapping[str, Any], key: str, loc: Loc, default: bool) -> bool:
+        value = data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            self.add((*loc, key), f"{key} must be true or false")
+            return default
+        return value
+
+    def text(self, data: Mapping[str, Any], key: str, loc: Loc, default: str | None = None) -> str:
+        """A non-blank string; `default` when missing (None: required)."""
+        value = data.get(key)
+        if value is None and default is not None:
+            return default
+        if not isinstance(value, str) or not value.strip():
+            self.add((*loc, key), f"{key} must be a non-blank string")
+            return default or ""
+        return value
+
+    def check_name(self, data: Mapping[str, Any], key: str, loc: Loc) -> str:
+        # Ruling: check names are case-insensitive (stored lower-case).
+        return self.text(data, key, loc).strip().lower()
+
+    def choice(
+        self, data: Mapping[str, Any], key: str, loc: Loc, choices: Sequence[str], default: str
+    ) -> str:
+        value = data.get(key)
+        if value is None:
+            return default
+        if value not in choices:
+            self.add((*loc, key), f"{key} must be one of {', '.join(choices)}")
+            return default
+        return str(value)
+
+    def required_choice(
+        self, data: Mapping[str, Any], key: str, loc: Loc, choices: Sequence[str]
+    ) -> str | None:
+        value = data.get(key)
+        if value is None:
+            self.add((*loc, key), f"{key} is required: one of {', '.join(choices)}")
+            return None
+        if value not in choices:
+            self.add((*loc, key), f"{key} must be one of {', '.join(choices)}")
+            return None
+        return str(value)
+
+    def notation(self, data: Mapping[str, Any], key: str, loc: Loc) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.add((*loc, key), f"{key} must be dice notation")
+            return None
+        if len(value) > MAX_NOTATION_CHARS:
+            self.add((*loc, key), f"{key} is longer than {MAX_NOTATION_CHARS} characters")
+            return None
+        return value.strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Competitors and increments
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Speeds:
+    """Speeds (ft) per movement; a missing one falls back to the competitor's `speed`."""
+
+    land: int | None = None
+    swim: int | None = None
+    climb: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """A mount (RULES.md §3.3): its Strength check and speed replace the rider's when mounted."""
+
+    strength_mod: int
+    speed: int
+    name: str | None = None
+    con_score: int | None = None
+    con_mod: int | None = None
+    living: bool = True
+
+    @property
+    def constitution_modifier(self) -> int:
+        if self.con_mod is not None:
+            return self.con_mod
+        return ability_modifier(self.con_score) if self.con_score is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Competitor:
+    """A racer or a party to a chase (RULES.md §3.3, API.md "Races")."""
+
+    name: str
+    speed: int
+    speeds: Speeds = Speeds()
+    mods: Mapping[str, int] = field(default_factory=dict)
+    con_score: int | None = None
+    con_mod: int | None = None
+    feats: tuple[str, ...] = ()
+    pacing: Pacing = "normal"
+    mount: Mount | None = None
+
+    def modifier(self, check: str) -> int:
+        """The modifier for a check or skill; a missing one is 0 (RULES.md §3.3)."""
+        return self.mods.get(check, 0)
+
+    def has_feat(self, feat: str) -> bool:
+        return feat in self.feats
+
+    @property
+    def constitution_modifier(self) -> int:
+        if self.con_mod is not None:
+            return self.con_mod
+        return ability_modifier(self.con_score) if self.con_score is not None else 0
+
+    def speed_for(self, check: str) -> int:
+        """The speed for the movement a check makes (module docstring: *Speed by movement*)."""
+        if check == "swim":
+            movement = self.speeds.swim
+        elif check == "climb":
+            movement = self.speeds.climb
+        else:
+            movement = self.speeds.land
+        return self.speed if movement is None else movement
+
+
+@dataclass(frozen=True, slots=True)
+class Obstacle:
+    """An `obstacle` (must be passed) or a `hazard` (failure adds 0) at an increment."""
+
+    kind: ObstacleKind
+    check: str
+    dc: int
+    retry: bool = False
+    damage: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Increment:
+    """One range increment of a course, or one chase increment's terrain (RULES.md §3.3)."""
+
+    check: str
+    dc: int | None = None
+    on_fail: OnFail | None = None
+    drown_margin: int = DEFAULT_DROWN_MARGIN
+    modifier: int = 0
+    mounted: bool = False
+    obstacle: Obstacle | None = None
+
+
+def competitor_from_dict(data: object, loc: Loc, violations: Violations) -> Competitor:
+    """A competitor from its API.md shape, applying the defaults of RULES.md §3.3."""
+    body = violations.mapping(data, loc)
+    name = violations.text(body, "name", loc)
+    speed = violations.integer(body, "speed", loc, minimum=0) or 0
+    speeds_body = violations.mapping(body.get("speeds") or {}, (*loc, "speeds"))
+    for movement in speeds_body:
+        if movement not in MOVEMENTS:
+            violations.add((*loc, "speeds", movement), "speeds are land, swim and climb")
+    speeds = Speeds(
+        **{
+            movement: violations.optional_integer(
+                speeds_body, movement, (*loc, "speeds"), minimum=0
+            )
+            for movement in MOVEMENTS
+        }
+    )
+    mods: dict[str, int] = {}
+    mods_body = violations.mapping(body.get("mods") or {}, (*loc, "mods"))
+    for key in mods_body:
+        check = str(key).strip().lower()
+        value = violations.integer(mods_body, key, (*loc, "mods"), default=0)
+        if not check:
+            violations.add((*loc, "mods", key), "a modifier needs a check name")
+        elif check in mods:
+            violations.add((*loc, "mods", key), f"two modifiers for {check}")
+        else:
+            mods[check] = value or 0
+    con_score = violations.optional_integer(body, "con_score", loc, minimum=0)
+    con_mod = violations.optional_integer(body, "con_mod", loc)
+    if con_mod is None and con_score is not None:
+        con_mod = ability_modifier(con_score)
+    feats_value = body.get("feats") or []
+    feats: list[str] = []
+    if not isinstance(feats_value, list) or not all(isinstance(f, str) for f in feats_value):
+        violations.add((*loc, "feats"), "feats must be a list of names")
+    else:
+        for feat in feats_value:
+            if feat.strip().lower() not in feats:
+                feats.append(feat.strip().lower())
+    pacing = violations.choice(body, "pacing", loc, PACINGS, "normal")
+    mount = None
+    if body.get("mount") is not None:
+        mount = _mount_from_dict(body["mount"], (*loc, "mount"), violations)
+    return Competitor(
+        name=name,
+        speed=speed,
+        speeds=speeds,
+        mods=mods,
+        con_score=con_score,
+        con_mod=con_mod,
+        feats=tuple(feats),
+        pacing=_pacing(pacing),
+        mount=mount,
+    )
+
+
+def _pacing(value: str) -> Pacing:
+    for pacing in PACINGS:
+        if pacing == value:
+            return pacing
+    raise ValueError(value)
+
+
+def _mount_from_dict(data: object, loc: Loc, violations: Violations) -> Mount:
+    body = violations.mapping(data, loc)
+    name = body.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        violations.add((*loc, "name"), "name must be a non-blank string")
+        name = None
+    con_score = violations.optional_integer(body, "con_score", loc, minimum=0)
+    con_mod = violations.optional_integer(body, "con_mod", loc)
+    if con_mod is None and con_score is not None:
+        con_mod = ability_modifier(con_score)
+    return Mount(
+        name=name,
+        strength_mod=violations.integer(body, "strength_mod", loc) or 0,
+        speed=violations.integer(body, "speed", loc, minimum=0) or 0,
+        con_score=con_score,
+        con_mod=con_mod,
+        living=violations.flag(body, "living", loc, True),
+    )
+
+
+def competitor_to_dict(competitor: Competitor) -> dict[str, Any]:
+    """The normalised API.md shape; round-trips through `competitor_from_dict`."""
+    speeds = {
+        movement: getattr(competitor.speeds, movement)
+        for movement in MOVEMENTS
+        if getattr(competitor.speeds, movement) is not None
+    }
+    mount = competitor.mount
+    return {
+        "name": competitor.name,
+        "speed": competitor.speed,
+        "speeds": speeds,
+        "mods": dict(competitor.mods),
+        "con_score": competitor.con_score,
+        "con_mod": competitor.con_mod,
+        "feats": list(competitor.feats),
+        "pacing": competitor.pacing,
+        "mount": None
+        if mount is None
+        else {
+            "name": mount.name,
+            "strength_mod": mount.strength_mod,
+            "speed": mount.speed,
+            "con_score": mount.con_score,
+            "con_mod": mount.con_mod,
+            "living": mount.living,
+        },
+    }
+
+
+def increment_from_dict(data: object, loc: Loc, violations: Violations) -> Increment:
+    """An increment (or a chase's terrain) from its API.md shape (RULES.md §3.3)."""
+    body = violations.mapping(data, loc)
+    check = violations.check_name(body, "check", loc)
+    dc = violations.optional_integer(body, "dc", loc)
+    on_fail_value = violations.choice(body, "on_fail", loc, ON_FAILS, "")
+    on_fail: OnFail | None = None
+    if on_fail_value:
+        if dc is None and body.get("dc") is None:
+            violations.add((*loc, "on_fail"), "on_fail needs a dc")
+        on_fail = "retry" if on_fail_value == "retry" else "stall"
+    elif dc is not None:
+        # Ruling: climbing retries (the source's climbing race); anything else stalls.
+        on_fail = "retry" if check == "climb" else "stall"
+    mounted = violations.flag(body, "mounted", loc, False)
+    if mounted and check and check != FOOT_RACE_CHECK:
+        violations.add((*loc, "check"), "a mounted increment uses the mount's strength check")
+    obstacle = None
+    if body.get("obstacle") is not None:
+        obstacle = _obstacle_from_dict(body["obstacle"], (*loc, "obstacle"), violations)
+    return Increment(
+        check=check,
+        dc=dc,
+        on_fail=on_fail,
+        drown_margin=violations.integer(
+            body, "drown_margin", loc, default=DEFAULT_DROWN_MARGIN, minimum=1
+        )
+        or DEFAULT_DROWN_MARGIN,
+        modifier=violations.integer(body, "modifier", loc, default=0) or 0,
+        mounted=mounted,
+        obstacle=obstacle,
+    )
+
+
+def _obstacle_from_dict(data: object, loc: Loc, violations: Violations) -> Obstacle:
+    body = violations.mapping(data, loc)
+    kind = violations.required_choice(body, "kind", loc, OBSTACLE_KINDS)
+    retry = violations.flag(body, "retry", loc, False)
+    if kind == "hazard" and retry:
+        violations.add((*loc, "retry"), "a hazard is never retried")
+    return Obstacle(
+        kind="hazard" if kind == "hazard" else "obstacle",
+        check=violations.check_name(body, "check", loc),
+        dc=violations.integer(body, "dc", loc) or 0,
+        retry=retry,
+        damage=violations.notation(body, "damage", loc),
+    )
+
+
+def increment_to_dict(increment: Increment) -> dict[str, Any]:
+    """The normalised API.md shape; round-trips through `increment_from_dict`."""
+    obstacle = increment.obstacle
+    return {
+        "check": increment.check,
+        "dc": increment.dc,
+        "on_fail": increment.on_fail,
+        "drown_margin": increment.drown_margin,
+        "modifier": increment.modifier,
+        "mounted": increment.mounted,
+        "obstacle": None
+        if obstacle is None
+        else {
+            "kind": obstacle.kind,
+            "check": obstacle.check,
+            "dc": obstacle.dc,
+            "retry": obstacle.retry,
+            "damage": obstacle.damage,
+        },
+    }
+
+
+def describe_increment(increment: Increment) -> str:
+    """`strength`, `climb DC 14`, `mounted strength, obstacle jump DC 18` — for summaries."""
+    words = f"mounted {increment.check}" if increment.mounted else increment.check
+    if increment.dc is not None:
+        words += f" DC {increment.dc}"
+    if increment.modifier:
+        words += f" {increment.modifier:+d}"
+    obstacle = increment.obstacle
+    if obstacle is not None:
+        words += f", {obstacle.kind} {obstacle.check} DC {obstacle.dc}"
+    return words
+
+
+# --------------------------------------------------------------------------------------------
+# Courses
+# --------------------------------------------------------------------------------------------
+
+
+def _strength(count: int) -> tuple[Increment, ...]:
+    return tuple(Increment(check=FOOT_RACE_CHECK) for _ in range(count))
+
+
+def _dakrothian_marathon() -> tuple[Increment, ...]:
+    """RULES.md §3.3's table, 20 increments (the swim split 9-11, the tunnel 12-13)."""
+    strength = Increment(check=FOOT_RACE_CHECK)
+    climb = Increment(check="climb", dc=14, on_fail="retry")
+    swim = Increment(check="swim", dc=15, on_fail="stall", drown_margin=5)
+    mounted = Increment(check=FOOT_RACE_CHECK, mounted=True)
+    return (
+        strength,
+        strength,
+        Increment(
+            check=FOOT_RACE_CHECK,
+            obstacle=Obstacle(kind="obstacle", check="jump", dc=15, retry=True, damage="3d6"),
+        ),
+        climb,
+        climb,
+        climb,
+        strength,
+        Increment(
+            check=FOOT_RACE_CHECK,
+            obstacle=Obstacle(kind="hazard", check="jump", dc=12, damage="3d6"),
+        ),
+        swim,
+        swim,
+        swim,
+        Increment(check="swim", dc=15, on_fail="stall", modifier=-1),
+        Increment(check="swim", dc=15, on_fail="stall", modifier=-2),
+        strength,
+        strength,
+        Increment(check=FOOT_RACE_CHECK, obstacle=Obstacle(kind="hazard", check="balance", dc=12)),
+        strength,
+        strength,
+        mounted,
+        Increment(
+            check=FOOT_RACE_CHECK,
+            mounted=True,
+            obstacle=Obstacle(kind="obstacle", check="jump", dc=18, retry=False, damage="4d6"),
+        ),
+    )
+
+
+#: RULES.md §3.3 presets.
+PRESETS: Final[Mapping[str, tuple[Increment, ...]]] = {
+    "dash": _strength(2),
+    "typical": _strength(10),
+    "marathon": _strength(20),
+    "dakrothian-marathon": _dakrothian_marathon(),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A race: its course (a preset's name, or None for a custom course), increments, racers."""
+
+    increments: tuple[Increment, ...]
+    competitors: tuple[Competitor, ...]
+    preset: str | None = None
+    damage_instead_of_forfeit: bool = False
+    endurance_rule: bool = True
+    max_retries: int = DEFAULT_MAX_RETRIES
+
+
+def config_from_dict(data: Mapping[str, Any]) -> Config:
+    """The create body (API.md "Races") with its defaults; `RulesError` lists every violation."""
+    violations = Violations()
+    course = data.get("course")
+    preset: str | None = None
+    increments: tuple[Increment, ...] = ()
+    if isinstance(course, str):
+        if course in PRESETS:
+            preset = course
+            increments = PRESETS[course]
+        else:
+            violations.add(("course",), f"course must be one of {', '.join(PRESETS)} or a list")
+    elif isinstance(course, Mapping) and isinstance(course.get("increments"), list):
+        bodies = course["increments"]
+        if not 1 <= len(bodies) <= MAX_INCREMENTS:
+            violations.add(
+                ("course", "increments"), f"a course has 1 to {MAX_INCREMENTS} increments"
+            )
+        else:
+            increments = tuple(
+                increment_from_dict(body, ("course", "increments", index), violations)
+                for index, body in enumerate(bodies)
+            )
+    else:
+        violations.add(("course",), "course must be a preset name or {increments: [...]}")
+
+    competitors = _competitors_from_list(data.get("competitors"), violations)
+    if any(increment.mounted for increment in increments):
+        for index, competitor in enumerate(competitors):
+            if competitor.mount is None:
+                violations.add(
+                    ("competitors", index, "mount"),
+                    f"{competitor.name} needs a mount: the course has mounted increments",
+                )
+    config = Config(
+        increments=increments,
+        competitors=competitors,
+        preset=preset,
+        damage_instead_of_forfeit=violations.flag(data, "damage_instead_of_forfeit", (), False),
+        endurance_rule=violations.flag(data, "endurance_rule", (), True),
+        max_retries=_max_retries(data, violations),
+    )
+    violations.raise_if_any()
+    return config
+
+
+def _max_retries(data: Mapping[str, Any], violations: Violations) -> int:
+    retries = violations.integer(
+        data, "max_retries", (), default=DEFAULT_MAX_RETRIES, minimum=0, maximum=MAX_RETRIES_LIMIT
+    )
+    return DEFAULT_MAX_RETRIES if retries is None else retries
+
+
+def _competitors_from_list(value: object, violations: Violations) -> tuple[Competitor, ...]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_COMPETITORS:
+        violations.add(("competitors",), f"a race has 1 to {MAX_COMPETITORS} competitors")
+        return ()
+    competitors = tuple(
+        competitor_from_dict(body, ("competitors", index), violations)
+        for index, body in enumerate(value)
+    )
+    seen: set[str] = set()
+    for index, competitor in enumerate(competitors):
+        if competitor.name in seen:
+            violations.add(
+                ("competitors", index, "name"), f"two competitors named {competitor.name}"
+            )
+        seen.add(competitor.name)
+    return competitors
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    """The normalised create body; `increments` spells out the course even for a preset."""
+    increments = [increment_to_dict(increment) for increment in config.increments]
+    return {
+        "course": config.preset if config.preset is not None else {"increments": increments},
+        "increments": increments,
+        "competitors": [competitor_to_dict(competitor) for competitor in config.competitors],
+        "damage_instead_of_forfeit": config.damage_instead_of_forfeit,
+        "endurance_rule": config.endurance_rule,
+        "max_retries": config.max_retries,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The checks of one increment (shared with chases)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRecord:
+    """One d20 check made in an increment, for the round record."""
+
+    kind: CheckKind
+    check: str
+    roll: int
+    total: int
+    dc: int | None = None
+    success: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "check": self.check,
+            "roll": self.roll,
+            "total": self.total,
+            "dc": self.dc,
+            "success": self.success,
+        }
+
+
+def speed_bonus(speed: int) -> int:
+    """`2 * floor(speed / 10)` (RULES.md §3.3)."""
+    return SPEED_BONUS_PER_STEP * (speed // SPEED_STEP_FT)
+
+
+def ride_bonus(ride_total: int) -> int:
+    """The mount's bonus from the rider's Ride check: +2/+4/+6 at 10/20/30 (RULES.md §3.3)."""
+    for threshold, bonus in RIDE_BONUSES:
+        if ride_total >= threshold:
+            return bonus
+    return 0
+
+
+def increment_check_modifier(competitor: Competitor, increment: Increment, ride: int = 0) -> int:
+    """Everything added to the increment check's d20 (RULES.md §3.3 "The increment check").
+
+    On foot: the check's modifier + speed bonus for that movement + the increment modifier, +2 Run
+    on `strength` checks, ±2 pacing. Mounted: the mount's Strength modifier and speed bonus + the
+    Ride bonus `ride` + the increment modifier ± pacing.
+    """
+    pacing = PACING_BONUS[competitor.pacing]
+    if increment.mounted:
+        mount = competitor.mount
+        if mount is None:
+            raise RulesError(f"{competitor.name} has no mount", ("mounted",))
+        return mount.strength_mod + speed_bonus(mount.speed) + ride + increment.modifier + pacing
+    run = RUN_BONUS if increment.check == FOOT_RACE_CHECK and competitor.has_feat(RUN_FEAT) else 0
+    return (
+        competitor.modifier(increment.check)
+        + speed_bonus(competitor.speed_for(increment.check))
+        + increment.modifier
+        + run
+        + pacing
+    )
+
+
+def endurance_dc(increments_raced: int) -> int:
+    """DC `2 * increments raced so far` (RULES.md §3.3 "Long races")."""
+    return 2 * increments_raced
+
+
+def endurance_check(
+    competitor: Competitor,
+    *,
+    mounted: bool,
+    increments_raced: int,
+    mounted_increments_raced: int,
+    endurance_rule: bool,
+    dice: Dice,
+) -> CheckRecord | None:
+    """The long-race Constitution check due before an increment, or None (RULES.md §3.3).
+
+    On foot the competitor checks (+4 Endurance) once `increments_raced` reaches her safe count,
+    `con_score` +2 pacing / -2 sprinting; mounted, the mount does, counting only
+    `mounted_increments_raced`, unless it is not living. A failure means she rests.
+    """
+    if not endurance_rule:
+        return None
+    safe_adjustment = PACING_SAFE_INCREMENTS[competitor.pacing]
+    if mounted:
+        mount = competitor.mount
+        if mount is None or not mount.living or mount.con_score is None:
+            return None
+        con_score, con_modifier, raced = (
+            mount.con_score,
+            mount.constitution_modifier,
+            mounted_increments_raced,
+        )
+    else:
+        if competitor.con_score is None:
+            return None
+        con_score, con_modifier, raced = (
+            competitor.con_score,
+            competitor.constitution_modifier,
+            increments_raced,
+        )
+        if competitor.has_feat(ENDURANCE_FEAT):
+            con_modifier += ENDURANCE_BONUS
+    if raced < con_score + safe_adjustment:
+        return None
+    dc = endurance_dc(raced)
+    roll = dice.d20(who=competitor.name, purpose=CONSTITUTION)
+    total = roll + con_modifier
+    return CheckRecord("constitution", CONSTITUTION, roll, total, dc, total >= dc)
+
+
+@dataclass(frozen=True, slots=True)
+class IncrementOutcome:
+    """What one competitor's checks in one increment came to (RULES.md §3.3).
+
+    `gained` is the DS added, after retry costs; `total` the increment check's total (None when
+    she made none); `damage` the damage taken.
+    """
+
+    gained: int
+    total: int | None
+    forfeited: bool = False
+    damage: int = 0
+    drowning: bool = False
+    events: tuple[str, ...] = ()
+    checks: tuple[CheckRecord, ...] = ()
+
+
+RESTED: Final = IncrementOutcome(gained=0, total=None, events=("rested",))
+
+
+class _Increment:
+    """The checks of one competitor in one increment, in the order RULES.md §3.3 gives them."""
+
+    def __init__(
+        self,
+        competitor: Competitor,
+        increment: Increment,
+        dice: Dice,
+        *,
+        max_retries: int,
+        damage_instead_of_forfeit: bool,
+    ) -> None:
+        self.competitor = competitor
+        self.increment = increment
+        self.dice = dice
+        self.max_retries = max_retries
+        self.damage_instead_of_forfeit = damage_instead_of_forfeit
+        self.events: list[str] = []
+        self.checks: list[CheckRecord] = []
+        self.damage = 0
+        self.retries = 0
+
+    def outcome(
+        self, gained: int, total: int | None, *, forfeited: bool = False, drowning: bool = False
+    ) -> IncrementOutcome:
+        if forfeited:
+            self.events.append("forfeited")
+        return IncrementOutcome(
+            gained=gained - RETRY_COST * self.retries,
+            total=total,
+            forfeited=forfeited,
+            damage=self.damage,
+            drowning=drowning,
+            events=tuple(self.events),
+            checks=tuple(self.checks),
+        )
+
+    def d20_check(self, kind: CheckKind, check: str, purpose: str, modifier: int, dc: int) -> bool:
+        roll = self.dice.d20(who=self.competitor.name, purpose=purpose)
+        total = roll + modifier
+        self.checks.append(CheckRecord(kind, check, roll, total, dc, total >= dc))
+        return total >= dc
+
+    def take_damage(self, expr: str | None) -> None:
+        if expr is None:
+            return
+        rolled = self.dice.notation(expr, who=self.competitor.name, purpose=DAMAGE)
+        # Ruling: damage below 0 counts as 0 (damage never heals).
+        amount = max(rolled.total, 0)
+        self.damage += amount
+        self.events.append(f"damage {amount}")
+
+    def retry_until_passed(
+        self, attempt: Callable[[], bool], on_failure: Callable[[], None]
+    ) -> bool:
+        """Retries at 10 DS each until one passes; False after `max_retries` failed retries."""
+        for _ in range(self.max_retries):
+            self.retries += 1
+            self.events.append("retry")
+            if attempt():
+                return True
+            on_failure()
+        return False
+
+    def play(self) -> IncrementOutcome:
+        increment = self.increment
+        obstacle = increment.obstacle
+        if obstacle is not None:
+            held_up = self.face_obstacle(obstacle)
+            if held_up is not None:
+                return held_up
+        ride = 0
+        if increment.mounted:
+            roll = self.dice.d20(who=self.competitor.name, purpose=RIDE)
+            total = roll + self.competitor.modifier(RIDE)
+            ride = ride_bonus(total)
+            self.checks.append(CheckRecord("ride", RIDE, roll, total, None, None))
+        modifier = increment_check_modifier(self.competitor, increment, ride)
+        roll = self.dice.d20(who=self.competitor.name, purpose=CHECK)
+        total = roll + modifier
+        dc = increment.dc
+        passed = dc is None or total >= dc
+        self.checks.append(
+            CheckRecord(
+                "increment", increment.check, roll, total, dc, None if dc is None else passed
+            )
+        )
+        if dc is None or passed:
+            return self.outcome(total, total)
+        target: int = dc
+        self.events.append("check-failed")
+        if increment.on_fail == "retry":
+            # The failed check becomes an obstacle with retries (RULES.md §3.3).
+            if self.retry_until_passed(
+                lambda: self.d20_check("retry", increment.check, OBSTACLE, modifier, target),
+                lambda: self.events.append("check-failed"),
+            ):
+                return self.outcome(0, total)
+            return self.outcome(0, total, forfeited=True)
+        drowning = target - total >= increment.drown_margin
+        if drowning:
+            self.events.append(DROWNING)
+        return self.outcome(0, total, drowning=drowning)
+
+    def face_obstacle(self, obstacle: Obstacle) -> IncrementOutcome | None:
+        """The obstacle or hazard check; an outcome when it ends her increment, else None."""
+        modifier = self.competitor.modifier(obstacle.check) + self.increment.modifier
+
+        def attempt() -> bool:
+            return self.d20_check(obstacle.kind, obstacle.check, OBSTACLE, modifier, obstacle.dc)
+
+        if attempt():
+            return None
+        if obstacle.kind == "hazard":
+            self.events.append("hazard-failed")
+            self.take_damage(obstacle.damage)
+            return self.outcome(0, None)
+
+        def failed() -> None:
+            self.events.append("obstacle-failed")
+            self.take_damage(obstacle.damage)
+
+        failed()
+        if self.damage_instead_of_forfeit:
+            return None
+        if obstacle.retry and self.retry_until_passed(attempt, failed):
+            return self.outcome(0, None)
+        return self.outcome(0, None, forfeited=True)
+
+
+def run_increment(
+    competitor: Competitor,
+    increment: Increment,
+    dice: Dice,
+    *,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    damage_instead_of_forfeit: bool = False,
+) -> IncrementOutcome:
+    """One competitor's checks in one increment, after any Constitution check (RULES.md §3.3).
+
+    The obstacle or hazard first (damage on each failure; retries at 10 DS each; forfeit without
+    retry or after `max_retries` failed retries, unless `damage_instead_of_forfeit`), then the
+    Ride check when mounted, then the increment check with its DC and `on_fail`.
+    """
+    return _Increment(
+        competitor,
+        increment,
+        dice,
+        max_retries=max_retries,
+        damage_instead_of_forfeit=damage_instead_of_forfeit,
+    ).play()
+
+
+# --------------------------------------------------------------------------------------------
+# State and rounds
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """API.md "Races" state: increments done so far, DS, standing, damage and flags."""
+
+    increment: int
+    of: int
+    ds: Mapping[str, int]
+    standing: Mapping[str, Standing]
+    damage: Mapping[str, int]
+    flags: Mapping[str, tuple[str, ...]]
+
+
+def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - a race rolls nothing at the start
+    """Everyone at DS 0, racing, before the first increment (RULES.md §3.3)."""
+    names = [competitor.name for competitor in config.competitors]
+    return State(
+        increment=0,
+        of=len(config.increments),
+        ds=dict.fromkeys(names, 0),
+        standing=dict.fromkeys(names, "racing"),
+        damage=dict.fromkeys(names, 0),
+        flags=dict.fromkeys(names, ()),
+    )
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    """The state as JSON: exactly API.md "Races" State, which is all `play_round` needs."""
+    return {
+        "increment": state.increment,
+        "of": state.of,
+        "ds": dict(state.ds),
+        "standing": dict(state.standing),
+        "damage": dict(state.damage),
+        "flags": {name: list(flags) for name, flags in state.flags.items()},
+    }
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """The inverse of `state_to_dict`."""
+    standing: dict[str, Standing] = {
+        name: "forfeited" if value == "forfeited" else "racing"
+        for name, value in data["standing"].items()
+    }
+    return State(
+        increment=int(data["increment"]),
+        of=int(data["of"]),
+        ds={name: int(value) for name, value in data["ds"].items()},
+        standing=standing,
+        damage={name: int(value) for name, value in data["damage"].items()},
+        flags={name: tuple(str(flag) for flag in flags) for name, flags in data["flags"].items()},
+    )
+
+
+def public_state(state: State) -> dict[str, Any]:
+    """Exactly API.md "Races" State."""
+    return state_to_dict(state)
+
+
+def is_finished(state: State) -> bool:
+    """After the last increment, or once nobody is racing (RULES.md §3.3)."""
+    return state.increment >= state.of or all(
+        standing == "forfeited" for standing in state.standing.values()
+    )
+
+
+def winners(state: State) -> tuple[str, ...]:
+    """The highest DS among those who did not forfeit; several on a tie (RULES.md §3.3)."""
+    racing = [name for name, standing in state.standing.items() if standing == "racing"]
+    if not racing:
+        return ()
+    best = max(state.ds[name] for name in racing)
+    return tuple(name for name in racing if state.ds[name] == best)
+
+
+@dataclass(frozen=True, slots=True)
+class CompetitorRound:
+    """One competitor's line in a round record (API.md "Races")."""
+
+    name: str
+    gained: int
+    total: int | None
+    ds: int
+    standing: Standing
+    events: tuple[str, ...]
+    checks: tuple[CheckRecord, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gained": self.gained,
+            "total": self.total,
+            "ds": self.ds,
+            "standing": self.standing,
+            "events": list(self.events),
+            "checks": [check.to_dict() for check in self.checks],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """An increment's record: API.md "Races" fields (plus `increment`) but number/rolls/summary."""
+
+    increment: int
+    competitors: tuple[CompetitorRound, ...]
+    finished: bool
+    winners: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "increment": self.increment,
+            "competitors": {line.name: line.to_dict() for line in self.competitors},
+            "finished": self.finished,
+            "winners": list(self.winners),
+        }
+
+
+def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
+    """Play the next increment for every competitor still racing (RULES.md §3.3).
+
+    Each makes the Constitution check when due (failing, she rests: 0 DS, no other check), then
+    `run_increment`. Forfeited competitors are listed with their standing and no checks.
+    """
+    if is_finished(state):
+        raise PhaseError("the race is finished")
+    index = state.increment
+    increment = config.increments[index]
+    mounted_raced = sum(1 for earlier in config.increments[:index] if earlier.mounted)
+    ds, standing = dict(state.ds), dict(state.standing)
+    damage, flags = dict(state.damage), dict(state.flags)
+    lines: list[CompetitorRound] = []
+    for competitor in config.competitors:
+        name = competitor.name
+        if standing[name] == "forfeited":
+            lines.append(CompetitorRound(name, 0, None, ds[name], "forfeited", (), ()))
+            continue
+        constitution = endurance_check(
+            competitor,
+            mounted=increment.mounted,
+            increments_raced=index,
+            mounted_increments_raced=mounted_raced,
+            endurance_rule=config.endurance_rule,
+            dice=dice,
+        )
+        if constitution is not None and not constitution.success:
+            outcome = RESTED
+        else:
+            outcome = run_increment(
+                competitor,
+                increment,
+                dice,
+                max_retries=config.max_retries,
+                damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+            )
+        checks = outcome.checks if constitution is None else (constitution, *outcome.checks)
+        ds[name] += outcome.gained
+        damage[name] += outcome.damage
+        if outcome.forfeited:
+            standing[name] = "forfeited"
+        if outcome.drowning and DROWNING not in flags[name]:
+            flags[name] = (*flags[name], DROWNING)
+        lines.append(
+            CompetitorRound(
+                name,
+                outcome.gained,
+                outcome.total,
+                ds[name],
+                standing[name],
+                outcome.events,
+                checks,
+            )
+        )
+    new_state = State(
+        increment=index + 1,
+        of=state.of,
+        ds=ds,
+        standing=standing,
+        damage=damage,
+        flags=flags,
+    )
+    finished = is_finished(new_state)
+    return new_state, Round(
+        increment=index + 1,
+        competitors=tuple(lines),
+        finished=finished,
+        winners=winners(new_state) if finished else (),
+    )
+
+
+def result(config: Config, state: State) -> dict[str, Any] | None:  # noqa: ARG001
+    """The finished race: winners (several on a tie), DS, standing, damage and flags."""
+    if not is_finished(state):
+        return None
+    won = winners(state)
+    return {
+        "winners": list(won),
+        "tie": len(won) > 1,
+        "ds": dict(state.ds),
+        "standing": dict(state.standing),
+        "damage": dict(state.damage),
+        "flags": {name: list(flags) for name, flags in state.flags.items()},
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Presentation
+# --------------------------------------------------------------------------------------------
+
+
+def describe_outcome(line: CompetitorRound) -> str:
+    """`Ann +24 (DS 60)`, `Bob rested (DS 30)`, `Cid forfeited (DS 20)` — for summaries."""
+    notes = [event for event in line.events if event not in ("forfeited", "rested")]
+    if "forfeited" in line.events:
+        head = f"{line.name} forfeited"
+    elif "rested" in line.events:
+        head = f"{line.name} rested"
+    else:
+        head = f"{line.name} {line.gained:+d}"
+    detail = f" [{', '.join(notes)}]" if notes else ""
+    return f"{head}{detail} (DS {line.ds})"
+
+
+def _join(names: Iterable[str]) -> str:
+    listed = list(names)
+    return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+
+
+def round_summary(config: Config, state_after: State, round: Round) -> str:
+    """One line for the Discord bot, e.g. `Increment 3/20 (strength): Ann +24 (DS 60); …`."""
+    increment = config.increments[round.increment - 1]
+    racers = "; ".join(
+        describe_outcome(line)
+        for line in round.competitors
+        if line.checks or line.events or line.standing == "racing"
+    )
+    head = f"Increment {round.increment}/{state_after.of} ({describe_increment(increment)}): "
+    if not round.finished:
+        return head + racers + "."
+    won = round.winners
+    if not won:
+        return head + racers + ". Race over: nobody finished."
+    best = state_after.ds[won[0]]
+    if len(won) == 1:
+        return head + racers + f". {won[0]} wins the race with DS {best}."
+    return head + racers + f". Tie between {_join(won)} at DS {best}."

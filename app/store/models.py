@@ -1,0 +1,93 @@
+"""The store's tables (SQLAlchemy 2 declarative models); migrations/ creates the same schema."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+#: JSON documents: JSONB on PostgreSQL, JSON text elsewhere.
+Document = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class ContestSession(Base):
+    """One long-running contest: its kind, configuration, current state and result."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16))
+    version: Mapped[int] = mapped_column(Integer)
+    rounds_played: Mapped[int] = mapped_column(Integer)
+    config: Mapped[dict[str, Any]] = mapped_column(Document)
+    state: Mapped[dict[str, Any]] = mapped_column(Document)
+    result: Mapped[dict[str, Any] | None] = mapped_column(Document, nullable=True)
+    #: The session's seed, from which each round's dice derive; null: CSPRNG dice.
+    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    #: SHA-256 (hex) of the GM token; tokens themselves are never stored.
+    gm_token_hash: Mapped[str] = mapped_column(String(64))
+    #: {party name: SHA-256 hex of that party's token}.
+    party_token_hashes: Mapped[dict[str, str]] = mapped_column(Document)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ContestRound(Base):
+    """An append-only record of one played round: its inputs, every die, its outcome."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("session_id", "number", name="uq_rounds_session_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("sessions.id", ondelete="CASCADE")
+    )
+    number: Mapped[int] = mapped_column(Integer)
+    inputs: Mapped[dict[str, Any]] = mapped_column(Document)
+    dice: Mapped[list[dict[str, Any]]] = mapped_column(Document)
+    outcome: Mapped[dict[str, Any]] = mapped_column(Document)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class IdempotencyRecord(Base):
+    """A mutating call's stored answer, replayed for the same key and request within the TTL."""
+
+    __tablename__ = "idempotency_keys"
+
+    scope: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    #: SHA-256 over method, path, credentials and body: the same key with another request is a 422.
+    fingerprint: Mapped[bytes] = mapped_column(LargeBinary(32))
+    status_code: Mapped[int] = mapped_column(Integer)
+    headers: Mapped[dict[str, str]] = mapped_column(Document)
+    body: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)

@@ -1,0 +1,361 @@
+"""Throughput and latency of Arbiter against a bare FastAPI app, measured in the same run.
+
+    python3 scripts/dev.py bench [--duration 10] [--connections 32] [--no-postgres]
+
+Starts, one at a time, a bare FastAPI app (a constant from `GET /`) and Arbiter (one uvicorn
+worker each) on 127.0.0.1 and loads them with wrk (Debian package `wrk`; a small asyncio load
+generator is used when wrk is missing). Prints requests/s and p50/p99 latency for the bare
+app, `POST /v1/gurps/quick-contest`, `POST /v1/cairn/roll`, and round POSTs with server dice
+spread over many arm wrestles on SQLite and on PostgreSQL — each as a ratio to the bare app.
+After the round load it checks that no round was lost: every 200 answer is a stored round,
+numbers are contiguous and every session's version is its rounds + 1.
+
+Targets (from the issues): quick contest >= 0.75x bare; arm-wrestle rounds >= 0.20x on SQLite
+and >= 0.15x on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+POSTGRES_URL = os.environ.get(
+    "ARBITER_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+QUICK_CONTEST = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
+CAIRN = {"rating": 12, "target": 45}
+
+
+@dataclass
+class Figures:
+    name: str
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    ok: int
+    failed: int
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -> Iterator[str]:
+    port = free_port()
+    args = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+            "--workers", "1", "--no-access-log", "--log-level", "warning"]
+    if factory:
+        args.insert(4, "--factory")
+    process = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **(env or {})})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(base + ("/healthz" if factory else "/"), timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"{app} did not start")
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+WRK_SCRIPT = r"""
+local bodies = {}
+local paths = {}
+local headers = {}
+local count = 0
+local mode = os.getenv("ARBITER_WRK_MODE")
+function init(args)
+  if mode == "sessions" then
+    for line in io.lines(os.getenv("ARBITER_WRK_TARGETS")) do
+      local path, token = line:match("([^ ]+) ([^ ]+)")
+      count = count + 1
+      paths[count] = path
+      headers[count] = token
+    end
+  end
+end
+function request()
+  if mode == "sessions" then
+    local i = math.random(count)
+    return wrk.format("POST", paths[i], {["Content-Type"] = "application/json",
+      ["Authorization"] = "Bearer " .. headers[i]}, "{}")
+  end
+  return wrk.format(nil, nil, nil, nil)
+end
+"""
+
+
+def parse_latency(text: str, label: str) -> float:
+    match = re.search(rf"^\s*{label}\s+([\d.]+)(us|ms|s)\s*$", text, re.MULTILINE)
+    if not match:
+        return float("nan")
+    value, unit = float(match.group(1)), match.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
+def wrk(
+    name: str,
+    url: str,
+    *,
+    duration: int,
+    connections: int,
+    method: str = "GET",
+    body: dict[str, object] | None = None,
+    targets: Path | None = None,
+) -> Figures:
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "load.lua"
+        lua = WRK_SCRIPT
+        if targets is None:
+            lua = lua.replace(
+                "return wrk.format(nil, nil, nil, nil)",
+                f"return wrk.format({json.dumps(method)}, nil, "
+                '{["Content-Type"] = "application/json"}, '
+                f"{json.dumps(json.dumps(body)) if body is not None else 'nil'})",
+            )
+        script.write_text(lua)
+        env = {**os.environ, "ARBITER_WRK_MODE": "sessions" if targets else "plain"}
+        if targets:
+            env["ARBITER_WRK_TARGETS"] = str(targets)
+        output = subprocess.run(
+            ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--latency", "-s", str(script),
+             url],
+            capture_output=True, text=True, env=env, check=True,
+        ).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+    total = int(re.search(r"(\d+) requests in", output).group(1))  # type: ignore[union-attr]
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
+                       output)
+    failed = (int(bad.group(1)) if bad else 0) + (
+        sum(int(group) for group in errors.groups()) if errors else 0
+    )
+    return Figures(name, rate, parse_latency(output, "50%"), parse_latency(output, "99%"),
+                   total - (int(bad.group(1)) if bad else 0), failed)
+
+
+async def _python_load(
+    url: str, duration: int, connections: int, method: str, bodies: list[tuple[str, dict[str, str], bytes]]
+) -> tuple[int, int, list[float]]:
+    ok = failed = 0
+    latencies: list[float] = []
+    stop = time.monotonic() + duration
+    async with httpx.AsyncClient(base_url=url, timeout=30,
+                                 limits=httpx.Limits(max_connections=connections)) as client:
+        async def worker() -> None:
+            nonlocal ok, failed
+            while time.monotonic() < stop:
+                path, headers, content = random.choice(bodies)
+                started = time.perf_counter()
+                response = await client.request(method, path, headers=headers, content=content)
+                latencies.append((time.perf_counter() - started) * 1000)
+                if response.status_code < 300:
+                    ok += 1
+                else:
+                    failed += 1
+
+        await asyncio.gather(*(worker() for _ in range(connections)))
+    return ok, failed, latencies
+
+
+def load(
+    name: str,
+    base: str,
+    path: str,
+    *,
+    duration: int,
+    connections: int,
+    method: str = "GET",
+    body: dict[str, object] | None = None,
+    sessions: list[tuple[str, str]] | None = None,
+) -> Figures:
+    if shutil.which("wrk"):
+        if sessions:
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+                handle.write("".join(f"{p} {t}\n" for p, t in sessions))
+            try:
+                return wrk(name, base, duration=duration, connections=connections,
+                           targets=Path(handle.name))
+            finally:
+                os.unlink(handle.name)
+        return wrk(name, base + path, duration=duration, connections=connections, method=method,
+                   body=body)
+    if sessions:
+        bodies = [(p, {"authorization": f"Bearer {t}", "content-type": "application/json"}, b"{}")
+                  for p, t in sessions]
+    else:
+        bodies = [(path, {"content-type": "application/json"},
+                   json.dumps(body).encode() if body is not None else b"")]
+    started = time.monotonic()
+    ok, failed, latencies = asyncio.run(
+        _python_load(base, duration, connections, method, bodies)
+    )
+    elapsed = time.monotonic() - started
+    latencies.sort()
+
+    def pct(q: float) -> float:
+        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] if latencies else 0.0
+
+    return Figures(name, (ok + failed) / elapsed, pct(0.5), pct(0.99), ok, failed)
+
+
+def create_arm_wrestles(base: str, count: int) -> list[tuple[str, str]]:
+    body = {
+        "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
+        "b": {"name": "Ogre", "strength_mod": 2, "con_score": 200, "con_mod": 1},
+        "target": 100,
+        "max_rounds": 10_000,
+    }
+    sessions = []
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for _ in range(count):
+            created = client.post("/v1/arm-wrestles", json=body).json()
+            sessions.append((f"/v1/arm-wrestles/{created['id']}/rounds", created["tokens"]["gm"]))
+    return sessions
+
+
+def verify_rounds(base: str, sessions: list[tuple[str, str]], answered_ok: int,
+                  connections: int) -> str:
+    """Every 200 is a stored round; numbers contiguous; version = rounds + 1."""
+    stored = 0
+    problems = []
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for path, token in sessions:
+            headers = {"authorization": f"Bearer {token}"}
+            session = client.get(path.removesuffix("/rounds"), headers=headers).json()
+            rounds = client.get(path, headers=headers).json()["rounds"]
+            numbers = [entry["number"] for entry in rounds]
+            if numbers != list(range(1, len(rounds) + 1)):
+                problems.append(f"{path}: round numbers not contiguous")
+            if session["version"] != len(rounds) + 1:
+                problems.append(f"{path}: version {session['version']} != {len(rounds)} + 1")
+            stored += len(rounds)
+    # wrk stops with up to `connections` requests in flight: applied, but never counted.
+    if not answered_ok <= stored <= answered_ok + connections:
+        problems.append(f"{answered_ok} rounds answered 200 but {stored} stored")
+    return "; ".join(problems) if problems else f"ok ({stored} rounds stored, none lost)"
+
+
+def postgres_database() -> tuple[str, str] | None:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"arbiter_bench_{uuid.uuid4().hex[:10]}"
+    try:
+        engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        engine.dispose()
+    except Exception as exc:
+        print(f"  (PostgreSQL unavailable, skipped: {type(exc).__name__})")
+        return None
+    return name, make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_postgres(name: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--no-postgres", action="store_true")
+    options = parser.parse_args()
+    from app.store.database import upgrade_to_head
+
+    duration, connections = options.duration, options.connections
+    print(f"load: {'wrk' if shutil.which('wrk') else 'python asyncio'}, {connections} "
+          f"connections, {duration} s each, one uvicorn worker per server, 127.0.0.1")
+    results: list[Figures] = []
+    checks: list[str] = []
+    with server("bench.bare:app") as bare:
+        results.append(load("bare FastAPI GET /", bare, "/", duration=duration,
+                            connections=connections))
+    with tempfile.TemporaryDirectory() as folder:
+        sqlite_url = f"sqlite:///{folder}/bench.db"
+        upgrade_to_head(sqlite_url)
+        with server("app.main:create_app", {"DATABASE_URL": sqlite_url}, factory=True) as base:
+            results.append(load("POST /v1/gurps/quick-contest", base, "/v1/gurps/quick-contest",
+                                duration=duration, connections=connections, method="POST",
+                                body=QUICK_CONTEST))
+            results.append(load("POST /v1/cairn/roll", base, "/v1/cairn/roll",
+                                duration=duration, connections=connections, method="POST",
+                                body=CAIRN))
+            sessions = create_arm_wrestles(base, options.sessions)
+            figures = load("arm-wrestle rounds (SQLite)", base, "", duration=duration,
+                           connections=connections, sessions=sessions)
+            results.append(figures)
+            checks.append("SQLite: " + verify_rounds(base, sessions, figures.ok, connections))
+    if not options.no_postgres:
+        database = postgres_database()
+        if database is not None:
+            name, url = database
+            try:
+                upgrade_to_head(url)
+                with server("app.main:create_app", {"DATABASE_URL": url}, factory=True) as base:
+                    sessions = create_arm_wrestles(base, options.sessions)
+                    figures = load("arm-wrestle rounds (PostgreSQL)", base, "",
+                                   duration=duration, connections=connections,
+                                   sessions=sessions)
+                    results.append(figures)
+                    checks.append("PostgreSQL: " + verify_rounds(base, sessions, figures.ok,
+                                                                 connections))
+            finally:
+                drop_postgres(name)
+
+    bare_rate = results[0].requests_per_second
+    targets = {"POST /v1/gurps/quick-contest": 0.75, "arm-wrestle rounds (SQLite)": 0.20,
+               "arm-wrestle rounds (PostgreSQL)": 0.15}
+    print(f"\n{'endpoint':36} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'x bare':>7} "
+          f"{'target':>7} {'non-2xx':>8}")
+    for figures in results:
+        ratio = figures.requests_per_second / bare_rate
+        target = targets.get(figures.name)
+        mark = "" if target is None else (f">={target:.2f}" + (" ok" if ratio >= target else " MISS"))
+        print(f"{figures.name:36} {figures.requests_per_second:9.0f} {figures.p50_ms:8.2f} "
+              f"{figures.p99_ms:8.2f} {ratio:7.2f} {mark:>7} {figures.failed:8d}")
+    print()
+    for line in checks:
+        print("rounds check —", line)
+
+
+if __name__ == "__main__":
+    main()

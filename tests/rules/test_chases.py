@@ -1,0 +1,874 @@
+"""Chases (RULES.md §3.4): the Ralf example, starts, tactics, ends, endurance, properties."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.rules import chases
+from app.rules.dice import Dice, NotationResult, SeededRng
+from app.rules.errors import PhaseError, RulesError
+from app.rules.races import Increment
+
+Rolls = Mapping[str, Mapping[str, int | Sequence[int]]]
+
+
+class NoServerDice:
+    """Every die in these tests is supplied: a server roll is a test failure."""
+
+    def die(self, sides: int) -> int:
+        raise AssertionError(f"unexpected server d{sides}")
+
+
+def fake_notation(expr: str, draw: Callable[[int], int]) -> NotationResult:
+    """Enough dice notation for the tests: `NdS`, optionally `+K` or `-K`."""
+    match = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr.replace(" ", ""))
+    assert match is not None, expr
+    count, sides = int(match[1]), int(match[2])
+    values = tuple(draw(sides) for _ in range(count))
+    total = sum(values) + int(match[3] or 0)
+    return NotationResult(total, f"{expr} = {total}", values, (sides,) * count)
+
+
+def supplied(rolls: Rolls) -> Dice:
+    keyed: dict[tuple[str | None, str], list[int]] = {
+        (who, purpose): [values] if isinstance(values, int) else list(values)
+        for who, purposes in rolls.items()
+        for purpose, values in purposes.items()
+    }
+    return Dice(NoServerDice(), keyed, notation=fake_notation)
+
+
+RALF: dict[str, Any] = {
+    "name": "Ralf",
+    "speed": 30,
+    "mods": {"strength": 1, "dexterity": 3, "hide": 5, "initiative": 2},
+}
+GUARD: dict[str, Any] = {
+    "name": "guard",
+    "speed": 30,
+    "mods": {"strength": 2, "balance": 2, "spot": 1, "tumble": 6},
+}
+STREET: dict[str, Any] = {"check": "strength"}
+FIELD: dict[str, Any] = {"check": "strength", "flat": True}
+
+
+def chase(
+    lead: int = 12,
+    escapee: dict[str, Any] | None = None,
+    chaser: dict[str, Any] | None = None,
+    **options: Any,
+) -> chases.Config:
+    return chases.config_from_dict(
+        {
+            "escapee": escapee or RALF,
+            "chaser": chaser or GUARD,
+            "start": {"mode": "lead", "lead": lead},
+            **options,
+        }
+    )
+
+
+def begin(config: chases.Config) -> chases.State:
+    return chases.start(config, supplied({}))
+
+
+def at(config: chases.Config, lead: int, increments: int = 0) -> chases.State:
+    """A chase in progress: the given lead, `increments` played."""
+    return chases.State(
+        lead=lead,
+        ds={config.escapee.name: lead, config.chaser.name: 0},
+        increments=increments,
+    )
+
+
+def play(
+    config: chases.Config,
+    state: chases.State,
+    terrain: dict[str, Any],
+    tactic: dict[str, Any] | None,
+    rolls: Rolls,
+) -> tuple[chases.State, dict[str, Any]]:
+    round_input = chases.round_input_from_dict({"terrain": terrain, "tactic": tactic})
+    dice = supplied(rolls)
+    new_state, record = chases.play_round(config, state, round_input, dice)
+    dice.require_all_used()
+    return new_state, record.to_dict()
+
+
+def violation_locs(error: pytest.ExceptionInfo[RulesError]) -> list[tuple[str | int, ...]]:
+    return [violation.loc for violation in error.value.violations]
+
+
+# --------------------------------------------------------------------------------------------
+# The worked example
+# --------------------------------------------------------------------------------------------
+
+
+def test_ralf_escapes_the_city_guard() -> None:
+    """RULES.md §3.4 worked example, with `hazard_base_cost: 0`."""
+    config = chase(lead=12, hazard_base_cost=0)
+    state = begin(config)
+    assert chases.public_state(state) == {
+        "lead": 12,
+        "ds": {"Ralf": 12, "guard": 0},
+        "status_detail": None,
+    }
+    # A -4 hazard: lead 8 at once; Dexterity 17 + 3 - 4 = 16 >= 14 creates it; the guard's
+    # Balance 9 + 2 = 11 fails DC 14, so he adds 0; Ralf's Strength check 5 + 1 + 6 = 12.
+    state, record = play(
+        config,
+        state,
+        STREET,
+        {"kind": "hazard", "penalty": 4},
+        {"Ralf": {"dexterity": 17, "check": 5}, "guard": {"hazard": 9}},
+    )
+    assert record["lead_before"] == 12
+    assert record["tactic"] == {
+        "kind": "hazard",
+        "success": True,
+        "cost": 4,
+        "penalty": 4,
+        "created": True,
+        "escapee_total": 16,
+        "chaser_total": 11,
+        "chaser_check": "balance",
+        "dc": 14,
+    }
+    assert record["gains"] == {"Ralf": 12, "guard": 0}
+    assert record["lead"] == 20
+    assert record["finished"] is False
+    assert record["outcome"] is None
+    assert chases.public_state(state) == {
+        "lead": 20,
+        "ds": {"Ralf": 20, "guard": 0},
+        "status_detail": None,
+    }
+    # With that lead, and terrain that is not flat, Hide beats Spot: the chase is over.
+    state, record = play(
+        config, state, STREET, {"kind": "hide"}, {"Ralf": {"hide": 15}, "guard": {"spot": 10}}
+    )
+    assert record["tactic"] == {
+        "kind": "hide",
+        "success": True,
+        "escapee_total": 20,
+        "chaser_total": 11,
+    }
+    assert record["gains"] == {"Ralf": 0, "guard": 0}
+    assert record["lead"] == 20
+    assert record["finished"] is True
+    assert record["outcome"] == "hid"
+    assert state.status_detail == "hid"
+    assert chases.is_finished(state)
+    assert chases.result(config, state) == {
+        "status_detail": "hid",
+        "winner": "Ralf",
+        "lead": 20,
+        "ds": {"Ralf": 20, "guard": 0},
+        "increments": 2,
+    }
+
+
+def test_ralf_summaries() -> None:
+    config = chase(lead=12, hazard_base_cost=0)
+    state = begin(config)
+    round_input = chases.round_input_from_dict(
+        {"terrain": STREET, "tactic": {"kind": "hazard", "penalty": 4}}
+    )
+    state, record = chases.play_round(
+        config,
+        state,
+        round_input,
+        supplied({"Ralf": {"dexterity": 17, "check": 5}, "guard": {"hazard": 9}}),
+    )
+    assert chases.round_summary(config, state, record) == (
+        "Increment 1 (strength): Ralf pays 4 DS for a hazard (Dexterity 16 vs 14, created; "
+        "guard fails balance 11 vs DC 14); Ralf +12, guard +0 (held up); lead 12 -> 20."
+    )
+    hide = chases.round_input_from_dict({"terrain": STREET, "tactic": {"kind": "hide"}})
+    state, record = chases.play_round(
+        config, state, hide, supplied({"Ralf": {"hide": 15}, "guard": {"spot": 10}})
+    )
+    assert chases.round_summary(config, state, record) == (
+        "Increment 2 (strength): Ralf hides from guard (Hide 20 vs Spot 11); lead 20 -> 20. "
+        "Ralf escapes by hiding."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Starts
+# --------------------------------------------------------------------------------------------
+
+
+def test_initiative_start_rolls_the_escapees_initiative() -> None:
+    config = chases.config_from_dict(
+        {"escapee": RALF, "chaser": GUARD, "start": {"mode": "initiative"}}
+    )
+    dice = supplied({"Ralf": {"initiative": 7}})
+    state = chases.start(config, dice)
+    dice.require_all_used()
+    assert state.lead == 9
+    assert state.ds == {"Ralf": 9, "guard": 0}
+    assert [(entry.who, entry.purpose) for entry in dice.log] == [("Ralf", "initiative")]
+
+
+def test_initiative_start_without_a_lead_is_rejected() -> None:
+    slow = {**RALF, "mods": {"initiative": -5}}
+    config = chases.config_from_dict(
+        {"escapee": slow, "chaser": GUARD, "start": {"mode": "initiative"}}
+    )
+    with pytest.raises(RulesError) as error:
+        chases.start(config, supplied({"Ralf": {"initiative": 5}}))
+    assert violation_locs(error) == [("start", "mode")]
+    hopeless = {**RALF, "mods": {"initiative": -20}}
+    with pytest.raises(RulesError) as error:
+        chases.config_from_dict(
+            {"escapee": hopeless, "chaser": GUARD, "start": {"mode": "initiative"}}
+        )
+    assert violation_locs(error) == [("start", "mode")]
+
+
+def test_distance_start_is_5_per_increment() -> None:
+    config = chases.config_from_dict(
+        {"escapee": RALF, "chaser": GUARD, "start": {"mode": "distance", "increments": 3}}
+    )
+    assert begin(config).lead == 15
+
+
+@pytest.mark.parametrize(
+    ("start", "loc"),
+    [
+        ({"mode": "lead", "lead": 0}, ("start", "lead")),
+        ({"mode": "lead", "lead": -4}, ("start", "lead")),
+        ({"mode": "distance", "increments": 0}, ("start", "increments")),
+        ({"mode": "lead"}, ("start", "lead")),
+        ({"mode": "teleport"}, ("start", "mode")),
+    ],
+)
+def test_start_without_a_lead_is_rejected(
+    start: dict[str, Any], loc: tuple[str | int, ...]
+) -> None:
+    with pytest.raises(RulesError) as error:
+        chases.config_from_dict({"escapee": RALF, "chaser": GUARD, "start": start})
+    assert loc in violation_locs(error)
+
+
+def test_start_at_30_or_more_has_escaped_already() -> None:
+    config = chase(lead=30)
+    state = begin(config)
+    assert state.status_detail == "escaped"
+    assert chases.is_finished(state)
+    assert chases.result(config, state) is not None
+    with pytest.raises(PhaseError):
+        chases.play_round(
+            config,
+            state,
+            chases.RoundInput(chases.Terrain(Increment("strength"))),
+            supplied({}),
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Hide
+# --------------------------------------------------------------------------------------------
+
+
+def test_hide_needs_a_lead_of_20() -> None:
+    config = chase(lead=19)
+    with pytest.raises(RulesError) as error:
+        play(config, begin(config), STREET, {"kind": "hide"}, {})
+    assert violation_locs(error) == [("tactic", "kind")]
+
+
+def test_hide_on_flat_terrain_is_rejected() -> None:
+    with pytest.raises(RulesError) as error:
+        chases.round_input_from_dict({"terrain": FIELD, "tactic": {"kind": "hide"}})
+    assert violation_locs(error) == [("tactic", "kind")]
+    config = chase(lead=25)
+    flat_hide = chases.RoundInput(chases.Terrain(Increment("strength"), flat=True), chases.Hide())
+    with pytest.raises(RulesError) as error:
+        chases.play_round(config, begin(config), flat_hide, supplied({}))
+    assert violation_locs(error) == [("tactic", "kind")]
+
+
+def test_lost_hide_adds_the_escapee_nothing_while_the_chaser_checks() -> None:
+    config = chase(lead=22)
+    state, record = play(
+        config,
+        begin(config),
+        STREET,
+        {"kind": "hide"},
+        {"Ralf": {"hide": 2}, "guard": {"spot": 12, "check": 4}},
+    )
+    assert record["tactic"] == {
+        "kind": "hide",
+        "success": False,
+        "escapee_total": 7,
+        "chaser_total": 13,
+    }
+    assert record["gains"] == {"Ralf": 0, "guard": 12}  # 4 + 2 + 6
+    assert record["lead"] == 10
+    assert record["sides"]["Ralf"]["events"] == ["held-up"]
+    assert state.ds == {"Ralf": 22, "guard": 12}
+
+
+def test_hide_tie_goes_to_the_higher_modifier() -> None:
+    config = chase(lead=22, chaser={**GUARD, "mods": {"spot": 7}})
+    _, record = play(
+        config,
+        begin(config),
+        STREET,
+        {"kind": "hide"},
+        {"Ralf": {"hide": 10}, "guard": {"spot": 8, "check": 1}},
+    )
+    assert record["tactic"]["success"] is False  # 15 vs 15: the guard's +7 beats Ralf's +5
+
+
+def test_hide_full_tie_rerolls_then_goes_to_the_defending_chaser() -> None:
+    config = chase(lead=22, chaser={**GUARD, "mods": {"spot": 5}})
+    rerolled: Rolls = {"Ralf": {"hide": [10, 16]}, "guard": {"spot": [10, 3]}}
+    _, record = play(config, begin(config), STREET, {"kind": "hide"}, rerolled)
+    assert record["outcome"] == "hid"
+    deadlocked: Rolls = {"Ralf": {"hide": [10] * 21}, "guard": {"spot": [10] * 21, "check": 1}}
+    _, record = play(config, begin(config), STREET, {"kind": "hide"}, deadlocked)
+    assert record["tactic"]["success"] is False
+    assert record["outcome"] is None
+
+
+# --------------------------------------------------------------------------------------------
+# Hazards
+# --------------------------------------------------------------------------------------------
+
+
+def test_hazard_costs_the_base_cost_plus_penalty_even_when_not_created() -> None:
+    config = chase(lead=15)  # hazard_base_cost defaults to 5
+    state, record = play(
+        config,
+        begin(config),
+        STREET,
+        {"kind": "hazard", "penalty": 2},
+        {"Ralf": {"dexterity": 12, "check": 10}, "guard": {"check": 10}},
+    )
+    assert record["tactic"] == {
+        "kind": "hazard",
+        "success": False,
+        "cost": 7,
+        "penalty": 2,
+        "created": False,
+        "escapee_total": 13,
+        "chaser_check": "balance",
+        "dc": 12,
+    }
+    assert record["gains"] == {"Ralf": 17, "guard": 18}
+    assert record["lead"] == 15 - 7 + 17 - 18
+    assert state.ds == {"Ralf": 15 - 7 + 17, "guard": 18}
+
+
+def test_created_hazard_the_chaser_passes_slows_nobody() -> None:
+    config = chase(lead=15)
+    _, record = play(
+        config,
+        begin(config),
+        STREET,
+        {"kind": "hazard", "penalty": 0, "chaser_check": "Tumble"},
+        {"Ralf": {"dexterity": 11, "check": 10}, "guard": {"hazard": 4, "check": 10}},
+    )
+    # Dexterity 11 + 3 = 14 creates it; the guard's Tumble 4 + 6 = 10 meets DC 10.
+    assert record["tactic"]["created"] is True
+    assert record["tactic"]["chaser_total"] == 10
+    assert record["tactic"]["chaser_check"] == "tumble"
+    assert record["tactic"]["success"] is False
+    assert record["gains"] == {"Ralf": 17, "guard": 18}
+    assert record["lead"] == 15 - 5 + 17 - 18
+
+
+def test_negative_penalty_is_rejected() -> None:
+    with pytest.raises(RulesError) as error:
+        chases.round_input_from_dict(
+            {"terrain": STREET, "tactic": {"kind": "hazard", "penalty": -1}}
+        )
+    assert violation_locs(error) == [("tactic", "penalty")]
+    config = chase()
+    bad = chases.RoundInput(chases.Terrain(Increment("strength")), chases.CreateHazard(penalty=-1))
+    with pytest.raises(RulesError):
+        chases.play_round(config, begin(config), bad, supplied({}))
+
+
+def test_the_lead_may_dip_during_the_round_without_ending_it() -> None:
+    config = chase(lead=3)
+    _, record = play(
+        config,
+        begin(config),
+        STREET,
+        {"kind": "hazard", "penalty": 1},
+        {"Ralf": {"dexterity": 20, "check": 20}, "guard": {"hazard": 1}},
+    )
+    assert record["lead"] == 3 - 6 + 27
+    assert record["finished"] is False
+
+
+# --------------------------------------------------------------------------------------------
+# Ends
+# --------------------------------------------------------------------------------------------
+
+
+def test_caught_when_the_lead_falls_to_zero() -> None:
+    config = chase(lead=5)
+    state, record = play(
+        config, begin(config), STREET, None, {"Ralf": {"check": 1}, "guard": {"check": 1}}
+    )
+    # Ralf 1 + 1 + 6 = 8, guard 1 + 2 + 6 = 9: lead 4.
+    assert record["lead"] == 4
+    state, record = play(config, state, STREET, None, {"Ralf": {"check": 1}, "guard": {"check": 5}})
+    assert record["lead"] == 4 + 8 - 13 == -1
+    assert record["outcome"] == "caught"
+    assert state.status_detail == "caught"
+    result = chases.result(config, state)
+    assert result is not None
+    assert result["winner"] == "guard"
+
+
+def test_escaped_at_a_lead_of_30() -> None:
+    config = chase(lead=24)
+    state, record = play(
+        config, begin(config), STREET, None, {"Ralf": {"check": 10}, "guard": {"check": 3}}
+    )
+    assert record["lead"] == 24 + 17 - 11 == 30
+    assert record["outcome"] == "escaped"
+    assert chases.winner(config, state) == "Ralf"
+
+
+def test_max_rounds_ends_it_with_the_chaser_giving_up() -> None:
+    config = chase(lead=10, max_rounds=2)
+    rolls = {"Ralf": {"check": 5}, "guard": {"check": 4}}
+    state, record = play(config, begin(config), STREET, None, rolls)
+    assert record["finished"] is False
+    street = chases.round_input_from_dict({"terrain": STREET})
+    state, last = chases.play_round(config, state, street, supplied(rolls))
+    record = last.to_dict()
+    assert record["finished"] is True
+    assert record["outcome"] is None
+    assert record["status_detail"] == "gave-up"
+    assert state.status_detail == "gave-up"
+    assert chases.winner(config, state) == "Ralf"
+    assert chases.round_summary(config, state, last) == (
+        "Increment 2 (strength): Ralf +12, guard +12; lead 10 -> 10. "
+        "guard gives up after 2 increments."
+    )
+
+
+def test_gm_ends_the_chase() -> None:
+    config = chase()
+    state = chases.end(config, begin(config))
+    assert chases.public_state(state) == {
+        "lead": 12,
+        "ds": {"Ralf": 12, "guard": 0},
+        "status_detail": "gave-up",
+    }
+    with pytest.raises(PhaseError):
+        chases.end(config, state)
+    with pytest.raises(PhaseError):
+        chases.play_round(
+            config, state, chases.round_input_from_dict({"terrain": STREET}), supplied({})
+        )
+    with pytest.raises(RulesError) as error:
+        chases.end(config, begin(config), reason="bored")
+    assert violation_locs(error) == [("reason",)]
+
+
+# --------------------------------------------------------------------------------------------
+# Resolve's tactic policy
+# --------------------------------------------------------------------------------------------
+
+
+def test_choose_tactic() -> None:
+    config = chase()
+    street = chases.Terrain(Increment("strength"))
+    field = chases.Terrain(Increment("strength"), flat=True)
+    assert chases.choose_tactic(config, at(config, 25), street, "none") is None
+    assert (
+        chases.choose_tactic(config, at(config, 20), street, "hide-when-possible") == chases.Hide()
+    )
+    assert chases.choose_tactic(config, at(config, 19), street, "hide-when-possible") is None
+    assert chases.choose_tactic(config, at(config, 25), field, "hide-when-possible") is None
+    with pytest.raises(RulesError) as error:
+        chases.choose_tactic(config, at(config, 25), street, "ambush")
+    assert violation_locs(error) == [("tactic_policy",)]
+
+
+# --------------------------------------------------------------------------------------------
+# Terrain, endurance, forfeits
+# --------------------------------------------------------------------------------------------
+
+
+def test_terrain_is_a_race_increment() -> None:
+    config = chase(lead=12)
+    climb = {"check": "climb", "dc": 14, "modifier": -1}
+    _, record = play(
+        config,
+        begin(config),
+        climb,
+        None,
+        {"Ralf": {"check": 3, "obstacle": [20]}, "guard": {"check": 20}},
+    )
+    # Ralf 3 + 0 + 6 - 1 = 8 fails DC 14, retries once (-10); the guard 20 + 6 - 1 = 25.
+    assert record["gains"] == {"Ralf": -10, "guard": 25}
+    assert record["lead"] == 12 - 10 - 25
+    assert record["outcome"] == "caught"
+
+
+def test_escapee_forfeiting_at_an_obstacle_is_caught() -> None:
+    wall = {"check": "strength", "obstacle": {"kind": "obstacle", "check": "climb", "dc": 15}}
+    config = chase(lead=20)
+    _, record = play(
+        config,
+        begin(config),
+        wall,
+        None,
+        {"Ralf": {"obstacle": 1}, "guard": {"obstacle": 15, "check": 1}},
+    )
+    assert record["sides"]["Ralf"]["events"] == ["obstacle-failed", "forfeited"]
+    assert record["outcome"] == "caught"
+    assert record["lead"] == 20 - 9
+
+
+def test_chaser_forfeiting_at_an_obstacle_lets_her_escape() -> None:
+    wall = {
+        "check": "strength",
+        "obstacle": {"kind": "obstacle", "check": "climb", "dc": 15, "damage": "1d6"},
+    }
+    config = chase(lead=5)
+    state, record = play(
+        config,
+        begin(config),
+        wall,
+        None,
+        {"Ralf": {"obstacle": 15, "check": 1}, "guard": {"obstacle": 1, "damage": 4}},
+    )
+    assert record["outcome"] == "escaped"
+    assert state.status_detail == "escaped"
+    assert record["sides"]["guard"]["events"] == ["obstacle-failed", "damage 4", "forfeited"]
+
+
+def test_taking_damage_rule_applies_in_chases() -> None:
+    wall = {
+        "check": "strength",
+        "obstacle": {"kind": "obstacle", "check": "climb", "dc": 15, "damage": "1d6"},
+    }
+    config = chase(lead=5, damage_instead_of_forfeit=True)
+    _, record = play(
+        config,
+        begin(config),
+        wall,
+        None,
+        {"Ralf": {"obstacle": 15, "check": 1}, "guard": {"obstacle": 1, "damage": 4, "check": 1}},
+    )
+    assert record["outcome"] is None
+    assert record["gains"] == {"Ralf": 8, "guard": 9}
+
+
+def test_mounted_terrain_needs_mounts() -> None:
+    config = chase()
+    with pytest.raises(RulesError) as error:
+        play(config, begin(config), {"check": "strength", "mounted": True}, None, {})
+    assert violation_locs(error) == [("terrain", "mounted"), ("terrain", "mounted")]
+
+
+def test_mounted_chase_uses_the_mounts() -> None:
+    horse = {"strength_mod": 4, "speed": 60}
+    config = chase(lead=10, escapee={**RALF, "mount": horse}, chaser={**GUARD, "mount": horse})
+    state, record = play(
+        config,
+        begin(config),
+        {"check": "strength", "mounted": True},
+        None,
+        {"Ralf": {"ride": 10, "check": 10}, "guard": {"ride": 1, "check": 10}},
+    )
+    assert record["gains"] == {"Ralf": 10 + 4 + 12 + 2, "guard": 10 + 4 + 12}
+    assert state.mounted_increments == 1
+
+
+def test_long_chase_rests_and_a_resting_escapee_uses_no_tactic() -> None:
+    tired = {**RALF, "con_score": 1, "con_mod": 0}
+    config = chase(escapee=tired)
+    _, record = play(
+        config,
+        at(config, 12, increments=1),
+        STREET,
+        {"kind": "hazard", "penalty": 3},
+        {"Ralf": {"constitution": 1}, "guard": {"check": 1}},
+    )
+    assert record["tactic"] == {
+        "kind": "hazard",
+        "success": False,
+        "attempted": False,
+        "cost": 0,
+        "penalty": 3,
+    }
+    assert record["sides"]["Ralf"]["rested"] is True
+    assert record["sides"]["Ralf"]["checks"][0]["dc"] == 2
+    assert record["gains"] == {"Ralf": 0, "guard": 9}
+    assert record["lead"] == 3
+
+
+def test_hide_against_a_resting_chaser_succeeds_unopposed() -> None:
+    tired = {**GUARD, "con_score": 2, "con_mod": -4, "feats": ["endurance"]}
+    config = chase(chaser=tired, endurance_rule=True)
+    state, record = play(
+        config,
+        at(config, 20, increments=2),
+        STREET,
+        {"kind": "hide"},
+        {"guard": {"constitution": 3}},
+    )
+    assert record["tactic"] == {"kind": "hide", "success": True}
+    assert record["outcome"] == "hid"
+    assert record["sides"]["guard"]["checks"][0]["total"] == 3 - 4 + 4
+    assert state.status_detail == "hid"
+
+
+def test_endurance_rule_off_means_no_constitution_checks() -> None:
+    tired = {**RALF, "con_score": 1}
+    config = chase(escapee=tired, endurance_rule=False)
+    _, record = play(
+        config,
+        at(config, 12, increments=5),
+        STREET,
+        None,
+        {"Ralf": {"check": 1}, "guard": {"check": 1}},
+    )
+    assert record["gains"] == {"Ralf": 8, "guard": 9}
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes
+# --------------------------------------------------------------------------------------------
+
+
+def test_config_defaults_and_round_trip() -> None:
+    config = chase()
+    body = chases.config_to_dict(config)
+    assert body["start"] == {"mode": "lead", "lead": 12}
+    assert body["hazard_base_cost"] == 5
+    assert body["endurance_rule"] is True
+    assert body["max_rounds"] == 200
+    assert chases.config_from_dict(body) == config
+
+
+def test_same_names_are_rejected() -> None:
+    with pytest.raises(RulesError) as error:
+        chase(chaser={**GUARD, "name": "Ralf"})
+    assert violation_locs(error) == [("chaser", "name")]
+
+
+@pytest.mark.parametrize("max_rounds", [0, 10_001])
+def test_max_rounds_limits(max_rounds: int) -> None:
+    with pytest.raises(RulesError) as error:
+        chase(max_rounds=max_rounds)
+    assert violation_locs(error) == [("max_rounds",)]
+
+
+def test_state_round_trip() -> None:
+    config = chase()
+    state, _ = play(
+        config, begin(config), STREET, None, {"Ralf": {"check": 1}, "guard": {"check": 1}}
+    )
+    body = chases.state_to_dict(state)
+    assert body == {
+        "lead": 11,
+        "ds": {"Ralf": 20, "guard": 9},
+        "status_detail": None,
+        "increments": 1,
+        "mounted_increments": 0,
+    }
+    assert chases.state_from_dict(body) == state
+
+
+def test_round_input_parsing_and_round_trip() -> None:
+    round_input = chases.round_input_from_dict(
+        {
+            "terrain": {"check": "Swim", "dc": 12, "flat": True},
+            "tactic": {"kind": "hazard", "penalty": 2},
+            "rolls": {},
+        }
+    )
+    assert round_input.terrain.flat is True
+    assert round_input.terrain.increment.check == "swim"
+    assert round_input.terrain.increment.on_fail == "stall"
+    assert round_input.tactic == chases.CreateHazard(penalty=2, chaser_check="balance")
+    assert chases.round_input_from_dict(chases.round_input_to_dict(round_input)) == round_input
+    with pytest.raises(RulesError) as error:
+        chases.round_input_from_dict({"terrain": {"dc": 3}, "tactic": {"kind": "dance"}})
+    assert violation_locs(error) == [("terrain", "check"), ("tactic", "kind")]
+
+
+def test_resolve_helpers_parse_terrain_and_choose() -> None:
+    config = chase(lead=22)
+    terrain = chases.terrain_from_dict({"check": "climb", "dc": 10})
+    assert terrain == chases.Terrain(Increment("climb", dc=10, on_fail="retry"))
+    assert chases.choose_tactic(config, begin(config), terrain, "hide-when-possible") == (
+        chases.Hide()
+    )
+    with pytest.raises(RulesError) as error:
+        chases.terrain_from_dict({"check": "climb", "flat": "yes"})
+    assert violation_locs(error) == [("terrain", "flat")]
+
+
+def test_round_record_has_the_api_fields() -> None:
+    config = chase()
+    _, record = play(
+        config, begin(config), STREET, None, {"Ralf": {"check": 1}, "guard": {"check": 1}}
+    )
+    assert {"lead_before", "tactic", "gains", "lead", "finished", "outcome"} <= set(record)
+    assert record["tactic"] is None
+
+
+# --------------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------------
+
+side_bodies = st.fixed_dictionaries(
+    {
+        "speed": st.integers(0, 60),
+        "mods": st.dictionaries(
+            st.sampled_from(["strength", "climb", "swim", "hide", "spot", "dexterity", "balance"]),
+            st.integers(-5, 10),
+            max_size=7,
+        ),
+        "con_score": st.one_of(st.none(), st.integers(1, 12)),
+        "feats": st.lists(st.sampled_from(["run", "endurance"]), unique=True),
+        "pacing": st.sampled_from(["normal", "sprint", "pace"]),
+    }
+)
+terrains = st.fixed_dictionaries(
+    {
+        "check": st.sampled_from(["strength", "climb", "swim"]),
+        "flat": st.booleans(),
+        "dc": st.one_of(st.none(), st.integers(5, 20)),
+        "modifier": st.integers(-2, 2),
+        "obstacle": st.one_of(
+            st.none(),
+            st.fixed_dictionaries(
+                {
+                    "kind": st.sampled_from(["obstacle", "hazard"]),
+                    "check": st.just("jump"),
+                    "dc": st.integers(5, 20),
+                }
+            ),
+        ),
+    }
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    escapee=side_bodies,
+    chaser=side_bodies,
+    lead=st.integers(1, 29),
+    hazard_base_cost=st.integers(0, 5),
+    plan=st.lists(
+        st.tuples(terrains, st.sampled_from(["none", "hide", "hazard"]), st.integers(0, 6)),
+        min_size=1,
+        max_size=30,
+    ),
+    seed=st.integers(0, 2**63 - 1),
+)
+def test_lead_formula_and_ends_hold(
+    escapee: dict[str, Any],
+    chaser: dict[str, Any],
+    lead: int,
+    hazard_base_cost: int,
+    plan: list[tuple[dict[str, Any], str, int]],
+    seed: int,
+) -> None:
+    config = chases.config_from_dict(
+        {
+            "escapee": {"name": "E", **escapee},
+            "chaser": {"name": "C", **chaser},
+            "start": {"mode": "lead", "lead": lead},
+            "hazard_base_cost": hazard_base_cost,
+            "max_rounds": len(plan),
+        }
+    )
+    state = begin(config)
+    dice = Dice(SeededRng(seed), notation=fake_notation)
+    for terrain, tactic_kind, penalty in plan:
+        if chases.is_finished(state):
+            break
+        tactic: dict[str, Any] | None = None
+        if tactic_kind == "hazard":
+            tactic = {"kind": "hazard", "penalty": penalty}
+        elif tactic_kind == "hide" and state.lead >= 20 and not terrain["flat"]:
+            tactic = {"kind": "hide"}
+        round_input = chases.round_input_from_dict({"terrain": terrain, "tactic": tactic})
+        before = state
+        state, record = chases.play_round(config, state, round_input, dice)
+        body = record.to_dict()
+        cost = body["tactic"].get("cost", 0) if body["tactic"] else 0
+        assert body["lead_before"] == before.lead
+        assert body["lead"] == before.lead - cost + body["gains"]["E"] - body["gains"]["C"]
+        assert state.lead == body["lead"] == state.ds["E"] - state.ds["C"]
+        assert state.ds["E"] == before.ds["E"] - cost + body["gains"]["E"]
+        assert state.ds["C"] == before.ds["C"] + body["gains"]["C"]
+        if (
+            tactic is not None
+            and tactic["kind"] == "hazard"
+            and body["tactic"].get("attempted", True)
+        ):
+            assert cost == hazard_base_cost + penalty
+        status = state.status_detail
+        if status is None:
+            assert 0 < state.lead < 30
+            assert body["outcome"] is None
+        elif status == "caught":
+            assert state.lead <= 0 or "forfeited" in body["sides"]["E"]["events"]
+        elif status == "escaped":
+            assert state.lead >= 30 or "forfeited" in body["sides"]["C"]["events"]
+        elif status == "hid":
+            assert body["tactic"]["kind"] == "hide"
+            assert body["tactic"]["success"] is True
+        assert body["finished"] == (status is not None)
+    assert chases.is_finished(state)  # max_rounds = the plan's length ends it at the latest
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    body=st.fixed_dictionaries(
+        {},
+        optional={
+            "escapee": st.one_of(
+                st.none(),
+                st.just(RALF),
+                st.dictionaries(
+                    st.sampled_from(["name", "speed"]), st.integers(-3, 3) | st.text(max_size=2)
+                ),
+            ),
+            "chaser": st.one_of(st.none(), st.just(GUARD), st.integers()),
+            "start": st.one_of(
+                st.none(),
+                st.fixed_dictionaries(
+                    {
+                        "mode": st.sampled_from(["lead", "distance", "initiative", "x"]),
+                        "lead": st.integers(-5, 40),
+                        "increments": st.integers(-2, 8),
+                    }
+                ),
+            ),
+            "hazard_base_cost": st.integers(-2, 8) | st.text(max_size=2),
+            "max_rounds": st.integers(-1, 20_000),
+        },
+    )
+)
+def test_creation_either_succeeds_or_raises_rules_error(body: dict[str, Any]) -> None:
+    try:
+        config = chases.config_from_dict(body)
+    except RulesError as error:
+        violations = error.violations
+        assert violations
+    else:
+        assert chases.config_from_dict(chases.config_to_dict(config)) == config

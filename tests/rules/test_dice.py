@@ -1,0 +1,136 @@
+"""The dice source (RULES.md §0): supplied values checked, server dice CSPRNG or seeded."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.rules.dice import MAX_SEED, Dice, SeededRng, SystemRng, session_round_rng
+from app.rules.errors import DiceError
+
+RULES = Path(__file__).resolve().parents[2] / "app" / "rules"
+
+
+def test_seeded_dice_are_a_fixed_function_of_the_seed() -> None:
+    # Golden values: a change here changes every seeded result a client may have stored.
+    assert [SeededRng(5).die(6) for _ in range(1)] == [5]
+    rng = SeededRng(5)
+    assert [rng.die(6) for _ in range(10)] == [5, 3, 4, 5, 3, 5, 3, 5, 4, 5]
+    rng = SeededRng(123, "round:1")
+    first = [rng.die(20) for _ in range(8)]
+    rng = SeededRng(123, "round:1")
+    assert [rng.die(20) for _ in range(8)] == first
+    rng = SeededRng(123, "round:2")
+    assert [rng.die(20) for _ in range(8)] != first
+
+
+def test_session_rounds_derive_from_seed_and_number() -> None:
+    one = session_round_rng(7, 3)
+    two = session_round_rng(7, 3)
+    assert [one.die(100) for _ in range(20)] == [two.die(100) for _ in range(20)]
+    assert isinstance(session_round_rng(None, 3), SystemRng)
+
+
+@pytest.mark.parametrize("seed", [-1, MAX_SEED])
+def test_seed_range(seed: int) -> None:
+    with pytest.raises(ValueError, match="seed"):
+        SeededRng(seed)
+
+
+@pytest.mark.parametrize("sides", [2, 6, 20, 100, 257, 100_000])
+def test_dice_cover_their_range_uniformly(sides: int) -> None:
+    rng = SeededRng(42, f"uniform:{sides}")
+    draws = 20_000
+    counts = Counter(rng.die(sides) for _ in range(draws))
+    assert min(counts) >= 1
+    assert max(counts) <= sides
+    if sides <= 100:
+        assert set(counts) == set(range(1, sides + 1))
+        expected = draws / sides
+        chi_square = sum((counts[face] - expected) ** 2 / expected for face in range(1, sides + 1))
+        # Far beyond the 99.99th percentile for these degrees of freedom only if biased.
+        assert chi_square < sides * 3 + 60
+
+
+def test_system_dice_stay_in_range() -> None:
+    rng = SystemRng()
+    assert {rng.die(6) for _ in range(2000)} == {1, 2, 3, 4, 5, 6}
+
+
+def test_supplied_values_are_used_first_and_logged() -> None:
+    dice = Dice(SeededRng(1), {("Ann", "check"): [17, 3]})
+    assert dice.d20(who="Ann", purpose="check") == 17
+    assert dice.d20(who="Ann", purpose="check") == 3
+    server = dice.d20(who="Ann", purpose="check")
+    assert 1 <= server <= 20
+    assert [entry.source for entry in dice.log] == ["supplied", "supplied", "rolled"]
+    assert dice.rolls()[0] == {
+        "who": "Ann",
+        "purpose": "check",
+        "dice": "1d20",
+        "values": [17],
+        "source": "supplied",
+    }
+
+
+def test_out_of_range_supplied_value_is_a_dice_error_naming_the_field() -> None:
+    dice = Dice(SeededRng(1), {("Ann", "check"): [21]}, locs={("Ann", "check"): ("a", "roll")})
+    with pytest.raises(DiceError) as caught:
+        dice.d20(who="Ann", purpose="check")
+    assert caught.value.violations[0].loc == ("a", "roll")
+
+
+def test_partial_supply_of_one_roll_is_the_wrong_count() -> None:
+    dice = Dice(SeededRng(1), {(None, "success"): [3, 4]})
+    with pytest.raises(DiceError, match="needed"):
+        dice.roll(3, 6, who=None, purpose="success")
+
+
+def test_unused_supplied_values_are_the_wrong_count() -> None:
+    dice = Dice(SeededRng(1), {("Ann", "check"): [5, 6]})
+    dice.d20(who="Ann", purpose="check")
+    with pytest.raises(DiceError, match="not needed"):
+        dice.require_all_used()
+    dice.require_all_used(ignore=[("Ann", "check")])
+
+
+@given(st.integers(0, MAX_SEED - 1), st.integers(1, 1000))
+def test_any_seed_gives_dice_in_range(seed: int, sides: int) -> None:
+    rng = SeededRng(seed)
+    assert all(1 <= rng.die(sides) <= sides for _ in range(5))
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_rules_core_imports_only_the_standard_library() -> None:
+    modules = sorted(RULES.rglob("*.py"))
+    assert len(modules) >= 8
+    for path in modules:
+        for name in _imported_modules(path):
+            if name == "app":
+                continue  # the rules' own modules (checked below to be app.rules only)
+            assert name in sys.stdlib_module_names or name == "__future__", (path.name, name)
+        source = path.read_text()
+        for line in source.splitlines():
+            stripped = line.strip()
+            if stripped.startswith(("from app", "import app")):
+                assert stripped.startswith(("from app.rules", "import app.rules")), (
+                    path.name,
+                    stripped,
+                )
+        assert "import random" not in source, path.name

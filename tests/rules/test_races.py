@@ -1,0 +1,1134 @@
+"""Races (RULES.md §3.3): presets, the increment check, every increment kind, endurance, winners."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.rules import races
+from app.rules.dice import Dice, NotationResult, SeededRng
+from app.rules.errors import PhaseError, RulesError
+
+Rolls = Mapping[str, Mapping[str, int | Sequence[int]]]
+
+
+class NoServerDice:
+    """Every die in these tests is supplied: a server roll is a test failure."""
+
+    def die(self, sides: int) -> int:
+        raise AssertionError(f"unexpected server d{sides}")
+
+
+def fake_notation(expr: str, draw: Callable[[int], int]) -> NotationResult:
+    """Enough dice notation for the tests: `NdS`, optionally `+K` or `-K`."""
+    match = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr.replace(" ", ""))
+    assert match is not None, expr
+    count, sides = int(match[1]), int(match[2])
+    values = tuple(draw(sides) for _ in range(count))
+    total = sum(values) + int(match[3] or 0)
+    return NotationResult(total, f"{expr} = {total}", values, (sides,) * count)
+
+
+def supplied(rolls: Rolls) -> Dice:
+    """A Dice source holding exactly `rolls` ({who: {purpose: value or [values]}})."""
+    keyed: dict[tuple[str | None, str], list[int]] = {
+        (who, purpose): [values] if isinstance(values, int) else list(values)
+        for who, purposes in rolls.items()
+        for purpose, values in purposes.items()
+    }
+    return Dice(NoServerDice(), keyed, notation=fake_notation)
+
+
+def play(config: races.Config, state: races.State, rolls: Rolls) -> tuple[races.State, races.Round]:
+    dice = supplied(rolls)
+    new_state, record = races.play_round(config, state, dice)
+    dice.require_all_used()
+    return new_state, record
+
+
+def runner(name: str = "Ann", **fields: Any) -> dict[str, Any]:
+    return {"name": name, "speed": 30, **fields}
+
+
+def race(
+    increments: list[dict[str, Any]] | str, *competitors: dict[str, Any], **options: Any
+) -> races.Config:
+    course: Any = increments if isinstance(increments, str) else {"increments": increments}
+    return races.config_from_dict(
+        {"course": course, "competitors": list(competitors or [runner()]), **options}
+    )
+
+
+def first_round(
+    increments: list[dict[str, Any]] | str,
+    rolls: Rolls,
+    *competitors: dict[str, Any],
+    **options: Any,
+) -> tuple[races.State, races.Round]:
+    config = race(increments, *competitors, **options)
+    return play(config, races.start(config, supplied({})), rolls)
+
+
+def line(record: races.Round, name: str = "Ann") -> dict[str, Any]:
+    competitors: dict[str, Any] = record.to_dict()["competitors"]
+    return dict(competitors[name])
+
+
+def violation_locs(error: pytest.ExceptionInfo[RulesError]) -> list[tuple[str | int, ...]]:
+    return [violation.loc for violation in error.value.violations]
+
+
+STRENGTH: dict[str, Any] = {"check": "strength"}
+
+
+# --------------------------------------------------------------------------------------------
+# Presets
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("preset", "count"), [("dash", 2), ("typical", 10), ("marathon", 20)])
+def test_plain_presets_are_strength_increments(preset: str, count: int) -> None:
+    config = race(preset)
+    assert config.increments == (races.Increment(check="strength"),) * count
+    assert races.start(config, supplied({})).of == count
+
+
+def test_dakrothian_marathon_follows_the_table_row_by_row() -> None:
+    course = race("dakrothian-marathon", runner(mount={"strength_mod": 4, "speed": 60}))
+    rows = dict(enumerate(course.increments, start=1))
+    assert len(rows) == 20
+    plain = races.Increment(check="strength")
+    # 1-3: strength; at 3 an obstacle: Jump DC 15, retry, 3d6 damage on each failure.
+    assert rows[1] == rows[2] == plain
+    assert rows[3] == races.Increment(
+        check="strength",
+        obstacle=races.Obstacle(kind="obstacle", check="jump", dc=15, retry=True, damage="3d6"),
+    )
+    # 4-6: climb, DC 14, on_fail retry.
+    for number in (4, 5, 6):
+        assert rows[number] == races.Increment(check="climb", dc=14, on_fail="retry")
+    # 7-8: strength; at 8 a hazard: Jump DC 12, 3d6 damage on failure.
+    assert rows[7] == plain
+    assert rows[8] == races.Increment(
+        check="strength",
+        obstacle=races.Obstacle(kind="hazard", check="jump", dc=12, damage="3d6"),
+    )
+    # 9-11: swim, DC 15, on_fail stall, drown_margin 5.
+    for number in (9, 10, 11):
+        assert rows[number] == races.Increment(check="swim", dc=15, on_fail="stall", drown_margin=5)
+    # 12-13: swim, DC 15, on_fail stall, modifiers -1 and -2 (underwater tunnel).
+    assert rows[12] == races.Increment(check="swim", dc=15, on_fail="stall", modifier=-1)
+    assert rows[13] == races.Increment(check="swim", dc=15, on_fail="stall", modifier=-2)
+    # 14-18: strength; at 16 a hazard: Balance DC 12.
+    for number in (14, 15, 17, 18):
+        assert rows[number] == plain
+    assert rows[16] == races.Increment(
+        check="strength", obstacle=races.Obstacle(kind="hazard", check="balance", dc=12)
+    )
+    # 19-20: mounted; at 20 an obstacle: Jump DC 18, no retry, 4d6 damage.
+    assert rows[19] == races.Increment(check="strength", mounted=True)
+    assert rows[20] == races.Increment(
+        check="strength",
+        mounted=True,
+        obstacle=races.Obstacle(kind="obstacle", check="jump", dc=18, retry=False, damage="4d6"),
+    )
+
+
+def test_dakrothian_marathon_needs_every_competitor_mounted() -> None:
+    with pytest.raises(RulesError) as error:
+        race(
+            "dakrothian-marathon",
+            runner("Ann", mount={"strength_mod": 4, "speed": 60}),
+            runner("Bob"),
+        )
+    assert violation_locs(error) == [("competitors", 1, "mount")]
+
+
+def test_unknown_preset_is_rejected() -> None:
+    with pytest.raises(RulesError) as error:
+        race("steeplechase")
+    assert violation_locs(error) == [("course",)]
+
+
+# --------------------------------------------------------------------------------------------
+# The increment check
+# --------------------------------------------------------------------------------------------
+
+
+def test_plain_increment_adds_d20_modifier_speed_bonus_and_increment_modifier() -> None:
+    # d20 11 + strength 3 + 2 x floor(35 / 10) = 6 + increment modifier -1 = 19.
+    state, record = first_round(
+        [{"check": "strength", "modifier": -1}],
+        {"Ann": {"check": 11}},
+        runner(speed=35, mods={"strength": 3}),
+    )
+    assert line(record) == {
+        "gained": 19,
+        "total": 19,
+        "ds": 19,
+        "standing": "racing",
+        "events": [],
+        "checks": [
+            {
+                "kind": "increment",
+                "check": "strength",
+                "roll": 11,
+                "total": 19,
+                "dc": None,
+                "success": None,
+            }
+        ],
+    }
+    assert state.ds == {"Ann": 19}
+    assert state.increment == 1
+
+
+@pytest.mark.parametrize(
+    ("check", "speeds", "expected_speed_bonus"),
+    [
+        ("swim", {"swim": 20, "land": 40}, 4),
+        ("climb", {"climb": 10}, 2),
+        ("strength", {"land": 40, "swim": 20}, 8),
+        ("jump", {"land": 50}, 10),
+        ("swim", {"land": 40}, 6),  # no swim speed: `speed` (30)
+        ("strength", {}, 6),
+    ],
+)
+def test_speed_bonus_uses_the_speed_for_that_movement(
+    check: str, speeds: dict[str, int], expected_speed_bonus: int
+) -> None:
+    _, record = first_round(
+        [{"check": check}], {"Ann": {"check": 10}}, runner(speed=30, speeds=speeds)
+    )
+    assert line(record)["total"] == 10 + expected_speed_bonus
+
+
+@pytest.mark.parametrize(
+    ("check", "feats", "pacing", "bonus"),
+    [
+        ("strength", ["run"], "normal", 2),
+        ("swim", ["run"], "normal", 0),  # Run helps only foot-race (strength) checks
+        ("strength", [], "sprint", 2),
+        ("strength", [], "pace", -2),
+        ("strength", ["Run"], "sprint", 4),
+        ("climb", [], "pace", -2),
+    ],
+)
+def test_run_feat_and_pacing(check: str, feats: list[str], pacing: str, bonus: int) -> None:
+    _, record = first_round(
+        [{"check": check}], {"Ann": {"check": 10}}, runner(speed=0, feats=feats, pacing=pacing)
+    )
+    assert line(record)["total"] == 10 + bonus
+
+
+def test_check_names_and_mods_are_case_insensitive() -> None:
+    _, record = first_round(
+        [{"check": "Swim"}],
+        {"Ann": {"check": 10}},
+        runner(speed=30, speeds={"swim": 20}, mods={"SWIM": 5}),
+    )
+    assert line(record)["total"] == 10 + 5 + 4
+
+
+def test_speed_bonus_run_and_pacing_stay_off_obstacle_checks() -> None:
+    # Obstacle: d20 8 + jump 2 + increment modifier 1 = 11 vs DC 12: fails (no speed, Run, sprint).
+    _, record = first_round(
+        [
+            {
+                "check": "strength",
+                "modifier": 1,
+                "obstacle": {"kind": "hazard", "check": "jump", "dc": 12},
+            }
+        ],
+        {"Ann": {"obstacle": [8]}},
+        runner(speed=60, mods={"jump": 2}, feats=["run"], pacing="sprint"),
+    )
+    assert line(record)["checks"][0]["total"] == 11
+    assert line(record)["events"] == ["hazard-failed"]
+
+
+# --------------------------------------------------------------------------------------------
+# Mounted increments
+# --------------------------------------------------------------------------------------------
+
+HORSE = {"name": "Bucephalus", "strength_mod": 4, "speed": 60}
+
+
+@pytest.mark.parametrize(
+    ("ride_mod", "bonus"), [(-1, 0), (0, 2), (9, 2), (10, 4), (19, 4), (20, 6), (35, 6)]
+)
+def test_ride_check_gives_the_mount_2_4_or_6(ride_mod: int, bonus: int) -> None:
+    # Ride d20 10 + ride_mod, then the mount's check: d20 10 + Str 4 + 2 x floor(60 / 10) + bonus.
+    rider = runner(speed=30, mods={"ride": ride_mod, "strength": 9}, feats=["run"], mount=HORSE)
+    _, record = first_round(
+        [{"check": "strength", "mounted": True}], {"Ann": {"ride": 10, "check": 10}}, rider
+    )
+    ride, check = line(record)["checks"]
+    assert ride == {
+        "kind": "ride",
+        "check": "ride",
+        "roll": 10,
+        "total": 10 + ride_mod,
+        "dc": None,
+        "success": None,
+    }
+    # Neither the rider's Strength, her speed nor her Run feat count when mounted.
+    assert check["total"] == 10 + 4 + 12 + bonus
+
+
+def test_mounted_check_takes_pacing_and_increment_modifier() -> None:
+    rider = runner(pacing="sprint", mount=HORSE)
+    _, record = first_round(
+        [{"check": "strength", "mounted": True, "modifier": -3}],
+        {"Ann": {"ride": 1, "check": 10}},
+        rider,
+    )
+    assert line(record)["total"] == 10 + 4 + 12 + 2 - 3
+
+
+def test_mounted_increment_without_a_mount_is_rejected_at_creation() -> None:
+    with pytest.raises(RulesError) as error:
+        race(
+            [STRENGTH, {"check": "strength", "mounted": True}],
+            runner("Ann", mount=HORSE),
+            runner("Bob"),
+        )
+    assert violation_locs(error) == [("competitors", 1, "mount")]
+
+
+def test_mounted_increment_must_be_a_strength_check() -> None:
+    with pytest.raises(RulesError) as error:
+        race([{"check": "swim", "mounted": True}], runner(mount=HORSE))
+    assert violation_locs(error) == [("course", "increments", 0, "check")]
+
+
+# --------------------------------------------------------------------------------------------
+# Increments with a DC
+# --------------------------------------------------------------------------------------------
+
+CLIMB = {"check": "climb", "dc": 14, "on_fail": "retry"}
+
+
+def test_dc_check_passed_adds_its_total() -> None:
+    _, record = first_round([CLIMB], {"Ann": {"check": 14}}, runner(speed=0))
+    assert line(record)["gained"] == 14
+    assert line(record)["checks"][0]["success"] is True
+
+
+def test_failed_retry_check_retries_at_10_ds_and_adds_nothing() -> None:
+    # 5 fails DC 14, retry 9 fails, retry 14 passes: two retries, -20 DS, no increment DS.
+    state, record = first_round(
+        [CLIMB], {"Ann": {"check": 5, "obstacle": [9, 14]}}, runner(speed=0)
+    )
+    assert line(record)["gained"] == -20
+    assert line(record)["total"] == 5
+    assert line(record)["events"] == ["check-failed", "retry", "check-failed", "retry"]
+    assert [check["kind"] for check in line(record)["checks"]] == ["increment", "retry", "retry"]
+    assert state.ds == {"Ann": -20}
+    assert state.standing == {"Ann": "racing"}
+
+
+def test_retries_repeat_the_increment_check_with_its_full_modifier() -> None:
+    # Climb mod 2 + speed 20 (bonus 4): 7 + 6 = 13 fails DC 14; the retry 8 + 6 = 14 passes.
+    _, record = first_round(
+        [CLIMB], {"Ann": {"check": 7, "obstacle": [8]}}, runner(speed=20, mods={"climb": 2})
+    )
+    assert [check["total"] for check in line(record)["checks"]] == [13, 14]
+    assert line(record)["gained"] == -10
+
+
+def test_max_retries_failed_retries_forfeit() -> None:
+    state, record = first_round(
+        [CLIMB, CLIMB], {"Ann": {"check": 1, "obstacle": [2, 3]}}, runner(speed=0), max_retries=2
+    )
+    assert line(record)["gained"] == -20
+    assert line(record)["standing"] == "forfeited"
+    assert line(record)["events"][-1] == "forfeited"
+    assert line(record)["events"].count("retry") == 2
+    assert state.standing == {"Ann": "forfeited"}
+    assert races.is_finished(state)  # nobody is racing any more
+    assert races.result(race([CLIMB, CLIMB], runner(speed=0)), state) == {
+        "winners": [],
+        "tie": False,
+        "ds": {"Ann": -20},
+        "standing": {"Ann": "forfeited"},
+        "damage": {"Ann": 0},
+        "flags": {"Ann": []},
+    }
+
+
+def test_max_retries_zero_forfeits_on_the_first_failure() -> None:
+    _, record = first_round([CLIMB], {"Ann": {"check": 1}}, runner(speed=0), max_retries=0)
+    assert line(record)["events"] == ["check-failed", "forfeited"]
+    assert line(record)["gained"] == 0
+
+
+def test_stall_adds_nothing_and_a_small_failure_does_not_drown() -> None:
+    swim = {"check": "swim", "dc": 15, "on_fail": "stall"}
+    state, record = first_round([swim], {"Ann": {"check": 11}}, runner(speed=0))
+    assert line(record)["gained"] == 0
+    assert line(record)["total"] == 11
+    assert line(record)["events"] == ["check-failed"]
+    assert state.flags == {"Ann": ()}
+
+
+def test_stall_failing_by_drown_margin_marks_drowning_once() -> None:
+    swim = {"check": "swim", "dc": 15, "on_fail": "stall"}
+    config = race([swim, swim, swim], runner(speed=0))
+    state = races.start(config, supplied({}))
+    state, record = play(config, state, {"Ann": {"check": 10}})  # fails by exactly 5
+    assert line(record)["events"] == ["check-failed", "drowning"]
+    assert state.flags == {"Ann": ("drowning",)}
+    state, record = play(config, state, {"Ann": {"check": 1}})
+    assert line(record)["events"] == ["check-failed", "drowning"]
+    assert state.flags == {"Ann": ("drowning",)}
+    state, record = play(config, state, {"Ann": {"check": 20}})
+    assert line(record)["gained"] == 20
+    assert line(record)["standing"] == "racing"  # she stays in unless the GM removes her
+
+
+def test_drown_margin_is_configurable() -> None:
+    swim = {"check": "swim", "dc": 15, "on_fail": "stall", "drown_margin": 2}
+    _, record = first_round([swim], {"Ann": {"check": 13}}, runner(speed=0))
+    assert "drowning" in line(record)["events"]
+
+
+@pytest.mark.parametrize(
+    ("check", "on_fail"), [("climb", "retry"), ("swim", "stall"), ("jump", "stall")]
+)
+def test_dc_without_on_fail_defaults_by_check(check: str, on_fail: str) -> None:
+    assert race([{"check": check, "dc": 10}]).increments[0].on_fail == on_fail
+
+
+def test_on_fail_without_dc_is_rejected() -> None:
+    with pytest.raises(RulesError) as error:
+        race([STRENGTH, {"check": "swim", "on_fail": "stall"}])
+    assert violation_locs(error) == [("course", "increments", 1, "on_fail")]
+
+
+# --------------------------------------------------------------------------------------------
+# Obstacles and hazards
+# --------------------------------------------------------------------------------------------
+
+CANYON = {
+    "check": "strength",
+    "obstacle": {"kind": "obstacle", "check": "jump", "dc": 15, "retry": True, "damage": "3d6"},
+}
+WALL = {
+    "check": "strength",
+    "obstacle": {"kind": "obstacle", "check": "climb", "dc": 15, "damage": "1d4+2"},
+}
+MARSH = {"check": "strength", "obstacle": {"kind": "hazard", "check": "balance", "dc": 12}}
+
+
+def test_passed_obstacle_goes_on_as_usual() -> None:
+    _, record = first_round([CANYON], {"Ann": {"obstacle": [15], "check": 10}}, runner(speed=0))
+    assert line(record)["gained"] == 10
+    assert line(record)["events"] == []
+    assert [check["kind"] for check in line(record)["checks"]] == ["obstacle", "increment"]
+
+
+def test_failed_obstacle_with_retry_takes_damage_on_each_failure() -> None:
+    state, record = first_round(
+        [CANYON],
+        {"Ann": {"obstacle": [3, 4, 15], "damage": [1, 2, 3, 6, 6, 6]}},
+        runner(speed=0),
+    )
+    assert line(record)["events"] == [
+        "obstacle-failed",
+        "damage 6",
+        "retry",
+        "obstacle-failed",
+        "damage 18",
+        "retry",
+    ]
+    assert line(record)["gained"] == -20
+    assert line(record)["total"] is None  # no increment check after a retried obstacle
+    assert state.damage == {"Ann": 24}
+    assert state.ds == {"Ann": -20}
+
+
+def test_obstacle_retries_exhausted_forfeit() -> None:
+    state, record = first_round(
+        [CANYON],
+        {"Ann": {"obstacle": [1, 1], "damage": [1] * 6}},
+        runner(speed=0),
+        max_retries=1,
+    )
+    assert line(record)["events"] == [
+        "obstacle-failed",
+        "damage 3",
+        "retry",
+        "obstacle-failed",
+        "damage 3",
+        "forfeited",
+    ]
+    assert line(record)["gained"] == -10
+    assert state.standing == {"Ann": "forfeited"}
+
+
+def test_failed_obstacle_without_retry_forfeits() -> None:
+    state, record = first_round(
+        [WALL, STRENGTH],
+        {"Ann": {"obstacle": [5], "damage": [4]}, "Bob": {"obstacle": [20], "check": 3}},
+        runner("Ann", speed=0),
+        runner("Bob", speed=0),
+    )
+    assert line(record, "Ann")["events"] == ["obstacle-failed", "damage 6", "forfeited"]
+    assert line(record, "Ann")["standing"] == "forfeited"
+    assert state.damage == {"Ann": 6, "Bob": 0}
+    assert not races.is_finished(state)
+    config = race([WALL, STRENGTH], runner("Ann", speed=0), runner("Bob", speed=0))
+    state, record = play(config, state, {"Bob": {"check": 1}})
+    assert line(record, "Ann") == {
+        "gained": 0,
+        "total": None,
+        "ds": 0,
+        "standing": "forfeited",
+        "events": [],
+        "checks": [],
+    }
+    assert record.finished
+    assert record.winners == ("Bob",)  # Ann's DS 0 < Bob's 4, but she is out anyway
+
+
+def test_forfeited_competitor_cannot_win_with_the_highest_ds() -> None:
+    config = race([STRENGTH, WALL], runner("Ann", speed=0), runner("Bob", speed=0))
+    state = races.start(config, supplied({}))
+    state, _ = play(config, state, {"Ann": {"check": 20}, "Bob": {"check": 2}})
+    state, record = play(
+        config,
+        state,
+        {"Ann": {"obstacle": [1], "damage": [1]}, "Bob": {"obstacle": [15], "check": 1}},
+    )
+    assert state.ds == {"Ann": 20, "Bob": 3}
+    assert record.winners == ("Bob",)
+
+
+def test_taking_damage_rule_replaces_forfeit_and_retry() -> None:
+    for obstacle in (WALL, CANYON):
+        state, record = first_round(
+            [obstacle],
+            {"Ann": {"obstacle": [2], "damage": [3] * (1 if obstacle is WALL else 3), "check": 12}},
+            runner(speed=0),
+            damage_instead_of_forfeit=True,
+        )
+        assert line(record)["standing"] == "racing"
+        assert line(record)["gained"] == 12  # she gains her increment check as usual
+        assert "retry" not in line(record)["events"]
+        assert state.damage["Ann"] in (5, 9)
+
+
+def test_failed_hazard_adds_nothing_and_she_stays_in() -> None:
+    state, record = first_round([MARSH], {"Ann": {"obstacle": [11]}}, runner(speed=0))
+    assert line(record)["events"] == ["hazard-failed"]
+    assert line(record)["gained"] == 0
+    assert line(record)["total"] is None
+    assert state.standing == {"Ann": "racing"}
+
+
+def test_failed_hazard_with_damage() -> None:
+    lake = {
+        "check": "strength",
+        "obstacle": {"kind": "hazard", "check": "jump", "dc": 12, "damage": "3d6"},
+    }
+    state, record = first_round(
+        [lake],
+        {"Ann": {"obstacle": [2], "damage": [6, 5, 4]}},
+        runner(speed=0),
+        damage_instead_of_forfeit=True,
+    )
+    assert line(record)["events"] == ["hazard-failed", "damage 15"]
+    assert line(record)["gained"] == 0  # the taking-damage rule is for obstacles only
+    assert state.damage == {"Ann": 15}
+
+
+def test_passed_hazard_goes_on() -> None:
+    _, record = first_round([MARSH], {"Ann": {"obstacle": [12], "check": 7}}, runner(speed=0))
+    assert line(record)["gained"] == 7
+
+
+def test_negative_damage_counts_as_zero() -> None:
+    scratch = {
+        "check": "strength",
+        "obstacle": {"kind": "hazard", "check": "balance", "dc": 12, "damage": "1d4-5"},
+    }
+    state, record = first_round(
+        [scratch], {"Ann": {"obstacle": [1], "damage": [2]}}, runner(speed=0)
+    )
+    assert line(record)["events"] == ["hazard-failed", "damage 0"]
+    assert state.damage == {"Ann": 0}
+
+
+def test_hazard_with_retry_is_rejected() -> None:
+    with pytest.raises(RulesError) as error:
+        race(
+            [
+                {
+                    "check": "strength",
+                    "obstacle": {"kind": "hazard", "check": "balance", "dc": 12, "retry": True},
+                }
+            ]
+        )
+    assert violation_locs(error) == [("course", "increments", 0, "obstacle", "retry")]
+
+
+def test_obstacle_before_a_dc_check_uses_the_obstacle_dice_in_order() -> None:
+    # Obstacle 20 passes; climb check 3 fails DC 14; its retry takes the next obstacle die.
+    mixed = {**CLIMB, "obstacle": {"kind": "obstacle", "check": "jump", "dc": 10}}
+    _, record = first_round([mixed], {"Ann": {"obstacle": [20, 14], "check": 3}}, runner(speed=0))
+    assert [check["kind"] for check in line(record)["checks"]] == ["obstacle", "increment", "retry"]
+    assert line(record)["gained"] == -10
+
+
+# --------------------------------------------------------------------------------------------
+# Long races
+# --------------------------------------------------------------------------------------------
+
+
+def marathon_state(config: races.Config, done: int) -> races.State:
+    state = races.start(config, supplied({}))
+    return races.State(
+        increment=done,
+        of=state.of,
+        ds=state.ds,
+        standing=state.standing,
+        damage=state.damage,
+        flags=state.flags,
+    )
+
+
+@pytest.mark.parametrize(("pacing", "safe"), [("normal", 12), ("pace", 14), ("sprint", 10)])
+def test_safe_increments_are_con_score_adjusted_by_pacing(pacing: str, safe: int) -> None:
+    config = race("marathon", runner(speed=0, con_score=12, con_mod=10, pacing=pacing))
+    # The last safe increment: no Constitution die.
+    _, record = play(config, marathon_state(config, safe - 1), {"Ann": {"check": 10}})
+    assert [check["kind"] for check in line(record)["checks"]] == ["increment"]
+    # The next one: a check against DC 2 x increments raced so far.
+    _, record = play(
+        config, marathon_state(config, safe), {"Ann": {"constitution": 20, "check": 10}}
+    )
+    constitution = line(record)["checks"][0]
+    assert constitution["kind"] == "constitution"
+    assert constitution["dc"] == 2 * safe
+    assert constitution["total"] == 30
+    assert line(record)["gained"] == 10 + races.PACING_BONUS[pacing]
+
+
+def test_failed_constitution_check_rests() -> None:
+    config = race("marathon", runner(speed=0, con_score=10, con_mod=3))
+    state, record = play(config, marathon_state(config, 10), {"Ann": {"constitution": 16}})
+    assert line(record) == {
+        "gained": 0,
+        "total": None,
+        "ds": 0,
+        "standing": "racing",
+        "events": ["rested"],
+        "checks": [
+            {
+                "kind": "constitution",
+                "check": "constitution",
+                "roll": 16,
+                "total": 19,
+                "dc": 20,
+                "success": False,
+            }
+        ],
+    }
+    assert state.increment == 11
+
+
+def test_passed_constitution_check_races_on() -> None:
+    config = race("marathon", runner(speed=0, con_score=10, con_mod=3))
+    _, record = play(config, marathon_state(config, 10), {"Ann": {"constitution": 17, "check": 9}})
+    assert line(record)["gained"] == 9
+
+
+def test_endurance_feat_adds_4_to_the_constitution_check() -> None:
+    config = race("marathon", runner(speed=0, con_score=10, feats=["endurance"]))
+    _, record = play(config, marathon_state(config, 10), {"Ann": {"constitution": 16, "check": 9}})
+    assert line(record)["checks"][0]["total"] == 20
+    assert line(record)["gained"] == 9
+
+
+def test_pacing_changes_the_safe_count_not_con_mod() -> None:
+    config = race("marathon", runner(speed=0, con_score=10, con_mod=0, pacing="pace"))
+    _, record = play(config, marathon_state(config, 12), {"Ann": {"constitution": 20}})
+    assert line(record)["checks"][0]["total"] == 20
+    assert line(record)["checks"][0]["dc"] == 24
+    assert line(record)["events"] == ["rested"]
+
+
+def test_endurance_rule_off_or_no_con_score_means_no_checks() -> None:
+    for config in (
+        race("marathon", runner(speed=0, con_score=3), endurance_rule=False),
+        race("marathon", runner(speed=0, con_mod=5)),
+    ):
+        _, record = play(config, marathon_state(config, 19), {"Ann": {"check": 4}})
+        assert line(record)["gained"] == 4
+
+
+def test_mount_checks_with_its_own_con_and_mounted_increments_only() -> None:
+    horse = {**HORSE, "con_score": 1, "con_mod": 0}
+    course: list[dict[str, Any]] = [
+        STRENGTH,
+        STRENGTH,
+        {"check": "strength", "mounted": True},
+        {"check": "strength", "mounted": True},
+    ]
+    config = race(course, runner(speed=0, con_score=18, feats=["endurance"], mount=horse))
+    state = marathon_state(config, 2)
+    # Two foot increments raced, but the mount has raced none: safe (its Con 1 > 0).
+    state, record = play(config, state, {"Ann": {"ride": 1, "check": 1}})
+    assert [check["kind"] for check in line(record)["checks"]] == ["ride", "increment"]
+    # One mounted increment raced = its Con score: DC 2 x 1, no Endurance bonus from the rider.
+    _, record = play(config, state, {"Ann": {"constitution": 1}})
+    assert line(record)["checks"][0] == {
+        "kind": "constitution",
+        "check": "constitution",
+        "roll": 1,
+        "total": 1,
+        "dc": 2,
+        "success": False,
+    }
+    assert line(record)["events"] == ["rested"]
+
+
+def test_non_living_mount_never_checks() -> None:
+    golem = {**HORSE, "con_score": 0, "living": False}
+    config = race([{"check": "strength", "mounted": True}] * 3, runner(speed=0, mount=golem))
+    _, record = play(config, marathon_state(config, 2), {"Ann": {"ride": 1, "check": 1}})
+    assert "constitution" not in [check["kind"] for check in line(record)["checks"]]
+
+
+def test_rider_counts_every_increment_raced_on_foot() -> None:
+    config = race(
+        [{"check": "strength", "mounted": True}, STRENGTH, STRENGTH],
+        runner(speed=0, con_score=2, con_mod=0, mount=HORSE),
+    )
+    _, record = play(config, marathon_state(config, 2), {"Ann": {"constitution": 4, "check": 1}})
+    assert line(record)["checks"][0]["dc"] == 4
+
+
+# --------------------------------------------------------------------------------------------
+# Winners, phases, the record
+# --------------------------------------------------------------------------------------------
+
+
+def test_dash_winner_and_tie() -> None:
+    config = race("dash", runner("Ann", speed=0), runner("Bob", speed=0), runner("Cid", speed=0))
+    state = races.start(config, supplied({}))
+    state, record = play(
+        config, state, {"Ann": {"check": 10}, "Bob": {"check": 12}, "Cid": {"check": 3}}
+    )
+    assert not record.finished
+    assert record.winners == ()
+    assert races.result(config, state) is None
+    state, record = play(
+        config, state, {"Ann": {"check": 15}, "Bob": {"check": 13}, "Cid": {"check": 20}}
+    )
+    assert record.finished
+    assert record.winners == ("Ann", "Bob")
+    assert state.ds == {"Ann": 25, "Bob": 25, "Cid": 23}
+    assert races.result(config, state) == {
+        "winners": ["Ann", "Bob"],
+        "tie": True,
+        "ds": {"Ann": 25, "Bob": 25, "Cid": 23},
+        "standing": {"Ann": "racing", "Bob": "racing", "Cid": "racing"},
+        "damage": {"Ann": 0, "Bob": 0, "Cid": 0},
+        "flags": {"Ann": [], "Bob": [], "Cid": []},
+    }
+    with pytest.raises(PhaseError):
+        races.play_round(config, state, supplied({}))
+
+
+def test_round_record_and_summary() -> None:
+    config = race("dash", runner("Ann", speed=0), runner("Bob", speed=0))
+    state = races.start(config, supplied({}))
+    state, record = play(config, state, {"Ann": {"check": 10}, "Bob": {"check": 12}})
+    body = record.to_dict()
+    assert set(body) == {"increment", "competitors", "finished", "winners"}
+    assert set(body["competitors"]["Ann"]) >= {"gained", "total", "ds", "standing", "events"}
+    assert races.round_summary(config, state, record) == (
+        "Increment 1/2 (strength): Ann +10 (DS 10); Bob +12 (DS 12)."
+    )
+    state, record = play(config, state, {"Ann": {"check": 20}, "Bob": {"check": 1}})
+    assert races.round_summary(config, state, record) == (
+        "Increment 2/2 (strength): Ann +20 (DS 30); Bob +1 (DS 13). Ann wins the race with DS 30."
+    )
+
+
+def test_summary_shows_events_and_ties() -> None:
+    config = race([CANYON], runner("Ann", speed=0), runner("Bob", speed=0))
+    state, record = play(
+        config,
+        races.start(config, supplied({})),
+        {
+            "Ann": {"obstacle": [1, 20], "damage": [1, 1, 1]},
+            "Bob": {"obstacle": [1, 20], "damage": [2, 2, 2]},
+        },
+    )
+    assert races.round_summary(config, state, record) == (
+        "Increment 1/1 (strength, obstacle jump DC 15): "
+        "Ann -10 [obstacle-failed, damage 3, retry] (DS -10); "
+        "Bob -10 [obstacle-failed, damage 6, retry] (DS -10). Tie between Ann and Bob at DS -10."
+    )
+
+
+def test_uses_server_dice_when_none_are_supplied() -> None:
+    config = race("typical", runner("Ann"), runner("Bob"))
+    state = races.start(config, supplied({}))
+    dice = Dice(SeededRng(7), notation=fake_notation)
+    while not races.is_finished(state):
+        state, _ = races.play_round(config, state, dice)
+    assert state.increment == 10
+    assert [entry.purpose for entry in dice.log] == ["check"] * 20
+    assert all(entry.source == "rolled" for entry in dice.log)
+
+
+def test_a_seeded_dakrothian_marathon_runs_to_the_end() -> None:
+    horse = {"strength_mod": 5, "speed": 60, "con_score": 15}
+    config = race(
+        "dakrothian-marathon",
+        *(
+            runner(
+                f"Racer {index}",
+                speed=30,
+                mods={"strength": 2, "climb": 4, "swim": 3, "jump": 3, "balance": 1, "ride": 5},
+                con_score=12 + index,
+                feats=["endurance"] if index % 2 else ["run"],
+                pacing=("normal", "sprint", "pace")[index % 3],
+                mount=horse,
+            )
+            for index in range(6)
+        ),
+    )
+    state = races.start(config, supplied({}))
+    dice = Dice(SeededRng(2024), notation=fake_notation)
+    played = 0
+    while not races.is_finished(state):
+        state, record = races.play_round(config, state, dice)
+        played += 1
+    assert played == 20 or not any(s == "racing" for s in state.standing.values())
+    assert record.finished
+    assert {entry.purpose for entry in dice.log} <= {
+        "check",
+        "obstacle",
+        "constitution",
+        "ride",
+        "damage",
+    }
+    assert {entry.who for entry in dice.log} <= {f"Racer {index}" for index in range(6)}
+    assert races.result(config, state) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# Creation
+# --------------------------------------------------------------------------------------------
+
+
+def test_defaults_are_applied_and_round_trip() -> None:
+    config = race(
+        [{"check": "climb", "dc": 12}, MARSH],
+        runner("Ann", con_score=15, mount={"strength_mod": 2, "speed": 50, "con_score": 13}),
+    )
+    body = races.config_to_dict(config)
+    assert body["damage_instead_of_forfeit"] is False
+    assert body["endurance_rule"] is True
+    assert body["max_retries"] == 5
+    assert body["competitors"][0]["con_mod"] == 2
+    assert body["competitors"][0]["pacing"] == "normal"
+    assert body["competitors"][0]["mount"] == {
+        "name": None,
+        "strength_mod": 2,
+        "speed": 50,
+        "con_score": 13,
+        "con_mod": 1,
+        "living": True,
+    }
+    assert body["increments"][0] == {
+        "check": "climb",
+        "dc": 12,
+        "on_fail": "retry",
+        "drown_margin": 5,
+        "modifier": 0,
+        "mounted": False,
+        "obstacle": None,
+    }
+    assert races.config_from_dict(body) == config
+    preset = race("dakrothian-marathon", runner(mount=HORSE))
+    preset_body = races.config_to_dict(preset)
+    assert preset_body["course"] == "dakrothian-marathon"
+    assert len(preset_body["increments"]) == 20
+    assert races.config_from_dict(preset_body) == preset
+
+
+def test_state_round_trips_and_public_state_is_the_api_shape() -> None:
+    config = race([{"check": "swim", "dc": 15}], runner("Ann", speed=0))
+    state, _ = play(config, races.start(config, supplied({})), {"Ann": {"check": 1}})
+    body = races.state_to_dict(state)
+    assert (
+        races.public_state(state)
+        == body
+        == {
+            "increment": 1,
+            "of": 1,
+            "ds": {"Ann": 0},
+            "standing": {"Ann": "racing"},
+            "damage": {"Ann": 0},
+            "flags": {"Ann": ["drowning"]},
+        }
+    )
+    assert races.state_from_dict(body) == state
+
+
+@pytest.mark.parametrize(
+    ("body", "loc"),
+    [
+        ({"competitors": []}, ("competitors",)),
+        ({"competitors": [runner(f"R{i}") for i in range(65)]}, ("competitors",)),
+        ({"competitors": [runner("Ann"), runner("Ann")]}, ("competitors", 1, "name")),
+        ({"competitors": [runner(speed=-5)]}, ("competitors", 0, "speed")),
+        ({"competitors": [runner(pacing="crawl")]}, ("competitors", 0, "pacing")),
+        ({"competitors": [runner(speeds={"fly": 60})]}, ("competitors", 0, "speeds", "fly")),
+        (
+            {"competitors": [runner(mods={"Hide": 1, "hide": 2})]},
+            ("competitors", 0, "mods", "hide"),
+        ),
+        ({"competitors": [runner(name=" ")]}, ("competitors", 0, "name")),
+        ({"course": {"increments": []}}, ("course", "increments")),
+        ({"course": {"increments": [STRENGTH] * 201}}, ("course", "increments")),
+        (
+            {"course": {"increments": [{"check": "swim", "dc": 15, "drown_margin": 0}]}},
+            ("course", "increments", 0, "drown_margin"),
+        ),
+        (
+            {"course": {"increments": [{"check": "swim", "on_fail": "sink", "dc": 3}]}},
+            ("course", "increments", 0, "on_fail"),
+        ),
+        (
+            {
+                "course": {
+                    "increments": [
+                        {"check": "strength", "obstacle": {"kind": "pit", "check": "jump", "dc": 3}}
+                    ]
+                }
+            },
+            ("course", "increments", 0, "obstacle", "kind"),
+        ),
+        (
+            {
+                "course": {
+                    "increments": [
+                        {"check": "strength", "obstacle": {"kind": "hazard", "check": "jump"}}
+                    ]
+                }
+            },
+            ("course", "increments", 0, "obstacle", "dc"),
+        ),
+        (
+            {
+                "course": {
+                    "increments": [
+                        {
+                            "check": "strength",
+                            "obstacle": {
+                                "kind": "hazard",
+                                "check": "jump",
+                                "dc": 3,
+                                "damage": "x" * 1001,
+                            },
+                        }
+                    ]
+                }
+            },
+            ("course", "increments", 0, "obstacle", "damage"),
+        ),
+        ({"max_retries": -1}, ("max_retries",)),
+        ({"max_retries": 101}, ("max_retries",)),
+        ({"endurance_rule": "yes"}, ("endurance_rule",)),
+    ],
+)
+def test_rule_violations_are_reported_where_they_are(
+    body: dict[str, Any], loc: tuple[str | int, ...]
+) -> None:
+    with pytest.raises(RulesError) as error:
+        races.config_from_dict({"course": "dash", "competitors": [runner()], **body})
+    assert loc in violation_locs(error)
+
+
+def test_every_violation_is_listed_at_once() -> None:
+    with pytest.raises(RulesError) as error:
+        races.config_from_dict(
+            {
+                "course": {"increments": [{"check": "swim", "on_fail": "stall"}]},
+                "competitors": [runner(speed=-1), runner()],
+            }
+        )
+    assert violation_locs(error) == [
+        ("course", "increments", 0, "on_fail"),
+        ("competitors", 0, "speed"),
+        ("competitors", 1, "name"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------------
+
+checks = st.sampled_from(["strength", "swim", "climb", "jump", "balance"])
+obstacles = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("obstacle"),
+            "check": checks,
+            "dc": st.integers(5, 25),
+            "retry": st.booleans(),
+            "damage": st.sampled_from(["1d6", "2d4+1", None]),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("hazard"),
+            "check": checks,
+            "dc": st.integers(5, 25),
+            "damage": st.sampled_from(["1d6", None]),
+        }
+    ),
+)
+increments = st.builds(
+    lambda check, dc, on_fail, modifier, mounted, obstacle: {
+        "check": "strength" if mounted else check,
+        "dc": dc,
+        "on_fail": on_fail if dc is not None else None,
+        "modifier": modifier,
+        "mounted": mounted,
+        "obstacle": obstacle,
+    },
+    checks,
+    st.one_of(st.none(), st.integers(5, 25)),
+    st.sampled_from(["retry", "stall"]),
+    st.integers(-3, 3),
+    st.booleans(),
+    obstacles,
+)
+competitor_bodies = st.builds(
+    lambda speed, mods, con_score, feats, pacing, mount: {
+        "speed": speed,
+        "mods": mods,
+        "con_score": con_score,
+        "feats": feats,
+        "pacing": pacing,
+        "mount": mount,
+    },
+    st.integers(0, 60),
+    st.dictionaries(checks, st.integers(-5, 10), max_size=5),
+    st.one_of(st.none(), st.integers(1, 20)),
+    st.lists(st.sampled_from(["run", "endurance"]), unique=True),
+    st.sampled_from(["normal", "sprint", "pace"]),
+    st.fixed_dictionaries(
+        {
+            "strength_mod": st.integers(-2, 8),
+            "speed": st.integers(0, 80),
+            "con_score": st.one_of(st.none(), st.integers(1, 20)),
+            "living": st.booleans(),
+        }
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    course=st.lists(increments, min_size=1, max_size=12),
+    bodies=st.lists(competitor_bodies, min_size=1, max_size=4),
+    seed=st.integers(0, 2**63 - 1),
+    damage_instead_of_forfeit=st.booleans(),
+    max_retries=st.integers(0, 5),
+)
+def test_a_race_always_finishes_and_ds_adds_up(
+    course: list[dict[str, Any]],
+    bodies: list[dict[str, Any]],
+    seed: int,
+    damage_instead_of_forfeit: bool,
+    max_retries: int,
+) -> None:
+    competitors = [{"name": f"R{index}", **body} for index, body in enumerate(bodies)]
+    config = races.config_from_dict(
+        {
+            "course": {"increments": course},
+            "competitors": competitors,
+            "damage_instead_of_forfeit": damage_instead_of_forfeit,
+            "max_retries": max_retries,
+        }
+    )
+    state = races.start(config, supplied({}))
+    dice = Dice(SeededRng(seed), notation=fake_notation)
+    gained_total = dict.fromkeys(state.ds, 0)
+    rounds = 0
+    while not races.is_finished(state):
+        before = state
+        state, record = races.play_round(config, state, dice)
+        rounds += 1
+        for name, entry in record.to_dict()["competitors"].items():
+            assert state.ds[name] == before.ds[name] + entry["gained"]
+            gained_total[name] += entry["gained"]
+            if before.standing[name] == "forfeited":
+                assert entry["gained"] == 0
+                assert entry["checks"] == []
+            # A competitor adds her check's total, or 0 less 10 DS per retry.
+            assert entry["gained"] == entry["total"] or (
+                entry["gained"] % races.RETRY_COST == 0
+                and -races.RETRY_COST * max_retries <= entry["gained"] <= 0
+            )
+            if damage_instead_of_forfeit and "forfeited" in entry["events"]:
+                # Taking damage replaces forfeits at obstacles; failed DC retries still forfeit.
+                assert "check-failed" in entry["events"]
+    assert rounds <= len(course)
+    assert state.ds == gained_total
+    assert sum(state.ds.values()) == sum(gained_total.values())
+    won = races.winners(state)
+    racing = [name for name, standing in state.standing.items() if standing == "racing"]
+    if racing:
+        assert won
+        assert all(state.ds[name] == max(state.ds[r] for r in racing) for name in won)
+    else:
+        assert won == ()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    body=st.dictionaries(
+        st.sampled_from(
+            ["course", "competitors", "max_retries", "endurance_rule", "damage_instead_of_forfeit"]
+        ),
+        st.one_of(
+            st.none(),
+            st.integers(-5, 300),
+            st.text(max_size=5),
+            st.booleans(),
+            st.lists(
+                st.dictionaries(
+                    st.sampled_from(["name", "speed", "check", "dc", "mods"]),
+                    st.integers(-3, 30) | st.text(max_size=3),
+                ),
+                max_size=3,
+            ),
+            st.just("dash"),
+        ),
+    )
+)
+def test_creation_either_succeeds_or_raises_rules_error(body: dict[str, Any]) -> None:
+    try:
+        config = races.config_from_dict(body)
+    except RulesError as error:
+        violations = error.violations
+        assert violations
+        assert all(violation.msg for violation in violations)
+    else:
+        assert races.config_from_dict(races.config_to_dict(config)) == config
