@@ -19,6 +19,7 @@ from app.api import (
     notation,
     operations,
     regular_contests,
+    skill_games,
 )
 from app.api.common import DOCUMENTED_MODELS
 from app.errors import install_error_handlers
@@ -65,8 +66,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.metrics = metrics
     install_error_handlers(app)
-    app.include_router(operations.router)
     for module in (
+        operations,
         gurps,
         cairn,
         d20,
@@ -74,8 +75,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         notation,
         regular_contests,
         arm_wrestles,
-                ):
-        app.include_router(module.router)
+        skill_games,
+            ):
+        # The routes go straight onto the app rather than through include_router: every
+        # request is matched against one flat list instead of router after router.
+        app.router.routes.extend(module.router.routes)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if settings.rate_limit_per_minute:

@@ -394,13 +394,37 @@ def validate_notation(expr: str, loc: Loc = ()) -> None:
     """Reject dice notation that cannot be rolled (RULES.md §5), e.g. when a session is created.
 
     Checks the text and every limit, then rolls it once with fixed dice to catch what fails
-    whatever the dice (`1/0`, `2d6mi>3`, the runaway `1d1e1`). Failures that depend on the
-    dice (`1/(1d2-1)`) can still happen at roll time, as a `NotationError`.
+    whatever the dice (`1/0`, `2d6mi>3`, the runaway `1d1e1`). A divisor that depends on the
+    dice (`1/(1d2-1)`) is refused too: it could be zero in some round, and a contest whose
+    damage cannot be rolled could never finish.
     """
     try:
-        _evaluate(_parse(expr), SeededRng(0, "validate-notation").die)
+        tree = _parse(expr)
+        _refuse_dice_divisors(tree)
+        _evaluate(tree, SeededRng(0, "validate-notation").die)
     except NotationError as exc:
         raise NotationError(exc.msg, loc) from None
+
+
+def _refuse_dice_divisors(tree: Any) -> None:
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, d20.diceast.BinOp) and node.op in ("/", "%") and _has_dice(node.right):
+            raise NotationError(
+                f"the divisor after {node.op!r} depends on the dice and could be zero"
+            )
+        stack.extend(node.children)
+
+
+def _has_dice(tree: Any) -> bool:
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, d20.diceast.Dice):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def roll_expression(

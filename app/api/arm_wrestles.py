@@ -38,13 +38,14 @@ def describe(
     config_data: dict[str, Any], state_data: dict[str, Any], outcome: dict[str, Any] | None
 ) -> str:
     a, b = config_data["a"]["name"], config_data["b"]["name"]
-    ds = state_data["ds"] if "ds" in state_data else {}
+    ds = state_data.get("ds", {})
     standing = f"{a} {ds.get(a, 0)}, {b} {ds.get(b, 0)} (target {config_data['target']})"
     if outcome is None:
         return f"Arm wrestle {a} vs {b}: DS {standing}."
+    reason = outcome.get("reason")
     if outcome.get("winner") is None:
-        return f"Arm wrestle {a} vs {b} ended without a winner ({outcome.get('reason')}): {standing}."
-    return f"Arm wrestle {a} vs {b}: {outcome['winner']} wins ({outcome.get('reason')}), {standing}."
+        return f"Arm wrestle {a} vs {b} ended without a winner ({reason}): {standing}."
+    return f"Arm wrestle {a} vs {b}: {outcome['winner']} wins ({reason}), {standing}."
 
 
 KIND = SessionKind(

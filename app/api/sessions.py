@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from typing import Annotated, Any, Literal
@@ -104,7 +104,7 @@ class SessionKind:
     round_model: type[BaseModel] | None = None
     round_example: dict[str, Any] | None = None
     #: Who may be named in supplied dice, and for which purposes.
-    names: Callable[[dict[str, Any]], Iterable[str]] = lambda config: ()
+    names: Callable[[dict[str, Any]], Iterable[str]] = lambda _config: ()
     purposes: frozenset[str] = frozenset()
     #: `resolve`: the body it takes and the round body each server-dice round plays.
     resolve_model: type[BaseModel] | None = None
@@ -130,12 +130,12 @@ class UnitOfWork:
         return await run_in_threadpool(self.store.run, mode, work)
 
 
-async def unit_of_work(request: Request) -> AsyncIterator[UnitOfWork]:
-    """The dependency that owns the request's transaction."""
+async def unit_of_work(request: Request) -> UnitOfWork:
+    """The dependency that owns the request's one transaction (`UnitOfWork.run`)."""
     store: Store | None = getattr(request.app.state, "store", None)
     if store is None:
         raise ServiceUnavailable("the session store is not configured")
-    yield UnitOfWork(store)
+    return UnitOfWork(store)
 
 
 Work = Annotated[UnitOfWork, Depends(unit_of_work)]
@@ -169,7 +169,9 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def _render(request: Request, status: int, body: Mapping[str, Any] | None, headers: dict[str, str]) -> Response:
+def _render(
+    request: Request, status: int, body: Mapping[str, Any] | None, headers: dict[str, str]
+) -> Response:
     if body is None:
         return Response(status_code=status, headers=headers)
     if wants_text(request) and "summary" in body:
@@ -222,7 +224,7 @@ class _Answer:
     replayed: bool = False
 
 
-def _if_match(request: Request) -> int | None | Literal["*"]:
+def _if_match(request: Request) -> int | Literal["*"] | None:
     header = request.headers.get("if-match")
     if header is None:
         return None
@@ -362,7 +364,10 @@ def _replay(
 
 
 async def _guarded(
-    work: UnitOfWork, mode: Mode, transaction: Callable[[Connection], _Answer], scope: str,
+    work: UnitOfWork,
+    mode: Mode,
+    transaction: Callable[[Connection], _Answer],
+    scope: str,
     key: str | None,
 ) -> _Answer:
     """Run the transaction, refusing a second request under a key still in flight here."""
@@ -465,7 +470,9 @@ def play_one(
 
 def session_router(kind: SessionKind) -> APIRouter:
     """The shared lifecycle routes for one kind (API.md "Shared behaviour")."""
-    router = APIRouter(prefix=f"/v1/{kind.path}", tags=[kind.title[0].upper() + kind.title[1:] + "s"])
+    router = APIRouter(
+        prefix=f"/v1/{kind.path}", tags=[kind.title[0].upper() + kind.title[1:] + "s"]
+    )
 
     @router.post(
         "",
@@ -593,7 +600,8 @@ def session_router(kind: SessionKind) -> APIRouter:
 
             def mutation(record: SessionRecord, _role: Role) -> Change:
                 _active(record)
-                state, played_rounds = record.state, []
+                state = record.state
+                played_rounds: list[StoredRound] = []
                 finished, result = False, record.result
                 number = record.rounds_played
                 while not finished and len(played_rounds) < MAX_RESOLVE_ROUNDS:
@@ -642,7 +650,9 @@ def _active(record: SessionRecord) -> None:
         raise Conflict("the contest is finished")
 
 
-def _readable(connection: Connection, kind: SessionKind, session_id: str, token: str) -> SessionRecord:
+def _readable(
+    connection: Connection, kind: SessionKind, session_id: str, token: str
+) -> SessionRecord:
     record = repository.get_session(connection, session_id, kind.path, lock=False)
     if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
         raise NotFound(f"no {kind.title} with id {session_id}")

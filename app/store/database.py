@@ -6,7 +6,7 @@ front so concurrent writers to one session are serialised rather than interleave
 * SQLite: `BEGIN IMMEDIATE` takes the database's write lock when the transaction starts
   (WAL mode lets readers carry on), and `busy_timeout` makes other writers — in this process
   or another — wait for it instead of failing.
-* PostgreSQL: the session row is read `FOR UPDATE` (see `repository.lock_session`), which
+* PostgreSQL: the session row is read `FOR UPDATE` (see `repository.get_session`), which
   serialises writers of that one session and leaves other sessions alone.
 """
 
@@ -60,6 +60,7 @@ def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000
         )
         _configure_sqlite(engine, busy_timeout_ms)
         return engine
+    _use_orjson_for_jsonb()
     return create_engine(
         url,
         pool_size=pool_size,
@@ -67,6 +68,12 @@ def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000
         pool_recycle=1800,
         **common,
     )
+
+
+def _use_orjson_for_jsonb() -> None:
+    from psycopg.types.json import set_json_loads
+
+    set_json_loads(orjson.loads)
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
@@ -133,9 +140,11 @@ class Store:
         """None when the database answers and is migrated to head, else what is wrong."""
         try:
             with self.engine.connect() as connection:
-                current = connection.execute(
-                    text("SELECT version_num FROM alembic_version")
-                ).scalars().all()
+                current = (
+                    connection.execute(text("SELECT version_num FROM alembic_version"))
+                    .scalars()
+                    .all()
+                )
         except Exception as exc:  # any driver error means: not ready
             return f"database unreachable or not migrated: {type(exc).__name__}"
         head = migration_head()

@@ -1,27 +1,99 @@
 """Queries on the store's tables. Repositories never commit: the request's transaction does.
 
-SQLAlchemy Core statements on the mapped tables (not ORM unit-of-work objects): a round is one
-locked read, one insert and one update, and the ORM's identity map and change tracking would
-only add work to that.
+Every statement is a SQLAlchemy Core construct on the mapped tables, compiled once per dialect
+(`Statement`) and then run through the driver with plain parameters. A round is one locked
+read, one insert and one update; building, cache-keying and compiling those statements on
+every request — or tracking ORM objects — cost more CPU than SQLite spends executing them.
+JSON documents and times are therefore converted here, the same way for both databases.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, delete, func, insert, select, text, update
+import orjson
+from sqlalchemy import Connection, bindparam, delete, insert, select, text, update
+from sqlalchemy.sql import Executable
+from sqlalchemy.sql.compiler import Compiled
 
-from app.store.models import ContestRound, ContestSession, IdempotencyRecord
+from app.store.models import Base
 
-sessions = ContestSession.__table__
-rounds = ContestRound.__table__
-idempotency = IdempotencyRecord.__table__
+sessions = Base.metadata.tables["sessions"]
+rounds = Base.metadata.tables["rounds"]
+idempotency = Base.metadata.tables["idempotency_keys"]
 
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+class Statement:
+    """A Core statement compiled once per dialect, executed with driver-level parameters."""
+
+    def __init__(self, build: Callable[[], Executable]) -> None:
+        self._build = build
+        self._compiled: dict[str, tuple[str, Sequence[str] | None]] = {}
+
+    def execute(self, connection: Connection, params: Mapping[str, Any]) -> Cursor:
+        """Run on the transaction's own DBAPI connection; rows come back as plain tuples."""
+        dialect = connection.dialect
+        entry = self._compiled.get(dialect.name)
+        if entry is None:
+            compiled: Compiled = self._build().compile(dialect=dialect)  # type: ignore[attr-defined]
+            entry = (compiled.string, compiled.positiontup)  # type: ignore[attr-defined]
+            self._compiled[dialect.name] = entry
+        sql, order = entry
+        cursor: Cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        if order is not None:
+            cursor.execute(sql, tuple(params[name] for name in order))
+        else:
+            cursor.execute(sql, dict(params))
+        return cursor
+
+
+class Cursor(Protocol):
+    """The part of a DBAPI cursor the repository uses."""
+
+    rowcount: int
+
+    def execute(self, sql: str, params: Any) -> Any: ...
+
+    def fetchone(self) -> Sequence[Any] | None: ...
+
+    def fetchall(self) -> Sequence[Sequence[Any]]: ...
+
+
+def _postgres(connection: Connection) -> bool:
+    return connection.dialect.name == "postgresql"
+
+
+def _document_in(connection: Connection, value: Any) -> Any:
+    """A JSON document as a driver parameter: text (PostgreSQL casts it to JSONB)."""
+    del connection
+    return None if value is None else orjson.dumps(value).decode()
+
+
+def _document_out(value: Any) -> Any:
+    # SQLite hands back the JSON text; psycopg has already parsed JSONB.
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _time_in(connection: Connection, moment: datetime) -> Any:
+    if _postgres(connection):
+        return moment
+    # SQLAlchemy's SQLite DATETIME format (sortable text), in UTC.
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def _time_out(value: Any) -> datetime:
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+# --- sessions ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,41 +115,72 @@ class SessionRecord:
     updated_at: datetime
 
 
-_SESSION_COLUMNS = [sessions.c[name] for name in SessionRecord.__slots__]
+_FIELDS = SessionRecord.__slots__
+_DOCUMENTS = ("config", "state", "result", "party_token_hashes")
+_TIMES = ("created_at", "updated_at")
 
 
-def _as_utc(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; every stored time is UTC.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+def _select_session(lock: bool) -> Callable[[], Executable]:
+    def build() -> Executable:
+        statement = select(*(sessions.c[name] for name in _FIELDS)).where(
+            sessions.c.id == bindparam("id"), sessions.c.kind == bindparam("kind")
+        )
+        return statement.with_for_update() if lock else statement
+
+    return build
 
 
-def _record(row: Any) -> SessionRecord:
-    values = row._mapping
-    return SessionRecord(
-        **{
-            **values,
-            "created_at": _as_utc(values["created_at"]),
-            "updated_at": _as_utc(values["updated_at"]),
-        }
+_GET_SESSION = Statement(_select_session(lock=False))
+_GET_SESSION_FOR_UPDATE = Statement(_select_session(lock=True))
+_INSERT_SESSION = Statement(
+    lambda: insert(sessions).values({name: bindparam(name) for name in _FIELDS})
+)
+_UPDATE_SESSION = Statement(
+    lambda: (
+        update(sessions)
+        .where(
+            sessions.c.id == bindparam("match_id"), sessions.c.version == bindparam("match_version")
+        )
+        .values(
+            status=bindparam("status"),
+            state=bindparam("state"),
+            result=bindparam("result"),
+            rounds_played=bindparam("rounds_played"),
+            version=bindparam("version"),
+            updated_at=bindparam("updated_at"),
+        )
     )
+)
+_DELETE_ROUNDS = Statement(lambda: delete(rounds).where(rounds.c.session_id == bindparam("id")))
+_DELETE_SESSION = Statement(lambda: delete(sessions).where(sessions.c.id == bindparam("id")))
 
 
-def get_session(connection: Connection, session_id: str, kind: str, *, lock: bool) -> (
-    SessionRecord | None
-):
-    """The session of that id and kind; `lock` holds its row until the transaction ends."""
-    statement = select(*_SESSION_COLUMNS).where(sessions.c.id == session_id, sessions.c.kind == kind)
-    if lock and connection.dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    row = connection.execute(statement).first()
-    return None if row is None else _record(row)
+def get_session(
+    connection: Connection, session_id: str, kind: str, *, lock: bool
+) -> SessionRecord | None:
+    """The session of that id and kind; `lock` holds its row until the transaction ends.
+
+    (On SQLite the transaction already holds the database's write lock: see database.py.)
+    """
+    statement = _GET_SESSION_FOR_UPDATE if lock and _postgres(connection) else _GET_SESSION
+    row = statement.execute(connection, {"id": session_id, "kind": kind}).fetchone()
+    if row is None:
+        return None
+    values = dict(zip(_FIELDS, row, strict=True))
+    for name in _DOCUMENTS:
+        values[name] = _document_out(values[name])
+    for name in _TIMES:
+        values[name] = _time_out(values[name])
+    return SessionRecord(**values)
 
 
 def insert_session(connection: Connection, record: SessionRecord) -> None:
-    connection.execute(
-        insert(sessions),
-        {name: getattr(record, name) for name in SessionRecord.__slots__},
-    )
+    params = {name: getattr(record, name) for name in _FIELDS}
+    for name in _DOCUMENTS:
+        params[name] = _document_in(connection, params[name])
+    for name in _TIMES:
+        params[name] = _time_in(connection, params[name])
+    _INSERT_SESSION.execute(connection, params)
 
 
 def update_session(
@@ -92,17 +195,18 @@ def update_session(
 ) -> SessionRecord:
     """Write the new state and bump the version by exactly one."""
     new_version = record.version + 1
-    outcome = connection.execute(
-        update(sessions)
-        .where(sessions.c.id == record.id, sessions.c.version == record.version)
-        .values(
-            status=status,
-            state=state,
-            result=result,
-            rounds_played=rounds_played,
-            version=new_version,
-            updated_at=updated_at,
-        )
+    outcome = _UPDATE_SESSION.execute(
+        connection,
+        {
+            "match_id": record.id,
+            "match_version": record.version,
+            "status": status,
+            "state": _document_in(connection, state),
+            "result": _document_in(connection, result),
+            "rounds_played": rounds_played,
+            "version": new_version,
+            "updated_at": _time_in(connection, updated_at),
+        },
     )
     if outcome.rowcount != 1:
         # Only possible if the row was changed outside the lock; never silently overwrite.
@@ -125,47 +229,46 @@ def update_session(
 
 
 def delete_session(connection: Connection, session_id: str) -> None:
-    connection.execute(delete(rounds).where(rounds.c.session_id == session_id))
-    connection.execute(delete(sessions).where(sessions.c.id == session_id))
+    _DELETE_ROUNDS.execute(connection, {"id": session_id})
+    _DELETE_SESSION.execute(connection, {"id": session_id})
+
+
+# --- rounds --------------------------------------------------------------------------------
+
+_ROUND_FIELDS = ("session_id", "number", "inputs", "dice", "outcome", "created_at")
+_INSERT_ROUND = Statement(
+    lambda: insert(rounds).values({name: bindparam(name) for name in _ROUND_FIELDS})
+)
+_LIST_ROUNDS = Statement(
+    lambda: (
+        select(rounds.c.outcome)
+        .where(rounds.c.session_id == bindparam("id"))
+        .order_by(rounds.c.number)
+    )
+)
 
 
 def insert_rounds(connection: Connection, session_id: str, played: list[dict[str, Any]]) -> None:
     """Append rounds: each `{"number", "inputs", "dice", "outcome"}`."""
-    if not played:
-        return
-    stamp = now()
-    connection.execute(
-        insert(rounds),
-        [
+    stamp = _time_in(connection, now())
+    for entry in played:
+        _INSERT_ROUND.execute(
+            connection,
             {
                 "session_id": session_id,
                 "number": entry["number"],
-                "inputs": entry["inputs"],
-                "dice": entry["dice"],
-                "outcome": entry["outcome"],
+                "inputs": _document_in(connection, entry["inputs"]),
+                "dice": _document_in(connection, entry["dice"]),
+                "outcome": _document_in(connection, entry["outcome"]),
                 "created_at": stamp,
-            }
-            for entry in played
-        ],
-    )
+            },
+        )
 
 
 def list_rounds(connection: Connection, session_id: str) -> list[dict[str, Any]]:
     """Round outcomes, oldest first."""
-    result = connection.execute(
-        select(rounds.c.outcome)
-        .where(rounds.c.session_id == session_id)
-        .order_by(rounds.c.number)
-    )
-    return [row[0] for row in result]
-
-
-def count_rounds(connection: Connection, session_id: str) -> int:
-    return int(
-        connection.execute(
-            select(func.count()).select_from(rounds).where(rounds.c.session_id == session_id)
-        ).scalar_one()
-    )
+    result = _LIST_ROUNDS.execute(connection, {"id": session_id}).fetchall()
+    return [_document_out(row[0]) for row in result]
 
 
 # --- idempotency -------------------------------------------------------------------------
@@ -179,9 +282,40 @@ class StoredResponse:
     body: bytes
 
 
+_FIND_RESPONSE = Statement(
+    lambda: select(
+        idempotency.c.fingerprint,
+        idempotency.c.status_code,
+        idempotency.c.headers,
+        idempotency.c.body,
+        idempotency.c.created_at,
+    ).where(idempotency.c.scope == bindparam("scope"), idempotency.c.key == bindparam("key"))
+)
+_FORGET_RESPONSE = Statement(
+    lambda: delete(idempotency).where(
+        idempotency.c.scope == bindparam("scope"), idempotency.c.key == bindparam("key")
+    )
+)
+_IDEMPOTENCY_FIELDS = (
+    "scope",
+    "key",
+    "fingerprint",
+    "status_code",
+    "headers",
+    "body",
+    "created_at",
+)
+_SAVE_RESPONSE = Statement(
+    lambda: insert(idempotency).values({name: bindparam(name) for name in _IDEMPOTENCY_FIELDS})
+)
+_PURGE_RESPONSES = Statement(
+    lambda: delete(idempotency).where(idempotency.c.created_at < bindparam("cutoff"))
+)
+
+
 def try_lock_key(connection: Connection, scope: str, key: str) -> bool:
     """PostgreSQL: take the key's transaction-scoped advisory lock, or report it is taken."""
-    if connection.dialect.name != "postgresql":
+    if not _postgres(connection):
         return True
     taken = connection.execute(
         text("SELECT pg_try_advisory_xact_lock(hashtextextended(:name, 0))"),
@@ -193,44 +327,33 @@ def try_lock_key(connection: Connection, scope: str, key: str) -> bool:
 def find_response(
     connection: Connection, scope: str, key: str, *, ttl: timedelta
 ) -> StoredResponse | None:
-    row = connection.execute(
-        select(
-            idempotency.c.fingerprint,
-            idempotency.c.status_code,
-            idempotency.c.headers,
-            idempotency.c.body,
-            idempotency.c.created_at,
-        ).where(idempotency.c.scope == scope, idempotency.c.key == key)
-    ).first()
-    if row is None or _as_utc(row.created_at) < now() - ttl:
+    row = _FIND_RESPONSE.execute(connection, {"scope": scope, "key": key}).fetchone()
+    if row is None:
         return None
-    return StoredResponse(bytes(row.fingerprint), row.status_code, row.headers, bytes(row.body))
+    fingerprint, status_code, headers, body, created_at = tuple(row)
+    if _time_out(created_at) < now() - ttl:
+        return None
+    return StoredResponse(bytes(fingerprint), status_code, _document_out(headers), bytes(body))
 
 
-def save_response(
-    connection: Connection, scope: str, key: str, response: StoredResponse
-) -> None:
+def save_response(connection: Connection, scope: str, key: str, response: StoredResponse) -> None:
     """Store the answer in the same transaction as the change it describes."""
-    connection.execute(
-        delete(idempotency).where(idempotency.c.scope == scope, idempotency.c.key == key)
-    )
-    connection.execute(
-        insert(idempotency),
+    _FORGET_RESPONSE.execute(connection, {"scope": scope, "key": key})
+    _SAVE_RESPONSE.execute(
+        connection,
         {
             "scope": scope,
             "key": key,
             "fingerprint": response.fingerprint,
             "status_code": response.status_code,
-            "headers": response.headers,
+            "headers": _document_in(connection, response.headers),
             "body": response.body,
-            "created_at": now(),
+            "created_at": _time_in(connection, now()),
         },
     )
 
 
 def purge_responses(connection: Connection, *, ttl: timedelta) -> int:
     """Forget answers older than the TTL."""
-    outcome = connection.execute(
-        delete(idempotency).where(idempotency.c.created_at < now() - ttl)
-    )
+    outcome = _PURGE_RESPONSES.execute(connection, {"cutoff": _time_in(connection, now() - ttl)})
     return int(outcome.rowcount or 0)

@@ -10,6 +10,7 @@ from app.api.schemas.common import D20, Name, Seed, Strict
 
 Modifier = Annotated[int, Field(ge=-100, le=100)]
 Score = Annotated[int, Field(ge=0, le=200)]
+DamageDie = Annotated[int, Field(ge=1)]
 
 
 class ArmWrestler(Strict):
@@ -40,8 +41,9 @@ class ArmWrestleCreate(Strict):
 class ArmWrestleDice(Strict):
     strength: D20 | None = None
     constitution: D20 | None = None
-    #: The loser's damage dice (the spikes 1d4, or every die of `loser_damage`), in order.
-    damage: Annotated[list[Annotated[int, Field(ge=1)]], Field(max_length=1000)] | None = None
+    #: The loser's damage dice (the spikes 1d4, or every die of `loser_damage`), in order; one
+    #: die may be given alone (API.md "Supplying dice": value or [values]).
+    damage: DamageDie | Annotated[list[DamageDie], Field(max_length=1000)] | None = None
 
 
 class ArmWrestleRound(Strict):

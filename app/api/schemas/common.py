@@ -19,9 +19,10 @@ Roll3d6 = Annotated[list[D6], Field(min_length=3, max_length=3)]
 
 
 class Strict(BaseModel):
-    """Request bodies reject unknown fields, so a misspelt option is a 422, not ignored."""
+    """Request bodies reject unknown fields and wrong JSON types (`"12"` or `true` for 12):
+    a misspelt option or a mistyped value is a 422, never quietly reinterpreted."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class RollEntry(BaseModel):
