@@ -65,15 +65,19 @@ def result(config: gurps.RegularConfig, state: gurps.RegularState) -> dict[str, 
     }
 
 
-def play(
-    config_data: dict[str, Any], state_data: dict[str, Any], _body: Any, dice: Dice
-) -> Played:
+def play(config_data: dict[str, Any], state_data: dict[str, Any], _body: Any, dice: Dice) -> Played:
     config = _config(config_data)
     state, played = gurps.regular_round(config, _state(state_data), dice)
 
     def side(roll: gurps.SuccessRoll) -> dict[str, Any]:
-        return {"roll": list(roll.roll), "total": roll.total, "success": roll.success,
-                "skill": roll.skill, "margin": roll.margin, "critical": roll.critical}
+        return {
+            "roll": list(roll.roll),
+            "total": roll.total,
+            "success": roll.success,
+            "skill": roll.skill,
+            "margin": roll.margin,
+            "critical": roll.critical,
+        }
 
     record = {
         "a": {"name": config.a.name, **side(played.a)},
