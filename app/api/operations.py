@@ -7,6 +7,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import PlainTextResponse, Response
 
 from app.api.common import json_response
+from app.errors import ServiceUnavailable, api_error_response
 
 router = APIRouter(tags=["Operations"])
 
@@ -25,7 +26,7 @@ async def readyz(request: Request) -> Response:
         return json_response({"status": "ready", "store": "none"})
     problem = await run_in_threadpool(store.readiness_problem)
     if problem:
-        return json_response({"status": "unavailable", "detail": problem}, status=503)
+        return api_error_response(ServiceUnavailable(problem))
     return json_response({"status": "ready"})
 
 

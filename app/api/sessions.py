@@ -17,7 +17,6 @@ delete routes. Kind-specific calls (ending a chase, a skill game's sealed choice
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -254,9 +253,6 @@ def _idempotency_key(request: Request) -> str | None:
     return key
 
 
-_in_flight_lock = threading.Lock()
-
-
 async def mutate(
     request: Request,
     work: UnitOfWork,
@@ -277,19 +273,28 @@ async def mutate(
     def transaction(connection: Connection) -> _Answer:
         digest = key_digest(scope, key) if key else ""
         fingerprint = b""
+        reused: InvalidInput | None = None
         if key:
             if not repository.try_lock_key(connection, scope, digest):
                 raise Conflict("a request with this Idempotency-Key is still being processed")
             fingerprint = request_fingerprint(request.method, request.url.path, token, raw)
-            replay = _replay(connection, scope, key, digest, fingerprint, ttl)
-            if replay is not None:
-                return replay
+            try:
+                # Replays come first, so a retried DELETE answers 204 again, not 404.
+                replay = _replay(connection, scope, key, digest, fingerprint, ttl)
+            except InvalidInput as exc:
+                # Answered once the token is known to hold a role here: a stranger gets 404.
+                reused = exc
+            else:
+                if replay is not None:
+                    return replay
         record = repository.get_session(connection, session_id, kind.path, lock=True)
         if record is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
         role = identify(token, record.gm_token_hash, record.party_token_hashes)
         if role is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
+        if reused is not None:
+            raise reused
         authorize(role, record)
         if if_match is not None and if_match != "*" and if_match != record.version:
             raise PreconditionFailed(
@@ -375,7 +380,7 @@ async def _guarded(
         answer: _Answer = await work.run(mode, transaction)
         return answer
     marker = (scope, key)
-    with _in_flight_lock:
+    with work.store.in_flight_lock:
         if marker in work.store.in_flight:
             raise Conflict("a request with this Idempotency-Key is still being processed")
         work.store.in_flight.add(marker)
@@ -383,7 +388,7 @@ async def _guarded(
         answer = await work.run(mode, transaction)
         return answer
     finally:
-        with _in_flight_lock:
+        with work.store.in_flight_lock:
             work.store.in_flight.discard(marker)
 
 

@@ -82,6 +82,17 @@ class _ByteRng:
     def die(self, sides: int) -> int:
         if sides < 1:
             raise ValueError("a die needs at least one side")
+        if sides < 256:
+            # The common case, one byte per draw; the same bytes as the general path below.
+            limit = 256 - 256 % sides
+            while True:
+                if self._offset >= len(self._block):
+                    self._block = self._refill()
+                    self._offset = 0
+                value = self._block[self._offset]
+                self._offset += 1
+                if value < limit:
+                    return value % sides + 1
         nbytes = max(1, (sides.bit_length() + 7) // 8)
         span = 256**nbytes
         limit = span - span % sides

@@ -66,6 +66,8 @@ def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_recycle=1800,
+        # An unreachable host must fail /readyz promptly, not hang it.
+        connect_args={"connect_timeout": 5},
         **common,
     )
 
