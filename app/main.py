@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,11 +17,13 @@ from starlette.concurrency import run_in_threadpool
 from app.api import (
     arm_wrestles,
     cairn,
+    chases,
     d20,
     gurps,
     long_throws,
     notation,
     operations,
+    races,
     regular_contests,
     skill_games,
 )
@@ -60,7 +63,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            # Wait for a purge already running in a worker thread before the engine goes.
             housekeeping.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await housekeeping
             store.dispose()
 
     app = FastAPI(
@@ -85,7 +91,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         regular_contests,
         arm_wrestles,
         skill_games,
-            ):
+        races,
+        chases,
+    ):
         # The routes go straight onto the app rather than through include_router: every
         # request is matched against one flat list instead of router after router.
         app.router.routes.extend(module.router.routes)

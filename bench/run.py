@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,8 +66,21 @@ def free_port() -> int:
 @contextmanager
 def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -> Iterator[str]:
     port = free_port()
-    args = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
-            "--workers", "1", "--no-access-log", "--log-level", "warning"]
+    args = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        app,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
     if factory:
         args.insert(4, "--factory")
     process = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **(env or {})})
@@ -131,7 +144,7 @@ def wrk(
     duration: int,
     connections: int,
     method: str = "GET",
-    body: dict[str, object] | None = None,
+    body: Mapping[str, object] | None = None,
     targets: Path | None = None,
 ) -> Figures:
     with tempfile.TemporaryDirectory() as folder:
@@ -149,30 +162,53 @@ def wrk(
         if targets:
             env["ARBITER_WRK_TARGETS"] = str(targets)
         output = subprocess.run(
-            ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--latency", "-s", str(script),
-             url],
-            capture_output=True, text=True, env=env, check=True,
+            [
+                "wrk",
+                "-t1",
+                f"-c{connections}",
+                f"-d{duration}s",
+                "--latency",
+                "-s",
+                str(script),
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
         ).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
     total = int(re.search(r"(\d+) requests in", output).group(1))  # type: ignore[union-attr]
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
-                       output)
+    errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
     failed = (int(bad.group(1)) if bad else 0) + (
         sum(int(group) for group in errors.groups()) if errors else 0
     )
-    return Figures(name, rate, parse_latency(output, "50%"), parse_latency(output, "99%"),
-                   total - (int(bad.group(1)) if bad else 0), failed)
+    return Figures(
+        name,
+        rate,
+        parse_latency(output, "50%"),
+        parse_latency(output, "99%"),
+        total - (int(bad.group(1)) if bad else 0),
+        failed,
+    )
+
+
+Request = tuple[str, dict[str, str], bytes]
 
 
 async def _python_load(
-    url: str, duration: int, connections: int, method: str, bodies: list[tuple[str, dict[str, str], bytes]]
+    url: str, duration: int, connections: int, method: str, bodies: list[Request]
 ) -> tuple[int, int, list[float]]:
     ok = failed = 0
     latencies: list[float] = []
     stop = time.monotonic() + duration
-    async with httpx.AsyncClient(base_url=url, timeout=30,
-                                 limits=httpx.Limits(max_connections=connections)) as client:
+    async with httpx.AsyncClient(
+        base_url=url, timeout=30, limits=httpx.Limits(max_connections=connections)
+    ) as client:
+
         async def worker() -> None:
             nonlocal ok, failed
             while time.monotonic() < stop:
@@ -197,7 +233,7 @@ def load(
     duration: int,
     connections: int,
     method: str = "GET",
-    body: dict[str, object] | None = None,
+    body: Mapping[str, object] | None = None,
     sessions: list[tuple[str, str]] | None = None,
 ) -> Figures:
     if shutil.which("wrk"):
@@ -205,22 +241,33 @@ def load(
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
                 handle.write("".join(f"{p} {t}\n" for p, t in sessions))
             try:
-                return wrk(name, base, duration=duration, connections=connections,
-                           targets=Path(handle.name))
+                return wrk(
+                    name,
+                    base,
+                    duration=duration,
+                    connections=connections,
+                    targets=Path(handle.name),
+                )
             finally:
                 os.unlink(handle.name)
-        return wrk(name, base + path, duration=duration, connections=connections, method=method,
-                   body=body)
+        return wrk(
+            name, base + path, duration=duration, connections=connections, method=method, body=body
+        )
     if sessions:
-        bodies = [(p, {"authorization": f"Bearer {t}", "content-type": "application/json"}, b"{}")
-                  for p, t in sessions]
+        bodies = [
+            (p, {"authorization": f"Bearer {t}", "content-type": "application/json"}, b"{}")
+            for p, t in sessions
+        ]
     else:
-        bodies = [(path, {"content-type": "application/json"},
-                   json.dumps(body).encode() if body is not None else b"")]
+        bodies = [
+            (
+                path,
+                {"content-type": "application/json"},
+                json.dumps(body).encode() if body is not None else b"",
+            )
+        ]
     started = time.monotonic()
-    ok, failed, latencies = asyncio.run(
-        _python_load(base, duration, connections, method, bodies)
-    )
+    ok, failed, latencies = asyncio.run(_python_load(base, duration, connections, method, bodies))
     elapsed = time.monotonic() - started
     latencies.sort()
 
@@ -245,8 +292,9 @@ def create_arm_wrestles(base: str, count: int) -> list[tuple[str, str]]:
     return sessions
 
 
-def verify_rounds(base: str, sessions: list[tuple[str, str]], answered_ok: int,
-                  connections: int) -> str:
+def verify_rounds(
+    base: str, sessions: list[tuple[str, str]], answered_ok: int, connections: int
+) -> str:
     """Every 200 is a stored round; numbers contiguous; version = rounds + 1."""
     stored = 0
     problems = []
@@ -302,26 +350,51 @@ def main() -> None:
     from app.store.database import upgrade_to_head
 
     duration, connections = options.duration, options.connections
-    print(f"load: {'wrk' if shutil.which('wrk') else 'python asyncio'}, {connections} "
-          f"connections, {duration} s each, one uvicorn worker per server, 127.0.0.1")
+    print(
+        f"load: {'wrk' if shutil.which('wrk') else 'python asyncio'}, {connections} "
+        f"connections, {duration} s each, one uvicorn worker per server, 127.0.0.1"
+    )
     results: list[Figures] = []
     checks: list[str] = []
     with server("bench.bare:app") as bare:
-        results.append(load("bare FastAPI GET /", bare, "/", duration=duration,
-                            connections=connections))
+        results.append(
+            load("bare FastAPI GET /", bare, "/", duration=duration, connections=connections)
+        )
     with tempfile.TemporaryDirectory() as folder:
         sqlite_url = f"sqlite:///{folder}/bench.db"
         upgrade_to_head(sqlite_url)
         with server("app.main:create_app", {"DATABASE_URL": sqlite_url}, factory=True) as base:
-            results.append(load("POST /v1/gurps/quick-contest", base, "/v1/gurps/quick-contest",
-                                duration=duration, connections=connections, method="POST",
-                                body=QUICK_CONTEST))
-            results.append(load("POST /v1/cairn/roll", base, "/v1/cairn/roll",
-                                duration=duration, connections=connections, method="POST",
-                                body=CAIRN))
+            results.append(
+                load(
+                    "POST /v1/gurps/quick-contest",
+                    base,
+                    "/v1/gurps/quick-contest",
+                    duration=duration,
+                    connections=connections,
+                    method="POST",
+                    body=QUICK_CONTEST,
+                )
+            )
+            results.append(
+                load(
+                    "POST /v1/cairn/roll",
+                    base,
+                    "/v1/cairn/roll",
+                    duration=duration,
+                    connections=connections,
+                    method="POST",
+                    body=CAIRN,
+                )
+            )
             sessions = create_arm_wrestles(base, options.sessions)
-            figures = load("arm-wrestle rounds (SQLite)", base, "", duration=duration,
-                           connections=connections, sessions=sessions)
+            figures = load(
+                "arm-wrestle rounds (SQLite)",
+                base,
+                "",
+                duration=duration,
+                connections=connections,
+                sessions=sessions,
+            )
             results.append(figures)
             checks.append("SQLite: " + verify_rounds(base, sessions, figures.ok, connections))
     if not options.no_postgres:
@@ -332,26 +405,41 @@ def main() -> None:
                 upgrade_to_head(url)
                 with server("app.main:create_app", {"DATABASE_URL": url}, factory=True) as base:
                     sessions = create_arm_wrestles(base, options.sessions)
-                    figures = load("arm-wrestle rounds (PostgreSQL)", base, "",
-                                   duration=duration, connections=connections,
-                                   sessions=sessions)
+                    figures = load(
+                        "arm-wrestle rounds (PostgreSQL)",
+                        base,
+                        "",
+                        duration=duration,
+                        connections=connections,
+                        sessions=sessions,
+                    )
                     results.append(figures)
-                    checks.append("PostgreSQL: " + verify_rounds(base, sessions, figures.ok,
-                                                                 connections))
+                    checks.append(
+                        "PostgreSQL: " + verify_rounds(base, sessions, figures.ok, connections)
+                    )
             finally:
                 drop_postgres(name)
 
     bare_rate = results[0].requests_per_second
-    targets = {"POST /v1/gurps/quick-contest": 0.75, "arm-wrestle rounds (SQLite)": 0.20,
-               "arm-wrestle rounds (PostgreSQL)": 0.15}
-    print(f"\n{'endpoint':36} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'x bare':>7} "
-          f"{'target':>7} {'non-2xx':>8}")
+    targets = {
+        "POST /v1/gurps/quick-contest": 0.75,
+        "arm-wrestle rounds (SQLite)": 0.20,
+        "arm-wrestle rounds (PostgreSQL)": 0.15,
+    }
+    print(
+        f"\n{'endpoint':36} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'x bare':>7} "
+        f"{'target':>7} {'non-2xx':>8}"
+    )
     for figures in results:
         ratio = figures.requests_per_second / bare_rate
         target = targets.get(figures.name)
-        mark = "" if target is None else (f">={target:.2f}" + (" ok" if ratio >= target else " MISS"))
-        print(f"{figures.name:36} {figures.requests_per_second:9.0f} {figures.p50_ms:8.2f} "
-              f"{figures.p99_ms:8.2f} {ratio:7.2f} {mark:>7} {figures.failed:8d}")
+        mark = ""
+        if target is not None:
+            mark = f">={target:.2f}" + (" ok" if ratio >= target else " MISS")
+        print(
+            f"{figures.name:36} {figures.requests_per_second:9.0f} {figures.p50_ms:8.2f} "
+            f"{figures.p99_ms:8.2f} {ratio:7.2f} {mark:>7} {figures.failed:8d}"
+        )
     print()
     for line in checks:
         print("rounds check —", line)

@@ -36,7 +36,7 @@ def run(*args: str | Path, env: dict[str, str] | None = None) -> None:
 
 def ensure_environment() -> None:
     """Create .venv and install the locked dependencies when missing or out of date."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - a clear message for an older python3
         sys.exit("Arbiter needs Python 3.11 or newer")
     if not PYTHON.exists():
         print("creating .venv ...", flush=True)
@@ -45,8 +45,18 @@ def ensure_environment() -> None:
     if STAMP.exists() and STAMP.read_text().strip() == wanted:
         return
     print("installing locked dependencies ...", flush=True)
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-        "--require-hashes", "--no-deps", "-r", LOCK)
+    run(
+        PYTHON,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--require-hashes",
+        "--no-deps",
+        "-r",
+        LOCK,
+    )
     STAMP.write_text(wanted)
 
 
@@ -68,8 +78,20 @@ def serve() -> None:
     print(f"Arbiter on http://{host}:{port} (docs at /docs)", flush=True)
     os.execv(
         str(PYTHON),
-        [str(PYTHON), "-m", "uvicorn", "app.main:create_app", "--factory",
-         "--host", host, "--port", port, "--workers", workers, "--no-access-log"],
+        [
+            str(PYTHON),
+            "-m",
+            "uvicorn",
+            "app.main:create_app",
+            "--factory",
+            "--host",
+            host,
+            "--port",
+            port,
+            "--workers",
+            workers,
+            "--no-access-log",
+        ],
     )
 
 

@@ -29,11 +29,11 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 @pytest.fixture
-def client() -> Iterator[TestClient]:
+def client(tmp_path: Path) -> Iterator[TestClient]:
     """A client for an app on a fresh SQLite file (enough for the one-shot endpoints)."""
-    with TestClient(create_app(Settings(database_url="sqlite:///:memory:"))) as test_client:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'one-shot.db'}")
+    with TestClient(create_app(settings)) as test_client:
         yield test_client
-
 
 
 def create_postgres_database() -> str:
@@ -61,9 +61,9 @@ def drop_postgres_database(url: str) -> None:
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> (
-    Iterator[str]
-):
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """A migrated database of each kind, shared by the tests of one run."""
     if request.param == "sqlite":
         path: Path = tmp_path_factory.mktemp("sqlite") / "arbiter.db"

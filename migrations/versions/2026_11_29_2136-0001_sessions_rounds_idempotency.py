@@ -8,6 +8,7 @@ Create Date: 2026-11-29 21:36:29
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -19,7 +20,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
-def document() -> sa.types.TypeEngine[object]:
+def document() -> sa.types.TypeEngine[Any]:
     """JSONB on PostgreSQL, JSON text elsewhere (as app.store.models.Document)."""
     return sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 
