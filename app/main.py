@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from starlette.concurrency import run_in_threadpool
+from starlette.routing import Route
 
 from app.api import (
     arm_wrestles,
@@ -27,9 +27,9 @@ from app.api import (
     regular_contests,
     skill_games,
 )
-from app.api.common import DOCUMENTED_MODELS
+from app.api.common import DOCUMENTATION_ROUTES, DOCUMENTED_MODELS
 from app.errors import install_error_handlers
-from app.middleware import BodyLimit, Metrics, MetricsRegistry, RateLimit
+from app.middleware import Edge, MetricsRegistry, RateLimit
 from app.settings import Settings, get_settings
 from app.store.database import Store
 from app.store.repository import purge_responses
@@ -58,16 +58,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pool_size=settings.db_pool_size,
             busy_timeout_ms=settings.sqlite_busy_timeout_ms,
         )
+        await store.open()
         app.state.store = store
-        housekeeping = asyncio.create_task(forget_old_answers(store, settings))
+        stop = asyncio.Event()
+        housekeeping = asyncio.create_task(forget_old_answers(store, settings, stop))
         try:
             yield
         finally:
-            # Wait for a purge already running in a worker thread before the engine goes.
-            housekeeping.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await housekeeping
-            store.dispose()
+            # Let a purge already under way finish before the connections go. (No cancel():
+            # a driver may turn a cancellation into an error of its own and so swallow it.)
+            stop.set()
+            await housekeeping
+            await store.close()
 
     app = FastAPI(
         title="Arbiter",
@@ -97,11 +99,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The routes go straight onto the app rather than through include_router: every
         # request is matched against one flat list instead of router after router.
         app.router.routes.extend(module.router.routes)
+    metrics.templates = {
+        route.endpoint: route.path for route in app.routes if isinstance(route, Route)
+    }
     install_openapi(app)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute)
-    app.add_middleware(Metrics, registry=metrics)
+    app.add_middleware(Edge, max_bytes=settings.max_body_bytes, registry=metrics)
     return app
 
 
@@ -109,15 +113,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 PURGE_INTERVAL_SECONDS = 600
 
 
-async def forget_old_answers(store: Store, settings: Settings) -> None:
+async def forget_old_answers(store: Store, settings: Settings, stop: asyncio.Event) -> None:
     """Delete idempotent answers past their TTL, at start and then every few minutes."""
     ttl = timedelta(seconds=settings.idempotency_ttl_seconds)
-    while True:
+    while not stop.is_set():
         try:
-            await run_in_threadpool(store.run, "write", lambda c: purge_responses(c, ttl=ttl))
+            await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
         except Exception as exc:  # a database hiccup must not end the loop
             logging.getLogger("arbiter").warning("purging idempotent answers failed: %r", exc)
-        await asyncio.sleep(PURGE_INTERVAL_SECONDS)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), PURGE_INTERVAL_SECONDS)
 
 
 def install_openapi(app: FastAPI) -> None:
@@ -130,7 +135,7 @@ def install_openapi(app: FastAPI) -> None:
             title=app.title,
             version=app.version,
             description=app.description,
-            routes=app.routes,
+            routes=[*app.routes, *DOCUMENTATION_ROUTES.routes],
         )
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         for name, model in DOCUMENTED_MODELS.items():

@@ -1,4 +1,4 @@
-"""Pure ASGI middleware: body-size limit, optional rate limit, request metrics.
+"""Pure ASGI middleware: body-size limit with response metrics, optional rate limit.
 
 Written against the raw ASGI interface (not `BaseHTTPMiddleware`), which costs a function
 call per message instead of a task and a stream per request.
@@ -15,29 +15,31 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.errors import PayloadTooLarge, TooManyRequests, api_error_response
 
 
-class BodyLimit:
-    """413 for bodies over `max_bytes`: from Content-Length at once, else counted while read."""
+class Edge:
+    """The body-size limit and the response counters, in one layer.
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    413 for bodies over `max_bytes`: at once from Content-Length, else counted while the body
+    is read. Every response is counted by method, route and status for `GET /metrics`.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, registry: MetricsRegistry) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.registry = registry
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.max_bytes
         for name, value in scope["headers"]:
             if name == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    declared = 0
-                if declared > self.max_bytes:
+                if value.isdigit() and int(value) > limit:
                     await self._reject(scope, receive, send)
                     return
                 break
-        limit = self.max_bytes
         seen = 0
+        status = 500
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -48,7 +50,17 @@ class BodyLimit:
                     raise PayloadTooLarge(f"the request body exceeds {limit} bytes")
             return message
 
-        await self.app(scope, limited_receive, send)
+        async def counting_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, counting_send)
+        finally:
+            route = self.registry.templates.get(scope.get("endpoint"), "unmatched")
+            self.registry.responses[(scope["method"], route, status)] += 1
 
     async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = api_error_response(
@@ -56,6 +68,7 @@ class BodyLimit:
         )
         response.headers["connection"] = "close"
         await response(scope, receive, send)
+        self.registry.responses[(scope["method"], "unmatched", 413)] += 1
 
 
 class RateLimit:
@@ -92,36 +105,11 @@ class RateLimit:
         await self.app(scope, receive, send)
 
 
-class Metrics:
-    """Counts responses by route and status for `GET /metrics` (Prometheus text format)."""
-
-    def __init__(self, app: ASGIApp, registry: MetricsRegistry) -> None:
-        self.app = app
-        self.registry = registry
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        status_seen = 500
-
-        async def send_wrapper(message: Message) -> None:
-            nonlocal status_seen
-            if message["type"] == "http.response.start":
-                status_seen = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_wrapper)
-        finally:
-            route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
-            self.registry.responses[(scope["method"], template, status_seen)] += 1
-
-
 class MetricsRegistry:
     def __init__(self) -> None:
         self.responses: Counter[tuple[str, str, int]] = Counter()
+        #: Route templates by endpoint, so a label reads /v1/races/{session_id}, not an id.
+        self.templates: dict[Any, str] = {}
         self.started = time.time()
 
     def render(self, extra: dict[str, Any] | None = None) -> str:

@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     #: Requests per minute per client address; 0 turns rate limiting off.
     rate_limit_per_minute: int = Field(default=0, ge=0)
     #: Connections kept by the PostgreSQL pool.
-    db_pool_size: int = Field(default=10, ge=1)
+    db_pool_size: int = Field(default=20, ge=1)
     #: How long a SQLite writer waits for the write lock, in milliseconds.
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=0)
     #: How long idempotency keys are remembered, in seconds.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from app.api.common import body_doc, make_dice, parse_body, respond, text_plain_doc
+from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
 from app.api.schemas.cairn import CairnRollRequest, CairnRollResult
 from app.rules import cairn
 from app.rules.dice import request_rng
@@ -17,7 +17,8 @@ CRITICAL_KEY = (None, cairn.CRITICAL)
 MAGNITUDE_KEY = (None, cairn.MAGNITUDE)
 
 
-@router.post(
+@lean_post(
+    router,
     "/roll",
     response_model=CairnRollResult,
     responses=text_plain_doc(),

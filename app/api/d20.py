@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from app.api.common import body_doc, make_dice, parse_body, respond, text_plain_doc
+from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
 from app.api.schemas.d20 import D20CheckRequest, D20CheckResult
 from app.rules import checks
 from app.rules.dice import request_rng
@@ -15,7 +15,8 @@ router = APIRouter(prefix="/v1/d20", tags=["d20 checks"])
 CHECK_KEY = (None, checks.CHECK)
 
 
-@router.post(
+@lean_post(
+    router,
     "/check",
     response_model=D20CheckResult,
     responses=text_plain_doc(),

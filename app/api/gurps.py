@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from app.api.common import body_doc, make_dice, parse_body, respond, text_plain_doc
+from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
 from app.api.schemas.gurps import (
     QuickContestRequest,
     QuickContestResult,
@@ -29,7 +29,8 @@ def _competitor(name: str, result: gurps.SuccessRoll) -> dict[str, Any]:
     return {"name": name, **result.to_dict()}
 
 
-@router.post(
+@lean_post(
+    router,
     "/success-roll",
     response_model=SuccessRollResult,
     responses=text_plain_doc(),
@@ -53,7 +54,8 @@ async def success_roll(request: Request) -> Response:
     )
 
 
-@router.post(
+@lean_post(
+    router,
     "/quick-contest",
     response_model=QuickContestResult,
     responses=text_plain_doc(),
@@ -94,7 +96,8 @@ async def quick_contest(request: Request) -> Response:
     )
 
 
-@router.post(
+@lean_post(
+    router,
     "/resistance-roll",
     response_model=ResistanceRollResult,
     responses=text_plain_doc(),
@@ -145,7 +148,8 @@ async def resistance_roll(request: Request) -> Response:
     )
 
 
-@router.post(
+@lean_post(
+    router,
     "/regular-contest",
     response_model=RegularContestResult,
     responses=text_plain_doc(),

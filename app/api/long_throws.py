@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from app.api.common import body_doc, make_dice, parse_body, respond, text_plain_doc
+from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
 from app.api.schemas.long_throws import (
     Competitor,
     CustomObject,
@@ -85,7 +85,8 @@ def _supplied(
     return supplied, locs
 
 
-@router.post(
+@lean_post(
+    router,
     "/long-throws",
     response_model=LongThrowResult,
     responses=text_plain_doc(),

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from app.api.common import body_doc, parse_body, respond, text_plain_doc
+from app.api.common import body_doc, lean_post, parse_body, respond, text_plain_doc
 from app.api.schemas.notation import RollRequest, RollResult
 from app.errors import rules_error
 from app.notation import MAX_EXPRESSION_LENGTH, NotationError, roll_expression, roll_summary
@@ -56,7 +56,8 @@ async def roll_get(
     return _roll(request, expr, seed, "query")
 
 
-@router.post(
+@lean_post(
+    router,
     "/roll",
     response_model=RollResult,
     responses=text_plain_doc(),

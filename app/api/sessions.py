@@ -18,7 +18,7 @@ delete routes. Kind-specific calls (ending a chase, a skill game's sealed choice
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from typing import Annotated, Any, Literal
@@ -26,8 +26,6 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
-from sqlalchemy import Connection
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.api.common import JSON, TEXT, body_doc, parse_body, wants_text
@@ -53,7 +51,7 @@ from app.notation import NOTATION_ROLLER
 from app.rules.dice import Dice, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
 from app.store import repository
-from app.store.database import Mode, Store
+from app.store.database import Mode, Store, Transaction
 from app.store.repository import SessionRecord, StoredResponse
 
 Status = Literal["active", "finished"]
@@ -116,17 +114,17 @@ class SessionKind:
 
 
 class UnitOfWork:
-    """The request's one transaction, run in a worker thread (the drivers are blocking)."""
+    """The request's one transaction (how it runs on each database: `Store`)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.used = False
 
-    async def run(self, mode: Mode, work: Callable[[Connection], Any]) -> Any:
+    async def run(self, mode: Mode, work: Callable[[Transaction], Awaitable[Any]]) -> Any:
         if self.used:
             raise RuntimeError("one transaction per request")
         self.used = True
-        return await run_in_threadpool(self.store.run, mode, work)
+        return await self.store.run(mode, work)
 
 
 async def unit_of_work(request: Request) -> UnitOfWork:
@@ -270,24 +268,24 @@ async def mutate(
     ttl = timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds)
     raw = await request.body()
 
-    def transaction(connection: Connection) -> _Answer:
+    async def transaction(connection: Transaction) -> _Answer:
         digest = key_digest(scope, key) if key else ""
         fingerprint = b""
         reused: InvalidInput | None = None
         if key:
-            if not repository.try_lock_key(connection, scope, digest):
+            if not await repository.try_lock_key(connection, scope, digest):
                 raise Conflict("a request with this Idempotency-Key is still being processed")
             fingerprint = request_fingerprint(request.method, request.url.path, token, raw)
             try:
                 # Replays come first, so a retried DELETE answers 204 again, not 404.
-                replay = _replay(connection, scope, key, digest, fingerprint, ttl)
+                replay = await _replay(connection, scope, key, digest, fingerprint, ttl)
             except InvalidInput as exc:
                 # Answered once the token is known to hold a role here: a stranger gets 404.
                 reused = exc
             else:
                 if replay is not None:
                     return replay
-        record = repository.get_session(connection, session_id, kind.path, lock=True)
+        record = await repository.get_session(connection, session_id, kind.path, lock=True)
         if record is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
         role = identify(token, record.gm_token_hash, record.party_token_hashes)
@@ -302,10 +300,10 @@ async def mutate(
             )
         change = mutation(record, role)
         if isinstance(change, Deletion):
-            repository.delete_session(connection, record.id)
+            await repository.delete_session(connection, record.id)
             answer = _Answer(204, {}, b"")
         else:
-            updated = repository.update_session(
+            updated = await repository.update_session(
                 connection,
                 record,
                 status=change.status,
@@ -314,7 +312,7 @@ async def mutate(
                 rounds_played=record.rounds_played + len(change.rounds),
                 updated_at=repository.now(),
             )
-            repository.insert_rounds(
+            await repository.insert_rounds(
                 connection,
                 record.id,
                 [
@@ -333,7 +331,7 @@ async def mutate(
                 status, body = change.answer(updated)
             answer = _Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(body))
         if key:
-            repository.save_response(
+            await repository.save_response(
                 connection,
                 scope,
                 digest,
@@ -347,15 +345,15 @@ async def mutate(
     return _answer_response(request, answer)
 
 
-def _replay(
-    connection: Connection,
+async def _replay(
+    connection: Transaction,
     scope: str,
     key: str,
     digest: str,
     fingerprint: bytes,
     ttl: timedelta,
 ) -> _Answer | None:
-    stored = repository.find_response(connection, scope, digest, ttl=ttl)
+    stored = await repository.find_response(connection, scope, digest, ttl=ttl)
     if stored is None:
         return None
     if stored.fingerprint != fingerprint:
@@ -371,7 +369,7 @@ def _replay(
 async def _guarded(
     work: UnitOfWork,
     mode: Mode,
-    transaction: Callable[[Connection], _Answer],
+    transaction: Callable[[Transaction], Awaitable[_Answer]],
     scope: str,
     key: str | None,
 ) -> _Answer:
@@ -496,18 +494,18 @@ def session_router(kind: SessionKind) -> APIRouter:
         ttl = timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds)
         raw = await request.body()
 
-        def transaction(connection: Connection) -> _Answer:
+        async def transaction(connection: Transaction) -> _Answer:
             digest = key_digest(scope, key) if key else ""
             fingerprint = request_fingerprint(request.method, request.url.path, None, raw)
             if key:
-                if not repository.try_lock_key(connection, scope, digest):
+                if not await repository.try_lock_key(connection, scope, digest):
                     raise Conflict("a request with this Idempotency-Key is still being processed")
-                replay = _replay(connection, scope, key, digest, fingerprint, ttl)
+                replay = await _replay(connection, scope, key, digest, fingerprint, ttl)
                 if replay is not None:
                     return replay
-            answer = _create(kind, body, seed, rolls, connection)
+            answer = await _create(kind, body, seed, rolls, connection)
             if key:
-                repository.save_response(
+                await repository.save_response(
                     connection,
                     scope,
                     digest,
@@ -528,8 +526,8 @@ def session_router(kind: SessionKind) -> APIRouter:
         """The session (any token of this session); ETag carries its version."""
         token = bearer_token(request)
 
-        def transaction(connection: Connection) -> SessionRecord:
-            return _readable(connection, kind, session_id, token)
+        async def transaction(connection: Transaction) -> SessionRecord:
+            return await _readable(connection, kind, session_id, token)
 
         record: SessionRecord = await work.run("read", transaction)
         return _render(request, 200, session_body(kind, record), {"ETag": etag(record.version)})
@@ -539,9 +537,11 @@ def session_router(kind: SessionKind) -> APIRouter:
         """Every round played so far, oldest first (any token of this session)."""
         token = bearer_token(request)
 
-        def transaction(connection: Connection) -> tuple[SessionRecord, list[dict[str, Any]]]:
-            record = _readable(connection, kind, session_id, token)
-            return record, repository.list_rounds(connection, session_id)
+        async def transaction(
+            connection: Transaction,
+        ) -> tuple[SessionRecord, list[dict[str, Any]]]:
+            record = await _readable(connection, kind, session_id, token)
+            return record, await repository.list_rounds(connection, session_id)
 
         record, played = await work.run("read", transaction)
         return _render(request, 200, {"rounds": played}, {"ETag": etag(record.version)})
@@ -655,21 +655,21 @@ def _active(record: SessionRecord) -> None:
         raise Conflict("the contest is finished")
 
 
-def _readable(
-    connection: Connection, kind: SessionKind, session_id: str, token: str
+async def _readable(
+    connection: Transaction, kind: SessionKind, session_id: str, token: str
 ) -> SessionRecord:
-    record = repository.get_session(connection, session_id, kind.path, lock=False)
+    record = await repository.get_session(connection, session_id, kind.path, lock=False)
     if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
     return record
 
 
-def _create(
+async def _create(
     kind: SessionKind,
     body: BaseModel,
     seed: int | None,
     rolls: Mapping[str, Mapping[str, Any]] | None,
-    connection: Connection,
+    connection: Transaction,
 ) -> _Answer:
     # Dice at creation (a chase's initiative) derive from (seed, round 0).
     supplied, locs = supplied_dice(kind, None, rolls)
@@ -697,7 +697,7 @@ def _create(
         created_at=stamp,
         updated_at=stamp,
     )
-    repository.insert_session(connection, record)
+    await repository.insert_session(connection, record)
     tokens: dict[str, Any] = {"gm": gm_token}
     if party_tokens:
         tokens["parties"] = party_tokens

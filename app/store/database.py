@@ -1,6 +1,6 @@
 """Engines and transactions for SQLite (default) and PostgreSQL.
 
-Every request gets at most one transaction (`Store.transaction`); writers take their locks up
+Every request gets at most one transaction (`Store.run`); writers take their locks up
 front so concurrent writers to one session are serialised rather than interleaved:
 
 * SQLite: `BEGIN IMMEDIATE` takes the database's write lock when the transaction starts
@@ -12,15 +12,16 @@ front so concurrent writers to one session are serialised rather than interleave
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import orjson
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Dialect, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
@@ -63,8 +64,11 @@ def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000
     _use_orjson_for_jsonb()
     return create_engine(
         url,
+        # A fixed set of connections: overflow ones would be opened and closed under load,
+        # and a PostgreSQL connection costs milliseconds to open.
         pool_size=pool_size,
-        max_overflow=pool_size,
+        max_overflow=0,
+        pool_timeout=30,
         pool_recycle=1800,
         # An unreachable host must fail /readyz promptly, not hang it.
         connect_args={"connect_timeout": 5},
@@ -98,45 +102,131 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-class Store:
-    """The database behind the sessions: one engine, transactions, readiness."""
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """What a statement gave back: its rows (as tuples) and the count of rows it changed."""
 
-    def __init__(self, url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000) -> None:
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+
+
+class Transaction:
+    """One open database transaction, on the driver's own connection.
+
+    Queries (app/store/repository.py) compile their statements once for `dialect` and run
+    them here on the driver directly: the per-call machinery of a SQLAlchemy `Connection`
+    costs more than the short statements themselves. On PostgreSQL the driver is psycopg's
+    asyncio connection, so waiting for the server never holds up the event loop; SQLite runs
+    in this process and answers at once.
+    """
+
+    __slots__ = ("_asynchronous", "dialect", "driver")
+
+    def __init__(self, dialect: Dialect, driver: Any, *, asynchronous: bool) -> None:
+        self.dialect = dialect
+        self.driver = driver
+        self._asynchronous = asynchronous
+
+    async def execute(self, sql: str, params: Any) -> Rows:
+        if self._asynchronous:
+            async with self.driver.cursor() as cursor:
+                await cursor.execute(sql, params)
+                rows = await cursor.fetchall() if cursor.description is not None else []
+                return Rows(rows, cursor.rowcount)
+        cursor = self.driver.cursor()
+        try:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall() if cursor.description is not None else []
+            return Rows(rows, cursor.rowcount)
+        finally:
+            cursor.close()
+
+
+class Store:
+    """The database behind the sessions: connections, transactions, readiness.
+
+    SQLite: a transaction runs on the event loop (a few hundred microseconds of CPU in this
+    process; handing it to a thread and back would cost more). Writers in this process queue
+    on an asyncio lock and share one connection, rather than waiting in SQLite's busy handler,
+    which sleeps in growing steps of up to 100 ms; writers in other processes still wait in
+    busy_timeout. PostgreSQL: psycopg's asyncio connections from a fixed pool, so many
+    transactions wait on the server at once and commits share the server's WAL flushes.
+    """
+
+    def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
         self.url = normalise_url(url)
-        self.engine = build_engine(self.url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms)
+        self.engine = build_engine(self.url, pool_size=2, busy_timeout_ms=busy_timeout_ms)
         self.dialect: str = self.engine.dialect.name
+        self.pool_size = pool_size
         #: Idempotency keys being processed in this process (SQLite has no row to lock yet).
         self.in_flight: set[tuple[str, str]] = set()
         self.in_flight_lock = threading.Lock()
-        self._sqlite_writer = threading.Lock()
+        self._sqlite_writer = asyncio.Lock()
+        self._writer_connection: Any = None
+        self._postgres_pool: Any = None
 
     @property
     def is_postgres(self) -> bool:
         return self.dialect == "postgresql"
 
-    @contextmanager
-    def transaction(self, mode: Mode) -> Iterator[Connection]:
-        """One transaction: committed when the block ends normally, rolled back otherwise."""
-        if mode == "write" and not self.is_postgres:
-            # SQLite has one writer at a time. Queue this process's writers on a lock rather
-            # than in SQLite's busy handler, which sleeps in growing steps (up to 100 ms) and
-            # turns contention into long tails; other processes still wait in busy_timeout.
-            with self._sqlite_writer, self._begin(mode) as connection:
-                yield connection
-            return
-        with self._begin(mode) as connection:
-            yield connection
+    async def open(self) -> None:
+        """Open the PostgreSQL pool (connections are made in the background)."""
+        if self.is_postgres and self._postgres_pool is None:
+            from psycopg_pool import AsyncConnectionPool
 
-    @contextmanager
-    def _begin(self, mode: Mode) -> Iterator[Connection]:
-        with self.engine.connect() as connection:
-            connection.execution_options(arbiter_mode=mode)
-            with connection.begin():
-                yield connection
+            self._postgres_pool = AsyncConnectionPool(
+                make_url(self.url).set(drivername="postgresql").render_as_string(False),
+                min_size=min(2, self.pool_size),
+                max_size=self.pool_size,
+                kwargs={"connect_timeout": 5},
+                open=False,
+            )
+            await self._postgres_pool.open(wait=False)
 
-    def run(self, mode: Mode, work: Callable[[Connection], T]) -> T:
-        with self.transaction(mode) as connection:
-            return work(connection)
+    async def run(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
+        """Run `work` in one transaction: committed when it returns, rolled back if it raises."""
+        if self.is_postgres:
+            if self._postgres_pool is None:
+                await self.open()
+            async with self._postgres_pool.connection() as driver:
+                return await self._run_on(driver, None, work, asynchronous=True)
+        if mode == "write":
+            async with self._sqlite_writer:
+                if self._writer_connection is None:
+                    self._writer_connection = self.engine.raw_connection()
+                # BEGIN IMMEDIATE takes the write lock up front, so two read-modify-write
+                # transactions never both read before either writes.
+                driver = self._writer_connection.driver_connection
+                return await self._run_on(driver, "BEGIN IMMEDIATE", work, asynchronous=False)
+        pooled = self.engine.raw_connection()
+        try:
+            return await self._run_on(pooled.driver_connection, "BEGIN", work, asynchronous=False)
+        finally:
+            pooled.close()
+
+    async def _run_on(
+        self,
+        driver: Any,
+        begin: str | None,
+        work: Callable[[Transaction], Awaitable[T]],
+        *,
+        asynchronous: bool,
+    ) -> T:
+        if begin is not None:
+            driver.execute(begin)
+        try:
+            result = await work(Transaction(self.engine.dialect, driver, asynchronous=asynchronous))
+        except BaseException:
+            if asynchronous:
+                await driver.rollback()
+            else:
+                driver.rollback()
+            raise
+        if asynchronous:
+            await driver.commit()
+        else:
+            driver.commit()
+        return result
 
     def readiness_problem(self) -> str | None:
         """None when the database answers and is migrated to head, else what is wrong."""
@@ -154,7 +244,14 @@ class Store:
             return f"database at {sorted(current) or 'no revision'}, expected {head}"
         return None
 
-    def dispose(self) -> None:
+    async def close(self) -> None:
+        if self._postgres_pool is not None:
+            await self._postgres_pool.close()
+            self._postgres_pool = None
+        async with self._sqlite_writer:
+            if self._writer_connection is not None:
+                self._writer_connection.close()
+                self._writer_connection = None
         self.engine.dispose()
 
 

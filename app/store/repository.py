@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
-from sqlalchemy import Connection, bindparam, delete, insert, select, text, update
+from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import Compiled
 
+from app.store.database import Rows, Transaction
 from app.store.models import Base
 
 sessions = Base.metadata.tables["sessions"]
@@ -37,8 +38,8 @@ class Statement:
         self._build = build
         self._compiled: dict[str, tuple[str, Sequence[str] | None]] = {}
 
-    def execute(self, connection: Connection, params: Mapping[str, Any]) -> Cursor:
-        """Run on the transaction's own DBAPI connection; rows come back as plain tuples."""
+    async def execute(self, connection: Transaction, params: Mapping[str, Any]) -> Rows:
+        """Run in `connection`'s transaction; rows come back as plain tuples."""
         dialect = connection.dialect
         entry = self._compiled.get(dialect.name)
         if entry is None:
@@ -46,31 +47,16 @@ class Statement:
             entry = (compiled.string, compiled.positiontup)  # type: ignore[attr-defined]
             self._compiled[dialect.name] = entry
         sql, order = entry
-        cursor: Cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
         if order is not None:
-            cursor.execute(sql, tuple(params[name] for name in order))
-        else:
-            cursor.execute(sql, dict(params))
-        return cursor
+            return await connection.execute(sql, tuple(params[name] for name in order))
+        return await connection.execute(sql, dict(params))
 
 
-class Cursor(Protocol):
-    """The part of a DBAPI cursor the repository uses."""
-
-    rowcount: int
-
-    def execute(self, sql: str, params: Any) -> Any: ...
-
-    def fetchone(self) -> Sequence[Any] | None: ...
-
-    def fetchall(self) -> Sequence[Sequence[Any]]: ...
-
-
-def _postgres(connection: Connection) -> bool:
+def _postgres(connection: Transaction) -> bool:
     return connection.dialect.name == "postgresql"
 
 
-def _document_in(connection: Connection, value: Any) -> Any:
+def _document_in(connection: Transaction, value: Any) -> Any:
     """A JSON document as a driver parameter: text (PostgreSQL casts it to JSONB)."""
     del connection
     return None if value is None else orjson.dumps(value).decode()
@@ -81,7 +67,7 @@ def _document_out(value: Any) -> Any:
     return orjson.loads(value) if isinstance(value, str | bytes) else value
 
 
-def _time_in(connection: Connection, moment: datetime) -> Any:
+def _time_in(connection: Transaction, moment: datetime) -> Any:
     if _postgres(connection):
         return moment
     # SQLAlchemy's SQLite DATETIME format (sortable text), in UTC.
@@ -155,17 +141,18 @@ _DELETE_ROUNDS = Statement(lambda: delete(rounds).where(rounds.c.session_id == b
 _DELETE_SESSION = Statement(lambda: delete(sessions).where(sessions.c.id == bindparam("id")))
 
 
-def get_session(
-    connection: Connection, session_id: str, kind: str, *, lock: bool
+async def get_session(
+    connection: Transaction, session_id: str, kind: str, *, lock: bool
 ) -> SessionRecord | None:
     """The session of that id and kind; `lock` holds its row until the transaction ends.
 
     (On SQLite the transaction already holds the database's write lock: see database.py.)
     """
     statement = _GET_SESSION_FOR_UPDATE if lock and _postgres(connection) else _GET_SESSION
-    row = statement.execute(connection, {"id": session_id, "kind": kind}).fetchone()
-    if row is None:
+    found = (await statement.execute(connection, {"id": session_id, "kind": kind})).rows
+    if not found:
         return None
+    row = found[0]
     values = dict(zip(_FIELDS, row, strict=True))
     for name in _DOCUMENTS:
         values[name] = _document_out(values[name])
@@ -174,17 +161,17 @@ def get_session(
     return SessionRecord(**values)
 
 
-def insert_session(connection: Connection, record: SessionRecord) -> None:
+async def insert_session(connection: Transaction, record: SessionRecord) -> None:
     params = {name: getattr(record, name) for name in _FIELDS}
     for name in _DOCUMENTS:
         params[name] = _document_in(connection, params[name])
     for name in _TIMES:
         params[name] = _time_in(connection, params[name])
-    _INSERT_SESSION.execute(connection, params)
+    await _INSERT_SESSION.execute(connection, params)
 
 
-def update_session(
-    connection: Connection,
+async def update_session(
+    connection: Transaction,
     record: SessionRecord,
     *,
     status: str,
@@ -195,7 +182,7 @@ def update_session(
 ) -> SessionRecord:
     """Write the new state and bump the version by exactly one."""
     new_version = record.version + 1
-    outcome = _UPDATE_SESSION.execute(
+    outcome = await _UPDATE_SESSION.execute(
         connection,
         {
             "match_id": record.id,
@@ -228,9 +215,9 @@ def update_session(
     )
 
 
-def delete_session(connection: Connection, session_id: str) -> None:
-    _DELETE_ROUNDS.execute(connection, {"id": session_id})
-    _DELETE_SESSION.execute(connection, {"id": session_id})
+async def delete_session(connection: Transaction, session_id: str) -> None:
+    await _DELETE_ROUNDS.execute(connection, {"id": session_id})
+    await _DELETE_SESSION.execute(connection, {"id": session_id})
 
 
 # --- rounds --------------------------------------------------------------------------------
@@ -248,11 +235,13 @@ _LIST_ROUNDS = Statement(
 )
 
 
-def insert_rounds(connection: Connection, session_id: str, played: list[dict[str, Any]]) -> None:
+async def insert_rounds(
+    connection: Transaction, session_id: str, played: list[dict[str, Any]]
+) -> None:
     """Append rounds: each `{"number", "inputs", "dice", "outcome"}`."""
     stamp = _time_in(connection, now())
     for entry in played:
-        _INSERT_ROUND.execute(
+        await _INSERT_ROUND.execute(
             connection,
             {
                 "session_id": session_id,
@@ -265,10 +254,10 @@ def insert_rounds(connection: Connection, session_id: str, played: list[dict[str
         )
 
 
-def list_rounds(connection: Connection, session_id: str) -> list[dict[str, Any]]:
+async def list_rounds(connection: Transaction, session_id: str) -> list[dict[str, Any]]:
     """Round outcomes, oldest first."""
-    result = _LIST_ROUNDS.execute(connection, {"id": session_id}).fetchall()
-    return [_document_out(row[0]) for row in result]
+    result = await _LIST_ROUNDS.execute(connection, {"id": session_id})
+    return [_document_out(row[0]) for row in result.rows]
 
 
 # --- idempotency -------------------------------------------------------------------------
@@ -313,33 +302,37 @@ _PURGE_RESPONSES = Statement(
 )
 
 
-def try_lock_key(connection: Connection, scope: str, key: str) -> bool:
+_TRY_LOCK_KEY = Statement(
+    lambda: text("SELECT pg_try_advisory_xact_lock(hashtextextended(:name, 0))")
+)
+
+
+async def try_lock_key(connection: Transaction, scope: str, key: str) -> bool:
     """PostgreSQL: take the key's transaction-scoped advisory lock, or report it is taken."""
     if not _postgres(connection):
         return True
-    taken = connection.execute(
-        text("SELECT pg_try_advisory_xact_lock(hashtextextended(:name, 0))"),
-        {"name": f"{scope}\x1f{key}"},
-    ).scalar_one()
-    return bool(taken)
+    result = await _TRY_LOCK_KEY.execute(connection, {"name": f"{scope}\x1f{key}"})
+    return bool(result.rows[0][0])
 
 
-def find_response(
-    connection: Connection, scope: str, key: str, *, ttl: timedelta
+async def find_response(
+    connection: Transaction, scope: str, key: str, *, ttl: timedelta
 ) -> StoredResponse | None:
-    row = _FIND_RESPONSE.execute(connection, {"scope": scope, "key": key}).fetchone()
-    if row is None:
+    found = (await _FIND_RESPONSE.execute(connection, {"scope": scope, "key": key})).rows
+    if not found:
         return None
-    fingerprint, status_code, headers, body, created_at = tuple(row)
+    fingerprint, status_code, headers, body, created_at = found[0]
     if _time_out(created_at) < now() - ttl:
         return None
     return StoredResponse(bytes(fingerprint), status_code, _document_out(headers), bytes(body))
 
 
-def save_response(connection: Connection, scope: str, key: str, response: StoredResponse) -> None:
+async def save_response(
+    connection: Transaction, scope: str, key: str, response: StoredResponse
+) -> None:
     """Store the answer in the same transaction as the change it describes."""
-    _FORGET_RESPONSE.execute(connection, {"scope": scope, "key": key})
-    _SAVE_RESPONSE.execute(
+    await _FORGET_RESPONSE.execute(connection, {"scope": scope, "key": key})
+    await _SAVE_RESPONSE.execute(
         connection,
         {
             "scope": scope,
@@ -353,7 +346,8 @@ def save_response(connection: Connection, scope: str, key: str, response: Stored
     )
 
 
-def purge_responses(connection: Connection, *, ttl: timedelta) -> int:
+async def purge_responses(connection: Transaction, *, ttl: timedelta) -> int:
     """Forget answers older than the TTL."""
-    outcome = _PURGE_RESPONSES.execute(connection, {"cutoff": _time_in(connection, now() - ttl)})
+    cutoff = _time_in(connection, now() - ttl)
+    outcome = await _PURGE_RESPONSES.execute(connection, {"cutoff": cutoff})
     return int(outcome.rowcount or 0)

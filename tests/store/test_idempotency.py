@@ -9,6 +9,7 @@ at several server processes are in tests/store/test_concurrency.py.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -20,7 +21,7 @@ from sqlalchemy import Engine, func, select, update
 
 from app.api.security import key_digest
 from app.store import repository
-from app.store.database import null_pool_engine
+from app.store.database import Transaction, null_pool_engine
 from app.store.models import IdempotencyRecord
 from app.store.repository import idempotency, rounds, sessions
 
@@ -222,19 +223,23 @@ def test_a_key_still_in_flight_is_409(store_client: TestClient, engine: Engine) 
     scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
     keyed = {**auth, "Idempotency-Key": "slow-one"}
     store = store_client.app.state.store  # type: ignore[attr-defined]
-    with engine.connect() as connection, connection.begin():
+    held = engine.raw_connection()
+    try:
+        transaction = Transaction(engine.dialect, held.driver_connection, asynchronous=False)
         if store.is_postgres:
-            assert repository.try_lock_key(connection, scope, key_digest(scope, "slow-one"))
+            digest = key_digest(scope, "slow-one")
+            assert asyncio.run(repository.try_lock_key(transaction, scope, digest))
         else:
             store.in_flight.add((scope, "slow-one"))
-        try:
-            for _ in range(2):
-                problem = assert_problem(
-                    store_client.post(path + "/rounds", json=TIE, headers=keyed), 409
-                )
-                assert "still being processed" in problem["detail"]
-        finally:
-            store.in_flight.discard((scope, "slow-one"))
+        for _ in range(2):
+            problem = assert_problem(
+                store_client.post(path + "/rounds", json=TIE, headers=keyed), 409
+            )
+            assert "still being processed" in problem["detail"]
+    finally:
+        store.in_flight.discard((scope, "slow-one"))
+        held.rollback()
+        held.close()
     assert standing(store_client, path, auth) == (1, 0, 0)
 
     # Once the other request is done (here: gone without an answer), the key works.
