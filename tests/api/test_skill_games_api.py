@@ -1144,7 +1144,7 @@ def test_concurrent_last_submissions_reveal_exactly_once(
                 ],
             )
         assert len(entered) == 2
-        if store_client.app.state.store.is_postgres:
+        if store_client.app.state.store.is_postgres:  # type: ignore[attr-defined]
             # Both are in before the first is done: only the row lock keeps them apart.
             assert max(entered) < min(end for _, end in sealing)
         # (SQLite transactions run on the event loop, so within one process the second
