@@ -13,6 +13,7 @@ front so concurrent writers to one session are serialised rather than interleave
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Awaitable, Callable
@@ -122,17 +123,18 @@ class Transaction:
 
     __slots__ = ("_asynchronous", "dialect", "driver")
 
-    def __init__(self, dialect: Dialect, driver: Any, *, asynchronous: bool) -> None:
+    def __init__(self, dialect: Dialect, driver: Any, *, asynchronous: bool = False) -> None:
         self.dialect = dialect
         self.driver = driver
         self._asynchronous = asynchronous
 
     async def execute(self, sql: str, params: Any) -> Rows:
+        """Run one statement in this transaction."""
         if self._asynchronous:
-            async with self.driver.cursor() as cursor:
-                await cursor.execute(sql, params)
-                rows = await cursor.fetchall() if cursor.description is not None else []
-                return Rows(rows, cursor.rowcount)
+            cursor = self.driver.cursor()
+            await cursor.execute(sql, params)
+            rows = await cursor.fetchall() if cursor.description is not None else []
+            return Rows(rows, cursor.rowcount)
         cursor = self.driver.cursor()
         try:
             cursor.execute(sql, params)
@@ -212,20 +214,23 @@ class Store:
         *,
         asynchronous: bool,
     ) -> T:
+        if asynchronous:
+            try:
+                result = await work(Transaction(self.engine.dialect, driver, asynchronous=True))
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await driver.rollback()
+                raise
+            await driver.commit()
+            return result
         if begin is not None:
             driver.execute(begin)
         try:
-            result = await work(Transaction(self.engine.dialect, driver, asynchronous=asynchronous))
+            result = await work(Transaction(self.engine.dialect, driver))
         except BaseException:
-            if asynchronous:
-                await driver.rollback()
-            else:
-                driver.rollback()
+            driver.rollback()
             raise
-        if asynchronous:
-            await driver.commit()
-        else:
-            driver.commit()
+        driver.commit()
         return result
 
     def readiness_problem(self) -> str | None:

@@ -225,7 +225,7 @@ def test_a_key_still_in_flight_is_409(store_client: TestClient, engine: Engine) 
     store = store_client.app.state.store  # type: ignore[attr-defined]
     held = engine.raw_connection()
     try:
-        transaction = Transaction(engine.dialect, held.driver_connection, asynchronous=False)
+        transaction = Transaction(engine.dialect, held.driver_connection)
         if store.is_postgres:
             digest = key_digest(scope, "slow-one")
             assert asyncio.run(repository.try_lock_key(transaction, scope, digest))
