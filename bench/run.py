@@ -334,7 +334,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--no-postgres", action="store_true")
     options = parser.parse_args()
     from app.store.database import upgrade_to_head
