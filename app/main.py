@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from app.api import (
     arm_wrestles,
@@ -28,6 +28,7 @@ from app.api import (
     skill_games,
 )
 from app.api.common import DOCUMENTATION_ROUTES, DOCUMENTED_MODELS
+from app.api.routing import PrefixDispatch
 from app.errors import install_error_handlers
 from app.middleware import Edge, MetricsRegistry, RateLimit
 from app.settings import Settings, get_settings
@@ -99,10 +100,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The routes go straight onto the app rather than through include_router: every
         # request is matched against one flat list instead of router after router.
         app.router.routes.extend(module.router.routes)
-    metrics.templates = {
-        route.endpoint: route.path for route in app.routes if isinstance(route, Route)
-    }
-    install_openapi(app)
+    served = list(app.router.routes)  # these, and FastAPI's own /docs and /openapi.json
+    app.router.routes[:] = [PrefixDispatch(served)]
+    metrics.templates = {route.endpoint: route.path for route in served if isinstance(route, Route)}
+    install_openapi(app, served)
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute)
     app.add_middleware(Edge, max_bytes=settings.max_body_bytes, registry=metrics)
@@ -125,7 +126,7 @@ async def forget_old_answers(store: Store, settings: Settings, stop: asyncio.Eve
             await asyncio.wait_for(stop.wait(), PURGE_INTERVAL_SECONDS)
 
 
-def install_openapi(app: FastAPI) -> None:
+def install_openapi(app: FastAPI, served: list[BaseRoute]) -> None:
     """Add the request-body schemas of `body_doc` routes to the generated OpenAPI document."""
 
     def openapi() -> dict[str, Any]:
@@ -135,7 +136,7 @@ def install_openapi(app: FastAPI) -> None:
             title=app.title,
             version=app.version,
             description=app.description,
-            routes=[*app.routes, *DOCUMENTATION_ROUTES.routes],
+            routes=[*served, *DOCUMENTATION_ROUTES.routes],
         )
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         for name, model in DOCUMENTED_MODELS.items():

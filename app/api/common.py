@@ -10,6 +10,7 @@ contract: `body_doc` puts them into the OpenAPI document.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -38,7 +39,14 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def lean_post(router: APIRouter, path: str, **documentation: Any) -> Callable[[Endpoint], Endpoint]:
-    """Serve `POST {router.prefix}{path}` as a plain Starlette route, documented as usual.
+    """`lean_route` for POST."""
+    return lean_route(router, "POST", path, **documentation)
+
+
+def lean_route(
+    router: APIRouter, method: str, path: str, **documentation: Any
+) -> Callable[[Endpoint], Endpoint]:
+    """Serve `{method} {router.prefix}{path}` as a plain Starlette route, documented as usual.
 
     The endpoint takes the request and parses its own body (`parse_body`), so FastAPI's
     per-request dependency solving, parameter extraction and response-model handling have
@@ -49,9 +57,21 @@ def lean_post(router: APIRouter, path: str, **documentation: Any) -> Callable[[E
 
     def register(endpoint: Endpoint) -> Endpoint:
         full_path = router.prefix + path
-        router.routes.append(Route(full_path, endpoint, methods=["POST"]))
+        router.routes.append(Route(full_path, endpoint, methods=[method]))
+        extra = dict(documentation.pop("openapi_extra", None) or {})
+        names = re.findall(r"{(\w+)}", full_path)
+        if names:  # the endpoint reads them from request.path_params
+            extra["parameters"] = [
+                {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                for name in names
+            ]
         DOCUMENTATION_ROUTES.add_api_route(
-            full_path, endpoint, methods=["POST"], tags=list(router.tags), **documentation
+            full_path,
+            endpoint,
+            methods=[method],
+            tags=list(router.tags),
+            openapi_extra=extra or None,
+            **documentation,
         )
         return endpoint
 

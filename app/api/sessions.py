@@ -28,7 +28,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from app.api.common import JSON, TEXT, body_doc, parse_body, wants_text
+from app.api.common import JSON, TEXT, body_doc, lean_route, parse_body, wants_text
 from app.api.security import (
     Role,
     bearer_token,
@@ -128,7 +128,11 @@ class UnitOfWork:
 
 
 async def unit_of_work(request: Request) -> UnitOfWork:
-    """The dependency that owns the request's one transaction (`UnitOfWork.run`)."""
+    """The dependency that owns the request's one transaction (`UnitOfWork.run`).
+
+    Injected as `Work` into FastAPI routes; the lean lifecycle routes (see `lean_route`)
+    call it themselves.
+    """
     store: Store | None = getattr(request.app.state, "store", None)
     if store is None:
         raise ServiceUnavailable("the session store is not configured")
@@ -471,21 +475,28 @@ def play_one(
 # --- the router -----------------------------------------------------------------------------
 
 
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def session_router(kind: SessionKind) -> APIRouter:
     """The shared lifecycle routes for one kind (API.md "Shared behaviour")."""
     router = APIRouter(
         prefix=f"/v1/{kind.path}", tags=[kind.title[0].upper() + kind.title[1:] + "s"]
     )
 
-    @router.post(
+    @lean_route(
+        router,
+        "POST",
         "",
         status_code=201,
         openapi_extra=body_doc(kind.create_model, {"create": kind.create_example}),
         responses={201: {"description": "Created; the tokens are shown only here"}},
-        summary=f"Create a {kind.title}",
+        summary=f"Create {_a(kind.title)}",
     )
-    async def create(request: Request, work: Work) -> Response:
+    async def create(request: Request) -> Response:
         """Create a session: 201 with Location, ETag and the tokens (shown only here)."""
+        work = await unit_of_work(request)
         body = await parse_body(request, kind.create_model)
         seed: int | None = getattr(body, "seed", None)
         rolls = getattr(body, "rolls", None)
@@ -521,9 +532,10 @@ def session_router(kind: SessionKind) -> APIRouter:
         answer = await _guarded(work, "write", transaction, scope, key)
         return _answer_response(request, answer)
 
-    @router.get("/{session_id}", summary=f"Get a {kind.title}")
-    async def get(request: Request, session_id: str, work: Work) -> Response:
+    @lean_route(router, "GET", "/{session_id}", summary=f"Get {_a(kind.title)}")
+    async def get(request: Request) -> Response:
         """The session (any token of this session); ETag carries its version."""
+        session_id, work = request.path_params["session_id"], await unit_of_work(request)
         token = bearer_token(request)
 
         async def transaction(connection: Transaction) -> SessionRecord:
@@ -532,9 +544,10 @@ def session_router(kind: SessionKind) -> APIRouter:
         record: SessionRecord = await work.run("read", transaction)
         return _render(request, 200, session_body(kind, record), {"ETag": etag(record.version)})
 
-    @router.get("/{session_id}/rounds", summary=f"Rounds of a {kind.title}")
-    async def rounds(request: Request, session_id: str, work: Work) -> Response:
+    @lean_route(router, "GET", "/{session_id}/rounds", summary=f"Rounds of {_a(kind.title)}")
+    async def rounds(request: Request) -> Response:
         """Every round played so far, oldest first (any token of this session)."""
+        session_id, work = request.path_params["session_id"], await unit_of_work(request)
         token = bearer_token(request)
 
         async def transaction(
@@ -549,13 +562,16 @@ def session_router(kind: SessionKind) -> APIRouter:
     if kind.play is not None and kind.round_model is not None:
         round_model = kind.round_model
 
-        @router.post(
+        @lean_route(
+            router,
+            "POST",
             "/{session_id}/rounds",
             openapi_extra=body_doc(round_model, {"round": kind.round_example or {}}),
-            summary=f"Play a round of a {kind.title}",
+            summary=f"Play a round of {_a(kind.title)}",
         )
-        async def play_round(request: Request, session_id: str, work: Work) -> Response:
+        async def play_round(request: Request) -> Response:
             """Play one round (GM token) with supplied or server dice."""
+            session_id, work = request.path_params["session_id"], await unit_of_work(request)
             body = await parse_body(request, round_model)
 
             def mutation(record: SessionRecord, _role: Role) -> Change:
@@ -590,17 +606,20 @@ def session_router(kind: SessionKind) -> APIRouter:
         resolve_round = kind.resolve_round
         resolve_model = kind.resolve_model
 
-        @router.post(
+        @lean_route(
+            router,
+            "POST",
             "/{session_id}/resolve",
             openapi_extra=(
                 body_doc(resolve_model, {"resolve": kind.resolve_example or {}})
                 if resolve_model is not None
                 else None
             ),
-            summary=f"Play a {kind.title} to its end",
+            summary=f"Play {_a(kind.title)} to its end",
         )
-        async def resolve(request: Request, session_id: str, work: Work) -> Response:
+        async def resolve(request: Request) -> Response:
             """Play rounds with server dice until the contest finishes (GM token)."""
+            session_id, work = request.path_params["session_id"], await unit_of_work(request)
             body = await parse_body(request, resolve_model) if resolve_model is not None else None
 
             def mutation(record: SessionRecord, _role: Role) -> Change:
@@ -636,9 +655,12 @@ def session_router(kind: SessionKind) -> APIRouter:
 
             return await mutate(request, work, kind, session_id, mutation)
 
-    @router.delete("/{session_id}", status_code=204, summary=f"Delete a {kind.title}")
-    async def remove(request: Request, session_id: str, work: Work) -> Response:
+    @lean_route(
+        router, "DELETE", "/{session_id}", status_code=204, summary=f"Delete {_a(kind.title)}"
+    )
+    async def remove(request: Request) -> Response:
         """Delete the session and its rounds (GM token); afterwards it is 404."""
+        session_id, work = request.path_params["session_id"], await unit_of_work(request)
         await parse_body_optional(request)
         return await mutate(request, work, kind, session_id, lambda _record, _role: Deletion())
 

@@ -13,7 +13,6 @@ front so concurrent writers to one session are serialised rather than interleave
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import threading
 from collections.abc import Awaitable, Callable
@@ -116,9 +115,9 @@ class Transaction:
 
     Queries (app/store/repository.py) compile their statements once for `dialect` and run
     them here on the driver directly: the per-call machinery of a SQLAlchemy `Connection`
-    costs more than the short statements themselves. On PostgreSQL the driver is psycopg's
-    asyncio connection, so waiting for the server never holds up the event loop; SQLite runs
-    in this process and answers at once.
+    costs more than the short statements themselves. On PostgreSQL the driver is an asyncpg
+    connection, so waiting for the server never holds up the event loop; SQLite runs in this
+    process and answers at once.
     """
 
     __slots__ = ("_asynchronous", "dialect", "driver")
@@ -131,10 +130,12 @@ class Transaction:
     async def execute(self, sql: str, params: Any) -> Rows:
         """Run one statement in this transaction."""
         if self._asynchronous:
-            cursor = self.driver.cursor()
-            await cursor.execute(sql, params)
-            rows = await cursor.fetchall() if cursor.description is not None else []
-            return Rows(rows, cursor.rowcount)
+            if sql.lstrip()[:6].upper() == "SELECT":
+                records = await self.driver.fetch(sql, *params)
+                return Rows([tuple(record) for record in records], len(records))
+            status: str = await self.driver.execute(sql, *params)  # e.g. "UPDATE 1"
+            count = status.rpartition(" ")[2]
+            return Rows([], int(count) if count.isdigit() else -1)
         cursor = self.driver.cursor()
         try:
             cursor.execute(sql, params)
@@ -151,8 +152,10 @@ class Store:
     process; handing it to a thread and back would cost more). Writers in this process queue
     on an asyncio lock and share one connection, rather than waiting in SQLite's busy handler,
     which sleeps in growing steps of up to 100 ms; writers in other processes still wait in
-    busy_timeout. PostgreSQL: psycopg's asyncio connections from a fixed pool, so many
-    transactions wait on the server at once and commits share the server's WAL flushes.
+    busy_timeout. PostgreSQL: asyncpg connections from a pool, so many transactions wait on
+    the server at once and commits share the server's WAL flushes. (psycopg, the driver of
+    `DATABASE_URL` and of migrations, spends about twice the CPU per statement in asyncio
+    mode, and the Python process, not the server, is what limits a round's throughput.)
     """
 
     def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
@@ -166,32 +169,35 @@ class Store:
         self._sqlite_writer = asyncio.Lock()
         self._writer_connection: Any = None
         self._postgres_pool: Any = None
+        self._postgres_dialect: Dialect | None = None
 
     @property
     def is_postgres(self) -> bool:
         return self.dialect == "postgresql"
 
     async def open(self) -> None:
-        """Open the PostgreSQL pool (connections are made in the background)."""
+        """Create the PostgreSQL pool; connections are made when first needed, so a server
+        that is down at start makes requests (and /readyz) fail, not the start."""
         if self.is_postgres and self._postgres_pool is None:
-            from psycopg_pool import AsyncConnectionPool
+            import asyncpg
+            from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 
-            self._postgres_pool = AsyncConnectionPool(
+            self._postgres_dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]
+            self._postgres_pool = await asyncpg.create_pool(
                 make_url(self.url).set(drivername="postgresql").render_as_string(False),
-                min_size=min(2, self.pool_size),
+                min_size=0,
                 max_size=self.pool_size,
-                kwargs={"connect_timeout": 5},
-                open=False,
+                timeout=5,
             )
-            await self._postgres_pool.open(wait=False)
 
     async def run(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
         """Run `work` in one transaction: committed when it returns, rolled back if it raises."""
         if self.is_postgres:
             if self._postgres_pool is None:
                 await self.open()
-            async with self._postgres_pool.connection() as driver:
-                return await self._run_on(driver, None, work, asynchronous=True)
+            assert self._postgres_dialect is not None
+            async with self._postgres_pool.acquire() as driver, driver.transaction():
+                return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
         if mode == "write":
             async with self._sqlite_writer:
                 if self._writer_connection is None:
@@ -199,32 +205,17 @@ class Store:
                 # BEGIN IMMEDIATE takes the write lock up front, so two read-modify-write
                 # transactions never both read before either writes.
                 driver = self._writer_connection.driver_connection
-                return await self._run_on(driver, "BEGIN IMMEDIATE", work, asynchronous=False)
+                return await self._run_on(driver, "BEGIN IMMEDIATE", work)
         pooled = self.engine.raw_connection()
         try:
-            return await self._run_on(pooled.driver_connection, "BEGIN", work, asynchronous=False)
+            return await self._run_on(pooled.driver_connection, "BEGIN", work)
         finally:
             pooled.close()
 
     async def _run_on(
-        self,
-        driver: Any,
-        begin: str | None,
-        work: Callable[[Transaction], Awaitable[T]],
-        *,
-        asynchronous: bool,
+        self, driver: Any, begin: str, work: Callable[[Transaction], Awaitable[T]]
     ) -> T:
-        if asynchronous:
-            try:
-                result = await work(Transaction(self.engine.dialect, driver, asynchronous=True))
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    await driver.rollback()
-                raise
-            await driver.commit()
-            return result
-        if begin is not None:
-            driver.execute(begin)
+        driver.execute(begin)
         try:
             result = await work(Transaction(self.engine.dialect, driver))
         except BaseException:

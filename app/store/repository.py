@@ -36,16 +36,16 @@ class Statement:
 
     def __init__(self, build: Callable[[], Executable]) -> None:
         self._build = build
-        self._compiled: dict[str, tuple[str, Sequence[str] | None]] = {}
+        self._compiled: dict[tuple[str, str], tuple[str, Sequence[str] | None]] = {}
 
     async def execute(self, connection: Transaction, params: Mapping[str, Any]) -> Rows:
         """Run in `connection`'s transaction; rows come back as plain tuples."""
         dialect = connection.dialect
-        entry = self._compiled.get(dialect.name)
+        entry = self._compiled.get((dialect.name, dialect.driver))
         if entry is None:
             compiled: Compiled = self._build().compile(dialect=dialect)  # type: ignore[attr-defined]
             entry = (compiled.string, compiled.positiontup)  # type: ignore[attr-defined]
-            self._compiled[dialect.name] = entry
+            self._compiled[(dialect.name, dialect.driver)] = entry
         sql, order = entry
         if order is not None:
             return await connection.execute(sql, tuple(params[name] for name in order))
