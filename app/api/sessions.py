@@ -313,13 +313,8 @@ async def mutate(
                 status=change.status,
                 state=change.state,
                 result=change.result,
-                rounds_played=record.rounds_played + len(change.rounds),
                 updated_at=repository.now(),
-            )
-            await repository.insert_rounds(
-                connection,
-                record.id,
-                [
+                rounds=[
                     {
                         "number": played.number,
                         "inputs": played.inputs,

@@ -170,6 +170,24 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
     await _INSERT_SESSION.execute(connection, params)
 
 
+#: PostgreSQL: the session's update and its new rounds in one statement (one round trip).
+_UPDATE_SESSION_WITH_ROUNDS = Statement(
+    lambda: text(
+        "WITH updated AS ("
+        " UPDATE sessions SET status = :status, state = CAST(:state AS JSONB),"
+        " result = CAST(:result AS JSONB), rounds_played = :rounds_played,"
+        " version = :version, updated_at = :updated_at"
+        " WHERE id = :match_id AND version = :match_version RETURNING id)"
+        " INSERT INTO rounds (session_id, number, inputs, dice, outcome, created_at)"
+        " SELECT updated.id, played.number, played.inputs, played.dice, played.outcome,"
+        " CAST(:updated_at AS TIMESTAMP WITH TIME ZONE)"
+        " FROM updated, unnest(CAST(:numbers AS INTEGER[]), CAST(:inputs AS JSONB[]),"
+        " CAST(:dice AS JSONB[]), CAST(:outcomes AS JSONB[]))"
+        " AS played(number, inputs, dice, outcome)"
+    )
+)
+
+
 async def update_session(
     connection: Transaction,
     record: SessionRecord,
@@ -177,25 +195,42 @@ async def update_session(
     status: str,
     state: dict[str, Any],
     result: dict[str, Any] | None,
-    rounds_played: int,
     updated_at: datetime,
+    rounds: Sequence[Mapping[str, Any]] = (),
 ) -> SessionRecord:
-    """Write the new state and bump the version by exactly one."""
+    """Write the new state, bump the version by exactly one and append `rounds`.
+
+    Each round is `{"number", "inputs", "dice", "outcome"}`.
+    """
     new_version = record.version + 1
-    outcome = await _UPDATE_SESSION.execute(
-        connection,
-        {
-            "match_id": record.id,
-            "match_version": record.version,
-            "status": status,
-            "state": _document_in(connection, state),
-            "result": _document_in(connection, result),
-            "rounds_played": rounds_played,
-            "version": new_version,
-            "updated_at": _time_in(connection, updated_at),
-        },
-    )
-    if outcome.rowcount != 1:
+    rounds_played = record.rounds_played + len(rounds)
+    params = {
+        "match_id": record.id,
+        "match_version": record.version,
+        "status": status,
+        "state": _document_in(connection, state),
+        "result": _document_in(connection, result),
+        "rounds_played": rounds_played,
+        "version": new_version,
+        "updated_at": _time_in(connection, updated_at),
+    }
+    if rounds and _postgres(connection):
+        written = await _UPDATE_SESSION_WITH_ROUNDS.execute(
+            connection,
+            {
+                **params,
+                "numbers": [entry["number"] for entry in rounds],
+                "inputs": [_document_in(connection, entry["inputs"]) for entry in rounds],
+                "dice": [_document_in(connection, entry["dice"]) for entry in rounds],
+                "outcomes": [_document_in(connection, entry["outcome"]) for entry in rounds],
+            },
+        )
+        changed = written.rowcount == len(rounds)
+    else:
+        changed = (await _UPDATE_SESSION.execute(connection, params)).rowcount == 1
+        if changed:
+            await _insert_rounds(connection, record.id, rounds, params["updated_at"])
+    if not changed:
         # Only possible if the row was changed outside the lock; never silently overwrite.
         raise RuntimeError(f"session {record.id} changed underneath a locked update")
     return SessionRecord(
@@ -235,11 +270,9 @@ _LIST_ROUNDS = Statement(
 )
 
 
-async def insert_rounds(
-    connection: Transaction, session_id: str, played: list[dict[str, Any]]
+async def _insert_rounds(
+    connection: Transaction, session_id: str, played: Sequence[Mapping[str, Any]], stamp: Any
 ) -> None:
-    """Append rounds: each `{"number", "inputs", "dice", "outcome"}`."""
-    stamp = _time_in(connection, now())
     for entry in played:
         await _INSERT_ROUND.execute(
             connection,
