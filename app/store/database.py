@@ -165,8 +165,8 @@ class Store:
     which sleeps in growing steps of up to 100 ms; writers in other processes still wait in
     busy_timeout. PostgreSQL: asyncpg connections from a pool, so many transactions wait on
     the server at once and commits share the server's WAL flushes. (psycopg, the driver of
-    `DATABASE_URL` and of migrations, spends about twice the CPU per statement in asyncio
-    mode, and the Python process, not the server, is what limits a round's throughput.)
+    `DATABASE_URL` and of migrations, spends about twice asyncpg's CPU per statement in
+    asyncio mode.)
     """
 
     def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
