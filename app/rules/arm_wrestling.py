@@ -33,7 +33,8 @@ from typing import Any, Final, Literal, get_args
 
 from app.rules.common import CheckRoll, ability_modifier
 from app.rules.dice import Dice
-from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
+from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.violations import MAX_NOTATION_CHARS, Violations
 
 Variant = Literal["standard", "spikes", "psychic", "mental"]
 Reason = Literal["target", "fatigue", "draw", "max_rounds"]
@@ -58,8 +59,6 @@ ENDURANCE_BONUS: Final = 4
 OFF_HAND_PENALTY: Final = 2
 #: RULES.md §3.1 spikes: the loser takes 1d4 + the winner's Strength bonus.
 SPIKES_DIE_SIDES: Final = 4
-#: RULES.md §5: at most 1000 characters in one dice expression.
-MAX_NOTATION_CHARS: Final = 1000
 
 #: Dice purposes (API.md "Arm wrestles" round body).
 STRENGTH: Final = "strength"
@@ -111,45 +110,8 @@ class Config:
         return (self.a, self.b)
 
 
-class _Violations:
-    """Collects every rule violation in a create body so one 422 lists them all."""
-
-    def __init__(self) -> None:
-        self.found: list[RuleViolation] = []
-
-    def add(self, loc: Loc, msg: str) -> None:
-        self.found.append(RuleViolation(loc, msg))
-
-    def raise_if_any(self) -> None:
-        if self.found:
-            first, *rest = self.found
-            raise RulesError(first.msg, first.loc, more=rest)
-
-    def integer(
-        self, data: Mapping[str, Any], key: str, loc: Loc, default: int | None = None
-    ) -> int | None:
-        value = data.get(key)
-        if value is None:
-            if default is None:
-                self.add((*loc, key), f"{key} is required")
-            return default
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.add((*loc, key), f"{key} must be an integer")
-            return default
-        return value
-
-    def flag(self, data: Mapping[str, Any], key: str, loc: Loc) -> bool:
-        value = data.get(key)
-        if value is None:
-            return False
-        if not isinstance(value, bool):
-            self.add((*loc, key), f"{key} must be true or false")
-            return False
-        return value
-
-
 def _competitor_from_dict(
-    data: Any, side: Literal["a", "b"], variant: str, violations: _Violations
+    data: Any, side: Literal["a", "b"], variant: str, violations: Violations
 ) -> Competitor:
     loc: Loc = (side,)
     if not isinstance(data, Mapping):
@@ -189,9 +151,9 @@ def _competitor_from_dict(
         strength_mod=strength_mod,
         con_score=con_score or 0,
         con_mod=con_mod,
-        endurance=violations.flag(data, "endurance", loc),
-        off_hand=violations.flag(data, "off_hand", loc),
-        two_weapon_fighting=violations.flag(data, "two_weapon_fighting", loc),
+        endurance=violations.flag(data, "endurance", loc, False),
+        off_hand=violations.flag(data, "off_hand", loc, False),
+        two_weapon_fighting=violations.flag(data, "two_weapon_fighting", loc, False),
         misc_mod=misc_mod,
         caster_level=caster_level,
         int_mod=int_mod,
@@ -201,7 +163,7 @@ def _competitor_from_dict(
 
 
 def _optional_integer(
-    data: Mapping[str, Any], key: str, loc: Loc, violations: _Violations
+    data: Mapping[str, Any], key: str, loc: Loc, violations: Violations
 ) -> int | None:
     if data.get(key) is None:
         return None
@@ -214,7 +176,7 @@ def _bounded(
     default: int,
     low: int,
     high: int,
-    violations: _Violations,
+    violations: Violations,
 ) -> int:
     value = violations.integer(data, key, (), default=default)
     if value is None:
@@ -232,7 +194,7 @@ def config_from_dict(data: Mapping[str, Any]) -> Config:
     missing `caster_level` (`psychic`) or `int_mod`/`wis_score` (`mental`), negative scores.
     Keys the rules do not use (such as `seed`) are ignored.
     """
-    violations = _Violations()
+    violations = Violations()
     requested = data.get("variant")
     variant: Variant = "standard"
     if requested is not None:

@@ -57,7 +57,6 @@ from app.rules.races import (
     Competitor,
     Increment,
     IncrementOutcome,
-    Violations,
     competitor_from_dict,
     competitor_to_dict,
     describe_increment,
@@ -66,6 +65,7 @@ from app.rules.races import (
     increment_to_dict,
     run_increment,
 )
+from app.rules.violations import Violations
 
 StartMode = Literal["initiative", "distance", "lead"]
 StatusDetail = Literal["caught", "escaped", "hid", "gave-up"]

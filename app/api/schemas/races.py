@@ -27,9 +27,9 @@ from app.rules.races import (
     DEFAULT_MAX_RETRIES,
     MAX_COMPETITORS,
     MAX_INCREMENTS,
-    MAX_NOTATION_CHARS,
     MAX_RETRIES_LIMIT,
 )
+from app.rules.violations import MAX_NOTATION_CHARS
 
 #: Bounds of the numbers in a competitor or an increment (the rules core takes any integer).
 MAX_MODIFIER = 1_000
