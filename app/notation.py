@@ -45,9 +45,10 @@ import lark
 
 from app.rules.dice import Dice, NotationResult, Rng, SeededRng
 from app.rules.errors import Loc, RulesError
+from app.rules.violations import MAX_NOTATION_CHARS
 
 #: RULES.md §5.
-MAX_EXPRESSION_LENGTH: Final = 1000
+MAX_EXPRESSION_LENGTH: Final = MAX_NOTATION_CHARS
 MAX_DICE: Final = 1000
 MAX_SIDES: Final = 100_000
 #: Guards that keep evaluation cheap and within Python's recursion limit (module docstring).
