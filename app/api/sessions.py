@@ -51,7 +51,7 @@ from app.notation import NOTATION_ROLLER
 from app.rules.dice import Dice, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
 from app.store import repository
-from app.store.database import Mode, Store, Transaction
+from app.store.database import Contended, Mode, Store, Transaction
 from app.store.repository import SessionRecord, StoredResponse
 
 Status = Literal["active", "finished"]
@@ -289,7 +289,7 @@ async def mutate(
             else:
                 if replay is not None:
                     return replay
-        record = await repository.get_session(connection, session_id, kind.path, lock=True)
+        record = await repository.get_session(connection, session_id, kind.path, lock=locking)
         if record is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
         role = identify(token, record.gm_token_hash, record.party_token_hashes)
@@ -304,7 +304,7 @@ async def mutate(
             )
         change = mutation(record, role)
         if isinstance(change, Deletion):
-            await repository.delete_session(connection, record.id)
+            await repository.delete_session(connection, record)
             answer = _Answer(204, {}, b"")
         else:
             updated = await repository.update_session(
@@ -340,7 +340,12 @@ async def mutate(
             )
         return answer
 
-    answer: _Answer = await _guarded(work, "write", transaction, scope, key)
+    # With a key, the stored answer must be written with the change, in one transaction that
+    # holds the session's lock; without one, the change is one optimistic statement.
+    locking = bool(key)
+    answer: _Answer = await _guarded(
+        work, "write" if locking else "optimistic", transaction, scope, key
+    )
     return _answer_response(request, answer)
 
 
@@ -374,7 +379,10 @@ async def _guarded(
 ) -> _Answer:
     """Run the transaction, refusing a second request under a key still in flight here."""
     if not key:
-        answer: _Answer = await work.run(mode, transaction)
+        try:
+            answer: _Answer = await work.run(mode, transaction)
+        except Contended:
+            raise Conflict("the session is changing too fast to apply this; retry") from None
         return answer
     marker = (scope, key)
     with work.store.in_flight_lock:
@@ -524,7 +532,7 @@ def session_router(kind: SessionKind) -> APIRouter:
                 )
             return answer
 
-        answer = await _guarded(work, "write", transaction, scope, key)
+        answer = await _guarded(work, "write" if key else "optimistic", transaction, scope, key)
         return _answer_response(request, answer)
 
     @lean_route(router, "GET", "/{session_id}", summary=f"Get {_a(kind.title)}")

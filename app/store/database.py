@@ -26,7 +26,20 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 T = TypeVar("T")
-Mode = Literal["read", "write"]
+#: "optimistic": on PostgreSQL, no transaction around `work`; its reads see the latest
+#: committed data and its one write statement checks the version it read (see `Store.run`).
+Mode = Literal["read", "write", "optimistic"]
+#: How often an optimistic write is retried after another writer got in first.
+MAX_OPTIMISTIC_ATTEMPTS = 100
+
+
+class StaleWrite(Exception):
+    """A write whose version check failed: the session changed after it was read."""
+
+
+class Contended(Exception):
+    """An optimistic write lost to other writers `MAX_OPTIMISTIC_ATTEMPTS` times in a row."""
+
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 
@@ -203,14 +216,31 @@ class Store:
             )
 
     async def run(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
-        """Run `work` in one transaction: committed when it returns, rolled back if it raises."""
+        """Run `work` in one transaction: committed when it returns, rolled back if it raises.
+
+        `optimistic` (PostgreSQL): `work` reads without locking and ends in exactly one
+        statement that writes, guarded by the version it read (`StaleWrite` when another
+        writer got in first); that statement is atomic on its own, so no BEGIN and COMMIT
+        round trips are needed, and `work` is simply run again after a `StaleWrite`. Writers
+        of one session are still serialised — each change applies to the version it read, or
+        not at all. On SQLite, where writers queue for the write lock anyway, it is `write`.
+        """
         if self.is_postgres:
             if self._postgres_pool is None:
                 await self.open()
             assert self._postgres_dialect is not None
+            if mode == "optimistic":
+                async with self._postgres_pool.acquire() as driver:
+                    transaction = Transaction(self._postgres_dialect, driver, asynchronous=True)
+                    for attempt in range(MAX_OPTIMISTIC_ATTEMPTS):
+                        try:
+                            return await work(transaction)
+                        except StaleWrite:
+                            await asyncio.sleep(0.001 * min(attempt, 20))
+                raise Contended("the session changed under every attempt to write it")
             async with self._postgres_pool.acquire() as driver, driver.transaction():
                 return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
-        if mode == "write":
+        if mode != "read":
             async with self._sqlite_writer:
                 if self._writer_connection is None:
                     self._writer_connection = self.engine.raw_connection()

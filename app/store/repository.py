@@ -19,7 +19,7 @@ from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import Compiled
 
-from app.store.database import Rows, Transaction
+from app.store.database import Rows, StaleWrite, Transaction
 from app.store.models import Base
 
 sessions = Base.metadata.tables["sessions"]
@@ -137,8 +137,12 @@ _UPDATE_SESSION = Statement(
         )
     )
 )
-_DELETE_ROUNDS = Statement(lambda: delete(rounds).where(rounds.c.session_id == bindparam("id")))
-_DELETE_SESSION = Statement(lambda: delete(sessions).where(sessions.c.id == bindparam("id")))
+#: Its rounds go with it (ON DELETE CASCADE).
+_DELETE_SESSION = Statement(
+    lambda: delete(sessions).where(
+        sessions.c.id == bindparam("id"), sessions.c.version == bindparam("version")
+    )
+)
 
 
 async def get_session(
@@ -231,8 +235,9 @@ async def update_session(
         if changed:
             await _insert_rounds(connection, record.id, rounds, params["updated_at"])
     if not changed:
-        # Only possible if the row was changed outside the lock; never silently overwrite.
-        raise RuntimeError(f"session {record.id} changed underneath a locked update")
+        # Another writer got in first (optimistic mode), or the row changed outside the lock:
+        # never silently overwrite.
+        raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
     return SessionRecord(
         id=record.id,
         kind=record.kind,
@@ -250,9 +255,13 @@ async def update_session(
     )
 
 
-async def delete_session(connection: Transaction, session_id: str) -> None:
-    await _DELETE_ROUNDS.execute(connection, {"id": session_id})
-    await _DELETE_SESSION.execute(connection, {"id": session_id})
+async def delete_session(connection: Transaction, record: SessionRecord) -> None:
+    """Delete the session as read (its version), and with it its rounds."""
+    deleted = await _DELETE_SESSION.execute(
+        connection, {"id": record.id, "version": record.version}
+    )
+    if deleted.rowcount != 1:
+        raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
 
 
 # --- rounds --------------------------------------------------------------------------------
