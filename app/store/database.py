@@ -1,13 +1,16 @@
 """Engines and transactions for SQLite (default) and PostgreSQL.
 
-Every request gets at most one transaction (`Store.run`); writers take their locks up
-front so concurrent writers to one session are serialised rather than interleaved:
+Every request gets at most one transaction (`Store.run`), and concurrent writers to one
+session are serialised, never interleaved:
 
 * SQLite: `BEGIN IMMEDIATE` takes the database's write lock when the transaction starts
   (WAL mode lets readers carry on), and `busy_timeout` makes other writers — in this process
   or another — wait for it instead of failing.
-* PostgreSQL: the session row is read `FOR UPDATE` (see `repository.get_session`), which
-  serialises writers of that one session and leaves other sessions alone.
+* PostgreSQL, a change with an Idempotency-Key: the session row is read `FOR UPDATE`
+  (`repository.get_session`), so the change and its stored answer commit together while
+  other writers of that session wait; other sessions are left alone.
+* PostgreSQL, any other change (`optimistic`): one statement writes it only if the session
+  is still at the version that was read, else the change is computed again.
 """
 
 from __future__ import annotations
