@@ -101,7 +101,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # request is matched against one flat list instead of router after router.
         app.router.routes.extend(module.router.routes)
     served = list(app.router.routes)  # these, and FastAPI's own /docs and /openapi.json
-    app.router.routes[:] = [PrefixDispatch(served)]
+    # The dispatcher goes first and answers every request that has a route; the routes stay
+    # listed after it for introspection (and are reached directly only by unknown paths).
+    app.router.routes.insert(0, PrefixDispatch(served))
     metrics.templates = {route.endpoint: route.path for route in served if isinstance(route, Route)}
     install_openapi(app, served)
     if settings.rate_limit_per_minute:

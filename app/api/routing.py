@@ -2,8 +2,8 @@
 
 Starlette matches a request against the routes one by one, each a regular expression; with
 forty routes, a round posted to the last contest kind paid for thirty failed matches first.
-`PrefixDispatch` sits in the app's route list as a single route and hands each request only
-the routes that share its first two path segments (`/v1/arm-wrestles`), in their order.
+`PrefixDispatch` sits first in the app's route list and hands each request only the routes
+that share its first two path segments (`/v1/arm-wrestles`), in their order.
 """
 
 from __future__ import annotations
