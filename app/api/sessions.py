@@ -267,28 +267,23 @@ async def mutate(
     """Apply `mutation` to a session under the shared guarantees (see the module docstring)."""
     token = bearer_token(request)
     if_match = _if_match(request)
-    key = _idempotency_key(request)
-    scope = f"{kind.path}/{session_id}"
-    ttl = timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds)
-    raw = await request.body()
+    keyed = await _keyed(request, f"{kind.path}/{session_id}", token)
 
     async def transaction(connection: Transaction) -> _Answer:
-        digest = key_digest(scope, key) if key else ""
-        fingerprint = b""
         reused: InvalidInput | None = None
-        if key:
-            if not await repository.try_lock_key(connection, scope, digest):
-                raise Conflict("a request with this Idempotency-Key is still being processed")
-            fingerprint = request_fingerprint(request.method, request.url.path, token, raw)
+        if keyed is not None:
             try:
                 # Replays come first, so a retried DELETE answers 204 again, not 404.
-                replay = await _replay(connection, scope, key, digest, fingerprint, ttl)
+                replay = await keyed.claim(connection)
             except InvalidInput as exc:
                 # Answered once the token is known to hold a role here: a stranger gets 404.
                 reused = exc
             else:
                 if replay is not None:
                     return replay
+        # With a key, the stored answer is written with the change, in a transaction holding
+        # the session's row lock; without one, the change is one optimistic statement.
+        locking = keyed is not None
         record = await repository.get_session(connection, session_id, kind.path, lock=locking)
         if record is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
@@ -329,68 +324,91 @@ async def mutate(
             else:
                 status, body = change.answer(updated)
             answer = _Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(body))
-        if key:
-            await repository.save_response(
-                connection,
-                scope,
-                digest,
-                StoredResponse(
-                    fingerprint, answer.status, answer.headers, seal_body(scope, key, answer.body)
-                ),
-            )
+        if keyed is not None:
+            await keyed.remember(connection, answer)
         return answer
 
-    # With a key, the stored answer must be written with the change, in one transaction that
-    # holds the session's lock; without one, the change is one optimistic statement.
-    locking = bool(key)
-    answer: _Answer = await _guarded(
-        work, "write" if locking else "optimistic", transaction, scope, key
-    )
+    answer = await _guarded(work, transaction, keyed)
     return _answer_response(request, answer)
 
 
-async def _replay(
-    connection: Transaction,
-    scope: str,
-    key: str,
-    digest: str,
-    fingerprint: bytes,
-    ttl: timedelta,
-) -> _Answer | None:
-    stored = await repository.find_response(connection, scope, digest, ttl=ttl)
-    if stored is None:
-        return None
-    if stored.fingerprint != fingerprint:
-        raise InvalidInput(
-            "this Idempotency-Key was used with a different request",
-            errors=[{"loc": ["header", "Idempotency-Key"], "msg": "reused with another request"}],
+@dataclass(frozen=True, slots=True)
+class _Keyed:
+    """A mutating call's Idempotency-Key, within its scope (a session, or a kind's creations)."""
+
+    scope: str
+    key: str
+    digest: str
+    fingerprint: bytes
+    ttl: timedelta
+
+    async def claim(self, connection: Transaction) -> _Answer | None:
+        """Take the key for this transaction: the stored answer to replay, if there is one.
+
+        409 while another request holds the key; 422 if it was used with another request.
+        """
+        if not await repository.try_lock_key(connection, self.scope, self.digest):
+            raise Conflict("a request with this Idempotency-Key is still being processed")
+        stored = await repository.find_response(connection, self.scope, self.digest, ttl=self.ttl)
+        if stored is None:
+            return None
+        if stored.fingerprint != self.fingerprint:
+            raise InvalidInput(
+                "this Idempotency-Key was used with a different request",
+                errors=[
+                    {"loc": ["header", "Idempotency-Key"], "msg": "reused with another request"}
+                ],
+            )
+        body = seal_body(self.scope, self.key, stored.body)
+        return _Answer(stored.status_code, dict(stored.headers), body, True)
+
+    async def remember(self, connection: Transaction, answer: _Answer) -> None:
+        """Store the answer in the transaction that made the change it describes."""
+        sealed = seal_body(self.scope, self.key, answer.body)
+        await repository.save_response(
+            connection,
+            self.scope,
+            self.digest,
+            StoredResponse(self.fingerprint, answer.status, answer.headers, sealed),
         )
-    return _Answer(
-        stored.status_code, dict(stored.headers), seal_body(scope, key, stored.body), True
+
+
+async def _keyed(request: Request, scope: str, token: str | None) -> _Keyed | None:
+    key = _idempotency_key(request)
+    if key is None:
+        return None
+    return _Keyed(
+        scope,
+        key,
+        key_digest(scope, key),
+        request_fingerprint(request.method, request.url.path, token, await request.body()),
+        timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds),
     )
 
 
 async def _guarded(
     work: UnitOfWork,
-    mode: Mode,
     transaction: Callable[[Transaction], Awaitable[_Answer]],
-    scope: str,
-    key: str | None,
+    keyed: _Keyed | None,
 ) -> _Answer:
-    """Run the transaction, refusing a second request under a key still in flight here."""
-    if not key:
+    """Run the transaction, refusing a second request under a key still in flight here.
+
+    A keyed change runs in a locking transaction (its answer is stored with it); any other in
+    `optimistic` mode (see `Store.run`).
+    """
+    if keyed is None:
         try:
-            answer: _Answer = await work.run(mode, transaction)
+            answer: _Answer = await work.run("optimistic", transaction)
         except Contended:
             raise Conflict("the session is changing too fast to apply this; retry") from None
         return answer
-    marker = (scope, key)
+    marker = (keyed.scope, keyed.key)
     with work.store.in_flight_lock:
         if marker in work.store.in_flight:
             raise Conflict("a request with this Idempotency-Key is still being processed")
         work.store.in_flight.add(marker)
     try:
-        answer = await work.run(mode, transaction)
+        answer = await work.run("write", transaction)
         return answer
     finally:
         with work.store.in_flight_lock:
@@ -503,36 +521,19 @@ def session_router(kind: SessionKind) -> APIRouter:
         body = await parse_body(request, kind.create_model)
         seed: int | None = getattr(body, "seed", None)
         rolls = getattr(body, "rolls", None)
-        key = _idempotency_key(request)
-        scope = f"create/{kind.path}"
-        ttl = timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds)
-        raw = await request.body()
+        keyed = await _keyed(request, f"create/{kind.path}", None)
 
         async def transaction(connection: Transaction) -> _Answer:
-            digest = key_digest(scope, key) if key else ""
-            fingerprint = request_fingerprint(request.method, request.url.path, None, raw)
-            if key:
-                if not await repository.try_lock_key(connection, scope, digest):
-                    raise Conflict("a request with this Idempotency-Key is still being processed")
-                replay = await _replay(connection, scope, key, digest, fingerprint, ttl)
+            if keyed is not None:
+                replay = await keyed.claim(connection)
                 if replay is not None:
                     return replay
             answer = await _create(kind, body, seed, rolls, connection)
-            if key:
-                await repository.save_response(
-                    connection,
-                    scope,
-                    digest,
-                    StoredResponse(
-                        fingerprint,
-                        answer.status,
-                        answer.headers,
-                        seal_body(scope, key, answer.body),
-                    ),
-                )
+            if keyed is not None:
+                await keyed.remember(connection, answer)
             return answer
 
-        answer = await _guarded(work, "write" if key else "optimistic", transaction, scope, key)
+        answer = await _guarded(work, transaction, keyed)
         return _answer_response(request, answer)
 
     @lean_route(router, "GET", "/{session_id}", summary=f"Get {_a(kind.title)}")
