@@ -87,14 +87,6 @@ async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
         raise invalid_input_from_validation(exc) from None
 
 
-def parse_value(model: type[ModelT], value: Any, prefix: str = "body") -> ModelT:
-    """Validate already-parsed data (e.g. a stored config) against a model."""
-    try:
-        return model.model_validate(value)
-    except ValidationError as exc:
-        raise invalid_input_from_validation(exc, prefix) from None
-
-
 def wants_text(request: Request) -> bool:
     """`Accept: text/plain` (and not JSON) asks for the summary line alone."""
     accept = request.headers.get("accept")

@@ -172,13 +172,7 @@ async def resistance_roll(request: Request) -> Response:
 async def regular_contest(request: Request) -> Response:
     """Round after round until exactly one succeeds, after the extreme-score adjustment (§1.4)."""
     body = await parse_body(request, RegularContestRequest)
-    config = gurps.regular_config(
-        gurps.Contestant(body.a.name, body.a.skill),
-        gurps.Contestant(body.b.name, body.b.skill),
-        normalize=body.normalize,
-        max_rounds=body.max_rounds,
-        seconds_per_round=body.seconds_per_round,
-    )
+    config = gurps.regular_config_from_dict(body.model_dump())
     a, b = config.a.name, config.b.name
     if len(body.rounds) > config.max_rounds:
         _too_many_rounds(config.max_rounds)

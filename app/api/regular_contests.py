@@ -11,13 +11,7 @@ from app.rules.dice import Dice
 
 
 def _config(config: dict[str, Any]) -> gurps.RegularConfig:
-    return gurps.regular_config(
-        gurps.Contestant(config["a"]["name"], config["a"]["skill"]),
-        gurps.Contestant(config["b"]["name"], config["b"]["skill"]),
-        normalize=config["normalize"],
-        max_rounds=config["max_rounds"],
-        seconds_per_round=config["seconds_per_round"],
-    )
+    return gurps.regular_config_from_dict(config)
 
 
 def _state(state: dict[str, Any]) -> gurps.RegularState:
@@ -33,13 +27,7 @@ def _name(config: gurps.RegularConfig, side: Literal["a", "b"] | None) -> str | 
 
 
 def create(body: RegularContestCreate, _dice: Dice) -> Created:
-    config = gurps.regular_config(
-        gurps.Contestant(body.a.name, body.a.skill),
-        gurps.Contestant(body.b.name, body.b.skill),
-        normalize=body.normalize,
-        max_rounds=body.max_rounds,
-        seconds_per_round=body.seconds_per_round,
-    )
+    config = _config(body.model_dump())
     skill_a, skill_b = config.effective
     stored = {
         "a": {"name": config.a.name, "skill": config.a.skill},
@@ -86,7 +74,6 @@ def play(config_data: dict[str, Any], state_data: dict[str, Any], _body: Any, di
         "winner": _name(config, played.winner),
     }
     summary = gurps.regular_round_summary(config, state.rounds, played)
-    summary = summary.split(": ", 1)[1]  # the shared lifecycle adds "Round N: "
     return Played(_state_dict(state), state.finished, result(config, state), record, summary)
 
 

@@ -379,7 +379,8 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
         if order is not None:
             order_dice[body.party] = order
         kept = Pending(pending.round_rolls, order_dice, pending.grants)
-        # "Am I the last?" is decided here, inside the session's write lock.
+        # "Am I the last?" is decided on the version this change applies to; the store
+        # serialises writers of one session, so only one submission can reveal.
         if rules.all_submitted(sealed):
             return _reveal(record, config, sealed, kept)
         waiting = rules.waiting_for(sealed)

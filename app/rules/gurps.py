@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -186,6 +187,18 @@ def regular_config(
     return RegularConfig(a, b, normalize, max_rounds, seconds_per_round)
 
 
+def regular_config_from_dict(data: Mapping[str, Any]) -> RegularConfig:
+    """A regular contest from its request body (`a`, `b`, `normalize`, `max_rounds`,
+    `seconds_per_round`; other keys are ignored), validated by `regular_config`."""
+    return regular_config(
+        Contestant(data["a"]["name"], data["a"]["skill"]),
+        Contestant(data["b"]["name"], data["b"]["skill"]),
+        normalize=data["normalize"],
+        max_rounds=data["max_rounds"],
+        seconds_per_round=data["seconds_per_round"],
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class RegularState:
     rounds: int = 0
@@ -260,10 +273,8 @@ def resistance_summary(attacker: str, defender: str, resistance: ResistanceRoll)
 
 
 def regular_round_summary(config: RegularConfig, number: int, played: RegularRound) -> str:
-    line = (
-        f"Round {number}: {describe_roll(config.a.name, played.a)}; "
-        f"{describe_roll(config.b.name, played.b)}."
-    )
+    """Round `number`'s line, without a "Round N:" label (the caller adds one)."""
+    line = f"{describe_roll(config.a.name, played.a)}; {describe_roll(config.b.name, played.b)}."
     if played.winner is not None:
         winner = config.a.name if played.winner == "a" else config.b.name
         return line + f" {winner} wins the contest."

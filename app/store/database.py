@@ -16,7 +16,6 @@ session are serialised, never interleaved:
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -320,10 +319,3 @@ def upgrade_to_head(url: str) -> None:
 def null_pool_engine(url: str) -> Engine:
     """An engine without pooling, for migrations and one-off maintenance."""
     return create_engine(normalise_url(url), poolclass=NullPool)
-
-
-def sqlite_path(url: str) -> str | None:
-    parsed = make_url(normalise_url(url))
-    if parsed.get_backend_name() != "sqlite":
-        return None
-    return os.path.abspath(parsed.database) if parsed.database else None
