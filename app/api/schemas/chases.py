@@ -15,11 +15,9 @@ from app.api.schemas.races import (
     MAX_DC,
     CheckName,
     DamageDice,
-    Dc,
-    Modifier,
     ObstacleDice,
     RaceCompetitor,
-    RaceObstacle,
+    RaceIncrement,
     by_key,
     one_or_many,
 )
@@ -30,7 +28,7 @@ from app.rules.chases import (
     MAX_ROUNDS_LIMIT,
 )
 from app.rules.common import MAX_OPPOSED_REROLLS
-from app.rules.races import DEFAULT_DROWN_MARGIN, DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT
+from app.rules.races import DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT
 
 #: Bounds of a start (the rules core rejects a lead of 0 or less).
 MAX_START = 10_000
@@ -87,17 +85,10 @@ class ChaseCreate(Strict):
     )
 
 
-class ChaseTerrain(Strict):
+class ChaseTerrain(RaceIncrement):
     """The increment the GM describes (a race increment, and whether it is flat)."""
 
-    check: CheckName
     flat: bool = False
-    dc: Dc | None = None
-    on_fail: Literal["retry", "stall"] | None = None
-    drown_margin: Annotated[int, Field(ge=1, le=MAX_DC)] = DEFAULT_DROWN_MARGIN
-    modifier: Modifier = 0
-    mounted: bool = False
-    obstacle: RaceObstacle | None = None
 
 
 class HideTactic(Strict):
