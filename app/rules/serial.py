@@ -1,0 +1,195 @@
+"""The rules' frozen dataclasses to JSON-safe values and back, for every rules type at once.
+
+One generic serialiser instead of a `to_dict`/`from_dict` pair per class: `dump` walks a value
+(dataclasses by their fields, tuples and lists as lists, mappings as objects) and `load`
+rebuilds a value of a given type from its type hints. `load(T, dump(x)) == x` for every
+dataclass built of the types below; anything else is refused with `TypeError` (a type the
+serialiser does not know) or `ValueError` (data that does not fit the type).
+
+Supported: `int`, `float`, `str`, `bool`, `None`, `Literal[...]`, `X | Y` (tried in order,
+`None` first), `tuple[X, ...]`, `tuple[X, Y]`, `list[X]`, `dict[str, X]` and `Mapping[str, X]`,
+and dataclasses of these (fields with `init=False` are dumped but not loaded).
+
+Loaders are built once per type and cached: a round loads and dumps its session's state, so
+this is on the hot path of every round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
+
+JSONValue = Any
+Loader = Callable[[Any], Any]
+
+_SCALARS: dict[type, str] = {int: "an integer", float: "a number", str: "a string"}
+
+
+def dump(value: Any) -> JSONValue:
+    """`value` as JSON-safe data: dataclasses become objects of their fields."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, tuple | list):
+        return [dump(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): dump(item) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: dump(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    raise TypeError(f"cannot serialise a {type(value).__name__}")
+
+
+def load(cls: type[T], data: JSONValue) -> T:
+    """Rebuild a `cls` from what `dump` made of one."""
+    return cast(T, loader(cast(Any, cls))(data))
+
+
+@cache
+def loader(tp: Any) -> Loader:
+    """A function turning JSON data into a value of type `tp` (cached per type)."""
+    if tp is Any:
+        return _identity
+    if tp is type(None) or tp is None:
+        return _none
+    if tp is bool:
+        return _bool
+    if tp in _SCALARS:
+        return _scalar(tp)
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is typing.Literal:
+        return _literal(args)
+    if origin is typing.Union or origin is types.UnionType:
+        return _union(args)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return _sequence(loader(args[0]), tuple)
+        return _fixed_tuple(tuple(loader(arg) for arg in args))
+    if origin is list:
+        return _sequence(loader(args[0]), list)
+    if origin in (dict, Mapping, typing.Mapping):
+        if args[0] is not str:
+            raise TypeError(f"only str keys are supported, not {args[0]!r}")
+        return _mapping(loader(args[1]))
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _dataclass(tp)
+    raise TypeError(f"cannot load a {tp!r}")
+
+
+def _identity(data: Any) -> Any:
+    return data
+
+
+def _none(data: Any) -> None:
+    if data is not None:
+        raise ValueError(f"expected null, got {data!r}")
+
+
+def _bool(data: Any) -> bool:
+    if not isinstance(data, bool):
+        raise ValueError(f"expected a boolean, got {data!r}")
+    return data
+
+
+def _scalar(tp: type) -> Loader:
+    def load_scalar(data: Any) -> Any:
+        if isinstance(data, bool) or not isinstance(data, tp):
+            if tp is float and isinstance(data, int) and not isinstance(data, bool):
+                return float(data)
+            raise ValueError(f"expected {_SCALARS[tp]}, got {data!r}")
+        return data
+
+    return load_scalar
+
+
+def _literal(allowed: tuple[Any, ...]) -> Loader:
+    values = set(allowed)
+
+    def load_literal(data: Any) -> Any:
+        if isinstance(data, bool) != any(isinstance(value, bool) for value in values) or (
+            data not in values
+        ):
+            raise ValueError(f"expected one of {sorted(map(repr, values))}, got {data!r}")
+        return data
+
+    return load_literal
+
+
+def _union(options: tuple[Any, ...]) -> Loader:
+    nullable = type(None) in options
+    loaders = [loader(option) for option in options if option is not type(None)]
+    if len(loaders) == 1:
+        only = loaders[0]
+        return lambda data: None if data is None and nullable else only(data)
+
+    def load_union(data: Any) -> Any:
+        if data is None and nullable:
+            return None
+        for option in loaders:
+            try:
+                return option(data)
+            except (ValueError, TypeError, KeyError):
+                continue
+        raise ValueError(f"{data!r} fits none of {options!r}")
+
+    return load_union
+
+
+def _sequence(item: Loader, container: type) -> Loader:
+    def load_sequence(data: Any) -> Any:
+        if not isinstance(data, list | tuple):
+            raise ValueError(f"expected a list, got {data!r}")
+        return container(item(value) for value in data)
+
+    return load_sequence
+
+
+def _fixed_tuple(items: tuple[Loader, ...]) -> Loader:
+    def load_tuple(data: Any) -> tuple[Any, ...]:
+        if not isinstance(data, list | tuple) or len(data) != len(items):
+            raise ValueError(f"expected a list of {len(items)}, got {data!r}")
+        return tuple(load_item(value) for load_item, value in zip(items, data, strict=True))
+
+    return load_tuple
+
+
+def _mapping(item: Loader) -> Loader:
+    def load_mapping(data: Any) -> dict[str, Any]:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected an object, got {data!r}")
+        return {str(key): item(value) for key, value in data.items()}
+
+    return load_mapping
+
+
+def _dataclass(cls: type) -> Loader:
+    hints = typing.get_type_hints(cls)
+    fields = [
+        (field.name, loader(hints[field.name]), _has_default(field))
+        for field in dataclasses.fields(cls)
+        if field.init
+    ]
+
+    def load_dataclass(data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected an object for {cls.__name__}, got {data!r}")
+        arguments: dict[str, Any] = {}
+        for name, load_field, optional in fields:
+            if name in data:
+                arguments[name] = load_field(data[name])
+            elif not optional:
+                raise ValueError(f"{cls.__name__} needs {name!r}")
+        return cls(**arguments)
+
+    return load_dataclass
+
+
+def _has_default(field: dataclasses.Field[Any]) -> bool:
+    return (
+        field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+    )
