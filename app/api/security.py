@@ -1,9 +1,11 @@
 """Session tokens and the encryption of stored idempotent answers.
 
 Tokens carry 256 bits from `secrets`; the store keeps only their SHA-256, compared in
-constant time. Idempotency keys are stored only as digests too, and a stored answer (which,
-for a session's creation, holds that session's tokens) is encrypted with a keystream derived
-from the raw key, which only the caller holds.
+constant time. Idempotency keys are stored only as digests too, and a stored answer is
+encrypted and authenticated with AES-256-GCM under a key derived (HKDF-SHA256) from the raw
+Idempotency-Key, which only the caller holds: an altered stored answer is refused, never
+replayed. A creation's stored answer holds the new session's tokens only when the caller
+scoped its key with a secret of its own (see `creation_scope` in app/api/sessions.py).
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from fastapi import Request
 
 from app.errors import Unauthorized
 
 TOKEN_BYTES = 32
+NONCE_BYTES = 12
 
 
 def new_token() -> str:
@@ -27,6 +34,13 @@ def new_token() -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def optional_bearer(request: Request) -> str | None:
+    """The bearer token if the request carries an Authorization header (then well-formed)."""
+    if request.headers.get("authorization") is None:
+        return None
+    return bearer_token(request)
 
 
 def bearer_token(request: Request) -> str:
@@ -70,23 +84,34 @@ def key_digest(scope: str, key: str) -> str:
     return hashlib.sha256(f"arbiter-idempotency-key\x1f{scope}\x1f{key}".encode()).hexdigest()
 
 
-def _keystream(scope: str, key: str, length: int) -> bytes:
-    seed = hashlib.sha256(f"arbiter-idempotency-body\x1f{scope}\x1f{key}".encode()).digest()
-    blocks = bytearray()
-    counter = 0
-    while len(blocks) < length:
-        blocks += hashlib.sha256(seed + counter.to_bytes(8, "big")).digest()
-        counter += 1
-    return bytes(blocks[:length])
+class TamperedAnswer(Exception):
+    """A stored answer failed authentication: it was altered, or sealed under another key."""
+
+
+def _answer_key(scope: str, key: str) -> AESGCM:
+    """The AES-256-GCM key for answers stored under `key` in `scope` (HKDF-SHA256)."""
+    derived = HKDF(
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=None,
+        info=f"arbiter-idempotency-answer\x1f{scope}".encode(),
+    ).derive(key.encode())
+    return AESGCM(derived)
 
 
 def seal_body(scope: str, key: str, body: bytes) -> bytes:
-    """Encrypt (or, applied again, decrypt) a stored answer under the raw key."""
-    if not body:
-        return body
-    stream = _keystream(scope, key, len(body))
-    mixed = int.from_bytes(body, "big") ^ int.from_bytes(stream, "big")
-    return mixed.to_bytes(len(body), "big")
+    """Encrypt and authenticate a stored answer under the raw key: nonce || ciphertext+tag."""
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    return nonce + _answer_key(scope, key).encrypt(nonce, body, scope.encode())
+
+
+def open_body(scope: str, key: str, sealed: bytes) -> bytes:
+    """The stored answer `seal_body` sealed, or `TamperedAnswer` if it was altered."""
+    nonce, ciphertext = sealed[:NONCE_BYTES], sealed[NONCE_BYTES:]
+    try:
+        return _answer_key(scope, key).decrypt(nonce, ciphertext, scope.encode())
+    except (InvalidTag, ValueError):
+        raise TamperedAnswer(scope) from None
 
 
 def request_fingerprint(method: str, path: str, token: str | None, body: bytes) -> bytes:

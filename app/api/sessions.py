@@ -17,6 +17,7 @@ delete routes. Kind-specific calls (ending a chase, a skill game's sealed choice
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,12 +30,16 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from app.api.common import JSON, TEXT, body_doc, lean_route, parse_body, wants_text
+from app.api.kinds import ContestKind, purposes
 from app.api.security import (
     Role,
+    TamperedAnswer,
     bearer_token,
     identify,
     key_digest,
     new_token,
+    open_body,
+    optional_bearer,
     request_fingerprint,
     seal_body,
     token_hash,
@@ -48,6 +53,7 @@ from app.errors import (
     ServiceUnavailable,
 )
 from app.notation import NOTATION_ROLLER
+from app.rules import serial
 from app.rules.dice import Dice, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
 from app.store import repository
@@ -359,12 +365,21 @@ class _Keyed:
                     {"loc": ["header", "Idempotency-Key"], "msg": "reused with another request"}
                 ],
             )
-        body = seal_body(self.scope, self.key, stored.body)
+        try:
+            body = open_body(self.scope, self.key, stored.body) if stored.body else b""
+        except TamperedAnswer:
+            logging.getLogger("arbiter").warning(
+                "a stored idempotent answer failed authentication (scope %s)", self.scope
+            )
+            raise Conflict(
+                "the answer stored under this Idempotency-Key failed its integrity check and "
+                "is not replayed; send the request under a new key"
+            ) from None
         return _Answer(stored.status_code, dict(stored.headers), body, True)
 
     async def remember(self, connection: Transaction, answer: _Answer) -> None:
         """Store the answer in the transaction that made the change it describes."""
-        sealed = seal_body(self.scope, self.key, answer.body)
+        sealed = seal_body(self.scope, self.key, answer.body) if answer.body else b""
         await repository.save_response(
             connection,
             self.scope,
@@ -521,16 +536,19 @@ def session_router(kind: SessionKind) -> APIRouter:
         body = await parse_body(request, kind.create_model)
         seed: int | None = getattr(body, "seed", None)
         rolls = getattr(body, "rolls", None)
-        keyed = await _keyed(request, f"create/{kind.path}", None)
+        caller = optional_bearer(request)
+        keyed = await _keyed(request, creation_scope(kind, caller), caller)
 
         async def transaction(connection: Transaction) -> _Answer:
             if keyed is not None:
                 replay = await keyed.claim(connection)
                 if replay is not None:
                     return replay
-            answer = await _create(kind, body, seed, rolls, connection)
+            answer, tokenless = await _create(kind, body, seed, rolls, connection)
             if keyed is not None:
-                await keyed.remember(connection, answer)
+                # A replay must never hand the tokens to anyone but their creator: they are
+                # kept only under a key the caller scoped with a secret of its own.
+                await keyed.remember(connection, answer if caller is not None else tokenless)
             return answer
 
         answer = await _guarded(work, transaction, keyed)
@@ -690,13 +708,28 @@ async def _readable(
     return record
 
 
+def creation_scope(kind: SessionKind, caller: str | None) -> str:
+    """Where a creation's Idempotency-Key lives: the kind's, or the caller's within it.
+
+    A caller that sends `Authorization: Bearer <a secret of its own>` with a creation scopes
+    its keys to that secret, and a replay answers the tokens again. Without one, keys are
+    shared by every caller of the kind, so a replay answers the session without its tokens.
+    """
+    if caller is None:
+        return f"create/{kind.path}"
+    # 128 bits of the secret's digest: enough to keep callers apart, and the scope fits its
+    # column (64 characters) for every kind's path.
+    return f"create/{kind.path}/{token_hash(caller)[:32]}"
+
+
 async def _create(
     kind: SessionKind,
     body: BaseModel,
     seed: int | None,
     rolls: Mapping[str, Mapping[str, Any]] | None,
     connection: Transaction,
-) -> _Answer:
+) -> tuple[_Answer, _Answer]:
+    """The new session's answer, and the same answer without its tokens."""
     # Dice at creation (a chase's initiative) derive from (seed, round 0).
     supplied, locs = supplied_dice(kind, None, rolls)
     dice = round_dice(seed, 0, supplied, locs)
@@ -727,6 +760,79 @@ async def _create(
     tokens: dict[str, Any] = {"gm": gm_token}
     if party_tokens:
         tokens["parties"] = party_tokens
-    body_out = {**session_body(kind, record), "tokens": tokens}
+    public = session_body(kind, record)
     headers = {"Location": f"/v1/{kind.path}/{record.id}", "ETag": etag(1)}
-    return _Answer(201, headers, orjson.dumps(body_out))
+    return (
+        _Answer(201, headers, orjson.dumps({**public, "tokens": tokens})),
+        _Answer(201, headers, orjson.dumps(public)),
+    )
+
+
+# --- the bridge from a `ContestKind` (app/api/kinds.py) to this lifecycle --------------------
+
+
+def from_contest_kind(kind: ContestKind[Any, Any, Any]) -> SessionKind:
+    """A `SessionKind` whose dict-level functions go through a typed `ContestKind`."""
+
+    def load(config: Mapping[str, Any], state: Mapping[str, Any]) -> tuple[Any, Any]:
+        return serial.load(kind.config_type, config), serial.load(kind.state_type, state)
+
+    def create(body: Any, dice: Dice) -> Created:
+        config, state = kind.start(body, dice)
+        finished = kind.finished(state)
+        return Created(
+            dict(kind.public_config(config)),
+            serial.dump(state),
+            parties=kind.parties(config),
+            status="finished" if finished else "active",
+            result=_plain(kind.result(config, state)),
+        )
+
+    def play(
+        config_data: dict[str, Any], state_data: dict[str, Any], body: Any, dice: Dice
+    ) -> Played:
+        config, state = load(config_data, state_data)
+        new_state, played = kind.play(config, state, body, dice)
+        stored = serial.dump(new_state)
+        if "start_rolls" in state_data:
+            stored["start_rolls"] = state_data["start_rolls"]
+        return Played(
+            stored,
+            kind.finished(new_state),
+            _plain(kind.result(config, new_state)),
+            dict(kind.round_record(config, new_state, played)),
+            kind.round_summary(config, new_state, played),
+        )
+
+    def public_state(config_data: dict[str, Any], state_data: dict[str, Any]) -> dict[str, Any]:
+        return dict(kind.public_state(*load(config_data, state_data)))
+
+    def describe(
+        config_data: dict[str, Any], state_data: dict[str, Any], _result: dict[str, Any] | None
+    ) -> str:
+        return kind.describe(*load(config_data, state_data)) or ""
+
+    def resolve_round(config_data: dict[str, Any], state_data: dict[str, Any], body: Any) -> Any:
+        return kind.resolve_move(*load(config_data, state_data), body)
+
+    return SessionKind(
+        path=kind.path,
+        title=kind.title,
+        create_model=kind.create_model,
+        create=create,
+        public_state=public_state,
+        create_example=dict(kind.examples.create),
+        play=play if kind.round_model is not None else None,
+        round_model=kind.round_model,
+        round_example=None if kind.examples.round is None else dict(kind.examples.round),
+        names=lambda config: kind.names(serial.load(kind.config_type, config)),
+        purposes=purposes(kind),
+        resolve_model=kind.resolve_model,
+        resolve_round=resolve_round if kind.resolvable else None,
+        resolve_example=None if kind.examples.resolve is None else dict(kind.examples.resolve),
+        describe=describe,
+    )
+
+
+def _plain(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if result is None else dict(result)

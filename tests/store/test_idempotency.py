@@ -160,12 +160,13 @@ def test_keys_belong_to_one_session(store_client: TestClient) -> None:
     assert standing(store_client, path_b, auth_b) == (2, 1, 1)
 
 
-def test_a_replayed_create_returns_the_same_session_and_tokens(
+def test_a_replayed_create_returns_the_same_session_and_tokens_to_its_caller(
     store_client: TestClient, engine: Engine
 ) -> None:
     before = count(engine, sessions)
-    # Keys of creations are shared by every caller of the kind: make this one unique.
-    keyed = {"Idempotency-Key": f"create-once-{uuid.uuid4().hex}"}
+    # The caller scopes its creation keys with a secret of its own (a bearer token it makes).
+    caller = bearer(f"caller-secret-{uuid.uuid4().hex}")
+    keyed = {**caller, "Idempotency-Key": "create-once"}
     first = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE, headers=keyed)
     assert first.status_code == 201, first.text
     assert REPLAYED not in first.headers
@@ -186,6 +187,59 @@ def test_a_replayed_create_returns_the_same_session_and_tokens(
     other = {**ARM_WRESTLE, "target": 50}
     assert_problem(store_client.post("/v1/arm-wrestles", json=other, headers=keyed), 422)
     assert count(engine, sessions) == before + 1
+
+
+def test_a_replayed_create_never_hands_the_tokens_to_another_client(
+    store_client: TestClient, engine: Engine
+) -> None:
+    """A bot using a public value (a chat message id) as its key, with a public body."""
+    before = count(engine, sessions)
+    keyed = {"Idempotency-Key": f"discord-message-{uuid.uuid4().hex[:8]}"}
+    first = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE, headers=keyed)
+    assert first.status_code == 201, first.text
+    gm_token = first.json()["tokens"]["gm"]
+    # A second client repeating the key and the body: the same session, and no token.
+    again = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE, headers=keyed)
+    assert (again.status_code, again.headers[REPLAYED]) == (201, "true")
+    assert again.headers["location"] == first.headers["location"]
+    assert again.json()["id"] == first.json()["id"]
+    assert "tokens" not in again.json()
+    assert gm_token not in again.text
+    assert count(engine, sessions) == before + 1
+    # Nor does another caller's secret reach the unscoped answer: it is a creation of its own.
+    stranger = {**keyed, **bearer("someone-else")}
+    own = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE, headers=stranger)
+    assert own.status_code == 201
+    assert REPLAYED not in own.headers
+    assert own.json()["id"] != first.json()["id"]
+    assert count(engine, sessions) == before + 2
+    # The stored answers hold no token in the clear, nor the unscoped one at all.
+    with engine.connect() as connection:
+        stored = connection.execute(select(idempotency.c.body)).scalars().all()
+    assert all(gm_token.encode() not in bytes(body) for body in stored)
+
+
+def test_a_tampered_stored_answer_is_refused_not_replayed(
+    store_client: TestClient, engine: Engine
+) -> None:
+    path, auth = create(store_client)
+    scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
+    keyed = {**auth, "Idempotency-Key": "tamper-with-me"}
+    first = store_client.post(path + "/rounds", json=TIE, headers=keyed)
+    assert first.status_code == 200
+    with engine.begin() as connection:
+        body = bytes(
+            connection.execute(
+                select(idempotency.c.body).where(idempotency.c.scope == scope)
+            ).scalar_one()
+        )
+        flipped = body[:-1] + bytes([body[-1] ^ 1])
+        connection.execute(
+            update(IdempotencyRecord).where(IdempotencyRecord.scope == scope).values(body=flipped)
+        )
+    problem = assert_problem(store_client.post(path + "/rounds", json=TIE, headers=keyed), 409)
+    assert "integrity" in problem["detail"]
+    assert standing(store_client, path, auth) == (2, 1, 1)
 
 
 def test_a_replayed_delete_answers_204_again(store_client: TestClient, engine: Engine) -> None:

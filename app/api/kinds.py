@@ -1,0 +1,120 @@
+"""What a kind of long-running contest provides (`ContestKind`), and the registry of kinds.
+
+A kind is data: its rules (pure functions over frozen dataclasses), its schemas (pydantic
+request bodies that build the rules' config with `to_rules()`, and TypedDicts describing its
+answers) and its presentation (the JSON record, the summary line). The shared lifecycle
+(`app/api/lifecycle.py`) knows nothing else about a kind.
+
+Stored state is `serial.dump(state)`; the stored config is `public_config(config)`, which must
+load back with `serial.load(config_type, ...)` (it may add derived keys, which loading ignores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from app.rules.dice import Dice
+
+ConfigT = TypeVar("ConfigT")
+StateT = TypeVar("StateT")
+RoundT = TypeVar("RoundT")
+ConfigT_co = TypeVar("ConfigT_co", covariant=True)
+
+
+class CreateBody(Protocol[ConfigT_co]):
+    """A create body: pydantic has checked its shape and bounds; `to_rules` builds the config."""
+
+    def to_rules(self) -> ConfigT_co: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Examples:
+    """Request examples for the OpenAPI document."""
+
+    create: Mapping[str, Any]
+    round: Mapping[str, Any] | None = None
+    resolve: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Schemas:
+    """The TypedDicts of a kind's answers, for the OpenAPI document and conformance tests."""
+
+    config: Any
+    state: Any
+    result: Any
+    round: Any
+
+
+class ContestKind(Protocol[ConfigT, StateT, RoundT]):
+    """Everything the shared lifecycle needs to know about one kind of long-running contest."""
+
+    #: The URL segment (`/v1/{path}`) and the kind's name in stored sessions.
+    path: str
+    #: What one of these is called in messages: "arm wrestle".
+    title: str
+    config_type: type[ConfigT]
+    state_type: type[StateT]
+    create_model: type[BaseModel]
+    #: The body of `POST …/rounds`; None: the kind has no plain rounds.
+    round_model: type[BaseModel] | None
+    #: The body of `POST …/resolve` (None: no body); only read when `resolvable`.
+    resolve_model: type[BaseModel] | None
+    resolvable: bool
+    #: The dice a caller may supply for one name: its fields are the dice purposes.
+    dice_model: type[BaseModel]
+    schemas: Schemas
+    examples: Examples
+
+    def start(self, body: Any, dice: Dice) -> tuple[ConfigT, StateT]:
+        """The config built from a create body (`to_rules()` plus any check), and first state."""
+        ...
+
+    def parties(self, config: ConfigT) -> tuple[str, ...]:
+        """The parties that get a token of their own besides the GM's."""
+        ...
+
+    def names(self, config: ConfigT) -> Iterable[str]:
+        """Who dice may be supplied for in a round."""
+        ...
+
+    def play(self, config: ConfigT, state: StateT, body: Any, dice: Dice) -> tuple[StateT, RoundT]:
+        """One round: the round body (a `round_model`) and dice -> new state and the round."""
+        ...
+
+    def resolve_move(self, config: ConfigT, state: StateT, body: Any) -> Any:
+        """The round body each server-dice round of `resolve` plays (`body`: a resolve_model)."""
+        ...
+
+    def finished(self, state: StateT) -> bool: ...
+
+    def result(self, config: ConfigT, state: StateT) -> Mapping[str, Any] | None:
+        """The session's `result` (a `schemas.result`) once finished, else None."""
+        ...
+
+    def public_config(self, config: ConfigT) -> Mapping[str, Any]:
+        """The session's `config` as shown and stored (a `schemas.config`)."""
+        ...
+
+    def public_state(self, config: ConfigT, state: StateT) -> Mapping[str, Any]:
+        """The session's `state` as shown (a `schemas.state`): never a sealed secret."""
+        ...
+
+    def round_record(self, config: ConfigT, state: StateT, played: RoundT) -> Mapping[str, Any]:
+        """The round's JSON record without `number`, `rolls` and `summary`."""
+        ...
+
+    def round_summary(self, config: ConfigT, state: StateT, played: RoundT) -> str: ...
+
+    def describe(self, config: ConfigT, state: StateT) -> str | None:
+        """The session's one-line `summary`, or None for none."""
+        ...
+
+
+def purposes(kind: ContestKind[Any, Any, Any]) -> frozenset[str]:
+    """The dice purposes a kind takes: the fields of its dice model."""
+    return frozenset(kind.dice_model.model_fields)
