@@ -27,7 +27,7 @@ from app.api import (
     regular_contests,
     skill_games,
 )
-from app.api.common import DOCUMENTATION_ROUTES, DOCUMENTED_MODELS
+from app.api.common import DOCUMENTED_MODELS
 from app.api.routing import PrefixDispatch
 from app.errors import install_error_handlers
 from app.middleware import Edge, MetricsRegistry, RateLimit
@@ -138,7 +138,7 @@ def install_openapi(app: FastAPI, served: list[BaseRoute]) -> None:
             title=app.title,
             version=app.version,
             description=app.description,
-            routes=[*served, *DOCUMENTATION_ROUTES.routes],
+            routes=served,
         )
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         for name, model in DOCUMENTED_MODELS.items():

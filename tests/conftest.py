@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head
+from tests.conformance import Conforming
 
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -32,7 +33,7 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 def client(tmp_path: Path) -> Iterator[TestClient]:
     """A client for an app on a fresh SQLite file (enough for the one-shot endpoints)."""
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'one-shot.db'}")
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(Conforming(create_app(settings))) as test_client:
         yield test_client
 
 
@@ -82,5 +83,5 @@ def database_url(
 @pytest.fixture
 def store_client(database_url: str) -> Iterator[TestClient]:
     """A client for an app on a migrated SQLite or PostgreSQL database."""
-    with TestClient(create_app(Settings(database_url=database_url))) as test_client:
+    with TestClient(Conforming(create_app(Settings(database_url=database_url)))) as test_client:
         yield test_client

@@ -2,69 +2,157 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from app.api.schemas.arm_wrestles import ArmWrestleCreate, ArmWrestleRound
-from app.api.sessions import Created, Played, SessionKind, session_router
+from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.schemas.arm_wrestles import (
+    ArmWrestleCheck,
+    ArmWrestleConfig,
+    ArmWrestleConsequence,
+    ArmWrestleCreate,
+    ArmWrestleDice,
+    ArmWrestleFatigueCheck,
+    ArmWrestleResult,
+    ArmWrestleRound,
+    ArmWrestleRoundOutcome,
+    ArmWrestleRoundRecord,
+    ArmWrestleState,
+)
+from app.api.sessions import from_contest_kind, session_router
 from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
+from app.rules import serial
 from app.rules.dice import Dice
 
 
-def create(body: ArmWrestleCreate, dice: Dice) -> Created:
-    config = rules.config_from_dict(body.model_dump(exclude={"seed"}))
-    if config.loser_damage is not None:
-        validate_notation(config.loser_damage, ("loser_damage",))
-    return Created(rules.config_to_dict(config), rules.state_to_dict(rules.start(config, dice)))
+class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
+    """Two competitors push one DS at a time towards the target (RULES.md §3.1)."""
 
-
-def play(config_data: dict[str, Any], state_data: dict[str, Any], _body: Any, dice: Dice) -> Played:
-    config = rules.config_from_dict(config_data)
-    state, played = rules.play_round(config, rules.state_from_dict(state_data), dice)
-    return Played(
-        rules.state_to_dict(state),
-        rules.is_finished(state),
-        rules.result(config, state),
-        played.to_dict(),
-        rules.round_summary(config, state, played),
+    path = "arm-wrestles"
+    title = "arm wrestle"
+    config_type = rules.Config
+    state_type = rules.State
+    create_model = ArmWrestleCreate
+    round_model = ArmWrestleRound
+    resolve_model = None
+    resolvable = True
+    dice_model = ArmWrestleDice
+    schemas = Schemas(
+        config=ArmWrestleConfig,
+        state=ArmWrestleState,
+        result=ArmWrestleResult,
+        round=ArmWrestleRoundRecord,
+    )
+    examples = Examples(
+        create={
+            "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+            "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+        },
+        round={"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}},
     )
 
+    def start(self, body: ArmWrestleCreate, dice: Dice) -> tuple[rules.Config, rules.State]:
+        config = body.to_rules()
+        rules.check_config(config)
+        if config.loser_damage is not None:
+            validate_notation(config.loser_damage, ("loser_damage",))
+        return config, rules.start(config, dice)
 
-def public_state(_config: dict[str, Any], state_data: dict[str, Any]) -> dict[str, Any]:
-    return rules.public_state(rules.state_from_dict(state_data))
+    def parties(self, config: rules.Config) -> tuple[str, ...]:  # noqa: ARG002 - GM only
+        return ()
+
+    def names(self, config: rules.Config) -> tuple[str, str]:
+        return (config.a.name, config.b.name)
+
+    def play(
+        self,
+        config: rules.Config,
+        state: rules.State,
+        body: ArmWrestleRound,  # noqa: ARG002 - a round takes nothing but dice
+        dice: Dice,
+    ) -> tuple[rules.State, rules.Round]:
+        return rules.play_round(config, state, dice)
+
+    def resolve_move(
+        self,
+        config: rules.Config,  # noqa: ARG002 - every round is the same move
+        state: rules.State,  # noqa: ARG002
+        body: None,  # noqa: ARG002
+    ) -> ArmWrestleRound:
+        return ArmWrestleRound()
+
+    def finished(self, state: rules.State) -> bool:
+        return rules.is_finished(state)
+
+    def result(self, config: rules.Config, state: rules.State) -> ArmWrestleResult | None:  # noqa: ARG002
+        if not state.finished or state.reason is None:
+            return None
+        outcome: ArmWrestleResult = {
+            "winner": state.winner,
+            "reason": state.reason,
+            "consequences": [_consequence(item) for item in state.consequences],
+        }
+        if state.damage is not None:
+            outcome["damage"] = {"name": state.damage.name, "amount": state.damage.amount}
+        return outcome
+
+    def public_config(self, config: rules.Config) -> ArmWrestleConfig:
+        dumped: ArmWrestleConfig = serial.dump(config)
+        return dumped
+
+    def public_state(self, config: rules.Config, state: rules.State) -> ArmWrestleState:  # noqa: ARG002
+        return {
+            "ds": state.ds_by_name(),
+            "leader": state.leader,
+            "con_checks_made": state.con_checks_by_name(),
+        }
+
+    def round_record(
+        self,
+        config: rules.Config,  # noqa: ARG002 - the round carries its own names
+        state: rules.State,  # noqa: ARG002
+        played: rules.Round,
+    ) -> ArmWrestleRoundOutcome:
+        return {
+            "fatigue": [_fatigue_check(check) for check in played.fatigue],
+            "checks": {
+                name: ArmWrestleCheck(roll=check.roll, total=check.total)
+                for name, check in played.checks
+            },
+            "round_winner": played.round_winner,
+            "difference": played.difference,
+            "ds": dict(played.ds),
+            "leader": played.leader,
+            "finished": played.finished,
+            "winner": played.winner,
+            "reason": played.reason,
+        }
+
+    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
+        return rules.round_summary(config, state, played)
+
+    def describe(self, config: rules.Config, state: rules.State) -> str:
+        a, b = config.a.name, config.b.name
+        standing = f"{a} {state.ds[0]}, {b} {state.ds[1]} (target {config.target})"
+        if not state.finished:
+            return f"Arm wrestle {a} vs {b}: DS {standing}."
+        if state.winner is None:
+            return f"Arm wrestle {a} vs {b} ended without a winner ({state.reason}): {standing}."
+        return f"Arm wrestle {a} vs {b}: {state.winner} wins ({state.reason}), {standing}."
 
 
-def describe(
-    config_data: dict[str, Any], state_data: dict[str, Any], outcome: dict[str, Any] | None
-) -> str:
-    a, b = config_data["a"]["name"], config_data["b"]["name"]
-    ds = state_data.get("ds", {})
-    standing = f"{a} {ds.get(a, 0)}, {b} {ds.get(b, 0)} (target {config_data['target']})"
-    if outcome is None:
-        return f"Arm wrestle {a} vs {b}: DS {standing}."
-    reason = outcome.get("reason")
-    if outcome.get("winner") is None:
-        return f"Arm wrestle {a} vs {b} ended without a winner ({reason}): {standing}."
-    return f"Arm wrestle {a} vs {b}: {outcome['winner']} wins ({reason}), {standing}."
+def _consequence(consequence: rules.Consequence) -> ArmWrestleConsequence:
+    return {"name": consequence.name, "effect": consequence.effect, "detail": consequence.detail}
 
 
-KIND = SessionKind(
-    path="arm-wrestles",
-    title="arm wrestle",
-    create_model=ArmWrestleCreate,
-    create=create,
-    public_state=public_state,
-    create_example={
-        "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
-        "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
-    },
-    play=play,
-    round_model=ArmWrestleRound,
-    round_example={"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}},
-    names=lambda config: (config["a"]["name"], config["b"]["name"]),
-    purposes=frozenset({"strength", "constitution", "damage"}),
-    resolve_round=lambda _config, _state, _body: ArmWrestleRound(),
-    describe=describe,
-)
+def _fatigue_check(check: rules.FatigueCheck) -> ArmWrestleFatigueCheck:
+    return {
+        "name": check.name,
+        "dc": check.dc,
+        "roll": check.roll,
+        "total": check.total,
+        "passed": check.passed,
+    }
 
-router = session_router(KIND)
+
+KIND = ArmWrestles()
+
+router = session_router(from_contest_kind(KIND))

@@ -2,43 +2,55 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from starlette.responses import Response
+from typing import Annotated, Final, get_args
 
-from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
-from app.api.schemas.cairn import CairnRollRequest, CairnRollResult
+from fastapi import APIRouter, Body
+
+from app.api.common import (
+    examples,
+    make_dice,
+    text_plain_doc,
+)
+from app.api.routing import LeanRoute
+from app.api.schemas.cairn import CairnPosition, CairnRollAnswer, CairnRollRequest
+from app.api.schemas.common import roll_records
 from app.rules import cairn
 from app.rules.dice import request_rng
 
-router = APIRouter(prefix="/v1/cairn", tags=["Cairn Hill"])
+router = APIRouter(prefix="/v1/cairn", tags=["Cairn Hill"], route_class=LeanRoute)
 
 CAIRN_KEY = (None, cairn.CAIRN)
 CRITICAL_KEY = (None, cairn.CRITICAL)
 MAGNITUDE_KEY = (None, cairn.MAGNITUDE)
 
+#: A position name of the rules as the answer's `CairnPosition` (the same strings).
+POSITIONS: Final[dict[str, CairnPosition]] = {name: name for name in get_args(CairnPosition)}
 
-@lean_post(
-    router,
+
+@router.post(
     "/roll",
-    response_model=CairnRollResult,
     responses=text_plain_doc(),
-    openapi_extra=body_doc(
-        CairnRollRequest,
-        {
-            "server dice": {"stats": [5, 7], "target": 45},
-            "worked example (RULES §2)": {
-                "rating": 12,
-                "target": 45,
-                "dice": [87, 78, 75, 62, 37, 36, 7],
-                "critical_die": 13,
-                "magnitude_die": 51,
-            },
-        },
-    ),
 )
-async def roll(request: Request) -> Response:
+async def roll(
+    body: Annotated[
+        CairnRollRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "server dice": {"stats": [5, 7], "target": 45},
+                    "worked example (RULES §2)": {
+                        "rating": 12,
+                        "target": 45,
+                        "dice": [87, 78, 75, 62, 37, 36, 7],
+                        "critical_die": 13,
+                        "magnitude_die": 51,
+                    },
+                }
+            )
+        ),
+    ],
+) -> CairnRollAnswer:
     """Seven d100s, two averaged by rating, plus the rating, with criticals (RULES §2)."""
-    body = await parse_body(request, CairnRollRequest)
     rating = cairn.resolve_rating(body.rating, body.stats)
     dice = make_dice(
         request_rng(body.seed),
@@ -56,7 +68,22 @@ async def roll(request: Request) -> Response:
     result = cairn.cairn_roll(rating, dice, target=body.target)
     # A magnitude die supplied for a roll without a critical is ignored, not a wrong count.
     dice.require_all_used(ignore=[MAGNITUDE_KEY])
-    return respond(
-        request,
-        {**result.to_dict(), "rolls": dice.rolls(), "summary": cairn.cairn_summary(result)},
-    )
+    answer: CairnRollAnswer = {
+        "rating": result.rating,
+        "dice_sorted": list(result.dice_sorted),
+        "chosen": list(result.chosen),
+        "chosen_names": [POSITIONS[name] for name in result.chosen_names],
+        "average": result.average,
+        "base_score": result.base_score,
+        "critical_die": result.critical_die,
+        "critical": result.critical,
+        "magnitude_die": result.magnitude_die,
+        "multiplier": result.multiplier,
+        "adjustment": result.adjustment,
+        "score": result.score,
+        "target": result.target,
+        "success": result.success,
+        "rolls": roll_records(dice.log),
+        "summary": cairn.cairn_summary(result),
+    }
+    return answer

@@ -13,156 +13,228 @@ from fastapi import Request
 from starlette.responses import Response
 
 from app.api.common import body_doc, parse_body
-from app.api.races import check_damage_notation
-from app.api.schemas.chases import ChaseCreate, ChaseEnd, ChaseResolve, ChaseRound, ChaseTerrain
+from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.races import check_damage_notation, check_record
+from app.api.schemas.chases import (
+    ChaseConfig,
+    ChaseCreate,
+    ChaseEnd,
+    ChaseEnded,
+    ChasePurposeDice,
+    ChaseResolve,
+    ChaseResult,
+    ChaseRound,
+    ChaseRoundOutcome,
+    ChaseRoundRecord,
+    ChaseSideRecord,
+    ChaseState,
+    ChaseTacticRecord,
+)
 from app.api.security import Role
 from app.api.sessions import (
     Change,
-    Created,
-    Played,
-    SessionKind,
     Work,
+    from_contest_kind,
     gm_only,
     mutate,
     session_body,
     session_router,
 )
 from app.rules import chases as rules
-from app.rules import races
+from app.rules import serial
 from app.rules.dice import Dice
 from app.store.repository import SessionRecord
 
-#: Kept from the stored state across rounds: the dice rolled at creation (the initiative).
+#: Kept from the stored state across changes: the dice rolled at creation (the initiative).
 START_ROLLS = "start_rolls"
 
 
-def stored_state(state: rules.State, before: dict[str, Any]) -> dict[str, Any]:
-    """The state to store: the rules' state, keeping the creation's `start_rolls`."""
-    stored = rules.state_to_dict(state)
-    if START_ROLLS in before:
-        stored[START_ROLLS] = before[START_ROLLS]
-    return stored
+class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
+    """An escapee, a chaser and the lead between them, increment by increment (RULES.md §3.4)."""
 
-
-def create(body: ChaseCreate, dice: Dice) -> Created:
-    """A chase at its start lead (RULES.md §3.4 "Start"); the initiative die is rolled here."""
-    config = rules.config_from_dict(body.model_dump(exclude={"seed", "rolls"}, exclude_none=True))
-    state = rules.start(config, dice)
-    finished = rules.is_finished(state)
-    return Created(
-        rules.config_to_dict(config),
-        rules.state_to_dict(state),
-        parties=(config.escapee.name, config.chaser.name),
-        status="finished" if finished else "active",
-        result=rules.result(config, state),
+    path = "chases"
+    title = "chase"
+    config_type = rules.Config
+    state_type = rules.State
+    create_model = ChaseCreate
+    round_model = ChaseRound
+    resolve_model = ChaseResolve
+    resolvable = True
+    dice_model = ChasePurposeDice
+    schemas = Schemas(
+        config=ChaseConfig, state=ChaseState, result=ChaseResult, round=ChaseRoundRecord
+    )
+    examples = Examples(
+        create={
+            "escapee": {"name": "Ralf", "speed": 30, "mods": {"dexterity": 3, "hide": 8}},
+            "chaser": {"name": "the guard", "speed": 30, "mods": {"spot": 2, "balance": 1}},
+            "start": {"mode": "lead", "lead": 12},
+            "hazard_base_cost": 0,
+        },
+        round={
+            "terrain": {"check": "strength"},
+            "tactic": {"kind": "hazard", "penalty": 4},
+            "rolls": {"Ralf": {"dexterity": 16, "check": 6}, "the guard": {"hazard": 9}},
+        },
+        resolve={"terrain": {"check": "strength"}, "tactic_policy": "hide-when-possible"},
     )
 
+    def start(self, body: ChaseCreate, dice: Dice) -> tuple[rules.Config, rules.State]:
+        """A chase at its start lead (RULES.md §3.4 "Start"); the initiative die is rolled here."""
+        config = body.to_rules()
+        rules.check_config(config)
+        return config, rules.start(config, dice)
 
-def _terrain_notation(terrain: ChaseTerrain) -> None:
-    if terrain.obstacle is not None and terrain.obstacle.damage is not None:
-        check_damage_notation([(("terrain", "obstacle", "damage"), terrain.obstacle.damage)])
+    def parties(self, config: rules.Config) -> tuple[str, str]:
+        return (config.escapee.name, config.chaser.name)
 
+    def names(self, config: rules.Config) -> tuple[str, str]:
+        return (config.escapee.name, config.chaser.name)
 
-def play(
-    config_data: dict[str, Any], state_data: dict[str, Any], body: ChaseRound, dice: Dice
-) -> Played:
-    """One increment: the tactic, then both sides' increment checks (RULES.md §3.4)."""
-    config = rules.config_from_dict(config_data)
-    round_input = rules.round_input_from_dict(body.model_dump(exclude={"rolls"}, exclude_none=True))
-    _terrain_notation(body.terrain)
-    state, played = rules.play_round(config, rules.state_from_dict(state_data), round_input, dice)
-    return Played(
-        stored_state(state, state_data),
-        rules.is_finished(state),
-        rules.result(config, state),
-        played.to_dict(),
-        rules.round_summary(config, state, played),
-    )
+    def play(
+        self, config: rules.Config, state: rules.State, body: ChaseRound, dice: Dice
+    ) -> tuple[rules.State, rules.Round]:
+        """One increment: the tactic, then both sides' increment checks (RULES.md §3.4)."""
+        round_input = body.to_rules()
+        rules.check_round_input(round_input)
+        obstacle = round_input.terrain.increment.obstacle
+        if obstacle is not None and obstacle.damage is not None:
+            check_damage_notation([(("terrain", "obstacle", "damage"), obstacle.damage)])
+        return rules.play_round(config, state, round_input, dice)
 
+    def resolve_move(
+        self, config: rules.Config, state: rules.State, body: ChaseResolve
+    ) -> ChaseRound:
+        """The next increment `resolve` plays: its terrain, and a hide when the policy says so."""
+        tactic = rules.choose_tactic(config, state, body.terrain.to_terrain(), body.tactic_policy)
+        return ChaseRound.model_validate(
+            {
+                "terrain": body.terrain.model_dump(),
+                "tactic": None if tactic is None else serial.dump(tactic),
+            }
+        )
 
-def resolve_round(
-    config_data: dict[str, Any], state_data: dict[str, Any], body: ChaseResolve
-) -> ChaseRound:
-    """The next increment `resolve` plays: its terrain, and a hide when the policy says so."""
-    terrain = rules.terrain_from_dict(body.terrain.model_dump(exclude_none=True))
-    tactic = rules.choose_tactic(
-        rules.config_from_dict(config_data),
-        rules.state_from_dict(state_data),
-        terrain,
-        body.tactic_policy,
-    )
-    return ChaseRound.model_validate(
-        {"terrain": body.terrain.model_dump(), "tactic": rules.tactic_to_dict(tactic)}
-    )
+    def finished(self, state: rules.State) -> bool:
+        return rules.is_finished(state)
 
-
-def public_state(_config: dict[str, Any], state_data: dict[str, Any]) -> dict[str, Any]:
-    return rules.public_state(rules.state_from_dict(state_data))
-
-
-def describe(
-    config_data: dict[str, Any], state_data: dict[str, Any], outcome: dict[str, Any] | None
-) -> str:
-    """`Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
-    escapee, chaser = config_data["escapee"]["name"], config_data["chaser"]["name"]
-    lead, increments = state_data["lead"], state_data.get("increments", 0)
-    after = f"after {increments} increment{'' if increments == 1 else 's'}"
-    if outcome is None:
-        return f"Chase: {escapee} leads {chaser} by {lead} {after}."
-    ending = {
-        "caught": f"{chaser} caught {escapee}",
-        "escaped": f"{escapee} escaped {chaser} with a lead of {lead}",
-        "hid": f"{escapee} escaped {chaser} by hiding",
-        "gave-up": f"{chaser} gave up; {escapee} got away with a lead of {lead}",
-    }
-    return f"Chase over: {ending[outcome['status_detail']]} {after}."
-
-
-KIND = SessionKind(
-    path="chases",
-    title="chase",
-    create_model=ChaseCreate,
-    create=create,
-    public_state=public_state,
-    create_example={
-        "escapee": {"name": "Ralf", "speed": 30, "mods": {"dexterity": 3, "hide": 8}},
-        "chaser": {"name": "the guard", "speed": 30, "mods": {"spot": 2, "balance": 1}},
-        "start": {"mode": "lead", "lead": 12},
-        "hazard_base_cost": 0,
-    },
-    play=play,
-    round_model=ChaseRound,
-    round_example={
-        "terrain": {"check": "strength"},
-        "tactic": {"kind": "hazard", "penalty": 4},
-        "rolls": {"Ralf": {"dexterity": 16, "check": 6}, "the guard": {"hazard": 9}},
-    },
-    names=lambda config: (config["escapee"]["name"], config["chaser"]["name"]),
-    purposes=frozenset(
-        {
-            rules.INITIATIVE,
-            rules.HIDE,
-            rules.SPOT,
-            rules.DEXTERITY,
-            rules.HAZARD,
-            races.CHECK,
-            races.OBSTACLE,
-            races.CONSTITUTION,
-            races.RIDE,
-            races.DAMAGE,
+    def result(self, config: rules.Config, state: rules.State) -> ChaseResult | None:
+        winner = rules.winner(config, state)
+        if state.status_detail is None or winner is None:
+            return None
+        return {
+            "status_detail": state.status_detail,
+            "winner": winner,
+            "lead": state.lead,
+            "ds": dict(state.ds),
+            "increments": state.increments,
         }
-    ),
-    resolve_model=ChaseResolve,
-    resolve_round=resolve_round,
-    resolve_example={"terrain": {"check": "strength"}, "tactic_policy": "hide-when-possible"},
-    describe=describe,
-)
 
-router = session_router(KIND)
+    def public_config(self, config: rules.Config) -> ChaseConfig:
+        dumped: ChaseConfig = serial.dump(config)
+        return dumped
+
+    def public_state(self, config: rules.Config, state: rules.State) -> ChaseState:  # noqa: ARG002
+        return {"lead": state.lead, "ds": dict(state.ds), "status_detail": state.status_detail}
+
+    def round_record(
+        self,
+        config: rules.Config,  # noqa: ARG002 - the round carries its own names
+        state: rules.State,  # noqa: ARG002
+        played: rules.Round,
+    ) -> ChaseRoundOutcome:
+        increment = played.terrain.increment
+        obstacle = increment.obstacle
+        return {
+            "increment": played.increment,
+            "terrain": {
+                "check": increment.check,
+                "dc": increment.dc,
+                "on_fail": increment.on_fail,
+                "drown_margin": increment.drown_margin,
+                "modifier": increment.modifier,
+                "mounted": increment.mounted,
+                "obstacle": None
+                if obstacle is None
+                else {
+                    "kind": obstacle.kind,
+                    "check": obstacle.check,
+                    "dc": obstacle.dc,
+                    "retry": obstacle.retry,
+                    "damage": obstacle.damage,
+                },
+                "flat": played.terrain.flat,
+            },
+            "lead_before": played.lead_before,
+            "tactic": None if played.tactic is None else tactic_record(played.tactic),
+            "gains": played.gains,
+            "lead": played.lead,
+            "finished": played.finished,
+            "outcome": played.outcome,
+            "status_detail": played.status_detail,
+            "sides": {side.name: side_record(side) for side in (played.escapee, played.chaser)},
+        }
+
+    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
+        return rules.round_summary(config, state, played)
+
+    def describe(self, config: rules.Config, state: rules.State) -> str:
+        """`Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
+        escapee, chaser = config.escapee.name, config.chaser.name
+        lead, increments = state.lead, state.increments
+        after = f"after {increments} increment{'' if increments == 1 else 's'}"
+        if state.status_detail is None:
+            return f"Chase: {escapee} leads {chaser} by {lead} {after}."
+        ending = {
+            "caught": f"{chaser} caught {escapee}",
+            "escaped": f"{escapee} escaped {chaser} with a lead of {lead}",
+            "hid": f"{escapee} escaped {chaser} by hiding",
+            "gave-up": f"{chaser} gave up; {escapee} got away with a lead of {lead}",
+        }
+        return f"Chase over: {ending[state.status_detail]} {after}."
+
+
+def tactic_record(tactic: rules.TacticRecord) -> ChaseTacticRecord:
+    """The tactic as API.md "Chases" records it: only the fields it has."""
+    record: ChaseTacticRecord = {"kind": tactic.kind, "success": tactic.success}
+    if not tactic.attempted:
+        record["attempted"] = False
+    if tactic.cost is not None:
+        record["cost"] = tactic.cost
+    if tactic.penalty is not None:
+        record["penalty"] = tactic.penalty
+    if tactic.created is not None:
+        record["created"] = tactic.created
+    if tactic.escapee_total is not None:
+        record["escapee_total"] = tactic.escapee_total
+    if tactic.chaser_total is not None:
+        record["chaser_total"] = tactic.chaser_total
+    if tactic.chaser_check is not None:
+        record["chaser_check"] = tactic.chaser_check
+    if tactic.dc is not None:
+        record["dc"] = tactic.dc
+    return record
+
+
+def side_record(side: rules.SideRound) -> ChaseSideRecord:
+    return {
+        "gained": side.gained,
+        "total": side.total,
+        "rested": side.rested,
+        "held_up": side.held_up,
+        "events": list(side.events),
+        "checks": [check_record(check) for check in side.checks],
+    }
+
+
+KIND = Chases()
+SESSION_KIND = from_contest_kind(KIND)
+
+router = session_router(SESSION_KIND)
 
 
 @router.post(
     "/{session_id}/end",
+    response_model=ChaseEnded,
     openapi_extra=body_doc(ChaseEnd, {"end": {"reason": "gave-up"}}),
     summary="End a chase (GM)",
 )
@@ -172,18 +244,17 @@ async def end_chase(request: Request, session_id: str, work: Work) -> Response:
     body = await parse_body(request, ChaseEnd) if raw.strip() else ChaseEnd()
 
     def mutation(record: SessionRecord, _role: Role) -> Change:
-        config = rules.config_from_dict(record.config)
-        state = rules.end(config, rules.state_from_dict(record.state), body.reason)
+        config = serial.load(rules.Config, record.config)
+        state = rules.end(config, serial.load(rules.State, record.state), body.reason)
+        stored = serial.dump(state)
+        if START_ROLLS in record.state:
+            stored[START_ROLLS] = record.state[START_ROLLS]
 
         def answer(updated: SessionRecord) -> tuple[int, dict[str, Any]]:
-            session = session_body(KIND, updated)
+            session = session_body(SESSION_KIND, updated)
             return 200, {"session": session, "summary": session["summary"]}
 
-        return Change(
-            stored_state(state, record.state),
-            "finished",
-            rules.result(config, state),
-            answer=answer,
-        )
+        result = KIND.result(config, state)
+        return Change(stored, "finished", None if result is None else dict(result), answer=answer)
 
-    return await mutate(request, work, KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, work, SESSION_KIND, session_id, mutation, authorize=gm_only)

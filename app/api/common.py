@@ -10,15 +10,13 @@ contract: `body_doc` puts them into the OpenAPI document.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import orjson
-from fastapi import APIRouter, Request
+from fastapi import Request
 from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
-from starlette.routing import Route
 
 from app.errors import invalid_input_from_validation
 from app.rules.dice import Dice, Key, NotationRoller, Rng
@@ -31,51 +29,6 @@ TEXT = "text/plain; charset=utf-8"
 
 #: Models whose JSON schema the OpenAPI document must carry (see `install_openapi`).
 DOCUMENTED_MODELS: dict[str, type[BaseModel]] = {}
-
-#: FastAPI routes that only document lean routes (see `lean_post`); never served.
-DOCUMENTATION_ROUTES = APIRouter()
-
-Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-def lean_post(router: APIRouter, path: str, **documentation: Any) -> Callable[[Endpoint], Endpoint]:
-    """`lean_route` for POST."""
-    return lean_route(router, "POST", path, **documentation)
-
-
-def lean_route(
-    router: APIRouter, method: str, path: str, **documentation: Any
-) -> Callable[[Endpoint], Endpoint]:
-    """Serve `{method} {router.prefix}{path}` as a plain Starlette route, documented as usual.
-
-    The endpoint takes the request and parses its own body (`parse_body`), so FastAPI's
-    per-request dependency solving, parameter extraction and response-model handling have
-    nothing to do; skipping them makes a one-shot resolution about a third faster. The same
-    endpoint is also registered, with `documentation` (response_model, openapi_extra, ...),
-    on `DOCUMENTATION_ROUTES`, from which `/openapi.json` and `/docs` describe it.
-    """
-
-    def register(endpoint: Endpoint) -> Endpoint:
-        full_path = router.prefix + path
-        router.routes.append(Route(full_path, endpoint, methods=[method]))
-        extra = dict(documentation.pop("openapi_extra", None) or {})
-        names = re.findall(r"{(\w+)}", full_path)
-        if names:  # the endpoint reads them from request.path_params
-            extra["parameters"] = [
-                {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-                for name in names
-            ]
-        DOCUMENTATION_ROUTES.add_api_route(
-            full_path,
-            endpoint,
-            methods=[method],
-            tags=list(router.tags),
-            openapi_extra=extra or None,
-            **documentation,
-        )
-        return endpoint
-
-    return register
 
 
 async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
@@ -150,3 +103,8 @@ def text_plain_doc() -> dict[int | str, dict[str, Any]]:
         200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
         422: {"description": "Invalid input (problem+json)"},
     }
+
+
+def examples(named: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Named request examples for `Body(openapi_examples=...)`."""
+    return {name: {"summary": name, "value": value} for name, value in named.items()}

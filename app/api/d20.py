@@ -2,43 +2,58 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from starlette.responses import Response
+from typing import Annotated
 
-from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
-from app.api.schemas.d20 import D20CheckRequest, D20CheckResult
+from fastapi import APIRouter, Body
+
+from app.api.common import (
+    examples,
+    make_dice,
+    text_plain_doc,
+)
+from app.api.routing import LeanRoute
+from app.api.schemas.common import roll_records
+from app.api.schemas.d20 import D20CheckAnswer, D20CheckRequest
 from app.rules import checks
 from app.rules.dice import request_rng
 
-router = APIRouter(prefix="/v1/d20", tags=["d20 checks"])
+router = APIRouter(prefix="/v1/d20", tags=["d20 checks"], route_class=LeanRoute)
 
 CHECK_KEY = (None, checks.CHECK)
 
 
-@lean_post(
-    router,
+@router.post(
     "/check",
-    response_model=D20CheckResult,
     responses=text_plain_doc(),
-    openapi_extra=body_doc(
-        D20CheckRequest,
-        {
-            "server dice": {"modifier": 3, "dc": 15},
-            "supplied die": {"modifier": -2, "dc": 10, "roll": 14},
-            "no DC": {"modifier": 5},
-        },
-    ),
 )
-async def check(request: Request) -> Response:
+async def check(
+    body: Annotated[
+        D20CheckRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "server dice": {"modifier": 3, "dc": 15},
+                    "supplied die": {"modifier": -2, "dc": 10, "roll": 14},
+                    "no DC": {"modifier": 5},
+                }
+            )
+        ),
+    ],
+) -> D20CheckAnswer:
     """Roll d20 + modifier, succeeding when the total meets the DC (RULES §0)."""
-    body = await parse_body(request, D20CheckRequest)
     dice = make_dice(
         request_rng(body.seed),
         {CHECK_KEY: None if body.roll is None else [body.roll]},
         {CHECK_KEY: ("roll",)},
     )
     result = checks.d20_check(body.modifier, dice, dc=body.dc)
-    return respond(
-        request,
-        {**result.to_dict(), "rolls": dice.rolls(), "summary": checks.check_summary(result)},
-    )
+    answer: D20CheckAnswer = {
+        "roll": result.roll,
+        "modifier": result.modifier,
+        "total": result.total,
+        "dc": result.dc,
+        "success": result.success,
+        "rolls": roll_records(dice.log),
+        "summary": checks.check_summary(result),
+    }
+    return answer

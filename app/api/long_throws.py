@@ -10,23 +10,37 @@ Supplied dice of a thrower who cannot lift the object are ignored; any other unu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Final
 
-from fastapi import APIRouter, Request
-from starlette.responses import Response
+from fastapi import APIRouter, Body
 
-from app.api.common import body_doc, lean_post, make_dice, parse_body, respond, text_plain_doc
+from app.api.common import (
+    examples,
+    make_dice,
+    text_plain_doc,
+)
+from app.api.routing import LeanRoute
+from app.api.schemas.common import roll_records
 from app.api.schemas.long_throws import (
-    Competitor,
     CustomObject,
+    LongThrowAnswer,
+    LongThrowCompetitor,
+    LongThrowCompetitorResult,
+    LongThrowCreatureDamage,
+    LongThrowLoadLimits,
+    LongThrowObject,
     LongThrowRequest,
-    LongThrowResult,
+    LongThrowSeries,
+    Penalty,
 )
 from app.rules import long_throw
 from app.rules.dice import Key, request_rng
 from app.rules.errors import Loc
 
-router = APIRouter(prefix="/v1", tags=["d20 games of skill"])
+router = APIRouter(prefix="/v1", tags=["d20 games of skill"], route_class=LeanRoute)
+
+#: `Assessment.penalty` (an int) as the answer's `Penalty`: the values of LOAD_PENALTY, or 0.
+PENALTIES: Final[dict[int, Penalty]] = {0: 0, -3: -3, -6: -6}
 
 
 def _thrown(body: LongThrowRequest) -> long_throw.ThrownObject:
@@ -42,7 +56,7 @@ def _thrown(body: LongThrowRequest) -> long_throw.ThrownObject:
     return long_throw.STANDARD_OBJECTS[body.object]
 
 
-def _thrower(competitor: Competitor) -> long_throw.Thrower:
+def _thrower(competitor: LongThrowCompetitor) -> long_throw.Thrower:
     limits = competitor.load_limits
     return long_throw.Thrower(
         name=competitor.name,
@@ -61,7 +75,7 @@ def _thrower(competitor: Competitor) -> long_throw.Thrower:
 
 
 def _supplied(
-    competitors: list[Competitor],
+    competitors: list[LongThrowCompetitor],
 ) -> tuple[dict[Key, list[int] | None], dict[Key, Loc]]:
     supplied: dict[Key, list[int] | None] = {}
     locs: dict[Key, Loc] = {}
@@ -85,49 +99,56 @@ def _supplied(
     return supplied, locs
 
 
-@lean_post(
-    router,
+@router.post(
     "/long-throws",
-    response_model=LongThrowResult,
     responses=text_plain_doc(),
-    openapi_extra=body_doc(
-        LongThrowRequest,
-        {
-            "distance": {
-                "object": "javelin",
-                "competitors": [
-                    {"name": "Ann", "strength_score": 14, "weapon_focus": True, "roll": 15},
-                    {"name": "Bob", "strength_score": 12, "far_shot": True},
-                ],
-            },
-            "halfling into a wall": {
-                "object": "halfling",
-                "into_wall": True,
-                "competitors": [
-                    {"name": "Ogre", "strength_score": 21, "size": "large", "tumble_mod": 6},
-                    {"name": "Gnome", "strength_score": 8, "size": "small"},
-                ],
-            },
-            "precision": {
-                "object": "javelin",
-                "mode": "precision",
-                "competitors": [
-                    {"name": "Ann", "strength_score": 12, "ranged_attack_bonus": 8},
-                    {
-                        "name": "Bob",
-                        "strength_score": 10,
-                        "ranged_attack_bonus": 5,
-                        "far_shot": True,
-                    },
-                ],
-                "seed": 7,
-            },
-        },
-    ),
 )
-async def long_throws(request: Request) -> Response:
+async def long_throws(
+    body: Annotated[
+        LongThrowRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "distance": {
+                        "object": "javelin",
+                        "competitors": [
+                            {"name": "Ann", "strength_score": 14, "weapon_focus": True, "roll": 15},
+                            {"name": "Bob", "strength_score": 12, "far_shot": True},
+                        ],
+                    },
+                    "halfling into a wall": {
+                        "object": "halfling",
+                        "into_wall": True,
+                        "competitors": [
+                            {
+                                "name": "Ogre",
+                                "strength_score": 21,
+                                "size": "large",
+                                "tumble_mod": 6,
+                            },
+                            {"name": "Gnome", "strength_score": 8, "size": "small"},
+                        ],
+                    },
+                    "precision": {
+                        "object": "javelin",
+                        "mode": "precision",
+                        "competitors": [
+                            {"name": "Ann", "strength_score": 12, "ranged_attack_bonus": 8},
+                            {
+                                "name": "Bob",
+                                "strength_score": 10,
+                                "ranged_attack_bonus": 5,
+                                "far_shot": True,
+                            },
+                        ],
+                        "seed": 7,
+                    },
+                }
+            )
+        ),
+    ],
+) -> LongThrowAnswer:
     """Throw for distance, caber rotation or precision; highest DS or last one in wins (§3.2)."""
-    body = await parse_body(request, LongThrowRequest)
     config = long_throw.long_throw_config(
         _thrown(body),
         [_thrower(competitor) for competitor in body.competitors],
@@ -147,14 +168,134 @@ async def long_throws(request: Request) -> Response:
     # Ruling (RULES.md §3.2.2): a thrower who cannot lift the object rolls no dice, so her
     # supplied values are ignored rather than rejected as the wrong count.
     dice.require_all_used(ignore=cannot_throw)
-    result: dict[str, Any] = {
-        "mode": config.mode,
-        "object": config.thrown.to_dict(),
-        "winners": list(outcome.winners),
-        "tie": outcome.tie,
-        "competitors": outcome.competitor_dicts(),
-    }
+    thrown = _object(config.thrown)
+    winners = list(outcome.winners)
+    competitors = _competitors(outcome)
+    rolls = roll_records(dice.log)
+    summary = long_throw.long_throw_summary(outcome)
+    answer: LongThrowAnswer
     if config.mode == "precision":
-        result["series"] = [series.to_dict() for series in outcome.series]
-    result |= {"rolls": dice.rolls(), "summary": long_throw.long_throw_summary(outcome)}
-    return respond(request, result)
+        answer = {
+            "mode": config.mode,
+            "object": thrown,
+            "winners": winners,
+            "tie": outcome.tie,
+            "competitors": competitors,
+            "series": [_series(series) for series in outcome.series],
+            "rolls": rolls,
+            "summary": summary,
+        }
+    else:
+        answer = {
+            "mode": config.mode,
+            "object": thrown,
+            "winners": winners,
+            "tie": outcome.tie,
+            "competitors": competitors,
+            "rolls": rolls,
+            "summary": summary,
+        }
+    return answer
+
+
+# The answer's parts, key for key as the rules' `to_dict()` and `competitor_dicts()` give them.
+
+
+def _object(thrown: long_throw.ThrownObject) -> LongThrowObject:
+    return {
+        "name": thrown.name,
+        "weight_lb": thrown.weight_lb,
+        "range_increment_ft": thrown.range_increment_ft,
+        "weapon": thrown.weapon,
+        "creature": thrown.creature,
+    }
+
+
+def _competitors(outcome: long_throw.LongThrow) -> list[LongThrowCompetitorResult]:
+    """API.md's `competitors` entries, in the order given (`LongThrow.competitor_dicts`)."""
+    if outcome.config.mode == "precision":
+        return [_precision_entry(outcome, a) for a in outcome.config.assessments]
+    return [_throw_entry(outcome.config, result) for result in outcome.throws]
+
+
+def _limits(limits: long_throw.LoadLimits) -> LongThrowLoadLimits:
+    return {"light": limits.light, "medium": limits.medium, "heavy": limits.heavy}
+
+
+def _throw_entry(
+    config: long_throw.LongThrowConfig, result: long_throw.ThrowResult
+) -> LongThrowCompetitorResult:
+    """A thrower's entry in `distance` or `caber` mode."""
+    assessment = result.assessment
+    entry: LongThrowCompetitorResult = {
+        "name": assessment.thrower.name,
+        "eligible": assessment.eligible,
+        "load": assessment.load,
+        "penalty": PENALTIES[assessment.penalty],
+        "load_limits": _limits(assessment.limits),
+        "roll": result.roll,
+        "check": result.check,
+        "ds": result.degree_of_success,
+    }
+    if config.mode == "distance":
+        distance = result.distance
+        entry["increments"] = distance.increments if distance else None
+        entry["distance_ft"] = distance.distance_ft if distance else None
+    if config.creature_landings:
+        landing = result.creature_damage
+        entry["creature_damage"] = _landing(landing) if landing else None
+    return entry
+
+
+def _landing(landing: long_throw.CreatureDamage) -> LongThrowCreatureDamage:
+    return {
+        "damage": landing.damage,
+        "rolled_damage": landing.rolled,
+        "tumble_roll": landing.tumble_roll,
+        "tumble_total": landing.tumble_total,
+        "negated": landing.negated,
+        "wall_damage": landing.wall_damage,
+    }
+
+
+def _precision_entry(
+    outcome: long_throw.LongThrow, assessment: long_throw.Assessment
+) -> LongThrowCompetitorResult:
+    """A thrower's entry in `precision` mode: her rolls and totals series by series."""
+    name = assessment.thrower.name
+    entry: LongThrowCompetitorResult = {
+        "name": name,
+        "eligible": assessment.eligible,
+        "load": assessment.load,
+        "penalty": PENALTIES[assessment.penalty],
+        "load_limits": _limits(assessment.limits),
+        "roll": None,
+        "check": None,
+        "ds": None,
+        "out_in_series": None,
+    }
+    if assessment.eligible:
+        mine = [throw for series in outcome.series for throw in series.throws if throw.name == name]
+        entry["roll"] = [throw.roll for throw in mine]
+        entry["check"] = [throw.total for throw in mine]
+        entry["ds"] = sum(throw.hit for throw in mine)
+        entry["out_in_series"] = next((s.number for s in outcome.series if name in s.out), None)
+    return entry
+
+
+def _series(series: long_throw.Series) -> LongThrowSeries:
+    return {
+        "number": series.number,
+        "distance_increments": series.distance_increments,
+        "throws": [
+            {
+                "name": throw.name,
+                "roll": throw.roll,
+                "range_penalty": throw.range_penalty,
+                "total": throw.total,
+                "hit": throw.hit,
+            }
+            for throw in series.throws
+        ],
+        "out": list(series.out),
+    }

@@ -4,41 +4,41 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Body, Query, Request
 from starlette.responses import Response
 
-from app.api.common import body_doc, lean_post, parse_body, respond, text_plain_doc
-from app.api.schemas.notation import RollRequest, RollResult
+from app.api.common import examples, respond, text_plain_doc
+from app.api.routing import LeanRoute
+from app.api.schemas.common import roll_records
+from app.api.schemas.notation import NotationRollAnswer, RollRequest
 from app.errors import rules_error
 from app.notation import MAX_EXPRESSION_LENGTH, NotationError, roll_expression, roll_summary
 from app.rules.dice import MAX_SEED, request_rng
 
-router = APIRouter(prefix="/v1", tags=["Dice notation"])
+router = APIRouter(prefix="/v1", tags=["Dice notation"], route_class=LeanRoute)
 
 #: The one roll's (who, purpose) in `rolls`.
 WHO = None
 PURPOSE = "roll"
 
 
-def _roll(request: Request, expr: str, seed: int | None, where: str) -> Response:
+def _roll(expr: str, seed: int | None, where: str) -> NotationRollAnswer:
     """Roll `expr`; a notation error names the `expr` field of the query or the body."""
     try:
         result, dice = roll_expression(expr, request_rng(seed), who=WHO, purpose=PURPOSE)
     except NotationError as exc:
         raise rules_error(NotationError(exc.msg, ("expr",)), where) from None
-    return respond(
-        request,
-        {
-            "expr": expr,
-            "total": result.total,
-            "breakdown": result.breakdown,
-            "rolls": dice.rolls(),
-            "summary": roll_summary(result),
-        },
-    )
+    answer: NotationRollAnswer = {
+        "expr": expr,
+        "total": result.total,
+        "breakdown": result.breakdown,
+        "rolls": roll_records(dice.log),
+        "summary": roll_summary(result),
+    }
+    return answer
 
 
-@router.get("/roll", response_model=RollResult, responses=text_plain_doc())
+@router.get("/roll", response_model=NotationRollAnswer, responses=text_plain_doc())
 async def roll_get(
     request: Request,
     expr: Annotated[
@@ -53,24 +53,26 @@ async def roll_get(
     seed: Annotated[int | None, Query(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")] = None,
 ) -> Response:
     """Roll dice notation given in the query, e.g. `?expr=4d6kh3` (RULES §5)."""
-    return _roll(request, expr, seed, "query")
+    return respond(request, _roll(expr, seed, "query"))
 
 
-@lean_post(
-    router,
+@router.post(
     "/roll",
-    response_model=RollResult,
     responses=text_plain_doc(),
-    openapi_extra=body_doc(
-        RollRequest,
-        {
-            "ability score": {"expr": "4d6kh3"},
-            "seeded damage": {"expr": "2d6+1d4[fire]+3", "seed": 42},
-            "exploding": {"expr": "3d6e6"},
-        },
-    ),
 )
-async def roll_post(request: Request) -> Response:
+async def roll_post(
+    body: Annotated[
+        RollRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "ability score": {"expr": "4d6kh3"},
+                    "seeded damage": {"expr": "2d6+1d4[fire]+3", "seed": 42},
+                    "exploding": {"expr": "3d6e6"},
+                }
+            )
+        ),
+    ],
+) -> NotationRollAnswer:
     """Roll dice notation: NdS, arithmetic, kh/kl/ph/pl, rr/ro, e, mi/ma, [annotations] (§5)."""
-    body = await parse_body(request, RollRequest)
-    return _roll(request, body.expr, body.seed, "body")
+    return _roll(body.expr, body.seed, "body")

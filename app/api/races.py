@@ -6,17 +6,31 @@ not play it (403), so racers can follow along without being able to post dice.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
-from app.api.schemas.races import RaceCreate, RaceRound
-from app.api.sessions import Created, Played, SessionKind, session_router
+from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.schemas.races import (
+    RaceCheckRecord,
+    RaceCompetitorLine,
+    RaceConfig,
+    RaceCreate,
+    RaceDice,
+    RaceResult,
+    RaceRound,
+    RaceRoundOutcome,
+    RaceRoundRecord,
+    RaceState,
+)
+from app.api.sessions import from_contest_kind, session_router
 from app.notation import validate_notation
 from app.rules import races as rules
+from app.rules import serial
 from app.rules.dice import Dice
 from app.rules.errors import Loc, RulesError, RuleViolation
+from app.rules.races import CheckRecord, CompetitorRound
 
 
-def check_damage_notation(increments: list[tuple[Loc, str]]) -> None:
+def check_damage_notation(increments: Iterable[tuple[Loc, str]]) -> None:
     """Every obstacle's and hazard's `damage` must be rollable dice notation (RULES.md §5)."""
     found: list[RuleViolation] = []
     for loc, expr in increments:
@@ -29,85 +43,153 @@ def check_damage_notation(increments: list[tuple[Loc, str]]) -> None:
         raise RulesError(first.msg, first.loc, more=rest)
 
 
-def create(body: RaceCreate, dice: Dice) -> Created:
-    """A race at its start: everyone racing at DS 0 (RULES.md §3.3)."""
-    config = rules.config_from_dict(body.model_dump(exclude={"seed"}, exclude_none=True))
-    if config.preset is None:
-        check_damage_notation(
-            [
+class Races(ContestKind[rules.Config, rules.State, rules.Round]):
+    """Every competitor races the course's increments; the highest DS wins (RULES.md §3.3)."""
+
+    path = "races"
+    title = "race"
+    config_type = rules.Config
+    state_type = rules.State
+    create_model = RaceCreate
+    round_model = RaceRound
+    resolve_model = None
+    resolvable = True
+    dice_model = RaceDice
+    schemas = Schemas(config=RaceConfig, state=RaceState, result=RaceResult, round=RaceRoundRecord)
+    examples = Examples(
+        create={
+            "course": "dash",
+            "competitors": [
+                {"name": "Ann", "speed": 30, "mods": {"strength": 2}, "feats": ["run"]},
+                {"name": "Bob", "speed": 40, "mods": {"strength": 1}, "pacing": "sprint"},
+            ],
+        },
+        round={"rolls": {"Ann": {"check": 14}, "Bob": {"check": 9}}},
+    )
+
+    def start(self, body: RaceCreate, dice: Dice) -> tuple[rules.Config, rules.State]:
+        """A race at its start: everyone racing at DS 0 (RULES.md §3.3)."""
+        config = body.to_rules()
+        rules.check_config(config)
+        if config.preset is None:
+            check_damage_notation(
                 (("course", "increments", index, "obstacle", "damage"), increment.obstacle.damage)
                 for index, increment in enumerate(config.increments)
                 if increment.obstacle is not None and increment.obstacle.damage is not None
-            ]
+            )
+        return config, rules.start(config, dice)
+
+    def parties(self, config: rules.Config) -> tuple[str, ...]:
+        return tuple(competitor.name for competitor in config.competitors)
+
+    def names(self, config: rules.Config) -> tuple[str, ...]:
+        return tuple(competitor.name for competitor in config.competitors)
+
+    def play(
+        self,
+        config: rules.Config,
+        state: rules.State,
+        body: RaceRound,  # noqa: ARG002 - an increment takes nothing but dice
+        dice: Dice,
+    ) -> tuple[rules.State, rules.Round]:
+        """The next increment for every competitor still racing."""
+        return rules.play_round(config, state, dice)
+
+    def resolve_move(
+        self,
+        config: rules.Config,  # noqa: ARG002 - every increment is played the same way
+        state: rules.State,  # noqa: ARG002
+        body: None,  # noqa: ARG002
+    ) -> RaceRound:
+        return RaceRound()
+
+    def finished(self, state: rules.State) -> bool:
+        return rules.is_finished(state)
+
+    def result(self, config: rules.Config, state: rules.State) -> RaceResult | None:  # noqa: ARG002
+        if not rules.is_finished(state):
+            return None
+        won = rules.winners(state)
+        return {
+            "winners": list(won),
+            "tie": len(won) > 1,
+            "ds": dict(state.ds),
+            "standing": dict(state.standing),
+            "damage": dict(state.damage),
+            "flags": {name: list(flags) for name, flags in state.flags.items()},
+        }
+
+    def public_config(self, config: rules.Config) -> RaceConfig:
+        dumped: RaceConfig = serial.dump(config)
+        return dumped
+
+    def public_state(self, config: rules.Config, state: rules.State) -> RaceState:  # noqa: ARG002
+        return {
+            "increment": state.increment,
+            "of": state.of,
+            "ds": dict(state.ds),
+            "standing": dict(state.standing),
+            "damage": dict(state.damage),
+            "flags": {name: list(flags) for name, flags in state.flags.items()},
+        }
+
+    def round_record(
+        self,
+        config: rules.Config,  # noqa: ARG002 - the round carries its own names
+        state: rules.State,  # noqa: ARG002
+        played: rules.Round,
+    ) -> RaceRoundOutcome:
+        return {
+            "increment": played.increment,
+            "competitors": {line.name: competitor_line(line) for line in played.competitors},
+            "finished": played.finished,
+            "winners": list(played.winners),
+        }
+
+    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
+        return rules.round_summary(config, state, played)
+
+    def describe(self, config: rules.Config, state: rules.State) -> str:
+        """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
+        name = config.preset or "custom course"
+        board = ", ".join(
+            f"{racer} {score}" + (" (forfeited)" if state.standing[racer] == "forfeited" else "")
+            for racer, score in sorted(state.ds.items(), key=lambda item: -item[1])
         )
-    state = rules.start(config, dice)
-    return Created(
-        rules.config_to_dict(config),
-        rules.state_to_dict(state),
-        parties=tuple(competitor.name for competitor in config.competitors),
-    )
+        head = f"Race ({name})"
+        if not rules.is_finished(state):
+            return f"{head}: increment {state.increment} of {state.of} done; {board}."
+        winners = rules.winners(state)
+        if not winners:
+            return f"{head} over: nobody finished; {board}."
+        if len(winners) == 1:
+            return f"{head} over: {winners[0]} wins; {board}."
+        return f"{head} over: tie between {', '.join(winners)}; {board}."
 
 
-def play(config_data: dict[str, Any], state_data: dict[str, Any], _body: Any, dice: Dice) -> Played:
-    """The next increment for every competitor still racing."""
-    config = rules.config_from_dict(config_data)
-    state, played = rules.play_round(config, rules.state_from_dict(state_data), dice)
-    return Played(
-        rules.state_to_dict(state),
-        rules.is_finished(state),
-        rules.result(config, state),
-        played.to_dict(),
-        rules.round_summary(config, state, played),
-    )
+def check_record(check: CheckRecord) -> RaceCheckRecord:
+    """One check of an increment, as round records (races' and chases') show it."""
+    return {
+        "kind": check.kind,
+        "check": check.check,
+        "roll": check.roll,
+        "total": check.total,
+        "dc": check.dc,
+        "success": check.success,
+    }
 
 
-def public_state(_config: dict[str, Any], state_data: dict[str, Any]) -> dict[str, Any]:
-    return rules.public_state(rules.state_from_dict(state_data))
+def competitor_line(line: CompetitorRound) -> RaceCompetitorLine:
+    return {
+        "gained": line.gained,
+        "total": line.total,
+        "ds": line.ds,
+        "standing": line.standing,
+        "events": list(line.events),
+        "checks": [check_record(check) for check in line.checks],
+    }
 
 
-def describe(
-    config_data: dict[str, Any], state_data: dict[str, Any], outcome: dict[str, Any] | None
-) -> str:
-    """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
-    course = config_data["course"]
-    name = course if isinstance(course, str) else "custom course"
-    ds: dict[str, int] = state_data["ds"]
-    standing: dict[str, str] = state_data["standing"]
-    board = ", ".join(
-        f"{racer} {score}" + (" (forfeited)" if standing.get(racer) == "forfeited" else "")
-        for racer, score in sorted(ds.items(), key=lambda item: -item[1])
-    )
-    head = f"Race ({name})"
-    if outcome is None:
-        return f"{head}: increment {state_data['increment']} of {state_data['of']} done; {board}."
-    winners: list[str] = outcome["winners"]
-    if not winners:
-        return f"{head} over: nobody finished; {board}."
-    if len(winners) == 1:
-        return f"{head} over: {winners[0]} wins; {board}."
-    return f"{head} over: tie between {', '.join(winners)}; {board}."
+KIND = Races()
 
-
-KIND = SessionKind(
-    path="races",
-    title="race",
-    create_model=RaceCreate,
-    create=create,
-    public_state=public_state,
-    create_example={
-        "course": "dash",
-        "competitors": [
-            {"name": "Ann", "speed": 30, "mods": {"strength": 2}, "feats": ["run"]},
-            {"name": "Bob", "speed": 40, "mods": {"strength": 1}, "pacing": "sprint"},
-        ],
-    },
-    play=play,
-    round_model=RaceRound,
-    round_example={"rolls": {"Ann": {"check": 14}, "Bob": {"check": 9}}},
-    names=lambda config: (competitor["name"] for competitor in config["competitors"]),
-    purposes=frozenset({rules.CHECK, rules.OBSTACLE, rules.CONSTITUTION, rules.RIDE, rules.DAMAGE}),
-    resolve_round=lambda _config, _state, _body: RaceRound(),
-    describe=describe,
-)
-
-router = session_router(KIND)
+router = session_router(from_contest_kind(KIND))

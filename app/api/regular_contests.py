@@ -2,118 +2,165 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from app.api.schemas.regular_contests import RegularContestCreate, RegularContestRound
-from app.api.sessions import Created, Played, SessionKind, session_router
+from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.schemas.regular_contests import (
+    RegularContestConfig,
+    RegularContestCreate,
+    RegularContestResult,
+    RegularContestRound,
+    RegularContestRoundOutcome,
+    RegularContestRoundRecord,
+    RegularContestSide,
+    RegularContestState,
+    RegularRollSupply,
+)
+from app.api.sessions import from_contest_kind, session_router
 from app.rules import gurps
 from app.rules.dice import Dice
 
 
-def _config(config: dict[str, Any]) -> gurps.RegularConfig:
-    return gurps.regular_config_from_dict(config)
+class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps.RegularRound]):
+    """Both roll each round until exactly one succeeds (RULES.md §1.4)."""
 
+    path = "regular-contests"
+    title = "regular contest"
+    config_type = gurps.RegularConfig
+    state_type = gurps.RegularState
+    create_model = RegularContestCreate
+    round_model = RegularContestRound
+    resolve_model = None
+    resolvable = True
+    dice_model = RegularRollSupply
+    schemas = Schemas(
+        config=RegularContestConfig,
+        state=RegularContestState,
+        result=RegularContestResult,
+        round=RegularContestRoundRecord,
+    )
+    examples = Examples(
+        create={"a": {"name": "Giant", "skill": 600}, "b": {"name": "Ogre", "skill": 500}},
+        round={"rolls": {"Giant": {"success": [3, 4, 5]}}},
+    )
 
-def _state(state: dict[str, Any]) -> gurps.RegularState:
-    return gurps.RegularState(state["rounds"], state["winner"], state["finished"])
+    def start(
+        self,
+        body: RegularContestCreate,
+        dice: Dice,  # noqa: ARG002 - no die is rolled at the start
+    ) -> tuple[gurps.RegularConfig, gurps.RegularState]:
+        config = body.to_rules()
+        gurps.check_regular_config(config)
+        return config, gurps.RegularState()
 
+    def parties(self, config: gurps.RegularConfig) -> tuple[str, ...]:  # noqa: ARG002 - GM only
+        return ()
 
-def _state_dict(state: gurps.RegularState) -> dict[str, Any]:
-    return {"rounds": state.rounds, "winner": state.winner, "finished": state.finished}
+    def names(self, config: gurps.RegularConfig) -> tuple[str, str]:
+        return (config.a.name, config.b.name)
+
+    def play(
+        self,
+        config: gurps.RegularConfig,
+        state: gurps.RegularState,
+        body: RegularContestRound,  # noqa: ARG002 - a round takes nothing but dice
+        dice: Dice,
+    ) -> tuple[gurps.RegularState, gurps.RegularRound]:
+        return gurps.regular_round(config, state, dice)
+
+    def resolve_move(
+        self,
+        config: gurps.RegularConfig,  # noqa: ARG002 - every round is the same move
+        state: gurps.RegularState,  # noqa: ARG002
+        body: None,  # noqa: ARG002
+    ) -> RegularContestRound:
+        return RegularContestRound()
+
+    def finished(self, state: gurps.RegularState) -> bool:
+        return state.finished
+
+    def result(
+        self, config: gurps.RegularConfig, state: gurps.RegularState
+    ) -> RegularContestResult | None:
+        if not state.finished:
+            return None
+        return {
+            "winner": _name(config, state.winner),
+            "status": "decided" if state.winner else "undecided",
+            "rounds_taken": state.rounds,
+            "game_seconds": state.rounds * config.seconds_per_round,
+            "effective_skills": _effective_skills(config),
+        }
+
+    def public_config(self, config: gurps.RegularConfig) -> RegularContestConfig:
+        # Stored as served: loading it back ignores the derived `effective_skills`.
+        return {
+            "a": {"name": config.a.name, "skill": config.a.skill},
+            "b": {"name": config.b.name, "skill": config.b.skill},
+            "normalize": config.normalize,
+            "max_rounds": config.max_rounds,
+            "seconds_per_round": config.seconds_per_round,
+            "effective_skills": _effective_skills(config),
+        }
+
+    def public_state(
+        self, config: gurps.RegularConfig, state: gurps.RegularState
+    ) -> RegularContestState:
+        return {
+            "rounds": state.rounds,
+            "winner": _name(config, state.winner),
+            "effective_skills": _effective_skills(config),
+        }
+
+    def round_record(
+        self,
+        config: gurps.RegularConfig,
+        state: gurps.RegularState,  # noqa: ARG002 - the round carries its outcome
+        played: gurps.RegularRound,
+    ) -> RegularContestRoundOutcome:
+        return {
+            "a": _side(config.a.name, played.a),
+            "b": _side(config.b.name, played.b),
+            "finished": played.finished,
+            "winner": _name(config, played.winner),
+        }
+
+    def round_summary(
+        self, config: gurps.RegularConfig, state: gurps.RegularState, played: gurps.RegularRound
+    ) -> str:
+        return gurps.regular_round_summary(config, state.rounds, played)
+
+    def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> str:
+        skill_a, skill_b = config.effective
+        head = f"{config.a.name} (effective {skill_a}) vs {config.b.name} (effective {skill_b})"
+        if not state.finished:
+            return f"{head}: {state.rounds} round(s) played, no winner yet."
+        if state.winner is None:
+            return f"{head}: undecided after {state.rounds} rounds."
+        return f"{head}: {_name(config, state.winner)} wins after {state.rounds} rounds."
 
 
 def _name(config: gurps.RegularConfig, side: Literal["a", "b"] | None) -> str | None:
     return {"a": config.a.name, "b": config.b.name, None: None}[side]
 
 
-def create(body: RegularContestCreate, _dice: Dice) -> Created:
-    config = _config(body.model_dump())
+def _effective_skills(config: gurps.RegularConfig) -> dict[str, int]:
     skill_a, skill_b = config.effective
-    stored = {
-        "a": {"name": config.a.name, "skill": config.a.skill},
-        "b": {"name": config.b.name, "skill": config.b.skill},
-        "normalize": config.normalize,
-        "max_rounds": config.max_rounds,
-        "seconds_per_round": config.seconds_per_round,
-        "effective_skills": {config.a.name: skill_a, config.b.name: skill_b},
-    }
-    return Created(stored, _state_dict(gurps.RegularState()))
+    return {config.a.name: skill_a, config.b.name: skill_b}
 
 
-def result(config: gurps.RegularConfig, state: gurps.RegularState) -> dict[str, Any] | None:
-    if not state.finished:
-        return None
-    skill_a, skill_b = config.effective
+def _side(name: str, roll: gurps.SuccessRoll) -> RegularContestSide:
     return {
-        "winner": _name(config, state.winner),
-        "status": "decided" if state.winner else "undecided",
-        "rounds_taken": state.rounds,
-        "game_seconds": state.rounds * config.seconds_per_round,
-        "effective_skills": {config.a.name: skill_a, config.b.name: skill_b},
+        "name": name,
+        "roll": list(roll.roll),
+        "total": roll.total,
+        "success": roll.success,
+        "skill": roll.skill,
+        "margin": roll.margin,
+        "critical": roll.critical,
     }
 
 
-def play(config_data: dict[str, Any], state_data: dict[str, Any], _body: Any, dice: Dice) -> Played:
-    config = _config(config_data)
-    state, played = gurps.regular_round(config, _state(state_data), dice)
+KIND = RegularContests()
 
-    def side(roll: gurps.SuccessRoll) -> dict[str, Any]:
-        return {
-            "roll": list(roll.roll),
-            "total": roll.total,
-            "success": roll.success,
-            "skill": roll.skill,
-            "margin": roll.margin,
-            "critical": roll.critical,
-        }
-
-    record = {
-        "a": {"name": config.a.name, **side(played.a)},
-        "b": {"name": config.b.name, **side(played.b)},
-        "finished": played.finished,
-        "winner": _name(config, played.winner),
-    }
-    summary = gurps.regular_round_summary(config, state.rounds, played)
-    return Played(_state_dict(state), state.finished, result(config, state), record, summary)
-
-
-def public_state(config_data: dict[str, Any], state_data: dict[str, Any]) -> dict[str, Any]:
-    config = _config(config_data)
-    state = _state(state_data)
-    return {
-        "rounds": state.rounds,
-        "winner": _name(config, state.winner),
-        "effective_skills": config_data["effective_skills"],
-    }
-
-
-def describe(
-    config_data: dict[str, Any], state_data: dict[str, Any], outcome: dict[str, Any] | None
-) -> str:
-    config = _config(config_data)
-    skill_a, skill_b = config.effective
-    head = f"{config.a.name} (effective {skill_a}) vs {config.b.name} (effective {skill_b})"
-    if outcome is None:
-        return f"{head}: {state_data['rounds']} round(s) played, no winner yet."
-    if outcome["winner"] is None:
-        return f"{head}: undecided after {outcome['rounds_taken']} rounds."
-    return f"{head}: {outcome['winner']} wins after {outcome['rounds_taken']} rounds."
-
-
-KIND = SessionKind(
-    path="regular-contests",
-    title="regular contest",
-    create_model=RegularContestCreate,
-    create=create,
-    public_state=public_state,
-    create_example={"a": {"name": "Giant", "skill": 600}, "b": {"name": "Ogre", "skill": 500}},
-    play=play,
-    round_model=RegularContestRound,
-    round_example={"rolls": {"Giant": {"success": [3, 4, 5]}}},
-    names=lambda config: (config["a"]["name"], config["b"]["name"]),
-    purposes=frozenset({gurps.SUCCESS}),
-    resolve_round=lambda _config, _state, _body: RegularContestRound(),
-    describe=describe,
-)
-
-router = session_router(KIND)
+router = session_router(from_contest_kind(KIND))

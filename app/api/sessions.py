@@ -17,6 +17,7 @@ delete routes. Kind-specific calls (ending a chase, a skill game's sealed choice
 
 from __future__ import annotations
 
+import inspect
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -25,12 +26,14 @@ from datetime import UTC, timedelta
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Body, Depends, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from app.api.common import JSON, TEXT, body_doc, lean_route, parse_body, wants_text
-from app.api.kinds import ContestKind, purposes
+from app.api.common import JSON, TEXT, wants_text
+from app.api.kinds import ContestKind, Schemas, purposes
+from app.api.presentation import AnswerTypes
+from app.api.routing import LeanRoute
 from app.api.security import (
     Role,
     TamperedAnswer,
@@ -114,6 +117,19 @@ class SessionKind:
     resolve_round: Callable[[dict[str, Any], dict[str, Any], Any], Any] | None = None
     resolve_example: dict[str, Any] | None = None
     describe: Callable[[dict[str, Any], dict[str, Any], dict[str, Any] | None], str] | None = None
+    #: The TypedDicts of the kind's config, state, result and round record (None: untyped).
+    schemas: Schemas | None = None
+
+    @property
+    def schema_prefix(self) -> str:
+        """The kind in schema and operation names: "arm wrestle" -> "ArmWrestle"."""
+        return "".join(word.capitalize() for word in self.title.split())
+
+    def answer_types(self) -> AnswerTypes:
+        parts = self.schemas or Schemas(dict[str, Any], dict[str, Any], dict[str, Any], Any)
+        return AnswerTypes.of(
+            self.schema_prefix, parts.config, parts.state, parts.result, parts.round
+        )
 
 
 # --- the unit of work -----------------------------------------------------------------------
@@ -515,25 +531,44 @@ def _a(noun: str) -> str:
     return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
+def _declare(
+    endpoint: Callable[..., Awaitable[Response]],
+    body: tuple[type[BaseModel], str, Mapping[str, Any] | None] | None,
+) -> Callable[..., Awaitable[Response]]:
+    """Give a lifecycle endpoint the signature `LeanRoute` reads: its path and body."""
+    parameters = [
+        inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Request)
+    ]
+    if "session_id" in inspect.signature(endpoint).parameters:
+        parameters.append(
+            inspect.Parameter("session_id", inspect.Parameter.KEYWORD_ONLY, annotation=str)
+        )
+    if body is not None:
+        model, name, example = body
+        examples = {name: {"summary": name, "value": dict(example or {})}}
+        parameters.append(
+            inspect.Parameter(
+                "body",
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Annotated[model, Body(openapi_examples=examples)],  # type: ignore[arg-type]
+            )
+        )
+    endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return endpoint
+
+
 def session_router(kind: SessionKind) -> APIRouter:
     """The shared lifecycle routes for one kind (API.md "Shared behaviour")."""
     router = APIRouter(
-        prefix=f"/v1/{kind.path}", tags=[kind.title[0].upper() + kind.title[1:] + "s"]
+        prefix=f"/v1/{kind.path}",
+        tags=[kind.title[0].upper() + kind.title[1:] + "s"],
     )
+    answers = kind.answer_types()
+    camel = kind.schema_prefix
 
-    @lean_route(
-        router,
-        "POST",
-        "",
-        status_code=201,
-        openapi_extra=body_doc(kind.create_model, {"create": kind.create_example}),
-        responses={201: {"description": "Created; the tokens are shown only here"}},
-        summary=f"Create {_a(kind.title)}",
-    )
-    async def create(request: Request) -> Response:
+    async def create(request: Request, body: BaseModel) -> Response:
         """Create a session: 201 with Location, ETag and the tokens (shown only here)."""
         work = await unit_of_work(request)
-        body = await parse_body(request, kind.create_model)
         seed: int | None = getattr(body, "seed", None)
         rolls = getattr(body, "rolls", None)
         caller = optional_bearer(request)
@@ -554,10 +589,20 @@ def session_router(kind: SessionKind) -> APIRouter:
         answer = await _guarded(work, transaction, keyed)
         return _answer_response(request, answer)
 
-    @lean_route(router, "GET", "/{session_id}", summary=f"Get {_a(kind.title)}")
-    async def get(request: Request) -> Response:
+    router.add_api_route(
+        "",
+        _declare(create, (kind.create_model, "create", kind.create_example)),
+        methods=["POST"],
+        route_class_override=LeanRoute,
+        status_code=201,
+        response_model=answers.created,
+        summary=f"Create {_a(kind.title)}",
+        operation_id=f"create{camel}",
+    )
+
+    async def get(request: Request, session_id: str) -> Response:
         """The session (any token of this session); ETag carries its version."""
-        session_id, work = request.path_params["session_id"], await unit_of_work(request)
+        work = await unit_of_work(request)
         token = bearer_token(request)
 
         async def transaction(connection: Transaction) -> SessionRecord:
@@ -566,10 +611,19 @@ def session_router(kind: SessionKind) -> APIRouter:
         record: SessionRecord = await work.run("read", transaction)
         return _render(request, 200, session_body(kind, record), {"ETag": etag(record.version)})
 
-    @lean_route(router, "GET", "/{session_id}/rounds", summary=f"Rounds of {_a(kind.title)}")
-    async def rounds(request: Request) -> Response:
+    router.add_api_route(
+        "/{session_id}",
+        _declare(get, None),
+        methods=["GET"],
+        route_class_override=LeanRoute,
+        response_model=answers.session,
+        summary=f"Get {_a(kind.title)}",
+        operation_id=f"get{camel}",
+    )
+
+    async def rounds(request: Request, session_id: str) -> Response:
         """Every round played so far, oldest first (any token of this session)."""
-        session_id, work = request.path_params["session_id"], await unit_of_work(request)
+        work = await unit_of_work(request)
         token = bearer_token(request)
 
         async def transaction(
@@ -581,20 +635,21 @@ def session_router(kind: SessionKind) -> APIRouter:
         record, played = await work.run("read", transaction)
         return _render(request, 200, {"rounds": played}, {"ETag": etag(record.version)})
 
-    if kind.play is not None and kind.round_model is not None:
-        round_model = kind.round_model
+    router.add_api_route(
+        "/{session_id}/rounds",
+        _declare(rounds, None),
+        methods=["GET"],
+        route_class_override=LeanRoute,
+        response_model=answers.rounds,
+        summary=f"Rounds of {_a(kind.title)}",
+        operation_id=f"list{camel}Rounds",
+    )
 
-        @lean_route(
-            router,
-            "POST",
-            "/{session_id}/rounds",
-            openapi_extra=body_doc(round_model, {"round": kind.round_example or {}}),
-            summary=f"Play a round of {_a(kind.title)}",
-        )
-        async def play_round(request: Request) -> Response:
+    if kind.play is not None and kind.round_model is not None:
+
+        async def play_round(request: Request, session_id: str, body: BaseModel) -> Response:
             """Play one round (GM token) with supplied or server dice."""
-            session_id, work = request.path_params["session_id"], await unit_of_work(request)
-            body = await parse_body(request, round_model)
+            work = await unit_of_work(request)
 
             def mutation(record: SessionRecord, _role: Role) -> Change:
                 _active(record)
@@ -624,25 +679,23 @@ def session_router(kind: SessionKind) -> APIRouter:
 
             return await mutate(request, work, kind, session_id, mutation)
 
+        router.add_api_route(
+            "/{session_id}/rounds",
+            _declare(play_round, (kind.round_model, "round", kind.round_example)),
+            methods=["POST"],
+            route_class_override=LeanRoute,
+            response_model=answers.round,
+            summary=f"Play a round of {_a(kind.title)}",
+            operation_id=f"play{camel}Round",
+        )
+
     if kind.resolve_round is not None:
         resolve_round = kind.resolve_round
         resolve_model = kind.resolve_model
 
-        @lean_route(
-            router,
-            "POST",
-            "/{session_id}/resolve",
-            openapi_extra=(
-                body_doc(resolve_model, {"resolve": kind.resolve_example or {}})
-                if resolve_model is not None
-                else None
-            ),
-            summary=f"Play {_a(kind.title)} to its end",
-        )
-        async def resolve(request: Request) -> Response:
+        async def resolve(request: Request, session_id: str, body: Any = None) -> Response:
             """Play rounds with server dice until the contest finishes (GM token)."""
-            session_id, work = request.path_params["session_id"], await unit_of_work(request)
-            body = await parse_body(request, resolve_model) if resolve_model is not None else None
+            work = await unit_of_work(request)
 
             def mutation(record: SessionRecord, _role: Role) -> Change:
                 _active(record)
@@ -677,15 +730,35 @@ def session_router(kind: SessionKind) -> APIRouter:
 
             return await mutate(request, work, kind, session_id, mutation)
 
-    @lean_route(
-        router, "DELETE", "/{session_id}", status_code=204, summary=f"Delete {_a(kind.title)}"
-    )
-    async def remove(request: Request) -> Response:
+        router.add_api_route(
+            "/{session_id}/resolve",
+            _declare(
+                resolve,
+                None if resolve_model is None else (resolve_model, "resolve", kind.resolve_example),
+            ),
+            methods=["POST"],
+            route_class_override=LeanRoute,
+            response_model=answers.resolved,
+            summary=f"Play {_a(kind.title)} to its end",
+            operation_id=f"resolve{camel}",
+        )
+
+    async def remove(request: Request, session_id: str) -> Response:
         """Delete the session and its rounds (GM token); afterwards it is 404."""
-        session_id, work = request.path_params["session_id"], await unit_of_work(request)
+        work = await unit_of_work(request)
         await parse_body_optional(request)
         return await mutate(request, work, kind, session_id, lambda _record, _role: Deletion())
 
+    router.add_api_route(
+        "/{session_id}",
+        _declare(remove, None),
+        methods=["DELETE"],
+        route_class_override=LeanRoute,
+        status_code=204,
+        response_class=Response,
+        summary=f"Delete {_a(kind.title)}",
+        operation_id=f"delete{camel}",
+    )
     return router
 
 
@@ -831,6 +904,7 @@ def from_contest_kind(kind: ContestKind[Any, Any, Any]) -> SessionKind:
         resolve_round=resolve_round if kind.resolvable else None,
         resolve_example=None if kind.examples.resolve is None else dict(kind.examples.resolve),
         describe=describe,
+        schemas=kind.schemas,
     )
 
 

@@ -5,13 +5,13 @@ choice (`/choices`); the submission that completes the set reveals and resolves 
 the same locked transaction (`mutate` serialises the writers of one session), so the reveal
 happens exactly once however the last submissions race.
 
-**Stored state** is the rules' `state_to_dict` (sealed choices included) plus what the round
-has gathered so far and must not show before the reveal:
+**Stored state** is a `StoredGame`: the rules' `State` (sealed choices included) and the round's
+`Pending` part, what it has gathered so far and must not show before the reveal:
 - `round_rolls`: every skill-check die of the round, in the order rolled (call by call);
 - `order_dice`: each party's own supplied order d20s, kept with its sealed choice;
 - `grants`: the GM's grants since the last reveal.
 The revealed round's record lists `rolls` = the skill-check dice, then the order d20s, so
-every die of a round is in its record. Responses show only `public_state`: who has
+every die of a round is in its record. Responses show only the public state: who has
 submitted, never what.
 
 **Seeded dice.** `round_dice` derives from (seed, round number) alone, which cannot tell apart
@@ -27,174 +27,391 @@ final, whether the highest bids tied.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from fastapi import Request
+from pydantic import BaseModel
 from starlette.responses import Response
+from typing_extensions import TypedDict
 
 from app.api.common import body_doc, parse_body
+from app.api.kinds import Examples, Schemas
+from app.api.schemas.common import roll_records
 from app.api.schemas.skill_games import (
+    SkillGameActionConfig,
+    SkillGameBid,
+    SkillGameCheck,
     SkillGameChoice,
+    SkillGameConfig,
     SkillGameCreate,
+    SkillGameEffectConfig,
     SkillGameEnd,
+    SkillGameEnded,
     SkillGameGrant,
+    SkillGameGranted,
+    SkillGameGrantRecord,
+    SkillGameOrderDice,
+    SkillGamePartyConfig,
+    SkillGamePurchase,
+    SkillGameResult,
+    SkillGameRevealed,
+    SkillGameRound,
+    SkillGameRoundOutcome,
+    SkillGameSealed,
     SkillGameSkills,
+    SkillGameSkillsAnswer,
+    SkillGameState,
+    SkillGameTakenEffect,
 )
 from app.api.security import Role
 from app.api.sessions import (
     Authorize,
     Change,
-    Created,
-    SessionKind,
     StoredRound,
     Work,
+    from_contest_kind,
     gm_only,
     mutate,
     session_body,
     session_router,
 )
 from app.errors import Conflict, Forbidden
+from app.rules import serial
 from app.rules import skill_games as rules
-from app.rules.dice import Dice, Key, Rng, SeededRng, SystemRng
+from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
 from app.store.repository import SessionRecord
 
-# --- what the store keeps beside the rules' state ------------------------------------------
+# --- what the store keeps ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """A grant of the GM's (RULES.md §4, step 2), kept until the next reveal lists it."""
+
+    party: str
+    tokens: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class Pending:
     """What the round in progress has gathered that only its reveal may show."""
 
-    round_rolls: list[dict[str, Any]] = field(default_factory=list)
-    order_dice: dict[str, list[int]] = field(default_factory=dict)
-    grants: list[dict[str, Any]] = field(default_factory=list)
-
-    @classmethod
-    def read(cls, stored: Mapping[str, Any]) -> Pending:
-        return cls(
-            list(stored.get("round_rolls", [])),
-            {party: list(values) for party, values in stored.get("order_dice", {}).items()},
-            list(stored.get("grants", [])),
-        )
+    round_rolls: tuple[DieRoll, ...] = ()
+    order_dice: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    grants: tuple[Grant, ...] = ()
 
 
-def _stored(state: rules.State, pending: Pending) -> dict[str, Any]:
-    return {
-        **rules.state_to_dict(state),
-        "round_rolls": pending.round_rolls,
-        "order_dice": pending.order_dice,
-        "grants": pending.grants,
-    }
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A skill game's stored state: the rules' state and the pending part of the round.
+
+    Both hold secrets until the reveal (sealed choices, order dice): never show either as is.
+    """
+
+    game: rules.State
+    pending: Pending = field(default_factory=Pending)
 
 
-def _load(record: SessionRecord) -> tuple[rules.Config, rules.State, Pending]:
-    return (
-        rules.config_from_dict(record.config),
-        rules.state_from_dict(record.state),
-        Pending.read(record.state),
-    )
+def _load(record: SessionRecord) -> tuple[rules.Config, StoredGame]:
+    return serial.load(rules.Config, record.config), serial.load(StoredGame, record.state)
+
+
+def _stored(game: rules.State, pending: Pending) -> dict[str, Any]:
+    stored: dict[str, Any] = serial.dump(StoredGame(game, pending))
+    return stored
 
 
 def _rng(seed: int | None, stream: str) -> Rng:
     return SystemRng() if seed is None else SeededRng(seed, stream)
 
 
-# --- the kind ------------------------------------------------------------------------------
+# --- presentation ----------------------------------------------------------------------------
+# The JSON of a config, state, result and round record is built here from the dataclasses;
+# the summary lines are the rules' (`round_summary`, `skill_checks_summary`) plus `describe`.
 
 
-def create(body: SkillGameCreate, dice: Dice) -> Created:
-    config = rules.config_from_dict(body.model_dump(exclude={"seed"}, exclude_none=True))
-    state = rules.start(config, dice)
-    return Created(
-        rules.config_to_dict(config), _stored(state, Pending()), parties=config.party_names
-    )
+class _Ending(TypedDict, total=False):
+    """A config's end conditions, each shown only when set."""
+
+    goal: int
+    max_rounds: int
 
 
-def public_state(_config: dict[str, Any], state_data: dict[str, Any]) -> dict[str, Any]:
-    return rules.public_state(rules.state_from_dict(state_data))
+class _Cost(TypedDict, total=False):
+    cost: int
+
+
+class _Tier(TypedDict, total=False):
+    min_margin: int
+
+
+class _Margin(TypedDict, total=False):
+    margin: int
+    tier: int
+
+
+class _RoundOptions(TypedDict, total=False):
+    """The keys of a round record shown only sometimes (`grants`: the reveal adds them)."""
+
+    bids: dict[str, int]
+    order: list[str]
+    winner: str | None
+    grants: list[SkillGameGrantRecord]
+
+
+def public_config(config: rules.Config) -> SkillGameConfig:
+    """The config as served and stored: the create body normalised (API.md "Skill games").
+
+    `serial.load(rules.Config, public_config(config)) == config`.
+    """
+    ending: _Ending = {}
+    if config.goal is not None:
+        ending["goal"] = config.goal
+    if config.max_rounds is not None:
+        ending["max_rounds"] = config.max_rounds
+    return {
+        "dc": config.dc,
+        "skill_list": list(config.skill_list),
+        "skills_per_round": config.skills_per_round,
+        "kind": config.kind,
+        "max_actions_per_round": config.max_actions_per_round,
+        "actions": [_action_config(action) for action in config.actions],
+        **ending,
+        "token_rule": config.token_rule,
+        "parties": [_party_config(party) for party in config.parties],
+    }
+
+
+def _action_config(action: rules.Action) -> SkillGameActionConfig:
+    cost: _Cost = {} if action.cost is None else {"cost": action.cost}
+    return {
+        "name": action.name,
+        **cost,
+        "effects": [_effect_config(effect) for effect in action.effects],
+    }
+
+
+def _effect_config(effect: rules.Effect) -> SkillGameEffectConfig:
+    tier: _Tier = {} if effect.min_margin is None else {"min_margin": effect.min_margin}
+    return {
+        **tier,
+        "text": effect.text,
+        "progress": effect.progress,
+        "tokens": effect.tokens,
+        "target": effect.target,
+    }
+
+
+def _party_config(party: rules.Party) -> SkillGamePartyConfig:
+    return {
+        "name": party.name,
+        "controller": party.controller,
+        "members": [
+            {"name": member.name, "skills": dict(member.skills)} for member in party.members
+        ],
+    }
+
+
+def public_state(state: rules.State) -> SkillGameState:
+    """API.md "Skill games" state: which parties submitted, never what (RULES.md §4, step 3)."""
+    return {
+        "phase": state.phase,
+        "tokens": {party: state.tokens[party] for party in state.parties},
+        "progress": {party: state.progress[party] for party in state.parties},
+        "skills_done": list(state.skills_done),
+        "submitted": list(state.submitted),
+        "round": state.round,
+        "finished": state.finished,
+        "winner": state.winner,
+    }
+
+
+def result(config: rules.Config, state: rules.State) -> SkillGameResult | None:
+    """The finished game's result (API.md "Skill games"), else None."""
+    if not state.finished:
+        return None
+    return {
+        "winner": state.winner,
+        "tie": state.tie,
+        "progress": {party: state.progress[party] for party in config.party_names},
+        "tokens": {party: state.tokens[party] for party in config.party_names},
+        "reason": state.reason,
+    }
+
+
+def checks_record(checks: Iterable[rules.SkillCheck]) -> dict[str, SkillGameCheck]:
+    """A party's checks by skill: `{skill: {"best", "by", "token"}}`."""
+    return {
+        check.skill: {"best": check.best, "by": check.by, "token": check.token} for check in checks
+    }
+
+
+def choice_record(choice: rules.Choice) -> SkillGameBid | SkillGamePurchase:
+    """A choice as the round record reveals it (API.md "Skill games")."""
+    if choice.bid is None:
+        return {"actions": list(choice.actions)}
+    return {"action": choice.actions[0], "bid": choice.bid}
+
+
+def _taken(effect: rules.TakenEffect) -> SkillGameTakenEffect:
+    bidding: _Margin = {}
+    if effect.margin is not None:
+        bidding["margin"] = effect.margin
+    if effect.tier is not None:
+        bidding["tier"] = effect.tier
+    return {"party": effect.party, "action": effect.action, **bidding, "text": effect.text}
+
+
+def round_outcome(played: rules.Round) -> SkillGameRoundOutcome:
+    """A revealed round's record without `number`, `grants`, `rolls` and `summary`."""
+    bids: _RoundOptions = {} if played.bids is None else {"bids": dict(played.bids)}
+    order: _RoundOptions = {} if played.order is None else {"order": list(played.order)}
+    winner: _RoundOptions = {"winner": played.winner} if played.finished else {}
+    return {
+        "checks": {party: checks_record(checks) for party, checks in played.checks.items()},
+        **bids,
+        "choices": {party: choice_record(choice) for party, choice in played.choices.items()},
+        **order,
+        "effects": [_taken(effect) for effect in played.effects],
+        "tokens": dict(played.tokens),
+        "progress": dict(played.progress),
+        "finished": played.finished,
+        **winner,
+    }
 
 
 def _standings(party_names: Sequence[str], values: Mapping[str, int]) -> str:
     return ", ".join(f"{party} {values[party]}" for party in party_names)
 
 
-def describe(
-    config_data: dict[str, Any], state_data: dict[str, Any], outcome: dict[str, Any] | None
-) -> str:
+def describe(config: rules.Config, state: rules.State) -> str:
     """The session's one line: phase and who is awaited, never what anyone sealed."""
-    names = [party["name"] for party in config_data["parties"]]
-    state = rules.state_from_dict(state_data)
-    head = f"Skill game ({config_data['kind']}, DC {config_data['dc']})"
+    names = config.party_names
+    head = f"Skill game ({config.kind}, DC {config.dc})"
     standing = (
         f"Progress: {_standings(names, state.progress)}. Tokens: {_standings(names, state.tokens)}."
     )
-    if outcome is not None:
+    if state.finished:
         why = {
             "goal": "goal reached",
             "max_rounds": "last round played",
             "ended": "ended by the GM",
         }
-        cause = why.get(str(outcome.get("reason")), "over")
-        verdict = f"{outcome['winner']} wins" if outcome.get("winner") is not None else "a tie"
+        cause = "over" if state.reason is None else why[state.reason]
+        verdict = f"{state.winner} wins" if state.winner is not None else "a tie"
         return f"{head} over after {state.rounds_played} round(s): {verdict} ({cause}). {standing}"
     waiting = ", ".join(rules.waiting_for(state))
     doing = "choosing skills" if state.phase == "skills" else "sealing choices"
     return f"{head}, round {state.round}: {doing}, waiting for {waiting}. {standing}"
 
 
-KIND = SessionKind(
-    path="skill-games",
-    title="skill game",
-    create_model=SkillGameCreate,
-    create=create,
-    public_state=public_state,
-    create_example={
-        "dc": 15,
-        "skill_list": ["Athletics", "Stealth", "Persuasion"],
-        "skills_per_round": 2,
-        "kind": "bidding",
-        "actions": [
-            {
-                "name": "Charge",
-                "effects": [
-                    {"min_margin": 0, "text": "A scramble forward.", "progress": 1},
-                    {"min_margin": 2, "text": "A clean break.", "progress": 2},
-                ],
-            },
-            {"name": "Rally", "effects": [{"text": "Second wind.", "tokens": 2}]},
-        ],
-        "goal": 6,
-        "max_rounds": 10,
-        "parties": [
-            {
-                "name": "Heroes",
-                "controller": "players",
-                "members": [{"name": "Ann", "skills": {"Athletics": 5, "Stealth": 2}}],
-            },
-            {
-                "name": "Bandits",
-                "controller": "gm",
-                "members": [{"name": "Rook", "skills": {"Stealth": 6}}],
-            },
-        ],
-    },
-    describe=describe,
-)
+# --- the kind ------------------------------------------------------------------------------
 
-router = session_router(KIND)
+CREATE_EXAMPLE: dict[str, Any] = {
+    "dc": 15,
+    "skill_list": ["Athletics", "Stealth", "Persuasion"],
+    "skills_per_round": 2,
+    "kind": "bidding",
+    "actions": [
+        {
+            "name": "Charge",
+            "effects": [
+                {"min_margin": 0, "text": "A scramble forward.", "progress": 1},
+                {"min_margin": 2, "text": "A clean break.", "progress": 2},
+            ],
+        },
+        {"name": "Rally", "effects": [{"text": "Second wind.", "tokens": 2}]},
+    ],
+    "goal": 6,
+    "max_rounds": 10,
+    "parties": [
+        {
+            "name": "Heroes",
+            "controller": "players",
+            "members": [{"name": "Ann", "skills": {"Athletics": 5, "Stealth": 2}}],
+        },
+        {
+            "name": "Bandits",
+            "controller": "gm",
+            "members": [{"name": "Rook", "skills": {"Stealth": 6}}],
+        },
+    ],
+}
+
+
+class SkillGames:
+    """Legend skill games: no plain rounds; skills, sealed choices, grants and end instead."""
+
+    path: str = "skill-games"
+    title: str = "skill game"
+    config_type: type[rules.Config] = rules.Config
+    state_type: type[StoredGame] = StoredGame
+    create_model: type[BaseModel] = SkillGameCreate
+    round_model: type[BaseModel] | None = None
+    resolve_model: type[BaseModel] | None = None
+    resolvable: bool = False
+    dice_model: type[BaseModel] = SkillGameOrderDice
+    schemas: Schemas = Schemas(
+        config=SkillGameConfig,
+        state=SkillGameState,
+        result=SkillGameResult,
+        round=SkillGameRound,
+    )
+    examples: Examples = Examples(create=CREATE_EXAMPLE)
+
+    def start(self, body: SkillGameCreate, dice: Dice) -> tuple[rules.Config, StoredGame]:
+        config = body.to_rules()
+        rules.check_config(config)
+        return config, StoredGame(rules.start(config, dice))
+
+    def parties(self, config: rules.Config) -> tuple[str, ...]:
+        return config.party_names
+
+    def names(self, _config: rules.Config) -> Iterable[str]:
+        """None: dice come with the skills and choices calls, which check their own names."""
+        return ()
+
+    def play(self, config: rules.Config, state: StoredGame, body: Any, dice: Dice) -> NoReturn:
+        raise NotImplementedError("a skill game is played with skills and sealed choices")
+
+    def resolve_move(self, config: rules.Config, state: StoredGame, body: Any) -> NoReturn:
+        raise NotImplementedError("a skill game is not resolved with server dice")
+
+    def finished(self, state: StoredGame) -> bool:
+        return state.game.finished
+
+    def result(self, config: rules.Config, state: StoredGame) -> SkillGameResult | None:
+        return result(config, state.game)
+
+    def public_config(self, config: rules.Config) -> SkillGameConfig:
+        return public_config(config)
+
+    def public_state(self, _config: rules.Config, state: StoredGame) -> SkillGameState:
+        return public_state(state.game)
+
+    def round_record(
+        self, _config: rules.Config, _state: StoredGame, played: rules.Round
+    ) -> SkillGameRoundOutcome:
+        return round_outcome(played)
+
+    def round_summary(self, config: rules.Config, state: StoredGame, played: rules.Round) -> str:
+        return rules.round_summary(config, state.game, played)
+
+    def describe(self, config: rules.Config, state: StoredGame) -> str:
+        return describe(config, state.game)
+
+
+KIND = SkillGames()
+#: The lifecycle's view of the kind, which the skill game's own routes mutate through.
+SESSIONS = from_contest_kind(KIND)
+router = session_router(SESSIONS)
 
 
 # --- who may act -----------------------------------------------------------------------------
-
-
-def _controller(record: SessionRecord, party: str) -> str:
-    for side in record.config["parties"]:
-        if side["name"] == party:
-            return str(side["controller"])
-    raise RulesError("not a party of this skill game", ("party",))
 
 
 def _acting_for(party: str, *, sealing: bool) -> Authorize:
@@ -203,8 +420,10 @@ def _acting_for(party: str, *, sealing: bool) -> Authorize:
     def authorize(role: Role, record: SessionRecord) -> None:
         if not role.is_gm and role.party != party:
             raise Forbidden("this token acts for another party")
-        controller = _controller(record, party)
-        if sealing and role.is_gm and controller != "gm":
+        side = serial.load(rules.Config, record.config).party(party)
+        if side is None:
+            raise RulesError("not a party of this skill game", ("party",))
+        if sealing and role.is_gm and side.controller != "gm":
             raise Forbidden("a players' party seals its choice with its own token")
 
     return authorize
@@ -251,6 +470,7 @@ def _skill_dice(
             }
         },
     ),
+    response_model=SkillGameSkillsAnswer,
     summary="Choose a party's skills and roll its checks",
 )
 async def choose_skills(request: Request, session_id: str, work: Work) -> Response:
@@ -259,7 +479,8 @@ async def choose_skills(request: Request, session_id: str, work: Work) -> Respon
 
     def mutation(record: SessionRecord, _role: Role) -> Change:
         _require_active(record)
-        config, state, pending = _load(record)
+        config, stored = _load(record)
+        pending = stored.pending
         number = record.rounds_played + 1
         supplied, locs = _skill_dice(config, body)
         dice = Dice(
@@ -267,10 +488,9 @@ async def choose_skills(request: Request, session_id: str, work: Work) -> Respon
             supplied,
             locs=locs,
         )
-        after, outcome = rules.choose_skills(config, state, body.party, body.skills, dice)
+        after, outcome = rules.choose_skills(config, stored.game, body.party, body.skills, dice)
         dice.require_all_used()
-        rolled = dice.rolls()
-        kept = Pending([*pending.round_rolls, *rolled], pending.order_dice, pending.grants)
+        kept = Pending((*pending.round_rolls, *dice.log), pending.order_dice, pending.grants)
         summary = f"Round {number}: {rules.skill_checks_summary(config, outcome)}"
         if after.phase == "choices":
             summary += " Every party has its checks; sealed choices are due."
@@ -282,31 +502,37 @@ async def choose_skills(request: Request, session_id: str, work: Work) -> Respon
                 200,
                 {
                     "party": body.party,
-                    **outcome.to_dict(),
-                    "rolls": rolled,
-                    "session": session_body(KIND, updated),
+                    "checks": checks_record(outcome.checks),
+                    "tokens_earned": outcome.tokens_earned,
+                    "rolls": roll_records(dice.log),
+                    "session": session_body(SESSIONS, updated),
                     "summary": summary,
                 },
             ),
         )
 
     return await mutate(
-        request, work, KIND, session_id, mutation, authorize=_acting_for(body.party, sealing=False)
+        request,
+        work,
+        SESSIONS,
+        session_id,
+        mutation,
+        authorize=_acting_for(body.party, sealing=False),
     )
 
 
 # --- sealed choices and the reveal ----------------------------------------------------------
 
 
-def _order_dice(body: SkillGameChoice) -> list[int] | None:
+def _order_dice(body: SkillGameChoice) -> tuple[int, ...] | None:
     """The submitting party's own order d20s; naming another party is a rules error."""
     if not body.rolls:
         return None
-    values: list[int] | None = None
+    values: tuple[int, ...] | None = None
     for party, dice in body.rolls.items():
         if party != body.party:
             raise RulesError("a party supplies only its own order die", ("rolls", party))
-        values = [dice.order] if isinstance(dice.order, int) else list(dice.order)
+        values = (dice.order,) if isinstance(dice.order, int) else tuple(dice.order)
     return values
 
 
@@ -316,38 +542,47 @@ def _reveal(
     """Reveal and resolve the round; the record lists every die of the round (see module)."""
     number = record.rounds_played + 1
     supplied: dict[Key, list[int]] = {
-        (party, rules.ORDER_PURPOSE): values for party, values in pending.order_dice.items()
+        (party, rules.ORDER_PURPOSE): list(values) for party, values in pending.order_dice.items()
     }
     dice = Dice(_rng(record.seed, f"round:{number}:reveal"), supplied)
     after, revealed = rules.reveal(config, sealed, dice)
     # No `require_all_used`: unused order dice are dropped (see the module docstring).
-    rolls = [*pending.round_rolls, *dice.rolls()]
     summary = f"Round {number}: {rules.round_summary(config, after, revealed)}"
-    grants = {"grants": pending.grants} if pending.grants else {}
-    outcome = {
+    shown = round_outcome(revealed)
+    if pending.grants:
+        shown["grants"] = [_grant_record(grant) for grant in pending.grants]
+    outcome: SkillGameRound = {
         "number": number,
-        **revealed.to_dict(),
-        **grants,
-        "rolls": rolls,
+        **shown,
+        "rolls": roll_records((*pending.round_rolls, *dice.log)),
         "summary": summary,
     }
     inputs = {
         "skills": {
             party: [check.skill for check in checks] for party, checks in revealed.checks.items()
         },
-        "choices": {party: choice.to_dict() for party, choice in revealed.choices.items()},
-        "order_dice": pending.order_dice,
+        "choices": {party: choice_record(choice) for party, choice in revealed.choices.items()},
+        "order_dice": {party: list(values) for party, values in pending.order_dice.items()},
     }
+    stored_outcome: dict[str, Any] = dict(outcome)
     return Change(
         _stored(after, Pending()),
         "finished" if after.finished else "active",
-        rules.result(config, after),
-        [StoredRound(number, inputs, rolls, outcome)],
+        _plain(result(config, after)),
+        [StoredRound(number, inputs, stored_outcome["rolls"], stored_outcome)],
         answer=lambda updated: (
             200,
-            {"round": outcome, "session": session_body(KIND, updated), "summary": summary},
+            {"round": outcome, "session": session_body(SESSIONS, updated), "summary": summary},
         ),
     )
+
+
+def _grant_record(grant: Grant) -> SkillGameGrantRecord:
+    return {"party": grant.party, "tokens": grant.tokens, "reason": grant.reason}
+
+
+def _plain(shown: SkillGameResult | None) -> dict[str, Any] | None:
+    return None if shown is None else dict(shown)
 
 
 @router.post(
@@ -361,6 +596,7 @@ def _reveal(
     ),
     status_code=202,
     responses={200: {"description": "The last choice: the round is revealed and resolved"}},
+    response_model=SkillGameSealed | SkillGameRevealed,
     summary="Seal a party's choice; the last one reveals the round",
 )
 async def seal_choice(request: Request, session_id: str, work: Work) -> Response:
@@ -369,10 +605,11 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
 
     def mutation(record: SessionRecord, _role: Role) -> Change:
         _require_active(record)
-        config, state, pending = _load(record)
+        config, stored = _load(record)
+        pending = stored.pending
         order = _order_dice(body)
         choice = body.model_dump(include={"action", "bid", "actions"}, exclude_none=True)
-        sealed = rules.submit_choice(config, state, body.party, choice)
+        sealed = rules.submit_choice(config, stored.game, body.party, choice)
         order_dice = {
             party: dice for party, dice in pending.order_dice.items() if party != body.party
         }
@@ -395,14 +632,19 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
                     "submitted": True,
                     "party": body.party,
                     "waiting_for": waiting,
-                    "session": session_body(KIND, updated),
+                    "session": session_body(SESSIONS, updated),
                     "summary": summary,
                 },
             ),
         )
 
     return await mutate(
-        request, work, KIND, session_id, mutation, authorize=_acting_for(body.party, sealing=True)
+        request,
+        work,
+        SESSIONS,
+        session_id,
+        mutation,
+        authorize=_acting_for(body.party, sealing=True),
     )
 
 
@@ -414,6 +656,7 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
     openapi_extra=body_doc(
         SkillGameGrant, {"grant": {"party": "Heroes", "tokens": 2, "reason": "A rousing speech"}}
     ),
+    response_model=SkillGameGranted,
     summary="Grant a party tokens (GM)",
 )
 async def grant_tokens(request: Request, session_id: str, work: Work) -> Response:
@@ -422,10 +665,11 @@ async def grant_tokens(request: Request, session_id: str, work: Work) -> Respons
 
     def mutation(record: SessionRecord, _role: Role) -> Change:
         _require_active(record)
-        config, state, pending = _load(record)
-        after = rules.grant(config, state, body.party, body.tokens)
-        grant = {"party": body.party, "tokens": body.tokens, "reason": body.reason}
-        kept = Pending(pending.round_rolls, pending.order_dice, [*pending.grants, grant])
+        config, stored = _load(record)
+        pending = stored.pending
+        after = rules.grant(config, stored.game, body.party, body.tokens)
+        grant = Grant(body.party, body.tokens, body.reason)
+        kept = Pending(pending.round_rolls, pending.order_dice, (*pending.grants, grant))
         verb = "grants" if body.tokens >= 0 else "takes from"
         summary = (
             f"The GM {verb} {body.party} {abs(body.tokens)} token(s): {body.reason}. "
@@ -437,16 +681,21 @@ async def grant_tokens(request: Request, session_id: str, work: Work) -> Respons
             None,
             answer=lambda updated: (
                 200,
-                {"grant": grant, "session": session_body(KIND, updated), "summary": summary},
+                {
+                    "grant": _grant_record(grant),
+                    "session": session_body(SESSIONS, updated),
+                    "summary": summary,
+                },
             ),
         )
 
-    return await mutate(request, work, KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, work, SESSIONS, session_id, mutation, authorize=gm_only)
 
 
 @router.post(
     "/{session_id}/end",
     openapi_extra=body_doc(SkillGameEnd, {"end": {}, "with a reason": {"reason": "Dawn breaks"}}),
+    response_model=SkillGameEnded,
     summary="End a skill game (GM)",
 )
 async def end_game(request: Request, session_id: str, work: Work) -> Response:
@@ -456,17 +705,19 @@ async def end_game(request: Request, session_id: str, work: Work) -> Response:
 
     def mutation(record: SessionRecord, _role: Role) -> Change:
         _require_active(record)
-        config, state, pending = _load(record)
-        after = rules.end(config, state)
-        outcome = rules.result(config, after)
+        config, stored = _load(record)
+        pending = stored.pending
+        after = rules.end(config, stored.game)
         # The unrevealed round's skill dice stay stored; its sealed content does not.
         kept = Pending(pending.round_rolls, {}, pending.grants)
         note = f" ({body.reason})" if body.reason else ""
 
         def answer(updated: SessionRecord) -> tuple[int, dict[str, Any]]:
-            session = session_body(KIND, updated)
+            session = session_body(SESSIONS, updated)
             return 200, {"session": session, "summary": f"{session['summary']}{note}"}
 
-        return Change(_stored(after, kept), "finished", outcome, answer=answer)
+        return Change(
+            _stored(after, kept), "finished", _plain(result(config, after)), answer=answer
+        )
 
-    return await mutate(request, work, KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, work, SESSIONS, session_id, mutation, authorize=gm_only)

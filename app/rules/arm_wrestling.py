@@ -16,8 +16,9 @@ Rulings where RULES.md §3.1 is silent (each is marked **Ruling** where it is ap
 - A match that ends on fatigue has a loser, so `spikes` damage and `loser_damage` apply to her just
   as on a target win; a draw or a `max_rounds` stop has no loser and so no damage.
 - Damage from `loser_damage` below 0 counts as 0 (damage never heals).
-- Score fields (`con_score`, `wis_score`) and `caster_level` must not be negative; the two names
-  must differ and not be blank (they key the supplied dice, RULES.md §0).
+- Score fields (`con_score`, `wis_score`) and `caster_level` must not be negative, and names must
+  not be blank (the create body's schema checks both); the two names must differ (they key the
+  supplied dice, RULES.md §0: `check_config`).
 
 Dice, keyed (who, purpose) as API.md "Arm wrestles" names them: (name, "constitution") for each
 fatigue check (the Wisdom check in `mental`), (name, "strength") for each opposed check (the
@@ -27,23 +28,19 @@ spikes 1d4 or the `loser_damage` notation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, get_args
+from typing import Final, Literal, get_args
 
-from app.rules.common import CheckRoll, ability_modifier
+from app.rules.common import CheckRoll
 from app.rules.dice import Dice
-from app.rules.errors import Loc, PhaseError, RulesError
-from app.rules.violations import MAX_NOTATION_CHARS, Violations
+from app.rules.errors import PhaseError, RulesError
+from app.rules.violations import Violations
 
 Variant = Literal["standard", "spikes", "psychic", "mental"]
 Reason = Literal["target", "fatigue", "draw", "max_rounds"]
 Effect = Literal["strained-arm", "injured-hand", "damage"]
 
-_VARIANTS: Final[dict[str, Variant]] = {variant: variant for variant in get_args(Variant)}
-_REASONS: Final[dict[str, Reason]] = {reason: reason for reason in get_args(Reason)}
-_EFFECTS: Final[dict[str, Effect]] = {effect: effect for effect in get_args(Effect)}
-VARIANTS: Final[tuple[str, ...]] = tuple(_VARIANTS)
+VARIANTS: Final[tuple[Variant, ...]] = get_args(Variant)
 
 #: RULES.md §3.1 Ruling: the target number defaults to 20 and may be set per match (1..100).
 DEFAULT_TARGET: Final = 20
@@ -110,152 +107,28 @@ class Config:
         return (self.a, self.b)
 
 
-def _competitor_from_dict(
-    data: Any, side: Literal["a", "b"], variant: str, violations: Violations
-) -> Competitor:
-    loc: Loc = (side,)
-    if not isinstance(data, Mapping):
-        violations.add(loc, "a competitor must be an object")
-        return Competitor(name=side, strength_mod=0, con_score=0, con_mod=0)
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        violations.add((side, "name"), "name must be a non-blank string")
-        name = side
-    strength_mod = violations.integer(data, "strength_mod", loc) or 0
-    con_score = violations.integer(data, "con_score", loc)
-    con_mod = violations.integer(data, "con_mod", loc) or 0
-    misc_mod = violations.integer(data, "misc_mod", loc, default=0) or 0
-    caster_level = _optional_integer(data, "caster_level", loc, violations)
-    int_mod = _optional_integer(data, "int_mod", loc, violations)
-    wis_score = _optional_integer(data, "wis_score", loc, violations)
-    wis_mod = _optional_integer(data, "wis_mod", loc, violations)
-    if con_score is not None and con_score < 0:
-        violations.add((side, "con_score"), "con_score must not be negative")
-    if variant == "psychic":
-        if caster_level is None:
-            violations.add((side, "caster_level"), "the psychic variant needs caster_level")
-        elif caster_level < 0:
-            violations.add((side, "caster_level"), "caster_level must not be negative")
-    if variant == "mental":
-        if int_mod is None:
-            violations.add((side, "int_mod"), "the mental variant needs int_mod")
-        if wis_score is None:
-            violations.add((side, "wis_score"), "the mental variant needs wis_score")
-        elif wis_score < 0:
-            violations.add((side, "wis_score"), "wis_score must not be negative")
-        elif wis_mod is None:
-            # Ruling (RULES.md §0): a missing modifier is the one its score gives.
-            wis_mod = ability_modifier(wis_score)
-    return Competitor(
-        name=name,
-        strength_mod=strength_mod,
-        con_score=con_score or 0,
-        con_mod=con_mod,
-        endurance=violations.flag(data, "endurance", loc, False),
-        off_hand=violations.flag(data, "off_hand", loc, False),
-        two_weapon_fighting=violations.flag(data, "two_weapon_fighting", loc, False),
-        misc_mod=misc_mod,
-        caster_level=caster_level,
-        int_mod=int_mod,
-        wis_score=wis_score,
-        wis_mod=wis_mod,
-    )
+def check_config(config: Config) -> None:
+    """The checks of a match's settings that span fields (RULES.md §3.1, §0 "Names").
 
-
-def _optional_integer(
-    data: Mapping[str, Any], key: str, loc: Loc, violations: Violations
-) -> int | None:
-    if data.get(key) is None:
-        return None
-    return violations.integer(data, key, loc)
-
-
-def _bounded(
-    data: Mapping[str, Any],
-    key: str,
-    default: int,
-    low: int,
-    high: int,
-    violations: Violations,
-) -> int:
-    value = violations.integer(data, key, (), default=default)
-    if value is None:
-        return default
-    if not low <= value <= high:
-        violations.add((key,), f"{key} must be between {low} and {high}")
-    return value
-
-
-def config_from_dict(data: Mapping[str, Any]) -> Config:
-    """Build a match from an API.md "Arm wrestles" create body, applying defaults (RULES.md §3.1).
-
-    Raises `RulesError` listing every violation: a target outside 1..100, `max_rounds` outside
-    1..10 000, an unknown variant, equal or blank names, `loser_damage` outside `mental`, a
-    missing `caster_level` (`psychic`) or `int_mod`/`wis_score` (`mental`), negative scores.
-    Keys the rules do not use (such as `seed`) are ignored.
+    The create body's schema has already checked every field on its own (types, bounds, the
+    variant's name); this adds what depends on another field: the two names differ, `psychic`
+    needs `caster_level` and `mental` needs `int_mod` and `wis_score` from both competitors, and
+    `loser_damage` is only for `mental`. Raises one `RulesError` listing every violation.
     """
     violations = Violations()
-    requested = data.get("variant")
-    variant: Variant = "standard"
-    if requested is not None:
-        if isinstance(requested, str) and requested in _VARIANTS:
-            variant = _VARIANTS[requested]
-        else:
-            violations.add(("variant",), f"variant must be one of {', '.join(VARIANTS)}")
-    target = _bounded(data, "target", DEFAULT_TARGET, MIN_TARGET, MAX_TARGET, violations)
-    max_rounds = _bounded(data, "max_rounds", DEFAULT_MAX_ROUNDS, 1, MAX_ROUNDS_LIMIT, violations)
-    a = _competitor_from_dict(data.get("a"), "a", variant, violations)
-    b = _competitor_from_dict(data.get("b"), "b", variant, violations)
-    if a.name == b.name:
+    for side, competitor in (("a", config.a), ("b", config.b)):
+        if config.variant == "psychic" and competitor.caster_level is None:
+            violations.add((side, "caster_level"), "the psychic variant needs caster_level")
+        if config.variant == "mental":
+            if competitor.int_mod is None:
+                violations.add((side, "int_mod"), "the mental variant needs int_mod")
+            if competitor.wis_score is None:
+                violations.add((side, "wis_score"), "the mental variant needs wis_score")
+    if config.a.name == config.b.name:
         violations.add(("b", "name"), "the two competitors need different names")
-    loser_damage = data.get("loser_damage")
-    if loser_damage is not None:
-        if variant != "mental":
-            violations.add(("loser_damage",), "loser_damage is only for the mental variant")
-        elif not isinstance(loser_damage, str) or not loser_damage.strip():
-            violations.add(("loser_damage",), "loser_damage must be dice notation such as 2d6")
-        elif len(loser_damage) > MAX_NOTATION_CHARS:
-            violations.add(
-                ("loser_damage",), f"loser_damage is longer than {MAX_NOTATION_CHARS} characters"
-            )
+    if config.loser_damage is not None and config.variant != "mental":
+        violations.add(("loser_damage",), "loser_damage is only for the mental variant")
     violations.raise_if_any()
-    return Config(
-        a=a,
-        b=b,
-        target=target,
-        variant=variant,
-        max_rounds=max_rounds,
-        loser_damage=loser_damage,
-    )
-
-
-def _competitor_to_dict(competitor: Competitor) -> dict[str, Any]:
-    return {
-        "name": competitor.name,
-        "strength_mod": competitor.strength_mod,
-        "con_score": competitor.con_score,
-        "con_mod": competitor.con_mod,
-        "endurance": competitor.endurance,
-        "off_hand": competitor.off_hand,
-        "two_weapon_fighting": competitor.two_weapon_fighting,
-        "misc_mod": competitor.misc_mod,
-        "caster_level": competitor.caster_level,
-        "int_mod": competitor.int_mod,
-        "wis_score": competitor.wis_score,
-        "wis_mod": competitor.wis_mod,
-    }
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """The normalised create body (defaults applied); round-trips through `config_from_dict`."""
-    return {
-        "a": _competitor_to_dict(config.a),
-        "b": _competitor_to_dict(config.b),
-        "target": config.target,
-        "variant": config.variant,
-        "max_rounds": config.max_rounds,
-        "loser_damage": config.loser_damage,
-    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,7 +137,7 @@ def config_to_dict(config: Config) -> dict[str, Any]:
 
 
 def _given(value: int | None, field: str) -> int:
-    if value is None:  # config_from_dict guarantees it for the variant that reads it
+    if value is None:  # check_config guarantees it for the variant that reads it
         raise RulesError(f"{field} is required by this variant", (field,))
     return value
 
@@ -347,9 +220,6 @@ class Consequence:
     effect: Effect
     detail: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "effect": self.effect, "detail": self.detail}
-
 
 @dataclass(frozen=True, slots=True)
 class Damage:
@@ -358,13 +228,14 @@ class Damage:
     name: str
     amount: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "amount": self.amount}
-
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """Where a match stands. `names`, `ds` and `con_checks_made` are in (a, b) order."""
+    """Where a match stands. `names`, `ds` and `con_checks_made` are in (a, b) order.
+
+    Stored as `serial.dump(state)`: pairs are JSON lists, so their order survives a store that
+    reorders an object's keys (PostgreSQL's JSONB).
+    """
 
     names: tuple[str, str]
     ds: tuple[int, int] = (0, 0)
@@ -384,6 +255,9 @@ class State:
     def ds_by_name(self) -> dict[str, int]:
         return dict(zip(self.names, self.ds, strict=True))
 
+    def con_checks_by_name(self) -> dict[str, int]:
+        return dict(zip(self.names, self.con_checks_made, strict=True))
+
 
 @dataclass(frozen=True, slots=True)
 class FatigueCheck:
@@ -397,15 +271,6 @@ class FatigueCheck:
     @property
     def passed(self) -> bool:
         return self.total >= self.dc
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "dc": self.dc,
-            "roll": self.roll,
-            "total": self.total,
-            "passed": self.passed,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,85 +291,6 @@ class Round:
     reason: Reason | None
     pushed: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "fatigue": [check.to_dict() for check in self.fatigue],
-            "checks": {
-                name: {"roll": check.roll, "total": check.total} for name, check in self.checks
-            },
-            "round_winner": self.round_winner,
-            "difference": self.difference,
-            "ds": dict(self.ds),
-            "leader": self.leader,
-            "finished": self.finished,
-            "winner": self.winner,
-            "reason": self.reason,
-        }
-
-
-def state_to_dict(state: State) -> dict[str, Any]:
-    """Everything needed to continue the match, JSON-safe.
-
-    `names` keeps the (a, b) order explicitly: JSON stores (PostgreSQL's JSONB) may reorder keys.
-    """
-    return {
-        "names": list(state.names),
-        "ds": state.ds_by_name(),
-        "leader": state.leader,
-        "con_checks_made": dict(zip(state.names, state.con_checks_made, strict=True)),
-        "rounds_played": state.rounds_played,
-        "finished": state.finished,
-        "winner": state.winner,
-        "reason": state.reason,
-        "consequences": [consequence.to_dict() for consequence in state.consequences],
-        "damage": None if state.damage is None else state.damage.to_dict(),
-    }
-
-
-def state_from_dict(d: Mapping[str, Any]) -> State:
-    """The inverse of `state_to_dict`."""
-    a, b = d["names"]
-    names = (str(a), str(b))
-    ds = d["ds"]
-    checks_made = d["con_checks_made"]
-    damage = d.get("damage")
-    reason = d.get("reason")
-    return State(
-        names=names,
-        ds=(int(ds[a]), int(ds[b])),
-        con_checks_made=(int(checks_made[a]), int(checks_made[b])),
-        rounds_played=int(d["rounds_played"]),
-        finished=bool(d["finished"]),
-        winner=d.get("winner"),
-        reason=_reason(reason) if reason is not None else None,
-        consequences=tuple(
-            Consequence(str(item["name"]), _effect(item["effect"]), str(item["detail"]))
-            for item in d.get("consequences", ())
-        ),
-        damage=None if damage is None else Damage(str(damage["name"]), int(damage["amount"])),
-    )
-
-
-def _reason(value: Any) -> Reason:
-    if value not in _REASONS:
-        raise ValueError(f"unknown reason {value!r}")
-    return _REASONS[value]
-
-
-def _effect(value: Any) -> Effect:
-    if value not in _EFFECTS:
-        raise ValueError(f"unknown effect {value!r}")
-    return _EFFECTS[value]
-
-
-def public_state(state: State) -> dict[str, Any]:
-    """Exactly API.md's arm-wrestle `state`: `ds`, `leader`, `con_checks_made`."""
-    return {
-        "ds": state.ds_by_name(),
-        "leader": state.leader,
-        "con_checks_made": dict(zip(state.names, state.con_checks_made, strict=True)),
-    }
-
 
 def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - no die is rolled at the start
     """A fresh match: both DS 0, nobody leads, no fatigue checks made (RULES.md §3.1)."""
@@ -514,20 +300,6 @@ def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - no die is roll
 def is_finished(state: State) -> bool:
     """Whether the match is over: target, fatigue, draw or `max_rounds` (RULES.md §3.1)."""
     return state.finished
-
-
-def result(config: Config, state: State) -> dict[str, Any] | None:  # noqa: ARG001 - interface
-    """API.md's arm-wrestle `result` once the match is over, else None."""
-    if not state.finished:
-        return None
-    outcome: dict[str, Any] = {
-        "winner": state.winner,
-        "reason": state.reason,
-        "consequences": [consequence.to_dict() for consequence in state.consequences],
-    }
-    if state.damage is not None:
-        outcome["damage"] = state.damage.to_dict()
-    return outcome
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ Rulings where RULES.md §3.4 is silent:
   (false) work as in races.
 - *Starts.* A start lead of 30 or more is a chase already escaped: `start` returns a finished
   state. An initiative start that rolls a lead of 0 or less is rejected (`RulesError` at
-  ("start", "mode")), as is one that cannot roll above 0 at all.
+  ("start", "mode")), as is one that cannot roll above 0 at all (`check_config`); so is a lead
+  or a distance of 0 or less (the create body's bounds; `start` too, at its field).
 - *`max_rounds`.* When that many increments have been played without an end, the chaser gives up:
   `status_detail` "gave-up" (as when the GM ends it), the round's `outcome` stays null and its
   `status_detail` says "gave-up". The escapee is then the winner, as in every end but "caught".
@@ -38,31 +39,31 @@ Rulings where RULES.md §3.4 is silent:
 Dice, keyed (who, purpose): (escapee, "initiative") at the start; (escapee, "hide") and (chaser,
 "spot") for a hide; (escapee, "dexterity") to create a hazard and (chaser, "hazard") to get past it;
 and for each side the race purposes "constitution", "obstacle", "ride", "check", "damage".
+
+The create and round bodies' shapes and bounds are checked at the edge
+(`app.api.schemas.chases`), which builds `Config` and `RoundInput`; `check_config`,
+`check_round_input` and `validate_round` check only what spans fields, listing every violation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal, get_args
+from typing import Final, Literal
 
 from app.rules.common import opposed_check
 from app.rules.dice import Dice
 from app.rules.errors import PhaseError, RulesError
 from app.rules.races import (
     DEFAULT_MAX_RETRIES,
-    MAX_RETRIES_LIMIT,
     RESTED,
     CheckRecord,
     Competitor,
     Increment,
     IncrementOutcome,
-    competitor_from_dict,
-    competitor_to_dict,
+    check_increment,
     describe_increment,
     endurance_check,
-    increment_from_dict,
-    increment_to_dict,
     run_increment,
 )
 from app.rules.violations import Violations
@@ -72,15 +73,14 @@ StatusDetail = Literal["caught", "escaped", "hid", "gave-up"]
 Outcome = Literal["caught", "escaped", "hid"]
 TacticPolicy = Literal["none", "hide-when-possible"]
 
-START_MODES: Final[tuple[StartMode, ...]] = get_args(StartMode)
-STATUS_DETAILS: Final[tuple[StatusDetail, ...]] = get_args(StatusDetail)
-TACTIC_POLICIES: Final[tuple[TacticPolicy, ...]] = get_args(TacticPolicy)
 
 #: RULES.md §3.4: caught at a lead of 0 or less, escaped at 30 or more.
 CAUGHT_AT: Final = 0
 ESCAPED_AT: Final = 30
 #: Hiding needs a lead of 20 or more on terrain that is not flat.
 HIDE_MIN_LEAD: Final = 20
+#: The best an initiative d20 can roll (an initiative start needs it to give a lead).
+BEST_D20: Final = 20
 #: A distance start gives 5 DS per increment of the chaser's speed.
 DS_PER_DISTANCE_INCREMENT: Final = 5
 #: Hazards: the rule's 5 DS base cost, the Dexterity DC 14, the chaser's DC 10 + penalty.
@@ -105,13 +105,31 @@ HAZARD: Final = "hazard"
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Start:
-    """How the lead starts (RULES.md §3.4 "Start"): `increments` or `lead` per `mode`."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InitiativeStart:
+    """The escapee's initiative check (`d20 + mods.initiative`) is the lead."""
 
-    mode: StartMode
-    increments: int | None = None
-    lead: int | None = None
+    mode: Literal["initiative"] = "initiative"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DistanceStart:
+    """The lead is 5 x the `increments` of the chaser's speed between them."""
+
+    mode: Literal["distance"] = "distance"
+    increments: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeadStart:
+    """An explicit lead in DS."""
+
+    mode: Literal["lead"] = "lead"
+    lead: int
+
+
+#: How the lead starts (RULES.md §3.4 "Start").
+Start = InitiativeStart | DistanceStart | LeadStart
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,75 +146,20 @@ class Config:
     damage_instead_of_forfeit: bool = False
 
 
-def config_from_dict(data: Mapping[str, Any]) -> Config:
-    """The create body (API.md "Chases") with its defaults; `RulesError` lists every violation.
+def check_config(config: Config) -> None:
+    """What a chase's fields must agree on; `RulesError` lists every violation (RULES.md §3.4).
 
-    A start with a lead of 0 or less is rejected (RULES.md §3.4).
+    Two different names, and an initiative start the escapee's modifier can give a lead at all.
     """
     violations = Violations()
-    escapee = competitor_from_dict(data.get("escapee"), ("escapee",), violations)
-    chaser = competitor_from_dict(data.get("chaser"), ("chaser",), violations)
-    if escapee.name and escapee.name == chaser.name:
+    if config.escapee.name == config.chaser.name:
         violations.add(("chaser", "name"), "the chaser and the escapee need different names")
-    start = _start_from_dict(data.get("start"), escapee, violations)
-    hazard_base_cost = violations.integer(
-        data, "hazard_base_cost", (), default=DEFAULT_HAZARD_BASE_COST, minimum=0
-    )
-    max_rounds = violations.integer(
-        data, "max_rounds", (), default=DEFAULT_MAX_ROUNDS, minimum=1, maximum=MAX_ROUNDS_LIMIT
-    )
-    max_retries = violations.integer(
-        data, "max_retries", (), default=DEFAULT_MAX_RETRIES, minimum=0, maximum=MAX_RETRIES_LIMIT
-    )
-    config = Config(
-        escapee=escapee,
-        chaser=chaser,
-        start=start,
-        hazard_base_cost=DEFAULT_HAZARD_BASE_COST if hazard_base_cost is None else hazard_base_cost,
-        endurance_rule=violations.flag(data, "endurance_rule", (), True),
-        max_rounds=max_rounds or DEFAULT_MAX_ROUNDS,
-        max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
-        damage_instead_of_forfeit=violations.flag(data, "damage_instead_of_forfeit", (), False),
-    )
-    violations.raise_if_any()
-    return config
-
-
-def _start_from_dict(data: object, escapee: Competitor, violations: Violations) -> Start:
-    body = violations.mapping(data, ("start",))
-    mode = violations.required_choice(body, "mode", ("start",), START_MODES)
-    if mode == "distance":
-        increments = violations.integer(body, "increments", ("start",))
-        if increments is not None and increments * DS_PER_DISTANCE_INCREMENT <= CAUGHT_AT:
-            violations.add(("start", "increments"), "the chase would be over already: lead <= 0")
-        return Start("distance", increments=increments)
-    if mode == "lead":
-        lead = violations.integer(body, "lead", ("start",))
-        if lead is not None and lead <= CAUGHT_AT:
-            violations.add(("start", "lead"), "the chase would be over already: lead <= 0")
-        return Start("lead", lead=lead)
-    if mode == "initiative" and 20 + escapee.modifier(INITIATIVE) <= CAUGHT_AT:
+    if (
+        isinstance(config.start, InitiativeStart)
+        and BEST_D20 + config.escapee.modifier(INITIATIVE) <= CAUGHT_AT
+    ):
         violations.add(("start", "mode"), "the escapee's initiative can never give a lead")
-    return Start("initiative")
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """The normalised create body; round-trips through `config_from_dict`."""
-    start: dict[str, Any] = {"mode": config.start.mode}
-    if config.start.mode == "distance":
-        start["increments"] = config.start.increments
-    elif config.start.mode == "lead":
-        start["lead"] = config.start.lead
-    return {
-        "escapee": competitor_to_dict(config.escapee),
-        "chaser": competitor_to_dict(config.chaser),
-        "start": start,
-        "hazard_base_cost": config.hazard_base_cost,
-        "endurance_rule": config.endurance_rule,
-        "max_rounds": config.max_rounds,
-        "max_retries": config.max_retries,
-        "damage_instead_of_forfeit": config.damage_instead_of_forfeit,
-    }
+    violations.raise_if_any()
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,73 +202,6 @@ class RoundInput:
     tactic: Tactic | None = None
 
 
-def _terrain(data: object, violations: Violations) -> Terrain:
-    increment = increment_from_dict(data, ("terrain",), violations)
-    body = data if isinstance(data, Mapping) else {}
-    return Terrain(increment=increment, flat=violations.flag(body, "flat", ("terrain",), False))
-
-
-def terrain_from_dict(data: object) -> Terrain:
-    """A round's (or `resolve`'s) `terrain` body; `RulesError` at ("terrain", ...) if invalid."""
-    violations = Violations()
-    terrain = _terrain(data, violations)
-    violations.raise_if_any()
-    return terrain
-
-
-def terrain_to_dict(terrain: Terrain) -> dict[str, Any]:
-    """The normalised terrain body; round-trips through `terrain_from_dict`."""
-    return {**increment_to_dict(terrain.increment), "flat": terrain.flat}
-
-
-def _tactic_from_dict(data: object, terrain: Terrain, violations: Violations) -> Tactic | None:
-    if data is None:
-        return None
-    body = violations.mapping(data, ("tactic",))
-    kind = violations.required_choice(body, "kind", ("tactic",), ("hide", "hazard"))
-    if kind == "hide":
-        if terrain.flat:
-            violations.add(("tactic", "kind"), "nobody can hide on flat terrain")
-        return Hide()
-    if kind == "hazard":
-        penalty = violations.integer(body, "penalty", ("tactic",), minimum=0)
-        chaser_check = DEFAULT_CHASER_CHECK
-        if body.get("chaser_check") is not None:
-            chaser_check = violations.check_name(body, "chaser_check", ("tactic",))
-        return CreateHazard(penalty=penalty or 0, chaser_check=chaser_check)
-    return None
-
-
-def round_input_from_dict(data: Mapping[str, Any]) -> RoundInput:
-    """The round body's `terrain` and `tactic` (its `rolls` are the web layer's).
-
-    `RulesError` for hiding on flat terrain or a negative penalty; hiding with a lead below 20
-    needs the state and is rejected by `play_round`.
-    """
-    violations = Violations()
-    terrain = _terrain(data.get("terrain"), violations)
-    tactic = _tactic_from_dict(data.get("tactic"), terrain, violations)
-    violations.raise_if_any()
-    return RoundInput(terrain=terrain, tactic=tactic)
-
-
-def tactic_to_dict(tactic: Tactic | None) -> dict[str, Any] | None:
-    """The normalised `tactic` body (API.md "Chases" round body)."""
-    if tactic is None:
-        return None
-    if isinstance(tactic, Hide):
-        return {"kind": "hide"}
-    return {"kind": "hazard", "penalty": tactic.penalty, "chaser_check": tactic.chaser_check}
-
-
-def round_input_to_dict(round_input: RoundInput) -> dict[str, Any]:
-    """The round body (without dice); round-trips through `round_input_from_dict`."""
-    return {
-        "terrain": terrain_to_dict(round_input.terrain),
-        "tactic": tactic_to_dict(round_input.tactic),
-    }
-
-
 # --------------------------------------------------------------------------------------------
 # State
 # --------------------------------------------------------------------------------------------
@@ -322,20 +218,13 @@ class State:
     mounted_increments: int = 0
 
 
-def _status(value: object) -> StatusDetail | None:
-    for status in STATUS_DETAILS:
-        if status == value:
-            return status
-    return None
-
-
 def start(config: Config, dice: Dice) -> State:
     """The starting lead (RULES.md §3.4 "Start"): initiative roll, 5 x increments, or given.
 
     The escapee's DS is the lead and the chaser's 0. A lead of 30 or more has escaped already.
     """
-    escapee = config.escapee
-    if config.start.mode == "initiative":
+    escapee, begin = config.escapee, config.start
+    if isinstance(begin, InitiativeStart):
         roll = dice.d20(who=escapee.name, purpose=INITIATIVE)
         lead = roll + escapee.modifier(INITIATIVE)
         if lead <= CAUGHT_AT:
@@ -343,42 +232,19 @@ def start(config: Config, dice: Dice) -> State:
                 f"{escapee.name}'s initiative {lead} gives no lead: the chase would be over",
                 ("start", "mode"),
             )
-    elif config.start.mode == "distance":
-        lead = DS_PER_DISTANCE_INCREMENT * (config.start.increments or 0)
+    elif isinstance(begin, DistanceStart):
+        lead = DS_PER_DISTANCE_INCREMENT * begin.increments
+        if lead <= CAUGHT_AT:
+            raise RulesError("the chase would be over already: lead <= 0", ("start", "increments"))
     else:
-        lead = config.start.lead or 0
-    if lead <= CAUGHT_AT:
-        raise RulesError("the chase would be over already: lead <= 0", ("start",))
+        lead = begin.lead
+        if lead <= CAUGHT_AT:
+            raise RulesError("the chase would be over already: lead <= 0", ("start", "lead"))
     return State(
         lead=lead,
         ds={escapee.name: lead, config.chaser.name: 0},
         status_detail="escaped" if lead >= ESCAPED_AT else None,
     )
-
-
-def state_to_dict(state: State) -> dict[str, Any]:
-    """The public state plus the increments played (all `play_round` needs to go on)."""
-    return {
-        **public_state(state),
-        "increments": state.increments,
-        "mounted_increments": state.mounted_increments,
-    }
-
-
-def state_from_dict(data: Mapping[str, Any]) -> State:
-    """The inverse of `state_to_dict`."""
-    return State(
-        lead=int(data["lead"]),
-        ds={name: int(value) for name, value in data["ds"].items()},
-        status_detail=_status(data.get("status_detail")),
-        increments=int(data.get("increments", 0)),
-        mounted_increments=int(data.get("mounted_increments", 0)),
-    )
-
-
-def public_state(state: State) -> dict[str, Any]:
-    """Exactly API.md "Chases" State."""
-    return {"lead": state.lead, "ds": dict(state.ds), "status_detail": state.status_detail}
 
 
 def is_finished(state: State) -> bool:
@@ -391,19 +257,6 @@ def winner(config: Config, state: State) -> str | None:
     if state.status_detail is None:
         return None
     return config.chaser.name if state.status_detail == "caught" else config.escapee.name
-
-
-def result(config: Config, state: State) -> dict[str, Any] | None:
-    """The finished chase: how it ended, who won, the final lead and DS."""
-    if state.status_detail is None:
-        return None
-    return {
-        "status_detail": state.status_detail,
-        "winner": winner(config, state),
-        "lead": state.lead,
-        "ds": dict(state.ds),
-        "increments": state.increments,
-    }
 
 
 def end(config: Config, state: State, reason: str = "gave-up") -> State:  # noqa: ARG001
@@ -449,24 +302,6 @@ class TacticRecord:
     chaser_check: str | None = None
     dc: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        fields: dict[str, Any] = {"kind": self.kind, "success": self.success}
-        if not self.attempted:
-            fields["attempted"] = False
-        for name in (
-            "cost",
-            "penalty",
-            "created",
-            "escapee_total",
-            "chaser_total",
-            "chaser_check",
-            "dc",
-        ):
-            value = getattr(self, name)
-            if value is not None:
-                fields[name] = value
-        return fields
-
 
 def round_cost(record: TacticRecord | None) -> int:
     """What the tactic cost the escapee in DS: a hazard's `hazard_base_cost + p`, else 0."""
@@ -486,16 +321,6 @@ class SideRound:
     held_up: bool
     events: tuple[str, ...]
     checks: tuple[CheckRecord, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "gained": self.gained,
-            "total": self.total,
-            "rested": self.rested,
-            "held_up": self.held_up,
-            "events": list(self.events),
-            "checks": [check.to_dict() for check in self.checks],
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -518,33 +343,43 @@ class Round:
         """The hazard's cost in DS (0 without one)."""
         return round_cost(self.tactic)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "increment": self.increment,
-            "terrain": terrain_to_dict(self.terrain),
-            "lead_before": self.lead_before,
-            "tactic": None if self.tactic is None else self.tactic.to_dict(),
-            "gains": {self.escapee.name: self.escapee.gained, self.chaser.name: self.chaser.gained},
-            "lead": self.lead,
-            "finished": self.finished,
-            "outcome": self.outcome,
-            "status_detail": self.status_detail,
-            "sides": {side.name: side.to_dict() for side in (self.escapee, self.chaser)},
-        }
+    @property
+    def gains(self) -> dict[str, int]:
+        """What each side's increment checks added, by name (the escapee first)."""
+        return {side.name: side.gained for side in (self.escapee, self.chaser)}
+
+
+def check_round_input(round_input: RoundInput) -> None:
+    """What a round body's fields must agree on, whatever the chase's state (RULES.md §3.4).
+
+    The terrain as a race increment (`check_increment`), and no hiding on flat terrain.
+    """
+    violations = Violations()
+    _check_round_input(round_input, violations)
+    violations.raise_if_any()
+
+
+def _check_round_input(round_input: RoundInput, violations: Violations) -> None:
+    terrain = round_input.terrain
+    check_increment(terrain.increment, ("terrain",), violations)
+    if isinstance(round_input.tactic, Hide) and terrain.flat:
+        violations.add(("tactic", "kind"), "nobody can hide on flat terrain")
 
 
 def validate_round(config: Config, state: State, round_input: RoundInput) -> None:
-    """`RulesError` for a round the rules forbid now (RULES.md §3.4 tactics; §3.3 mounts)."""
+    """`RulesError` for a round the rules forbid now (RULES.md §3.4 tactics; §3.3 mounts).
+
+    `check_round_input`'s checks, then what depends on the chase: a hide needs a lead of 20,
+    mounted terrain needs both sides mounted.
+    """
     violations = Violations()
+    _check_round_input(round_input, violations)
     terrain, tactic = round_input.terrain, round_input.tactic
-    if isinstance(tactic, Hide):
-        if terrain.flat:
-            violations.add(("tactic", "kind"), "nobody can hide on flat terrain")
-        if state.lead < HIDE_MIN_LEAD:
-            violations.add(
-                ("tactic", "kind"),
-                f"hiding needs a lead of {HIDE_MIN_LEAD} or more (the lead is {state.lead})",
-            )
+    if isinstance(tactic, Hide) and state.lead < HIDE_MIN_LEAD:
+        violations.add(
+            ("tactic", "kind"),
+            f"hiding needs a lead of {HIDE_MIN_LEAD} or more (the lead is {state.lead})",
+        )
     if isinstance(tactic, CreateHazard) and tactic.penalty < 0:
         violations.add(("tactic", "penalty"), "penalty must be at least 0")
     if terrain.increment.mounted:

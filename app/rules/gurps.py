@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from app.rules.dice import Dice
 from app.rules.errors import PhaseError, RulesError
+from app.rules.violations import Violations
 
 Critical = Literal["success", "failure"] | None
 
@@ -167,36 +168,27 @@ class RegularConfig:
         return adjust_extreme_scores(self.a.skill, self.b.skill)
 
 
-def regular_config(
-    a: Contestant,
-    b: Contestant,
-    *,
-    normalize: bool = True,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
-    seconds_per_round: int = 1,
-) -> RegularConfig:
-    """Validate a regular contest's setup (RULES.md §1.4)."""
-    check_skill(a.skill, ("a", "skill"))
-    check_skill(b.skill, ("b", "skill"))
-    if a.name == b.name:
-        raise RulesError("competitor names must differ", ("b", "name"))
-    if not 1 <= max_rounds <= MAX_ROUNDS_LIMIT:
-        raise RulesError(f"max_rounds must be 1..{MAX_ROUNDS_LIMIT}", ("max_rounds",))
-    if seconds_per_round < 0:
-        raise RulesError("seconds_per_round must not be negative", ("seconds_per_round",))
-    return RegularConfig(a, b, normalize, max_rounds, seconds_per_round)
+def check_regular_config(config: RegularConfig) -> None:
+    """The check of a regular contest's setup that spans fields: the two names differ (RULES.md
+    §0 "Names"). The create body's schema checks each field's bounds (§1.1, §1.4)."""
+    violations = Violations()
+    if config.a.name == config.b.name:
+        violations.add(("b", "name"), "competitor names must differ")
+    violations.raise_if_any()
 
 
 def regular_config_from_dict(data: Mapping[str, Any]) -> RegularConfig:
-    """A regular contest from its request body (`a`, `b`, `normalize`, `max_rounds`,
-    `seconds_per_round`; other keys are ignored), validated by `regular_config`."""
-    return regular_config(
+    """A regular contest from a request body its schema has checked (`a`, `b`, `normalize`,
+    `max_rounds`, `seconds_per_round`; other keys are ignored), by `check_regular_config`."""
+    config = RegularConfig(
         Contestant(data["a"]["name"], data["a"]["skill"]),
         Contestant(data["b"]["name"], data["b"]["skill"]),
         normalize=data["normalize"],
         max_rounds=data["max_rounds"],
         seconds_per_round=data["seconds_per_round"],
     )
+    check_regular_config(config)
+    return config
 
 
 @dataclass(frozen=True, slots=True)

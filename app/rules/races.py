@@ -7,15 +7,19 @@ loops it until `is_finished`.
 
 Chases (RULES.md §3.4, `app.rules.chases`) race the same competitors over the same kind of
 increment, so the competitor, the increment and the per-increment checks live here and are public:
-`Competitor`, `Increment`, `competitor_from_dict`, `increment_from_dict`, `endurance_check` and
-`run_increment`.
+`Competitor`, `Increment`, `check_increment`, `endurance_check` and `run_increment`.
+
+The create body's shape and bounds are checked at the edge (`app.api.schemas.races`), which
+builds `Config` and normalises it (lower-case names, derived defaults); `check_config` checks
+only what spans fields, listing every violation at once.
 
 Rulings where RULES.md §3.3 is silent:
 
 - *Speed by movement.* The check `swim` moves at `speeds.swim`, `climb` at `speeds.climb`, every
   other check at `speeds.land`; a missing one falls back to `speed` (RULES.md: "else `speed`").
 - *Names.* Check names, `mods` keys and feats are case-insensitive and stored lower-case, so
-  `"Swim"` finds `speeds.swim`; two `mods` keys differing only in case are rejected.
+  `"Swim"` finds `speeds.swim`; two `mods` keys differing only in case are rejected. The rules
+  take them lower-case; the create and round bodies lower-case them.
 - *Increment modifier.* It is added to the increment's own checks: the increment check, its retries
   and the increment's obstacle or hazard check, never to Constitution or Ride checks.
 - *DC without `on_fail`.* A `climb` check defaults to `retry` (the source's climbing race), any
@@ -52,23 +56,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Final, Literal
 
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
 from app.rules.violations import Violations
 
+Preset = Literal["dash", "typical", "marathon", "dakrothian-marathon"]
 Pacing = Literal["normal", "sprint", "pace"]
 OnFail = Literal["retry", "stall"]
 ObstacleKind = Literal["obstacle", "hazard"]
 Standing = Literal["racing", "forfeited"]
 CheckKind = Literal["constitution", "obstacle", "hazard", "ride", "increment", "retry"]
 
-PACINGS: Final[tuple[Pacing, ...]] = get_args(Pacing)
-ON_FAILS: Final[tuple[OnFail, ...]] = get_args(OnFail)
-OBSTACLE_KINDS: Final[tuple[ObstacleKind, ...]] = get_args(ObstacleKind)
-STANDINGS: Final[tuple[Standing, ...]] = get_args(Standing)
 MOVEMENTS: Final = ("land", "swim", "climb")
 
 #: API.md "Limits".
@@ -104,31 +105,17 @@ DAMAGE: Final = "damage"
 
 
 # --------------------------------------------------------------------------------------------
-# Reading create bodies
-# --------------------------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------------------------
 # Competitors and increments
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Speeds:
-    """Speeds (ft) per movement; a missing one falls back to the competitor's `speed`."""
-
-    land: int | None = None
-    swim: int | None = None
-    climb: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Mount:
     """A mount (RULES.md §3.3): its Strength check and speed replace the rider's when mounted."""
 
+    name: str | None = None
     strength_mod: int
     speed: int
-    name: str | None = None
     con_score: int | None = None
     con_mod: int | None = None
     living: bool = True
@@ -146,7 +133,9 @@ class Competitor:
 
     name: str
     speed: int
-    speeds: Speeds = Speeds()
+    #: Speeds (ft) by movement (`land`, `swim`, `climb`); a missing one is `speed`.
+    speeds: Mapping[str, int] = field(default_factory=dict)
+    #: Modifiers by check or skill name, lower-case.
     mods: Mapping[str, int] = field(default_factory=dict)
     con_score: int | None = None
     con_mod: int | None = None
@@ -169,13 +158,8 @@ class Competitor:
 
     def speed_for(self, check: str) -> int:
         """The speed for the movement a check makes (module docstring: *Speed by movement*)."""
-        if check == "swim":
-            movement = self.speeds.swim
-        elif check == "climb":
-            movement = self.speeds.climb
-        else:
-            movement = self.speeds.land
-        return self.speed if movement is None else movement
+        movement = check if check in ("swim", "climb") else "land"
+        return self.speeds.get(movement, self.speed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,189 +186,19 @@ class Increment:
     obstacle: Obstacle | None = None
 
 
-def competitor_from_dict(data: object, loc: Loc, violations: Violations) -> Competitor:
-    """A competitor from its API.md shape, applying the defaults of RULES.md §3.3."""
-    body = violations.mapping(data, loc)
-    name = violations.text(body, "name", loc)
-    speed = violations.integer(body, "speed", loc, minimum=0) or 0
-    speeds_body = violations.mapping(body.get("speeds") or {}, (*loc, "speeds"))
-    for movement in speeds_body:
-        if movement not in MOVEMENTS:
-            violations.add((*loc, "speeds", movement), "speeds are land, swim and climb")
-    speeds = Speeds(
-        **{
-            movement: violations.optional_integer(
-                speeds_body, movement, (*loc, "speeds"), minimum=0
-            )
-            for movement in MOVEMENTS
-        }
-    )
-    mods: dict[str, int] = {}
-    mods_body = violations.mapping(body.get("mods") or {}, (*loc, "mods"))
-    for key in mods_body:
-        check = str(key).strip().lower()
-        value = violations.integer(mods_body, key, (*loc, "mods"), default=0)
-        if not check:
-            violations.add((*loc, "mods", key), "a modifier needs a check name")
-        elif check in mods:
-            violations.add((*loc, "mods", key), f"two modifiers for {check}")
-        else:
-            mods[check] = value or 0
-    con_score = violations.optional_integer(body, "con_score", loc, minimum=0)
-    con_mod = violations.optional_integer(body, "con_mod", loc)
-    if con_mod is None and con_score is not None:
-        con_mod = ability_modifier(con_score)
-    feats_value = body.get("feats") or []
-    feats: list[str] = []
-    if not isinstance(feats_value, list) or not all(isinstance(f, str) for f in feats_value):
-        violations.add((*loc, "feats"), "feats must be a list of names")
-    else:
-        for feat in feats_value:
-            if feat.strip().lower() not in feats:
-                feats.append(feat.strip().lower())
-    pacing = violations.choice(body, "pacing", loc, PACINGS, "normal")
-    mount = None
-    if body.get("mount") is not None:
-        mount = _mount_from_dict(body["mount"], (*loc, "mount"), violations)
-    return Competitor(
-        name=name,
-        speed=speed,
-        speeds=speeds,
-        mods=mods,
-        con_score=con_score,
-        con_mod=con_mod,
-        feats=tuple(feats),
-        pacing=_pacing(pacing),
-        mount=mount,
-    )
+def check_increment(increment: Increment, loc: Loc, violations: Violations) -> None:
+    """What one increment's fields must agree on (RULES.md §3.3; module docstring rulings).
 
-
-def _pacing(value: str) -> Pacing:
-    for pacing in PACINGS:
-        if pacing == value:
-            return pacing
-    raise ValueError(value)
-
-
-def _mount_from_dict(data: object, loc: Loc, violations: Violations) -> Mount:
-    body = violations.mapping(data, loc)
-    name = body.get("name")
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        violations.add((*loc, "name"), "name must be a non-blank string")
-        name = None
-    con_score = violations.optional_integer(body, "con_score", loc, minimum=0)
-    con_mod = violations.optional_integer(body, "con_mod", loc)
-    if con_mod is None and con_score is not None:
-        con_mod = ability_modifier(con_score)
-    return Mount(
-        name=name,
-        strength_mod=violations.integer(body, "strength_mod", loc) or 0,
-        speed=violations.integer(body, "speed", loc, minimum=0) or 0,
-        con_score=con_score,
-        con_mod=con_mod,
-        living=violations.flag(body, "living", loc, True),
-    )
-
-
-def competitor_to_dict(competitor: Competitor) -> dict[str, Any]:
-    """The normalised API.md shape; round-trips through `competitor_from_dict`."""
-    speeds = {
-        movement: getattr(competitor.speeds, movement)
-        for movement in MOVEMENTS
-        if getattr(competitor.speeds, movement) is not None
-    }
-    mount = competitor.mount
-    return {
-        "name": competitor.name,
-        "speed": competitor.speed,
-        "speeds": speeds,
-        "mods": dict(competitor.mods),
-        "con_score": competitor.con_score,
-        "con_mod": competitor.con_mod,
-        "feats": list(competitor.feats),
-        "pacing": competitor.pacing,
-        "mount": None
-        if mount is None
-        else {
-            "name": mount.name,
-            "strength_mod": mount.strength_mod,
-            "speed": mount.speed,
-            "con_score": mount.con_score,
-            "con_mod": mount.con_mod,
-            "living": mount.living,
-        },
-    }
-
-
-def increment_from_dict(data: object, loc: Loc, violations: Violations) -> Increment:
-    """An increment (or a chase's terrain) from its API.md shape (RULES.md §3.3)."""
-    body = violations.mapping(data, loc)
-    check = violations.check_name(body, "check", loc)
-    dc = violations.optional_integer(body, "dc", loc)
-    on_fail_value = violations.choice(body, "on_fail", loc, ON_FAILS, "")
-    on_fail: OnFail | None = None
-    if on_fail_value:
-        if dc is None and body.get("dc") is None:
-            violations.add((*loc, "on_fail"), "on_fail needs a dc")
-        on_fail = "retry" if on_fail_value == "retry" else "stall"
-    elif dc is not None:
-        # Ruling: climbing retries (the source's climbing race); anything else stalls.
-        on_fail = "retry" if check == "climb" else "stall"
-    mounted = violations.flag(body, "mounted", loc, False)
-    if mounted and check and check != FOOT_RACE_CHECK:
+    `on_fail` needs a `dc`, a mounted increment is the mount's `strength` check, and a hazard
+    is never retried.
+    """
+    if increment.on_fail is not None and increment.dc is None:
+        violations.add((*loc, "on_fail"), "on_fail needs a dc")
+    if increment.mounted and increment.check != FOOT_RACE_CHECK:
         violations.add((*loc, "check"), "a mounted increment uses the mount's strength check")
-    obstacle = None
-    if body.get("obstacle") is not None:
-        obstacle = _obstacle_from_dict(body["obstacle"], (*loc, "obstacle"), violations)
-    return Increment(
-        check=check,
-        dc=dc,
-        on_fail=on_fail,
-        drown_margin=violations.integer(
-            body, "drown_margin", loc, default=DEFAULT_DROWN_MARGIN, minimum=1
-        )
-        or DEFAULT_DROWN_MARGIN,
-        modifier=violations.integer(body, "modifier", loc, default=0) or 0,
-        mounted=mounted,
-        obstacle=obstacle,
-    )
-
-
-def _obstacle_from_dict(data: object, loc: Loc, violations: Violations) -> Obstacle:
-    body = violations.mapping(data, loc)
-    kind = violations.required_choice(body, "kind", loc, OBSTACLE_KINDS)
-    retry = violations.flag(body, "retry", loc, False)
-    if kind == "hazard" and retry:
-        violations.add((*loc, "retry"), "a hazard is never retried")
-    return Obstacle(
-        kind="hazard" if kind == "hazard" else "obstacle",
-        check=violations.check_name(body, "check", loc),
-        dc=violations.integer(body, "dc", loc) or 0,
-        retry=retry,
-        damage=violations.notation(body, "damage", loc),
-    )
-
-
-def increment_to_dict(increment: Increment) -> dict[str, Any]:
-    """The normalised API.md shape; round-trips through `increment_from_dict`."""
     obstacle = increment.obstacle
-    return {
-        "check": increment.check,
-        "dc": increment.dc,
-        "on_fail": increment.on_fail,
-        "drown_margin": increment.drown_margin,
-        "modifier": increment.modifier,
-        "mounted": increment.mounted,
-        "obstacle": None
-        if obstacle is None
-        else {
-            "kind": obstacle.kind,
-            "check": obstacle.check,
-            "dc": obstacle.dc,
-            "retry": obstacle.retry,
-            "damage": obstacle.damage,
-        },
-    }
+    if obstacle is not None and obstacle.kind == "hazard" and obstacle.retry:
+        violations.add((*loc, "obstacle", "retry"), "a hazard is never retried")
 
 
 def describe_increment(increment: Increment) -> str:
@@ -450,7 +264,7 @@ def _dakrothian_marathon() -> tuple[Increment, ...]:
 
 
 #: RULES.md §3.3 presets.
-PRESETS: Final[Mapping[str, tuple[Increment, ...]]] = {
+PRESETS: Final[Mapping[Preset, tuple[Increment, ...]]] = {
     "dash": _strength(2),
     "typical": _strength(10),
     "marathon": _strength(20),
@@ -464,99 +278,59 @@ PRESETS: Final[Mapping[str, tuple[Increment, ...]]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Config:
-    """A race: its course (a preset's name, or None for a custom course), increments, racers."""
+class Course:
+    """A course of one's own: its increments in order."""
 
     increments: tuple[Increment, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A race: its course (a preset's name, or a `Course`), the increments it comes to, racers."""
+
+    course: Preset | Course
+    #: The course's increments spelled out, a preset's too (derived from `course`).
+    increments: tuple[Increment, ...] = field(init=False)
     competitors: tuple[Competitor, ...]
-    preset: str | None = None
     damage_instead_of_forfeit: bool = False
     endurance_rule: bool = True
     max_retries: int = DEFAULT_MAX_RETRIES
 
+    def __post_init__(self) -> None:
+        course = self.course
+        increments = course.increments if isinstance(course, Course) else PRESETS[course]
+        object.__setattr__(self, "increments", increments)
 
-def config_from_dict(data: Mapping[str, Any]) -> Config:
-    """The create body (API.md "Races") with its defaults; `RulesError` lists every violation."""
+    @property
+    def preset(self) -> Preset | None:
+        """The preset's name, or None for a course of one's own."""
+        return None if isinstance(self.course, Course) else self.course
+
+
+def check_config(config: Config) -> None:
+    """What a race's fields must agree on; `RulesError` lists every violation (RULES.md §3.3).
+
+    Each increment's own fields (`check_increment`), one name per competitor, and a mount for
+    everybody when the course has mounted increments.
+    """
     violations = Violations()
-    course = data.get("course")
-    preset: str | None = None
-    increments: tuple[Increment, ...] = ()
-    if isinstance(course, str):
-        if course in PRESETS:
-            preset = course
-            increments = PRESETS[course]
-        else:
-            violations.add(("course",), f"course must be one of {', '.join(PRESETS)} or a list")
-    elif isinstance(course, Mapping) and isinstance(course.get("increments"), list):
-        bodies = course["increments"]
-        if not 1 <= len(bodies) <= MAX_INCREMENTS:
-            violations.add(
-                ("course", "increments"), f"a course has 1 to {MAX_INCREMENTS} increments"
-            )
-        else:
-            increments = tuple(
-                increment_from_dict(body, ("course", "increments", index), violations)
-                for index, body in enumerate(bodies)
-            )
-    else:
-        violations.add(("course",), "course must be a preset name or {increments: [...]}")
-
-    competitors = _competitors_from_list(data.get("competitors"), violations)
-    if any(increment.mounted for increment in increments):
-        for index, competitor in enumerate(competitors):
-            if competitor.mount is None:
-                violations.add(
-                    ("competitors", index, "mount"),
-                    f"{competitor.name} needs a mount: the course has mounted increments",
-                )
-    config = Config(
-        increments=increments,
-        competitors=competitors,
-        preset=preset,
-        damage_instead_of_forfeit=violations.flag(data, "damage_instead_of_forfeit", (), False),
-        endurance_rule=violations.flag(data, "endurance_rule", (), True),
-        max_retries=_max_retries(data, violations),
-    )
-    violations.raise_if_any()
-    return config
-
-
-def _max_retries(data: Mapping[str, Any], violations: Violations) -> int:
-    retries = violations.integer(
-        data, "max_retries", (), default=DEFAULT_MAX_RETRIES, minimum=0, maximum=MAX_RETRIES_LIMIT
-    )
-    return DEFAULT_MAX_RETRIES if retries is None else retries
-
-
-def _competitors_from_list(value: object, violations: Violations) -> tuple[Competitor, ...]:
-    if not isinstance(value, list) or not 1 <= len(value) <= MAX_COMPETITORS:
-        violations.add(("competitors",), f"a race has 1 to {MAX_COMPETITORS} competitors")
-        return ()
-    competitors = tuple(
-        competitor_from_dict(body, ("competitors", index), violations)
-        for index, body in enumerate(value)
-    )
+    for index, increment in enumerate(config.increments):
+        check_increment(increment, ("course", "increments", index), violations)
     seen: set[str] = set()
-    for index, competitor in enumerate(competitors):
+    for index, competitor in enumerate(config.competitors):
         if competitor.name in seen:
             violations.add(
                 ("competitors", index, "name"), f"two competitors named {competitor.name}"
             )
         seen.add(competitor.name)
-    return competitors
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """The normalised create body; `increments` spells out the course even for a preset."""
-    increments = [increment_to_dict(increment) for increment in config.increments]
-    return {
-        "course": config.preset if config.preset is not None else {"increments": increments},
-        "increments": increments,
-        "competitors": [competitor_to_dict(competitor) for competitor in config.competitors],
-        "damage_instead_of_forfeit": config.damage_instead_of_forfeit,
-        "endurance_rule": config.endurance_rule,
-        "max_retries": config.max_retries,
-    }
+    if any(increment.mounted for increment in config.increments):
+        for index, competitor in enumerate(config.competitors):
+            if competitor.mount is None:
+                violations.add(
+                    ("competitors", index, "mount"),
+                    f"{competitor.name} needs a mount: the course has mounted increments",
+                )
+    violations.raise_if_any()
 
 
 # --------------------------------------------------------------------------------------------
@@ -574,16 +348,6 @@ class CheckRecord:
     total: int
     dc: int | None = None
     success: bool | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "check": self.check,
-            "roll": self.roll,
-            "total": self.total,
-            "dc": self.dc,
-            "success": self.success,
-        }
 
 
 def speed_bonus(speed: int) -> int:
@@ -875,39 +639,6 @@ def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - a race rolls n
     )
 
 
-def state_to_dict(state: State) -> dict[str, Any]:
-    """The state as JSON: exactly API.md "Races" State, which is all `play_round` needs."""
-    return {
-        "increment": state.increment,
-        "of": state.of,
-        "ds": dict(state.ds),
-        "standing": dict(state.standing),
-        "damage": dict(state.damage),
-        "flags": {name: list(flags) for name, flags in state.flags.items()},
-    }
-
-
-def state_from_dict(data: Mapping[str, Any]) -> State:
-    """The inverse of `state_to_dict`."""
-    standing: dict[str, Standing] = {
-        name: "forfeited" if value == "forfeited" else "racing"
-        for name, value in data["standing"].items()
-    }
-    return State(
-        increment=int(data["increment"]),
-        of=int(data["of"]),
-        ds={name: int(value) for name, value in data["ds"].items()},
-        standing=standing,
-        damage={name: int(value) for name, value in data["damage"].items()},
-        flags={name: tuple(str(flag) for flag in flags) for name, flags in data["flags"].items()},
-    )
-
-
-def public_state(state: State) -> dict[str, Any]:
-    """Exactly API.md "Races" State."""
-    return state_to_dict(state)
-
-
 def is_finished(state: State) -> bool:
     """After the last increment, or once nobody is racing (RULES.md §3.3)."""
     return state.increment >= state.of or all(
@@ -936,16 +667,6 @@ class CompetitorRound:
     events: tuple[str, ...]
     checks: tuple[CheckRecord, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "gained": self.gained,
-            "total": self.total,
-            "ds": self.ds,
-            "standing": self.standing,
-            "events": list(self.events),
-            "checks": [check.to_dict() for check in self.checks],
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Round:
@@ -955,14 +676,6 @@ class Round:
     competitors: tuple[CompetitorRound, ...]
     finished: bool
     winners: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "increment": self.increment,
-            "competitors": {line.name: line.to_dict() for line in self.competitors},
-            "finished": self.finished,
-            "winners": list(self.winners),
-        }
 
 
 def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
@@ -1035,21 +748,6 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
         finished=finished,
         winners=winners(new_state) if finished else (),
     )
-
-
-def result(config: Config, state: State) -> dict[str, Any] | None:  # noqa: ARG001
-    """The finished race: winners (several on a tie), DS, standing, damage and flags."""
-    if not is_finished(state):
-        return None
-    won = winners(state)
-    return {
-        "winners": list(won),
-        "tie": len(won) > 1,
-        "ds": dict(state.ds),
-        "standing": dict(state.standing),
-        "damage": dict(state.damage),
-        "flags": {name: list(flags) for name, flags in state.flags.items()},
-    }
 
 
 # --------------------------------------------------------------------------------------------

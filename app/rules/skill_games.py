@@ -6,8 +6,9 @@ choice (`submit_choice`, replaceable until the reveal), and when every party has
 the bids or costs, applies the effects and checks the end condition. The GM may `grant` tokens
 and `end` the game at any time.
 
-Nothing here shows a sealed choice: `public_state` lists only which parties have submitted, and
-no error message repeats a bid or the action a party sealed.
+Nothing here shows a sealed choice: `State.submitted` names only which parties have submitted
+(the state's presentation, app/api/skill_games.py, shows no more), and no error message repeats
+a bid or the action a party sealed. A config's cross-field rules are `check_config`'s.
 
 **Rulings** where RULES.md §4 is silent (each also noted where it is applied):
 - Names of parties and members are unique together (RULES.md §0), so a member's skill die and
@@ -38,6 +39,7 @@ from typing import Any, Literal, cast
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.violations import Violations
 
 Kind = Literal["bidding", "option"]
 Controller = Literal["gm", "players"]
@@ -45,11 +47,6 @@ Target = Literal["self", "opponents"]
 TokenRule = Literal["exceed", "meet"]
 Phase = Literal["skills", "choices"]
 Reason = Literal["goal", "max_rounds", "ended"]
-
-KINDS: tuple[Kind, ...] = ("bidding", "option")
-CONTROLLERS: tuple[Controller, ...] = ("gm", "players")
-TARGETS: tuple[Target, ...] = ("self", "opponents")
-TOKEN_RULES: tuple[TokenRule, ...] = ("exceed", "meet")
 
 MIN_PARTIES = 2
 MAX_PARTIES = 16
@@ -74,16 +71,6 @@ class Effect:
     target: Target = "self"
     min_margin: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        tier: dict[str, Any] = {} if self.min_margin is None else {"min_margin": self.min_margin}
-        return {
-            **tier,
-            "text": self.text,
-            "progress": self.progress,
-            "tokens": self.tokens,
-            "target": self.target,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Action:
@@ -102,23 +89,15 @@ class Action:
         ]
         return max(usable, key=lambda effect: cast(int, effect.min_margin), default=None)
 
-    def to_dict(self) -> dict[str, Any]:
-        cost: dict[str, Any] = {} if self.cost is None else {"cost": self.cost}
-        return {
-            "name": self.name,
-            **cost,
-            "effects": [effect.to_dict() for effect in self.effects],
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Member:
     name: str
-    skills: tuple[tuple[str, int], ...]
+    skills: Mapping[str, int] = field(default_factory=dict)
 
     def modifier(self, skill: str) -> int:
         """The member's modifier for `skill`; 0 for a skill the member lacks (RULES.md §4)."""
-        return dict(self.skills).get(skill, 0)
+        return self.skills.get(skill, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +109,12 @@ class Party:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """A skill game as created (RULES.md §4), normalised."""
+    """A skill game as created (RULES.md §4), normalised.
+
+    Defaults: `max_actions_per_round` 1, `token_rule` "exceed", effect `target` "self",
+    `progress` and `tokens` 0; a bidding tier's missing `min_margin` is 0 (set by whoever
+    builds the config from a request).
+    """
 
     dc: int
     skill_list: tuple[str, ...]
@@ -158,268 +142,83 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _int(
-    value: object, loc: Loc, what: str, *, low: int | None = None, high: int | None = None
-) -> int:
-    if not _is_int(value):
-        raise RulesError(f"{what} must be an integer", loc)
-    number = cast(int, value)
-    if low is not None and number < low:
-        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise RulesError(f"{what} must be {bound}", loc)
-    if high is not None and number > high:
-        bound = f"between {low} and {high}" if low is not None else f"at most {high}"
-        raise RulesError(f"{what} must be {bound}", loc)
-    return number
-
-
-def _name(value: object, loc: Loc, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise RulesError(f"{what} must be a non-empty string", loc)
-    return value
-
-
-def _one_of(value: object, allowed: tuple[str, ...], loc: Loc, what: str) -> str:
-    if value not in allowed:
-        raise RulesError(f"{what} must be one of {', '.join(allowed)}", loc)
-    return value
-
-
-def _mapping(value: object, loc: Loc, what: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise RulesError(f"{what} must be an object", loc)
-    return cast(Mapping[str, Any], value)
-
-
 def _list(value: object, loc: Loc, what: str) -> list[Any]:
     if not isinstance(value, list | tuple):
         raise RulesError(f"{what} must be a list", loc)
     return list(value)
 
 
-def _required(data: Mapping[str, Any], key: str, loc: Loc) -> Any:
-    if data.get(key) is None:
-        raise RulesError(f"{key} is required", (*loc, key))
-    return data[key]
+def check_config(config: Config) -> None:
+    """The rules of a skill game's config that span fields (RULES.md §4, API.md "Skill games").
 
-
-def _effect_from_dict(data: Mapping[str, Any], kind: Kind, loc: Loc) -> Effect:
-    text = _name(_required(data, "text", loc), (*loc, "text"), "an effect's text")
-    progress = _int(data.get("progress", 0), (*loc, "progress"), "progress")
-    tokens = _int(data.get("tokens", 0), (*loc, "tokens"), "tokens")
-    target = cast(Target, _one_of(data.get("target", "self"), TARGETS, (*loc, "target"), "target"))
-    raw_margin = data.get("min_margin")
-    if kind == "option":
-        if raw_margin is not None:
-            raise RulesError("min_margin applies only to bidding games", (*loc, "min_margin"))
-        min_margin = None
-    else:
-        # Ruling: a bidding tier without min_margin applies from a margin of 0.
-        min_margin = _int(
-            0 if raw_margin is None else raw_margin, (*loc, "min_margin"), "min_margin", low=0
+    Shapes and bounds are the request schema's; this checks what depends on the game as a
+    whole, and raises one `RulesError` listing every violation: distinct skills, actions and
+    names; `skills_per_round` within the skill list; tiers (`min_margin`) only in bidding
+    games, distinct per action; `cost` in every action of an option game and in no action of
+    a bidding game; one action per round in bidding games; modifiers only for listed skills;
+    at most 64 members in the whole game; and at least one of `goal` and `max_rounds`.
+    """
+    violations = Violations()
+    for index, skill in enumerate(config.skill_list):
+        if skill in config.skill_list[:index]:
+            violations.add(("skill_list", index), f"{skill!r} is on the skill list twice")
+    if not 1 <= config.skills_per_round <= len(config.skill_list):
+        violations.add(
+            ("skills_per_round",),
+            f"skills_per_round must be between 1 and {len(config.skill_list)}",
         )
-    return Effect(text, progress, tokens, target, min_margin)
+    if config.kind == "bidding" and config.max_actions_per_round != 1:
+        violations.add(("max_actions_per_round",), "a bidding game takes one action per round")
+    for index, action in enumerate(config.actions):
+        _check_action(config, action, ("actions", index), violations)
+        if any(other.name == action.name for other in config.actions[:index]):
+            violations.add(("actions", index, "name"), f"two actions are named {action.name!r}")
+    if config.goal is None and config.max_rounds is None:
+        violations.add((), "a skill game needs an end condition: goal, max_rounds or both")
+    _check_parties(config, violations)
+    violations.raise_if_any()
 
 
-def _action_from_dict(data: Mapping[str, Any], kind: Kind, loc: Loc) -> Action:
-    name = _name(_required(data, "name", loc), (*loc, "name"), "an action's name")
-    raw_cost = data.get("cost")
-    if kind == "option":
-        if raw_cost is None:
-            raise RulesError("every action of an option game needs a cost", (*loc, "cost"))
-        cost: int | None = _int(raw_cost, (*loc, "cost"), "cost", low=0)
-    else:
-        if raw_cost is not None:
-            raise RulesError(
-                "cost applies only to option games (bidding games pay bids)", (*loc, "cost")
-            )
-        cost = None
-    raw_effects = _list(_required(data, "effects", loc), (*loc, "effects"), "effects")
-    if not raw_effects:
-        raise RulesError("an action needs at least one effect", (*loc, "effects"))
-    effects = tuple(
-        _effect_from_dict(
-            _mapping(raw, (*loc, "effects", index), "an effect"), kind, (*loc, "effects", index)
-        )
-        for index, raw in enumerate(raw_effects)
-    )
-    seen_margins: set[int] = set()
-    for index, effect in enumerate(effects):
+def _check_action(config: Config, action: Action, loc: Loc, violations: Violations) -> None:
+    if config.kind == "option" and action.cost is None:
+        violations.add((*loc, "cost"), "every action of an option game needs a cost")
+    if config.kind == "bidding" and action.cost is not None:
+        violations.add((*loc, "cost"), "cost applies only to option games (bidding games pay bids)")
+    margins: set[int] = set()
+    for index, effect in enumerate(action.effects):
+        margin_loc: Loc = (*loc, "effects", index, "min_margin")
         if effect.min_margin is None:
             continue
-        if effect.min_margin in seen_margins:
-            raise RulesError(
-                "the tiers of an action need distinct min_margin values",
-                (*loc, "effects", index, "min_margin"),
-            )
-        seen_margins.add(effect.min_margin)
-    return Action(name, effects, cost)
+        if config.kind == "option":
+            violations.add(margin_loc, "min_margin applies only to bidding games")
+        elif effect.min_margin in margins:
+            violations.add(margin_loc, "the tiers of an action need distinct min_margin values")
+        margins.add(effect.min_margin)
 
 
-def _member_from_dict(data: Mapping[str, Any], skill_list: tuple[str, ...], loc: Loc) -> Member:
-    name = _name(_required(data, "name", loc), (*loc, "name"), "a member's name")
-    raw_skills = _mapping(data.get("skills", {}), (*loc, "skills"), "skills")
-    skills: list[tuple[str, int]] = []
-    for skill, modifier in raw_skills.items():
-        if skill not in skill_list:
-            raise RulesError(f"{skill!r} is not on the skill list", (*loc, "skills", skill))
-        skills.append((skill, _int(modifier, (*loc, "skills", skill), "a skill modifier")))
-    return Member(name, tuple(skills))
-
-
-def _party_from_dict(data: Mapping[str, Any], skill_list: tuple[str, ...], loc: Loc) -> Party:
-    name = _name(_required(data, "name", loc), (*loc, "name"), "a party's name")
-    controller = cast(
-        Controller,
-        _one_of(
-            _required(data, "controller", loc), CONTROLLERS, (*loc, "controller"), "controller"
-        ),
-    )
-    raw_members = _list(_required(data, "members", loc), (*loc, "members"), "members")
-    if not 1 <= len(raw_members) <= MAX_MEMBERS:
-        raise RulesError(f"a party needs 1 to {MAX_MEMBERS} members", (*loc, "members"))
-    members = tuple(
-        _member_from_dict(
-            _mapping(raw, (*loc, "members", index), "a member"),
-            skill_list,
-            (*loc, "members", index),
-        )
-        for index, raw in enumerate(raw_members)
-    )
-    return Party(name, controller, members)
-
-
-def config_from_dict(data: Mapping[str, Any]) -> Config:
-    """Validate and normalise a skill game's create body (RULES.md §4, API.md "Skill games").
-
-    Defaults: `max_actions_per_round` 1, `token_rule` "exceed", effect `target` "self",
-    `progress` and `tokens` 0, and (bidding) `min_margin` 0. At least one of `goal` and
-    `max_rounds` is required.
-    """
-    dc = _int(_required(data, "dc", ()), ("dc",), "dc")
-
-    raw_skills = _list(_required(data, "skill_list", ()), ("skill_list",), "skill_list")
-    if not raw_skills:
-        raise RulesError("the skill list needs at least one skill", ("skill_list",))
-    skill_list: list[str] = []
-    for index, raw in enumerate(raw_skills):
-        skill = _name(raw, ("skill_list", index), "a skill")
-        if skill in skill_list:
-            raise RulesError(f"{skill!r} is on the skill list twice", ("skill_list", index))
-        skill_list.append(skill)
-    skills = tuple(skill_list)
-
-    skills_per_round = _int(
-        _required(data, "skills_per_round", ()),
-        ("skills_per_round",),
-        "skills_per_round",
-        low=1,
-        high=len(skills),
-    )
-    kind = cast(Kind, _one_of(_required(data, "kind", ()), KINDS, ("kind",), "kind"))
-
-    raw_max_actions = data.get("max_actions_per_round")
-    max_actions = 1
-    if raw_max_actions is not None:
-        max_actions = _int(
-            raw_max_actions, ("max_actions_per_round",), "max_actions_per_round", low=1
-        )
-        if kind == "bidding" and max_actions != 1:
-            raise RulesError(
-                "a bidding game takes one action per round", ("max_actions_per_round",)
-            )
-
-    raw_actions = _list(_required(data, "actions", ()), ("actions",), "actions")
-    if not raw_actions:
-        raise RulesError("the action set needs at least one action", ("actions",))
-    actions: list[Action] = []
-    for index, raw in enumerate(raw_actions):
-        loc: Loc = ("actions", index)
-        action = _action_from_dict(_mapping(raw, loc, "an action"), kind, loc)
-        if any(other.name == action.name for other in actions):
-            raise RulesError(f"two actions are named {action.name!r}", (*loc, "name"))
-        actions.append(action)
-
-    goal = data.get("goal")
-    if goal is not None:
-        goal = _int(goal, ("goal",), "goal", low=1)
-    max_rounds = data.get("max_rounds")
-    if max_rounds is not None:
-        max_rounds = _int(max_rounds, ("max_rounds",), "max_rounds", low=1, high=MAX_ROUNDS)
-    if goal is None and max_rounds is None:
-        raise RulesError("a skill game needs an end condition: goal, max_rounds or both", ())
-
-    token_rule = cast(
-        TokenRule,
-        _one_of(data.get("token_rule", "exceed"), TOKEN_RULES, ("token_rule",), "token_rule"),
-    )
-
-    raw_parties = _list(_required(data, "parties", ()), ("parties",), "parties")
-    if not MIN_PARTIES <= len(raw_parties) <= MAX_PARTIES:
-        raise RulesError(f"a skill game needs {MIN_PARTIES} to {MAX_PARTIES} parties", ("parties",))
-    parties: list[Party] = []
+def _check_parties(config: Config, violations: Violations) -> None:
     # RULES.md §0: names of parties and members are unique within one contest, together.
     names_seen: set[str] = set()
     member_count = 0
-    for index, raw in enumerate(raw_parties):
-        loc = ("parties", index)
-        party = _party_from_dict(_mapping(raw, loc, "a party"), skills, loc)
+    for index, party in enumerate(config.parties):
+        loc: Loc = ("parties", index)
         if party.name in names_seen:
-            raise RulesError(f"the name {party.name!r} is used twice", (*loc, "name"))
+            violations.add((*loc, "name"), f"the name {party.name!r} is used twice")
         names_seen.add(party.name)
         for member_index, member in enumerate(party.members):
+            member_loc: Loc = (*loc, "members", member_index)
             if member.name in names_seen:
-                raise RulesError(
-                    f"the name {member.name!r} is used twice",
-                    (*loc, "members", member_index, "name"),
-                )
+                violations.add((*member_loc, "name"), f"the name {member.name!r} is used twice")
             names_seen.add(member.name)
+            for skill in member.skills:
+                if skill not in config.skill_list:
+                    violations.add(
+                        (*member_loc, "skills", skill), f"{skill!r} is not on the skill list"
+                    )
+        before = member_count
         member_count += len(party.members)
-        if member_count > MAX_MEMBERS:
-            raise RulesError(f"a skill game has at most {MAX_MEMBERS} members", (*loc, "members"))
-        parties.append(party)
-
-    return Config(
-        dc=dc,
-        skill_list=skills,
-        skills_per_round=skills_per_round,
-        kind=kind,
-        actions=tuple(actions),
-        parties=tuple(parties),
-        max_actions_per_round=max_actions,
-        goal=goal,
-        max_rounds=max_rounds,
-        token_rule=token_rule,
-    )
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """The normalised create body; `config_from_dict` reads it back unchanged."""
-    end: dict[str, Any] = {}
-    if config.goal is not None:
-        end["goal"] = config.goal
-    if config.max_rounds is not None:
-        end["max_rounds"] = config.max_rounds
-    return {
-        "dc": config.dc,
-        "skill_list": list(config.skill_list),
-        "skills_per_round": config.skills_per_round,
-        "kind": config.kind,
-        "max_actions_per_round": config.max_actions_per_round,
-        "actions": [action.to_dict() for action in config.actions],
-        **end,
-        "token_rule": config.token_rule,
-        "parties": [
-            {
-                "name": party.name,
-                "controller": party.controller,
-                "members": [
-                    {"name": member.name, "skills": dict(member.skills)} for member in party.members
-                ],
-            }
-            for party in config.parties
-        ],
-    }
+        if member_count > MAX_MEMBERS >= before:
+            violations.add((*loc, "members"), f"a skill game has at most {MAX_MEMBERS} members")
 
 
 # --- state ---------------------------------------------------------------------------------
@@ -434,9 +233,6 @@ class SkillCheck:
     by: str
     token: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"best": self.best, "by": self.by, "token": self.token}
-
 
 @dataclass(frozen=True, slots=True)
 class SkillChecks:
@@ -449,12 +245,6 @@ class SkillChecks:
     def tokens_earned(self) -> int:
         return sum(check.token for check in self.checks)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "checks": {check.skill: check.to_dict() for check in self.checks},
-            "tokens_earned": self.tokens_earned,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Choice:
@@ -462,12 +252,6 @@ class Choice:
 
     actions: tuple[str, ...]
     bid: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The choice as the round record reveals it (API.md "Skill games")."""
-        if self.bid is None:
-            return {"actions": list(self.actions)}
-        return {"action": self.actions[0], "bid": self.bid}
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,82 +279,6 @@ class State:
     @property
     def submitted(self) -> tuple[str, ...]:
         return tuple(party for party in self.parties if party in self.choices)
-
-
-def state_to_dict(state: State) -> dict[str, Any]:
-    """Everything needed to continue, sealed choices included: for storage, never for show."""
-    return {
-        "parties": list(state.parties),
-        "phase": state.phase,
-        "round": state.round,
-        "rounds_played": state.rounds_played,
-        "tokens": {party: state.tokens[party] for party in state.parties},
-        "progress": {party: state.progress[party] for party in state.parties},
-        "skills_done": list(state.skills_done),
-        "submitted": list(state.submitted),
-        "checks": {
-            party: [{"skill": check.skill, **check.to_dict()} for check in checks]
-            for party, checks in state.checks.items()
-        },
-        "choices": {
-            party: {"actions": list(choice.actions), "bid": choice.bid}
-            for party, choice in state.choices.items()
-        },
-        "finished": state.finished,
-        "winner": state.winner,
-        "tie": state.tie,
-        "reason": state.reason,
-    }
-
-
-def state_from_dict(data: Mapping[str, Any]) -> State:
-    """Read back `state_to_dict`'s output."""
-    parties = tuple(str(party) for party in data["parties"])
-    return State(
-        parties=parties,
-        tokens={party: int(data["tokens"][party]) for party in parties},
-        progress={party: int(data["progress"][party]) for party in parties},
-        phase=cast(Phase, data["phase"]),
-        rounds_played=int(data["rounds_played"]),
-        skills_done=tuple(str(party) for party in data["skills_done"]),
-        checks={
-            str(party): tuple(
-                SkillCheck(
-                    skill=str(check["skill"]),
-                    best=int(check["best"]),
-                    by=str(check["by"]),
-                    token=bool(check["token"]),
-                )
-                for check in checks
-            )
-            for party, checks in data["checks"].items()
-        },
-        choices={
-            str(party): Choice(
-                actions=tuple(str(action) for action in choice["actions"]),
-                bid=None if choice["bid"] is None else int(choice["bid"]),
-            )
-            for party, choice in data["choices"].items()
-        },
-        finished=bool(data["finished"]),
-        winner=None if data["winner"] is None else str(data["winner"]),
-        tie=bool(data["tie"]),
-        reason=cast(Reason | None, data["reason"]),
-    )
-
-
-def public_state(state: State) -> dict[str, Any]:
-    """API.md "Skill games" state: which parties submitted, never what (RULES.md §4, step 3)."""
-    return {
-        "phase": state.phase,
-        "tokens": {party: state.tokens[party] for party in state.parties},
-        "progress": {party: state.progress[party] for party in state.parties},
-        "skills_done": list(state.skills_done),
-        "submitted": list(state.submitted),
-        "round": state.round,
-        "finished": state.finished,
-        "winner": state.winner,
-    }
 
 
 def start(config: Config, dice: Dice) -> State:
@@ -695,9 +403,8 @@ def _choice_from_body(config: Config, choice: Mapping[str, Any], tokens: int) ->
             raise RulesError("a bid must be a whole number of tokens", ("bid",))
         if bid < 0:
             raise RulesError("a bid cannot be negative", ("bid",))
-        if bid > tokens:
-            raise RulesError("bid exceeds the party's tokens", ("bid",))
-        return Choice((action,), int(bid)), int(bid)
+        sealed = Choice((action,), int(bid))
+        return sealed, _price(config, sealed, tokens)
 
     for key in ("action", "bid"):
         if choice.get(key) is not None:
@@ -712,18 +419,26 @@ def _choice_from_body(config: Config, choice: Mapping[str, Any], tokens: int) ->
         raise RulesError(
             f"at most {config.max_actions_per_round} action(s) per round", ("actions",)
         )
-    cost = 0
     for index, name in enumerate(names):
-        action_found = config.action(name) if isinstance(name, str) else None
-        if action_found is None:
+        if not isinstance(name, str) or config.action(name) is None:
             raise RulesError("not an action of this skill game", ("actions", index))
         # Ruling: each action is bought at most once per round.
         if name in names[:index]:
             raise RulesError("an action may be bought only once per round", ("actions", index))
-        cost += cast(int, action_found.cost)
+    sealed = Choice(tuple(names))
+    return sealed, _price(config, sealed, tokens)
+
+
+def _price(config: Config, choice: Choice, tokens: int) -> int:
+    """What a valid choice pays (its bid, or its actions' costs); more than `tokens` raises."""
+    if choice.bid is not None:
+        if choice.bid > tokens:
+            raise RulesError("bid exceeds the party's tokens", ("bid",))
+        return choice.bid
+    cost = sum(cast(Action, config.action(name)).cost or 0 for name in choice.actions)
     if cost > tokens:
         raise RulesError("the chosen actions cost more than the party's tokens", ("actions",))
-    return Choice(tuple(names)), cost
+    return cost
 
 
 def submit_choice(config: Config, state: State, party: str, choice: Mapping[str, Any]) -> State:
@@ -754,14 +469,6 @@ class TakenEffect:
     margin: int | None = None
     tier: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        bidding: dict[str, Any] = {}
-        if self.margin is not None:
-            bidding["margin"] = self.margin
-        if self.tier is not None:
-            bidding["tier"] = self.tier
-        return {"party": self.party, "action": self.action, **bidding, "text": self.text}
-
 
 @dataclass(frozen=True, slots=True)
 class Round:
@@ -784,26 +491,6 @@ class Round:
     margin: int | None = None
     #: Bidding ties only: the tied parties that took their action, in order.
     order: tuple[str, ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "checks": {
-                party: {check.skill: check.to_dict() for check in checks}
-                for party, checks in self.checks.items()
-            }
-        }
-        if self.bids is not None:
-            record["bids"] = dict(self.bids)
-        record["choices"] = {party: choice.to_dict() for party, choice in self.choices.items()}
-        if self.order is not None:
-            record["order"] = list(self.order)
-        record["effects"] = [effect.to_dict() for effect in self.effects]
-        record["tokens"] = dict(self.tokens)
-        record["progress"] = dict(self.progress)
-        record["finished"] = self.finished
-        if self.finished:
-            record["winner"] = self.winner
-        return record
 
 
 def _bid_order(parties: Sequence[str], dice: Dice, rerolls: int = 0) -> list[str]:
@@ -874,7 +561,7 @@ def reveal(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     for party in parties:
         # Tokens only grow while a choice is sealed, so this re-check cannot fail on real
         # play; it guards against a stored state edited by hand.
-        _, paid[party] = _choice_from_body(config, state.choices[party].to_dict(), tokens[party])
+        paid[party] = _price(config, state.choices[party], tokens[party])
         tokens[party] -= paid[party]
 
     taken: list[TakenEffect] = []
@@ -975,12 +662,11 @@ def grant(config: Config, state: State, party: str, tokens: int) -> State:
     """
     _require_active(state)
     _require_party(config, party)
-    change = _int(tokens, ("tokens",), "tokens")
-    if change < 0 and party in state.choices:
+    if tokens < 0 and party in state.choices:
         raise PhaseError(f"{party} has sealed its choice; take tokens after the reveal")
-    if state.tokens[party] + change < 0:
+    if state.tokens[party] + tokens < 0:
         raise RulesError("a grant cannot take a party's tokens below 0", ("tokens",))
-    return replace(state, tokens={**state.tokens, party: state.tokens[party] + change})
+    return replace(state, tokens={**state.tokens, party: state.tokens[party] + tokens})
 
 
 def end(config: Config, state: State) -> State:
@@ -1001,19 +687,6 @@ def end(config: Config, state: State) -> State:
         tie=tie,
         reason="ended",
     )
-
-
-def result(config: Config, state: State) -> dict[str, Any] | None:
-    """The finished game's result (API.md "Skill games"), else None."""
-    if not state.finished:
-        return None
-    return {
-        "winner": state.winner,
-        "tie": state.tie,
-        "progress": {party: state.progress[party] for party in config.party_names},
-        "tokens": {party: state.tokens[party] for party in config.party_names},
-        "reason": state.reason,
-    }
 
 
 # --- presentation --------------------------------------------------------------------------

@@ -677,6 +677,55 @@ def test_invalid_creation_is_422(
     assert_problem(store_client.post(URL, json=body), 422, loc)
 
 
+MENTAL_PAIR = {
+    "variant": "mental",
+    "a": {**LYDIA, "int_mod": 1, "wis_score": 10},
+    "b": {**OGRE, "int_mod": 1, "wis_score": 10},
+}
+
+
+#: Moved from the rules tests when the create body's schema took over single-field checks.
+@pytest.mark.parametrize(
+    ("body", "loc"),
+    [
+        ({"a": LYDIA, "b": OGRE, "variant": "telekinetic"}, ["body", "variant"]),
+        (
+            {"a": LYDIA, "b": OGRE, "variant": "spikes", "loser_damage": "1d6"},
+            ["body", "loser_damage"],
+        ),
+        ({"a": {**LYDIA, "name": "  "}, "b": OGRE}, ["body", "a", "name"]),
+        ({"a": {**LYDIA, "con_score": -1}, "b": OGRE}, ["body", "a", "con_score"]),
+        (
+            {"a": {"name": "Lydia", "con_score": 10, "con_mod": 0}, "b": OGRE},
+            ["body", "a", "strength_mod"],
+        ),
+        ({"a": {**LYDIA, "strength_mod": "strong"}, "b": OGRE}, ["body", "a", "strength_mod"]),
+        ({"a": {**LYDIA, "endurance": "yes"}, "b": OGRE}, ["body", "a", "endurance"]),
+        (
+            {"a": {**LYDIA, "caster_level": -1}, "b": OGRE, "variant": "psychic"},
+            ["body", "a", "caster_level"],
+        ),
+        (
+            {**MENTAL_PAIR, "a": {**LYDIA, "int_mod": 1, "wis_score": -3}},
+            ["body", "a", "wis_score"],
+        ),
+        ({**MENTAL_PAIR, "loser_damage": "d" * 1001}, ["body", "loser_damage"]),
+        ({**MENTAL_PAIR, "loser_damage": " "}, ["body", "loser_damage"]),
+    ],
+)
+def test_single_field_violations_are_422(
+    store_client: TestClient, body: dict[str, Any], loc: list[str | int]
+) -> None:
+    assert_problem(store_client.post(URL, json=body), 422, loc)
+
+
+def test_mental_wis_mod_defaults_to_the_modifier_of_wis_score(store_client: TestClient) -> None:
+    wrestle = Wrestle(store_client, **{**MENTAL_PAIR, "a": {**LYDIA, "int_mod": 4, "wis_score": 1}})
+    # RULES.md §0: a missing modifier is the one its score gives (1 -> -5).
+    assert wrestle.created["config"]["a"]["wis_mod"] == -5
+    assert wrestle.created["config"]["b"]["wis_mod"] == 0
+
+
 # --- max_rounds -----------------------------------------------------------------------------
 
 

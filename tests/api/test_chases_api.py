@@ -758,3 +758,37 @@ def test_tokens_and_ids(store_client: TestClient) -> None:
     assert chase.session()["version"] == 1
     assert store_client.delete(chase.url, headers=auth(chase.token)).status_code == 204
     assert_problem(store_client.get(chase.url, headers=auth(chase.token)), 404)
+
+
+# --- body checks moved here from tests/rules (the schema checks them now) -------------------
+
+
+def test_more_invalid_chase_bodies_are_422(store_client: TestClient) -> None:
+    too_many = {
+        "escapee": side("Ralf"),
+        "chaser": side("G"),
+        "start": lead(5),
+        "max_rounds": 10_001,
+    }
+    assert_problem(store_client.post(URL, json=too_many), 422, ["body", "max_rounds"])
+    chase = new_chase(store_client, lead(22))
+    problem = assert_problem(
+        chase.post_round({"terrain": {"dc": 3}, "tactic": {"kind": "dance"}}), 422
+    )
+    locs = [error["loc"] for error in problem["errors"]]
+    assert ["body", "terrain", "check"] in locs
+    assert ["body", "tactic", "kind"] in locs
+    flat = {"terrain": {"check": "climb", "flat": "yes"}}
+    assert_problem(chase.post("resolve", flat), 422, ["body", "terrain", "flat"])
+
+
+def test_round_bodies_are_normalised(store_client: TestClient) -> None:
+    chase = new_chase(store_client, lead(15), side("Ralf", mods={"dexterity": 3}), side("G"))
+    record = chase.play(
+        {"Ralf": {"dexterity": 11, "check": 10}, "G": {"hazard": 4}},
+        terrain={"check": "Swim", "dc": 12},
+        tactic={"kind": "hazard", "penalty": 0, "chaser_check": "Tumble"},
+    )
+    assert record["terrain"]["check"] == "swim"
+    assert record["terrain"]["on_fail"] == "stall"
+    assert record["tactic"]["chaser_check"] == "tumble"

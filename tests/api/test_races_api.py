@@ -914,3 +914,89 @@ def test_summary_lines_and_text_plain(store_client: TestClient) -> None:
         "Round 2: Increment 2/2 (strength): Ann +7 (DS 25); Bob +1 (DS 4). "
         "Ann wins the race with DS 25.\n"
     )
+
+
+# --- create-body checks moved here from tests/rules (the schema checks them now) ------------
+
+
+def _obstacle_course(**obstacle: Any) -> dict[str, Any]:
+    return course({"check": "strength", "obstacle": obstacle})
+
+
+@pytest.mark.parametrize(
+    ("body", "loc"),
+    [
+        ({"competitors": [runner("Ann", speed=-5)]}, ["body", "competitors", 0, "speed"]),
+        (
+            {"competitors": [runner("Ann", speeds={"fly": 60})]},
+            ["body", "competitors", 0, "speeds", "fly"],
+        ),
+        (
+            {"competitors": [runner("Ann", mods={"Hide": 1, "hide": 2})]},
+            ["body", "competitors", 0, "mods", "hide"],
+        ),
+        ({"competitors": [runner(" ")]}, ["body", "competitors", 0, "name"]),
+        (
+            {"course": course({"check": "swim", "dc": 15, "drown_margin": 0})},
+            ["body", "course", "increments", 0, "drown_margin"],
+        ),
+        (
+            {"course": course({"check": "swim", "on_fail": "sink", "dc": 3})},
+            ["body", "course", "increments", 0, "on_fail"],
+        ),
+        (
+            {"course": _obstacle_course(kind="pit", check="jump", dc=3)},
+            ["body", "course", "increments", 0, "obstacle", "kind"],
+        ),
+        (
+            {"course": _obstacle_course(kind="hazard", check="jump")},
+            ["body", "course", "increments", 0, "obstacle", "dc"],
+        ),
+        (
+            {"course": _obstacle_course(kind="hazard", check="jump", dc=3, damage="x" * 1001)},
+            ["body", "course", "increments", 0, "obstacle", "damage"],
+        ),
+        (
+            {"course": _obstacle_course(kind="hazard", check="jump", dc=3, retry=True)},
+            ["body", "course", "increments", 0, "obstacle", "retry"],
+        ),
+        (
+            {
+                "course": course({"check": "swim", "mounted": True}),
+                "competitors": [runner("Ann", mount={"strength_mod": 1, "speed": 40})],
+            },
+            ["body", "course", "increments", 0, "check"],
+        ),
+        ({"max_retries": -1}, ["body", "max_retries"]),
+        ({"endurance_rule": "yes"}, ["body", "endurance_rule"]),
+    ],
+)
+def test_more_invalid_races_are_422(
+    store_client: TestClient, body: dict[str, Any], loc: list[Any]
+) -> None:
+    full = {"course": "dash", "competitors": [runner("Ann")], **body}
+    assert_problem(store_client.post(URL, json=full), 422, loc)
+
+
+def test_names_are_case_insensitive_and_defaults_derived(store_client: TestClient) -> None:
+    race = new_race(
+        store_client,
+        course({"check": "Swim"}, {"check": "swim", "dc": 10}, {"check": "jump", "dc": 10}),
+        runner(
+            "Ann",
+            speed=30,
+            speeds={"swim": 20},
+            mods={"SWIM": 5},
+            con_score=15,
+            mount={"strength_mod": 2, "speed": 50, "con_score": 13},
+        ),
+    )
+    config = race.created["config"]
+    assert [increment["check"] for increment in config["increments"]] == ["swim"] * 2 + ["jump"]
+    # With a dc but no on_fail, anything but a climb stalls.
+    assert [increment["on_fail"] for increment in config["increments"]] == [None, "stall", "stall"]
+    ann = config["competitors"][0]
+    assert ann["mods"] == {"swim": 5}
+    assert ann["con_mod"] == 2
+    assert ann["mount"]["con_mod"] == 1
+    assert totals(race.play({"Ann": {"check": 10}})) == {"Ann": 10 + 5 + 4}

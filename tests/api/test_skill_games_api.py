@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from app.api import skill_games as skill_games_api
 from app.api.sessions import mutate as original_mutate
 from app.rules import skill_games as skill_games_rules
 from app.rules.dice import SeededRng
+from app.store import repository
 
 URL = "/v1/skill-games"
 SKILLS = ["Athletics", "Stealth", "Persuasion"]
@@ -378,6 +379,25 @@ def _invalid_bodies() -> list[tuple[dict[str, Any], list[Any]]]:
     bad_target = option_body()
     bad_target["actions"][0]["effects"][0]["target"] = "everyone"
     cases.append((bad_target, ["body", "actions", 0, "effects", 0, "target"]))
+    # Shapes and bounds the rules' config reader used to check (tests/rules moved here).
+    cases.append((bidding_body(dc=True), ["body", "dc"]))
+    cases.append((bidding_body(skill_list=[]), ["body", "skill_list"]))
+    cases.append((bidding_body(skills_per_round=0), ["body", "skills_per_round"]))
+    cases.append((bidding_body(actions=[]), ["body", "actions"]))
+    cases.append((bidding_body(goal=0), ["body", "goal"]))
+    below = bidding_body()
+    below["actions"][0]["effects"][0]["min_margin"] = -1
+    cases.append((below, ["body", "actions", 0, "effects", 0, "min_margin"]))
+    blank = bidding_body()
+    blank["actions"][2]["effects"][0]["text"] = ""
+    cases.append((blank, ["body", "actions", 2, "effects", 0, "text"]))
+    empty = parties()
+    empty[0]["members"] = []
+    cases.append((bidding_body(parties=empty), ["body", "parties", 0, "members"]))
+    negative = option_body()
+    negative["actions"][0]["cost"] = -1
+    cases.append((negative, ["body", "actions", 0, "cost"]))
+    cases.append((option_body(max_actions_per_round=0), ["body", "max_actions_per_round"]))
     return cases
 
 
@@ -1100,23 +1120,43 @@ async def _race(app: Any, requests: list[tuple[str, dict[str, Any], str]]) -> li
 def test_concurrent_last_submissions_reveal_exactly_once(
     store_client: TestClient, party_count: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Each request notes when it reaches the session's write transaction; sealing is slowed
-    # down, so the race is real: both requests are in before the first one is done.
-    entered: list[float] = []
-    sealing: list[tuple[float, float]] = []
+    # The race is forced, not timed: each request is held at the door of `mutate` until both
+    # are in, so neither has begun its change when the other arrives. On PostgreSQL each is
+    # held again once it has read the session, so both seal on the same version and only the
+    # store keeps them apart. Events are ordered by a counter, never by a clock.
+    clock = itertools.count()
+    entered: list[int] = []
+    sealing: list[tuple[int, int]] = []
     original_submit = skill_games_rules.submit_choice
+    original_get_session = repository.get_session
+    postgres = store_client.app.state.store.is_postgres  # type: ignore[attr-defined]
 
-    async def noting_mutate(*args: Any, **kwargs: Any) -> Any:
-        entered.append(time.monotonic())
-        return await original_mutate(*args, **kwargs)
-
-    def slow_submit(*args: Any, **kwargs: Any) -> Any:
-        start = time.monotonic()
-        time.sleep(0.05)
+    def noting_submit(*args: Any, **kwargs: Any) -> Any:
+        start = next(clock)
         try:
             return original_submit(*args, **kwargs)
         finally:
-            sealing.append((start, time.monotonic()))
+            sealing.append((start, next(clock)))
+
+    def held_together() -> tuple[Callable[..., Any], Callable[..., Any], list[int]]:
+        """One race's hooks: each holds the two requests until both have reached it."""
+        both_in = asyncio.Barrier(2)
+        both_read = asyncio.Barrier(2)
+        first_reads: list[int] = []
+
+        async def noting_mutate(*args: Any, **kwargs: Any) -> Any:
+            entered.append(next(clock))
+            await both_in.wait()
+            return await original_mutate(*args, **kwargs)
+
+        async def reading_together(*args: Any, **kwargs: Any) -> Any:
+            record = await original_get_session(*args, **kwargs)
+            if len(first_reads) < 2:
+                first_reads.append(next(clock))
+                await both_read.wait()
+            return record
+
+        return noting_mutate, reading_together, first_reads
 
     for _ in range(3):
         extra = (RANGERS,) if party_count == 3 else ()
@@ -1126,9 +1166,14 @@ def test_concurrent_last_submissions_reveal_exactly_once(
         url = f"{game.url}/choices"
         entered.clear()
         sealing.clear()
+        noting_mutate, reading_together, first_reads = held_together()
         with monkeypatch.context() as patch:
             patch.setattr(skill_games_api, "mutate", noting_mutate)
-            patch.setattr(skill_games_rules, "submit_choice", slow_submit)
+            patch.setattr(skill_games_rules, "submit_choice", noting_submit)
+            if postgres:
+                # SQLite queues writers for its write lock before they read, so holding a
+                # reader there would hold the other writer out for good.
+                patch.setattr(repository, "get_session", reading_together)
             # On the app's own event loop, where its database connections live.
             assert store_client.portal is not None
             responses = store_client.portal.call(
@@ -1144,9 +1189,10 @@ def test_concurrent_last_submissions_reveal_exactly_once(
                 ],
             )
         assert len(entered) == 2
-        if store_client.app.state.store.is_postgres:  # type: ignore[attr-defined]
-            # Both are in before the first is done: only the store keeps them apart.
-            assert max(entered) < min(end for _, end in sealing)
+        # Both are in before the first is done: only the store keeps them apart.
+        assert max(entered) < min(end for _, end in sealing)
+        if postgres:
+            assert len(first_reads) == 2
             # Optimistic writes: a sealing computed on a version that changed meanwhile is
             # thrown away and done again, so the one that counted began after the other
             # had ended.

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules import races
+from app.rules import races, serial
 from app.rules.dice import Dice, NotationResult, SeededRng
 from app.rules.errors import PhaseError, RulesError
 
@@ -51,23 +52,26 @@ def play(config: races.Config, state: races.State, rolls: Rolls) -> tuple[races.
     return new_state, record
 
 
-def runner(name: str = "Ann", **fields: Any) -> dict[str, Any]:
-    return {"name": name, "speed": 30, **fields}
+def runner(name: str = "Ann", speed: int = 30, **options: Any) -> races.Competitor:
+    return races.Competitor(name=name, speed=speed, **options)
 
 
 def race(
-    increments: list[dict[str, Any]] | str, *competitors: dict[str, Any], **options: Any
+    increments: Sequence[races.Increment] | races.Preset,
+    *competitors: races.Competitor,
+    **options: Any,
 ) -> races.Config:
-    course: Any = increments if isinstance(increments, str) else {"increments": increments}
-    return races.config_from_dict(
-        {"course": course, "competitors": list(competitors or [runner()]), **options}
-    )
+    """A race as its create body would make it, checked as creating one checks it."""
+    course = increments if isinstance(increments, str) else races.Course(tuple(increments))
+    config = races.Config(course=course, competitors=competitors or (runner(),), **options)
+    races.check_config(config)
+    return config
 
 
 def first_round(
-    increments: list[dict[str, Any]] | str,
+    increments: Sequence[races.Increment] | races.Preset,
     rolls: Rolls,
-    *competitors: dict[str, Any],
+    *competitors: races.Competitor,
     **options: Any,
 ) -> tuple[races.State, races.Round]:
     config = race(increments, *competitors, **options)
@@ -75,15 +79,19 @@ def first_round(
 
 
 def line(record: races.Round, name: str = "Ann") -> dict[str, Any]:
-    competitors: dict[str, Any] = record.to_dict()["competitors"]
-    return dict(competitors[name])
+    """`name`'s line of the round record (its JSON: the line's fields but her name)."""
+    (entry,) = [entry for entry in record.competitors if entry.name == name]
+    body: dict[str, Any] = serial.dump(entry)
+    del body["name"]
+    return body
 
 
 def violation_locs(error: pytest.ExceptionInfo[RulesError]) -> list[tuple[str | int, ...]]:
     return [violation.loc for violation in error.value.violations]
 
 
-STRENGTH: dict[str, Any] = {"check": "strength"}
+Increment, Obstacle = races.Increment, races.Obstacle
+STRENGTH = Increment("strength")
 
 
 # --------------------------------------------------------------------------------------------
@@ -92,14 +100,14 @@ STRENGTH: dict[str, Any] = {"check": "strength"}
 
 
 @pytest.mark.parametrize(("preset", "count"), [("dash", 2), ("typical", 10), ("marathon", 20)])
-def test_plain_presets_are_strength_increments(preset: str, count: int) -> None:
+def test_plain_presets_are_strength_increments(preset: races.Preset, count: int) -> None:
     config = race(preset)
     assert config.increments == (races.Increment(check="strength"),) * count
     assert races.start(config, supplied({})).of == count
 
 
 def test_dakrothian_marathon_follows_the_table_row_by_row() -> None:
-    course = race("dakrothian-marathon", runner(mount={"strength_mod": 4, "speed": 60}))
+    course = race("dakrothian-marathon", runner(mount=races.Mount(strength_mod=4, speed=60)))
     rows = dict(enumerate(course.increments, start=1))
     assert len(rows) == 20
     plain = races.Increment(check="strength")
@@ -143,16 +151,10 @@ def test_dakrothian_marathon_needs_every_competitor_mounted() -> None:
     with pytest.raises(RulesError) as error:
         race(
             "dakrothian-marathon",
-            runner("Ann", mount={"strength_mod": 4, "speed": 60}),
+            runner("Ann", mount=races.Mount(strength_mod=4, speed=60)),
             runner("Bob"),
         )
     assert violation_locs(error) == [("competitors", 1, "mount")]
-
-
-def test_unknown_preset_is_rejected() -> None:
-    with pytest.raises(RulesError) as error:
-        race("steeplechase")
-    assert violation_locs(error) == [("course",)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,7 +165,7 @@ def test_unknown_preset_is_rejected() -> None:
 def test_plain_increment_adds_d20_modifier_speed_bonus_and_increment_modifier() -> None:
     # d20 11 + strength 3 + 2 x floor(35 / 10) = 6 + increment modifier -1 = 19.
     state, record = first_round(
-        [{"check": "strength", "modifier": -1}],
+        [Increment("strength", modifier=-1)],
         {"Ann": {"check": 11}},
         runner(speed=35, mods={"strength": 3}),
     )
@@ -203,7 +205,7 @@ def test_speed_bonus_uses_the_speed_for_that_movement(
     check: str, speeds: dict[str, int], expected_speed_bonus: int
 ) -> None:
     _, record = first_round(
-        [{"check": check}], {"Ann": {"check": 10}}, runner(speed=30, speeds=speeds)
+        [Increment(check)], {"Ann": {"check": 10}}, runner(speed=30, speeds=speeds)
     )
     assert line(record)["total"] == 10 + expected_speed_bonus
 
@@ -211,26 +213,28 @@ def test_speed_bonus_uses_the_speed_for_that_movement(
 @pytest.mark.parametrize(
     ("check", "feats", "pacing", "bonus"),
     [
-        ("strength", ["run"], "normal", 2),
-        ("swim", ["run"], "normal", 0),  # Run helps only foot-race (strength) checks
-        ("strength", [], "sprint", 2),
-        ("strength", [], "pace", -2),
-        ("strength", ["Run"], "sprint", 4),
-        ("climb", [], "pace", -2),
+        ("strength", ("run",), "normal", 2),
+        ("swim", ("run",), "normal", 0),  # Run helps only foot-race (strength) checks
+        ("strength", (), "sprint", 2),
+        ("strength", (), "pace", -2),
+        ("strength", ("run",), "sprint", 4),
+        ("climb", (), "pace", -2),
     ],
 )
-def test_run_feat_and_pacing(check: str, feats: list[str], pacing: str, bonus: int) -> None:
+def test_run_feat_and_pacing(
+    check: str, feats: tuple[str, ...], pacing: races.Pacing, bonus: int
+) -> None:
     _, record = first_round(
-        [{"check": check}], {"Ann": {"check": 10}}, runner(speed=0, feats=feats, pacing=pacing)
+        [Increment(check)], {"Ann": {"check": 10}}, runner(speed=0, feats=feats, pacing=pacing)
     )
     assert line(record)["total"] == 10 + bonus
 
 
-def test_check_names_and_mods_are_case_insensitive() -> None:
+def test_mods_and_speeds_are_looked_up_by_the_check() -> None:
     _, record = first_round(
-        [{"check": "Swim"}],
+        [Increment("swim")],
         {"Ann": {"check": 10}},
-        runner(speed=30, speeds={"swim": 20}, mods={"SWIM": 5}),
+        runner(speed=30, speeds={"swim": 20}, mods={"swim": 5}),
     )
     assert line(record)["total"] == 10 + 5 + 4
 
@@ -238,15 +242,9 @@ def test_check_names_and_mods_are_case_insensitive() -> None:
 def test_speed_bonus_run_and_pacing_stay_off_obstacle_checks() -> None:
     # Obstacle: d20 8 + jump 2 + increment modifier 1 = 11 vs DC 12: fails (no speed, Run, sprint).
     _, record = first_round(
-        [
-            {
-                "check": "strength",
-                "modifier": 1,
-                "obstacle": {"kind": "hazard", "check": "jump", "dc": 12},
-            }
-        ],
+        [Increment("strength", modifier=1, obstacle=Obstacle("hazard", "jump", 12))],
         {"Ann": {"obstacle": [8]}},
-        runner(speed=60, mods={"jump": 2}, feats=["run"], pacing="sprint"),
+        runner(speed=60, mods={"jump": 2}, feats=("run",), pacing="sprint"),
     )
     assert line(record)["checks"][0]["total"] == 11
     assert line(record)["events"] == ["hazard-failed"]
@@ -256,7 +254,9 @@ def test_speed_bonus_run_and_pacing_stay_off_obstacle_checks() -> None:
 # Mounted increments
 # --------------------------------------------------------------------------------------------
 
-HORSE = {"name": "Bucephalus", "strength_mod": 4, "speed": 60}
+PACINGS: tuple[races.Pacing, ...] = ("normal", "sprint", "pace")
+HORSE = races.Mount(name="Bucephalus", strength_mod=4, speed=60)
+MOUNTED = Increment("strength", mounted=True)
 
 
 @pytest.mark.parametrize(
@@ -264,10 +264,8 @@ HORSE = {"name": "Bucephalus", "strength_mod": 4, "speed": 60}
 )
 def test_ride_check_gives_the_mount_2_4_or_6(ride_mod: int, bonus: int) -> None:
     # Ride d20 10 + ride_mod, then the mount's check: d20 10 + Str 4 + 2 x floor(60 / 10) + bonus.
-    rider = runner(speed=30, mods={"ride": ride_mod, "strength": 9}, feats=["run"], mount=HORSE)
-    _, record = first_round(
-        [{"check": "strength", "mounted": True}], {"Ann": {"ride": 10, "check": 10}}, rider
-    )
+    rider = runner(speed=30, mods={"ride": ride_mod, "strength": 9}, feats=("run",), mount=HORSE)
+    _, record = first_round([MOUNTED], {"Ann": {"ride": 10, "check": 10}}, rider)
     ride, check = line(record)["checks"]
     assert ride == {
         "kind": "ride",
@@ -284,7 +282,7 @@ def test_ride_check_gives_the_mount_2_4_or_6(ride_mod: int, bonus: int) -> None:
 def test_mounted_check_takes_pacing_and_increment_modifier() -> None:
     rider = runner(pacing="sprint", mount=HORSE)
     _, record = first_round(
-        [{"check": "strength", "mounted": True, "modifier": -3}],
+        [Increment("strength", mounted=True, modifier=-3)],
         {"Ann": {"ride": 1, "check": 10}},
         rider,
     )
@@ -294,7 +292,7 @@ def test_mounted_check_takes_pacing_and_increment_modifier() -> None:
 def test_mounted_increment_without_a_mount_is_rejected_at_creation() -> None:
     with pytest.raises(RulesError) as error:
         race(
-            [STRENGTH, {"check": "strength", "mounted": True}],
+            [STRENGTH, MOUNTED],
             runner("Ann", mount=HORSE),
             runner("Bob"),
         )
@@ -303,7 +301,7 @@ def test_mounted_increment_without_a_mount_is_rejected_at_creation() -> None:
 
 def test_mounted_increment_must_be_a_strength_check() -> None:
     with pytest.raises(RulesError) as error:
-        race([{"check": "swim", "mounted": True}], runner(mount=HORSE))
+        race([Increment("swim", mounted=True)], runner(mount=HORSE))
     assert violation_locs(error) == [("course", "increments", 0, "check")]
 
 
@@ -311,7 +309,8 @@ def test_mounted_increment_must_be_a_strength_check() -> None:
 # Increments with a DC
 # --------------------------------------------------------------------------------------------
 
-CLIMB = {"check": "climb", "dc": 14, "on_fail": "retry"}
+CLIMB = Increment("climb", dc=14, on_fail="retry")
+SWIM = Increment("swim", dc=15, on_fail="stall")
 
 
 def test_dc_check_passed_adds_its_total() -> None:
@@ -350,16 +349,16 @@ def test_max_retries_failed_retries_forfeit() -> None:
     assert line(record)["standing"] == "forfeited"
     assert line(record)["events"][-1] == "forfeited"
     assert line(record)["events"].count("retry") == 2
-    assert state.standing == {"Ann": "forfeited"}
     assert races.is_finished(state)  # nobody is racing any more
-    assert races.result(race([CLIMB, CLIMB], runner(speed=0)), state) == {
-        "winners": [],
-        "tie": False,
-        "ds": {"Ann": -20},
-        "standing": {"Ann": "forfeited"},
-        "damage": {"Ann": 0},
-        "flags": {"Ann": []},
-    }
+    assert races.winners(state) == ()
+    assert state == races.State(
+        increment=1,
+        of=2,
+        ds={"Ann": -20},
+        standing={"Ann": "forfeited"},
+        damage={"Ann": 0},
+        flags={"Ann": ()},
+    )
 
 
 def test_max_retries_zero_forfeits_on_the_first_failure() -> None:
@@ -369,8 +368,7 @@ def test_max_retries_zero_forfeits_on_the_first_failure() -> None:
 
 
 def test_stall_adds_nothing_and_a_small_failure_does_not_drown() -> None:
-    swim = {"check": "swim", "dc": 15, "on_fail": "stall"}
-    state, record = first_round([swim], {"Ann": {"check": 11}}, runner(speed=0))
+    state, record = first_round([SWIM], {"Ann": {"check": 11}}, runner(speed=0))
     assert line(record)["gained"] == 0
     assert line(record)["total"] == 11
     assert line(record)["events"] == ["check-failed"]
@@ -378,8 +376,7 @@ def test_stall_adds_nothing_and_a_small_failure_does_not_drown() -> None:
 
 
 def test_stall_failing_by_drown_margin_marks_drowning_once() -> None:
-    swim = {"check": "swim", "dc": 15, "on_fail": "stall"}
-    config = race([swim, swim, swim], runner(speed=0))
+    config = race([SWIM, SWIM, SWIM], runner(speed=0))
     state = races.start(config, supplied({}))
     state, record = play(config, state, {"Ann": {"check": 10}})  # fails by exactly 5
     assert line(record)["events"] == ["check-failed", "drowning"]
@@ -393,21 +390,15 @@ def test_stall_failing_by_drown_margin_marks_drowning_once() -> None:
 
 
 def test_drown_margin_is_configurable() -> None:
-    swim = {"check": "swim", "dc": 15, "on_fail": "stall", "drown_margin": 2}
-    _, record = first_round([swim], {"Ann": {"check": 13}}, runner(speed=0))
+    _, record = first_round(
+        [replace(SWIM, drown_margin=2)], {"Ann": {"check": 13}}, runner(speed=0)
+    )
     assert "drowning" in line(record)["events"]
-
-
-@pytest.mark.parametrize(
-    ("check", "on_fail"), [("climb", "retry"), ("swim", "stall"), ("jump", "stall")]
-)
-def test_dc_without_on_fail_defaults_by_check(check: str, on_fail: str) -> None:
-    assert race([{"check": check, "dc": 10}]).increments[0].on_fail == on_fail
 
 
 def test_on_fail_without_dc_is_rejected() -> None:
     with pytest.raises(RulesError) as error:
-        race([STRENGTH, {"check": "swim", "on_fail": "stall"}])
+        race([STRENGTH, Increment("swim", on_fail="stall")])
     assert violation_locs(error) == [("course", "increments", 1, "on_fail")]
 
 
@@ -415,15 +406,9 @@ def test_on_fail_without_dc_is_rejected() -> None:
 # Obstacles and hazards
 # --------------------------------------------------------------------------------------------
 
-CANYON = {
-    "check": "strength",
-    "obstacle": {"kind": "obstacle", "check": "jump", "dc": 15, "retry": True, "damage": "3d6"},
-}
-WALL = {
-    "check": "strength",
-    "obstacle": {"kind": "obstacle", "check": "climb", "dc": 15, "damage": "1d4+2"},
-}
-MARSH = {"check": "strength", "obstacle": {"kind": "hazard", "check": "balance", "dc": 12}}
+CANYON = Increment("strength", obstacle=Obstacle("obstacle", "jump", 15, retry=True, damage="3d6"))
+WALL = Increment("strength", obstacle=Obstacle("obstacle", "climb", 15, damage="1d4+2"))
+MARSH = Increment("strength", obstacle=Obstacle("hazard", "balance", 12))
 
 
 def test_passed_obstacle_goes_on_as_usual() -> None:
@@ -533,10 +518,7 @@ def test_failed_hazard_adds_nothing_and_she_stays_in() -> None:
 
 
 def test_failed_hazard_with_damage() -> None:
-    lake = {
-        "check": "strength",
-        "obstacle": {"kind": "hazard", "check": "jump", "dc": 12, "damage": "3d6"},
-    }
+    lake = Increment("strength", obstacle=Obstacle("hazard", "jump", 12, damage="3d6"))
     state, record = first_round(
         [lake],
         {"Ann": {"obstacle": [2], "damage": [6, 5, 4]}},
@@ -554,10 +536,7 @@ def test_passed_hazard_goes_on() -> None:
 
 
 def test_negative_damage_counts_as_zero() -> None:
-    scratch = {
-        "check": "strength",
-        "obstacle": {"kind": "hazard", "check": "balance", "dc": 12, "damage": "1d4-5"},
-    }
+    scratch = Increment("strength", obstacle=Obstacle("hazard", "balance", 12, damage="1d4-5"))
     state, record = first_round(
         [scratch], {"Ann": {"obstacle": [1], "damage": [2]}}, runner(speed=0)
     )
@@ -567,20 +546,13 @@ def test_negative_damage_counts_as_zero() -> None:
 
 def test_hazard_with_retry_is_rejected() -> None:
     with pytest.raises(RulesError) as error:
-        race(
-            [
-                {
-                    "check": "strength",
-                    "obstacle": {"kind": "hazard", "check": "balance", "dc": 12, "retry": True},
-                }
-            ]
-        )
+        race([Increment("strength", obstacle=Obstacle("hazard", "balance", 12, retry=True))])
     assert violation_locs(error) == [("course", "increments", 0, "obstacle", "retry")]
 
 
 def test_obstacle_before_a_dc_check_uses_the_obstacle_dice_in_order() -> None:
     # Obstacle 20 passes; climb check 3 fails DC 14; its retry takes the next obstacle die.
-    mixed = {**CLIMB, "obstacle": {"kind": "obstacle", "check": "jump", "dc": 10}}
+    mixed = replace(CLIMB, obstacle=Obstacle("obstacle", "jump", 10))
     _, record = first_round([mixed], {"Ann": {"obstacle": [20, 14], "check": 3}}, runner(speed=0))
     assert [check["kind"] for check in line(record)["checks"]] == ["obstacle", "increment", "retry"]
     assert line(record)["gained"] == -10
@@ -604,7 +576,7 @@ def marathon_state(config: races.Config, done: int) -> races.State:
 
 
 @pytest.mark.parametrize(("pacing", "safe"), [("normal", 12), ("pace", 14), ("sprint", 10)])
-def test_safe_increments_are_con_score_adjusted_by_pacing(pacing: str, safe: int) -> None:
+def test_safe_increments_are_con_score_adjusted_by_pacing(pacing: races.Pacing, safe: int) -> None:
     config = race("marathon", runner(speed=0, con_score=12, con_mod=10, pacing=pacing))
     # The last safe increment: no Constitution die.
     _, record = play(config, marathon_state(config, safe - 1), {"Ann": {"check": 10}})
@@ -650,7 +622,7 @@ def test_passed_constitution_check_races_on() -> None:
 
 
 def test_endurance_feat_adds_4_to_the_constitution_check() -> None:
-    config = race("marathon", runner(speed=0, con_score=10, feats=["endurance"]))
+    config = race("marathon", runner(speed=0, con_score=10, feats=("endurance",)))
     _, record = play(config, marathon_state(config, 10), {"Ann": {"constitution": 16, "check": 9}})
     assert line(record)["checks"][0]["total"] == 20
     assert line(record)["gained"] == 9
@@ -674,14 +646,9 @@ def test_endurance_rule_off_or_no_con_score_means_no_checks() -> None:
 
 
 def test_mount_checks_with_its_own_con_and_mounted_increments_only() -> None:
-    horse = {**HORSE, "con_score": 1, "con_mod": 0}
-    course: list[dict[str, Any]] = [
-        STRENGTH,
-        STRENGTH,
-        {"check": "strength", "mounted": True},
-        {"check": "strength", "mounted": True},
-    ]
-    config = race(course, runner(speed=0, con_score=18, feats=["endurance"], mount=horse))
+    horse = replace(HORSE, con_score=1, con_mod=0)
+    course = [STRENGTH, STRENGTH, MOUNTED, MOUNTED]
+    config = race(course, runner(speed=0, con_score=18, feats=("endurance",), mount=horse))
     state = marathon_state(config, 2)
     # Two foot increments raced, but the mount has raced none: safe (its Con 1 > 0).
     state, record = play(config, state, {"Ann": {"ride": 1, "check": 1}})
@@ -700,15 +667,15 @@ def test_mount_checks_with_its_own_con_and_mounted_increments_only() -> None:
 
 
 def test_non_living_mount_never_checks() -> None:
-    golem = {**HORSE, "con_score": 0, "living": False}
-    config = race([{"check": "strength", "mounted": True}] * 3, runner(speed=0, mount=golem))
+    golem = replace(HORSE, con_score=0, living=False)
+    config = race([MOUNTED] * 3, runner(speed=0, mount=golem))
     _, record = play(config, marathon_state(config, 2), {"Ann": {"ride": 1, "check": 1}})
     assert "constitution" not in [check["kind"] for check in line(record)["checks"]]
 
 
 def test_rider_counts_every_increment_raced_on_foot() -> None:
     config = race(
-        [{"check": "strength", "mounted": True}, STRENGTH, STRENGTH],
+        [MOUNTED, STRENGTH, STRENGTH],
         runner(speed=0, con_score=2, con_mod=0, mount=HORSE),
     )
     _, record = play(config, marathon_state(config, 2), {"Ann": {"constitution": 4, "check": 1}})
@@ -728,21 +695,22 @@ def test_dash_winner_and_tie() -> None:
     )
     assert not record.finished
     assert record.winners == ()
-    assert races.result(config, state) is None
+    assert not races.is_finished(state)
     state, record = play(
         config, state, {"Ann": {"check": 15}, "Bob": {"check": 13}, "Cid": {"check": 20}}
     )
     assert record.finished
     assert record.winners == ("Ann", "Bob")
-    assert state.ds == {"Ann": 25, "Bob": 25, "Cid": 23}
-    assert races.result(config, state) == {
-        "winners": ["Ann", "Bob"],
-        "tie": True,
-        "ds": {"Ann": 25, "Bob": 25, "Cid": 23},
-        "standing": {"Ann": "racing", "Bob": "racing", "Cid": "racing"},
-        "damage": {"Ann": 0, "Bob": 0, "Cid": 0},
-        "flags": {"Ann": [], "Bob": [], "Cid": []},
-    }
+    assert races.is_finished(state)
+    assert races.winners(state) == ("Ann", "Bob")  # a tie
+    assert state == races.State(
+        increment=2,
+        of=2,
+        ds={"Ann": 25, "Bob": 25, "Cid": 23},
+        standing={"Ann": "racing", "Bob": "racing", "Cid": "racing"},
+        damage={"Ann": 0, "Bob": 0, "Cid": 0},
+        flags={"Ann": (), "Bob": (), "Cid": ()},
+    )
     with pytest.raises(PhaseError):
         races.play_round(config, state, supplied({}))
 
@@ -751,9 +719,13 @@ def test_round_record_and_summary() -> None:
     config = race("dash", runner("Ann", speed=0), runner("Bob", speed=0))
     state = races.start(config, supplied({}))
     state, record = play(config, state, {"Ann": {"check": 10}, "Bob": {"check": 12}})
-    body = record.to_dict()
-    assert set(body) == {"increment", "competitors", "finished", "winners"}
-    assert set(body["competitors"]["Ann"]) >= {"gained", "total", "ds", "standing", "events"}
+    assert {field.name for field in fields(record)} == {
+        "increment",
+        "competitors",
+        "finished",
+        "winners",
+    }
+    assert set(line(record, "Ann")) >= {"gained", "total", "ds", "standing", "events"}
     assert races.round_summary(config, state, record) == (
         "Increment 1/2 (strength): Ann +10 (DS 10); Bob +12 (DS 12)."
     )
@@ -792,7 +764,7 @@ def test_uses_server_dice_when_none_are_supplied() -> None:
 
 
 def test_a_seeded_dakrothian_marathon_runs_to_the_end() -> None:
-    horse = {"strength_mod": 5, "speed": 60, "con_score": 15}
+    horse = races.Mount(strength_mod=5, speed=60, con_score=15)
     config = race(
         "dakrothian-marathon",
         *(
@@ -801,8 +773,8 @@ def test_a_seeded_dakrothian_marathon_runs_to_the_end() -> None:
                 speed=30,
                 mods={"strength": 2, "climb": 4, "swim": 3, "jump": 3, "balance": 1, "ride": 5},
                 con_score=12 + index,
-                feats=["endurance"] if index % 2 else ["run"],
-                pacing=("normal", "sprint", "pace")[index % 3],
+                feats=("endurance",) if index % 2 else ("run",),
+                pacing=PACINGS[index % 3],
                 mount=horse,
             )
             for index in range(6)
@@ -824,7 +796,7 @@ def test_a_seeded_dakrothian_marathon_runs_to_the_end() -> None:
         "damage",
     }
     assert {entry.who for entry in dice.log} <= {f"Racer {index}" for index in range(6)}
-    assert races.result(config, state) is not None
+    assert races.is_finished(state)
 
 
 # --------------------------------------------------------------------------------------------
@@ -832,17 +804,23 @@ def test_a_seeded_dakrothian_marathon_runs_to_the_end() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_defaults_are_applied_and_round_trip() -> None:
+def test_config_round_trips_and_spells_out_the_course() -> None:
     config = race(
-        [{"check": "climb", "dc": 12}, MARSH],
-        runner("Ann", con_score=15, mount={"strength_mod": 2, "speed": 50, "con_score": 13}),
+        [CLIMB, MARSH],
+        runner(
+            "Ann",
+            con_score=15,
+            con_mod=2,
+            mount=races.Mount(strength_mod=2, speed=50, con_score=13, con_mod=1),
+        ),
     )
-    body = races.config_to_dict(config)
+    body = serial.dump(config)
     assert body["damage_instead_of_forfeit"] is False
     assert body["endurance_rule"] is True
     assert body["max_retries"] == 5
     assert body["competitors"][0]["con_mod"] == 2
     assert body["competitors"][0]["pacing"] == "normal"
+    assert body["competitors"][0]["speeds"] == {}
     assert body["competitors"][0]["mount"] == {
         "name": None,
         "strength_mod": 2,
@@ -853,127 +831,83 @@ def test_defaults_are_applied_and_round_trip() -> None:
     }
     assert body["increments"][0] == {
         "check": "climb",
-        "dc": 12,
+        "dc": 14,
         "on_fail": "retry",
         "drown_margin": 5,
         "modifier": 0,
         "mounted": False,
         "obstacle": None,
     }
-    assert races.config_from_dict(body) == config
+    assert body["course"] == {"increments": body["increments"]}
+    assert serial.load(races.Config, body) == config
     preset = race("dakrothian-marathon", runner(mount=HORSE))
-    preset_body = races.config_to_dict(preset)
+    preset_body = serial.dump(preset)
     assert preset_body["course"] == "dakrothian-marathon"
     assert len(preset_body["increments"]) == 20
-    assert races.config_from_dict(preset_body) == preset
+    assert serial.load(races.Config, preset_body) == preset
+    assert serial.load(races.Config, preset_body).preset == "dakrothian-marathon"
 
 
-def test_state_round_trips_and_public_state_is_the_api_shape() -> None:
-    config = race([{"check": "swim", "dc": 15}], runner("Ann", speed=0))
+def test_state_round_trips_as_the_api_shape() -> None:
+    config = race([Increment("swim", dc=15, on_fail="stall")], runner("Ann", speed=0))
     state, _ = play(config, races.start(config, supplied({})), {"Ann": {"check": 1}})
-    body = races.state_to_dict(state)
-    assert (
-        races.public_state(state)
-        == body
-        == {
-            "increment": 1,
-            "of": 1,
-            "ds": {"Ann": 0},
-            "standing": {"Ann": "racing"},
-            "damage": {"Ann": 0},
-            "flags": {"Ann": ["drowning"]},
-        }
-    )
-    assert races.state_from_dict(body) == state
+    body = serial.dump(state)
+    assert body == {
+        "increment": 1,
+        "of": 1,
+        "ds": {"Ann": 0},
+        "standing": {"Ann": "racing"},
+        "damage": {"Ann": 0},
+        "flags": {"Ann": ["drowning"]},
+    }
+    assert serial.load(races.State, body) == state
 
 
 @pytest.mark.parametrize(
-    ("body", "loc"),
+    ("course", "competitors", "loc"),
     [
-        ({"competitors": []}, ("competitors",)),
-        ({"competitors": [runner(f"R{i}") for i in range(65)]}, ("competitors",)),
-        ({"competitors": [runner("Ann"), runner("Ann")]}, ("competitors", 1, "name")),
-        ({"competitors": [runner(speed=-5)]}, ("competitors", 0, "speed")),
-        ({"competitors": [runner(pacing="crawl")]}, ("competitors", 0, "pacing")),
-        ({"competitors": [runner(speeds={"fly": 60})]}, ("competitors", 0, "speeds", "fly")),
+        ([STRENGTH], (runner("Ann"), runner("Ann")), ("competitors", 1, "name")),
         (
-            {"competitors": [runner(mods={"Hide": 1, "hide": 2})]},
-            ("competitors", 0, "mods", "hide"),
-        ),
-        ({"competitors": [runner(name=" ")]}, ("competitors", 0, "name")),
-        ({"course": {"increments": []}}, ("course", "increments")),
-        ({"course": {"increments": [STRENGTH] * 201}}, ("course", "increments")),
-        (
-            {"course": {"increments": [{"check": "swim", "dc": 15, "drown_margin": 0}]}},
-            ("course", "increments", 0, "drown_margin"),
+            [STRENGTH, Increment("swim", on_fail="stall")],
+            (runner(),),
+            ("course", "increments", 1, "on_fail"),
         ),
         (
-            {"course": {"increments": [{"check": "swim", "on_fail": "sink", "dc": 3}]}},
-            ("course", "increments", 0, "on_fail"),
+            [Increment("climb", mounted=True)],
+            (runner(mount=HORSE),),
+            ("course", "increments", 0, "check"),
         ),
         (
-            {
-                "course": {
-                    "increments": [
-                        {"check": "strength", "obstacle": {"kind": "pit", "check": "jump", "dc": 3}}
-                    ]
-                }
-            },
-            ("course", "increments", 0, "obstacle", "kind"),
+            [Increment("strength", obstacle=Obstacle("hazard", "jump", 3, retry=True))],
+            (runner(),),
+            ("course", "increments", 0, "obstacle", "retry"),
         ),
-        (
-            {
-                "course": {
-                    "increments": [
-                        {"check": "strength", "obstacle": {"kind": "hazard", "check": "jump"}}
-                    ]
-                }
-            },
-            ("course", "increments", 0, "obstacle", "dc"),
-        ),
-        (
-            {
-                "course": {
-                    "increments": [
-                        {
-                            "check": "strength",
-                            "obstacle": {
-                                "kind": "hazard",
-                                "check": "jump",
-                                "dc": 3,
-                                "damage": "x" * 1001,
-                            },
-                        }
-                    ]
-                }
-            },
-            ("course", "increments", 0, "obstacle", "damage"),
-        ),
-        ({"max_retries": -1}, ("max_retries",)),
-        ({"max_retries": 101}, ("max_retries",)),
-        ({"endurance_rule": "yes"}, ("endurance_rule",)),
+        ([MOUNTED], (runner(mount=HORSE), runner("Bob")), ("competitors", 1, "mount")),
     ],
 )
 def test_rule_violations_are_reported_where_they_are(
-    body: dict[str, Any], loc: tuple[str | int, ...]
+    course: list[races.Increment],
+    competitors: tuple[races.Competitor, ...],
+    loc: tuple[str | int, ...],
 ) -> None:
     with pytest.raises(RulesError) as error:
-        races.config_from_dict({"course": "dash", "competitors": [runner()], **body})
+        race(course, *competitors)
     assert loc in violation_locs(error)
 
 
 def test_every_violation_is_listed_at_once() -> None:
     with pytest.raises(RulesError) as error:
-        races.config_from_dict(
-            {
-                "course": {"increments": [{"check": "swim", "on_fail": "stall"}]},
-                "competitors": [runner(speed=-1), runner()],
-            }
+        race(
+            [Increment("swim", on_fail="stall"), Increment("swim", mounted=True)],
+            runner(),
+            runner(),
         )
     assert violation_locs(error) == [
         ("course", "increments", 0, "on_fail"),
-        ("competitors", 0, "speed"),
+        ("course", "increments", 1, "check"),
         ("competitors", 1, "name"),
+        ("competitors", 0, "mount"),
+        ("competitors", 1, "mount"),
     ]
 
 
@@ -984,33 +918,31 @@ def test_every_violation_is_listed_at_once() -> None:
 checks = st.sampled_from(["strength", "swim", "climb", "jump", "balance"])
 obstacles = st.one_of(
     st.none(),
-    st.fixed_dictionaries(
-        {
-            "kind": st.just("obstacle"),
-            "check": checks,
-            "dc": st.integers(5, 25),
-            "retry": st.booleans(),
-            "damage": st.sampled_from(["1d6", "2d4+1", None]),
-        }
+    st.builds(
+        Obstacle,
+        kind=st.just("obstacle"),
+        check=checks,
+        dc=st.integers(5, 25),
+        retry=st.booleans(),
+        damage=st.sampled_from(["1d6", "2d4+1", None]),
     ),
-    st.fixed_dictionaries(
-        {
-            "kind": st.just("hazard"),
-            "check": checks,
-            "dc": st.integers(5, 25),
-            "damage": st.sampled_from(["1d6", None]),
-        }
+    st.builds(
+        Obstacle,
+        kind=st.just("hazard"),
+        check=checks,
+        dc=st.integers(5, 25),
+        damage=st.sampled_from(["1d6", None]),
     ),
 )
 increments = st.builds(
-    lambda check, dc, on_fail, modifier, mounted, obstacle: {
-        "check": "strength" if mounted else check,
-        "dc": dc,
-        "on_fail": on_fail if dc is not None else None,
-        "modifier": modifier,
-        "mounted": mounted,
-        "obstacle": obstacle,
-    },
+    lambda check, dc, on_fail, modifier, mounted, obstacle: Increment(
+        check="strength" if mounted else check,
+        dc=dc,
+        on_fail=on_fail if dc is not None else None,
+        modifier=modifier,
+        mounted=mounted,
+        obstacle=obstacle,
+    ),
     checks,
     st.one_of(st.none(), st.integers(5, 25)),
     st.sampled_from(["retry", "stall"]),
@@ -1018,28 +950,21 @@ increments = st.builds(
     st.booleans(),
     obstacles,
 )
-competitor_bodies = st.builds(
-    lambda speed, mods, con_score, feats, pacing, mount: {
-        "speed": speed,
-        "mods": mods,
-        "con_score": con_score,
-        "feats": feats,
-        "pacing": pacing,
-        "mount": mount,
-    },
-    st.integers(0, 60),
-    st.dictionaries(checks, st.integers(-5, 10), max_size=5),
-    st.one_of(st.none(), st.integers(1, 20)),
-    st.lists(st.sampled_from(["run", "endurance"]), unique=True),
-    st.sampled_from(["normal", "sprint", "pace"]),
-    st.fixed_dictionaries(
-        {
-            "strength_mod": st.integers(-2, 8),
-            "speed": st.integers(0, 80),
-            "con_score": st.one_of(st.none(), st.integers(1, 20)),
-            "living": st.booleans(),
-        }
-    ),
+competitor_bodies = st.fixed_dictionaries(
+    {
+        "speed": st.integers(0, 60),
+        "mods": st.dictionaries(checks, st.integers(-5, 10), max_size=5),
+        "con_score": st.one_of(st.none(), st.integers(1, 20)),
+        "feats": st.lists(st.sampled_from(["run", "endurance"]), unique=True).map(tuple),
+        "pacing": st.sampled_from(PACINGS),
+        "mount": st.builds(
+            races.Mount,
+            strength_mod=st.integers(-2, 8),
+            speed=st.integers(0, 80),
+            con_score=st.one_of(st.none(), st.integers(1, 20)),
+            living=st.booleans(),
+        ),
+    }
 )
 
 
@@ -1052,20 +977,18 @@ competitor_bodies = st.builds(
     max_retries=st.integers(0, 5),
 )
 def test_a_race_always_finishes_and_ds_adds_up(
-    course: list[dict[str, Any]],
+    course: list[races.Increment],
     bodies: list[dict[str, Any]],
     seed: int,
     damage_instead_of_forfeit: bool,
     max_retries: int,
 ) -> None:
-    competitors = [{"name": f"R{index}", **body} for index, body in enumerate(bodies)]
-    config = races.config_from_dict(
-        {
-            "course": {"increments": course},
-            "competitors": competitors,
-            "damage_instead_of_forfeit": damage_instead_of_forfeit,
-            "max_retries": max_retries,
-        }
+    competitors = [runner(f"R{index}", **body) for index, body in enumerate(bodies)]
+    config = race(
+        course,
+        *competitors,
+        damage_instead_of_forfeit=damage_instead_of_forfeit,
+        max_retries=max_retries,
     )
     state = races.start(config, supplied({}))
     dice = Dice(SeededRng(seed), notation=fake_notation)
@@ -1075,7 +998,8 @@ def test_a_race_always_finishes_and_ds_adds_up(
         before = state
         state, record = races.play_round(config, state, dice)
         rounds += 1
-        for name, entry in record.to_dict()["competitors"].items():
+        for name in state.ds:
+            entry = line(record, name)
             assert state.ds[name] == before.ds[name] + entry["gained"]
             gained_total[name] += entry["gained"]
             if before.standing[name] == "forfeited":
@@ -1101,34 +1025,64 @@ def test_a_race_always_finishes_and_ds_adds_up(
         assert won == ()
 
 
+names = st.sampled_from(["Ann", "Bob", "Cid"])
+any_increments = st.builds(
+    Increment,
+    check=checks,
+    dc=st.one_of(st.none(), st.integers(0, 30)),
+    on_fail=st.sampled_from(["retry", "stall", None]),
+    mounted=st.booleans(),
+    obstacle=st.one_of(
+        st.none(),
+        st.builds(
+            Obstacle,
+            kind=st.sampled_from(["obstacle", "hazard"]),
+            check=checks,
+            dc=st.integers(0, 30),
+            retry=st.booleans(),
+        ),
+    ),
+)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
-    body=st.dictionaries(
-        st.sampled_from(
-            ["course", "competitors", "max_retries", "endurance_rule", "damage_instead_of_forfeit"]
-        ),
-        st.one_of(
-            st.none(),
-            st.integers(-5, 300),
-            st.text(max_size=5),
-            st.booleans(),
-            st.lists(
-                st.dictionaries(
-                    st.sampled_from(["name", "speed", "check", "dc", "mods"]),
-                    st.integers(-3, 30) | st.text(max_size=3),
-                ),
-                max_size=3,
+    course=st.one_of(
+        st.sampled_from(list(races.PRESETS)),
+        st.lists(any_increments, min_size=1, max_size=4),
+    ),
+    competitors=st.lists(
+        st.builds(
+            races.Competitor,
+            name=names,
+            speed=st.integers(0, 60),
+            mount=st.one_of(
+                st.none(), st.builds(races.Mount, strength_mod=st.just(1), speed=st.just(40))
             ),
-            st.just("dash"),
         ),
-    )
+        min_size=1,
+        max_size=3,
+    ),
+    max_retries=st.integers(0, 100),
+    endurance_rule=st.booleans(),
 )
-def test_creation_either_succeeds_or_raises_rules_error(body: dict[str, Any]) -> None:
+def test_checking_a_config_either_passes_or_lists_violations(
+    course: races.Preset | list[races.Increment],
+    competitors: list[races.Competitor],
+    max_retries: int,
+    endurance_rule: bool,
+) -> None:
+    config = races.Config(
+        course=course if isinstance(course, str) else races.Course(tuple(course)),
+        competitors=tuple(competitors),
+        max_retries=max_retries,
+        endurance_rule=endurance_rule,
+    )
     try:
-        config = races.config_from_dict(body)
+        races.check_config(config)
     except RulesError as error:
         violations = error.violations
         assert violations
         assert all(violation.msg for violation in violations)
     else:
-        assert races.config_from_dict(races.config_to_dict(config)) == config
+        assert serial.load(races.Config, serial.dump(config)) == config

@@ -294,7 +294,11 @@ def test_identical_keyed_creates_at_once_create_exactly_one(
     servers: list[Server], database_url: str
 ) -> None:
     before = count(database_url, sessions)
-    keyed = {"Idempotency-Key": f"create-at-once-{uuid.uuid4().hex}"}
+    # Scoped by the caller's own secret, so a replay is the whole answer, tokens included.
+    keyed = {
+        **bearer(f"caller-{uuid.uuid4().hex}"),
+        "Idempotency-Key": f"create-at-once-{uuid.uuid4().hex}",
+    }
     answers = fire_together(servers, "POST", "/v1/arm-wrestles", ARM_WRESTLE, keyed)
     assert_one_answer_or_in_flight(answers, 201)
     assert count(database_url, sessions) == before + 1

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import D100, RollEntry, Seed, Strict
+from app.api.schemas.common import D100, RollRecord, Seed, Strict
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
 Rating = Annotated[
@@ -53,11 +54,20 @@ class CairnRollRequest(Strict):
     seed: Seed | None = None
 
 
-class CairnRollResult(BaseModel):
+#: The positions of the sorted dice, worst first (`app.rules.cairn.POSITION_NAMES`).
+CairnPosition = Literal[
+    "worst", "second worst", "third worst", "middle", "third best", "second best", "best"
+]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class CairnRollAnswer(TypedDict):
+    """The answer of `POST /v1/cairn/roll`: every step of the roll (RULES.md §2)."""
+
     rating: int
     dice_sorted: list[int]
     chosen: list[int]
-    chosen_names: list[str]
+    chosen_names: list[CairnPosition]
     average: int
     base_score: int
     critical_die: int
@@ -68,5 +78,5 @@ class CairnRollResult(BaseModel):
     score: int
     target: int | None
     success: bool | None
-    rolls: list[RollEntry]
+    rolls: list[RollRecord]
     summary: str

@@ -1,26 +1,37 @@
 """Schemas of chases as sessions (API.md "Chases", RULES.md §3.4).
 
 The escapee and the chaser are race competitors, and a chase increment's terrain is a race
-increment plus `flat` (`app.api.schemas.races`).
+increment plus `flat` (`app.api.schemas.races`). The models check every field on its own and
+build the rules' dataclasses (`to_rules`); `app.rules.chases.check_config` and
+`validate_round` check what spans fields.
+
+The TypedDicts describe exactly the JSON served for a chase's `config`, `state`, `result` and
+each round record.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, Name, Seed, Strict
+from app.api.presentation import Session
+from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
 from app.api.schemas.races import (
     MAX_DC,
     CheckName,
     DamageDice,
     ObstacleDice,
+    RaceCheckRecord,
     RaceCompetitor,
+    RaceCompetitorConfig,
     RaceIncrement,
+    RaceIncrementConfig,
     by_key,
     one_or_many,
 )
+from app.rules import chases as rules
 from app.rules.chases import (
     DEFAULT_CHASER_CHECK,
     DEFAULT_HAZARD_BASE_COST,
@@ -30,7 +41,7 @@ from app.rules.chases import (
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.races import DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT
 
-#: Bounds of a start (the rules core rejects a lead of 0 or less).
+#: Bounds of a start: a lead of 0 or less would be a chase already over (RULES.md §3.4).
 MAX_START = 10_000
 #: Hide and Spot dice: the first pair and every reroll of a tie (RULES.md §0).
 OpposedList = Annotated[list[D20], Field(min_length=1, max_length=1 + MAX_OPPOSED_REROLLS)]
@@ -42,19 +53,28 @@ class InitiativeStart(Strict):
 
     mode: Literal["initiative"]
 
+    def to_rules(self) -> rules.InitiativeStart:
+        return rules.InitiativeStart()
+
 
 class DistanceStart(Strict):
     """The lead is 5 x the increments of the chaser's speed between them."""
 
     mode: Literal["distance"]
-    increments: Annotated[int, Field(ge=-MAX_START, le=MAX_START)]
+    increments: Annotated[int, Field(ge=1, le=MAX_START)]
+
+    def to_rules(self) -> rules.DistanceStart:
+        return rules.DistanceStart(increments=self.increments)
 
 
 class LeadStart(Strict):
     """An explicit lead in DS."""
 
     mode: Literal["lead"]
-    lead: Annotated[int, Field(ge=-MAX_START, le=MAX_START)]
+    lead: Annotated[int, Field(ge=1, le=MAX_START)]
+
+    def to_rules(self) -> rules.LeadStart:
+        return rules.LeadStart(lead=self.lead)
 
 
 ChaseStart = Annotated[
@@ -84,17 +104,36 @@ class ChaseCreate(Strict):
         default=None, description="the escapee's supplied initiative die"
     )
 
+    def to_rules(self) -> rules.Config:
+        """The chase (`app.rules.chases.check_config` checks what spans its fields)."""
+        return rules.Config(
+            escapee=self.escapee.to_rules(),
+            chaser=self.chaser.to_rules(),
+            start=self.start.to_rules(),
+            hazard_base_cost=self.hazard_base_cost,
+            endurance_rule=self.endurance_rule,
+            max_rounds=self.max_rounds,
+            max_retries=self.max_retries,
+            damage_instead_of_forfeit=self.damage_instead_of_forfeit,
+        )
+
 
 class ChaseTerrain(RaceIncrement):
     """The increment the GM describes (a race increment, and whether it is flat)."""
 
     flat: bool = False
 
+    def to_terrain(self) -> rules.Terrain:
+        return rules.Terrain(increment=self.to_rules(), flat=self.flat)
+
 
 class HideTactic(Strict):
     """Opposed Hide vs Spot: needs a lead of 20 or more and terrain that is not flat."""
 
     kind: Literal["hide"]
+
+    def to_rules(self) -> rules.Hide:
+        return rules.Hide()
 
 
 class HazardTactic(Strict):
@@ -103,6 +142,9 @@ class HazardTactic(Strict):
     kind: Literal["hazard"]
     penalty: Annotated[int, Field(ge=0, le=MAX_DC)]
     chaser_check: CheckName = DEFAULT_CHASER_CHECK
+
+    def to_rules(self) -> rules.CreateHazard:
+        return rules.CreateHazard(penalty=self.penalty, chaser_check=self.chaser_check.lower())
 
 
 ChaseTactic = Annotated[
@@ -124,10 +166,23 @@ class ChaseDice(Strict):
     damage: DamageDice | None = None
 
 
+class ChasePurposeDice(ChaseDice):
+    """Every die one side may be given: a round's, and the escapee's initiative at creation."""
+
+    initiative: D20 | None = None
+
+
 class ChaseRound(Strict):
     terrain: ChaseTerrain
     tactic: ChaseTactic | None = None
     rolls: dict[Name, ChaseDice] | None = None
+
+    def to_rules(self) -> rules.RoundInput:
+        """The terrain and tactic (`app.rules.chases.validate_round` checks them together)."""
+        return rules.RoundInput(
+            terrain=self.terrain.to_terrain(),
+            tactic=None if self.tactic is None else self.tactic.to_rules(),
+        )
 
 
 class ChaseResolve(Strict):
@@ -139,3 +194,127 @@ class ChaseResolve(Strict):
 
 class ChaseEnd(Strict):
     reason: Literal["gave-up"] = "gave-up"
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseStartConfig(TypedDict):
+    """How the lead started: `increments` for a distance start, `lead` for a lead start."""
+
+    mode: rules.StartMode
+    increments: NotRequired[int]
+    lead: NotRequired[int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseConfig(TypedDict):
+    """A chase's `config`: both sides normalised as race competitors, the start, the options."""
+
+    escapee: RaceCompetitorConfig
+    chaser: RaceCompetitorConfig
+    start: ChaseStartConfig
+    hazard_base_cost: int
+    endurance_rule: bool
+    max_rounds: int
+    max_retries: int
+    damage_instead_of_forfeit: bool
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseState(TypedDict):
+    """A chase's `state`: the lead, both sides' DS, and how it ended (null while it goes on)."""
+
+    lead: int
+    ds: dict[str, int]
+    status_detail: rules.StatusDetail | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseResult(TypedDict):
+    """A finished chase: how it ended, who won, the final lead and DS, increments played."""
+
+    status_detail: rules.StatusDetail
+    winner: str
+    lead: int
+    ds: dict[str, int]
+    increments: int
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseTerrainRecord(RaceIncrementConfig):
+    """The increment's terrain, normalised as a race increment, and whether it was flat."""
+
+    flat: bool
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseTacticRecord(TypedDict):
+    """The escapee's tactic; `attempted` (false) only when she rested instead.
+
+    A hide has the opposed totals when both checked; a hazard its cost and penalty, and once
+    attempted whether it was created, the totals, the chaser's check and its DC.
+    """
+
+    kind: Literal["hide", "hazard"]
+    success: bool
+    attempted: NotRequired[bool]
+    cost: NotRequired[int]
+    penalty: NotRequired[int]
+    created: NotRequired[bool]
+    escapee_total: NotRequired[int]
+    chaser_total: NotRequired[int]
+    chaser_check: NotRequired[str]
+    dc: NotRequired[int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseSideRecord(TypedDict):
+    """One side's increment: what it gained, whether it rested or was held up, its checks."""
+
+    gained: int
+    total: int | None
+    rested: bool
+    held_up: bool
+    events: list[str]
+    checks: list[RaceCheckRecord]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseRoundOutcome(TypedDict):
+    """A round record without `number`, `rolls` and `summary`."""
+
+    increment: int
+    terrain: ChaseTerrainRecord
+    lead_before: int
+    tactic: ChaseTacticRecord | None
+    gains: dict[str, int]
+    lead: int
+    finished: bool
+    outcome: rules.Outcome | None
+    status_detail: rules.StatusDetail | None
+    sides: dict[str, ChaseSideRecord]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseRoundRecord(ChaseRoundOutcome):
+    """One increment of a chase as `rounds` lists it."""
+
+    number: int
+    rolls: list[RollRecord]
+    summary: str
+
+
+# --- the answer of the chase's own call -----------------------------------------------------
+
+#: A chase session as every answer shows it.
+ChaseSessionBody = Session[ChaseConfig, ChaseState, ChaseResult]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ChaseEnded(TypedDict):
+    """The ended chase (the chaser gave up): its session and one line."""
+
+    session: ChaseSessionBody
+    summary: str

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, with_config
+from typing_extensions import TypedDict
 
-from app.rules.dice import MAX_SEED
+from app.rules.dice import MAX_SEED, DieRoll
 
 #: A competitor, party or member name: how results and supplied dice refer to them.
 Name = Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)]
@@ -31,6 +33,31 @@ class RollEntry(BaseModel):
     dice: str
     values: list[int]
     source: Literal["supplied", "rolled"]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RollRecord(TypedDict):
+    """One (who, purpose) roll in an answer's `rolls`: its dice, values and where they came from."""
+
+    who: str | None
+    purpose: str
+    dice: str
+    values: list[int]
+    source: Literal["supplied", "rolled"]
+
+
+def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:
+    """A dice log as typed `rolls` entries (the same keys and values as `Dice.rolls()`)."""
+    return [
+        {
+            "who": entry.who,
+            "purpose": entry.purpose,
+            "dice": entry.dice,
+            "values": list(entry.values),
+            "source": entry.source,
+        }
+        for entry in log
+    ]
 
 
 class Problem(BaseModel):

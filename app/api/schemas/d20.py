@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, RollEntry, Seed, Strict
+from app.api.schemas.common import D20, RollRecord, Seed, Strict
 from app.rules.checks import MAX_DC, MAX_MODIFIER, MIN_DC, MIN_MODIFIER
 
 
@@ -19,11 +20,14 @@ class D20CheckRequest(Strict):
     seed: Seed | None = None
 
 
-class D20CheckResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class D20CheckAnswer(TypedDict):
+    """The answer of `POST /v1/d20/check`: the d20, the total and, with a DC, success."""
+
     roll: int
     modifier: int
     total: int
     dc: int | None
     success: bool | None
-    rolls: list[RollEntry]
+    rolls: list[RollRecord]
     summary: str

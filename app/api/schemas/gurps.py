@@ -1,12 +1,17 @@
-"""Request and response schemas of the GURPS endpoints (API.md, RULES.md §1)."""
+"""Request and response schemas of the GURPS endpoints (API.md, RULES.md §1).
+
+The answers are TypedDicts describing exactly the JSON served: the handlers build them as such
+(checked by mypy), and `/openapi.json` documents them under these names.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import Name, Roll3d6, RollEntry, Seed, Strict
+from app.api.schemas.common import Name, Roll3d6, RollRecord, Seed, Strict
 from app.rules.gurps import DEFAULT_MAX_ROUNDS, MAX_ROUNDS_LIMIT, MAX_SKILL, MIN_SKILL
 
 Skill = Annotated[int, Field(ge=MIN_SKILL, le=MAX_SKILL, description="effective skill")]
@@ -19,21 +24,21 @@ class SuccessRollRequest(Strict):
     seed: Seed | None = None
 
 
-class Competitor(Strict):
+class GurpsCompetitor(Strict):
     name: Name
     skill: Skill
     roll: Roll3d6 | None = None
 
 
 class QuickContestRequest(Strict):
-    a: Competitor
-    b: Competitor
+    a: GurpsCompetitor
+    b: GurpsCompetitor
     seed: Seed | None = None
 
 
 class ResistanceRollRequest(Strict):
-    attacker: Competitor
-    defender: Competitor
+    attacker: GurpsCompetitor
+    defender: GurpsCompetitor
     seed: Seed | None = None
 
 
@@ -59,21 +64,28 @@ class RegularContestRequest(Strict):
     seed: Seed | None = None
 
 
+#: A success roll's critical: RULES.md §1.1.
 Critical = Literal["success", "failure"] | None
 
 
-class SuccessRollResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class SuccessRollAnswer(TypedDict):
+    """The answer of `POST /v1/gurps/success-roll`: one 3d6 roll against a skill."""
+
     skill: int
     roll: list[int]
     total: int
     success: bool
     critical: Critical
     margin: int
-    rolls: list[RollEntry]
+    rolls: list[RollRecord]
     summary: str
 
 
-class CompetitorResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class GurpsCompetitorRoll(TypedDict):
+    """A named competitor's success roll in a quick contest or a resistance roll."""
+
     name: str
     skill: int
     roll: list[int]
@@ -83,55 +95,82 @@ class CompetitorResult(BaseModel):
     margin: int
 
 
-class QuickContestResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class QuickContestAnswer(TypedDict):
+    """The answer of `POST /v1/gurps/quick-contest`: both rolls and who won by how much."""
+
     winner: str | None
     tie: bool
     margin_of_victory: int | None
-    a: CompetitorResult
-    b: CompetitorResult
-    rolls: list[RollEntry]
+    a: GurpsCompetitorRoll
+    b: GurpsCompetitorRoll
+    rolls: list[RollRecord]
     summary: str
 
 
-class DefenderResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class ResistanceDefenderRolled(TypedDict):
+    """The defender of a resistance roll who resisted: her success roll, `rolled` true."""
+
     name: str
     skill: int
-    rolled: bool
-    roll: list[int] | None = None
-    total: int | None = None
-    success: bool | None = None
-    critical: Critical = None
-    margin: int | None = None
+    roll: list[int]
+    total: int
+    success: bool
+    critical: Critical
+    margin: int
+    rolled: Literal[True]
 
 
-class ResistanceRollResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class ResistanceDefenderUnrolled(TypedDict):
+    """The defender of a resistance roll whose attacker failed: no roll, `rolled` false."""
+
+    name: str
+    skill: int
+    rolled: Literal[False]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ResistanceRollAnswer(TypedDict):
+    """The answer of `POST /v1/gurps/resistance-roll`: whether the defender is affected."""
+
     affected: bool
     winner: str
     margin_of_victory: int | None
-    attacker: CompetitorResult
-    defender: DefenderResult
-    rolls: list[RollEntry]
+    attacker: GurpsCompetitorRoll
+    defender: ResistanceDefenderRolled | ResistanceDefenderUnrolled
+    rolls: list[RollRecord]
     summary: str
 
 
-class RoundSide(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class RegularRoundSide(TypedDict):
+    """One side's roll in a round of a one-shot regular contest."""
+
     roll: list[int]
     total: int
     success: bool
 
 
-class RegularRoundResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class RegularRoundPlayed(TypedDict):
+    """One round of a one-shot regular contest: both sides' rolls."""
+
     number: int
-    a: RoundSide
-    b: RoundSide
+    a: RegularRoundSide
+    b: RegularRoundSide
 
 
-class RegularContestResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestAnswer(TypedDict):
+    """The answer of `POST /v1/gurps/regular-contest`: every round until one side wins."""
+
     effective_skills: dict[str, int]
     status: Literal["decided", "undecided"]
     winner: str | None
     rounds_taken: int
     game_seconds: int
-    rounds: list[RegularRoundResult]
-    rolls: list[RollEntry]
+    rounds: list[RegularRoundPlayed]
+    rolls: list[RollRecord]
     summary: str

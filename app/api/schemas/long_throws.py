@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import BaseModel, Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from app.api.schemas.common import D6, D20, Name, RollEntry, Seed, Strict
+from app.api.schemas.common import D6, D20, Name, RollRecord, Seed, Strict
 from app.rules.long_throw import (
     DEFAULT_MAX_SERIES,
     MAX_COMPETITORS,
@@ -45,7 +46,7 @@ class LoadLimitsIn(Strict):
     heavy: Pounds
 
 
-class Competitor(Strict):
+class LongThrowCompetitor(Strict):
     name: Name
     strength_score: Annotated[int, Field(ge=MIN_STRENGTH, le=MAX_STRENGTH)] | None = None
     load_limits: LoadLimitsIn | None = None
@@ -81,11 +82,20 @@ class LongThrowRequest(Strict):
     mode: Mode = "distance"
     into_wall: bool = False
     max_series: Annotated[int, Field(ge=1, le=MAX_SERIES_LIMIT)] = DEFAULT_MAX_SERIES
-    competitors: Annotated[list[Competitor], Field(min_length=1, max_length=MAX_COMPETITORS)]
+    competitors: Annotated[
+        list[LongThrowCompetitor], Field(min_length=1, max_length=MAX_COMPETITORS)
+    ]
     seed: Seed | None = None
 
 
-class ObjectResult(BaseModel):
+#: A load category's penalty on every roll (RULES.md §3.2.2); `over` has none (no roll).
+Penalty = Literal[0, -3, -6]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowObject(TypedDict):
+    """The object thrown in a long throw, standard or custom (RULES.md §3.2.1)."""
+
     name: str
     weight_lb: float
     range_increment_ft: int
@@ -93,13 +103,19 @@ class ObjectResult(BaseModel):
     creature: bool
 
 
-class LoadLimitsResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowLoadLimits(TypedDict):
+    """A thrower's light, medium and heavy load maxima in lb (RULES.md §3.2.2)."""
+
     light: int
     medium: int
     heavy: int
 
 
-class CreatureDamageResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowCreatureDamage(TypedDict):
+    """A thrown creature's landing: its damage, its Tumble check, the wall's damage."""
+
     damage: int
     rolled_damage: int
     tumble_roll: int
@@ -108,22 +124,33 @@ class CreatureDamageResult(BaseModel):
     wall_damage: int | None
 
 
-class CompetitorResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowCompetitorResult(TypedDict):
+    """One thrower's standing; which optional keys appear depends on the mode and object."""
+
     name: str
     eligible: bool
     load: Load
-    penalty: Literal[0, -3, -6]
-    load_limits: LoadLimitsResult
+    penalty: Penalty
+    load_limits: LongThrowLoadLimits
+    # distance and caber: one d20 and one check; precision: one per series thrown in.
+    # None when she cannot lift the object.
     roll: int | list[int] | None
     check: int | list[int] | None
     ds: int | None
-    increments: int | None = None
-    distance_ft: int | None = None
-    creature_damage: CreatureDamageResult | None = None
-    out_in_series: int | None = None
+    # distance mode only.
+    increments: NotRequired[int | None]
+    distance_ft: NotRequired[int | None]
+    # distance and caber with a creature only.
+    creature_damage: NotRequired[LongThrowCreatureDamage | None]
+    # precision only.
+    out_in_series: NotRequired[int | None]
 
 
-class ThrowResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowPrecisionThrow(TypedDict):
+    """One attack roll of a precision series (RULES.md §3.2.4)."""
+
     name: str
     roll: int
     range_penalty: int
@@ -131,19 +158,25 @@ class ThrowResult(BaseModel):
     hit: bool
 
 
-class SeriesResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowSeries(TypedDict):
+    """One precision series: the target's distance, every throw, who went out."""
+
     number: int
     distance_increments: int
-    throws: list[ThrowResult]
+    throws: list[LongThrowPrecisionThrow]
     out: list[str]
 
 
-class LongThrowResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class LongThrowAnswer(TypedDict):
+    """The answer of `POST /v1/long-throws`; `series` is there in precision mode only."""
+
     mode: Mode
-    object: ObjectResult
+    object: LongThrowObject
     winners: list[str]
     tie: bool
-    competitors: list[CompetitorResult]
-    series: list[SeriesResult] | None = None
-    rolls: list[RollEntry]
+    competitors: list[LongThrowCompetitorResult]
+    series: NotRequired[list[LongThrowSeries]]
+    rolls: list[RollRecord]
     summary: str

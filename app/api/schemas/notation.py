@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import RollEntry, Seed, Strict
+from app.api.schemas.common import RollRecord, Seed, Strict
 from app.notation import MAX_EXPRESSION_LENGTH
 
 Expr = Annotated[
@@ -25,9 +26,12 @@ class RollRequest(Strict):
     seed: Seed | None = None
 
 
-class RollResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class NotationRollAnswer(TypedDict):
+    """The answer of `GET|POST /v1/roll`: the total and breakdown of a dice expression."""
+
     expr: str
     total: int
     breakdown: str
-    rolls: list[RollEntry]
+    rolls: list[RollRecord]
     summary: str

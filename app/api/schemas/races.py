@@ -1,33 +1,46 @@
 """Schemas of races as sessions (API.md "Races", RULES.md §3.3).
 
 The competitor and increment shapes are shared with chases (API.md: "Competitor (races and
-chases)"). The rules core (`app.rules.races`) checks the rules on top of these shapes: a
-mounted increment needs a mount, `on_fail` needs a `dc`, a hazard takes no `retry`, ...
+chases)"). The models check every field on its own and build the rules' dataclasses
+(`to_rules`), lower-casing names and applying the defaults that depend on other fields; the
+rules core (`app.rules.races.check_config`) checks what spans fields: a mounted increment needs
+a mount, `on_fail` needs a `dc`, a hazard takes no `retry`, ...
+
+The TypedDicts describe exactly the JSON served for a race's `config`, `state`, `result` and
+each round record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
     TypeAdapter,
+    ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
     create_model,
+    with_config,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, Name, Seed, Strict
+from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
+from app.rules import races as rules
+from app.rules.common import ability_modifier
 from app.rules.races import (
     DEFAULT_DROWN_MARGIN,
     DEFAULT_MAX_RETRIES,
     MAX_COMPETITORS,
     MAX_INCREMENTS,
     MAX_RETRIES_LIMIT,
+    Preset,
 )
 from app.rules.violations import MAX_NOTATION_CHARS
 
@@ -52,7 +65,6 @@ Notation = Annotated[
     StringConstraints(min_length=1, max_length=MAX_NOTATION_CHARS),
     Field(description="dice notation (RULES.md §5), e.g. 3d6"),
 ]
-Preset = Literal["dash", "typical", "marathon", "dakrothian-marathon"]
 D20s = Annotated[list[D20], Field(min_length=1, max_length=MAX_OBSTACLE_DICE)]
 DamageDice = Annotated[
     list[Annotated[int, Field(ge=1)]], Field(min_length=1, max_length=MAX_DAMAGE_DICE)
@@ -103,12 +115,46 @@ def one_or_many(many: Any) -> WrapValidator:
 ObstacleDice = Annotated[D20 | D20s, one_or_many(D20s)]
 
 
+def one_modifier_per_check(mods: Any) -> Any:
+    """Two `mods` keys naming the same check (`Hide` and `hide`) are an error at the second.
+
+    Checked on the raw keys: the model lower-cases them in `to_rules`, where one would be lost.
+    """
+    if not isinstance(mods, Mapping):
+        return mods
+    seen: set[str] = set()
+    errors: list[InitErrorDetails] = []
+    for key, value in mods.items():
+        check = str(key).strip().lower()
+        if check in seen:
+            error = PydanticCustomError(
+                "duplicate_check", "two modifiers for {check}", {"check": check}
+            )
+            errors.append({"type": error, "loc": (key,), "input": value})
+        seen.add(check)
+    if errors:
+        raise ValidationError.from_exception_data("mods", errors)
+    return mods
+
+
+def modifier_for(con_mod: int | None, con_score: int | None) -> int | None:
+    """`con_mod`, or when missing the modifier `con_score` gives (RULES.md §0)."""
+    if con_mod is None and con_score is not None:
+        return ability_modifier(con_score)
+    return con_mod
+
+
 class RaceSpeeds(Strict):
     """Speeds (ft) per movement; a missing one is the competitor's `speed`."""
 
     land: SpeedFt | None = None
     swim: SpeedFt | None = None
     climb: SpeedFt | None = None
+
+    def to_rules(self) -> dict[str, int]:
+        """The speeds given, by movement."""
+        given = {"land": self.land, "swim": self.swim, "climb": self.climb}
+        return {movement: speed for movement, speed in given.items() if speed is not None}
 
 
 class RaceMount(Strict):
@@ -121,6 +167,16 @@ class RaceMount(Strict):
     con_mod: Modifier | None = Field(default=None, description="defaults to con_score's")
     living: bool = Field(default=True, description="a mount that is not living never tires")
 
+    def to_rules(self) -> rules.Mount:
+        return rules.Mount(
+            name=self.name,
+            strength_mod=self.strength_mod,
+            speed=self.speed,
+            con_score=self.con_score,
+            con_mod=modifier_for(self.con_mod, self.con_score),
+            living=self.living,
+        )
+
 
 class RaceCompetitor(Strict):
     """A racer, or a party to a chase (API.md "Races")."""
@@ -128,7 +184,14 @@ class RaceCompetitor(Strict):
     name: Name
     speed: SpeedFt
     speeds: RaceSpeeds | None = None
-    mods: Annotated[dict[CheckName, Modifier], Field(max_length=64)] | None = Field(
+    mods: (
+        Annotated[
+            dict[CheckName, Modifier],
+            Field(max_length=64),
+            BeforeValidator(one_modifier_per_check),
+        ]
+        | None
+    ) = Field(
         default=None,
         description="modifiers by check or skill name (strength, swim, ride, hide, ...); "
         "a missing one is 0",
@@ -141,6 +204,20 @@ class RaceCompetitor(Strict):
     pacing: Literal["normal", "sprint", "pace"] = "normal"
     mount: RaceMount | None = None
 
+    def to_rules(self) -> rules.Competitor:
+        """The competitor with her check names and feats lower-case (RULES.md §3.3 rulings)."""
+        return rules.Competitor(
+            name=self.name,
+            speed=self.speed,
+            speeds={} if self.speeds is None else self.speeds.to_rules(),
+            mods={check.lower(): value for check, value in (self.mods or {}).items()},
+            con_score=self.con_score,
+            con_mod=modifier_for(self.con_mod, self.con_score),
+            feats=tuple(dict.fromkeys(feat.lower() for feat in self.feats or ())),
+            pacing=self.pacing,
+            mount=None if self.mount is None else self.mount.to_rules(),
+        )
+
 
 class RaceObstacle(Strict):
     """An obstacle (must be passed) or a hazard (failure adds 0) before the increment check."""
@@ -150,6 +227,15 @@ class RaceObstacle(Strict):
     dc: Dc
     retry: bool = False
     damage: Notation | None = None
+
+    def to_rules(self) -> rules.Obstacle:
+        return rules.Obstacle(
+            kind=self.kind,
+            check=self.check.lower(),
+            dc=self.dc,
+            retry=self.retry,
+            damage=None if self.damage is None else self.damage.strip(),
+        )
 
 
 class RaceIncrement(Strict):
@@ -163,11 +249,31 @@ class RaceIncrement(Strict):
     mounted: bool = False
     obstacle: RaceObstacle | None = None
 
+    def to_rules(self) -> rules.Increment:
+        """The increment, its check lower-case; with a `dc` but no `on_fail`, a climb retries
+        (the source's climbing race) and anything else stalls (RULES.md §3.3 rulings)."""
+        check = self.check.lower()
+        on_fail = self.on_fail
+        if on_fail is None and self.dc is not None:
+            on_fail = "retry" if check == "climb" else "stall"
+        return rules.Increment(
+            check=check,
+            dc=self.dc,
+            on_fail=on_fail,
+            drown_margin=self.drown_margin,
+            modifier=self.modifier,
+            mounted=self.mounted,
+            obstacle=None if self.obstacle is None else self.obstacle.to_rules(),
+        )
+
 
 class RaceCourse(Strict):
     """A course of your own."""
 
     increments: Annotated[list[RaceIncrement], Field(min_length=1, max_length=MAX_INCREMENTS)]
+
+    def to_rules(self) -> rules.Course:
+        return rules.Course(tuple(increment.to_rules() for increment in self.increments))
 
 
 _PRESET = TypeAdapter(Preset)
@@ -187,6 +293,17 @@ class RaceCreate(Strict):
     max_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] = DEFAULT_MAX_RETRIES
     seed: Seed | None = None
 
+    def to_rules(self) -> rules.Config:
+        """The race (`app.rules.races.check_config` checks what spans its fields)."""
+        course = self.course
+        return rules.Config(
+            course=course if isinstance(course, str) else course.to_rules(),
+            competitors=tuple(competitor.to_rules() for competitor in self.competitors),
+            damage_instead_of_forfeit=self.damage_instead_of_forfeit,
+            endurance_rule=self.endurance_rule,
+            max_retries=self.max_retries,
+        )
+
 
 class RaceDice(Strict):
     """One competitor's supplied dice for one increment."""
@@ -204,3 +321,152 @@ class RaceDice(Strict):
 
 class RaceRound(Strict):
     rolls: dict[Name, RaceDice] | None = None
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceSpeedsConfig(TypedDict):
+    """The speeds given (ft), by movement; a missing one is the competitor's `speed`."""
+
+    land: NotRequired[int]
+    swim: NotRequired[int]
+    climb: NotRequired[int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceMountConfig(TypedDict):
+    """A mount as the session's config spells it out (`con_mod` derived from `con_score`)."""
+
+    name: str | None
+    strength_mod: int
+    speed: int
+    con_score: int | None
+    con_mod: int | None
+    living: bool
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceCompetitorConfig(TypedDict):
+    """A competitor (or a party to a chase), normalised: names and feats lower-case."""
+
+    name: str
+    speed: int
+    speeds: RaceSpeedsConfig
+    mods: dict[str, int]
+    con_score: int | None
+    con_mod: int | None
+    feats: list[str]
+    pacing: rules.Pacing
+    mount: RaceMountConfig | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceObstacleConfig(TypedDict):
+    """An obstacle or hazard before an increment's check."""
+
+    kind: rules.ObstacleKind
+    check: str
+    dc: int
+    retry: bool
+    damage: str | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceIncrementConfig(TypedDict):
+    """One increment, normalised: its check lower-case, `on_fail` defaulted when it has a `dc`."""
+
+    check: str
+    dc: int | None
+    on_fail: rules.OnFail | None
+    drown_margin: int
+    modifier: int
+    mounted: bool
+    obstacle: RaceObstacleConfig | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceCustomCourse(TypedDict):
+    """A course of one's own."""
+
+    increments: list[RaceIncrementConfig]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceConfig(TypedDict):
+    """A race's `config`: the course as given, and its increments spelled out (a preset's too)."""
+
+    course: Preset | RaceCustomCourse
+    increments: list[RaceIncrementConfig]
+    competitors: list[RaceCompetitorConfig]
+    damage_instead_of_forfeit: bool
+    endurance_rule: bool
+    max_retries: int
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceState(TypedDict):
+    """A race's `state`: increments done of `of`, and every competitor's DS, standing, damage."""
+
+    increment: int
+    of: int
+    ds: dict[str, int]
+    standing: dict[str, rules.Standing]
+    damage: dict[str, int]
+    flags: dict[str, list[str]]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceResult(TypedDict):
+    """A finished race: the winners (several on a tie, none when everybody forfeited)."""
+
+    winners: list[str]
+    tie: bool
+    ds: dict[str, int]
+    standing: dict[str, rules.Standing]
+    damage: dict[str, int]
+    flags: dict[str, list[str]]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceCheckRecord(TypedDict):
+    """One d20 check made in an increment (`dc` and `success` null when it has no DC)."""
+
+    kind: rules.CheckKind
+    check: str
+    roll: int
+    total: int
+    dc: int | None
+    success: bool | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceCompetitorLine(TypedDict):
+    """One competitor in a round record; `total` is null when she made no increment check."""
+
+    gained: int
+    total: int | None
+    ds: int
+    standing: rules.Standing
+    events: list[str]
+    checks: list[RaceCheckRecord]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceRoundOutcome(TypedDict):
+    """A round record without `number`, `rolls` and `summary`."""
+
+    increment: int
+    competitors: dict[str, RaceCompetitorLine]
+    finished: bool
+    winners: list[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceRoundRecord(RaceRoundOutcome):
+    """One increment of a race as `rounds` lists it."""
+
+    number: int
+    rolls: list[RollRecord]
+    summary: str

@@ -1,28 +1,121 @@
-"""Schemas of regular contests as sessions (API.md "Regular contests", RULES.md §1.4)."""
+"""Schemas of regular contests as sessions (API.md "Regular contests", RULES.md §1.4).
+
+The create body checks every field on its own and builds the rules' config (`to_rules`); the
+TypedDicts describe exactly the JSON served for a session's `config`, `state`, `result` and
+each round record.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import Name, Roll3d6, Seed, Strict
+from app.api.schemas.common import Name, Roll3d6, RollRecord, Seed, Strict
 from app.api.schemas.gurps import Contestant, MaxRounds
-from app.rules.gurps import DEFAULT_MAX_ROUNDS
+from app.rules import gurps
 
 
 class RegularContestCreate(Strict):
     a: Contestant
     b: Contestant
     normalize: bool = True
-    max_rounds: MaxRounds = DEFAULT_MAX_ROUNDS
+    max_rounds: MaxRounds = gurps.DEFAULT_MAX_ROUNDS
     seconds_per_round: Annotated[int, Field(ge=0, le=86_400)] = 1
     seed: Seed | None = None
 
+    def to_rules(self) -> gurps.RegularConfig:
+        """The contest's config; `gurps.check_regular_config` checks what spans fields."""
+        return gurps.RegularConfig(
+            a=gurps.Contestant(self.a.name, self.a.skill),
+            b=gurps.Contestant(self.b.name, self.b.skill),
+            normalize=self.normalize,
+            max_rounds=self.max_rounds,
+            seconds_per_round=self.seconds_per_round,
+        )
+
 
 class RegularRollSupply(Strict):
+    """One contestant's dice in a round body: its fields are the dice purposes."""
+
     success: Roll3d6 | None = None
 
 
 class RegularContestRound(Strict):
     rolls: dict[Name, RegularRollSupply] | None = None
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestant(TypedDict):
+    """One side of a regular contest as created: its name and skill before any adjustment."""
+
+    name: str
+    skill: int
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestConfig(TypedDict):
+    """A regular contest's `config`: the create body with defaults, and the adjusted skills."""
+
+    a: RegularContestant
+    b: RegularContestant
+    normalize: bool
+    max_rounds: int
+    seconds_per_round: int
+    effective_skills: dict[str, int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestState(TypedDict):
+    """A regular contest's `state`: rounds played, the winner so far, the adjusted skills."""
+
+    rounds: int
+    winner: str | None
+    effective_skills: dict[str, int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestResult(TypedDict):
+    """A finished regular contest's `result`: who won after how many rounds, or undecided."""
+
+    winner: str | None
+    status: Literal["decided", "undecided"]
+    rounds_taken: int
+    game_seconds: int
+    effective_skills: dict[str, int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestSide(TypedDict):
+    """One side's success roll in a round of a regular contest, against its adjusted skill."""
+
+    name: str
+    roll: list[int]
+    total: int
+    success: bool
+    skill: int
+    margin: int
+    critical: gurps.Critical
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestRoundOutcome(TypedDict):
+    """What one round did (the round record without number, rolls and summary)."""
+
+    a: RegularContestSide
+    b: RegularContestSide
+    finished: bool
+    winner: str | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestRoundRecord(RegularContestRoundOutcome):
+    """One round of a regular contest as served: its number, outcome, dice and summary line."""
+
+    number: int
+    rolls: list[RollRecord]
+    summary: str

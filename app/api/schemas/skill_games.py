@@ -1,16 +1,21 @@
 """Schemas of Legend skill games (API.md "Skill games", RULES.md §4).
 
-The schemas check shapes and ranges; the rules (`app.rules.skill_games.config_from_dict`)
-check what depends on the game as a whole (unique names, tiers only in bidding games, ...).
+The request models check shapes and ranges and build the rules' config (`to_rules`); the rules
+(`app.rules.skill_games.check_config`) check what depends on the game as a whole (unique names,
+tiers only in bidding games, ...). The TypedDicts describe exactly the JSON served for a
+session's `config`, `state`, `result` and each round record.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints, with_config
+from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, Name, Seed, Strict
+from app.api.presentation import Session
+from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
+from app.rules import skill_games as rules
 from app.rules.skill_games import MAX_MEMBERS, MAX_PARTIES, MAX_ROUNDS, MIN_PARTIES
 
 #: At most this many skills on a skill list and actions in an action set.
@@ -27,6 +32,9 @@ Amount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=500, strip_whitespace=True)]
 
 
+# --- requests ---------------------------------------------------------------------------------
+
+
 class SkillGameEffect(Strict):
     """An effect; in bidding games a tier used from `min_margin` (default 0) up."""
 
@@ -36,12 +44,23 @@ class SkillGameEffect(Strict):
     tokens: Amount = 0
     target: Literal["self", "opponents"] = "self"
 
+    def to_rules(self, kind: rules.Kind) -> rules.Effect:
+        # Ruling: a bidding tier without min_margin applies from a margin of 0. An option
+        # game's min_margin is kept, for `check_config` to refuse.
+        margin = 0 if kind == "bidding" and self.min_margin is None else self.min_margin
+        return rules.Effect(self.text, self.progress, self.tokens, self.target, margin)
+
 
 class SkillGameAction(Strict):
     name: Name
     #: Option games only: what buying the action costs in tokens.
     cost: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
     effects: Annotated[list[SkillGameEffect], Field(min_length=1, max_length=MAX_EFFECTS)]
+
+    def to_rules(self, kind: rules.Kind) -> rules.Action:
+        return rules.Action(
+            self.name, tuple(effect.to_rules(kind) for effect in self.effects), self.cost
+        )
 
 
 class SkillGameMember(Strict):
@@ -50,11 +69,19 @@ class SkillGameMember(Strict):
         default_factory=dict
     )
 
+    def to_rules(self) -> rules.Member:
+        return rules.Member(self.name, dict(self.skills))
+
 
 class SkillGameParty(Strict):
     name: Name
     controller: Literal["gm", "players"]
     members: Annotated[list[SkillGameMember], Field(min_length=1, max_length=MAX_MEMBERS)]
+
+    def to_rules(self) -> rules.Party:
+        return rules.Party(
+            self.name, self.controller, tuple(member.to_rules() for member in self.members)
+        )
 
 
 class SkillGameCreate(Strict):
@@ -69,6 +96,23 @@ class SkillGameCreate(Strict):
     token_rule: Literal["exceed", "meet"] = "exceed"
     parties: Annotated[list[SkillGameParty], Field(min_length=MIN_PARTIES, max_length=MAX_PARTIES)]
     seed: Seed | None = None
+
+    def to_rules(self) -> rules.Config:
+        """The game's config, defaults applied (`check_config` checks it as a whole)."""
+        return rules.Config(
+            dc=self.dc,
+            skill_list=tuple(self.skill_list),
+            skills_per_round=self.skills_per_round,
+            kind=self.kind,
+            actions=tuple(action.to_rules(self.kind) for action in self.actions),
+            parties=tuple(party.to_rules() for party in self.parties),
+            max_actions_per_round=(
+                1 if self.max_actions_per_round is None else self.max_actions_per_round
+            ),
+            goal=self.goal,
+            max_rounds=self.max_rounds,
+            token_rule=self.token_rule,
+        )
 
 
 class SkillGameSkills(Strict):
@@ -86,7 +130,12 @@ class SkillGameSkills(Strict):
 
 
 class SkillGameOrderDice(Strict):
-    """The party's own d20 (or d20s, the first and its rerolls) ordering tied bidders."""
+    """The party's own d20 (or d20s, the first and its rerolls) ordering tied bidders.
+
+    The kind's dice model: its one field is the one fixed dice purpose. A skill check's die
+    is supplied under the skill's own name (`SkillGameSkills.rolls`), so those purposes are
+    the game's skill list, not fields.
+    """
 
     order: D20 | Annotated[list[D20], Field(min_length=1, max_length=21)]
 
@@ -110,3 +159,205 @@ class SkillGameGrant(Strict):
 
 class SkillGameEnd(Strict):
     reason: Text | None = None
+
+
+# --- answers ----------------------------------------------------------------------------------
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameEffectConfig(TypedDict):
+    """An action's effect as created; `min_margin` only in bidding games."""
+
+    min_margin: NotRequired[int]
+    text: str
+    progress: int
+    tokens: int
+    target: Literal["self", "opponents"]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameActionConfig(TypedDict):
+    """An action as created; `cost` only in option games."""
+
+    name: str
+    cost: NotRequired[int]
+    effects: list[SkillGameEffectConfig]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameMemberConfig(TypedDict):
+    name: str
+    skills: dict[str, int]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGamePartyConfig(TypedDict):
+    name: str
+    controller: Literal["gm", "players"]
+    members: list[SkillGameMemberConfig]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameConfig(TypedDict):
+    """A skill game's `config`: the create body normalised (defaults filled in, no seed)."""
+
+    dc: int
+    skill_list: list[str]
+    skills_per_round: int
+    kind: Literal["bidding", "option"]
+    max_actions_per_round: int
+    actions: list[SkillGameActionConfig]
+    goal: NotRequired[int]
+    max_rounds: NotRequired[int]
+    token_rule: Literal["exceed", "meet"]
+    parties: list[SkillGamePartyConfig]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameState(TypedDict):
+    """A skill game's `state`: who has chosen and sealed, never what."""
+
+    phase: Literal["skills", "choices"]
+    tokens: dict[str, int]
+    progress: dict[str, int]
+    skills_done: list[str]
+    submitted: list[str]
+    round: int
+    finished: bool
+    winner: str | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameResult(TypedDict):
+    """A finished skill game's `result`."""
+
+    winner: str | None
+    tie: bool
+    progress: dict[str, int]
+    tokens: dict[str, int]
+    reason: Literal["goal", "max_rounds", "ended"] | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameCheck(TypedDict):
+    """A party's best result for one chosen skill."""
+
+    best: int
+    by: str
+    token: bool
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameBid(TypedDict):
+    """A revealed bidding choice."""
+
+    action: str
+    bid: int
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGamePurchase(TypedDict):
+    """A revealed option choice: the actions bought (maybe none)."""
+
+    actions: list[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameTakenEffect(TypedDict):
+    """An effect that took place; `margin` and `tier` only in bidding games."""
+
+    party: str
+    action: str
+    margin: NotRequired[int]
+    tier: NotRequired[int]
+    text: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameGrantRecord(TypedDict):
+    """A grant of the GM's, as answered and as listed in the next revealed round."""
+
+    party: str
+    tokens: int
+    reason: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameRoundOutcome(TypedDict):
+    """A revealed round without `number`, `rolls` and `summary`."""
+
+    checks: dict[str, dict[str, SkillGameCheck]]
+    bids: NotRequired[dict[str, int]]
+    choices: dict[str, SkillGameBid | SkillGamePurchase]
+    order: NotRequired[list[str]]
+    effects: list[SkillGameTakenEffect]
+    tokens: dict[str, int]
+    progress: dict[str, int]
+    finished: bool
+    winner: NotRequired[str | None]
+    #: The GM's grants since the previous reveal, when there were any.
+    grants: NotRequired[list[SkillGameGrantRecord]]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameRound(SkillGameRoundOutcome):
+    """A revealed round as served: every die of the round (skill checks, then order d20s)."""
+
+    number: int
+    rolls: list[RollRecord]
+    summary: str
+
+
+# --- the answers of the skill game's own calls -----------------------------------------------
+
+#: A skill game session as every answer shows it.
+SkillGameSessionBody = Session[SkillGameConfig, SkillGameState, SkillGameResult]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameSkillsAnswer(TypedDict):
+    """A party's checks for the round, its dice and the session after them."""
+
+    party: str
+    checks: dict[str, SkillGameCheck]
+    tokens_earned: int
+    rolls: list[RollRecord]
+    session: SkillGameSessionBody
+    summary: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameSealed(TypedDict):
+    """202: the choice is sealed; who is still awaited (never what anyone sealed)."""
+
+    submitted: Literal[True]
+    party: str
+    waiting_for: list[str]
+    session: SkillGameSessionBody
+    summary: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameRevealed(TypedDict):
+    """200: the last choice revealed and resolved the round."""
+
+    round: SkillGameRound
+    session: SkillGameSessionBody
+    summary: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameGranted(TypedDict):
+    """The GM's grant and the session after it."""
+
+    grant: SkillGameGrantRecord
+    session: SkillGameSessionBody
+    summary: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameEnded(TypedDict):
+    """The ended game: its session and one line."""
+
+    session: SkillGameSessionBody
+    summary: str

@@ -1,0 +1,20 @@
+"""Every kind of long-running contest, by the path it is served under (`/v1/{path}`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.api import arm_wrestles, chases, races, regular_contests, skill_games
+from app.api.kinds import ContestKind
+
+KINDS: Mapping[str, ContestKind[Any, Any, Any]] = {
+    kind.path: kind
+    for kind in (
+        arm_wrestles.KIND,
+        regular_contests.KIND,
+        races.KIND,
+        chases.KIND,
+        skill_games.KIND,
+    )
+}
