@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -28,7 +28,10 @@ from app.api import (
     skill_games,
 )
 from app.api.common import DOCUMENTED_MODELS
+from app.api.kinds import ContestKind
+from app.api.registry import KINDS
 from app.api.routing import PrefixDispatch
+from app.api.sessions import from_contest_kind, session_router
 from app.errors import install_error_handlers
 from app.middleware import Edge, MetricsRegistry, RateLimit
 from app.settings import Settings, get_settings
@@ -46,8 +49,14 @@ guarded by bearer tokens.
 """
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the service. The lifespan opens the store; routers hold no state of their own."""
+def create_app(
+    settings: Settings | None = None, kinds: Mapping[str, ContestKind[Any, Any, Any]] = KINDS
+) -> FastAPI:
+    """Build the service. The lifespan opens the store; routers hold no state of their own.
+
+    `kinds` are the long-running contests served; a kind not in `KINDS` (a new one, or a
+    test's) gets the shared lifecycle from its `ContestKind` alone.
+    """
     settings = settings or get_settings()
     metrics = MetricsRegistry()
 
@@ -100,6 +109,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The routes go straight onto the app rather than through include_router: every
         # request is matched against one flat list instead of router after router.
         app.router.routes.extend(module.router.routes)
+    for path, kind in kinds.items():
+        if path not in KINDS:
+            app.router.routes.extend(session_router(from_contest_kind(kind)).routes)
     served = list(app.router.routes)  # these, and FastAPI's own /docs and /openapi.json
     # The dispatcher goes first and answers every request that has a route; the routes stay
     # listed after it for introspection (and are reached directly only by unknown paths).

@@ -5,15 +5,133 @@ a session, its round example (if it has plain rounds) plays one, and the lifecyc
 (checked against their documented types by the conformance wrapper) hold for it too.
 """
 
+# The toy kind implements the whole ContestKind protocol, arguments it ignores included.
+# ruff: noqa: ARG002
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
-from app.api.kinds import ContestKind, purposes
+from app.api.kinds import ContestKind, Examples, Schemas, purposes
 from app.api.registry import KINDS
+from app.main import create_app
+from app.rules import serial
+from app.rules.dice import Dice
+from app.settings import Settings
+from tests.conformance import Conforming
+
+# --- a toy kind, defined here alone: first to `target` heads on a d2 ----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CoinConfig:
+    name: str
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class CoinState:
+    heads: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CoinFlip:
+    die: int
+
+
+class CoinCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(min_length=1, max_length=64)
+    target: int = Field(ge=1, le=10)
+
+    def to_rules(self) -> CoinConfig:
+        return CoinConfig(self.name, self.target)
+
+
+class CoinDice(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    flip: int | None = Field(default=None, ge=1, le=2)
+
+
+class CoinRound(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    rolls: dict[str, CoinDice] | None = None
+
+
+class CoinRecord(TypedDict):
+    number: int
+    flip: int
+    rolls: list[Any]
+    summary: str
+
+
+class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
+    """A toy kind: first to `target` heads."""
+
+    path = "coin-races"
+    title = "coin race"
+    config_type = CoinConfig
+    state_type = CoinState
+    create_model = CoinCreate
+    round_model = CoinRound
+    resolve_model = None
+    resolvable = True
+    dice_model = CoinDice
+    schemas = Schemas(
+        config=dict[str, Any], state=dict[str, int], result=dict[str, Any], round=CoinRecord
+    )
+    examples = Examples(create={"name": "Ann", "target": 2}, round={"rolls": {"Ann": {"flip": 2}}})
+
+    def start(self, body: CoinCreate, dice: Dice) -> tuple[CoinConfig, CoinState]:
+        return body.to_rules(), CoinState()
+
+    def parties(self, config: CoinConfig) -> tuple[str, ...]:
+        return ()
+
+    def names(self, config: CoinConfig) -> Iterable[str]:
+        return (config.name,)
+
+    def play(
+        self, config: CoinConfig, state: CoinState, body: Any, dice: Dice
+    ) -> tuple[CoinState, CoinFlip]:
+        die = dice.roll(1, 2, who=config.name, purpose="flip")[0]
+        return CoinState(state.heads + (die == 2)), CoinFlip(die)
+
+    def resolve_move(self, config: CoinConfig, state: CoinState, body: Any) -> CoinRound:
+        return CoinRound()
+
+    def finished(self, state: CoinState) -> bool:
+        return False
+
+    def result(self, config: CoinConfig, state: CoinState) -> Mapping[str, Any] | None:
+        return None
+
+    def public_config(self, config: CoinConfig) -> Mapping[str, Any]:
+        return dict(serial.dump(config))
+
+    def public_state(self, config: CoinConfig, state: CoinState) -> Mapping[str, Any]:
+        return {"heads": state.heads}
+
+    def round_record(
+        self, config: CoinConfig, state: CoinState, played: CoinFlip
+    ) -> Mapping[str, Any]:
+        return {"flip": played.die}
+
+    def round_summary(self, config: CoinConfig, state: CoinState, played: CoinFlip) -> str:
+        return f"{config.name} flips {'heads' if played.die == 2 else 'tails'}."
+
+    def describe(self, config: CoinConfig, state: CoinState) -> str | None:
+        return f"{config.name}: {state.heads} heads."
+
+
+TOY: ContestKind[Any, Any, Any] = CoinRaces()
+ALL = {**KINDS, TOY.path: TOY}
 
 PROBLEM = "application/problem+json"
 
@@ -31,9 +149,17 @@ def create(client: TestClient, kind: ContestKind[Any, Any, Any]) -> tuple[str, d
     return created.headers["location"], body
 
 
-@pytest.fixture(params=sorted(KINDS))
+@pytest.fixture(params=sorted(ALL))
 def kind(request: pytest.FixtureRequest) -> ContestKind[Any, Any, Any]:
-    return KINDS[request.param]
+    return ALL[request.param]
+
+
+@pytest.fixture
+def kinds_client(database_url: str) -> Iterator[TestClient]:
+    """An app serving every registered kind and the toy one, answers checked for conformance."""
+    app = create_app(Settings(database_url=database_url), kinds=ALL)
+    with TestClient(Conforming(app)) as test_client:
+        yield test_client
 
 
 def test_every_kind_names_its_dice_purposes(kind: ContestKind[Any, Any, Any]) -> None:
@@ -42,48 +168,48 @@ def test_every_kind_names_its_dice_purposes(kind: ContestKind[Any, Any, Any]) ->
 
 
 def test_the_lifecycle_of_every_kind(
-    store_client: TestClient, kind: ContestKind[Any, Any, Any]
+    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
 ) -> None:
-    path, body = create(store_client, kind)
+    path, body = create(kinds_client, kind)
     assert (body["kind"], body["version"], body["round"]) == (kind.path, 1, 0)
     gm = bearer(body["tokens"]["gm"])
     for party, token in body["tokens"].get("parties", {}).items():
-        seen = store_client.get(path, headers=bearer(token))
+        seen = kinds_client.get(path, headers=bearer(token))
         assert seen.status_code == 200, party
-    got = store_client.get(path, headers=gm)
+    got = kinds_client.get(path, headers=gm)
     assert (got.status_code, got.headers["etag"]) == (200, '"1"')
     assert got.json()["id"] == body["id"]
     if kind.round_model is not None and kind.examples.round is not None:
-        played = store_client.post(path + "/rounds", json=dict(kind.examples.round), headers=gm)
+        played = kinds_client.post(path + "/rounds", json=dict(kind.examples.round), headers=gm)
         assert played.status_code == 200, played.text
         answer = played.json()
         assert answer["round"]["number"] == 1
         assert answer["session"]["version"] == 2
         assert played.headers["etag"] == '"2"'
-        listed = store_client.get(path + "/rounds", headers=gm)
+        listed = kinds_client.get(path + "/rounds", headers=gm)
         assert [entry["number"] for entry in listed.json()["rounds"]] == [1]
         assert listed.json()["rounds"][0] == answer["round"]
     else:
-        assert store_client.get(path + "/rounds", headers=gm).json() == {"rounds": []}
+        assert kinds_client.get(path + "/rounds", headers=gm).json() == {"rounds": []}
     # No token: 401; a token of no role here: 404; a stale If-Match: 412.
-    assert store_client.get(path).status_code == 401
-    assert store_client.get(path, headers=bearer("not-a-token")).status_code == 404
-    stale = store_client.delete(path, headers={**gm, "If-Match": '"99"'})
+    assert kinds_client.get(path).status_code == 401
+    assert kinds_client.get(path, headers=bearer("not-a-token")).status_code == 404
+    stale = kinds_client.delete(path, headers={**gm, "If-Match": '"99"'})
     assert (stale.status_code, stale.headers["content-type"]) == (412, PROBLEM)
     # A keyed delete, replayed, answers 204 again; afterwards the session is gone.
     keyed = {**gm, "Idempotency-Key": "delete-once"}
-    assert store_client.delete(path, headers=keyed).status_code == 204
-    again = store_client.delete(path, headers=keyed)
+    assert kinds_client.delete(path, headers=keyed).status_code == 204
+    again = kinds_client.delete(path, headers=keyed)
     assert (again.status_code, again.headers["idempotent-replayed"]) == (204, "true")
-    assert store_client.get(path, headers=gm).status_code == 404
+    assert kinds_client.get(path, headers=gm).status_code == 404
 
 
 def test_a_creation_replay_to_a_stranger_holds_no_token(
-    store_client: TestClient, kind: ContestKind[Any, Any, Any]
+    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
 ) -> None:
     keyed = {"Idempotency-Key": f"public-{kind.path}"}
-    first = store_client.post(f"/v1/{kind.path}", json=dict(kind.examples.create), headers=keyed)
-    again = store_client.post(f"/v1/{kind.path}", json=dict(kind.examples.create), headers=keyed)
+    first = kinds_client.post(f"/v1/{kind.path}", json=dict(kind.examples.create), headers=keyed)
+    again = kinds_client.post(f"/v1/{kind.path}", json=dict(kind.examples.create), headers=keyed)
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json()["id"] == first.json()["id"]
     assert "tokens" not in again.json()
@@ -91,9 +217,9 @@ def test_a_creation_replay_to_a_stranger_holds_no_token(
 
 
 def test_openapi_documents_every_kinds_lifecycle(
-    client: TestClient, kind: ContestKind[Any, Any, Any]
+    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
 ) -> None:
-    document = client.get("/openapi.json").json()
+    document = kinds_client.get("/openapi.json").json()
     prefix = "".join(word.capitalize() for word in kind.title.split())
     operations = {
         operation["operationId"]: operation
