@@ -11,27 +11,12 @@ from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
-from starlette.routing import BaseRoute, Route
+from starlette.routing import Route
 
-from app.api import (
-    arm_wrestles,
-    cairn,
-    chases,
-    d20,
-    gurps,
-    long_throws,
-    notation,
-    operations,
-    races,
-    regular_contests,
-    skill_games,
-)
-from app.api.common import DOCUMENTED_MODELS
+from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, operations
 from app.api.kinds import ContestKind
 from app.api.registry import KINDS
 from app.api.routing import PrefixDispatch
-from app.api.sessions import from_contest_kind, session_router
 from app.errors import install_error_handlers
 from app.middleware import Edge, MetricsRegistry, RateLimit
 from app.settings import Settings, get_settings
@@ -52,10 +37,10 @@ guarded by bearer tokens.
 def create_app(
     settings: Settings | None = None, kinds: Mapping[str, ContestKind[Any, Any, Any]] = KINDS
 ) -> FastAPI:
-    """Build the service. The lifespan opens the store; routers hold no state of their own.
+    """Build the service: its routes, middleware and error mapping; the lifespan opens the store.
 
-    `kinds` are the long-running contests served; a kind not in `KINDS` (a new one, or a
-    test's) gets the shared lifecycle from its `ContestKind` alone.
+    `kinds` are the long-running contests served: each gets the shared lifecycle and its own
+    routes from its `ContestKind` alone.
     """
     settings = settings or get_settings()
     metrics = MetricsRegistry()
@@ -93,31 +78,17 @@ def create_app(
     app.state.settings = settings
     app.state.metrics = metrics
     install_error_handlers(app)
-    for module in (
-        operations,
-        gurps,
-        cairn,
-        d20,
-        long_throws,
-        notation,
-        regular_contests,
-        arm_wrestles,
-        skill_games,
-        races,
-        chases,
-    ):
-        # The routes go straight onto the app rather than through include_router: every
-        # request is matched against one flat list instead of router after router.
-        app.router.routes.extend(module.router.routes)
-    for path, kind in kinds.items():
-        if path not in KINDS:
-            app.router.routes.extend(session_router(from_contest_kind(kind)).routes)
+    # The routes go straight onto the app rather than through include_router: every request
+    # is matched against one flat list instead of router after router.
+    for module in (operations, gurps, cairn, d20, long_throws, notation):
+        app.router.routes.extend(module.router().routes)
+    for kind in kinds.values():
+        app.router.routes.extend(lifecycle.routes(kind))
     served = list(app.router.routes)  # these, and FastAPI's own /docs and /openapi.json
     # The dispatcher goes first and answers every request that has a route; the routes stay
     # listed after it for introspection (and are reached directly only by unknown paths).
     app.router.routes.insert(0, PrefixDispatch(served))
     metrics.templates = {route.endpoint: route.path for route in served if isinstance(route, Route)}
-    install_openapi(app, served)
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute)
     app.add_middleware(Edge, max_bytes=settings.max_body_bytes, registry=metrics)
@@ -138,27 +109,3 @@ async def forget_old_answers(store: Store, settings: Settings, stop: asyncio.Eve
             logging.getLogger("arbiter").warning("purging idempotent answers failed: %r", exc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), PURGE_INTERVAL_SECONDS)
-
-
-def install_openapi(app: FastAPI, served: list[BaseRoute]) -> None:
-    """Add the request-body schemas of `body_doc` routes to the generated OpenAPI document."""
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema:
-            return app.openapi_schema
-        schema = get_openapi(
-            title=app.title,
-            version=app.version,
-            description=app.description,
-            routes=served,
-        )
-        components = schema.setdefault("components", {}).setdefault("schemas", {})
-        for name, model in DOCUMENTED_MODELS.items():
-            model_schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
-            for def_name, definition in model_schema.pop("$defs", {}).items():
-                components.setdefault(def_name, definition)
-            components[name] = model_schema
-        app.openapi_schema = schema
-        return schema
-
-    app.openapi = openapi  # type: ignore[method-assign]

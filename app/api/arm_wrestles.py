@@ -14,9 +14,9 @@ from app.api.schemas.arm_wrestles import (
     ArmWrestleRound,
     ArmWrestleRoundOutcome,
     ArmWrestleRoundRecord,
+    ArmWrestleSession,
     ArmWrestleState,
 )
-from app.api.sessions import from_contest_kind, session_router
 from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
 from app.rules import serial
@@ -40,6 +40,7 @@ class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
         state=ArmWrestleState,
         result=ArmWrestleResult,
         round=ArmWrestleRoundRecord,
+        session=ArmWrestleSession,
     )
     examples = Examples(
         create={
@@ -55,9 +56,6 @@ class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
         if config.loser_damage is not None:
             validate_notation(config.loser_damage, ("loser_damage",))
         return config, rules.start(config, dice)
-
-    def parties(self, config: rules.Config) -> tuple[str, ...]:  # noqa: ARG002 - GM only
-        return ()
 
     def names(self, config: rules.Config) -> tuple[str, str]:
         return (config.a.name, config.b.name)
@@ -154,5 +152,3 @@ def _fatigue_check(check: rules.FatigueCheck) -> ArmWrestleFatigueCheck:
 
 
 KIND = ArmWrestles()
-
-router = session_router(from_contest_kind(KIND))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Final, get_args
 
 from fastapi import APIRouter, Body
@@ -17,8 +18,6 @@ from app.api.schemas.common import roll_records
 from app.rules import cairn
 from app.rules.dice import request_rng
 
-router = APIRouter(prefix="/v1/cairn", tags=["Cairn Hill"], route_class=LeanRoute)
-
 CAIRN_KEY = (None, cairn.CAIRN)
 CRITICAL_KEY = (None, cairn.CRITICAL)
 MAGNITUDE_KEY = (None, cairn.MAGNITUDE)
@@ -27,10 +26,6 @@ MAGNITUDE_KEY = (None, cairn.MAGNITUDE)
 POSITIONS: Final[dict[str, CairnPosition]] = {name: name for name in get_args(CairnPosition)}
 
 
-@router.post(
-    "/roll",
-    responses=text_plain_doc(),
-)
 async def roll(
     body: Annotated[
         CairnRollRequest,
@@ -87,3 +82,13 @@ async def roll(
         "summary": cairn.cairn_summary(result),
     }
     return answer
+
+
+@cache
+def router() -> APIRouter:
+    """This module's routes, built by the first `create_app` (they hold no state)."""
+    routes = APIRouter(prefix="/v1/cairn", tags=["Cairn Hill"], route_class=LeanRoute)
+    routes.add_api_route(
+        "/roll", roll, methods=["POST"], responses=text_plain_doc(), operation_id="rollCairn"
+    )
+    return routes

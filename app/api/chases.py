@@ -7,13 +7,17 @@ and the chaser each get a party token besides the GM's: it reads the chase but m
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Body, Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 
-from app.api.common import body_doc, parse_body
-from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.common import examples
+from app.api.kinds import ContestKind, Examples, Schemas, load_session
+from app.api.lifecycle import Change, gm_only, kind_router, mutate
+from app.api.presentation import session_answer
 from app.api.races import check_damage_notation, check_record
 from app.api.schemas.chases import (
     ChaseConfig,
@@ -26,27 +30,16 @@ from app.api.schemas.chases import (
     ChaseRound,
     ChaseRoundOutcome,
     ChaseRoundRecord,
+    ChaseSession,
     ChaseSideRecord,
     ChaseState,
     ChaseTacticRecord,
 )
 from app.api.security import Role
-from app.api.sessions import (
-    Change,
-    Work,
-    from_contest_kind,
-    gm_only,
-    mutate,
-    session_body,
-    session_router,
-)
 from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice
 from app.store.repository import SessionRecord
-
-#: Kept from the stored state across changes: the dice rolled at creation (the initiative).
-START_ROLLS = "start_rolls"
 
 
 class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
@@ -62,7 +55,11 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
     resolvable = True
     dice_model = ChasePurposeDice
     schemas = Schemas(
-        config=ChaseConfig, state=ChaseState, result=ChaseResult, round=ChaseRoundRecord
+        config=ChaseConfig,
+        state=ChaseState,
+        result=ChaseResult,
+        round=ChaseRoundRecord,
+        session=ChaseSession,
     )
     examples = Examples(
         create={
@@ -177,6 +174,18 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
     def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
         return rules.round_summary(config, state, played)
 
+    def extra_routes(self) -> Sequence[BaseRoute]:
+        router = kind_router(self)
+        router.add_api_route(
+            "/{session_id}/end",
+            end_chase,
+            methods=["POST"],
+            response_model=ChaseEnded,
+            summary="End a chase (GM)",
+            operation_id="endChase",
+        )
+        return router.routes
+
     def describe(self, config: rules.Config, state: rules.State) -> str:
         """`Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
         escapee, chaser = config.escapee.name, config.chaser.name
@@ -226,35 +235,30 @@ def side_record(side: rules.SideRound) -> ChaseSideRecord:
     }
 
 
-KIND = Chases()
-SESSION_KIND = from_contest_kind(KIND)
-
-router = session_router(SESSION_KIND)
+#: `…/end` with no body: the chaser gives up.
+NO_REASON = ChaseEnd()
 
 
-@router.post(
-    "/{session_id}/end",
-    response_model=ChaseEnded,
-    openapi_extra=body_doc(ChaseEnd, {"end": {"reason": "gave-up"}}),
-    summary="End a chase (GM)",
-)
-async def end_chase(request: Request, session_id: str, work: Work) -> Response:
+async def end_chase(
+    request: Request,
+    session_id: str,
+    body: Annotated[
+        ChaseEnd, Body(openapi_examples=examples({"end": {"reason": "gave-up"}, "no body": {}}))
+    ] = NO_REASON,
+) -> Response:
     """The GM ends the chase: the chaser gives up (RULES.md §3.4 "End")."""
-    raw = await request.body()
-    body = await parse_body(request, ChaseEnd) if raw.strip() else ChaseEnd()
 
-    def mutation(record: SessionRecord, _role: Role) -> Change:
-        config = serial.load(rules.Config, record.config)
-        state = rules.end(config, serial.load(rules.State, record.state), body.reason)
-        stored = serial.dump(state)
-        if START_ROLLS in record.state:
-            stored[START_ROLLS] = record.state[START_ROLLS]
+    def mutation(record: SessionRecord, _role: Role) -> Change[rules.State]:
+        config, state = load_session(KIND, record.config, record.state)
+        ended = rules.end(config, state, body.reason)
 
-        def answer(updated: SessionRecord) -> tuple[int, dict[str, Any]]:
-            session = session_body(SESSION_KIND, updated)
+        def answer(updated: SessionRecord) -> tuple[int, ChaseEnded]:
+            session = session_answer(KIND, updated)
             return 200, {"session": session, "summary": session["summary"]}
 
-        result = KIND.result(config, state)
-        return Change(stored, "finished", None if result is None else dict(result), answer=answer)
+        return Change(ended, "finished", KIND.result(config, ended), answer=answer)
 
-    return await mutate(request, work, SESSION_KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, KIND, session_id, mutation, authorize=gm_only)
+
+
+KIND = Chases()

@@ -1,11 +1,8 @@
-"""Helpers shared by every router: body parsing, presentation, OpenAPI documentation.
+"""Helpers shared by every router: body parsing, rendering answers, OpenAPI examples.
 
 Request bodies are read as bytes and validated with pydantic's JSON parser in one step
-(`parse_body`), and results are serialised once with orjson (`respond`). That is the whole
-difference between an endpoint at 0.6x and one near 0.8x of a bare app's throughput: the
-framework's generic body handling parses JSON into Python objects, validates them, and then
-validates and serialises the response model again. The schemas are still the endpoint's
-contract: `body_doc` puts them into the OpenAPI document.
+(`parse_body`), and answers are written once with orjson (`respond`), as JSON or as their
+`summary` line; `LeanRoute` (app/api/routing.py) calls both (ARCHITECTURE.md, "Speed").
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ from typing import Any, TypeVar
 
 import orjson
 from fastapi import Request
+from fastapi.openapi.models import Example
 from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
@@ -26,9 +24,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
-
-#: Models whose JSON schema the OpenAPI document must carry (see `install_openapi`).
-DOCUMENTED_MODELS: dict[str, type[BaseModel]] = {}
 
 
 async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
@@ -79,24 +74,6 @@ def make_dice(
     return Dice(rng, present, locs=locs, notation=notation)
 
 
-def body_doc(model: type[BaseModel], examples: Mapping[str, Any]) -> dict[str, Any]:
-    """`openapi_extra` declaring `model` as the JSON request body, with named examples."""
-    DOCUMENTED_MODELS[model.__name__] = model
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {
-                JSON: {
-                    "schema": {"$ref": f"#/components/schemas/{model.__name__}"},
-                    "examples": {
-                        name: {"summary": name, "value": value} for name, value in examples.items()
-                    },
-                }
-            },
-        }
-    }
-
-
 def text_plain_doc() -> dict[int | str, dict[str, Any]]:
     """The `Accept: text/plain` alternative of a 200 answer, for `responses=`."""
     return {
@@ -105,6 +82,6 @@ def text_plain_doc() -> dict[int | str, dict[str, Any]]:
     }
 
 
-def examples(named: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def examples(named: Mapping[str, Any]) -> dict[str, Example]:
     """Named request examples for `Body(openapi_examples=...)`."""
     return {name: {"summary": name, "value": value} for name, value in named.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated
 
 from fastapi import APIRouter, Body
@@ -17,15 +18,9 @@ from app.api.schemas.d20 import D20CheckAnswer, D20CheckRequest
 from app.rules import checks
 from app.rules.dice import request_rng
 
-router = APIRouter(prefix="/v1/d20", tags=["d20 checks"], route_class=LeanRoute)
-
 CHECK_KEY = (None, checks.CHECK)
 
 
-@router.post(
-    "/check",
-    responses=text_plain_doc(),
-)
 async def check(
     body: Annotated[
         D20CheckRequest,
@@ -57,3 +52,13 @@ async def check(
         "summary": checks.check_summary(result),
     }
     return answer
+
+
+@cache
+def router() -> APIRouter:
+    """This module's routes, built by the first `create_app` (they hold no state)."""
+    routes = APIRouter(prefix="/v1/d20", tags=["d20 checks"], route_class=LeanRoute)
+    routes.add_api_route(
+        "/check", check, methods=["POST"], responses=text_plain_doc(), operation_id="rollD20Check"
+    )
+    return routes

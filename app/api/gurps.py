@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated
 
 from fastapi import APIRouter, Body
@@ -32,8 +33,6 @@ from app.rules import gurps
 from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
 
-router = APIRouter(prefix="/v1/gurps", tags=["GURPS contests"], route_class=LeanRoute)
-
 
 def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
     """`name` and the keys of `SuccessRoll.to_dict()`, in its order."""
@@ -48,10 +47,6 @@ def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
     }
 
 
-@router.post(
-    "/success-roll",
-    responses=text_plain_doc(),
-)
 async def success_roll(
     body: Annotated[
         SuccessRollRequest,
@@ -82,10 +77,6 @@ async def success_roll(
     return answer
 
 
-@router.post(
-    "/quick-contest",
-    responses=text_plain_doc(),
-)
 async def quick_contest(
     body: Annotated[
         QuickContestRequest,
@@ -127,10 +118,6 @@ async def quick_contest(
     return answer
 
 
-@router.post(
-    "/resistance-roll",
-    responses=text_plain_doc(),
-)
 async def resistance_roll(
     body: Annotated[
         ResistanceRollRequest,
@@ -190,10 +177,6 @@ async def resistance_roll(
     return answer
 
 
-@router.post(
-    "/regular-contest",
-    responses=text_plain_doc(),
-)
 async def regular_contest(
     body: Annotated[
         RegularContestRequest,
@@ -219,7 +202,8 @@ async def regular_contest(
     ],
 ) -> RegularContestAnswer:
     """Round after round until exactly one succeeds, after the extreme-score adjustment (§1.4)."""
-    config = gurps.regular_config_from_dict(body.model_dump())
+    config = body.to_rules()
+    gurps.check_regular_config(config)
     a, b = config.a.name, config.b.name
     if len(body.rounds) > config.max_rounds:
         _too_many_rounds(config.max_rounds)
@@ -281,3 +265,38 @@ def _too_many_rounds(played: int) -> None:
     raise RulesError(
         f"more rounds supplied than were played; the contest ended after {played}", ("rounds",)
     )
+
+
+@cache
+def router() -> APIRouter:
+    """This module's routes, built by the first `create_app` (they hold no state)."""
+    routes = APIRouter(prefix="/v1/gurps", tags=["GURPS contests"], route_class=LeanRoute)
+    routes.add_api_route(
+        "/success-roll",
+        success_roll,
+        methods=["POST"],
+        responses=text_plain_doc(),
+        operation_id="rollGurpsSuccess",
+    )
+    routes.add_api_route(
+        "/quick-contest",
+        quick_contest,
+        methods=["POST"],
+        responses=text_plain_doc(),
+        operation_id="resolveGurpsQuickContest",
+    )
+    routes.add_api_route(
+        "/resistance-roll",
+        resistance_roll,
+        methods=["POST"],
+        responses=text_plain_doc(),
+        operation_id="resolveGurpsResistanceRoll",
+    )
+    routes.add_api_route(
+        "/regular-contest",
+        regular_contest,
+        methods=["POST"],
+        responses=text_plain_doc(),
+        operation_id="resolveGurpsRegularContest",
+    )
+    return routes

@@ -11,12 +11,14 @@ load back with `serial.load(config_type, ...)` (it may add derived keys, which l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
+from starlette.routing import BaseRoute
 
+from app.rules import serial
 from app.rules.dice import Dice
 
 ConfigT = TypeVar("ConfigT")
@@ -42,12 +44,17 @@ class Examples:
 
 @dataclass(frozen=True, slots=True)
 class Schemas:
-    """The TypedDicts of a kind's answers, for the OpenAPI document and conformance tests."""
+    """The TypedDicts of a kind's answers, for the OpenAPI document and conformance tests.
+
+    `session` is the kind's session (on `presentation.SessionFields`, with this config, state
+    and result); `round` a round's record.
+    """
 
     config: Any
     state: Any
     result: Any
     round: Any
+    session: Any
 
 
 class ContestKind(Protocol[ConfigT, StateT, RoundT]):
@@ -70,13 +77,17 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
     schemas: Schemas
     examples: Examples
 
+    def __hash__(self) -> int:
+        """Kinds are hashable (by identity): `create_app` builds each kind's routes once."""
+        return object.__hash__(self)
+
     def start(self, body: Any, dice: Dice) -> tuple[ConfigT, StateT]:
         """The config built from a create body (`to_rules()` plus any check), and first state."""
         ...
 
-    def parties(self, config: ConfigT) -> tuple[str, ...]:
+    def parties(self, config: ConfigT) -> tuple[str, ...]:  # noqa: ARG002 - by default none
         """The parties that get a token of their own besides the GM's."""
-        ...
+        return ()
 
     def names(self, config: ConfigT) -> Iterable[str]:
         """Who dice may be supplied for in a round."""
@@ -113,6 +124,17 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
     def describe(self, config: ConfigT, state: StateT) -> str | None:
         """The session's one-line `summary`, or None for none."""
         ...
+
+    def extra_routes(self) -> Sequence[BaseRoute]:
+        """Routes of this kind's own besides the shared lifecycle (a chase's `end`)."""
+        return ()
+
+
+def load_session(
+    kind: ContestKind[ConfigT, StateT, Any], config: Mapping[str, Any], state: Mapping[str, Any]
+) -> tuple[ConfigT, StateT]:
+    """A stored session's config and state as the rules' dataclasses."""
+    return serial.load(kind.config_type, config), serial.load(kind.state_type, state)
 
 
 def purposes(kind: ContestKind[Any, Any, Any]) -> frozenset[str]:

@@ -10,6 +10,7 @@ Supplied dice of a thrower who cannot lift the object are ignored; any other unu
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Final
 
 from fastapi import APIRouter, Body
@@ -36,8 +37,6 @@ from app.api.schemas.long_throws import (
 from app.rules import long_throw
 from app.rules.dice import Key, request_rng
 from app.rules.errors import Loc
-
-router = APIRouter(prefix="/v1", tags=["d20 games of skill"], route_class=LeanRoute)
 
 #: `Assessment.penalty` (an int) as the answer's `Penalty`: the values of LOAD_PENALTY, or 0.
 PENALTIES: Final[dict[int, Penalty]] = {0: 0, -3: -3, -6: -6}
@@ -99,10 +98,6 @@ def _supplied(
     return supplied, locs
 
 
-@router.post(
-    "/long-throws",
-    responses=text_plain_doc(),
-)
 async def long_throws(
     body: Annotated[
         LongThrowRequest,
@@ -299,3 +294,17 @@ def _series(series: long_throw.Series) -> LongThrowSeries:
         ],
         "out": list(series.out),
     }
+
+
+@cache
+def router() -> APIRouter:
+    """This module's routes, built by the first `create_app` (they hold no state)."""
+    routes = APIRouter(prefix="/v1", tags=["d20 games of skill"], route_class=LeanRoute)
+    routes.add_api_route(
+        "/long-throws",
+        long_throws,
+        methods=["POST"],
+        responses=text_plain_doc(),
+        operation_id="resolveLongThrows",
+    )
+    return routes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request
@@ -14,8 +15,6 @@ from app.api.schemas.notation import NotationRollAnswer, RollRequest
 from app.errors import rules_error
 from app.notation import MAX_EXPRESSION_LENGTH, NotationError, roll_expression, roll_summary
 from app.rules.dice import MAX_SEED, request_rng
-
-router = APIRouter(prefix="/v1", tags=["Dice notation"], route_class=LeanRoute)
 
 #: The one roll's (who, purpose) in `rolls`.
 WHO = None
@@ -38,7 +37,6 @@ def _roll(expr: str, seed: int | None, where: str) -> NotationRollAnswer:
     return answer
 
 
-@router.get("/roll", response_model=NotationRollAnswer, responses=text_plain_doc())
 async def roll_get(
     request: Request,
     expr: Annotated[
@@ -56,10 +54,6 @@ async def roll_get(
     return respond(request, _roll(expr, seed, "query"))
 
 
-@router.post(
-    "/roll",
-    responses=text_plain_doc(),
-)
 async def roll_post(
     body: Annotated[
         RollRequest,
@@ -76,3 +70,25 @@ async def roll_post(
 ) -> NotationRollAnswer:
     """Roll dice notation: NdS, arithmetic, kh/kl/ph/pl, rr/ro, e, mi/ma, [annotations] (§5)."""
     return _roll(body.expr, body.seed, "body")
+
+
+@cache
+def router() -> APIRouter:
+    """This module's routes, built by the first `create_app` (they hold no state)."""
+    routes = APIRouter(prefix="/v1", tags=["Dice notation"], route_class=LeanRoute)
+    routes.add_api_route(
+        "/roll",
+        roll_get,
+        methods=["GET"],
+        response_model=NotationRollAnswer,
+        operation_id="rollNotation",
+        responses=text_plain_doc(),
+    )
+    routes.add_api_route(
+        "/roll",
+        roll_post,
+        methods=["POST"],
+        responses=text_plain_doc(),
+        operation_id="rollNotationWithBody",
+    )
+    return routes

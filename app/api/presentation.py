@@ -1,5 +1,8 @@
 """What session answers look like: their types (per kind) and how they are built.
 
+Every session answer shows the session the same way (`session_answer`); a round's record and
+summary line come from its kind (`ContestKind.round_record`, `round_summary`).
+
 The generic TypedDicts below type the lifecycle's code; `AnswerTypes.of(...)` makes the
 concrete, named ones of one kind (`ArmWrestleSession`, `ArmWrestleRoundAnswer`, ...) that
 `/openapi.json` documents and the conformance tests validate served bodies against.
@@ -7,6 +10,7 @@ concrete, named ones of one kind (`ArmWrestleSession`, `ArmWrestleRoundAnswer`, 
 
 from __future__ import annotations
 
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC
@@ -15,6 +19,7 @@ from typing import Any, Generic, Literal, NotRequired, TypeVar
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
+from app.api.kinds import ContestKind, load_session
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")
@@ -33,8 +38,12 @@ class Tokens(TypedDict):
 
 
 @with_config(FORBID)
-class Session(TypedDict, Generic[C, S, R]):
-    """A session as every lifecycle answer shows it."""
+class SessionFields(TypedDict):
+    """What every session shows besides its kind's `config`, `state` and `result`.
+
+    A kind's schema module declares its session on it: `class ChaseSession(SessionFields)`
+    with `config: ChaseConfig`, `state: ChaseState`, `result: ChaseResult | None`.
+    """
 
     id: str
     kind: str
@@ -42,22 +51,36 @@ class Session(TypedDict, Generic[C, S, R]):
     version: int
     created_at: str
     updated_at: str
-    config: C
-    state: S
-    result: R | None
     round: int
     start_rolls: NotRequired[list[Any]]
     summary: NotRequired[str]
+
+
+@with_config(FORBID)
+class Session(SessionFields, Generic[C, S, R]):
+    """A session as every lifecycle answer shows it, for the code of every kind."""
+
+    config: C
+    state: S
+    result: R | None
 
 
 def etag(version: int) -> str:
     return f'"{version}"'
 
 
+def session_answer(
+    kind: ContestKind[Any, Any, Any], record: SessionRecord
+) -> Session[Any, Any, Any]:
+    """A stored session of `kind` as every answer shows it."""
+    config, state = load_session(kind, record.config, record.state)
+    return session_body(record, kind.public_state(config, state), kind.describe(config, state))
+
+
 def session_body(
     record: SessionRecord, public_state: Mapping[str, Any], summary: str | None
 ) -> Session[Any, Any, Any]:
-    """A stored session as the API shows it."""
+    """A stored session as the API shows it, given its public state and summary line."""
     body: Session[Any, Any, Any] = {
         "id": record.id,
         "kind": record.kind,
@@ -86,9 +109,19 @@ def _named(name: str, fields: dict[str, Any], doc: str) -> Any:
     return with_config(FORBID)(made)
 
 
+def _extended(name: str, base: Any, fields: dict[str, Any], doc: str) -> Any:
+    """A TypedDict made at run time from `base` and more keys, closed to unknown keys."""
+
+    def body(namespace: dict[str, Any]) -> None:
+        namespace["__annotations__"] = fields
+        namespace["__doc__"] = doc
+
+    return with_config(FORBID)(types.new_class(name, (base,), exec_body=body))
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerTypes:
-    """The named answer types of one kind."""
+    """The named answer types of one kind, around its session type."""
 
     session: Any
     created: Any
@@ -98,26 +131,12 @@ class AnswerTypes:
     rounds: Any
 
     @classmethod
-    def of(cls, prefix: str, config: Any, state: Any, result: Any, round_: Any) -> AnswerTypes:
-        """`prefix` names the kind in schema names: "ArmWrestle" -> `ArmWrestleSession`..."""
-        base = {
-            "id": str,
-            "kind": str,
-            "status": Status,
-            "version": int,
-            "created_at": str,
-            "updated_at": str,
-            "config": config,
-            "state": state,
-            "result": result | None,
-            "round": int,
-            "start_rolls": NotRequired[list[Any]],
-            "summary": NotRequired[str],
-        }
-        session = _named(f"{prefix}Session", base, "A session as every answer shows it.")
-        created = _named(
+    def of(cls, prefix: str, session: Any, round_: Any) -> AnswerTypes:
+        """`prefix` names the kind in schema names: "ArmWrestle" -> `ArmWrestleCreated`..."""
+        created = _extended(
             f"{prefix}Created",
-            {**base, "tokens": NotRequired[Tokens]},
+            session,
+            {"tokens": NotRequired[Tokens]},
             "A new session with its tokens (omitted in a replay to a caller that did not scope "
             "its Idempotency-Key with a secret of its own).",
         )

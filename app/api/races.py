@@ -19,9 +19,9 @@ from app.api.schemas.races import (
     RaceRound,
     RaceRoundOutcome,
     RaceRoundRecord,
+    RaceSession,
     RaceState,
 )
-from app.api.sessions import from_contest_kind, session_router
 from app.notation import validate_notation
 from app.rules import races as rules
 from app.rules import serial
@@ -55,7 +55,13 @@ class Races(ContestKind[rules.Config, rules.State, rules.Round]):
     resolve_model = None
     resolvable = True
     dice_model = RaceDice
-    schemas = Schemas(config=RaceConfig, state=RaceState, result=RaceResult, round=RaceRoundRecord)
+    schemas = Schemas(
+        config=RaceConfig,
+        state=RaceState,
+        result=RaceResult,
+        round=RaceRoundRecord,
+        session=RaceSession,
+    )
     examples = Examples(
         create={
             "course": "dash",
@@ -191,5 +197,3 @@ def competitor_line(line: CompetitorRound) -> RaceCompetitorLine:
 
 
 KIND = Races()
-
-router = session_router(from_contest_kind(KIND))

@@ -12,11 +12,11 @@ from app.api.schemas.regular_contests import (
     RegularContestRound,
     RegularContestRoundOutcome,
     RegularContestRoundRecord,
+    RegularContestSession,
     RegularContestSide,
     RegularContestState,
     RegularRollSupply,
 )
-from app.api.sessions import from_contest_kind, session_router
 from app.rules import gurps
 from app.rules.dice import Dice
 
@@ -38,6 +38,7 @@ class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps
         state=RegularContestState,
         result=RegularContestResult,
         round=RegularContestRoundRecord,
+        session=RegularContestSession,
     )
     examples = Examples(
         create={"a": {"name": "Giant", "skill": 600}, "b": {"name": "Ogre", "skill": 500}},
@@ -52,9 +53,6 @@ class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps
         config = body.to_rules()
         gurps.check_regular_config(config)
         return config, gurps.RegularState()
-
-    def parties(self, config: gurps.RegularConfig) -> tuple[str, ...]:  # noqa: ARG002 - GM only
-        return ()
 
     def names(self, config: gurps.RegularConfig) -> tuple[str, str]:
         return (config.a.name, config.b.name)
@@ -162,5 +160,3 @@ def _side(name: str, roll: gurps.SuccessRoll) -> RegularContestSide:
 
 
 KIND = RegularContests()
-
-router = session_router(from_contest_kind(KIND))

@@ -75,9 +75,10 @@ class LeanRoute(APIRoute):
 
     The lean path serves an endpoint that declares (any of) `request: Request`, path
     parameters (`str`) and one body parameter (a pydantic model, `Annotated` with `Body(...)`
-    for its examples). It returns its typed answer (rendered with the route's status code) or a
-    `Response`. An endpoint declaring anything else (query parameters, dependencies) is served
-    by FastAPI's own handler, so every route of the app can be of this one class.
+    for its examples; given a default, an empty body means that default). It returns its
+    typed answer (rendered with the route's status code) or a `Response`. An endpoint
+    declaring anything else (query parameters, dependencies) is served by FastAPI's own
+    handler, so every route of the app can be of this one class.
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -93,6 +94,10 @@ class LeanRoute(APIRoute):
         body = dependant.body_params[0] if dependant.body_params else None
         body_name = body.name if body is not None else None
         body_model: Any = body.field_info.annotation if body is not None else None
+        # A body with a default may be left out: an empty body means the default.
+        body_default: Any = (
+            None if body is None or body.field_info.is_required() else body.field_info.default
+        )
         path_names = tuple(param.name for param in dependant.path_params)
         request_name = dependant.request_param_name
         endpoint: Callable[..., Awaitable[Any]] = self.endpoint
@@ -103,7 +108,10 @@ class LeanRoute(APIRoute):
             if request_name is not None:
                 arguments[request_name] = request
             if body_name is not None:
-                arguments[body_name] = await parse_body(request, body_model)
+                if body_default is not None and not (await request.body()).strip():
+                    arguments[body_name] = body_default
+                else:
+                    arguments[body_name] = await parse_body(request, body_model)
             answer = await endpoint(**arguments)
             if isinstance(answer, Response):
                 return answer

@@ -29,15 +29,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
-from fastapi import Request
+from fastapi import Body, Request
 from pydantic import BaseModel
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
-from app.api.common import body_doc, parse_body
-from app.api.kinds import Examples, Schemas
+from app.api.common import examples
+from app.api.kinds import Examples, Schemas, load_session
+from app.api.lifecycle import (
+    Authorize,
+    Change,
+    StoredRound,
+    gm_only,
+    kind_router,
+    mutate,
+    require_active,
+)
+from app.api.presentation import session_answer
 from app.api.schemas.common import roll_records
 from app.api.schemas.skill_games import (
     SkillGameActionConfig,
@@ -60,24 +71,14 @@ from app.api.schemas.skill_games import (
     SkillGameRound,
     SkillGameRoundOutcome,
     SkillGameSealed,
+    SkillGameSession,
     SkillGameSkills,
     SkillGameSkillsAnswer,
     SkillGameState,
     SkillGameTakenEffect,
 )
 from app.api.security import Role
-from app.api.sessions import (
-    Authorize,
-    Change,
-    StoredRound,
-    Work,
-    from_contest_kind,
-    gm_only,
-    mutate,
-    session_body,
-    session_router,
-)
-from app.errors import Conflict, Forbidden
+from app.errors import Forbidden
 from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
@@ -117,12 +118,7 @@ class StoredGame:
 
 
 def _load(record: SessionRecord) -> tuple[rules.Config, StoredGame]:
-    return serial.load(rules.Config, record.config), serial.load(StoredGame, record.state)
-
-
-def _stored(game: rules.State, pending: Pending) -> dict[str, Any]:
-    stored: dict[str, Any] = serial.dump(StoredGame(game, pending))
-    return stored
+    return load_session(KIND, record.config, record.state)
 
 
 def _rng(seed: int | None, stream: str) -> Rng:
@@ -360,6 +356,7 @@ class SkillGames:
         state=SkillGameState,
         result=SkillGameResult,
         round=SkillGameRound,
+        session=SkillGameSession,
     )
     examples: Examples = Examples(create=CREATE_EXAMPLE)
 
@@ -401,14 +398,49 @@ class SkillGames:
     def round_summary(self, config: rules.Config, state: StoredGame, played: rules.Round) -> str:
         return rules.round_summary(config, state.game, played)
 
+    def extra_routes(self) -> Sequence[BaseRoute]:
+        router = kind_router(self)
+        router.add_api_route(
+            "/{session_id}/skills",
+            choose_skills,
+            methods=["POST"],
+            response_model=SkillGameSkillsAnswer,
+            summary="Choose a party's skills and roll its checks",
+            operation_id="chooseSkillGameSkills",
+        )
+        router.add_api_route(
+            "/{session_id}/choices",
+            seal_choice,
+            methods=["POST"],
+            status_code=202,
+            responses={200: {"description": "The last choice: the round is revealed and resolved"}},
+            response_model=SkillGameSealed | SkillGameRevealed,
+            summary="Seal a party's choice; the last one reveals the round",
+            operation_id="sealSkillGameChoice",
+        )
+        router.add_api_route(
+            "/{session_id}/grants",
+            grant_tokens,
+            methods=["POST"],
+            response_model=SkillGameGranted,
+            summary="Grant a party tokens (GM)",
+            operation_id="grantSkillGameTokens",
+        )
+        router.add_api_route(
+            "/{session_id}/end",
+            end_game,
+            methods=["POST"],
+            response_model=SkillGameEnded,
+            summary="End a skill game (GM)",
+            operation_id="endSkillGame",
+        )
+        return router.routes
+
     def describe(self, config: rules.Config, state: StoredGame) -> str:
         return describe(config, state.game)
 
 
 KIND = SkillGames()
-#: The lifecycle's view of the kind, which the skill game's own routes mutate through.
-SESSIONS = from_contest_kind(KIND)
-router = session_router(SESSIONS)
 
 
 # --- who may act -----------------------------------------------------------------------------
@@ -427,11 +459,6 @@ def _acting_for(party: str, *, sealing: bool) -> Authorize:
             raise Forbidden("a players' party seals its choice with its own token")
 
     return authorize
-
-
-def _require_active(record: SessionRecord) -> None:
-    if record.status != "active":
-        raise Conflict("the skill game is finished")
 
 
 # --- skills --------------------------------------------------------------------------------
@@ -458,27 +485,28 @@ def _skill_dice(
     return supplied, locs
 
 
-@router.post(
-    "/{session_id}/skills",
-    openapi_extra=body_doc(
+async def choose_skills(
+    request: Request,
+    session_id: str,
+    body: Annotated[
         SkillGameSkills,
-        {
-            "skills": {
-                "party": "Heroes",
-                "skills": ["Athletics", "Stealth"],
-                "rolls": {"Ann": {"Athletics": 14}},
-            }
-        },
-    ),
-    response_model=SkillGameSkillsAnswer,
-    summary="Choose a party's skills and roll its checks",
-)
-async def choose_skills(request: Request, session_id: str, work: Work) -> Response:
+        Body(
+            openapi_examples=examples(
+                {
+                    "skills": {
+                        "party": "Heroes",
+                        "skills": ["Athletics", "Stealth"],
+                        "rolls": {"Ann": {"Athletics": 14}},
+                    }
+                }
+            )
+        ),
+    ],
+) -> Response:
     """A party's skills for this round and its members' checks (that party's token or GM)."""
-    body = await parse_body(request, SkillGameSkills)
 
-    def mutation(record: SessionRecord, _role: Role) -> Change:
-        _require_active(record)
+    def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         number = record.rounds_played + 1
@@ -495,7 +523,7 @@ async def choose_skills(request: Request, session_id: str, work: Work) -> Respon
         if after.phase == "choices":
             summary += " Every party has its checks; sealed choices are due."
         return Change(
-            _stored(after, kept),
+            StoredGame(after, kept),
             "active",
             None,
             answer=lambda updated: (
@@ -505,7 +533,7 @@ async def choose_skills(request: Request, session_id: str, work: Work) -> Respon
                     "checks": checks_record(outcome.checks),
                     "tokens_earned": outcome.tokens_earned,
                     "rolls": roll_records(dice.log),
-                    "session": session_body(SESSIONS, updated),
+                    "session": session_answer(KIND, updated),
                     "summary": summary,
                 },
             ),
@@ -513,8 +541,7 @@ async def choose_skills(request: Request, session_id: str, work: Work) -> Respon
 
     return await mutate(
         request,
-        work,
-        SESSIONS,
+        KIND,
         session_id,
         mutation,
         authorize=_acting_for(body.party, sealing=False),
@@ -538,7 +565,7 @@ def _order_dice(body: SkillGameChoice) -> tuple[int, ...] | None:
 
 def _reveal(
     record: SessionRecord, config: rules.Config, sealed: rules.State, pending: Pending
-) -> Change:
+) -> Change[StoredGame]:
     """Reveal and resolve the round; the record lists every die of the round (see module)."""
     number = record.rounds_played + 1
     supplied: dict[Key, list[int]] = {
@@ -566,13 +593,13 @@ def _reveal(
     }
     stored_outcome: dict[str, Any] = dict(outcome)
     return Change(
-        _stored(after, Pending()),
+        StoredGame(after, Pending()),
         "finished" if after.finished else "active",
-        _plain(result(config, after)),
+        result(config, after),
         [StoredRound(number, inputs, stored_outcome["rolls"], stored_outcome)],
         answer=lambda updated: (
             200,
-            {"round": outcome, "session": session_body(SESSIONS, updated), "summary": summary},
+            {"round": outcome, "session": session_answer(KIND, updated), "summary": summary},
         ),
     )
 
@@ -581,30 +608,25 @@ def _grant_record(grant: Grant) -> SkillGameGrantRecord:
     return {"party": grant.party, "tokens": grant.tokens, "reason": grant.reason}
 
 
-def _plain(shown: SkillGameResult | None) -> dict[str, Any] | None:
-    return None if shown is None else dict(shown)
-
-
-@router.post(
-    "/{session_id}/choices",
-    openapi_extra=body_doc(
+async def seal_choice(
+    request: Request,
+    session_id: str,
+    body: Annotated[
         SkillGameChoice,
-        {
-            "bidding": {"party": "Heroes", "action": "Charge", "bid": 2},
-            "option": {"party": "Heroes", "actions": ["Charge"]},
-        },
-    ),
-    status_code=202,
-    responses={200: {"description": "The last choice: the round is revealed and resolved"}},
-    response_model=SkillGameSealed | SkillGameRevealed,
-    summary="Seal a party's choice; the last one reveals the round",
-)
-async def seal_choice(request: Request, session_id: str, work: Work) -> Response:
+        Body(
+            openapi_examples=examples(
+                {
+                    "bidding": {"party": "Heroes", "action": "Charge", "bid": 2},
+                    "option": {"party": "Heroes", "actions": ["Charge"]},
+                }
+            )
+        ),
+    ],
+) -> Response:
     """Seal a party's choice (its token; GM for GM parties); the last one reveals the round."""
-    body = await parse_body(request, SkillGameChoice)
 
-    def mutation(record: SessionRecord, _role: Role) -> Change:
-        _require_active(record)
+    def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         order = _order_dice(body)
@@ -623,7 +645,7 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
         waiting = rules.waiting_for(sealed)
         summary = f"{body.party} has sealed its choice; waiting for {', '.join(waiting)}."
         return Change(
-            _stored(sealed, kept),
+            StoredGame(sealed, kept),
             "active",
             None,
             answer=lambda updated: (
@@ -632,7 +654,7 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
                     "submitted": True,
                     "party": body.party,
                     "waiting_for": waiting,
-                    "session": session_body(SESSIONS, updated),
+                    "session": session_answer(KIND, updated),
                     "summary": summary,
                 },
             ),
@@ -640,8 +662,7 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
 
     return await mutate(
         request,
-        work,
-        SESSIONS,
+        KIND,
         session_id,
         mutation,
         authorize=_acting_for(body.party, sealing=True),
@@ -651,20 +672,22 @@ async def seal_choice(request: Request, session_id: str, work: Work) -> Response
 # --- the GM --------------------------------------------------------------------------------
 
 
-@router.post(
-    "/{session_id}/grants",
-    openapi_extra=body_doc(
-        SkillGameGrant, {"grant": {"party": "Heroes", "tokens": 2, "reason": "A rousing speech"}}
-    ),
-    response_model=SkillGameGranted,
-    summary="Grant a party tokens (GM)",
-)
-async def grant_tokens(request: Request, session_id: str, work: Work) -> Response:
+async def grant_tokens(
+    request: Request,
+    session_id: str,
+    body: Annotated[
+        SkillGameGrant,
+        Body(
+            openapi_examples=examples(
+                {"grant": {"party": "Heroes", "tokens": 2, "reason": "A rousing speech"}}
+            )
+        ),
+    ],
+) -> Response:
     """The GM grants a party tokens (or takes some with a negative grant)."""
-    body = await parse_body(request, SkillGameGrant)
 
-    def mutation(record: SessionRecord, _role: Role) -> Change:
-        _require_active(record)
+    def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         after = rules.grant(config, stored.game, body.party, body.tokens)
@@ -676,35 +699,38 @@ async def grant_tokens(request: Request, session_id: str, work: Work) -> Respons
             f"Tokens: {_standings(config.party_names, after.tokens)}."
         )
         return Change(
-            _stored(after, kept),
+            StoredGame(after, kept),
             "active",
             None,
             answer=lambda updated: (
                 200,
                 {
                     "grant": _grant_record(grant),
-                    "session": session_body(SESSIONS, updated),
+                    "session": session_answer(KIND, updated),
                     "summary": summary,
                 },
             ),
         )
 
-    return await mutate(request, work, SESSIONS, session_id, mutation, authorize=gm_only)
+    return await mutate(request, KIND, session_id, mutation, authorize=gm_only)
 
 
-@router.post(
-    "/{session_id}/end",
-    openapi_extra=body_doc(SkillGameEnd, {"end": {}, "with a reason": {"reason": "Dawn breaks"}}),
-    response_model=SkillGameEnded,
-    summary="End a skill game (GM)",
-)
-async def end_game(request: Request, session_id: str, work: Work) -> Response:
+#: `…/end` with no body: no reason given.
+NO_REASON = SkillGameEnd()
+
+
+async def end_game(
+    request: Request,
+    session_id: str,
+    body: Annotated[
+        SkillGameEnd,
+        Body(openapi_examples=examples({"end": {}, "with a reason": {"reason": "Dawn breaks"}})),
+    ] = NO_REASON,
+) -> Response:
     """The GM ends the game: highest progress wins; sealed choices are discarded unrevealed."""
-    raw = await request.body()
-    body = await parse_body(request, SkillGameEnd) if raw.strip() else SkillGameEnd()
 
-    def mutation(record: SessionRecord, _role: Role) -> Change:
-        _require_active(record)
+    def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         after = rules.end(config, stored.game)
@@ -713,11 +739,9 @@ async def end_game(request: Request, session_id: str, work: Work) -> Response:
         note = f" ({body.reason})" if body.reason else ""
 
         def answer(updated: SessionRecord) -> tuple[int, dict[str, Any]]:
-            session = session_body(SESSIONS, updated)
+            session = session_answer(KIND, updated)
             return 200, {"session": session, "summary": f"{session['summary']}{note}"}
 
-        return Change(
-            _stored(after, kept), "finished", _plain(result(config, after)), answer=answer
-        )
+        return Change(StoredGame(after, kept), "finished", result(config, after), answer=answer)
 
-    return await mutate(request, work, SESSIONS, session_id, mutation, authorize=gm_only)
+    return await mutate(request, KIND, session_id, mutation, authorize=gm_only)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -175,20 +174,6 @@ def check_regular_config(config: RegularConfig) -> None:
     if config.a.name == config.b.name:
         violations.add(("b", "name"), "competitor names must differ")
     violations.raise_if_any()
-
-
-def regular_config_from_dict(data: Mapping[str, Any]) -> RegularConfig:
-    """A regular contest from a request body its schema has checked (`a`, `b`, `normalize`,
-    `max_rounds`, `seconds_per_round`; other keys are ignored), by `check_regular_config`."""
-    config = RegularConfig(
-        Contestant(data["a"]["name"], data["a"]["skill"]),
-        Contestant(data["b"]["name"], data["b"]["skill"]),
-        normalize=data["normalize"],
-        max_rounds=data["max_rounds"],
-        seconds_per_round=data["seconds_per_round"],
-    )
-    check_regular_config(config)
-    return config
 
 
 @dataclass(frozen=True, slots=True)

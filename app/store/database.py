@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -29,7 +28,8 @@ from sqlalchemy.pool import NullPool
 
 T = TypeVar("T")
 #: "optimistic": on PostgreSQL, no transaction around `work`; its reads see the latest
-#: committed data and its one write statement checks the version it read (see `Store.run`).
+#: committed data and its one write statement (a second is refused) checks the version it
+#: read (see `Store.run`).
 Mode = Literal["read", "write", "optimistic"]
 #: How often an optimistic write is retried after another writer got in first.
 MAX_OPTIMISTIC_ATTEMPTS = 100
@@ -117,14 +117,6 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-@dataclass(frozen=True, slots=True)
-class Rows:
-    """What a statement gave back: its rows (as tuples) and the count of rows it changed."""
-
-    rows: list[tuple[Any, ...]]
-    rowcount: int
-
-
 class Transaction:
     """One open database transaction, on the driver's own connection.
 
@@ -133,29 +125,60 @@ class Transaction:
     costs more than the short statements themselves. On PostgreSQL the driver is an asyncpg
     connection, so waiting for the server never holds up the event loop; SQLite runs in this
     process and answers at once.
+
+    A statement that only reads runs with `fetch`, one that writes with `execute`. With
+    `single_write` (the optimistic mode of `Store.run` on PostgreSQL, where no transaction
+    surrounds the statements) a second `execute` is refused: only one statement is atomic
+    on its own.
     """
 
-    __slots__ = ("_asynchronous", "dialect", "driver")
+    __slots__ = ("_asynchronous", "_single_write", "_written", "dialect", "driver")
 
-    def __init__(self, dialect: Dialect, driver: Any, *, asynchronous: bool = False) -> None:
+    def __init__(
+        self,
+        dialect: Dialect,
+        driver: Any,
+        *,
+        asynchronous: bool = False,
+        single_write: bool = False,
+    ) -> None:
         self.dialect = dialect
         self.driver = driver
         self._asynchronous = asynchronous
+        self._single_write = single_write
+        self._written = False
 
-    async def execute(self, sql: str, params: Any) -> Rows:
-        """Run one statement in this transaction."""
+    async def fetch(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
+        """Run one statement that reads; its rows, as tuples."""
         if self._asynchronous:
-            if sql.lstrip()[:6].upper() == "SELECT":
-                records = await self.driver.fetch(sql, *params)
-                return Rows([tuple(record) for record in records], len(records))
-            status: str = await self.driver.execute(sql, *params)  # e.g. "UPDATE 1"
-            count = status.rpartition(" ")[2]
-            return Rows([], int(count) if count.isdigit() else -1)
+            records = await self.driver.fetch(sql, *params)
+            return [tuple(record) for record in records]
         cursor = self.driver.cursor()
         try:
             cursor.execute(sql, params)
-            rows = cursor.fetchall() if cursor.description is not None else []
-            return Rows(rows, cursor.rowcount)
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+            return rows
+        finally:
+            cursor.close()
+
+    async def execute(self, sql: str, params: Any) -> int:
+        """Run one statement that writes; the count of rows it changed."""
+        if self._single_write:
+            if self._written:
+                raise RuntimeError(
+                    "a second write in optimistic mode: its work may issue one write "
+                    "statement, which is atomic only on its own; use mode 'write'"
+                )
+            self._written = True
+        if self._asynchronous:
+            status: str = await self.driver.execute(sql, *params)  # e.g. "UPDATE 1"
+            count = status.rpartition(" ")[2]
+            return int(count) if count.isdigit() else -1
+        cursor = self.driver.cursor()
+        try:
+            cursor.execute(sql, params)
+            rowcount: int = cursor.rowcount
+            return rowcount
         finally:
             cursor.close()
 
@@ -174,14 +197,13 @@ async def _end_open_transaction(connection: Any) -> None:
 class Store:
     """The database behind the sessions: connections, transactions, readiness.
 
-    SQLite: a transaction runs on the event loop (a few hundred microseconds of CPU in this
-    process; handing it to a thread and back would cost more). Writers in this process queue
-    on an asyncio lock and share one connection, rather than waiting in SQLite's busy handler,
-    which sleeps in growing steps of up to 100 ms; writers in other processes still wait in
-    busy_timeout. PostgreSQL: asyncpg connections from a pool, so many transactions wait on
-    the server at once and commits share the server's WAL flushes. (psycopg, the driver of
-    `DATABASE_URL` and of migrations, spends about twice asyncpg's CPU per statement in
-    asyncio mode.)
+    SQLite: a transaction runs on the event loop (it is short CPU work in this process;
+    handing it to a thread and back would cost more). Writers in this process queue on an
+    asyncio lock and share one connection, rather than waiting in SQLite's busy handler,
+    which sleeps in growing steps; writers in other processes still wait in busy_timeout.
+    PostgreSQL: asyncpg connections from a pool, so many transactions wait on the server at
+    once and commits share the server's WAL flushes. (psycopg, the driver of `DATABASE_URL`
+    and of migrations, costs more CPU per statement in asyncio mode: see the README.)
     """
 
     def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
@@ -225,7 +247,9 @@ class Store:
         writer got in first); that statement is atomic on its own, so no BEGIN and COMMIT
         round trips are needed, and `work` is simply run again after a `StaleWrite`. Writers
         of one session are still serialised — each change applies to the version it read, or
-        not at all. On SQLite, where writers queue for the write lock anyway, it is `write`.
+        not at all. A second write statement would not be atomic with the first, so it raises
+        `RuntimeError` (a programming error: such work needs `write`). On SQLite, where
+        writers queue for the write lock anyway, it is `write`.
         """
         if self.is_postgres:
             if self._postgres_pool is None:
@@ -233,8 +257,11 @@ class Store:
             assert self._postgres_dialect is not None
             if mode == "optimistic":
                 async with self._postgres_pool.acquire() as driver:
-                    transaction = Transaction(self._postgres_dialect, driver, asynchronous=True)
                     for attempt in range(MAX_OPTIMISTIC_ATTEMPTS):
+                        # A fresh one per attempt: each attempt may write once.
+                        transaction = Transaction(
+                            self._postgres_dialect, driver, asynchronous=True, single_write=True
+                        )
                         try:
                             return await work(transaction)
                         except StaleWrite:

@@ -1,10 +1,12 @@
 """Queries on the store's tables. Repositories never commit: the request's transaction does.
 
-Every statement is a SQLAlchemy Core construct on the mapped tables, compiled once per dialect
-(`Statement`) and then run through the driver with plain parameters. A round is one locked
-read, one insert and one update; building, cache-keying and compiling those statements on
-every request — or tracking ORM objects — cost more CPU than SQLite spends executing them.
-JSON documents and times are therefore converted here, the same way for both databases.
+Every statement is a SQLAlchemy Core construct on the mapped tables (their column lists come
+from the tables), compiled once per dialect (`Statement`) and then run through the driver with
+plain parameters, as a read (`fetch`) or a write (`execute`). A round is one read, then an
+update and an insert (on PostgreSQL, one statement doing both); building, cache-keying and
+compiling those statements on every request — or tracking ORM objects — cost more CPU than
+SQLite spends executing them. JSON documents and times are therefore converted here, the same
+way for both databases.
 """
 
 from __future__ import annotations
@@ -15,11 +17,24 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import bindparam, delete, insert, select, text, update
+from sqlalchemy import (
+    Dialect,
+    Update,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    literal_column,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import Compiled
 
-from app.store.database import Rows, StaleWrite, Transaction
+from app.store.database import StaleWrite, Transaction
 from app.store.models import Base
 
 sessions = Base.metadata.tables["sessions"]
@@ -32,24 +47,44 @@ def now() -> datetime:
 
 
 class Statement:
-    """A Core statement compiled once per dialect, executed with driver-level parameters."""
+    """A Core statement compiled once per dialect, run with driver-level parameters."""
 
     def __init__(self, build: Callable[[], Executable]) -> None:
         self._build = build
-        self._compiled: dict[tuple[str, str], tuple[str, Sequence[str] | None]] = {}
+        #: (dialect, driver) -> (SQL, parameter names in order or None, whether it writes)
+        self._compiled: dict[tuple[str, str], tuple[str, Sequence[str] | None, bool]] = {}
 
-    async def execute(self, connection: Transaction, params: Mapping[str, Any]) -> Rows:
-        """Run in `connection`'s transaction; rows come back as plain tuples."""
+    async def fetch(
+        self, connection: Transaction, params: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """Read in `connection`'s transaction; rows come back as plain tuples."""
         dialect = connection.dialect
-        entry = self._compiled.get((dialect.name, dialect.driver))
-        if entry is None:
-            compiled: Compiled = self._build().compile(dialect=dialect)  # type: ignore[attr-defined]
-            entry = (compiled.string, compiled.positiontup)  # type: ignore[attr-defined]
-            self._compiled[(dialect.name, dialect.driver)] = entry
-        sql, order = entry
+        entry = self._compiled.get((dialect.name, dialect.driver)) or self._compile(dialect)
+        sql, order, writes = entry
+        if writes:
+            # A write run as a read would slip past the optimistic mode's one-write check.
+            raise RuntimeError("a statement that writes is run with `execute`, not `fetch`")
+        if order is not None:
+            return await connection.fetch(sql, tuple(params[name] for name in order))
+        return await connection.fetch(sql, dict(params))
+
+    async def execute(self, connection: Transaction, params: Mapping[str, Any]) -> int:
+        """Write in `connection`'s transaction; the count of rows changed."""
+        dialect = connection.dialect
+        entry = self._compiled.get((dialect.name, dialect.driver)) or self._compile(dialect)
+        sql, order, _writes = entry
+        # Positional drivers (asyncpg, sqlite3) take a tuple, named ones (psycopg) a dict.
         if order is not None:
             return await connection.execute(sql, tuple(params[name] for name in order))
         return await connection.execute(sql, dict(params))
+
+    def _compile(self, dialect: Dialect) -> tuple[str, Sequence[str] | None, bool]:
+        statement = self._build()
+        compiled: Compiled = statement.compile(dialect=dialect)  # type: ignore[attr-defined]
+        order = compiled.positiontup  # type: ignore[attr-defined]
+        entry = (compiled.string, order, bool(getattr(statement, "is_dml", False)))
+        self._compiled[(dialect.name, dialect.driver)] = entry
+        return entry
 
 
 def _postgres(connection: Transaction) -> bool:
@@ -101,7 +136,7 @@ class SessionRecord:
     updated_at: datetime
 
 
-_FIELDS = SessionRecord.__slots__
+_FIELDS = tuple(sessions.c.keys())
 _DOCUMENTS = ("config", "state", "result", "party_token_hashes")
 _TIMES = ("created_at", "updated_at")
 
@@ -121,22 +156,22 @@ _GET_SESSION_FOR_UPDATE = Statement(_select_session(lock=True))
 _INSERT_SESSION = Statement(
     lambda: insert(sessions).values({name: bindparam(name) for name in _FIELDS})
 )
-_UPDATE_SESSION = Statement(
-    lambda: (
+#: What a change writes to its session's row.
+_CHANGED = ("status", "state", "result", "rounds_played", "version", "updated_at")
+
+
+def _update_session() -> Update:
+    """The change, written only if the session is still at the version that was read."""
+    return (
         update(sessions)
         .where(
             sessions.c.id == bindparam("match_id"), sessions.c.version == bindparam("match_version")
         )
-        .values(
-            status=bindparam("status"),
-            state=bindparam("state"),
-            result=bindparam("result"),
-            rounds_played=bindparam("rounds_played"),
-            version=bindparam("version"),
-            updated_at=bindparam("updated_at"),
-        )
+        .values({name: bindparam(name) for name in _CHANGED})
     )
-)
+
+
+_UPDATE_SESSION = Statement(_update_session)
 #: Its rounds go with it (ON DELETE CASCADE).
 _DELETE_SESSION = Statement(
     lambda: delete(sessions).where(
@@ -153,7 +188,7 @@ async def get_session(
     (On SQLite the transaction already holds the database's write lock: see database.py.)
     """
     statement = _GET_SESSION_FOR_UPDATE if lock and _postgres(connection) else _GET_SESSION
-    found = (await statement.execute(connection, {"id": session_id, "kind": kind})).rows
+    found = await statement.fetch(connection, {"id": session_id, "kind": kind})
     if not found:
         return None
     row = found[0]
@@ -174,22 +209,33 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
     await _INSERT_SESSION.execute(connection, params)
 
 
-#: PostgreSQL: the session's update and its new rounds in one statement (one round trip).
-_UPDATE_SESSION_WITH_ROUNDS = Statement(
-    lambda: text(
-        "WITH updated AS ("
-        " UPDATE sessions SET status = :status, state = CAST(:state AS JSONB),"
-        " result = CAST(:result AS JSONB), rounds_played = :rounds_played,"
-        " version = :version, updated_at = :updated_at"
-        " WHERE id = :match_id AND version = :match_version RETURNING id)"
-        " INSERT INTO rounds (session_id, number, inputs, dice, outcome, created_at)"
-        " SELECT updated.id, played.number, played.inputs, played.dice, played.outcome,"
-        " CAST(:updated_at AS TIMESTAMP WITH TIME ZONE)"
-        " FROM updated, unnest(CAST(:numbers AS INTEGER[]), CAST(:inputs AS JSONB[]),"
-        " CAST(:dice AS JSONB[]), CAST(:outcomes AS JSONB[]))"
-        " AS played(number, inputs, dice, outcome)"
+#: What each played round brings; the store adds its session and time.
+_PLAYED = ("number", "inputs", "dice", "outcome")
+
+
+def _update_session_with_rounds() -> Executable:
+    """PostgreSQL: the session's update and its new rounds in one statement (one round trip).
+
+    The rounds come as one array per column (`played_<column>`), unnested side by side; they
+    are inserted only if the update matched, and take the session's new `updated_at`.
+    """
+    updated = _update_session().returning(sessions.c.id, sessions.c.updated_at).cte("updated")
+    played = (
+        func.unnest(
+            *(cast(bindparam(f"played_{name}"), ARRAY(rounds.c[name].type)) for name in _PLAYED)
+        )
+        .table_valued(*_PLAYED)
+        .render_derived(name="played")
     )
-)
+    return insert(rounds).from_select(
+        ["session_id", *_PLAYED, "created_at"],
+        select(updated.c.id, *(played.c[name] for name in _PLAYED), updated.c.updated_at)
+        .select_from(updated)
+        .join(played, true()),
+    )
+
+
+_UPDATE_SESSION_WITH_ROUNDS = Statement(_update_session_with_rounds)
 
 
 async def update_session(
@@ -223,15 +269,15 @@ async def update_session(
             connection,
             {
                 **params,
-                "numbers": [entry["number"] for entry in rounds],
-                "inputs": [_document_in(connection, entry["inputs"]) for entry in rounds],
-                "dice": [_document_in(connection, entry["dice"]) for entry in rounds],
-                "outcomes": [_document_in(connection, entry["outcome"]) for entry in rounds],
+                "played_number": [entry["number"] for entry in rounds],
+                "played_inputs": [_document_in(connection, entry["inputs"]) for entry in rounds],
+                "played_dice": [_document_in(connection, entry["dice"]) for entry in rounds],
+                "played_outcome": [_document_in(connection, entry["outcome"]) for entry in rounds],
             },
         )
-        changed = written.rowcount == len(rounds)
+        changed = written == len(rounds)
     else:
-        changed = (await _UPDATE_SESSION.execute(connection, params)).rowcount == 1
+        changed = await _UPDATE_SESSION.execute(connection, params) == 1
         if changed:
             await _insert_rounds(connection, record.id, rounds, params["updated_at"])
     if not changed:
@@ -260,13 +306,14 @@ async def delete_session(connection: Transaction, record: SessionRecord) -> None
     deleted = await _DELETE_SESSION.execute(
         connection, {"id": record.id, "version": record.version}
     )
-    if deleted.rowcount != 1:
+    if deleted != 1:
         raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
 
 
 # --- rounds --------------------------------------------------------------------------------
 
-_ROUND_FIELDS = ("session_id", "number", "inputs", "dice", "outcome", "created_at")
+#: Every column but the generated id.
+_ROUND_FIELDS = tuple(column.name for column in rounds.columns if not column.primary_key)
 _INSERT_ROUND = Statement(
     lambda: insert(rounds).values({name: bindparam(name) for name in _ROUND_FIELDS})
 )
@@ -298,8 +345,8 @@ async def _insert_rounds(
 
 async def list_rounds(connection: Transaction, session_id: str) -> list[dict[str, Any]]:
     """Round outcomes, oldest first."""
-    result = await _LIST_ROUNDS.execute(connection, {"id": session_id})
-    return [_document_out(row[0]) for row in result.rows]
+    found = await _LIST_ROUNDS.fetch(connection, {"id": session_id})
+    return [_document_out(row[0]) for row in found]
 
 
 # --- idempotency -------------------------------------------------------------------------
@@ -327,15 +374,7 @@ _FORGET_RESPONSE = Statement(
         idempotency.c.scope == bindparam("scope"), idempotency.c.key == bindparam("key")
     )
 )
-_IDEMPOTENCY_FIELDS = (
-    "scope",
-    "key",
-    "fingerprint",
-    "status_code",
-    "headers",
-    "body",
-    "created_at",
-)
+_IDEMPOTENCY_FIELDS = tuple(idempotency.c.keys())
 _SAVE_RESPONSE = Statement(
     lambda: insert(idempotency).values({name: bindparam(name) for name in _IDEMPOTENCY_FIELDS})
 )
@@ -345,7 +384,11 @@ _PURGE_RESPONSES = Statement(
 
 
 _TRY_LOCK_KEY = Statement(
-    lambda: text("SELECT pg_try_advisory_xact_lock(hashtextextended(:name, 0))")
+    lambda: select(
+        func.pg_try_advisory_xact_lock(
+            func.hashtextextended(bindparam("name"), literal_column("0"))
+        )
+    )
 )
 
 
@@ -353,14 +396,14 @@ async def try_lock_key(connection: Transaction, scope: str, key: str) -> bool:
     """PostgreSQL: take the key's transaction-scoped advisory lock, or report it is taken."""
     if not _postgres(connection):
         return True
-    result = await _TRY_LOCK_KEY.execute(connection, {"name": f"{scope}\x1f{key}"})
-    return bool(result.rows[0][0])
+    found = await _TRY_LOCK_KEY.fetch(connection, {"name": f"{scope}\x1f{key}"})
+    return bool(found[0][0])
 
 
 async def find_response(
     connection: Transaction, scope: str, key: str, *, ttl: timedelta
 ) -> StoredResponse | None:
-    found = (await _FIND_RESPONSE.execute(connection, {"scope": scope, "key": key})).rows
+    found = await _FIND_RESPONSE.fetch(connection, {"scope": scope, "key": key})
     if not found:
         return None
     fingerprint, status_code, headers, body, created_at = found[0]
@@ -391,5 +434,4 @@ async def save_response(
 async def purge_responses(connection: Transaction, *, ttl: timedelta) -> int:
     """Forget answers older than the TTL."""
     cutoff = _time_in(connection, now() - ttl)
-    outcome = await _PURGE_RESPONSES.execute(connection, {"cutoff": cutoff})
-    return int(outcome.rowcount or 0)
+    return await _PURGE_RESPONSES.execute(connection, {"cutoff": cutoff})

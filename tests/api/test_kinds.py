@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from app.api.kinds import ContestKind, Examples, Schemas, purposes
+from app.api.presentation import SessionFields
 from app.api.registry import KINDS
 from app.main import create_app
 from app.rules import serial
@@ -71,6 +72,12 @@ class CoinRecord(TypedDict):
     summary: str
 
 
+class CoinRaceSession(SessionFields):
+    config: dict[str, Any]
+    state: dict[str, int]
+    result: dict[str, Any] | None
+
+
 class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
     """A toy kind: first to `target` heads."""
 
@@ -84,7 +91,11 @@ class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
     resolvable = True
     dice_model = CoinDice
     schemas = Schemas(
-        config=dict[str, Any], state=dict[str, int], result=dict[str, Any], round=CoinRecord
+        config=dict[str, Any],
+        state=dict[str, int],
+        result=dict[str, Any],
+        round=CoinRecord,
+        session=CoinRaceSession,
     )
     examples = Examples(create={"name": "Ann", "target": 2}, round={"rolls": {"Ann": {"flip": 2}}})
 

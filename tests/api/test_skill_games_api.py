@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api import skill_games as skill_games_api
-from app.api.sessions import mutate as original_mutate
+from app.api.lifecycle import mutate as original_mutate
 from app.rules import skill_games as skill_games_rules
 from app.rules.dice import SeededRng
 from app.store import repository

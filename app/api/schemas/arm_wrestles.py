@@ -12,7 +12,8 @@ from typing import Annotated, NotRequired
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
+from app.api.presentation import SessionFields
+from app.api.schemas.common import D20, Name, RoundRecordKeys, Seed, Strict
 from app.rules import arm_wrestling as rules
 from app.rules.common import ability_modifier
 from app.rules.violations import MAX_NOTATION_CHARS
@@ -196,9 +197,14 @@ class ArmWrestleRoundOutcome(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
-class ArmWrestleRoundRecord(ArmWrestleRoundOutcome):
+class ArmWrestleRoundRecord(ArmWrestleRoundOutcome, RoundRecordKeys):
     """One round of an arm wrestle as served: its number, outcome, dice and summary line."""
 
-    number: int
-    rolls: list[RollRecord]
-    summary: str
+
+@with_config(ConfigDict(extra="forbid"))
+class ArmWrestleSession(SessionFields):
+    """An arm wrestle as every answer shows it."""
+
+    config: ArmWrestleConfig
+    state: ArmWrestleState
+    result: ArmWrestleResult | None

@@ -16,8 +16,8 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.presentation import Session
-from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
+from app.api.presentation import SessionFields
+from app.api.schemas.common import D20, Name, RoundRecordKeys, Seed, Strict
 from app.api.schemas.races import (
     MAX_DC,
     CheckName,
@@ -298,23 +298,26 @@ class ChaseRoundOutcome(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
-class ChaseRoundRecord(ChaseRoundOutcome):
+class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys):
     """One increment of a chase as `rounds` lists it."""
-
-    number: int
-    rolls: list[RollRecord]
-    summary: str
 
 
 # --- the answer of the chase's own call -----------------------------------------------------
 
+
 #: A chase session as every answer shows it.
-ChaseSessionBody = Session[ChaseConfig, ChaseState, ChaseResult]
+@with_config(ConfigDict(extra="forbid"))
+class ChaseSession(SessionFields):
+    """A chase as every answer shows it."""
+
+    config: ChaseConfig
+    state: ChaseState
+    result: ChaseResult | None
 
 
 @with_config(ConfigDict(extra="forbid"))
 class ChaseEnded(TypedDict):
     """The ended chase (the chaser gave up): its session and one line."""
 
-    session: ChaseSessionBody
+    session: ChaseSession
     summary: str

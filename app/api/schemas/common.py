@@ -27,14 +27,6 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class RollEntry(BaseModel):
-    who: str | None
-    purpose: str
-    dice: str
-    values: list[int]
-    source: Literal["supplied", "rolled"]
-
-
 @with_config(ConfigDict(extra="forbid"))
 class RollRecord(TypedDict):
     """One (who, purpose) roll in an answer's `rolls`: its dice, values and where they came from."""
@@ -44,6 +36,17 @@ class RollRecord(TypedDict):
     dice: str
     values: list[int]
     source: Literal["supplied", "rolled"]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RoundRecordKeys(TypedDict):
+    """What every kind's round record adds to its round's outcome, after the outcome's keys:
+    the round's number, its dice and its summary line (`class XRoundRecord(XRoundOutcome,
+    RoundRecordKeys)`)."""
+
+    number: int
+    rolls: list[RollRecord]
+    summary: str
 
 
 def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:

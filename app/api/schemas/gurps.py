@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import Name, Roll3d6, RollRecord, Seed, Strict
+from app.rules import gurps
 from app.rules.gurps import DEFAULT_MAX_ROUNDS, MAX_ROUNDS_LIMIT, MAX_SKILL, MIN_SKILL
 
 Skill = Annotated[int, Field(ge=MIN_SKILL, le=MAX_SKILL, description="effective skill")]
@@ -46,18 +47,36 @@ class Contestant(Strict):
     name: Name
     skill: Skill
 
+    def to_rules(self) -> gurps.Contestant:
+        return gurps.Contestant(self.name, self.skill)
+
 
 class SuppliedRound(Strict):
     a: Roll3d6
     b: Roll3d6
 
 
-class RegularContestRequest(Strict):
+class RegularContestOptions(Strict):
+    """A regular contest's two sides and options, as the one-shot call and a session take them."""
+
     a: Contestant
     b: Contestant
     normalize: bool = True
     max_rounds: MaxRounds = DEFAULT_MAX_ROUNDS
     seconds_per_round: Annotated[int, Field(ge=0, le=86_400)] = 1
+
+    def to_rules(self) -> gurps.RegularConfig:
+        """The contest's config; `gurps.check_regular_config` checks what spans fields."""
+        return gurps.RegularConfig(
+            a=self.a.to_rules(),
+            b=self.b.to_rules(),
+            normalize=self.normalize,
+            max_rounds=self.max_rounds,
+            seconds_per_round=self.seconds_per_round,
+        )
+
+
+class RegularContestRequest(RegularContestOptions):
     rounds: Annotated[list[SuppliedRound], Field(max_length=MAX_ROUNDS_LIMIT)] = Field(
         default_factory=list
     )
@@ -109,16 +128,9 @@ class QuickContestAnswer(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
-class ResistanceDefenderRolled(TypedDict):
+class ResistanceDefenderRolled(GurpsCompetitorRoll):
     """The defender of a resistance roll who resisted: her success roll, `rolled` true."""
 
-    name: str
-    skill: int
-    roll: list[int]
-    total: int
-    success: bool
-    critical: Critical
-    margin: int
     rolled: Literal[True]
 
 

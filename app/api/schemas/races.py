@@ -31,7 +31,8 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
+from app.api.presentation import SessionFields
+from app.api.schemas.common import D20, Name, RoundRecordKeys, Seed, Strict
 from app.rules import races as rules
 from app.rules.common import ability_modifier
 from app.rules.races import (
@@ -464,9 +465,14 @@ class RaceRoundOutcome(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
-class RaceRoundRecord(RaceRoundOutcome):
+class RaceRoundRecord(RaceRoundOutcome, RoundRecordKeys):
     """One increment of a race as `rounds` lists it."""
 
-    number: int
-    rolls: list[RollRecord]
-    summary: str
+
+@with_config(ConfigDict(extra="forbid"))
+class RaceSession(SessionFields):
+    """A race as every answer shows it."""
+
+    config: RaceConfig
+    state: RaceState
+    result: RaceResult | None

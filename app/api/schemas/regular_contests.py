@@ -7,33 +7,19 @@ each round record.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import Name, Roll3d6, RollRecord, Seed, Strict
-from app.api.schemas.gurps import Contestant, MaxRounds
+from app.api.presentation import SessionFields
+from app.api.schemas.common import Name, Roll3d6, RoundRecordKeys, Seed, Strict
+from app.api.schemas.gurps import RegularContestOptions
 from app.rules import gurps
 
 
-class RegularContestCreate(Strict):
-    a: Contestant
-    b: Contestant
-    normalize: bool = True
-    max_rounds: MaxRounds = gurps.DEFAULT_MAX_ROUNDS
-    seconds_per_round: Annotated[int, Field(ge=0, le=86_400)] = 1
+class RegularContestCreate(RegularContestOptions):
     seed: Seed | None = None
-
-    def to_rules(self) -> gurps.RegularConfig:
-        """The contest's config; `gurps.check_regular_config` checks what spans fields."""
-        return gurps.RegularConfig(
-            a=gurps.Contestant(self.a.name, self.a.skill),
-            b=gurps.Contestant(self.b.name, self.b.skill),
-            normalize=self.normalize,
-            max_rounds=self.max_rounds,
-            seconds_per_round=self.seconds_per_round,
-        )
 
 
 class RegularRollSupply(Strict):
@@ -113,9 +99,14 @@ class RegularContestRoundOutcome(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
-class RegularContestRoundRecord(RegularContestRoundOutcome):
+class RegularContestRoundRecord(RegularContestRoundOutcome, RoundRecordKeys):
     """One round of a regular contest as served: its number, outcome, dice and summary line."""
 
-    number: int
-    rolls: list[RollRecord]
-    summary: str
+
+@with_config(ConfigDict(extra="forbid"))
+class RegularContestSession(SessionFields):
+    """A regular contest as every answer shows it."""
+
+    config: RegularContestConfig
+    state: RegularContestState
+    result: RegularContestResult | None

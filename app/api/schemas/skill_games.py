@@ -13,8 +13,8 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import ConfigDict, Field, StringConstraints, with_config
 from typing_extensions import TypedDict
 
-from app.api.presentation import Session
-from app.api.schemas.common import D20, Name, RollRecord, Seed, Strict
+from app.api.presentation import SessionFields
+from app.api.schemas.common import D20, Name, RollRecord, RoundRecordKeys, Seed, Strict
 from app.rules import skill_games as rules
 from app.rules.skill_games import MAX_MEMBERS, MAX_PARTIES, MAX_ROUNDS, MIN_PARTIES
 
@@ -300,18 +300,21 @@ class SkillGameRoundOutcome(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
-class SkillGameRound(SkillGameRoundOutcome):
+class SkillGameRound(SkillGameRoundOutcome, RoundRecordKeys):
     """A revealed round as served: every die of the round (skill checks, then order d20s)."""
-
-    number: int
-    rolls: list[RollRecord]
-    summary: str
 
 
 # --- the answers of the skill game's own calls -----------------------------------------------
 
+
 #: A skill game session as every answer shows it.
-SkillGameSessionBody = Session[SkillGameConfig, SkillGameState, SkillGameResult]
+@with_config(ConfigDict(extra="forbid"))
+class SkillGameSession(SessionFields):
+    """A skill game as every answer shows it."""
+
+    config: SkillGameConfig
+    state: SkillGameState
+    result: SkillGameResult | None
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -322,7 +325,7 @@ class SkillGameSkillsAnswer(TypedDict):
     checks: dict[str, SkillGameCheck]
     tokens_earned: int
     rolls: list[RollRecord]
-    session: SkillGameSessionBody
+    session: SkillGameSession
     summary: str
 
 
@@ -333,7 +336,7 @@ class SkillGameSealed(TypedDict):
     submitted: Literal[True]
     party: str
     waiting_for: list[str]
-    session: SkillGameSessionBody
+    session: SkillGameSession
     summary: str
 
 
@@ -342,7 +345,7 @@ class SkillGameRevealed(TypedDict):
     """200: the last choice revealed and resolved the round."""
 
     round: SkillGameRound
-    session: SkillGameSessionBody
+    session: SkillGameSession
     summary: str
 
 
@@ -351,7 +354,7 @@ class SkillGameGranted(TypedDict):
     """The GM's grant and the session after it."""
 
     grant: SkillGameGrantRecord
-    session: SkillGameSessionBody
+    session: SkillGameSession
     summary: str
 
 
@@ -359,5 +362,5 @@ class SkillGameGranted(TypedDict):
 class SkillGameEnded(TypedDict):
     """The ended game: its session and one line."""
 
-    session: SkillGameSessionBody
+    session: SkillGameSession
     summary: str

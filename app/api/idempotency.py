@@ -1,0 +1,177 @@
+"""`Idempotency-Key`: one claim per keyed request, answered by a replay, a claim, or a refusal.
+
+The stored answer is written in the same transaction as the change it describes, keyed by the
+digest of (scope, key) and sealed under the raw key (app/api/security.py). A key's scope is
+its session (`arm-wrestles/<id>`), or for creations the kind, narrowed to the caller when it
+sends a bearer secret of its own (`creation_scope`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+import orjson
+from fastapi import Request
+from starlette.responses import Response
+
+from app.api.common import JSON, respond, wants_text
+from app.api.security import (
+    TamperedAnswer,
+    key_digest,
+    open_body,
+    request_fingerprint,
+    seal_body,
+    token_hash,
+)
+from app.api.work import UnitOfWork
+from app.errors import Conflict, InvalidInput
+from app.store import repository
+from app.store.database import Contended, Transaction
+from app.store.repository import StoredResponse
+
+MAX_IDEMPOTENCY_KEY = 255
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A mutating call's answer as stored and replayed: status, headers and JSON bytes."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    replayed: bool = False
+
+
+def idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise InvalidInput(
+            "Idempotency-Key must be 1 to 255 characters",
+            errors=[{"loc": ["header", "Idempotency-Key"], "msg": "1 to 255 characters"}],
+        )
+    return key
+
+
+def creation_scope(path: str, caller: str | None) -> str:
+    """Where a creation's Idempotency-Key lives: the kind's, or the caller's within it.
+
+    A caller that sends `Authorization: Bearer <a secret of its own>` with a creation scopes
+    its keys to that secret, and a replay answers the tokens again. Without one, keys are
+    shared by every caller of the kind, so a replay answers the session without its tokens.
+    """
+    if caller is None:
+        return f"create/{path}"
+    # 128 bits of the secret's digest: enough to keep callers apart, and the scope fits its
+    # column (64 characters) for every kind's path.
+    return f"create/{path}/{token_hash(caller)[:32]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Keyed:
+    """A mutating call's Idempotency-Key, within its scope."""
+
+    scope: str
+    key: str
+    digest: str
+    fingerprint: bytes
+    ttl: timedelta
+
+    async def claim(self, connection: Transaction) -> Answer | None:
+        """Take the key for this transaction: the stored answer to replay, if there is one.
+
+        409 while another request holds the key, or when the stored answer fails its
+        integrity check; 422 if the key was used with another request.
+        """
+        if not await repository.try_lock_key(connection, self.scope, self.digest):
+            raise Conflict("a request with this Idempotency-Key is still being processed")
+        stored = await repository.find_response(connection, self.scope, self.digest, ttl=self.ttl)
+        if stored is None:
+            return None
+        if stored.fingerprint != self.fingerprint:
+            raise InvalidInput(
+                "this Idempotency-Key was used with a different request",
+                errors=[
+                    {"loc": ["header", "Idempotency-Key"], "msg": "reused with another request"}
+                ],
+            )
+        try:
+            body = open_body(self.scope, self.key, stored.body) if stored.body else b""
+        except TamperedAnswer:
+            logging.getLogger("arbiter").warning(
+                "a stored idempotent answer failed authentication (scope %s)", self.scope
+            )
+            raise Conflict(
+                "the answer stored under this Idempotency-Key failed its integrity check and "
+                "is not replayed; send the request under a new key"
+            ) from None
+        return Answer(stored.status_code, dict(stored.headers), body, True)
+
+    async def remember(self, connection: Transaction, answer: Answer) -> None:
+        """Store the answer in the transaction that made the change it describes."""
+        sealed = seal_body(self.scope, self.key, answer.body) if answer.body else b""
+        await repository.save_response(
+            connection,
+            self.scope,
+            self.digest,
+            StoredResponse(self.fingerprint, answer.status, answer.headers, sealed),
+        )
+
+
+async def keyed(request: Request, scope: str, token: str | None) -> Keyed | None:
+    """The request's Idempotency-Key in `scope`, or None when it sends none."""
+    key = idempotency_key(request)
+    if key is None:
+        return None
+    return Keyed(
+        scope,
+        key,
+        key_digest(scope, key),
+        request_fingerprint(request.method, request.url.path, token, await request.body()),
+        timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds),
+    )
+
+
+async def guarded(
+    work: UnitOfWork,
+    transaction: Callable[[Transaction], Awaitable[Answer]],
+    key: Keyed | None,
+) -> Answer:
+    """Run the transaction, refusing a second request under a key still in flight here.
+
+    A keyed change runs in a locking transaction (its answer is stored with it); any other in
+    `optimistic` mode (see `Store.run`).
+    """
+    if key is None:
+        try:
+            return await work.run("optimistic", transaction)
+        except Contended:
+            raise Conflict("the session is changing too fast to apply this; retry") from None
+    marker = (key.scope, key.key)
+    with work.store.in_flight_lock:
+        if marker in work.store.in_flight:
+            raise Conflict("a request with this Idempotency-Key is still being processed")
+        work.store.in_flight.add(marker)
+    try:
+        return await work.run("write", transaction)
+    finally:
+        with work.store.in_flight_lock:
+            work.store.in_flight.discard(marker)
+
+
+def answer_response(request: Request, answer: Answer) -> Response:
+    """The answer as sent: JSON bytes as stored, or its summary line for `Accept: text/plain`."""
+    headers = dict(answer.headers)
+    if answer.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    if answer.status == 204 or not answer.body:
+        return Response(status_code=answer.status, headers=headers)
+    if wants_text(request):
+        body = orjson.loads(answer.body)
+        if isinstance(body, dict) and "summary" in body:
+            return respond(request, body, answer.status, headers)
+    return Response(answer.body, answer.status, headers=headers, media_type=JSON)
