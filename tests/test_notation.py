@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import d20
 import pytest
@@ -32,6 +31,7 @@ from app.notation import (
 )
 from app.rules.dice import Dice, DieRoll, SeededRng
 from app.rules.errors import DiceError, RulesError
+from tests.work_meter import WorkMeter
 
 
 class Scripted:
@@ -369,41 +369,6 @@ def test_runaway_rolls_stop_fast(monkeypatch: pytest.MonkeyPatch, expr: str, mes
         roll_notation(expr, highest)
     assert 0 < drawn <= MAX_DICE
     assert 0 < meter.looked_at <= MAX_WORK
-
-
-class WorkMeter:
-    """Counts the work d20 does, wherever it is asked to: evaluator steps (one per node) and
-    the dice its selectors and minimum/maximum passes look at (each pass reads the whole set).
-
-    The counters sit on d20's own classes, below the guards of app.notation, so work that a
-    guard failed to charge is counted all the same.
-    """
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.steps = 0
-        self.looked_at = 0
-        evaluate = d20.Roller._eval
-        select = d20.SetSelector.select
-
-        def counted_eval(roller: Any, node: Any) -> Any:
-            self.steps += 1
-            return evaluate(roller, node)
-
-        def counted_select(selector: Any, target: Any, max_targets: int | None = None) -> Any:
-            self.looked_at += len(target.set)
-            return select(selector, target, max_targets)
-
-        def counted_pass(original: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
-            def run(operator: Any, target: Any) -> None:
-                self.looked_at += len(target.set)
-                original(operator, target)
-
-            return run
-
-        monkeypatch.setattr(d20.Roller, "_eval", counted_eval)
-        monkeypatch.setattr(d20.SetSelector, "select", counted_select)
-        for name in ("minimum", "maximum"):
-            monkeypatch.setattr(d20.SetOperator, name, counted_pass(getattr(d20.SetOperator, name)))
 
 
 def test_limits_reject_before_any_die_is_drawn() -> None:

@@ -10,9 +10,8 @@ from fastapi import APIRouter, Body
 from app.api.common import (
     examples,
     make_dice,
-    text_plain_doc,
 )
-from app.api.routing import LeanRoute
+from app.api.routing import one_shot_router
 from app.api.schemas.cairn import CairnPosition, CairnRollAnswer, CairnRollRequest
 from app.api.schemas.common import roll_records
 from app.rules import cairn
@@ -87,8 +86,8 @@ async def roll(
 @cache
 def router() -> APIRouter:
     """This module's routes, built by the first `create_app` (they hold no state)."""
-    routes = APIRouter(prefix="/v1/cairn", tags=["Cairn Hill"], route_class=LeanRoute)
-    routes.add_api_route(
-        "/roll", roll, methods=["POST"], responses=text_plain_doc(), operation_id="rollCairn"
+    return one_shot_router(
+        "/v1/cairn",
+        "Cairn Hill",
+        ("/roll", roll, "rollCairn"),
     )
-    return routes

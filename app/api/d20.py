@@ -10,9 +10,8 @@ from fastapi import APIRouter, Body
 from app.api.common import (
     examples,
     make_dice,
-    text_plain_doc,
 )
-from app.api.routing import LeanRoute
+from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records
 from app.api.schemas.d20 import D20CheckAnswer, D20CheckRequest
 from app.rules import checks
@@ -57,8 +56,8 @@ async def check(
 @cache
 def router() -> APIRouter:
     """This module's routes, built by the first `create_app` (they hold no state)."""
-    routes = APIRouter(prefix="/v1/d20", tags=["d20 checks"], route_class=LeanRoute)
-    routes.add_api_route(
-        "/check", check, methods=["POST"], responses=text_plain_doc(), operation_id="rollD20Check"
+    return one_shot_router(
+        "/v1/d20",
+        "d20 checks",
+        ("/check", check, "rollD20Check"),
     )
-    return routes

@@ -10,9 +10,8 @@ from fastapi import APIRouter, Body
 from app.api.common import (
     examples,
     make_dice,
-    text_plain_doc,
 )
-from app.api.routing import LeanRoute
+from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records
 from app.api.schemas.gurps import (
     GurpsCompetitorRoll,
@@ -35,7 +34,7 @@ from app.rules.errors import RulesError
 
 
 def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
-    """`name` and the keys of `SuccessRoll.to_dict()`, in its order."""
+    """`name`, then the success roll's keys in the order of its fields."""
     return {
         "name": name,
         "skill": result.skill,
@@ -270,33 +269,11 @@ def _too_many_rounds(played: int) -> None:
 @cache
 def router() -> APIRouter:
     """This module's routes, built by the first `create_app` (they hold no state)."""
-    routes = APIRouter(prefix="/v1/gurps", tags=["GURPS contests"], route_class=LeanRoute)
-    routes.add_api_route(
-        "/success-roll",
-        success_roll,
-        methods=["POST"],
-        responses=text_plain_doc(),
-        operation_id="rollGurpsSuccess",
+    return one_shot_router(
+        "/v1/gurps",
+        "GURPS contests",
+        ("/success-roll", success_roll, "rollGurpsSuccess"),
+        ("/quick-contest", quick_contest, "resolveGurpsQuickContest"),
+        ("/resistance-roll", resistance_roll, "resolveGurpsResistanceRoll"),
+        ("/regular-contest", regular_contest, "resolveGurpsRegularContest"),
     )
-    routes.add_api_route(
-        "/quick-contest",
-        quick_contest,
-        methods=["POST"],
-        responses=text_plain_doc(),
-        operation_id="resolveGurpsQuickContest",
-    )
-    routes.add_api_route(
-        "/resistance-roll",
-        resistance_roll,
-        methods=["POST"],
-        responses=text_plain_doc(),
-        operation_id="resolveGurpsResistanceRoll",
-    )
-    routes.add_api_route(
-        "/regular-contest",
-        regular_contest,
-        methods=["POST"],
-        responses=text_plain_doc(),
-        operation_id="resolveGurpsRegularContest",
-    )
-    return routes

@@ -18,9 +18,8 @@ from fastapi import APIRouter, Body
 from app.api.common import (
     examples,
     make_dice,
-    text_plain_doc,
 )
-from app.api.routing import LeanRoute
+from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records
 from app.api.schemas.long_throws import (
     CustomObject,
@@ -34,7 +33,7 @@ from app.api.schemas.long_throws import (
     LongThrowSeries,
     Penalty,
 )
-from app.rules import long_throw
+from app.rules import long_throw, serial
 from app.rules.dice import Key, request_rng
 from app.rules.errors import Loc
 
@@ -193,28 +192,24 @@ async def long_throws(
     return answer
 
 
-# The answer's parts, key for key as the rules' `to_dict()` and `competitor_dicts()` give them.
+# The answer's parts: the rules' dataclasses as they are (`serial.dump`), or reshaped.
 
 
 def _object(thrown: long_throw.ThrownObject) -> LongThrowObject:
-    return {
-        "name": thrown.name,
-        "weight_lb": thrown.weight_lb,
-        "range_increment_ft": thrown.range_increment_ft,
-        "weapon": thrown.weapon,
-        "creature": thrown.creature,
-    }
+    dumped: LongThrowObject = serial.dump(thrown)
+    return dumped
 
 
 def _competitors(outcome: long_throw.LongThrow) -> list[LongThrowCompetitorResult]:
-    """API.md's `competitors` entries, in the order given (`LongThrow.competitor_dicts`)."""
+    """API.md's `competitors` entries, in the order given."""
     if outcome.config.mode == "precision":
         return [_precision_entry(outcome, a) for a in outcome.config.assessments]
     return [_throw_entry(outcome.config, result) for result in outcome.throws]
 
 
 def _limits(limits: long_throw.LoadLimits) -> LongThrowLoadLimits:
-    return {"light": limits.light, "medium": limits.medium, "heavy": limits.heavy}
+    dumped: LongThrowLoadLimits = serial.dump(limits)
+    return dumped
 
 
 def _throw_entry(
@@ -279,32 +274,15 @@ def _precision_entry(
 
 
 def _series(series: long_throw.Series) -> LongThrowSeries:
-    return {
-        "number": series.number,
-        "distance_increments": series.distance_increments,
-        "throws": [
-            {
-                "name": throw.name,
-                "roll": throw.roll,
-                "range_penalty": throw.range_penalty,
-                "total": throw.total,
-                "hit": throw.hit,
-            }
-            for throw in series.throws
-        ],
-        "out": list(series.out),
-    }
+    dumped: LongThrowSeries = serial.dump(series)
+    return dumped
 
 
 @cache
 def router() -> APIRouter:
     """This module's routes, built by the first `create_app` (they hold no state)."""
-    routes = APIRouter(prefix="/v1", tags=["d20 games of skill"], route_class=LeanRoute)
-    routes.add_api_route(
-        "/long-throws",
-        long_throws,
-        methods=["POST"],
-        responses=text_plain_doc(),
-        operation_id="resolveLongThrows",
+    return one_shot_router(
+        "/v1",
+        "d20 games of skill",
+        ("/long-throws", long_throws, "resolveLongThrows"),
     )
-    return routes

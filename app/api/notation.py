@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Query, Request
 from starlette.responses import Response
 
 from app.api.common import examples, respond, text_plain_doc
-from app.api.routing import LeanRoute
+from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records
 from app.api.schemas.notation import NotationRollAnswer, RollRequest
 from app.errors import rules_error
@@ -75,7 +75,7 @@ async def roll_post(
 @cache
 def router() -> APIRouter:
     """This module's routes, built by the first `create_app` (they hold no state)."""
-    routes = APIRouter(prefix="/v1", tags=["Dice notation"], route_class=LeanRoute)
+    routes = one_shot_router("/v1", "Dice notation", ("/roll", roll_post, "rollNotationWithBody"))
     routes.add_api_route(
         "/roll",
         roll_get,
@@ -83,12 +83,5 @@ def router() -> APIRouter:
         response_model=NotationRollAnswer,
         operation_id="rollNotation",
         responses=text_plain_doc(),
-    )
-    routes.add_api_route(
-        "/roll",
-        roll_post,
-        methods=["POST"],
-        responses=text_plain_doc(),
-        operation_id="rollNotationWithBody",
     )
     return routes

@@ -21,13 +21,13 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from fastapi.routing import APIRoute
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
-from app.api.common import parse_body, respond
+from app.api.common import parse_body, respond, text_plain_doc
 
 SELECTED = "arbiter.route"
 
@@ -118,3 +118,22 @@ class LeanRoute(APIRoute):
             return respond(request, answer, status)
 
         return handler
+
+
+def one_shot_router(
+    prefix: str, tag: str, *posts: tuple[str, Callable[..., Awaitable[Any]], str]
+) -> APIRouter:
+    """A module's one-shot `POST` endpoints, each `(path, endpoint, operationId)`.
+
+    They answer their typed result, or its summary line for `Accept: text/plain`.
+    """
+    router = APIRouter(prefix=prefix, tags=[tag], route_class=LeanRoute)
+    for path, endpoint, operation_id in posts:
+        router.add_api_route(
+            path,
+            endpoint,
+            methods=["POST"],
+            responses=text_plain_doc(),
+            operation_id=operation_id,
+        )
+    return router

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from app.rules.dice import Dice
 from app.rules.errors import Loc, RulesError
@@ -146,24 +146,6 @@ class CairnRoll:
     score: int
     target: int | None
     success: bool | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rating": self.rating,
-            "dice_sorted": list(self.dice_sorted),
-            "chosen": list(self.chosen),
-            "chosen_names": list(self.chosen_names),
-            "average": self.average,
-            "base_score": self.base_score,
-            "critical_die": self.critical_die,
-            "critical": self.critical,
-            "magnitude_die": self.magnitude_die,
-            "multiplier": self.multiplier,
-            "adjustment": self.adjustment,
-            "score": self.score,
-            "target": self.target,
-            "success": self.success,
-        }
 
 
 def judge_cairn(

@@ -7,7 +7,7 @@ Natural 1 and 20 are not automatic on checks. Dice: one d20 keyed (who, purpose)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
@@ -32,15 +32,6 @@ class D20Check:
     total: int
     dc: int | None
     success: bool | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "roll": self.roll,
-            "modifier": self.modifier,
-            "total": self.total,
-            "dc": self.dc,
-            "success": self.success,
-        }
 
 
 def check_bounds(modifier: int, dc: int | None) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from app.rules import serial
 from app.rules.errors import DiceError, Loc
 
 Source = Literal["supplied", "rolled"]
@@ -39,15 +40,6 @@ class DieRoll:
     dice: str
     values: tuple[int, ...]
     source: Source
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "who": self.who,
-            "purpose": self.purpose,
-            "dice": self.dice,
-            "values": list(self.values),
-            "source": self.source,
-        }
 
 
 class Rng(Protocol):
@@ -288,4 +280,4 @@ class Dice:
 
     def rolls(self) -> list[dict[str, object]]:
         """The log as API `rolls` entries."""
-        return [entry.to_dict() for entry in self.log]
+        return [serial.dump(entry) for entry in self.log]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 from app.rules.dice import Dice
 from app.rules.errors import PhaseError, RulesError
@@ -35,16 +35,6 @@ class SuccessRoll:
     success: bool
     critical: Critical
     margin: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "skill": self.skill,
-            "roll": list(self.roll),
-            "total": self.total,
-            "success": self.success,
-            "critical": self.critical,
-            "margin": self.margin,
-        }
 
 
 def judge_success(skill: int, roll: tuple[int, int, int]) -> SuccessRoll:

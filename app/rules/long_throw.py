@@ -55,7 +55,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Final, Literal, get_args
+from typing import Final, Literal, get_args
 
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice
@@ -138,15 +138,6 @@ class ThrownObject:
     weapon: bool = False
     creature: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "weight_lb": self.weight_lb,
-            "range_increment_ft": self.range_increment_ft,
-            "weapon": self.weapon,
-            "creature": self.creature,
-        }
-
 
 #: RULES.md §3.2.1: the objects a request may name.
 STANDARD_OBJECTS: Final[Mapping[str, ThrownObject]] = {
@@ -166,9 +157,6 @@ class LoadLimits:
     light: int
     medium: int
     heavy: int
-
-    def to_dict(self) -> dict[str, int]:
-        return {"light": self.light, "medium": self.medium, "heavy": self.heavy}
 
 
 def _table_row(strength_score: int) -> LoadLimits:
@@ -445,16 +433,6 @@ class CreatureDamage:
     negated: bool
     wall_damage: int | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "damage": self.damage,
-            "rolled_damage": self.rolled,
-            "tumble_roll": self.tumble_roll,
-            "tumble_total": self.tumble_total,
-            "negated": self.negated,
-            "wall_damage": self.wall_damage,
-        }
-
 
 def creature_landing(thrower: Thrower, dice: Dice, *, into_wall: bool) -> CreatureDamage:
     """1d6 on landing; into a wall `1d6 + Str bonus`, which the wall takes too; Tumble DC 15
@@ -562,15 +540,6 @@ class PrecisionThrow:
     total: int
     hit: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "roll": self.roll,
-            "range_penalty": self.range_penalty,
-            "total": self.total,
-            "hit": self.hit,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Series:
@@ -580,14 +549,6 @@ class Series:
     distance_increments: int
     throws: tuple[PrecisionThrow, ...]
     out: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "distance_increments": self.distance_increments,
-            "throws": [throw.to_dict() for throw in self.throws],
-            "out": list(self.out),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,47 +611,6 @@ class LongThrow:
     @property
     def tie(self) -> bool:
         return len(self.winners) > 1
-
-    def competitor_dicts(self) -> list[dict[str, Any]]:
-        """API.md's `competitors` entries, in the order given."""
-        if self.config.mode == "precision":
-            return [self._precision_entry(a) for a in self.config.assessments]
-        return [self._throw_entry(result) for result in self.throws]
-
-    def _base(self, assessment: Assessment) -> dict[str, Any]:
-        return {
-            "name": assessment.thrower.name,
-            "eligible": assessment.eligible,
-            "load": assessment.load,
-            "penalty": assessment.penalty,
-            "load_limits": assessment.limits.to_dict(),
-        }
-
-    def _throw_entry(self, result: ThrowResult) -> dict[str, Any]:
-        entry = self._base(result.assessment)
-        entry |= {"roll": result.roll, "check": result.check, "ds": result.degree_of_success}
-        if self.config.mode == "distance":
-            distance = result.distance
-            entry["increments"] = distance.increments if distance else None
-            entry["distance_ft"] = distance.distance_ft if distance else None
-        if self.config.creature_landings:
-            landing = result.creature_damage
-            entry["creature_damage"] = landing.to_dict() if landing else None
-        return entry
-
-    def _precision_entry(self, assessment: Assessment) -> dict[str, Any]:
-        entry = self._base(assessment)
-        name = assessment.thrower.name
-        if not assessment.eligible:
-            return entry | {"roll": None, "check": None, "ds": None, "out_in_series": None}
-        mine = [throw for series in self.series for throw in series.throws if throw.name == name]
-        out_in = next((s.number for s in self.series if name in s.out), None)
-        return entry | {
-            "roll": [throw.roll for throw in mine],
-            "check": [throw.total for throw in mine],
-            "ds": sum(throw.hit for throw in mine),
-            "out_in_series": out_in,
-        }
 
 
 def resolve_long_throw(config: LongThrowConfig, dice: Dice) -> LongThrow:

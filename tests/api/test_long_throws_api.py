@@ -185,6 +185,124 @@ def test_halfling_into_a_wall(client: TestClient) -> None:
     ]
 
 
+def test_an_ineligible_throwers_entry(client: TestClient) -> None:
+    """RULES.md §3.2.2: too heavy to lift, reported with her load limits and nothing rolled."""
+    body = {
+        "object": "log",
+        "competitors": [
+            {"name": "Weak", "strength_score": 8},
+            {"name": "Strong", "strength_score": 18, "roll": 11},
+        ],
+    }
+    answer = post(client, body).json()
+    assert answer["winners"] == ["Strong"]
+    assert answer["competitors"][0] == {
+        "name": "Weak",
+        "eligible": False,
+        "load": "over",
+        "penalty": 0,
+        "load_limits": {"light": 26, "medium": 53, "heavy": 80},
+        "roll": None,
+        "check": None,
+        "ds": None,
+        "increments": None,
+        "distance_ft": None,
+    }
+
+
+def test_an_ineligible_thrower_has_no_creature_damage(client: TestClient) -> None:
+    body = {
+        "object": "halfling",
+        "competitors": [
+            {"name": "Ann", "strength_score": 16, "roll": 12, "damage_roll": 6, "tumble_roll": 14},
+            {"name": "Weak", "strength_score": 2},
+            {
+                "name": "Bob",
+                "strength_score": 16,
+                "tumble_mod": 10,
+                "roll": 12,
+                "damage_roll": 2,
+                "tumble_roll": 5,
+            },
+        ],
+    }
+    answer = post(client, body).json()
+    assert answer["competitors"][1]["name"] == "Weak"
+    assert answer["competitors"][1]["creature_damage"] is None
+
+
+def test_an_object_that_is_no_creature_has_no_creature_damage_key(client: TestClient) -> None:
+    body = {
+        "object": "stone",
+        "into_wall": True,
+        "competitors": [{"name": "Ann", "strength_score": 16, "roll": 9}],
+    }
+    assert "creature_damage" not in post(client, body).json()["competitors"][0]
+
+
+def test_caber_entries_have_no_distance_keys(client: TestClient) -> None:
+    body = {
+        "object": "log",
+        "mode": "caber",
+        "competitors": [
+            {
+                "name": "Ann",
+                "strength_score": 18,
+                "dex_mod": 4,
+                "far_shot": True,
+                "weapon_focus": True,
+                "roll": 10,
+            },
+            {"name": "Bob", "strength_score": 22, "dex_mod": 0, "roll": 12},
+            {"name": "Cid", "strength_score": 5, "dex_mod": 9},
+        ],
+    }
+    entry = post(client, body).json()["competitors"][0]
+    assert "increments" not in entry
+    assert "distance_ft" not in entry
+
+
+def test_precision_entries_series_by_series(client: TestClient) -> None:
+    """The dice of tests/rules/test_long_throw.py::test_precision_runs_until_one_is_left."""
+    body = {
+        "object": "javelin",
+        "mode": "precision",
+        "competitors": [
+            {"name": "Ann", "strength_score": 10, "ranged_attack_bonus": 6, "roll": [5, 2, 1]},
+            {
+                "name": "Bob",
+                "strength_score": 10,
+                "ranged_attack_bonus": 6,
+                "far_shot": True,
+                "roll": [1],
+            },
+            {"name": "Cid", "strength_score": 10, "ranged_attack_bonus": 6, "roll": [20, 1, 7]},
+        ],
+    }
+    entries = {entry["name"]: entry for entry in post(client, body).json()["competitors"]}
+    assert entries["Cid"] == {
+        "name": "Cid",
+        "eligible": True,
+        "load": "light",
+        "penalty": 0,
+        "load_limits": {"light": 33, "medium": 66, "heavy": 100},
+        "roll": [20, 1, 7],
+        "check": [20, 1, 5],
+        "ds": 2,
+        "out_in_series": None,
+    }
+    assert (entries["Ann"]["roll"], entries["Ann"]["ds"], entries["Ann"]["out_in_series"]) == (
+        [5, 2, 1],
+        1,
+        3,
+    )
+    assert (entries["Bob"]["roll"], entries["Bob"]["ds"], entries["Bob"]["out_in_series"]) == (
+        [1],
+        0,
+        1,
+    )
+
+
 def test_caber_has_no_distance(client: TestClient) -> None:
     body = {
         "object": "log",

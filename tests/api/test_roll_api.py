@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import d20
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 
 from app.api import notation as notation_api
 from app.notation import MAX_DEPTH, MAX_DICE, MAX_WORK
-from app.rules.dice import Rng, request_rng
+from tests.work_meter import WorkMeter
 
 PROBLEM = "application/problem+json"
 RESULT_FIELDS = {"expr", "total", "breakdown", "rolls", "summary"}
@@ -164,55 +163,6 @@ def test_malformed_json_is_400(client: TestClient) -> None:
     assert_problem(response, 400)
 
 
-class WorkMeter:
-    """Counts the work one request does: dice drawn from its RNG, d20 evaluator steps (one per
-    node), and the dice d20's selectors and minimum/maximum passes look at.
-
-    The counters sit on the request's RNG and on d20's own classes, below the guards of
-    app.notation, so work that a guard failed to charge is counted all the same.
-    """
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.drawn = self.steps = self.looked_at = 0
-        meter = self
-        evaluate = d20.Roller._eval
-        select = d20.SetSelector.select
-
-        class CountingRng:
-            def __init__(self, rng: Rng) -> None:
-                self._rng = rng
-
-            def die(self, sides: int) -> int:
-                meter.drawn += 1
-                return self._rng.die(sides)
-
-        def counted_eval(roller: Any, node: Any) -> Any:
-            self.steps += 1
-            return evaluate(roller, node)
-
-        def counted_select(selector: Any, target: Any, max_targets: int | None = None) -> Any:
-            self.looked_at += len(target.set)
-            return select(selector, target, max_targets)
-
-        def counted_pass(original: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
-            def run(operator: Any, target: Any) -> None:
-                self.looked_at += len(target.set)
-                original(operator, target)
-
-            return run
-
-        monkeypatch.setattr(
-            notation_api, "request_rng", lambda seed: CountingRng(request_rng(seed))
-        )
-        monkeypatch.setattr(d20.Roller, "_eval", counted_eval)
-        monkeypatch.setattr(d20.SetSelector, "select", counted_select)
-        for name in ("minimum", "maximum"):
-            monkeypatch.setattr(d20.SetOperator, name, counted_pass(getattr(d20.SetOperator, name)))
-
-    def reset(self) -> None:
-        self.drawn = self.steps = self.looked_at = 0
-
-
 @pytest.mark.parametrize(
     ("expr", "evaluated"),
     [
@@ -241,6 +191,7 @@ def test_limits_are_422_fast(
     # "Fast" as work done, not time: each request stays within the limits of RULES.md §5 and
     # app.notation's guards (MAX_DICE dice drawn, MAX_WORK dice looked at by d20's passes).
     meter = WorkMeter(monkeypatch)
+    meter.count_draws(notation_api)
     requests: list[tuple[Callable[[], Response], list[str | int]]] = [
         (lambda: get(client, expr), ["query", "expr"]),
         (lambda: client.post("/v1/roll", json={"expr": expr}), ["body", "expr"]),

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules import cairn
+from app.rules import cairn, serial
 from app.rules.cairn import (
     CAIRN,
     CRITICAL,
@@ -102,7 +102,7 @@ def test_worked_example_reproduces_exactly() -> None:
 
 def test_worked_example_as_a_dict() -> None:
     result = judge_cairn(12, WORKED_DICE, 13, 51, target=45)
-    assert result.to_dict() == {
+    assert serial.dump(result) == {
         "rating": 12,
         "dice_sorted": [7, 36, 37, 62, 75, 78, 87],
         "chosen": [62, 75],

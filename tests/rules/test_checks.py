@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules import checks
+from app.rules import checks, serial
 from app.rules.checks import CHECK, check_summary, d20_check, judge_check
 from app.rules.dice import Dice
 from app.rules.errors import DiceError, RulesError
@@ -92,7 +92,7 @@ def test_check_formula(roll: int, modifier: int, dc: int | None) -> None:
     result = judge_check(roll, modifier, dc)
     assert result.total == roll + modifier
     assert result.success == (None if dc is None else roll + modifier >= dc)
-    assert result.to_dict() == {
+    assert serial.dump(result) == {
         "roll": roll,
         "modifier": modifier,
         "total": roll + modifier,
