@@ -22,6 +22,8 @@ bench:
 migrate:
 	$(PYTHON) scripts/dev.py migrate
 
-# Re-pin every dependency (needs uv: pip install uv).
+# Re-pin every dependency (needs uv: pip install uv): the whole set for development and CI,
+# and the runtime subset (the same versions) that the image installs.
 lock:
 	uv pip compile pyproject.toml --extra dev --generate-hashes --python-version 3.11 -o requirements.lock
+	uv pip compile pyproject.toml --generate-hashes --python-version 3.11 -o requirements-runtime.lock
