@@ -1,28 +1,40 @@
-# Arbiter: the API on uvicorn; applies migrations to DATABASE_URL before serving.
-FROM python:3.11-slim
+# Arbiter: the API on uvicorn, as `scripts/dev.py start` runs it (see that script for the
+# environment it reads). Migrations are a separate one-shot job (docker-compose.yml's
+# `migrate`); set ARBITER_MIGRATE=1 to have this container apply them before serving instead.
+ARG PYTHON_IMAGE=python:3.11-slim
+FROM ${PYTHON_IMAGE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PATH=/opt/venv/bin:$PATH \
     DATABASE_URL=sqlite:////data/arbiter.db \
-    ARBITER_WORKERS=2
+    ARBITER_HOST=0.0.0.0 \
+    ARBITER_PORT=8000 \
+    ARBITER_WORKERS=1
+
+# The runtime subset of requirements.lock (same versions, hash-checked): no test, lint or type
+# tools. A virtual environment, so the base image's own Python packages are left alone.
+COPY requirements-runtime.lock /tmp/
+RUN python3 -m venv /opt/venv \
+ && /opt/venv/bin/pip install --require-hashes --no-deps -r /tmp/requirements-runtime.lock \
+ && rm /tmp/requirements-runtime.lock
 
 WORKDIR /srv/arbiter
-
-# The same pinned, hash-checked dependencies CI installs (requirements.lock).
-COPY requirements.lock ./
-RUN pip install --no-cache-dir --require-hashes --no-deps -r requirements.lock
-
 COPY alembic.ini pyproject.toml ./
 COPY app ./app
 COPY migrations ./migrations
+COPY scripts/dev.py ./scripts/dev.py
 
-RUN useradd --system --uid 10001 arbiter && mkdir -p /data && chown arbiter /data
-USER arbiter
+RUN useradd --system --no-log-init --uid 10001 arbiter \
+ && mkdir -p /data /srv/arbiter/var \
+ && chown arbiter /data /srv/arbiter/var
+USER 10001
 VOLUME ["/data"]
 EXPOSE 8000
 
-HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
-  CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/readyz').status != 200)"
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["python3", "-c", "import urllib.request, sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=2).status != 200)"]
 
-CMD ["sh", "-c", "python -m alembic upgrade head && exec python -m uvicorn app.main:create_app --factory --host 0.0.0.0 --port 8000 --workers ${ARBITER_WORKERS} --no-access-log"]
+CMD ["python3", "scripts/dev.py", "start"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -11,14 +11,21 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from app.rules.errors import PhaseError, RulesError
+from app.store.database import Unavailable
 
 log = logging.getLogger("arbiter")
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://arbiter.example/problems/"
+#: A 422 lists this many errors at most (and counts the rest in `errors_omitted`): a 64 KB
+#: body can make thousands, and the answer must stay small.
+MAX_ERRORS = 50
+#: What a 503 asks a client to wait before retrying, in seconds, unless it says otherwise.
+RETRY_AFTER_SECONDS = 5
 
 
 class ApiError(Exception):
@@ -33,11 +40,17 @@ class ApiError(Exception):
         detail: str | None = None,
         *,
         errors: Sequence[dict[str, Any]] | None = None,
+        omitted: int = 0,
         headers: dict[str, str] | None = None,
     ) -> None:
+        """`omitted`: errors found beyond those in `errors` (which is cut to `MAX_ERRORS`)."""
+        listed = list(errors[:MAX_ERRORS]) if errors else None
+        self.omitted = omitted + (len(errors) - len(listed) if errors and listed else 0)
+        if self.omitted:
+            detail = f"{detail or self.title} (and {self.omitted} more errors)"
         super().__init__(detail or self.title)
         self.detail = detail or self.title
-        self.errors = list(errors) if errors else None
+        self.errors = listed
         self.headers = headers or {}
 
 
@@ -85,7 +98,21 @@ class TooManyRequests(ApiError):
 
 
 class ServiceUnavailable(ApiError):
+    """503, always with `Retry-After`: the condition is expected to pass."""
+
     status, title, slug = 503, "Service Unavailable", "unavailable"
+
+    def __init__(
+        self, detail: str | None = None, *, retry_after: int = RETRY_AFTER_SECONDS
+    ) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after)})
+
+
+class ClientClosedRequest(ApiError):
+    """The client went away before its request was read: nobody receives this answer, but
+    access logs and metrics see 499 (as nginx names it), not a server error."""
+
+    status, title, slug = 499, "Client Closed Request", "client-closed-request"
 
 
 def problem_response(
@@ -95,6 +122,7 @@ def problem_response(
     *,
     slug: str,
     errors: Sequence[dict[str, Any]] | None = None,
+    errors_omitted: int = 0,
     headers: dict[str, str] | None = None,
 ) -> Response:
     body: dict[str, Any] = {
@@ -105,12 +133,20 @@ def problem_response(
     }
     if errors is not None:
         body["errors"] = list(errors)
+        if errors_omitted:
+            body["errors_omitted"] = errors_omitted
     return Response(orjson.dumps(body), status, headers=headers, media_type=PROBLEM_JSON)
 
 
 def api_error_response(exc: ApiError) -> Response:
     return problem_response(
-        exc.status, exc.title, exc.detail, slug=exc.slug, errors=exc.errors, headers=exc.headers
+        exc.status,
+        exc.title,
+        exc.detail,
+        slug=exc.slug,
+        errors=exc.errors,
+        errors_omitted=exc.omitted,
+        headers=exc.headers,
     )
 
 
@@ -118,26 +154,28 @@ def _loc(parts: Sequence[Any]) -> list[str | int]:
     return [part if isinstance(part, int) else str(part) for part in parts]
 
 
-def validation_errors(
-    exc: ValidationError | RequestValidationError, prefix: str = ""
-) -> list[dict[str, Any]]:
-    """pydantic errors as API.md's `[{"loc", "msg"}]`, with input values left out."""
+def invalid_input(errors: Sequence[Mapping[str, Any]], prefix: str = "") -> ApiError:
+    """pydantic's errors as a 422 listing API.md's `[{"loc", "msg"}]` (input values left
+    out), the first `MAX_ERRORS` of them; 400 when the body was not JSON at all."""
+    if errors and errors[0].get("type") == "json_invalid":
+        return MalformedJson("the request body is not valid JSON")
     out: list[dict[str, Any]] = []
-    for error in exc.errors():
+    for error in errors[:MAX_ERRORS]:
         loc = _loc(error.get("loc", ()))
         if prefix and (not loc or loc[0] != prefix):
             loc = [prefix, *loc]
         out.append({"loc": loc, "msg": str(error.get("msg", "invalid"))})
-    return out or [{"loc": [prefix] if prefix else [], "msg": "invalid input"}]
+    if not out:
+        out = [{"loc": [prefix] if prefix else [], "msg": "invalid input"}]
+    return InvalidInput(_first_message(out), errors=out, omitted=max(0, len(errors) - MAX_ERRORS))
 
 
 def invalid_input_from_validation(exc: ValidationError, prefix: str = "body") -> ApiError:
     """A pydantic error on a request body: 400 for malformed JSON, else 422."""
-    for error in exc.errors():
-        if error.get("type") == "json_invalid":
-            return MalformedJson("the request body is not valid JSON")
-    errors = validation_errors(exc, prefix)
-    return InvalidInput(_first_message(errors), errors=errors)
+    # Without urls, contexts and inputs: a large body can fail in thousands of places.
+    return invalid_input(
+        exc.errors(include_url=False, include_context=False, include_input=False), prefix
+    )
 
 
 def rules_error(exc: RulesError, prefix: str = "body") -> ApiError:
@@ -173,11 +211,15 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_request_validation(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        for error in exc.errors():
-            if error.get("type") == "json_invalid":
-                return api_error_response(MalformedJson("the request body is not valid JSON"))
-        errors = validation_errors(exc)
-        return api_error_response(InvalidInput(_first_message(errors), errors=errors))
+        return api_error_response(invalid_input(exc.errors()))
+
+    async def on_unavailable(_: Request, exc: Exception) -> Response:
+        # The store logged the incident once; a line per request would bury it.
+        assert isinstance(exc, Unavailable)
+        return api_error_response(ServiceUnavailable(str(exc), retry_after=exc.retry_after))
+
+    async def on_client_disconnect(_: Request, __: Exception) -> Response:
+        return api_error_response(ClientClosedRequest("the client closed the connection"))
 
     async def on_http_exception(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
@@ -203,4 +245,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(PhaseError, on_phase_error)
     app.add_exception_handler(RequestValidationError, on_request_validation)
     app.add_exception_handler(StarletteHTTPException, on_http_exception)
+    app.add_exception_handler(Unavailable, on_unavailable)
+    app.add_exception_handler(ClientDisconnect, on_client_disconnect)
     app.add_exception_handler(Exception, on_unexpected)

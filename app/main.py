@@ -5,23 +5,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from fastapi import FastAPI
-from starlette.routing import Route
 
 from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, operations
 from app.api.kinds import ContestKind
 from app.api.registry import KINDS
 from app.api.routing import PrefixDispatch
 from app.errors import install_error_handlers
-from app.middleware import Edge, MetricsRegistry, RateLimit
+from app.middleware import Edge, RateLimit
+from app.observability import count_sessions_purged
 from app.settings import Settings, get_settings
 from app.store.database import Store
-from app.store.repository import purge_responses
+from app.store.repository import active_sessions_by_kind, now, purge_responses, purge_sessions
 
 DESCRIPTION = """\
 Arbiter resolves tabletop-RPG contests: GURPS success rolls and contests, d20 games of skill
@@ -43,7 +44,6 @@ def create_app(
     routes from its `ContestKind` alone.
     """
     settings = settings or get_settings()
-    metrics = MetricsRegistry()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,8 +55,12 @@ def create_app(
         )
         await store.open()
         app.state.store = store
+        # `GET /metrics` sets the active-sessions gauge from the database when scraped.
+        app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)
         stop = asyncio.Event()
-        housekeeping = asyncio.create_task(forget_old_answers(store, settings, stop))
+        housekeeping = asyncio.create_task(
+            purge_expired(store, settings, stop, count_sessions_purged)
+        )
         try:
             yield
         finally:
@@ -76,7 +80,6 @@ def create_app(
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
-    app.state.metrics = metrics
     install_error_handlers(app)
     # The routes go straight onto the app rather than through include_router: every request
     # is matched against one flat list instead of router after router.
@@ -88,24 +91,73 @@ def create_app(
     # The dispatcher goes first and answers every request that has a route; the routes stay
     # listed after it for introspection (and are reached directly only by unknown paths).
     app.router.routes.insert(0, PrefixDispatch(served))
-    metrics.templates = {route.endpoint: route.path for route in served if isinstance(route, Route)}
     if settings.rate_limit_per_minute:
-        app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute)
-    app.add_middleware(Edge, max_bytes=settings.max_body_bytes, registry=metrics)
+        app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, settings=settings)
+    app.add_middleware(Edge, max_bytes=settings.max_body_bytes, settings=settings)
     return app
 
 
-#: How often stored idempotent answers past their TTL are deleted.
+#: How often expired sessions and idempotent answers past their TTL are deleted.
 PURGE_INTERVAL_SECONDS = 600
+#: At most so many sessions, and their rounds within the round budget (one session at least),
+#: are deleted per transaction, so that a batch holds the write lock (or its sessions' row
+#: locks), and on SQLite the event loop, briefly (ARCHITECTURE.md, "Speed").
+PURGE_BATCH_SESSIONS = 500
+PURGE_BATCH_ROUNDS = 5_000
 
 
-async def forget_old_answers(store: Store, settings: Settings, stop: asyncio.Event) -> None:
-    """Delete idempotent answers past their TTL, at start and then every few minutes."""
-    ttl = timedelta(seconds=settings.idempotency_ttl_seconds)
+async def purge_expired(
+    store: Store,
+    settings: Settings,
+    stop: asyncio.Event,
+    on_purged: Callable[[int], None] | None = None,
+) -> None:
+    """Delete what retention lets go, at start and then every few minutes, until `stop`.
+
+    `on_purged` hears the count of sessions of each batch deleted.
+    """
     while not stop.is_set():
         try:
-            await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
+            await purge_once(store, settings, stop, on_purged)
         except Exception as exc:  # a database hiccup must not end the loop
-            logging.getLogger("arbiter").warning("purging idempotent answers failed: %r", exc)
+            logging.getLogger("arbiter").warning("purging expired data failed: %r", exc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), PURGE_INTERVAL_SECONDS)
+
+
+async def purge_once(
+    store: Store,
+    settings: Settings,
+    stop: asyncio.Event,
+    on_purged: Callable[[int], None] | None = None,
+    *,
+    batch: int = PURGE_BATCH_SESSIONS,
+    round_budget: int = PURGE_BATCH_ROUNDS,
+) -> int:
+    """One pass: idempotent answers past their TTL, then expired sessions batch by batch.
+
+    Each batch is a transaction of its own, and the event loop serves requests between
+    batches; `stop` ends the pass after the batch under way. Returns the sessions deleted.
+    """
+    ttl = timedelta(seconds=settings.idempotency_ttl_seconds)
+    await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
+    purged = 0
+    while not stop.is_set():
+        moment = now()
+        deleted = await store.run(
+            "write",
+            partial(
+                purge_sessions,
+                finished_before=moment - timedelta(days=settings.retention_finished_days),
+                abandoned_before=moment - timedelta(days=settings.retention_abandoned_days),
+                limit=batch,
+                round_budget=round_budget,
+            ),
+        )
+        if not deleted:
+            return purged
+        if on_purged is not None:
+            on_purged(deleted)
+        purged += deleted
+        await asyncio.sleep(0)
+    return purged

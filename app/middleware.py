@@ -1,45 +1,184 @@
-"""Pure ASGI middleware: body-size limit with response metrics, optional rate limit.
+"""Pure ASGI middleware: the edge of every request (id, client address, body limit, metrics,
+request log) and the rate limit.
 
 Written against the raw ASGI interface (not `BaseHTTPMiddleware`), which costs a function
 call per message instead of a task and a stream per request.
+
+Both take their settings as keyword arguments, or else from the app's `state.settings` when
+they first run (as `create_app` sets it), so `app.add_middleware(Edge, max_bytes=...)` works.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import itertools
+import logging
+import re
+import secrets
 import time
-from collections import Counter, OrderedDict
-from typing import Any
+from collections import OrderedDict, deque
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
+from typing import Any, Final
 
+from redis import asyncio as redis_asyncio
+from redis.exceptions import RedisError
+from starlette.requests import ClientDisconnect, Request
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import PayloadTooLarge, TooManyRequests, api_error_response
+from app.api.routing import SELECTED
+from app.errors import ApiError, PayloadTooLarge, TooManyRequests, api_error_response
+from app.observability import (
+    LATENCY,
+    REQUESTS,
+    configure_logging,
+    log_request,
+    render_metrics,
+)
+from app.settings import Settings, get_settings
+
+log = logging.getLogger("arbiter")
+
+#: A client's X-Request-ID is kept when it is this short and plain; otherwise one is made.
+SANE_REQUEST_ID: Final = re.compile(rb"[A-Za-z0-9._:\-]{1,128}")
+#: A client's X-Client-Key is its rate-limit identity when it is this short and printable.
+SANE_CLIENT_KEY: Final = re.compile(rb"[\x21-\x7e]{1,128}")
+#: Methods counted under their own name; any other is `other`, so a label cannot be flooded.
+METHODS: Final = frozenset(
+    {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"}
+)
+#: nginx's "client closed request": counted and logged apart from server errors.
+CLIENT_CLOSED: Final = 499
+UNMATCHED: Final = "unmatched"
+
+
+def settings_of(scope: Scope, given: Settings | None) -> Settings:
+    if given is not None:
+        return given
+    app = scope.get("app")
+    found = getattr(getattr(app, "state", None), "settings", None)
+    return found if isinstance(found, Settings) else get_settings()
+
+
+class TrustedProxies:
+    """`forwarded_allow_ips`: the proxies whose X-Forwarded-For names the client.
+
+    The client is the first address, reading X-Forwarded-For from the right (the hop nearest
+    to us), that is not itself a trusted proxy: an address a client wrote further left is
+    never believed. With `*` every hop is trusted, so the leftmost is taken.
+    """
+
+    def __init__(self, spec: str) -> None:
+        self.any = False
+        self.hosts: set[str] = set()
+        self.networks: list[IPv4Network | IPv6Network] = []
+        for item in (part.strip() for part in spec.split(",")):
+            if item == "*":
+                self.any = True
+            elif item:
+                network = ip_network(item, strict=False)
+                if network.num_addresses == 1:
+                    self.hosts.add(str(network.network_address))
+                else:
+                    self.networks.append(network)
+
+    def trusts(self, host: str) -> bool:
+        if self.any or host in self.hosts:
+            return True
+        if not self.networks:
+            return False
+        try:
+            address = ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
+    def client(self, peer: str, forwarded: bytes) -> str:
+        """The client's address for a request from `peer` (trusted) with this header."""
+        hops = [hop.strip() for hop in forwarded.decode("latin-1").split(",")]
+        for hop in reversed(hops):
+            if not self.trusts(hop):
+                return hop if _is_address(hop) else peer
+        return hops[0] if _is_address(hops[0]) else peer
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 class Edge:
-    """The body-size limit and the response counters, in one layer.
+    """Every HTTP request's edge, in one layer.
 
-    413 for bodies over `max_bytes`: at once from Content-Length, else counted while the body
-    is read. Every response is counted by method, route and status for `GET /metrics`.
+    - its id: the client's `X-Request-ID` when sane, else a new one; sent back on every answer;
+    - its client: the peer, or from X-Forwarded-For when the peer is a trusted proxy;
+    - the body limit: 413 for bodies over `max_bytes`, at once from Content-Length, else
+      counted while the body is read;
+    - metrics: every answer counted by method, route template and status, and timed;
+    - the request log line;
+    - a client that goes away mid-request is a 499 and one info line, not a server error;
+      any other failure is answered (with the app's handler for `Exception`) here, so that
+      its 500 carries the request id.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int, registry: MetricsRegistry) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        registry: MetricsRegistry | None = None,
+        *,
+        settings: Settings | None = None,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.registry = registry
+        self.settings = settings
+        self.proxies: TrustedProxies | None = None
+        self.log_requests = True
+        self.bound = False
+        #: (method, route, status) -> (counter child, histogram child): `labels()` once each.
+        self.children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+    def bind(self, scope: Scope) -> None:
+        settings = settings_of(scope, self.settings)
+        if settings.forwarded_allow_ips:
+            self.proxies = TrustedProxies(settings.forwarded_allow_ips)
+        configure_logging(settings.json_logs)
+        self.log_requests = settings.log_requests
+        self.bound = True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.bound:
+            self.bind(scope)
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = time.perf_counter()
         limit = self.max_bytes
+        declared = -1
+        request_id: bytes | None = None
+        forwarded: bytes | None = None
         for name, value in scope["headers"]:
             if name == b"content-length":
-                if value.isdigit() and int(value) > limit:
-                    await self._reject(scope, receive, send)
-                    return
-                break
+                declared = int(value) if value.isdigit() else -1
+            elif name == b"x-request-id":
+                if SANE_REQUEST_ID.fullmatch(value):
+                    request_id = value
+            elif name == b"x-forwarded-for":
+                forwarded = value
+        if request_id is None:
+            request_id = secrets.token_hex(16).encode()
+        if forwarded is not None and self.proxies is not None:
+            peer = scope.get("client")
+            if peer and self.proxies.trusts(peer[0]):
+                scope["client"] = (self.proxies.client(peer[0], forwarded), 0)
+        id_header = (b"x-request-id", request_id)
         seen = 0
-        status = 500
+        status = 0
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -50,83 +189,288 @@ class Edge:
                     raise PayloadTooLarge(f"the request body exceeds {limit} bytes")
             return message
 
-        async def counting_send(message: Message) -> None:
+        async def edge_send(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message["headers"] = [*message.get("headers", ()), id_header]
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, counting_send)
+            if declared > limit:
+                response = api_error_response(
+                    PayloadTooLarge(f"the request body exceeds {limit} bytes")
+                )
+                response.headers["connection"] = "close"
+                await response(scope, receive, edge_send)
+            else:
+                await self.app(scope, limited_receive, edge_send)
+        except ClientDisconnect:
+            # Nobody is left to answer; the request's log line (at info) says 499.
+            status = CLIENT_CLOSED
+        except Exception as exc:
+            if status:
+                log.exception(
+                    "error after the answer began", extra={"request_id": request_id.decode()}
+                )
+            else:
+                response = await self.unexpected(scope, exc)
+                await response(scope, receive, edge_send)
         finally:
-            route = self.registry.templates.get(scope.get("endpoint"), "unmatched")
-            self.registry.responses[(scope["method"], route, status)] += 1
+            elapsed = time.perf_counter() - started
+            method = scope["method"]
+            if method not in METHODS:
+                method = "other"
+            route = scope.get(SELECTED)
+            template = route.path if route is not None else resolve_template(scope)
+            status = status or 500
+            key = (method, template, status)
+            children = self.children.get(key)
+            if children is None:
+                children = self.children[key] = (
+                    REQUESTS.labels(method, template, str(status)),
+                    LATENCY.labels(method, template),
+                )
+            children[0].inc()
+            children[1].observe(elapsed)
+            if self.log_requests:
+                log_request(request_id.decode(), method, template, status, elapsed)
 
-    async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = api_error_response(
-            PayloadTooLarge(f"the request body exceeds {self.max_bytes} bytes")
+    async def unexpected(self, scope: Scope, exc: Exception) -> Any:
+        """The app's answer to an unexpected error (its handler for `Exception`)."""
+        handlers = getattr(scope.get("app"), "exception_handlers", {})
+        handler = handlers.get(Exception) or handlers.get(500)
+        if handler is not None:
+            try:
+                return await handler(Request(scope), exc)
+            except Exception:
+                log.exception("the error handler failed")
+        else:
+            log.exception("unhandled error", exc_info=exc)
+        return api_error_response(ApiError("an unexpected error occurred; nothing was changed"))
+
+
+def resolve_template(scope: Scope) -> str:
+    """The template of the route a request would have reached (for answers given before
+    routing, such as 413 and 429), or `unmatched`."""
+    app = scope.get("app")
+    router = getattr(app, "router", None)
+    for route in getattr(router, "routes", ()):
+        match, child_scope = route.matches(scope)
+        if match is not Match.NONE:
+            chosen = child_scope.get(SELECTED, route)
+            return str(getattr(chosen, "path", UNMATCHED))
+    return UNMATCHED
+
+
+class LocalWindows:
+    """The sliding window of each client, in this process (at most `max_clients` kept)."""
+
+    def __init__(self, limit: int, window: float, max_clients: int) -> None:
+        self.limit = limit
+        self.window = window
+        self.max_clients = max_clients
+        self.hits: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def admit_at(self, client: str, now: float) -> float:
+        """0 if the request is admitted, else the seconds until it would be."""
+        hits = self.hits.get(client)
+        if hits is None:
+            hits = self.hits[client] = deque()
+            if len(self.hits) > self.max_clients:
+                self.hits.popitem(last=False)
+        else:
+            self.hits.move_to_end(client)
+        horizon = now - self.window
+        while hits and hits[0] <= horizon:
+            hits.popleft()
+        if len(hits) < self.limit:
+            hits.append(now)
+            return 0.0
+        return hits[0] + self.window - now
+
+    async def admit(self, client: str) -> float:
+        return self.admit_at(client, time.monotonic())
+
+    async def close(self) -> None:
+        return None
+
+
+#: One atomic step of a client's sliding window, on the Redis server's clock (so that
+#: replicas with skewed clocks agree): drop hits older than the window, then admit and record
+#: this one if fewer than the limit remain, else answer how long until the oldest leaves.
+SLIDING_WINDOW_LUA: Final = """
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, tonumber(oldest[2]) + window - now}
+"""
+
+#: After the shared store fails, how long requests are limited per process before it is
+#: tried again (so an outage costs one timeout every few seconds, not one per request).
+RETRY_SHARED_STORE_SECONDS: Final = 5.0
+
+
+class RedisWindows:
+    """Every client's sliding window in Redis, shared by every worker and replica.
+
+    Fails open: while Redis cannot be reached, each process limits on its own (`fallback`),
+    with one warning when the outage begins and one line when it ends.
+    """
+
+    def __init__(
+        self, url: str, prefix: str, limit: int, window: float, fallback: LocalWindows
+    ) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.limit = limit
+        self.window_ms = int(window * 1000)
+        self.fallback = fallback
+        # Members of a window must be unique across processes and replicas.
+        self.member_prefix = secrets.token_hex(8) + ":"
+        self.sequence = itertools.count()
+        self.client: Any = None
+        self.script: Any = None
+        self.loop: Any = None
+        self.failing = False
+        self.retry_at = 0.0
+
+    def _connect(self) -> None:
+        # A client's connections belong to the event loop that made them.
+        self.loop = asyncio.get_running_loop()
+        self.client = redis_asyncio.Redis.from_url(
+            self.url, socket_connect_timeout=0.5, socket_timeout=0.5
         )
-        response.headers["connection"] = "close"
-        await response(scope, receive, send)
-        self.registry.responses[(scope["method"], "unmatched", 413)] += 1
+        self.script = self.client.register_script(SLIDING_WINDOW_LUA)
+
+    async def admit(self, client: str) -> float:
+        now = time.monotonic()
+        if self.failing and now < self.retry_at:
+            return self.fallback.admit_at(client, now)
+        if self.loop is not asyncio.get_running_loop():
+            self._connect()
+        member = f"{self.member_prefix}{next(self.sequence)}"
+        try:
+            admitted, wait_ms = await self.script(
+                keys=[self.prefix + client], args=[self.limit, self.window_ms, member]
+            )
+        except (RedisError, OSError) as exc:
+            if not self.failing:
+                log.warning(
+                    "rate limit store unreachable, limiting per process until it returns: %s",
+                    type(exc).__name__,
+                )
+            self.failing = True
+            self.retry_at = now + RETRY_SHARED_STORE_SECONDS
+            return self.fallback.admit_at(client, now)
+        if self.failing:
+            self.failing = False
+            log.warning("rate limit store reachable again")
+        return 0.0 if admitted else max(int(wait_ms), 1) / 1000.0
+
+    async def close(self) -> None:
+        if self.client is not None:
+            client, self.client, self.loop = self.client, None, None
+            await client.aclose()
 
 
 class RateLimit:
-    """A token bucket per client address: `per_minute` requests, then 429 with Retry-After."""
+    """At most `per_minute` requests per client in any sliding 60 s, then 429 with Retry-After.
 
-    def __init__(self, app: ASGIApp, per_minute: int, max_clients: int = 10_000) -> None:
+    A client is its `X-Client-Key` when it sends a sane one, else its address (which
+    `Edge` has already taken from X-Forwarded-For when the peer is a trusted proxy). The
+    windows live in Redis when `redis_url` is set, so every worker and replica shares them;
+    otherwise in this process.
+    """
+
+    EXEMPT: Final = frozenset({"/healthz", "/readyz", "/metrics"})
+    WINDOW_SECONDS: Final = 60.0
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        per_minute: int,
+        max_clients: int = 10_000,
+        *,
+        settings: Settings | None = None,
+    ) -> None:
         self.app = app
-        self.rate = per_minute / 60.0
-        self.capacity = float(per_minute)
+        self.per_minute = per_minute
         self.max_clients = max_clients
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self.settings = settings
+        self.windows: LocalWindows | RedisWindows | None = None
+
+    def bind(self, scope: Scope) -> LocalWindows | RedisWindows:
+        settings = settings_of(scope, self.settings)
+        local = LocalWindows(self.per_minute, self.WINDOW_SECONDS, self.max_clients)
+        self.windows = (
+            RedisWindows(
+                settings.redis_url,
+                settings.rate_limit_redis_prefix,
+                self.per_minute,
+                self.WINDOW_SECONDS,
+                local,
+            )
+            if settings.redis_url
+            else local
+        )
+        return self.windows
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in ("/healthz", "/readyz", "/metrics"):
+        windows = self.windows or self.bind(scope)
+        if scope["type"] == "lifespan":
+            await self.app(scope, self._closing(receive, windows), send)
+            return
+        if scope["type"] != "http" or scope["path"] in self.EXEMPT:
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        address = client[0] if client else "unknown"
-        now = time.monotonic()
-        tokens, stamp = self.buckets.pop(address, (self.capacity, now))
-        tokens = min(self.capacity, tokens + (now - stamp) * self.rate)
-        if tokens < 1.0:
-            self.buckets[address] = (tokens, now)
-            wait = max(1, int((1.0 - tokens) / self.rate) + 1)
+        wait = await windows.admit(client_identity(scope))
+        if wait > 0.0:
+            seconds = max(1, int(wait + 0.999))
             response = api_error_response(
-                TooManyRequests(f"rate limit exceeded; retry in {wait} s")
+                TooManyRequests(f"rate limit exceeded; retry in {seconds} s")
             )
-            response.headers["retry-after"] = str(wait)
+            response.headers["retry-after"] = str(seconds)
             await response(scope, receive, send)
             return
-        self.buckets[address] = (tokens - 1.0, now)
-        while len(self.buckets) > self.max_clients:
-            self.buckets.popitem(last=False)
         await self.app(scope, receive, send)
+
+    @staticmethod
+    def _closing(receive: Receive, windows: LocalWindows | RedisWindows) -> Receive:
+        async def closing_receive() -> Message:
+            message = await receive()
+            if message["type"] == "lifespan.shutdown":
+                await windows.close()
+            return message
+
+        return closing_receive
+
+
+def client_identity(scope: Scope) -> str:
+    """The rate limit's key for a request: its client key (hashed), else its address."""
+    for name, value in scope["headers"]:
+        if name == b"x-client-key" and SANE_CLIENT_KEY.fullmatch(value):
+            return "key:" + hashlib.blake2b(value, digest_size=16).hexdigest()
+    client = scope.get("client")
+    return "address:" + (client[0] if client else "unknown")
 
 
 class MetricsRegistry:
-    def __init__(self) -> None:
-        self.responses: Counter[tuple[str, str, int]] = Counter()
-        #: Route templates by endpoint, so a label reads /v1/races/{session_id}, not an id.
-        self.templates: dict[Any, str] = {}
-        self.started = time.time()
+    """The app's metrics, as `create_app` holds them: the process's prometheus registry.
 
-    def render(self, extra: dict[str, Any] | None = None) -> str:
-        lines = [
-            "# HELP arbiter_responses_total HTTP responses by method, route and status.",
-            "# TYPE arbiter_responses_total counter",
-        ]
-        for (method, route, status), count in sorted(self.responses.items()):
-            lines.append(
-                f'arbiter_responses_total{{method="{method}",route="{route}",'
-                f'status="{status}"}} {count}'
-            )
-        lines += [
-            "# HELP arbiter_start_time_seconds Unix time the process started.",
-            "# TYPE arbiter_start_time_seconds gauge",
-            f"arbiter_start_time_seconds {self.started:.3f}",
-        ]
-        for name, value in (extra or {}).items():
-            lines += [f"# TYPE {name} gauge", f"{name} {value}"]
-        return "\n".join(lines) + "\n"
+    `templates` is kept for callers that still set it; labels come from the matched route.
+    """
+
+    def __init__(self) -> None:
+        self.templates: dict[Any, str] = {}
+
+    def render(self) -> str:
+        return render_metrics()[0].decode()

@@ -21,14 +21,31 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL: sqlite:///path or postgresql+psycopg://user@host/db",
     )
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    #: Requests per minute per client address; 0 turns rate limiting off.
+    #: Requests per minute per client (its `X-Client-Key` if sent, else its address); 0: off.
     rate_limit_per_minute: int = Field(default=0, ge=0)
-    #: Connections kept by the PostgreSQL pool.
-    db_pool_size: int = Field(default=20, ge=1)
+    #: Where the rate limit's windows live so that every worker and replica shares them
+    #: (`redis://host:6379/0`); unset: each process keeps its own (so N workers let N times
+    #: the limit through).
+    redis_url: str | None = None
+    #: The prefix of the rate limit's keys in Redis.
+    rate_limit_redis_prefix: str = "arbiter:rate-limit:"
+    #: Proxy addresses whose X-Forwarded-For is trusted (comma-separated, `*` for any);
+    #: unset: none, the peer's address is the client's.
+    forwarded_allow_ips: str | None = None
+    #: Connections kept by the PostgreSQL pool, per worker process.
+    db_pool_size: int = Field(default=10, ge=1)
     #: How long a SQLite writer waits for the write lock, in milliseconds.
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=0)
     #: How long idempotency keys are remembered, in seconds.
     idempotency_ttl_seconds: int = Field(default=24 * 3600, ge=60)
+    #: Finished sessions (and their rounds) are deleted this many days after they finished.
+    retention_finished_days: int = Field(default=30, ge=1)
+    #: Active sessions are deleted after this many days without a change.
+    retention_abandoned_days: int = Field(default=7, ge=1)
+    #: Structured JSON logs, one line per request (off: the plain text of the standard library).
+    json_logs: bool = True
+    #: The request log: one line per request (id, method, route template, status, duration).
+    log_requests: bool = True
 
 
 @lru_cache(maxsize=1)

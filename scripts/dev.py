@@ -2,6 +2,8 @@
 """Arbiter's one entry point for developers and CI; needs nothing but Python 3.11+.
 
     python3 scripts/dev.py serve     # install (first time), migrate, serve on :8000
+    python3 scripts/dev.py start     # serve with the interpreter running this (the image's
+                                     # command): migrates only when ARBITER_MIGRATE=1
     python3 scripts/dev.py test      # install (first time), run the whole test suite
     python3 scripts/dev.py check     # lint, types, then the tests
     python3 scripts/dev.py migrate   # apply migrations to DATABASE_URL
@@ -9,15 +11,27 @@
 
 The first command creates `.venv` and installs the pinned, hash-checked dependencies of
 `requirements.lock`; later runs reinstall only when the lock file changes.
+
+Serving reads, besides the app's own settings (app/settings.py):
+    ARBITER_HOST, ARBITER_PORT          where to listen (127.0.0.1, 8000)
+    ARBITER_WORKERS                     worker processes (1); more than one on SQLite is
+                                        refused unless ARBITER_ALLOW_SQLITE_WORKERS=1
+    ARBITER_FORWARDED_ALLOW_IPS         proxies trusted with X-Forwarded-For (none)
+    ARBITER_KEEP_ALIVE_SECONDS          idle keep-alive connections closed after (5)
+    ARBITER_GRACEFUL_SHUTDOWN_SECONDS   in-flight requests' time to finish on SIGTERM (20)
+    PROMETHEUS_MULTIPROC_DIR            with several workers: where their metrics meet (emptied
+                                        at start; var/prometheus-<port> when unset)
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +40,15 @@ LOCK = ROOT / "requirements.lock"
 STAMP = VENV / ".arbiter-lock-sha256"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+VAR = ROOT / "var"
+#: What app/settings.py serves when DATABASE_URL is unset.
+DEFAULT_DATABASE_URL = "sqlite:///./var/arbiter.db"
+SQLITE_WORKERS_REFUSED = (
+    "refusing to serve SQLite with {workers} workers: SQLite lets one process write at a time,\n"
+    "so each worker's writers would queue behind the others' (and its rate limit and metrics\n"
+    "would be its own). Use ARBITER_WORKERS=1, or PostgreSQL (DATABASE_URL=postgresql://...),\n"
+    "or set ARBITER_ALLOW_SQLITE_WORKERS=1 to serve anyway."
+)
 
 
 def run(*args: str | Path, env: dict[str, str] | None = None) -> None:
@@ -66,33 +89,78 @@ def environment(**extra: str) -> dict[str, str]:
     return env
 
 
-def migrate() -> None:
-    run(PYTHON, "-m", "alembic", "upgrade", "head")
+def migrate(python: Path | str = PYTHON) -> None:
+    run(python, "-m", "alembic", "upgrade", "head")
 
 
-def serve() -> None:
-    migrate()
-    host = os.environ.get("ARBITER_HOST", "127.0.0.1")
-    port = os.environ.get("ARBITER_PORT", "8000")
-    workers = os.environ.get("ARBITER_WORKERS", "1")
+def database_url(env: Mapping[str, str]) -> str:
+    """The database the app will use (app/settings.py reads the same variables, in this order)."""
+    return env.get("DATABASE_URL") or env.get("ARBITER_DATABASE_URL") or DEFAULT_DATABASE_URL
+
+
+def uvicorn_arguments(env: Mapping[str, str]) -> list[str]:
+    """uvicorn's command-line arguments for serving with `env`; exits with a message when `env`
+    asks for several workers on SQLite without ARBITER_ALLOW_SQLITE_WORKERS=1."""
+    workers = int(env.get("ARBITER_WORKERS", "1"))
+    if (
+        workers > 1
+        and database_url(env).startswith("sqlite")
+        and env.get("ARBITER_ALLOW_SQLITE_WORKERS") != "1"
+    ):
+        sys.exit(SQLITE_WORKERS_REFUSED.format(workers=workers))
+    arguments = [
+        "app.main:create_app",
+        "--factory",
+        "--host",
+        env.get("ARBITER_HOST", "127.0.0.1"),
+        "--port",
+        env.get("ARBITER_PORT", "8000"),
+        "--workers",
+        str(workers),
+        "--no-access-log",
+        # uvicorn has no timeout for a request's headers: a proxy in front sets that one.
+        "--timeout-keep-alive",
+        env.get("ARBITER_KEEP_ALIVE_SECONDS", "5"),
+        "--timeout-graceful-shutdown",
+        env.get("ARBITER_GRACEFUL_SHUTDOWN_SECONDS", "20"),
+    ]
+    trusted = env.get("ARBITER_FORWARDED_ALLOW_IPS", "").strip()
+    # The app reads X-Forwarded-For itself (the same setting); uvicorn must not rewrite the
+    # client first, and its default trusts 127.0.0.1, i.e. anyone on the host.
+    if trusted:
+        arguments += ["--forwarded-allow-ips", trusted]
+    else:
+        arguments.append("--no-proxy-headers")
+    return arguments
+
+
+def metrics_directory(env: Mapping[str, str]) -> str:
+    """Where several workers' metrics meet, emptied of an earlier run's files (prometheus-client
+    would add them in): PROMETHEUS_MULTIPROC_DIR, else var/prometheus-<port>."""
+    given = env.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        directory = Path(given)
+        directory.mkdir(parents=True, exist_ok=True)
+        for stale in directory.glob("*.db"):
+            stale.unlink()
+        return str(directory)
+    # One per port: a second server from this checkout on another port keeps its own.
+    directory = VAR / f"prometheus-{env.get('ARBITER_PORT', '8000')}"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    return str(directory)
+
+
+def serve(python: Path | str = PYTHON, *, migrating: bool = True) -> None:
+    env = environment()
+    arguments = uvicorn_arguments(env)
+    if int(env.get("ARBITER_WORKERS", "1")) > 1:
+        env["PROMETHEUS_MULTIPROC_DIR"] = metrics_directory(env)
+    if migrating:
+        migrate(python)
+    host, port = env.get("ARBITER_HOST", "127.0.0.1"), env.get("ARBITER_PORT", "8000")
     print(f"Arbiter on http://{host}:{port} (docs at /docs)", flush=True)
-    os.execv(
-        str(PYTHON),
-        [
-            str(PYTHON),
-            "-m",
-            "uvicorn",
-            "app.main:create_app",
-            "--factory",
-            "--host",
-            host,
-            "--port",
-            port,
-            "--workers",
-            workers,
-            "--no-access-log",
-        ],
-    )
+    os.execve(str(python), [str(python), "-m", "uvicorn", *arguments], env)
 
 
 def test(extra: list[str]) -> None:
@@ -115,6 +183,10 @@ def main() -> None:
     if command in ("help", "-h", "--help"):
         print(__doc__)
         return
+    if command == "start":
+        # The image: its dependencies are installed already; a one-shot job migrates.
+        serve(sys.executable, migrating=os.environ.get("ARBITER_MIGRATE") == "1")
+        return
     ensure_environment()
     if command == "serve":
         serve()
@@ -130,7 +202,9 @@ def main() -> None:
     elif command == "bench":
         bench(extra)
     else:
-        sys.exit(f"unknown command {command!r}; try: serve, test, check, lint, migrate, bench")
+        sys.exit(
+            f"unknown command {command!r}; try: serve, start, test, check, lint, migrate, bench"
+        )
 
 
 if __name__ == "__main__":

@@ -8,17 +8,16 @@ and the chaser each get a party token besides the GM's: it reads the chase but m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
 
-from fastapi import Body, Request
+from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from app.api.common import examples
 from app.api.kinds import ContestKind, Examples, Schemas, load_session
 from app.api.lifecycle import Change, gm_only, kind_router, mutate
 from app.api.presentation import session_answer
 from app.api.races import check_damage_notation, check_record
+from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.chases import (
     ChaseConfig,
     ChaseCreate,
@@ -178,7 +177,12 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
         router = kind_router(self)
         router.add_api_route(
             "/{session_id}/end",
-            end_chase,
+            declare_body(
+                end_chase,
+                ChaseEnd,
+                {"end": {"reason": "gave-up"}, "no body": {}},
+                default=NO_REASON,
+            ),
             methods=["POST"],
             response_model=ChaseEnded,
             summary="End a chase (GM)",
@@ -239,18 +243,12 @@ def side_record(side: rules.SideRound) -> ChaseSideRecord:
 NO_REASON = ChaseEnd()
 
 
-async def end_chase(
-    request: Request,
-    session_id: str,
-    body: Annotated[
-        ChaseEnd, Body(openapi_examples=examples({"end": {"reason": "gave-up"}, "no body": {}}))
-    ] = NO_REASON,
-) -> Response:
+async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseEnd]) -> Response:
     """The GM ends the chase: the chaser gives up (RULES.md §3.4 "End")."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[rules.State]:
         config, state = load_session(KIND, record.config, record.state)
-        ended = rules.end(config, state, body.reason)
+        ended = rules.end(config, state, body.value.reason)
 
         def answer(updated: SessionRecord) -> tuple[int, ChaseEnded]:
             session = session_answer(KIND, updated)
@@ -258,7 +256,7 @@ async def end_chase(
 
         return Change(ended, "finished", KIND.result(config, ended), answer=answer)
 
-    return await mutate(request, KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)
 
 
 KIND = Chases()

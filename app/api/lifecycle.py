@@ -15,24 +15,27 @@ through `mutate`, which gives it the same guarantees:
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import orjson
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from app.api.common import examples, respond
+from app.api.common import respond
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import ContestKind, load_session, purposes
 from app.api.presentation import AnswerTypes, etag, session_answer
-from app.api.routing import LeanRoute
+from app.api.routing import DeferredBody, LeanRoute, declare_body, declare_no_body
 from app.api.security import (
     Role,
     bearer_token,
@@ -44,8 +47,14 @@ from app.api.security import (
 from app.api.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
 from app.notation import NOTATION_ROLLER
+from app.observability import (
+    count_dice_rolled,
+    count_rounds_played,
+    count_session_created,
+    count_session_finished,
+)
 from app.rules import serial
-from app.rules.dice import Dice, Key, session_round_rng
+from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
 from app.store import repository
 from app.store.database import Transaction
@@ -56,6 +65,13 @@ StateT = TypeVar("StateT")
 AnyKind = ContestKind[Any, Any, Any]
 #: A safety net on rounds played by one `resolve`; every kind's own limit is lower.
 MAX_RESOLVE_ROUNDS = 10_000
+#: Rounds listed by `GET …/rounds`: by default, and at most, per page.
+DEFAULT_PAGE = 100
+MAX_PAGE = 500
+#: The last rounds a `resolve` answer lists (all of them are in `GET …/rounds`).
+RESOLVE_RECENT_ROUNDS = 5
+#: How long a `resolve` computes before it lets the worker's other requests run.
+SLICE_SECONDS = 0.005
 #: Dice rolled at a session's creation (a chase's initiative), kept beside its state.
 START_ROLLS = "start_rolls"
 
@@ -68,9 +84,23 @@ class StoredRound:
     """A round as the store keeps it: its inputs, every die, and the record the API shows."""
 
     number: int
-    inputs: dict[str, Any]
-    dice: list[dict[str, Any]]
-    outcome: dict[str, Any]
+    inputs: Any
+    dice: Any
+    outcome: Any
+
+    def packed(self) -> StoredRound:
+        """The same round with its documents encoded already (as `orjson.Fragment`s).
+
+        A resolve keeps thousands of rounds until it writes them: as encoded text they are a
+        few objects each instead of hundreds, which the garbage collector would walk again and
+        again, stalling the worker (ARCHITECTURE.md, "Speed").
+        """
+        return StoredRound(
+            self.number,
+            orjson.Fragment(orjson.dumps(self.inputs)),
+            orjson.Fragment(orjson.dumps(self.dice)),
+            orjson.Fragment(orjson.dumps(self.outcome)),
+        )
 
 
 @dataclass(frozen=True)
@@ -91,7 +121,11 @@ class Deletion:
 
 
 Authorize = Callable[[Role, SessionRecord], None]
-Mutation = Callable[[SessionRecord, Role], Change[Any] | Deletion]
+#: A change to a session: computed at once, or (a long one) in slices between which other
+#: requests of the worker get their turn.
+Mutation = Callable[
+    [SessionRecord, Role], Change[Any] | Deletion | Awaitable[Change[Any] | Deletion]
+]
 
 
 def gm_only(role: Role, _record: SessionRecord) -> None:
@@ -137,12 +171,18 @@ async def mutate(
     mutation: Mutation,
     *,
     authorize: Authorize = gm_only,
+    body: DeferredBody[Any] | None = None,
 ) -> Response:
-    """Apply `mutation` to a session under the shared guarantees (see the module docstring)."""
+    """Apply `mutation` to a session under the shared guarantees (see the module docstring).
+
+    `body` is validated once the token is known to hold a role in the session, before
+    `authorize` (which may read it) and `mutation` run.
+    """
     work = unit_of_work(request)
     token = bearer_token(request)
     if_match = _if_match(request)
     key = await keyed(request, f"{kind.path}/{session_id}", token)
+    tally: list[int] = []  # rounds stored, and whether the session finished
 
     async def transaction(connection: Transaction) -> Answer:
         reused: InvalidInput | None = None
@@ -168,12 +208,15 @@ async def mutate(
             raise NotFound(f"no {kind.title} with id {session_id}")
         if reused is not None:
             raise reused
+        if body is not None:
+            await body.load()
         authorize(role, record)
         if if_match is not None and if_match != "*" and if_match != record.version:
             raise PreconditionFailed(
                 f"If-Match {etag(if_match)} is stale: the session is at version {record.version}"
             )
-        change = mutation(record, role)
+        made = mutation(record, role)
+        change = await made if inspect.isawaitable(made) else made
         if isinstance(change, Deletion):
             await repository.delete_session(connection, record)
             answer = Answer(204, {}, b"")
@@ -195,17 +238,26 @@ async def mutate(
                     for played in change.rounds
                 ],
             )
-            body: Mapping[str, Any]
+            # Counted once the transaction commits (an optimistic one may run again).
+            newly_finished = change.status == "finished" and record.status == "active"
+            tally[:] = [len(change.rounds), newly_finished]
+            shown: Mapping[str, Any]
             if change.answer is None:
-                status, body = 200, {"session": session_answer(kind, updated)}
+                status, shown = 200, {"session": session_answer(kind, updated)}
             else:
-                status, body = change.answer(updated)
-            answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(body))
+                status, shown = change.answer(updated)
+            answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(shown))
         if key is not None:
             await key.remember(connection, answer)
         return answer
 
-    return answer_response(request, await guarded(work, transaction, key))
+    answer = await guarded(work, transaction, key)
+    if tally and not answer.replayed:
+        played, finished = tally
+        count_rounds_played(kind.path, played)
+        if finished:
+            count_session_finished(kind.path)
+    return answer_response(request, answer)
 
 
 # --- rounds ---------------------------------------------------------------------------------
@@ -247,9 +299,17 @@ def round_dice(
     number: int,
     supplied: Mapping[Key, list[int]] | None = None,
     locs: Mapping[Key, Loc] | None = None,
+    *,
+    budget: DiceBudget | None = None,
 ) -> Dice:
     """Dice for round `number`: supplied values first, then seeded by (seed, number) or CSPRNG."""
-    return Dice(session_round_rng(seed, number), supplied, locs=locs, notation=NOTATION_ROLLER)
+    return Dice(
+        session_round_rng(seed, number),
+        supplied,
+        locs=locs,
+        notation=NOTATION_ROLLER,
+        budget=budget if budget is not None else DiceBudget(MAX_DICE_PER_REQUEST),
+    )
 
 
 def play_one(
@@ -259,12 +319,15 @@ def play_one(
     seed: int | None,
     number: int,
     body: Any,
+    *,
+    budget: DiceBudget | None = None,
 ) -> tuple[StateT, StoredRound]:
     """Play round `number`: the rules, then every supplied die checked used, then the record."""
     supplied, locs = supplied_dice(kind, set(kind.names(config)), getattr(body, "rolls", None))
-    dice = round_dice(seed, number, supplied, locs)
+    dice = round_dice(seed, number, supplied, locs, budget=budget)
     after, played = kind.play(config, state, body, dice)
     dice.require_all_used()
+    count_dice_rolled(dice.rolled())
     summary = f"Round {number}: {kind.round_summary(config, after, played)}"
     rolls = dice.rolls()
     outcome = {
@@ -275,6 +338,18 @@ def play_one(
     }
     inputs = body.model_dump(mode="json") if isinstance(body, BaseModel) else {}
     return after, StoredRound(number, inputs, rolls, outcome)
+
+
+def resolved_answer(
+    kind: AnyKind, updated: SessionRecord, played: int, recent: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """What `resolve` answers: the session, how many rounds it played and the last few."""
+    return {
+        "session": session_answer(kind, updated),
+        "played": played,
+        "summary": recent[-1]["summary"] if recent else "Nothing to play.",
+        "rounds": list(recent),
+    }
 
 
 def _status(kind: AnyKind, state: Any) -> Status:
@@ -302,36 +377,6 @@ def kind_router(kind: AnyKind) -> APIRouter:
     )
 
 
-def _declare(
-    endpoint: Callable[..., Awaitable[Response]],
-    body: tuple[type[BaseModel], str, Mapping[str, Any] | None] | None,
-) -> Callable[..., Awaitable[Response]]:
-    """Give a lifecycle endpoint the signature `LeanRoute` reads: its path and its kind's body.
-
-    The endpoints are written once for every kind, so their body's type is set here.
-    """
-    parameters = [
-        inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Request)
-    ]
-    if "session_id" in inspect.signature(endpoint).parameters:
-        parameters.append(
-            inspect.Parameter("session_id", inspect.Parameter.KEYWORD_ONLY, annotation=str)
-        )
-    if body is not None:
-        model, name, example = body
-        parameters.append(
-            inspect.Parameter(
-                "body",
-                inspect.Parameter.KEYWORD_ONLY,
-                annotation=Annotated[
-                    model, Body(openapi_examples=examples({name: dict(example or {})}))
-                ],
-            )
-        )
-    endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    return endpoint
-
-
 @cache
 def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
     """The shared lifecycle routes of one kind, then the kind's own.
@@ -343,7 +388,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
     answers = AnswerTypes.of(schema_prefix(kind), kind.schemas.session, kind.schemas.round)
     prefix = schema_prefix(kind)
 
-    async def create(request: Request, body: BaseModel) -> Response:
+    async def create(request: Request, body: Any) -> Response:
         """Create a session: 201 with Location, ETag and the tokens (shown only here)."""
         work = unit_of_work(request)
         caller = optional_bearer(request)
@@ -365,7 +410,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
     router.add_api_route(
         "",
-        _declare(create, (kind.create_model, "create", kind.examples.create)),
+        declare_body(create, kind.create_model, {"create": kind.examples.create}, eager=True),
         methods=["POST"],
         status_code=201,
         response_model=answers.created,
@@ -385,29 +430,46 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
     router.add_api_route(
         "/{session_id}",
-        _declare(get, None),
+        get,
         methods=["GET"],
         response_model=answers.session,
         summary=f"Get {_a(kind.title)}",
         operation_id=f"get{prefix}",
     )
 
-    async def rounds(request: Request, session_id: str) -> Response:
-        """Every round played so far, oldest first (any token of this session)."""
+    async def rounds(
+        request: Request,
+        session_id: str,
+        after: Annotated[int, Query(ge=0, description="only rounds numbered above this")] = 0,
+        limit: Annotated[
+            int, Query(ge=1, le=MAX_PAGE, description=f"at most this many (≤ {MAX_PAGE})")
+        ] = DEFAULT_PAGE,
+    ) -> Response:
+        """The rounds played, oldest first, a page at a time (any token of this session).
+
+        `Link: <…>; rel="next"` points at the next page while more rounds remain.
+        """
         token = bearer_token(request)
 
         async def transaction(
             connection: Transaction,
         ) -> tuple[SessionRecord, list[dict[str, Any]]]:
             record = await _readable(connection, kind, session_id, token)
-            return record, await repository.list_rounds(connection, session_id)
+            page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
+            return record, page
 
-        record, played = await unit_of_work(request).run("read", transaction)
-        return respond(request, {"rounds": played}, 200, {"ETag": etag(record.version)})
+        record, page = await unit_of_work(request).run("read", transaction)
+        headers = {"ETag": etag(record.version)}
+        last = after + len(page)
+        if page and last < record.rounds_played:
+            headers["Link"] = (
+                f'</v1/{kind.path}/{session_id}/rounds?after={last}&limit={limit}>; rel="next"'
+            )
+        return respond(request, {"rounds": page}, 200, headers)
 
     router.add_api_route(
         "/{session_id}/rounds",
-        _declare(rounds, None),
+        rounds,
         methods=["GET"],
         response_model=answers.rounds,
         summary=f"Rounds of {_a(kind.title)}",
@@ -416,14 +478,16 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
     if kind.round_model is not None:
 
-        async def play_round(request: Request, session_id: str, body: BaseModel) -> Response:
+        async def play_round(
+            request: Request, session_id: str, body: DeferredBody[Any]
+        ) -> Response:
             """Play one round (GM token) with supplied or server dice."""
 
             def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
                 require_active(record)
                 config, state = load_session(kind, record.config, record.state)
                 after, stored = play_one(
-                    kind, config, state, record.seed, record.rounds_played + 1, body
+                    kind, config, state, record.seed, record.rounds_played + 1, body.value
                 )
                 return Change(
                     after,
@@ -440,11 +504,11 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
                     ),
                 )
 
-            return await mutate(request, kind, session_id, mutation)
+            return await mutate(request, kind, session_id, mutation, body=body)
 
         router.add_api_route(
             "/{session_id}/rounds",
-            _declare(play_round, (kind.round_model, "round", kind.examples.round)),
+            declare_body(play_round, kind.round_model, {"round": kind.examples.round or {}}),
             methods=["POST"],
             response_model=answers.round,
             summary=f"Play a round of {_a(kind.title)}",
@@ -452,46 +516,51 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         )
 
     if kind.resolvable:
+        resolve_model = kind.resolve_model
 
-        async def resolve(request: Request, session_id: str, body: Any = None) -> Response:
+        async def resolve(
+            request: Request, session_id: str, body: DeferredBody[Any] | None = None
+        ) -> Response:
             """Play rounds with server dice until the contest finishes (GM token)."""
 
-            def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
+            async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
                 require_active(record)
                 config, state = load_session(kind, record.config, record.state)
                 played: list[StoredRound] = []
+                recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
                 number = record.rounds_played
+                move_body = body.value if body is not None else None
+                budget = DiceBudget(MAX_DICE_PER_REQUEST)
+                slice_ends = time.perf_counter() + SLICE_SECONDS
                 while not kind.finished(state) and len(played) < MAX_RESOLVE_ROUNDS:
                     number += 1
-                    move = kind.resolve_move(config, state, body)
-                    state, stored = play_one(kind, config, state, record.seed, number, move)
-                    played.append(stored)
+                    move = kind.resolve_move(config, state, move_body)
+                    state, stored = play_one(
+                        kind, config, state, record.seed, number, move, budget=budget
+                    )
+                    recent.append(stored.outcome)
+                    played.append(stored.packed())
+                    if time.perf_counter() >= slice_ends:
+                        # A long resolve gives the worker's other requests their turn.
+                        await asyncio.sleep(0)
+                        slice_ends = time.perf_counter() + SLICE_SECONDS
                 return Change(
                     state,
                     _status(kind, state),
                     kind.result(config, state),
                     played,
-                    lambda updated: (
-                        200,
-                        {
-                            "session": session_answer(kind, updated),
-                            "rounds": [stored.outcome for stored in played],
-                            "summary": played[-1].outcome["summary"]
-                            if played
-                            else "Nothing to play.",
-                        },
-                    ),
+                    lambda updated: (200, resolved_answer(kind, updated, len(played), recent)),
                 )
 
-            return await mutate(request, kind, session_id, mutation)
+            return await mutate(request, kind, session_id, mutation, body=body)
 
-        resolve_body = kind.resolve_model
+        if resolve_model is not None:
+            declare_body(resolve, resolve_model, {"resolve": kind.examples.resolve or {}})
+        else:
+            declare_no_body(resolve)
         router.add_api_route(
             "/{session_id}/resolve",
-            _declare(
-                resolve,
-                None if resolve_body is None else (resolve_body, "resolve", kind.examples.resolve),
-            ),
+            resolve,
             methods=["POST"],
             response_model=answers.resolved,
             summary=f"Play {_a(kind.title)} to its end",
@@ -505,7 +574,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
     router.add_api_route(
         "/{session_id}",
-        _declare(remove, None),
+        remove,
         methods=["DELETE"],
         status_code=204,
         response_class=Response,
@@ -555,6 +624,10 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
         updated_at=stamp,
     )
     await repository.insert_session(connection, record)
+    count_dice_rolled(dice.rolled())
+    count_session_created(kind.path)
+    if record.status == "finished":
+        count_session_finished(kind.path)
     tokens: dict[str, Any] = {"gm": gm_token}
     if party_tokens:
         tokens["parties"] = party_tokens

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from typing import Literal, NotRequired
 
@@ -13,6 +14,7 @@ from typing_extensions import TypedDict
 
 from app.api.routing import LeanRoute
 from app.errors import ServiceUnavailable
+from app.observability import render_metrics, set_active_sessions
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -47,10 +49,17 @@ async def readyz(request: Request) -> Readiness:
 
 
 async def metrics(request: Request) -> Response:
-    """Prometheus text exposition of response counters."""
-    return PlainTextResponse(
-        request.app.state.metrics.render(), media_type="text/plain; version=0.0.4"
-    )
+    """Prometheus text exposition: requests, latencies and contests, of every worker."""
+    active_sessions = getattr(request.app.state, "active_sessions", None)
+    if active_sessions is not None:
+        # The database's count, so that any worker or replica answers the same figure; with
+        # the database away the rest of the metrics still matter most.
+        try:
+            set_active_sessions(await active_sessions())
+        except Exception as exc:
+            logging.getLogger("arbiter").debug("active sessions not counted: %r", exc)
+    body, content_type = await run_in_threadpool(render_metrics)
+    return Response(body, media_type=content_type)
 
 
 @cache

@@ -148,8 +148,9 @@ class AnswerTypes:
         )
         resolved = _named(
             f"{prefix}Resolved",
-            {"session": session, "rounds": list[round_], "summary": str},
-            "The rounds `resolve` played and the session after them.",
+            {"session": session, "played": int, "summary": str, "rounds": list[round_]},
+            "The session after `resolve`: how many rounds it played, and the last few of them "
+            "(every round is in `GET …/rounds`).",
         )
         rounds = _named(
             f"{prefix}Rounds", {"rounds": list[round_]}, "The rounds played, oldest first."

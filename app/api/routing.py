@@ -17,17 +17,21 @@ that share its first two path segments (`/v1/arm-wrestles`), in their order.
 
 from __future__ import annotations
 
+import inspect
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import Annotated, Any, Generic, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Body, Request
+from fastapi.dependencies.utils import request_params_to_args
+from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from pydantic import BaseModel
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
-from app.api.common import parse_body, respond, text_plain_doc
+from app.api.common import examples, parse_body, respond, text_plain_doc
 
 SELECTED = "arbiter.route"
 
@@ -70,27 +74,96 @@ class PrefixDispatch(BaseRoute):
         await route.handle(scope, receive, send)
 
 
+M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
+#: Marks an endpoint whose body `LeanRoute` hands over unvalidated (see `declare_body`).
+DEFERRED = "arbiter_deferred_body"
+
+
+class DeferredBody(Generic[M]):
+    """A request body that is validated when the endpoint asks (`load`), not before.
+
+    A session call first finds out who is calling (401, 404), and only then whether what it
+    sent is valid (400, 422): a stranger learns nothing from the errors of its body.
+    """
+
+    def __init__(self, request: Request, model: type[M], default: M | None = None) -> None:
+        self.request = request
+        self.model = model
+        self.default = default
+        self._value: M | None = None
+
+    async def load(self) -> M:
+        if self._value is None:
+            if self.default is not None and not (await self.request.body()).strip():
+                self._value = self.default
+            else:
+                self._value = await parse_body(self.request, self.model)
+        return self._value
+
+    @property
+    def value(self) -> M:
+        """The validated body; `load` must have been awaited."""
+        if self._value is None:
+            raise RuntimeError("the body is read by load() first")
+        return self._value
+
+
+def declare_body(
+    endpoint: E,
+    model: type[BaseModel],
+    named_examples: Mapping[str, Any] | None,
+    *,
+    default: BaseModel | None = None,
+    eager: bool = False,
+) -> E:
+    """Declare the `body` parameter of a lean endpoint as `model`, validated on demand.
+
+    The endpoint receives a `DeferredBody` (with `eager`, the validated body itself); the
+    OpenAPI document shows `model`, with the examples, and optional when there is a `default`.
+    """
+    signature = inspect.signature(endpoint)
+    annotation = Annotated[model, Body(openapi_examples=examples(named_examples or {}))]  # type: ignore[valid-type]
+    parameters = [
+        parameter.replace(
+            annotation=annotation,
+            default=inspect.Parameter.empty if default is None else default,
+        )
+        if parameter.name == "body"
+        else parameter
+        for parameter in signature.parameters.values()
+    ]
+    endpoint.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    setattr(endpoint, DEFERRED, not eager)
+    return endpoint
+
+
+def declare_no_body(endpoint: E) -> E:
+    """Hide an endpoint's optional `body` parameter: this route takes no body."""
+    signature = inspect.signature(endpoint)
+    parameters = [p for p in signature.parameters.values() if p.name != "body"]
+    endpoint.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return endpoint
+
+
 class LeanRoute(APIRoute):
     """An `APIRoute` whose endpoint takes the request, its path parameters and its parsed body.
 
     The lean path serves an endpoint that declares (any of) `request: Request`, path
-    parameters (`str`) and one body parameter (a pydantic model, `Annotated` with `Body(...)`
-    for its examples; given a default, an empty body means that default). It returns its
+    parameters (`str`), query parameters and one body parameter (a pydantic model, `Annotated`
+    with `Body(...)` for its examples; given a default, an empty body means that default; see
+    `declare_body` for a body validated only when the endpoint asks). It returns its
     typed answer (rendered with the route's status code) or a `Response`. An endpoint
-    declaring anything else (query parameters, dependencies) is served by FastAPI's own
+    declaring anything else (dependencies, header parameters) is served by FastAPI's own
     handler, so every route of the app can be of this one class.
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         dependant = self.dependant
-        if (
-            dependant.dependencies
-            or dependant.query_params
-            or dependant.header_params
-            or len(dependant.body_params) > 1
-        ):
-            # Query parameters or dependencies: FastAPI's own handler does the work.
+        if dependant.dependencies or dependant.header_params or len(dependant.body_params) > 1:
+            # Dependencies or header parameters: FastAPI's own handler does the work.
             return super().get_route_handler()
+        query = dependant.query_params
         body = dependant.body_params[0] if dependant.body_params else None
         body_name = body.name if body is not None else None
         body_model: Any = body.field_info.annotation if body is not None else None
@@ -101,14 +174,22 @@ class LeanRoute(APIRoute):
         path_names = tuple(param.name for param in dependant.path_params)
         request_name = dependant.request_param_name
         endpoint: Callable[..., Awaitable[Any]] = self.endpoint
+        deferred = getattr(endpoint, DEFERRED, False)
         status = self.status_code or 200
 
         async def handler(request: Request) -> Response:
             arguments: dict[str, Any] = {name: request.path_params[name] for name in path_names}
+            if query:
+                values, errors = request_params_to_args(query, request.query_params)
+                if errors:
+                    raise RequestValidationError(errors)
+                arguments.update(values)
             if request_name is not None:
                 arguments[request_name] = request
             if body_name is not None:
-                if body_default is not None and not (await request.body()).strip():
+                if deferred:
+                    arguments[body_name] = DeferredBody(request, body_model, body_default)
+                elif body_default is not None and not (await request.body()).strip():
                     arguments[body_name] = body_default
                 else:
                     arguments[body_name] = await parse_body(request, body_model)

@@ -29,15 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, NoReturn
+from typing import Any, NoReturn
 
-from fastapi import Body, Request
+from fastapi import Request
 from pydantic import BaseModel
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
-from app.api.common import examples
 from app.api.kinds import Examples, Schemas, load_session
 from app.api.lifecycle import (
     Authorize,
@@ -49,6 +48,7 @@ from app.api.lifecycle import (
     require_active,
 )
 from app.api.presentation import session_answer
+from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import roll_records
 from app.api.schemas.skill_games import (
     SkillGameActionConfig,
@@ -402,7 +402,17 @@ class SkillGames:
         router = kind_router(self)
         router.add_api_route(
             "/{session_id}/skills",
-            choose_skills,
+            declare_body(
+                choose_skills,
+                SkillGameSkills,
+                {
+                    "skills": {
+                        "party": "Heroes",
+                        "skills": ["Athletics", "Stealth"],
+                        "rolls": {"Ann": {"Athletics": 14}},
+                    }
+                },
+            ),
             methods=["POST"],
             response_model=SkillGameSkillsAnswer,
             summary="Choose a party's skills and roll its checks",
@@ -410,7 +420,14 @@ class SkillGames:
         )
         router.add_api_route(
             "/{session_id}/choices",
-            seal_choice,
+            declare_body(
+                seal_choice,
+                SkillGameChoice,
+                {
+                    "bidding": {"party": "Heroes", "action": "Charge", "bid": 2},
+                    "option": {"party": "Heroes", "actions": ["Charge"]},
+                },
+            ),
             methods=["POST"],
             status_code=202,
             responses={200: {"description": "The last choice: the round is revealed and resolved"}},
@@ -420,7 +437,11 @@ class SkillGames:
         )
         router.add_api_route(
             "/{session_id}/grants",
-            grant_tokens,
+            declare_body(
+                grant_tokens,
+                SkillGameGrant,
+                {"grant": {"party": "Heroes", "tokens": 2, "reason": "A rousing speech"}},
+            ),
             methods=["POST"],
             response_model=SkillGameGranted,
             summary="Grant a party tokens (GM)",
@@ -428,7 +449,12 @@ class SkillGames:
         )
         router.add_api_route(
             "/{session_id}/end",
-            end_game,
+            declare_body(
+                end_game,
+                SkillGameEnd,
+                {"end": {}, "with a reason": {"reason": "Dawn breaks"}},
+                default=NO_REASON,
+            ),
             methods=["POST"],
             response_model=SkillGameEnded,
             summary="End a skill game (GM)",
@@ -446,10 +472,16 @@ KIND = SkillGames()
 # --- who may act -----------------------------------------------------------------------------
 
 
-def _acting_for(party: str, *, sealing: bool) -> Authorize:
-    """A party's own token, or the GM's; sealing a choice the GM does only for its parties."""
+def _acting_for(
+    body: DeferredBody[SkillGameSkills] | DeferredBody[SkillGameChoice], *, sealing: bool
+) -> Authorize:
+    """A party's own token, or the GM's; sealing a choice the GM does only for its parties.
+
+    The party is the one the (by then validated) body names.
+    """
 
     def authorize(role: Role, record: SessionRecord) -> None:
+        party = body.value.party
         if not role.is_gm and role.party != party:
             raise Forbidden("this token acts for another party")
         side = serial.load(rules.Config, record.config).party(party)
@@ -486,37 +518,23 @@ def _skill_dice(
 
 
 async def choose_skills(
-    request: Request,
-    session_id: str,
-    body: Annotated[
-        SkillGameSkills,
-        Body(
-            openapi_examples=examples(
-                {
-                    "skills": {
-                        "party": "Heroes",
-                        "skills": ["Athletics", "Stealth"],
-                        "rolls": {"Ann": {"Athletics": 14}},
-                    }
-                }
-            )
-        ),
-    ],
+    request: Request, session_id: str, body: DeferredBody[SkillGameSkills]
 ) -> Response:
     """A party's skills for this round and its members' checks (that party's token or GM)."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        sent = body.value
         require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         number = record.rounds_played + 1
-        supplied, locs = _skill_dice(config, body)
+        supplied, locs = _skill_dice(config, sent)
         dice = Dice(
-            _rng(record.seed, f"round:{number}:skills:{body.party}"),
+            _rng(record.seed, f"round:{number}:skills:{sent.party}"),
             supplied,
             locs=locs,
         )
-        after, outcome = rules.choose_skills(config, stored.game, body.party, body.skills, dice)
+        after, outcome = rules.choose_skills(config, stored.game, sent.party, sent.skills, dice)
         dice.require_all_used()
         kept = Pending((*pending.round_rolls, *dice.log), pending.order_dice, pending.grants)
         summary = f"Round {number}: {rules.skill_checks_summary(config, outcome)}"
@@ -529,7 +547,7 @@ async def choose_skills(
             answer=lambda updated: (
                 200,
                 {
-                    "party": body.party,
+                    "party": sent.party,
                     "checks": checks_record(outcome.checks),
                     "tokens_earned": outcome.tokens_earned,
                     "rolls": roll_records(dice.log),
@@ -544,7 +562,8 @@ async def choose_skills(
         KIND,
         session_id,
         mutation,
-        authorize=_acting_for(body.party, sealing=False),
+        authorize=_acting_for(body, sealing=False),
+        body=body,
     )
 
 
@@ -609,41 +628,30 @@ def _grant_record(grant: Grant) -> SkillGameGrantRecord:
 
 
 async def seal_choice(
-    request: Request,
-    session_id: str,
-    body: Annotated[
-        SkillGameChoice,
-        Body(
-            openapi_examples=examples(
-                {
-                    "bidding": {"party": "Heroes", "action": "Charge", "bid": 2},
-                    "option": {"party": "Heroes", "actions": ["Charge"]},
-                }
-            )
-        ),
-    ],
+    request: Request, session_id: str, body: DeferredBody[SkillGameChoice]
 ) -> Response:
     """Seal a party's choice (its token; GM for GM parties); the last one reveals the round."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        sent = body.value
         require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
-        order = _order_dice(body)
-        choice = body.model_dump(include={"action", "bid", "actions"}, exclude_none=True)
-        sealed = rules.submit_choice(config, stored.game, body.party, choice)
+        order = _order_dice(sent)
+        choice = sent.model_dump(include={"action", "bid", "actions"}, exclude_none=True)
+        sealed = rules.submit_choice(config, stored.game, sent.party, choice)
         order_dice = {
-            party: dice for party, dice in pending.order_dice.items() if party != body.party
+            party: dice for party, dice in pending.order_dice.items() if party != sent.party
         }
         if order is not None:
-            order_dice[body.party] = order
+            order_dice[sent.party] = order
         kept = Pending(pending.round_rolls, order_dice, pending.grants)
         # "Am I the last?" is decided on the version this change applies to; the store
         # serialises writers of one session, so only one submission can reveal.
         if rules.all_submitted(sealed):
             return _reveal(record, config, sealed, kept)
         waiting = rules.waiting_for(sealed)
-        summary = f"{body.party} has sealed its choice; waiting for {', '.join(waiting)}."
+        summary = f"{sent.party} has sealed its choice; waiting for {', '.join(waiting)}."
         return Change(
             StoredGame(sealed, kept),
             "active",
@@ -652,7 +660,7 @@ async def seal_choice(
                 202,
                 {
                     "submitted": True,
-                    "party": body.party,
+                    "party": sent.party,
                     "waiting_for": waiting,
                     "session": session_answer(KIND, updated),
                     "summary": summary,
@@ -665,7 +673,8 @@ async def seal_choice(
         KIND,
         session_id,
         mutation,
-        authorize=_acting_for(body.party, sealing=True),
+        authorize=_acting_for(body, sealing=True),
+        body=body,
     )
 
 
@@ -673,29 +682,21 @@ async def seal_choice(
 
 
 async def grant_tokens(
-    request: Request,
-    session_id: str,
-    body: Annotated[
-        SkillGameGrant,
-        Body(
-            openapi_examples=examples(
-                {"grant": {"party": "Heroes", "tokens": 2, "reason": "A rousing speech"}}
-            )
-        ),
-    ],
+    request: Request, session_id: str, body: DeferredBody[SkillGameGrant]
 ) -> Response:
     """The GM grants a party tokens (or takes some with a negative grant)."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        sent = body.value
         require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
-        after = rules.grant(config, stored.game, body.party, body.tokens)
-        grant = Grant(body.party, body.tokens, body.reason)
+        after = rules.grant(config, stored.game, sent.party, sent.tokens)
+        grant = Grant(sent.party, sent.tokens, sent.reason)
         kept = Pending(pending.round_rolls, pending.order_dice, (*pending.grants, grant))
-        verb = "grants" if body.tokens >= 0 else "takes from"
+        verb = "grants" if sent.tokens >= 0 else "takes from"
         summary = (
-            f"The GM {verb} {body.party} {abs(body.tokens)} token(s): {body.reason}. "
+            f"The GM {verb} {sent.party} {abs(sent.tokens)} token(s): {sent.reason}. "
             f"Tokens: {_standings(config.party_names, after.tokens)}."
         )
         return Change(
@@ -712,31 +713,25 @@ async def grant_tokens(
             ),
         )
 
-    return await mutate(request, KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)
 
 
 #: `…/end` with no body: no reason given.
 NO_REASON = SkillGameEnd()
 
 
-async def end_game(
-    request: Request,
-    session_id: str,
-    body: Annotated[
-        SkillGameEnd,
-        Body(openapi_examples=examples({"end": {}, "with a reason": {"reason": "Dawn breaks"}})),
-    ] = NO_REASON,
-) -> Response:
+async def end_game(request: Request, session_id: str, body: DeferredBody[SkillGameEnd]) -> Response:
     """The GM ends the game: highest progress wins; sealed choices are discarded unrevealed."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+        sent = body.value
         require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         after = rules.end(config, stored.game)
         # The unrevealed round's skill dice stay stored; its sealed content does not.
         kept = Pending(pending.round_rolls, {}, pending.grants)
-        note = f" ({body.reason})" if body.reason else ""
+        note = f" ({sent.reason})" if sent.reason else ""
 
         def answer(updated: SessionRecord) -> tuple[int, dict[str, Any]]:
             session = session_answer(KIND, updated)
@@ -744,4 +739,4 @@ async def end_game(
 
         return Change(StoredGame(after, kept), "finished", result(config, after), answer=answer)
 
-    return await mutate(request, KIND, session_id, mutation, authorize=gm_only)
+    return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)

@@ -19,10 +19,10 @@ import hashlib
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 from app.rules import serial
-from app.rules.errors import DiceError, Loc
+from app.rules.errors import DiceError, Loc, RulesError
 
 Source = Literal["supplied", "rolled"]
 Key = tuple[str | None, str]
@@ -159,10 +159,37 @@ class NotationResult:
     sides: tuple[int, ...]
 
 
+#: The server's own work limit: the dice one request may use, rolled or supplied (resolving
+#: a session to its end included). Every contest inside the documented limits fits in it.
+MAX_DICE_PER_REQUEST: Final = 100_000
+
+
+class WorkLimitExceeded(RulesError):
+    """A request that needs more dice than the service rolls for one request."""
+
+
+class DiceBudget:
+    """The dice one request may still use, shared by every `Dice` source of the request."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def spend(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise WorkLimitExceeded(
+                f"this request needs more than {self.limit:,} dice, the most the service "
+                "rolls for one request; play it in smaller steps"
+            )
+
+
 class Dice:
     """A dice source for one resolution: supplied values first, else the server's `Rng`."""
 
-    __slots__ = ("_consumed", "_locs", "_notation", "_rng", "_supplied", "log")
+    __slots__ = ("_budget", "_consumed", "_locs", "_notation", "_rng", "_supplied", "log")
 
     def __init__(
         self,
@@ -171,8 +198,10 @@ class Dice:
         *,
         locs: Mapping[Key, Loc] | None = None,
         notation: NotationRoller | None = None,
+        budget: DiceBudget | None = None,
     ) -> None:
         self._rng: Rng = rng if rng is not None else SystemRng()
+        self._budget = budget
         self._supplied: dict[Key, tuple[int, ...]] = {
             key: tuple(values) for key, values in (supplied or {}).items()
         }
@@ -192,6 +221,8 @@ class Dice:
     def roll(self, count: int, sides: int, *, who: str | None, purpose: str) -> tuple[int, ...]:
         """`count`d`sides` for (who, purpose), logged as one entry."""
         key = (who, purpose)
+        if self._budget is not None:
+            self._budget.spend(count)
         values = self._take(key, count, sides)
         if values is None:
             values = tuple(self._rng.die(sides) for _ in range(count))
@@ -218,6 +249,8 @@ class Dice:
         sides_seen: list[int] = []
 
         def draw(sides: int) -> int:
+            if self._budget is not None:
+                self._budget.spend(1)
             supplied = self._take(key, 1, sides)
             if supplied is None:
                 value = self._rng.die(sides)
@@ -277,6 +310,10 @@ class Dice:
             raise DiceError(
                 f"{extra} supplied value(s) for {key[1]!r} were not needed", self._loc(key)
             )
+
+    def rolled(self) -> int:
+        """How many dice the server rolled (not supplied) for this source."""
+        return sum(len(entry.values) for entry in self.log if entry.source == "rolled")
 
     def rolls(self) -> list[dict[str, object]]:
         """The log as API `rolls` entries."""

@@ -33,15 +33,29 @@ _SCALARS: dict[type, str] = {int: "an integer", float: "a number", str: "a strin
 
 def dump(value: Any) -> JSONValue:
     """`value` as JSON-safe data: dataclasses become objects of their fields."""
-    if value is None or isinstance(value, str | int | float):
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    names = _FIELD_NAMES.get(kind)
+    if names is not None:
+        return {name: dump(getattr(value, name)) for name in names}
+    if isinstance(value, str | int | float):
         return value
     if isinstance(value, tuple | list):
         return [dump(item) for item in value]
     if isinstance(value, Mapping):
         return {str(key): dump(item) for key, item in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: dump(getattr(value, field.name)) for field in dataclasses.fields(value)}
+        # Dumped once the slow way; from then on its field names come from the table.
+        _FIELD_NAMES[kind] = tuple(field.name for field in dataclasses.fields(value))
+        return dump(value)
     raise TypeError(f"cannot serialise a {type(value).__name__}")
+
+
+#: Types dumped as they are, and the field names of every dataclass dumped so far: a round
+#: dumps hundreds of dataclasses (every die it rolled), so the lookup is kept to one.
+_PLAIN: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def load(cls: type[T], data: JSONValue) -> T:

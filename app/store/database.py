@@ -4,8 +4,10 @@ Every request gets at most one transaction (`Store.run`), and concurrent writers
 session are serialised, never interleaved:
 
 * SQLite: `BEGIN IMMEDIATE` takes the database's write lock when the transaction starts
-  (WAL mode lets readers carry on), and `busy_timeout` makes other writers — in this process
-  or another — wait for it instead of failing.
+  (WAL mode lets readers carry on). Writers of this process queue for it on an asyncio lock;
+  while another process holds it, the attempt is retried with backoff, awaiting between
+  attempts, so the event loop serves other requests meanwhile (SQLite's own busy handler
+  would sleep in the calling thread: the event loop's).
 * PostgreSQL, a change with an Idempotency-Key: the session row is read `FOR UPDATE`
   (`repository.get_session`), so the change and its stored answer commit together while
   other writers of that session wait; other sessions are left alone.
@@ -16,8 +18,11 @@ session are serialised, never interleaved:
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -41,6 +46,65 @@ class StaleWrite(Exception):
 
 class Contended(Exception):
     """An optimistic write lost to other writers `MAX_OPTIMISTIC_ATTEMPTS` times in a row."""
+
+
+class Unavailable(Exception):
+    """The database cannot serve the request now (down, failing over, its connections used
+    up, or SQLite's write lock held elsewhere for too long); a retry later may succeed."""
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+log = logging.getLogger("arbiter")
+
+#: Seconds a client is asked to wait when the database is away (a restart or a failover).
+UNAVAILABLE_RETRY_AFTER = 5
+#: Seconds a client is asked to wait when SQLite's write lock stayed taken.
+LOCKED_RETRY_AFTER = 1
+#: Longest wait for a pooled PostgreSQL connection, and for any one statement: beyond these
+#: the database is answering too slowly to be of use, and the request gets a 503.
+POOL_ACQUIRE_TIMEOUT_S = 10.0
+STATEMENT_TIMEOUT_S = 15.0
+#: Longest a readiness check may take: probes must not queue behind an unreachable host.
+READINESS_TIMEOUT_S = 4.0
+#: The first and the longest pause between attempts at SQLite's write lock.
+LOCK_BACKOFF_FIRST_S = 0.001
+LOCK_BACKOFF_MAX_S = 0.05
+
+
+def _postgres_is_away(exc: BaseException) -> bool:
+    """Whether an error from asyncpg means the server is not there to answer (rather than a
+    fault of the statement): the connection was refused, reset or timed out, the server is
+    shutting down or starting up, or it is a read-only standby after a failover."""
+    import asyncpg
+
+    if isinstance(exc, OSError):  # refused, reset, unreachable; TimeoutError is one too
+        return True
+    if isinstance(
+        exc,
+        asyncpg.ConnectionDoesNotExistError
+        | asyncpg.PostgresConnectionError
+        | asyncpg.OperatorInterventionError
+        | asyncpg.InsufficientResourcesError
+        | asyncpg.ReadOnlySQLTransactionError,
+    ):
+        return True
+    # A pooled connection the server dropped: "cannot call Connection.fetch(): connection
+    # is closed". Other interface errors are the caller's bugs and stay 500.
+    return isinstance(exc, asyncpg.InterfaceError) and "closed" in str(exc)
+
+
+def _sqlite_is_away(exc: BaseException) -> bool:
+    """Whether a SQLite error means the file cannot be used now (locked, unreadable)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    message = str(exc)
+    return any(
+        sign in message
+        for sign in ("database is locked", "unable to open", "disk I/O error", "is busy")
+    )
 
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
@@ -85,8 +149,18 @@ def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000
         max_overflow=0,
         pool_timeout=30,
         pool_recycle=1800,
-        # An unreachable host must fail /readyz promptly, not hang it.
-        connect_args={"connect_timeout": 5},
+        # A connection the server dropped (a restart, a failover) is found and replaced on
+        # checkout, rather than failing the next use.
+        pool_pre_ping=True,
+        # An unreachable host must fail /readyz promptly, not hang it; keepalives find a
+        # connection whose peer vanished without closing it.
+        connect_args={
+            "connect_timeout": 3,
+            "keepalives": 1,
+            "keepalives_idle": 5,
+            "keepalives_interval": 2,
+            "keepalives_count": 2,
+        },
         **common,
     )
 
@@ -199,11 +273,17 @@ class Store:
 
     SQLite: a transaction runs on the event loop (it is short CPU work in this process;
     handing it to a thread and back would cost more). Writers in this process queue on an
-    asyncio lock and share one connection, rather than waiting in SQLite's busy handler,
-    which sleeps in growing steps; writers in other processes still wait in busy_timeout.
+    asyncio lock and share one connection; the write lock held by another process is waited
+    for by awaiting between attempts (`_lock_for_writing`), never in SQLite's busy handler,
+    which would sleep on the event loop. Readers do not wait for writers (WAL).
     PostgreSQL: asyncpg connections from a pool, so many transactions wait on the server at
     once and commits share the server's WAL flushes. (psycopg, the driver of `DATABASE_URL`
     and of migrations, costs more CPU per statement in asyncio mode: see the README.)
+
+    A database that cannot answer (down, failing over, out of connections, SQLite's write
+    lock held elsewhere past `busy_timeout_ms`) makes `run` raise `Unavailable`. It is
+    logged once when it starts and once when a transaction succeeds again, not per request;
+    the pool replaces connections the server dropped, so no restart is needed.
     """
 
     def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
@@ -211,13 +291,23 @@ class Store:
         self.engine = build_engine(self.url, pool_size=2, busy_timeout_ms=busy_timeout_ms)
         self.dialect: str = self.engine.dialect.name
         self.pool_size = pool_size
+        self.busy_timeout_ms = busy_timeout_ms
         #: Idempotency keys being processed in this process (SQLite has no row to lock yet).
         self.in_flight: set[tuple[str, str]] = set()
         self.in_flight_lock = threading.Lock()
+        #: Attempts at SQLite's write lock that found it taken by another process.
+        self.lock_waits = 0
+        #: Whether the database is away (since a transaction failed for it, until one
+        #: succeeds), and whether SQLite's write lock is (until a writer gets it).
+        self.away = False
+        self.locked_out = False
         self._sqlite_writer = asyncio.Lock()
         self._writer_connection: Any = None
         self._postgres_pool: Any = None
         self._postgres_dialect: Dialect | None = None
+        # One thread for readiness checks: a check stuck on a vanished host holds it, and
+        # the checks after it time out instead of piling up threads.
+        self._readiness = ThreadPoolExecutor(max_workers=1, thread_name_prefix="readiness")
 
     @property
     def is_postgres(self) -> bool:
@@ -236,6 +326,7 @@ class Store:
                 min_size=0,
                 max_size=self.pool_size,
                 timeout=5,
+                command_timeout=STATEMENT_TIMEOUT_S,
                 reset=_end_open_transaction,
             )
 
@@ -250,43 +341,112 @@ class Store:
         not at all. A second write statement would not be atomic with the first, so it raises
         `RuntimeError` (a programming error: such work needs `write`). On SQLite, where
         writers queue for the write lock anyway, it is `write`.
+
+        `Unavailable` when the database cannot answer now; what `work` raises otherwise.
         """
-        if self.is_postgres:
-            if self._postgres_pool is None:
-                await self.open()
-            assert self._postgres_dialect is not None
-            if mode == "optimistic":
-                async with self._postgres_pool.acquire() as driver:
-                    for attempt in range(MAX_OPTIMISTIC_ATTEMPTS):
-                        # A fresh one per attempt: each attempt may write once.
-                        transaction = Transaction(
-                            self._postgres_dialect, driver, asynchronous=True, single_write=True
-                        )
-                        try:
-                            return await work(transaction)
-                        except StaleWrite:
-                            await asyncio.sleep(0.001 * min(attempt, 20))
-                raise Contended("the session changed under every attempt to write it")
-            async with self._postgres_pool.acquire() as driver, driver.transaction():
-                return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
+        try:
+            if self.is_postgres:
+                result = await self._run_postgres(mode, work)
+            else:
+                result = await self._run_sqlite(mode, work)
+        except Unavailable:
+            raise
+        except Exception as exc:
+            if not (_postgres_is_away(exc) if self.is_postgres else _sqlite_is_away(exc)):
+                raise
+            if not self.away:
+                self.away = True
+                log.warning(
+                    "the database is unavailable, answering 503 until it is back: %s: %s",
+                    type(exc).__name__,
+                    exc,
+                )
+            raise Unavailable(
+                "the database is unavailable; retry in a few seconds",
+                retry_after=UNAVAILABLE_RETRY_AFTER,
+            ) from None
+        if self.away:
+            self.away = False
+            log.info("the database is available again")
+        return result
+
+    async def _run_postgres(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
+        if self._postgres_pool is None:
+            await self.open()
+        assert self._postgres_dialect is not None
+        acquired = self._postgres_pool.acquire(timeout=POOL_ACQUIRE_TIMEOUT_S)
+        if mode == "optimistic":
+            async with acquired as driver:
+                for attempt in range(MAX_OPTIMISTIC_ATTEMPTS):
+                    # A fresh one per attempt: each attempt may write once.
+                    transaction = Transaction(
+                        self._postgres_dialect, driver, asynchronous=True, single_write=True
+                    )
+                    try:
+                        return await work(transaction)
+                    except StaleWrite:
+                        await asyncio.sleep(0.001 * min(attempt, 20))
+            raise Contended("the session changed under every attempt to write it")
+        async with acquired as driver, driver.transaction():
+            return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
+
+    async def _run_sqlite(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
         if mode != "read":
             async with self._sqlite_writer:
                 if self._writer_connection is None:
-                    self._writer_connection = self.engine.raw_connection()
-                # BEGIN IMMEDIATE takes the write lock up front, so two read-modify-write
-                # transactions never both read before either writes.
+                    connection = self.engine.raw_connection()
+                    sqlite: Any = connection.driver_connection
+                    # Waits for the lock are `_lock_for_writing`'s, off the event loop.
+                    sqlite.execute("PRAGMA busy_timeout=0")
+                    self._writer_connection = connection
                 driver = self._writer_connection.driver_connection
-                return await self._run_on(driver, "BEGIN IMMEDIATE", work)
+                await self._lock_for_writing(driver)
+                return await self._run_begun(driver, work)
         pooled = self.engine.raw_connection()
+        reader: Any = pooled.driver_connection
         try:
-            return await self._run_on(pooled.driver_connection, "BEGIN", work)
+            reader.execute("BEGIN")
+            return await self._run_begun(reader, work)
         finally:
             pooled.close()
 
-    async def _run_on(
-        self, driver: Any, begin: str, work: Callable[[Transaction], Awaitable[T]]
-    ) -> T:
-        driver.execute(begin)
+    async def _lock_for_writing(self, driver: Any) -> None:
+        """`BEGIN IMMEDIATE`: the write lock up front, so two read-modify-write transactions
+        never both read before either writes. While another process holds it, try again
+        after a pause that doubles up to `LOCK_BACKOFF_MAX_S`, for `busy_timeout_ms` in all;
+        `Unavailable` after that."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.busy_timeout_ms / 1000
+        pause = LOCK_BACKOFF_FIRST_S
+        while True:
+            try:
+                driver.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+            else:
+                if self.locked_out:
+                    self.locked_out = False
+                    log.info("the SQLite write lock is free again")
+                return
+            self.lock_waits += 1
+            left = deadline - loop.time()
+            if left <= 0:
+                if not self.locked_out:
+                    self.locked_out = True
+                    log.warning(
+                        "another process held the SQLite write lock for over %d ms; "
+                        "writes answer 503 until it is free",
+                        self.busy_timeout_ms,
+                    )
+                raise Unavailable(
+                    "the database is busy with another process's write; retry shortly",
+                    retry_after=LOCKED_RETRY_AFTER,
+                )
+            await asyncio.sleep(min(pause, left))
+            pause = min(pause * 2, LOCK_BACKOFF_MAX_S)
+
+    async def _run_begun(self, driver: Any, work: Callable[[Transaction], Awaitable[T]]) -> T:
         try:
             result = await work(Transaction(self.engine.dialect, driver))
         except BaseException:
@@ -296,7 +456,14 @@ class Store:
         return result
 
     def readiness_problem(self) -> str | None:
-        """None when the database answers and is migrated to head, else what is wrong."""
+        """None when the database answers and is migrated to head, else what is wrong; in
+        `READINESS_TIMEOUT_S` at most, however the database fails."""
+        try:
+            return self._readiness.submit(self._check_readiness).result(READINESS_TIMEOUT_S)
+        except TimeoutError:
+            return f"the database did not answer within {READINESS_TIMEOUT_S:g} s"
+
+    def _check_readiness(self) -> str | None:
         try:
             with self.engine.connect() as connection:
                 current = (
@@ -319,6 +486,7 @@ class Store:
             if self._writer_connection is not None:
                 self._writer_connection.close()
                 self._writer_connection = None
+        self._readiness.shutdown(wait=False, cancel_futures=True)
         self.engine.dispose()
 
 

@@ -91,3 +91,5 @@ class IdempotencyRecord(Base):
 
 
 Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
+#: Retention's purge finds expired sessions by status and time of their last change.
+Index("ix_sessions_status_updated_at", ContestSession.status, ContestSession.updated_at)

@@ -11,6 +11,7 @@ way for both databases.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,13 +20,19 @@ from typing import Any
 import orjson
 from sqlalchemy import (
     Dialect,
+    Select,
+    String,
     Update,
+    and_,
+    any_,
     bindparam,
     cast,
+    column,
     delete,
     func,
     insert,
     literal_column,
+    or_,
     select,
     true,
     update,
@@ -320,16 +327,27 @@ _INSERT_ROUND = Statement(
 _LIST_ROUNDS = Statement(
     lambda: (
         select(rounds.c.outcome)
-        .where(rounds.c.session_id == bindparam("id"))
+        .where(
+            rounds.c.session_id == bindparam("id"),
+            rounds.c.number > bindparam("after"),
+            rounds.c.number <= bindparam("upto"),
+        )
         .order_by(rounds.c.number)
     )
 )
 
 
+#: Rounds inserted (on SQLite, one statement each) before the worker's other requests get a
+#: turn: a resolve may write thousands of rounds in its transaction.
+ROUNDS_PER_SLICE = 8
+
+
 async def _insert_rounds(
     connection: Transaction, session_id: str, played: Sequence[Mapping[str, Any]], stamp: Any
 ) -> None:
-    for entry in played:
+    for index, entry in enumerate(played):
+        if index and index % ROUNDS_PER_SLICE == 0:
+            await asyncio.sleep(0)
         await _INSERT_ROUND.execute(
             connection,
             {
@@ -343,9 +361,13 @@ async def _insert_rounds(
         )
 
 
-async def list_rounds(connection: Transaction, session_id: str) -> list[dict[str, Any]]:
-    """Round outcomes, oldest first."""
-    found = await _LIST_ROUNDS.fetch(connection, {"id": session_id})
+async def list_rounds(
+    connection: Transaction, session_id: str, *, after: int = 0, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """Round outcomes numbered above `after`, oldest first, at most `limit` of them."""
+    # Rounds are numbered 1, 2, 3... with no gap, so a page is a range of numbers.
+    upto = after + limit if limit is not None else 2**31 - 1
+    found = await _LIST_ROUNDS.fetch(connection, {"id": session_id, "after": after, "upto": upto})
     return [_document_out(row[0]) for row in found]
 
 
@@ -435,3 +457,127 @@ async def purge_responses(connection: Transaction, *, ttl: timedelta) -> int:
     """Forget answers older than the TTL."""
     cutoff = _time_in(connection, now() - ttl)
     return await _PURGE_RESPONSES.execute(connection, {"cutoff": cutoff})
+
+
+# --- retention -------------------------------------------------------------------------------
+
+
+def _expired_sessions(lock: bool) -> Callable[[], Executable]:
+    """Up to `limit` sessions past their retention: finished, or active but left alone.
+
+    Each branch is a range of the (status, updated_at) index. `lock` (PostgreSQL) locks the
+    rows it picks and skips those a request holds, so a purge never waits on a busy session
+    and two purging processes take different sessions.
+    """
+
+    def build() -> Executable:
+        statement = (
+            select(sessions.c.id, sessions.c.kind, sessions.c.rounds_played)
+            .where(
+                or_(
+                    and_(
+                        sessions.c.status == literal_column("'finished'"),
+                        sessions.c.updated_at < bindparam("finished_before"),
+                    ),
+                    and_(
+                        sessions.c.status == literal_column("'active'"),
+                        sessions.c.updated_at < bindparam("abandoned_before"),
+                    ),
+                )
+            )
+            .limit(bindparam("limit"))
+            # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
+            .offset(literal_column("0"))
+        )
+        return statement.with_for_update(skip_locked=True) if lock else statement
+
+    return build
+
+
+_EXPIRED_SESSIONS = Statement(_expired_sessions(lock=False))
+_EXPIRED_SESSIONS_LOCKED = Statement(_expired_sessions(lock=True))
+
+
+def _listed(parameter: str) -> Select[Any]:
+    """SQLite: the values of a JSON array parameter, as a subquery for `IN`."""
+    return select(column("value")).select_from(func.json_each(bindparam(parameter)))
+
+
+def _any_of(parameter: str) -> Any:
+    """PostgreSQL: `= ANY` of an array parameter (one statement whatever the list's length)."""
+    return any_(cast(bindparam(parameter), ARRAY(String)))
+
+
+#: Their rounds go with them (ON DELETE CASCADE).
+_PURGE_SESSIONS = Statement(lambda: delete(sessions).where(sessions.c.id.in_(_listed("ids"))))
+_PURGE_SESSIONS_PG = Statement(lambda: delete(sessions).where(sessions.c.id == _any_of("ids")))
+_PURGE_SCOPES = Statement(
+    lambda: delete(idempotency).where(idempotency.c.scope.in_(_listed("scopes")))
+)
+_PURGE_SCOPES_PG = Statement(
+    lambda: delete(idempotency).where(idempotency.c.scope == _any_of("scopes"))
+)
+
+
+async def purge_sessions(
+    connection: Transaction,
+    *,
+    finished_before: datetime,
+    abandoned_before: datetime,
+    limit: int,
+    round_budget: int,
+) -> int:
+    """Delete up to `limit` expired sessions with their rounds and stored answers; how many.
+
+    Expired: finished and unchanged since `finished_before`, or still active and unchanged
+    since `abandoned_before`. Sessions are taken while their rounds together stay within
+    `round_budget` (one at least), since the rounds are most of the rows deleted. One batch:
+    the caller runs it in a short write transaction of its own, again until it returns 0.
+    """
+    postgres = _postgres(connection)
+    found = await (_EXPIRED_SESSIONS_LOCKED if postgres else _EXPIRED_SESSIONS).fetch(
+        connection,
+        {
+            "finished_before": _time_in(connection, finished_before),
+            "abandoned_before": _time_in(connection, abandoned_before),
+            "limit": limit,
+        },
+    )
+    taken: list[tuple[str, str]] = []
+    rounds_taken = 0
+    for session_id, kind, played in found:
+        rounds_taken += played
+        if taken and rounds_taken > round_budget:
+            break
+        taken.append((session_id, kind))
+    if not taken:
+        return 0
+    ids = [session_id for session_id, _ in taken]
+    # A session's keyed changes are stored under its scope (app/api/idempotency.py).
+    scopes = [f"{kind}/{session_id}" for session_id, kind in taken]
+    if postgres:
+        await _PURGE_SCOPES_PG.execute(connection, {"scopes": scopes})
+        await _PURGE_SESSIONS_PG.execute(connection, {"ids": ids})
+    else:
+        await _PURGE_SCOPES.execute(connection, {"scopes": orjson.dumps(scopes).decode()})
+        await _PURGE_SESSIONS.execute(connection, {"ids": orjson.dumps(ids).decode()})
+    return len(taken)
+
+
+# --- gauges --------------------------------------------------------------------------------
+
+_ACTIVE_BY_KIND = Statement(
+    lambda: (
+        select(sessions.c.kind, func.count())
+        .where(sessions.c.status == bindparam("status"))
+        .group_by(sessions.c.kind)
+    )
+)
+
+
+async def active_sessions_by_kind(connection: Transaction) -> dict[str, int]:
+    """How many sessions of each kind are still being played."""
+    return {
+        str(kind): int(count)
+        for kind, count in await _ACTIVE_BY_KIND.fetch(connection, {"status": "active"})
+    }

@@ -245,3 +245,109 @@ def test_openapi_documents_every_kinds_lifecycle(
     session = document["components"]["schemas"][f"{prefix}Session"]
     assert session["additionalProperties"] is False
     assert session["properties"]["config"] != {}
+
+
+def test_a_session_call_checks_its_token_before_its_body(
+    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
+) -> None:
+    """No token: 401; a token of no role here: 404 — whatever the body (it is not read)."""
+    path, _ = create(kinds_client, kind)
+    malformed = b'{"not": "a valid body"'
+    json_type = {"content-type": "application/json"}
+    calls = [("delete", path)]
+    if kind.round_model is not None:
+        calls.append(("post", path + "/rounds"))
+    if kind.resolvable:
+        calls.append(("post", path + "/resolve"))
+    for method, url in calls:
+        missing = kinds_client.request(method.upper(), url, content=malformed, headers=json_type)
+        assert missing.status_code == 401, (url, missing.text)
+        stranger = kinds_client.request(
+            method.upper(),
+            url,
+            content=malformed,
+            headers={**json_type, **bearer("not-a-token")},
+        )
+        assert stranger.status_code == 404, (url, stranger.text)
+
+
+def test_rounds_come_a_page_at_a_time(kinds_client: TestClient) -> None:
+    kind = TOY
+    created = kinds_client.post(f"/v1/{kind.path}", json={"name": "Ann", "target": 10})
+    path, gm = created.headers["location"], bearer(created.json()["tokens"]["gm"])
+    for _ in range(7):
+        assert kinds_client.post(path + "/rounds", json={}, headers=gm).status_code == 200
+    first = kinds_client.get(path + "/rounds?limit=3", headers=gm)
+    assert [entry["number"] for entry in first.json()["rounds"]] == [1, 2, 3]
+    assert first.headers["link"] == f'<{path}/rounds?after=3&limit=3>; rel="next"'
+    last = kinds_client.get(path + "/rounds?after=6&limit=3", headers=gm)
+    assert [entry["number"] for entry in last.json()["rounds"]] == [7]
+    assert "link" not in last.headers
+    assert kinds_client.get(path + "/rounds", headers=gm).json()["rounds"][-1]["number"] == 7
+    for query in ("limit=0", "limit=501", "after=-1", "limit=x"):
+        refused = kinds_client.get(f"{path}/rounds?{query}", headers=gm)
+        assert (refused.status_code, refused.headers["content-type"]) == (422, PROBLEM), query
+
+
+def test_resolve_answers_a_summary_of_what_it_played(kinds_client: TestClient) -> None:
+    created = kinds_client.post("/v1/coin-races", json={"name": "Ann", "target": 10})
+    path, gm = created.headers["location"], bearer(created.json()["tokens"]["gm"])
+    # The toy never finishes: resolve plays until the safety net.
+    answer = kinds_client.post(path + "/resolve", headers=gm).json()
+    assert answer["played"] == 10_000
+    assert [entry["number"] for entry in answer["rounds"]] == list(range(9_996, 10_001))
+    assert answer["summary"] == answer["rounds"][-1]["summary"]
+    assert answer["session"]["round"] == 10_000
+
+
+def test_a_resolve_past_the_work_limit_is_a_422_naming_it_and_changes_nothing(
+    kinds_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.api import lifecycle
+
+    monkeypatch.setattr(lifecycle, "MAX_DICE_PER_REQUEST", 50)
+    created = kinds_client.post("/v1/coin-races", json={"name": "Ann", "target": 10})
+    path, gm = created.headers["location"], bearer(created.json()["tokens"]["gm"])
+    refused = kinds_client.post(path + "/resolve", headers=gm)
+    assert (refused.status_code, refused.headers["content-type"]) == (422, PROBLEM)
+    assert "more than 50 dice" in refused.json()["detail"]
+    after = kinds_client.get(path, headers=gm).json()
+    assert (after["version"], after["round"]) == (1, 0)
+
+
+def test_sessions_rounds_and_dice_are_counted(kinds_client: TestClient) -> None:
+    from app.observability import REGISTRY
+
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    before = (
+        sample("arbiter_sessions_created_total", kind="arm-wrestles"),
+        sample("arbiter_rounds_played_total", kind="arm-wrestles"),
+        sample("arbiter_sessions_finished_total", kind="arm-wrestles"),
+        sample("arbiter_dice_rolled_total"),
+    )
+    path, body = create(kinds_client, KINDS["arm-wrestles"])
+    gm = bearer(body["tokens"]["gm"])
+    supplied = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
+    assert kinds_client.post(path + "/rounds", json=supplied, headers=gm).status_code == 200
+    resolved = kinds_client.post(path + "/resolve", headers=gm).json()
+    after = (
+        sample("arbiter_sessions_created_total", kind="arm-wrestles"),
+        sample("arbiter_rounds_played_total", kind="arm-wrestles"),
+        sample("arbiter_sessions_finished_total", kind="arm-wrestles"),
+        sample("arbiter_dice_rolled_total"),
+    )
+    assert after[0] - before[0] == 1
+    assert after[1] - before[1] == 1 + resolved["played"]
+    assert after[2] - before[2] == 1
+    # Every resolved round rolls both Strength checks at least; the supplied round none.
+    assert after[3] - before[3] >= 2 * resolved["played"]
+    rolled = sum(
+        len(entry["values"])
+        for page in [kinds_client.get(path + "/rounds?limit=500", headers=gm).json()]
+        for record in page["rounds"]
+        for entry in record["rolls"]
+        if entry["source"] == "rolled"
+    )
+    assert after[3] - before[3] == rolled

@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules.dice import MAX_SEED, Dice, SeededRng, SystemRng, session_round_rng
+from app.rules.dice import (
+    MAX_SEED,
+    Dice,
+    DiceBudget,
+    SeededRng,
+    SystemRng,
+    WorkLimitExceeded,
+    session_round_rng,
+)
 from app.rules.errors import DiceError
 
 RULES = Path(__file__).resolve().parents[2] / "app" / "rules"
@@ -134,3 +142,14 @@ def test_rules_core_imports_only_the_standard_library() -> None:
                     stripped,
                 )
         assert "import random" not in source, path.name
+
+
+def test_a_budget_is_shared_by_every_dice_source_of_a_request() -> None:
+    budget = DiceBudget(5)
+    first = Dice(SeededRng(1), budget=budget)
+    second = Dice(SeededRng(2), {("a", "x"): [3, 3]}, budget=budget)
+    first.roll(3, 6, who="a", purpose="x")
+    second.roll(2, 6, who="a", purpose="x")  # supplied dice count too
+    assert budget.left == 0
+    with pytest.raises(WorkLimitExceeded, match="more than 5 dice"):
+        first.die(6, who="a", purpose="x")

@@ -115,3 +115,9 @@ def running_servers(database_url: str, count: int, log_dir: Path) -> Iterator[li
     finally:
         for server in servers:
             stop_server(server)
+
+
+def kill_server(server: Server) -> None:
+    """SIGKILL the process, as a crash or the kernel's OOM killer would, and reap it."""
+    server.process.kill()
+    server.process.wait(timeout=STOP_TIMEOUT_S)
