@@ -64,8 +64,11 @@ def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:
 
 
 class Problem(BaseModel):
+    """An error (RFC 9457 problem+json); a 422 lists at most 50 `errors` and counts the rest."""
+
     type: str
     title: str
     status: int
     detail: str
     errors: list[dict[str, object]] | None = None
+    errors_omitted: int | None = None
