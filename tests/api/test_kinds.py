@@ -341,8 +341,7 @@ def test_sessions_rounds_and_dice_are_counted(kinds_client: TestClient) -> None:
     assert after[0] - before[0] == 1
     assert after[1] - before[1] == 1 + resolved["played"]
     assert after[2] - before[2] == 1
-    # Every resolved round rolls both Strength checks at least; the supplied round none.
-    assert after[3] - before[3] >= 2 * resolved["played"]
+    # Exactly the dice the server rolled (the supplied round rolled none), as the rounds list them.
     rolled = sum(
         len(entry["values"])
         for page in [kinds_client.get(path + "/rounds?limit=500", headers=gm).json()]
