@@ -227,7 +227,7 @@ def install_error_handlers(app: FastAPI) -> None:
         kind = titles.get(exc.status_code)
         if kind is not None:
             detail = exc.detail if exc.status_code != 404 else "no such resource"
-            return api_error_response(kind(str(detail)))
+            return api_error_response(kind(str(detail), headers=dict(exc.headers or {})))
         return problem_response(
             exc.status_code,
             str(exc.detail),

@@ -13,10 +13,14 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, operations
+from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, odds, operations
+from app.api.contract import declare_contract
+from app.api.docs import install_docs
+from app.api.events import start_events, stop_events
 from app.api.kinds import ContestKind
 from app.api.registry import KINDS
 from app.api.routing import PrefixDispatch
+from app.cors import add_cors
 from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
 from app.observability import count_sessions_purged
@@ -55,6 +59,7 @@ def create_app(
         )
         await store.open()
         app.state.store = store
+        await start_events(app, settings.database_url)
         # `GET /metrics` sets the active-sessions gauge from the database when scraped.
         app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)
         stop = asyncio.Event()
@@ -68,13 +73,18 @@ def create_app(
             # a driver may turn a cancellation into an error of its own and so swallow it.)
             stop.set()
             await housekeeping
+            await stop_events(app)
             await store.close()
+            odds.shutdown_pool()
 
     app = FastAPI(
         title="Arbiter",
         version="1.0.0",
         description=DESCRIPTION,
         lifespan=lifespan,
+        # The documentation pages are install_docs's, with their assets served from here.
+        docs_url=None,
+        redoc_url=None,
         # OpenTelemetry hooks are off: /metrics serves the service's own counters, and the
         # per-request check for a configured provider costs throughput on every call.
         telemetry={"tracing": False, "metrics": False, "logs": False},
@@ -83,17 +93,22 @@ def create_app(
     install_error_handlers(app)
     # The routes go straight onto the app rather than through include_router: every request
     # is matched against one flat list instead of router after router.
-    for module in (operations, gurps, cairn, d20, long_throws, notation):
+    for module in (operations, gurps, cairn, d20, long_throws, notation, odds):
         app.router.routes.extend(module.router().routes)
     for kind in kinds.values():
         app.router.routes.extend(lifecycle.routes(kind))
-    served = list(app.router.routes)  # these, and FastAPI's own /docs and /openapi.json
+    install_docs(app)
+    served = list(app.router.routes)  # these, the docs pages and FastAPI's /openapi.json
     # The dispatcher goes first and answers every request that has a route; the routes stay
     # listed after it for introspection (and are reached directly only by unknown paths).
     app.router.routes.insert(0, PrefixDispatch(served))
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, settings=settings)
     app.add_middleware(Edge, max_bytes=settings.max_body_bytes, settings=settings)
+    # Outermost: preflights never reach the rate limit or the routes, and Edge's own answers
+    # (413, 500) carry the CORS headers too.
+    add_cors(app, settings.cors_origins)
+    declare_contract(app)
     return app
 
 

@@ -11,12 +11,17 @@ share state.
 
 Limits (RULES.md §5) are checked before any die is rolled: at most 1000 characters, 1000 dice
 and 100 000 sides, counted on the parsed expression (every `NdS`, nested ones included).
-Rerolls and explosions count towards the 1000 dice while rolling. Three guards of our own keep
-a hostile expression cheap: parentheses nest at most 50 deep (checked on the text, before
-parsing), the parsed expression nests at most 128 levels (a chain of 200 `+` is 200 levels,
-and evaluation recurses once per level), and keep/reroll/explode passes may look at 100 000
-dice in all (d20 re-selects the whole set on every pass, so many selectors on many dice would
-otherwise take minutes).
+Rerolls and explosions count towards the 1000 dice while rolling. Two guards of our own keep
+a hostile expression cheap, and are limits too:
+- *Parentheses nest at most 50 deep* (`MAX_PARENTHESES`, counted on the text before parsing;
+  brackets inside an `[annotation]` are text). Evaluation and the breakdown recurse once per
+  level of real nesting, so this guard keeps them within Python's recursion limit. It is the
+  only nesting limit: a flat chain of operations (`1d4+1d4+…`, 250 terms in 1000 characters)
+  or of signs (`--…-1`) is walked iteratively (`_DrawRoller`, `_ChainBinOp`, `_ChainUnOp`,
+  `_Breakdown`), however long, so every expression within the 1000 characters, 1000 dice and
+  100 000 sides rolls.
+- Keep/reroll/explode passes may look at 100 000 dice in all (`MAX_WORK`; d20 re-selects the
+  whole set on every pass, so many selectors on many dice would otherwise take minutes).
 
 Rulings where the library and RULES.md meet:
 - `/` rounds down at every step (RULES.md §0: every division rounds down); d20 alone divides
@@ -53,7 +58,6 @@ MAX_DICE: Final = 1000
 MAX_SIDES: Final = 100_000
 #: Guards that keep evaluation cheap and within Python's recursion limit (module docstring).
 MAX_PARENTHESES: Final = 50
-MAX_DEPTH: Final = 128
 MAX_WORK: Final = 100_000
 #: The largest total a JSON reader holds exactly (RFC 7493, I-JSON).
 MAX_TOTAL: Final = 2**53 - 1
@@ -147,8 +151,12 @@ class _DrawnDice(d20.Dice):  # type: ignore[misc]
         self.values.append(_DrawnDie.new(self.size, context=self._context))
 
 
-class _FlooringBinOp(d20.BinOp):  # type: ignore[misc]
-    """Arithmetic where `/` rounds down (RULES.md §0)."""
+class _ChainBinOp(d20.BinOp):  # type: ignore[misc]
+    """Arithmetic where `/` rounds down (RULES.md §0), totalled without recursing down a chain.
+
+    d20 totals `a + b + c` as `(a + b) + c`, one recursion per operation; this walks the chain
+    of left operands in a loop instead (module docstring: only parentheses nest).
+    """
 
     __slots__ = ()
 
@@ -156,6 +164,43 @@ class _FlooringBinOp(d20.BinOp):  # type: ignore[misc]
         **d20.BinOp.BINARY_OPS,
         "/": operator.floordiv,
     }
+
+    @property
+    def number(self) -> Any:
+        chain: list[_ChainBinOp] = []
+        node: Any = self
+        while isinstance(node, _ChainBinOp):
+            chain.append(node)
+            node = node.left
+        value = node.total
+        for operation in reversed(chain):
+            try:
+                value = operation.BINARY_OPS[operation.op](value, operation.right.total)
+            except ZeroDivisionError:
+                raise d20.RollValueError("Cannot divide by zero.") from None
+            if operation is not self and not operation.kept:
+                value = 0
+        return value
+
+
+class _ChainUnOp(d20.UnOp):  # type: ignore[misc]
+    """A sign (`-`, `+`), totalled without recursing down a run of signs (`--…-1`)."""
+
+    __slots__ = ()
+
+    @property
+    def number(self) -> Any:
+        chain: list[_ChainUnOp] = []
+        node: Any = self
+        while isinstance(node, _ChainUnOp):
+            chain.append(node)
+            node = node.value
+        value = node.total
+        for operation in reversed(chain):
+            value = operation.UNARY_OPS[operation.op](value)
+            if operation is not self and not operation.kept:
+                value = 0
+        return value
 
 
 class _Selector(d20.SetSelector):  # type: ignore[misc]
@@ -233,7 +278,26 @@ class _DrawRoller(d20.Roller):  # type: ignore[misc]
         return _DrawnDice.new(node.num, node.size, context=self._draw_context)
 
     def _eval_binop(self, node: Any) -> Any:
-        return _FlooringBinOp(self._eval(node.left), node.op, self._eval(node.right))
+        # `a + b + c` is `(a + b) + c`: walk the left operands in a loop, then evaluate the
+        # terms left to right (the order d20 draws their dice in), one recursion per term only.
+        chain: list[Any] = []
+        while isinstance(node, d20.diceast.BinOp):
+            chain.append(node)
+            node = node.left
+        result = self._eval(node)
+        for operation in reversed(chain):
+            result = _ChainBinOp(result, operation.op, self._eval(operation.right))
+        return result
+
+    def _eval_unop(self, node: Any) -> Any:
+        signs: list[str] = []
+        while isinstance(node, d20.diceast.UnOp):
+            signs.append(node.op)
+            node = node.value
+        result = self._eval(node)
+        for sign in reversed(signs):
+            result = _ChainUnOp(sign, result)
+        return result
 
     def _eval_operatedset(self, node: Any) -> Any:
         target = self._eval(node.value)
@@ -255,11 +319,33 @@ class _Breakdown(d20.MarkdownStringifier):  # type: ignore[misc]
             **self._nodes,
             _DrawnDice: self._str_dice,
             _DrawnDie: self._str_die,
-            _FlooringBinOp: self._str_binop,
+            _ChainBinOp: self._str_binop,
+            _ChainUnOp: self._str_unop,
         }
 
     def _str_expression(self, node: Any) -> str:
         return f"{self._stringify(node.roll)} = {self._total}"
+
+    def _str_binop(self, node: Any) -> str:
+        # d20's `f"{left} {op} {right}"`, looping down the left operands (module docstring).
+        chain: list[Any] = [node]
+        left = node.left
+        while isinstance(left, _ChainBinOp) and left.kept and not left.annotation:
+            chain.append(left)
+            left = left.left
+        parts = [self._stringify(left)]
+        for operation in reversed(chain):
+            parts += (" ", operation.op, " ", self._stringify(operation.right))
+        return "".join(parts)
+
+    def _str_unop(self, node: Any) -> str:
+        signs: list[str] = [node.op]
+        value = node.value
+        while isinstance(value, _ChainUnOp) and value.kept and not value.annotation:
+            signs.append(value.op)
+            value = value.value
+        inside: str = self._stringify(value)
+        return "".join(signs) + inside
 
     def _str_die(self, node: Any) -> str:
         return ", ".join(self._stringify(value) for value in node.values)
@@ -321,15 +407,15 @@ def _unexpected(found: str, position: int | None, offset: int) -> str:
 
 
 def _check_tree(tree: Any) -> None:
-    """Dice, sides and depth limits, counted over every node (iteratively: trees can be deep)."""
+    """Dice and sides limits, counted over every node (iteratively: a chain makes a deep tree).
+
+    Nesting is limited on the text (`_check_text`: parentheses), not here: a long chain of
+    operations is deep as a tree but flat to evaluate (module docstring).
+    """
     dice = 0
-    stack: list[tuple[Any, int]] = [(tree, 1)]
+    stack: list[Any] = [tree]
     while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise NotationError(
-                f"the expression nests more than {MAX_DEPTH} levels of operations and parentheses"
-            )
+        node = stack.pop()
         if isinstance(node, d20.diceast.Dice):
             sides = PERCENTILE_SIDES if node.size == "%" else node.size
             if sides < 1:
@@ -339,7 +425,7 @@ def _check_tree(tree: Any) -> None:
             dice += node.num
             if dice > MAX_DICE:
                 raise NotationError(f"the expression has more than {MAX_DICE} dice")
-        stack.extend((child, depth + 1) for child in node.children)
+        stack.extend(node.children)
 
 
 # --- evaluation --------------------------------------------------------------------------------

@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     #: Proxy addresses whose X-Forwarded-For is trusted (comma-separated, `*` for any);
     #: unset: none, the peer's address is the client's.
     forwarded_allow_ips: str | None = None
+    #: Origins whose browser scripts may call the API (comma-separated, `*` for any);
+    #: unset: none (no CORS headers at all).
+    cors_origins: str | None = None
     #: Connections kept by the PostgreSQL pool, per worker process.
     db_pool_size: int = Field(default=10, ge=1)
     #: How long a SQLite writer waits for the write lock, in milliseconds.

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.notation import (
-    MAX_DEPTH,
     MAX_DICE,
     MAX_EXPRESSION_LENGTH,
     MAX_PARENTHESES,
@@ -330,14 +329,46 @@ def test_parenthesis_nesting_limit_is_checked_on_the_text() -> None:
     assert roll_notation("1d6[" + "(" * 60 + "]", Scripted([3])).total == 3
 
 
-def test_depth_limit_covers_long_operator_chains() -> None:
-    # n terms nest n + 1 levels: the expression, n - 1 operations, the leftmost term
-    longest_chain = "+".join(["1d6"] * (MAX_DEPTH - 1))
-    assert roll_notation(longest_chain, seeded().die).total >= MAX_DEPTH - 1
-    too_long = "+".join(["1"] * MAX_DEPTH)
-    for expr in (too_long, "-" * 900 + "1", "1" + "*1" * 400):
-        with pytest.raises(NotationError, match=f"more than {MAX_DEPTH} levels"):
-            roll_notation(expr, no_dice)
+def test_flat_chains_of_any_length_roll() -> None:
+    # Issue 12 point 6: a chain of operations is not nesting; only parentheses are limited.
+    chain = "+".join(["1d4"] * 250)
+    assert len(chain) == 999
+    result = roll_notation(chain, Scripted([1, 2, 3, 4] * 62 + [1, 2]))
+    assert result.total == 10 * 62 + 3
+    assert result.breakdown.startswith("1d4 (1) + 1d4 (2) + 1d4 (3)")
+    assert result.breakdown.endswith(" + 1d4 (2) = 623")
+    # the issue's own example: 128 terms, 511 characters
+    assert roll_notation("+".join(["1d6"] * 128), Scripted([6] * 128)).total == 768
+    for expr, total in (
+        ("+".join(["1"] * 500), 500),
+        ("-".join(["1"] * 500), -498),
+        ("1" + "*2" * 10 + "*1" * 389, 1024),
+        ("100" + "//1" * 299, 100),
+        ("-" * 998 + "1", 1),
+        ("-" * 999 + "1", -1),
+        ("+".join(["-1"] * 333), -333),
+    ):
+        assert roll_notation(expr, no_dice).total == total, expr[:20]
+
+
+def test_parentheses_are_the_only_nesting_limit() -> None:
+    # At the limit, every level also nests each precedence (comparison, +, *, sign) once more.
+    worst = "(1<1+1*-" * MAX_PARENTHESES + "1" + ")" * MAX_PARENTHESES
+    result = roll_notation(worst, no_dice)  # innermost 1 < 1 + 1 * -1 is 0, and so each level
+    assert (result.total, result.breakdown[:16]) == (0, "(1 < 1 + 1 * -(1")
+    with pytest.raises(NotationError, match=f"parentheses nest more than {MAX_PARENTHESES} deep"):
+        roll_notation("(1<1+1*-" * (MAX_PARENTHESES + 1) + "1" + ")" * 51, no_dice)
+
+
+def test_chains_total_and_show_dropped_terms_as_d20_does() -> None:
+    result = roll_notation("(1d4+1d4, 1d6+1d6)kh1+(2+3, 1)kl1-2", Scripted([4, 3, 5, 1]))
+    assert result.total == 4 + 3 + 1 - 2
+    assert result.breakdown == (
+        "(1d4 (4) + 1d4 (3), ~~1d6 (5) + 1d6 (1)~~)kh1 + (~~2 + 3~~, 1)kl1 - 2 = 6"
+    )
+    assert roll_notation("7/2/2", no_dice).total == 1
+    with pytest.raises(NotationError, match="divide by zero"):
+        roll_notation("1+2/0+3", no_dice)
 
 
 @pytest.mark.parametrize(

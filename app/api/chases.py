@@ -13,6 +13,7 @@ from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from app.api.common import message_doc
 from app.api.kinds import ContestKind, Examples, Schemas, load_session
 from app.api.lifecycle import Change, gm_only, kind_router, mutate
 from app.api.presentation import session_answer
@@ -185,6 +186,7 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
             ),
             methods=["POST"],
             response_model=ChaseEnded,
+            responses=message_doc(),
             summary="End a chase (GM)",
             operation_id="endChase",
         )
@@ -254,7 +256,7 @@ async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseE
             session = session_answer(KIND, updated)
             return 200, {"session": session, "summary": session["summary"]}
 
-        return Change(ended, "finished", KIND.result(config, ended), answer=answer)
+        return Change(ended, "finished", KIND.result(config, ended), answer=answer, event="ended")
 
     return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)
 

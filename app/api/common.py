@@ -1,15 +1,17 @@
 """Helpers shared by every router: body parsing, rendering answers, OpenAPI examples.
 
 Request bodies are read as bytes and validated with pydantic's JSON parser in one step
-(`parse_body`), and answers are written once with orjson (`respond`), as JSON or as their
-`summary` line; `LeanRoute` (app/api/routing.py) calls both (ARCHITECTURE.md, "Speed").
+(`parse_body`), and answers are written once with orjson (`respond`), as JSON or, for
+`Accept: text/plain` or `text/markdown`, as a chat message (app/api/formats.py); `LeanRoute`
+(app/api/routing.py) calls both (ARCHITECTURE.md, "Speed").
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, Literal, NoReturn, TypeVar
 
 import orjson
 from fastapi import Request
@@ -17,6 +19,7 @@ from fastapi.openapi.models import Example
 from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
+from app.api import formats
 from app.errors import MalformedJson, invalid_input_from_validation
 from app.rules.dice import Dice, Key, NotationRoller, Rng
 from app.rules.errors import Loc
@@ -25,6 +28,20 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
+MARKDOWN = "text/markdown; charset=utf-8"
+
+#: How an answer is written: JSON (the default), its summary line, or a markdown message.
+Form = Literal["json", "text", "markdown"]
+#: The media ranges that choose a form; any other range is ignored.
+_RANGES: Final[dict[str, Form]] = {
+    "application/json": "json",
+    "application/*": "json",
+    "*/*": "json",
+    "text/plain": "text",
+    "text/markdown": "markdown",
+}
+#: Between ranges of one form, the most specific decides its quality.
+_SPECIFICITY: Final = {"*/*": 0, "application/*": 1}
 
 
 async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
@@ -55,12 +72,47 @@ def is_strict_json(raw: bytes) -> bool:
     return True
 
 
+def preferred_form(accept: str | None) -> Form:
+    """The form `Accept` prefers: the highest quality, the first listed among equals.
+
+    JSON unless a text form is named: a header without `text/` (none, `*/*`, JSON) is decided
+    by one substring test, as every JSON request pays it (so the text forms are recognised
+    written in lower case, as clients send them).
+    """
+    if accept is None or "text/" not in accept:
+        return "json"
+    return _negotiate(accept)
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiate(accept: str) -> Form:
+    # Per form: (quality, specificity of the range that set it, position of that range).
+    found: dict[Form, tuple[float, int, int]] = {}
+    for position, media_range in enumerate(accept.split(",")):
+        media_type, *parameters = media_range.split(";")
+        media_type = media_type.strip().lower()
+        form = _RANGES.get(media_type)
+        if form is None:
+            continue
+        quality = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = min(max(float(value), 0.0), 1.0)
+                except ValueError:
+                    quality = 0.0
+        specificity = _SPECIFICITY.get(media_type, 2)
+        if form not in found or specificity > found[form][1]:
+            found[form] = (quality, specificity, position)
+    acceptable = [(-quality, position, form) for form, (quality, _, position) in found.items()]
+    best = min((choice for choice in acceptable if choice[0] < 0), default=None)
+    return "json" if best is None else best[2]
+
+
 def wants_text(request: Request) -> bool:
-    """`Accept: text/plain` (and not JSON) asks for the summary line alone."""
-    accept = request.headers.get("accept")
-    if not accept or "text/plain" not in accept:
-        return False
-    return JSON not in accept or accept.index("text/plain") < accept.index(JSON)
+    """`Accept` prefers the summary line alone (`text/plain`) to JSON and markdown."""
+    return preferred_form(request.headers.get("accept")) == "text"
 
 
 def json_response(
@@ -69,17 +121,43 @@ def json_response(
     return Response(orjson.dumps(body), status, headers=dict(headers or {}), media_type=JSON)
 
 
+def message_response(
+    form: Form,
+    body: Mapping[str, Any],
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> Response | None:
+    """The answer as a chat message of `form` (text or markdown), or None when it has none."""
+    if form == "text":
+        message, media_type = formats.text_message(body), TEXT
+    elif form == "markdown":
+        message, media_type = formats.markdown_message(body), MARKDOWN
+    else:
+        return None
+    if message is None:
+        return None
+    return Response(
+        message, status, headers={**(headers or {}), "Vary": "Accept"}, media_type=media_type
+    )
+
+
 def respond(
     request: Request,
     body: Mapping[str, Any],
     status: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """The result as JSON, or its `summary` line alone for `Accept: text/plain`."""
-    if wants_text(request) and "summary" in body:
-        return Response(
-            str(body["summary"]) + "\n", status, headers=dict(headers or {}), media_type=TEXT
-        )
+    """The result as JSON, or as a chat message for `Accept: text/plain` or `text/markdown`.
+
+    An answer without a summary line (a page of rounds, for text) stays JSON.
+    """
+    accept = request.headers.get("accept")
+    if accept is not None and "text/" in accept:
+        form = _negotiate(accept)
+        if form != "json":
+            message = message_response(form, body, status, headers)
+            if message is not None:
+                return message
     return json_response(body, status, headers)
 
 
@@ -94,12 +172,27 @@ def make_dice(
     return Dice(rng, present, locs=locs, notation=notation)
 
 
-def text_plain_doc() -> dict[int | str, dict[str, Any]]:
-    """The `Accept: text/plain` alternative of a 200 answer, for `responses=`."""
+def message_doc(status: int = 200, *, text: bool = True) -> dict[int | str, dict[str, Any]]:
+    """The chat-message alternatives of a `status` answer, for `responses=`: `text/markdown`,
+    and `text/plain` unless the answer has no summary line (`text=False`, a page of rounds)."""
+    content: dict[str, Any] = {"text/markdown": {"schema": {"type": "string"}}}
+    if text:
+        content["text/plain"] = {"schema": {"type": "string"}}
     return {
-        200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
-        422: {"description": "Invalid input (problem+json)"},
+        status: {
+            "description": "The result as JSON; for `Accept: text/plain` its summary line, "
+            "for `text/markdown` a Discord-ready message (summary line, then every die: "
+            "criticals in bold, dropped dice struck through). Both neutralise caller-chosen "
+            "names and stay within 2000 characters.",
+            "content": content,
+        }
     }
+
+
+def text_plain_doc() -> dict[int | str, dict[str, Any]]:
+    """The `Accept: text/plain` and `text/markdown` alternatives of a one-shot's 200 answer,
+    for `responses=`."""
+    return {**message_doc(), 422: {"description": "Invalid input (problem+json)"}}
 
 
 def examples(named: Mapping[str, Any]) -> dict[str, Example]:

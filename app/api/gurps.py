@@ -31,6 +31,7 @@ from app.api.schemas.gurps import (
 from app.rules import gurps
 from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
+from app.rules.text import plural
 
 
 def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
@@ -232,11 +233,12 @@ async def regular_contest(
     skill_a, skill_b = config.effective
     winner = {"a": a, "b": b, None: None}[state.winner]
     game_seconds = state.rounds * config.seconds_per_round
+    after = f"after {plural(state.rounds, 'round')} ({game_seconds} s)"
     if winner is None:
-        summary = f"Undecided after {state.rounds} rounds ({game_seconds} s)."
+        summary = f"Undecided {after}."
     else:
         loser = b if winner == a else a
-        summary = f"{winner} beats {loser} after {state.rounds} rounds ({game_seconds} s)."
+        summary = f"{winner} beats {loser} {after}."
     summary = f"{a} (effective {skill_a}) vs {b} (effective {skill_b}): {summary}"
     answer: RegularContestAnswer = {
         "effective_skills": {a: skill_a, b: skill_b},

@@ -17,7 +17,7 @@ import orjson
 from fastapi import Request
 from starlette.responses import Response
 
-from app.api.common import JSON, respond, wants_text
+from app.api.common import JSON, message_response, preferred_form
 from app.api.security import (
     TamperedAnswer,
     key_digest,
@@ -164,14 +164,22 @@ async def guarded(
 
 
 def answer_response(request: Request, answer: Answer) -> Response:
-    """The answer as sent: JSON bytes as stored, or its summary line for `Accept: text/plain`."""
+    """The answer as sent: JSON bytes as stored, or a chat message for `Accept: text/plain`
+    or `text/markdown` (app/api/formats.py).
+
+    A creation (201, carrying the session's tokens, shown nowhere else) is JSON whatever
+    `Accept` says.
+    """
     headers = dict(answer.headers)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
     if answer.status == 204 or not answer.body:
         return Response(status_code=answer.status, headers=headers)
-    if wants_text(request):
+    form = preferred_form(request.headers.get("accept"))
+    if form != "json" and answer.status != 201:
         body = orjson.loads(answer.body)
-        if isinstance(body, dict) and "summary" in body:
-            return respond(request, body, answer.status, headers)
+        if isinstance(body, dict) and "tokens" not in body:
+            message = message_response(form, body, answer.status, headers)
+            if message is not None:
+                return message
     return Response(answer.body, answer.status, headers=headers, media_type=JSON)

@@ -31,7 +31,9 @@ from pydantic import BaseModel
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from app.api.common import respond
+from app.api import odds
+from app.api.common import message_doc, respond
+from app.api.events import events_route, publish
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import ContestKind, load_session, purposes
 from app.api.presentation import AnswerTypes, etag, session_answer
@@ -68,6 +70,8 @@ MAX_RESOLVE_ROUNDS = 10_000
 #: Rounds listed by `GET …/rounds`: by default, and at most, per page.
 DEFAULT_PAGE = 100
 MAX_PAGE = 500
+#: Round numbers fit the database's integer column.
+MAX_ROUND_NUMBER = 2**31 - 1
 #: The last rounds a `resolve` answer lists (all of them are in `GET …/rounds`).
 RESOLVE_RECENT_ROUNDS = 5
 #: How long a `resolve` computes before it lets the worker's other requests run.
@@ -113,6 +117,8 @@ class Change(Generic[StateT]):
     rounds: list[StoredRound] = field(default_factory=list)
     #: Builds the answer from the updated session: (status code, body).
     answer: Callable[[SessionRecord], tuple[int, Mapping[str, Any]]] | None = None
+    #: Its live event's name (app/api/events.py).
+    event: str = "round"
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,7 @@ async def mutate(
     if_match = _if_match(request)
     key = await keyed(request, f"{kind.path}/{session_id}", token)
     tally: list[int] = []  # rounds stored, and whether the session finished
+    announced: list[Any] = []  # the committed change's version and event name
 
     async def transaction(connection: Transaction) -> Answer:
         reused: InvalidInput | None = None
@@ -220,6 +227,7 @@ async def mutate(
         if isinstance(change, Deletion):
             await repository.delete_session(connection, record)
             answer = Answer(204, {}, b"")
+            announced[:] = [record.version + 1, "deleted"]
         else:
             updated = await repository.update_session(
                 connection,
@@ -247,11 +255,14 @@ async def mutate(
             else:
                 status, shown = change.answer(updated)
             answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(shown))
+            announced[:] = [updated.version, change.event]
         if key is not None:
             await key.remember(connection, answer)
         return answer
 
     answer = await guarded(work, transaction, key)
+    if announced and not answer.replayed:
+        publish(request.app, session_id, announced[0], announced[1], answer.body)
     if tally and not answer.replayed:
         played, finished = tally
         count_rounds_played(kind.path, played)
@@ -433,6 +444,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         get,
         methods=["GET"],
         response_model=answers.session,
+        responses=message_doc(),
         summary=f"Get {_a(kind.title)}",
         operation_id=f"get{prefix}",
     )
@@ -440,7 +452,9 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
     async def rounds(
         request: Request,
         session_id: str,
-        after: Annotated[int, Query(ge=0, description="only rounds numbered above this")] = 0,
+        after: Annotated[
+            int, Query(ge=0, le=MAX_ROUND_NUMBER, description="only rounds numbered above this")
+        ] = 0,
         limit: Annotated[
             int, Query(ge=1, le=MAX_PAGE, description=f"at most this many (≤ {MAX_PAGE})")
         ] = DEFAULT_PAGE,
@@ -472,6 +486,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         rounds,
         methods=["GET"],
         response_model=answers.rounds,
+        responses=message_doc(text=False),
         summary=f"Rounds of {_a(kind.title)}",
         operation_id=f"list{prefix}Rounds",
     )
@@ -511,6 +526,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             declare_body(play_round, kind.round_model, {"round": kind.examples.round or {}}),
             methods=["POST"],
             response_model=answers.round,
+            responses=message_doc(),
             summary=f"Play a round of {_a(kind.title)}",
             operation_id=f"play{prefix}Round",
         )
@@ -563,8 +579,42 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             resolve,
             methods=["POST"],
             response_model=answers.resolved,
+            responses=message_doc(),
             summary=f"Play {_a(kind.title)} to its end",
             operation_id=f"resolve{prefix}",
+        )
+
+    if kind.path in odds.SESSION_ODDS:
+
+        async def session_odds(
+            request: Request,
+            session_id: str,
+            seed: Annotated[
+                int | None, Query(ge=0, lt=2**63, description="for a Monte Carlo estimate")
+            ] = None,
+        ) -> Response:
+            """The odds from the session's current state (any token of this session).
+
+            `ETag` names the version they were computed at.
+            """
+            token = bearer_token(request)
+
+            async def transaction(connection: Transaction) -> SessionRecord:
+                return await _readable(connection, kind, session_id, token)
+
+            record = await unit_of_work(request).run("read", transaction)
+            config, state = load_session(kind, record.config, record.state)
+            query = {} if seed is None else {"seed": str(seed)}
+            answer = await odds.session_odds(kind.path, config, state, query)
+            return respond(request, answer, 200, {"ETag": etag(record.version)})
+
+        router.add_api_route(
+            "/{session_id}/odds",
+            session_odds,
+            methods=["GET"],
+            response_model=odds.SESSION_ODDS[kind.path],
+            summary=f"Odds of {_a(kind.title)} from where it stands",
+            operation_id=f"odds{prefix}FromHere",
         )
 
     async def remove(request: Request, session_id: str) -> Response:
@@ -581,7 +631,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         summary=f"Delete {_a(kind.title)}",
         operation_id=f"delete{prefix}",
     )
-    return (*router.routes, *kind.extra_routes())
+    return (*router.routes, events_route(kind), *kind.extra_routes())
 
 
 async def _readable(

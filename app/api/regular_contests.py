@@ -131,11 +131,12 @@ class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps
     def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> str:
         skill_a, skill_b = config.effective
         head = f"{config.a.name} (effective {skill_a}) vs {config.b.name} (effective {skill_b})"
+        played = f"{state.rounds} round" if state.rounds == 1 else f"{state.rounds} rounds"
         if not state.finished:
-            return f"{head}: {state.rounds} round(s) played, no winner yet."
+            return f"{head}: {played} played, no winner yet."
         if state.winner is None:
-            return f"{head}: undecided after {state.rounds} rounds."
-        return f"{head}: {_name(config, state.winner)} wins after {state.rounds} rounds."
+            return f"{head}: undecided after {played}."
+        return f"{head}: {_name(config, state.winner)} wins after {played}."
 
 
 def _name(config: gurps.RegularConfig, side: Literal["a", "b"] | None) -> str | None:

@@ -12,7 +12,9 @@ Dispatch by path prefix:
 Starlette matches a request against the routes one by one, each a regular expression; with
 forty routes, a round posted to the last contest kind paid for thirty failed matches first.
 `PrefixDispatch` sits first in the app's route list and hands each request only the routes
-that share its first two path segments (`/v1/arm-wrestles`), in their order.
+that share its first two path segments (`/v1/arm-wrestles`), in their order. A path it
+serves, asked with a method none of its routes take, is a 405 whose `Allow` lists the methods
+of every route of that path (Starlette's routes would each name only their own).
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
 from app.api.common import examples, parse_body, respond, text_plain_doc
+from app.errors import MethodNotAllowed, api_error_response
 
 SELECTED = "arbiter.route"
+#: Set on a request whose path is served, but not for its method: the `Allow` of its 405.
+ALLOWED = "arbiter.allowed"
 
 
 def prefix_of(path: str) -> str:
@@ -66,10 +71,28 @@ class PrefixDispatch(BaseRoute):
                 partial = (route, child_scope)
         if partial is not None:
             route, child_scope = partial
-            return Match.PARTIAL, {**child_scope, SELECTED: route}
+            return Match.PARTIAL, {**child_scope, SELECTED: route, ALLOWED: self.allowed(scope)}
         return Match.NONE, {}
 
+    def allowed(self, scope: Scope) -> str:
+        """The methods served at this request's path (which none of them is), for `Allow`."""
+        methods: set[str] = set()
+        for route in self.by_prefix.get(prefix_of(scope["path"]), ()):
+            if route.matches(scope)[0] is not Match.NONE:
+                methods.update(getattr(route, "methods", None) or ())
+        return ", ".join(sorted(methods))
+
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        allowed: str | None = scope.get(ALLOWED)
+        if allowed is not None:
+            response = api_error_response(
+                MethodNotAllowed(
+                    f"{scope['method']} is not served at this path; it serves {allowed}",
+                    headers={"Allow": allowed},
+                )
+            )
+            await response(scope, receive, send)
+            return
         route: BaseRoute = scope[SELECTED]
         await route.handle(scope, receive, send)
 

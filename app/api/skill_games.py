@@ -37,6 +37,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
+from app.api.common import message_doc
 from app.api.kinds import Examples, Schemas, load_session
 from app.api.lifecycle import (
     Authorize,
@@ -83,6 +84,7 @@ from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
+from app.rules.text import plural
 from app.store.repository import SessionRecord
 
 # --- what the store keeps ------------------------------------------------------------------
@@ -299,7 +301,8 @@ def describe(config: rules.Config, state: rules.State) -> str:
         }
         cause = "over" if state.reason is None else why[state.reason]
         verdict = f"{state.winner} wins" if state.winner is not None else "a tie"
-        return f"{head} over after {state.rounds_played} round(s): {verdict} ({cause}). {standing}"
+        played = plural(state.rounds_played, "round")
+        return f"{head} over after {played}: {verdict} ({cause}). {standing}"
     waiting = ", ".join(rules.waiting_for(state))
     doing = "choosing skills" if state.phase == "skills" else "sealing choices"
     return f"{head}, round {state.round}: {doing}, waiting for {waiting}. {standing}"
@@ -415,6 +418,7 @@ class SkillGames:
             ),
             methods=["POST"],
             response_model=SkillGameSkillsAnswer,
+            responses=message_doc(),
             summary="Choose a party's skills and roll its checks",
             operation_id="chooseSkillGameSkills",
         )
@@ -430,7 +434,13 @@ class SkillGames:
             ),
             methods=["POST"],
             status_code=202,
-            responses={200: {"description": "The last choice: the round is revealed and resolved"}},
+            responses={
+                **message_doc(202),
+                200: {
+                    **message_doc()[200],
+                    "description": "The last choice: the round is revealed and resolved",
+                },
+            },
             response_model=SkillGameSealed | SkillGameRevealed,
             summary="Seal a party's choice; the last one reveals the round",
             operation_id="sealSkillGameChoice",
@@ -444,6 +454,7 @@ class SkillGames:
             ),
             methods=["POST"],
             response_model=SkillGameGranted,
+            responses=message_doc(),
             summary="Grant a party tokens (GM)",
             operation_id="grantSkillGameTokens",
         )
@@ -457,6 +468,7 @@ class SkillGames:
             ),
             methods=["POST"],
             response_model=SkillGameEnded,
+            responses=message_doc(),
             summary="End a skill game (GM)",
             operation_id="endSkillGame",
         )
@@ -555,6 +567,7 @@ async def choose_skills(
                     "summary": summary,
                 },
             ),
+            event="skills",
         )
 
     return await mutate(
@@ -620,6 +633,7 @@ def _reveal(
             200,
             {"round": outcome, "session": session_answer(KIND, updated), "summary": summary},
         ),
+        event="revealed",
     )
 
 
@@ -666,6 +680,7 @@ async def seal_choice(
                     "summary": summary,
                 },
             ),
+            event="submitted",
         )
 
     return await mutate(
@@ -696,7 +711,8 @@ async def grant_tokens(
         kept = Pending(pending.round_rolls, pending.order_dice, (*pending.grants, grant))
         verb = "grants" if sent.tokens >= 0 else "takes from"
         summary = (
-            f"The GM {verb} {sent.party} {abs(sent.tokens)} token(s): {sent.reason}. "
+            f"The GM {verb} {sent.party} {plural(abs(sent.tokens), 'token')}: "
+            f"{sent.reason}. "
             f"Tokens: {_standings(config.party_names, after.tokens)}."
         )
         return Change(
@@ -711,6 +727,7 @@ async def grant_tokens(
                     "summary": summary,
                 },
             ),
+            event="granted",
         )
 
     return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)
@@ -737,6 +754,8 @@ async def end_game(request: Request, session_id: str, body: DeferredBody[SkillGa
             session = session_answer(KIND, updated)
             return 200, {"session": session, "summary": f"{session['summary']}{note}"}
 
-        return Change(StoredGame(after, kept), "finished", result(config, after), answer=answer)
+        return Change(
+            StoredGame(after, kept), "finished", result(config, after), answer=answer, event="ended"
+        )
 
     return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)

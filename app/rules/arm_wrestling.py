@@ -554,7 +554,8 @@ def _ending(config: Config, state_after: State, round: Round) -> str:
     elif round.reason == "draw":
         line = "Both can wrestle no more with equal DS: a draw."
     else:
-        line = f"No winner after {config.max_rounds} rounds."
+        rounds = "round" if config.max_rounds == 1 else "rounds"
+        line = f"No winner after {config.max_rounds} {rounds}."
     if state_after.damage is not None:
         injury = " and an injured hand" if config.variant == "spikes" else ""
         line += f" {state_after.damage.name} takes {state_after.damage.amount} damage{injury}."

@@ -17,13 +17,21 @@ Rulings where RULES.md §3.4 is silent:
   Spot check, so a hide against him succeeds unopposed, and no hazard check (he adds 0 anyway).
 - *Held up.* An escapee who lost her hide, and a chaser who failed the hazard check, add 0 and make
   no further check this increment (the terrain's obstacle included).
-- *Tactic checks* get neither the speed bonus, Run, pacing (RULES.md §3.3) nor the terrain's
-  `modifier`; `tactic.success` for a hazard means it was created *and* held the chaser up.
+- *Tactic checks* get neither the speed bonus (whatever `speed_bonus`), Run, pacing (RULES.md
+  §3.3) nor the terrain's `modifier`; `tactic.success` for a hazard means it was created *and*
+  held the chaser up.
 - *The hazard's cost* comes off the escapee's DS at once, but the end of the chase is judged only
   once the increment's checks are made ("then ... the lead is re-evaluated").
 - *Forfeits.* An escapee who forfeits at a terrain obstacle is caught; a chaser who forfeits (and
-  an escapee who does not) lets her escape. `max_retries` (5) and `damage_instead_of_forfeit`
-  (false) work as in races.
+  an escapee who does not) lets her escape. `max_retries` (5; `null` for no cap, bounded by the
+  request's dice budget) and `damage_instead_of_forfeit` (false; with it a failed terrain
+  obstacle or hazard costs only its damage) work as in races (`app.rules.races`, *Options*).
+  **Ruling:** the hazard an escapee *creates* carries no damage, so with
+  `damage_instead_of_forfeit` it still holds the chaser up.
+- **Ruling:** `speed_bonus` works as in races (`"increment"` by default; `"every-roll"` adds the
+  speed bonus to terrain obstacle, hazard, Ride and Constitution checks too), and never to the
+  tactic checks below. `pacing_rule` is a race option only: a chase's pacing changes the safe
+  increments (issue 12 asks for it in races).
 - *Starts.* A start lead of 30 or more is a chase already escaped: `start` returns a finished
   state. An initiative start that rolls a lead of 0 or less is rejected (`RulesError` at
   ("start", "mode")), as is one that cannot roll above 0 at all (`check_config`); so is a lead
@@ -61,9 +69,11 @@ from app.rules.races import (
     Competitor,
     Increment,
     IncrementOutcome,
+    SpeedBonusRule,
     check_increment,
     describe_increment,
     endurance_check,
+    every_roll_bonus,
     run_increment,
 )
 from app.rules.violations import Violations
@@ -142,8 +152,10 @@ class Config:
     hazard_base_cost: int = DEFAULT_HAZARD_BASE_COST
     endurance_rule: bool = True
     max_rounds: int = DEFAULT_MAX_ROUNDS
-    max_retries: int = DEFAULT_MAX_RETRIES
+    #: None: no cap (as in races).
+    max_retries: int | None = DEFAULT_MAX_RETRIES
     damage_instead_of_forfeit: bool = False
+    speed_bonus: SpeedBonusRule = "increment"
 
 
 def check_config(config: Config) -> None:
@@ -415,6 +427,7 @@ def play_round(
             mounted_increments_raced=state.mounted_increments,
             endurance_rule=config.endurance_rule,
             dice=dice,
+            roll_bonus=every_roll_bonus(side, increment, config.speed_bonus),
         )
 
     escapee_con, chaser_con = constitution(escapee), constitution(chaser)
@@ -445,6 +458,7 @@ def play_round(
                 dice,
                 max_retries=config.max_retries,
                 damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+                speed_bonus=config.speed_bonus,
             )
         checks = outcome.checks if con is None else (con, *outcome.checks)
         return SideRound(
@@ -623,11 +637,13 @@ def round_summary(config: Config, state_after: State, round: Round) -> str:
     flat = ", flat" if round.terrain.flat else ""
     line = f"Increment {round.increment} ({terrain}{flat}): " + "; ".join(parts)
     line += f"; lead {round.lead_before} -> {round.lead}"
+    played = state_after.increments
+    increments = "increment" if played == 1 else "increments"
     ending = {
         "caught": f"{config.chaser.name} catches {config.escapee.name}",
         "escaped": f"{config.escapee.name} escapes",
         "hid": f"{config.escapee.name} escapes by hiding",
-        "gave-up": f"{config.chaser.name} gives up after {state_after.increments} increments",
+        "gave-up": f"{config.chaser.name} gives up after {played} {increments}",
     }
     if round.status_detail is not None:
         line += f". {ending[round.status_detail]}"

@@ -23,6 +23,7 @@ from typing import Final, Literal, Protocol
 
 from app.rules import serial
 from app.rules.errors import DiceError, Loc, RulesError
+from app.rules.text import plural
 
 Source = Literal["supplied", "rolled"]
 Key = tuple[str | None, str]
@@ -282,7 +283,7 @@ class Dice:
         end = start + count
         if end > len(values):
             raise DiceError(
-                f"{count} value(s) of 1..{sides} needed, {len(values) - start} supplied",
+                f"{plural(count, 'value')} of 1..{sides} needed, {len(values) - start} supplied",
                 self._loc(key),
             )
         taken = values[start:end]
@@ -308,7 +309,9 @@ class Dice:
             key = leftover[0]
             extra = len(self._supplied[key]) - self._consumed.get(key, 0)
             raise DiceError(
-                f"{extra} supplied value(s) for {key[1]!r} were not needed", self._loc(key)
+                f"{plural(extra, 'supplied value')} for {key[1]!r} "
+                f"{'was' if extra == 1 else 'were'} not needed",
+                self._loc(key),
             )
 
     def rolled(self) -> int:

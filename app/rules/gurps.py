@@ -246,5 +246,5 @@ def regular_round_summary(config: RegularConfig, number: int, played: RegularRou
         winner = config.a.name if played.winner == "a" else config.b.name
         return line + f" {winner} wins the contest."
     if played.finished:
-        return line + f" Undecided after {number} rounds."
+        return line + f" Undecided after {number} {'round' if number == 1 else 'rounds'}."
     return line + " No winner yet."

@@ -19,9 +19,10 @@ Rulings where RULES.md §3.2 is silent (each is marked "Ruling" in a comment whe
 - *Size.* The size multiplier applies to each of the three table maxima, rounding down
   (a Small Str 10 thrower: 24/49/75 lb). Limits the caller gives directly are used as given,
   not scaled.
-- *Weapon Focus* is a flag meaning "Weapon Focus in this object as a weapon"; it adds +1 to the
-  distance check only when the object is a weapon, and nothing in `caber` or `precision`
-  (RULES.md names it for the distance check only).
+- *Weapon Focus* is a flag meaning "Weapon Focus in this object as a weapon"; it adds +1, only
+  when the object is a weapon, to the distance check and to each `precision` attack roll (the
+  source gives it to "her check", and a precision throw's check is its attack roll: RULES.md
+  §3.2.4; issue 12, point 5), and nothing in `caber` (a Dexterity check, not a throw at range).
 - *Under ten.* A distance check below 10 throws `floor(increment * max(c, 0) / 10)` feet, reported
   as 0 whole increments (RULES.md's own Ruling); with Far Shot `increment` is doubled.
 - *Thrown creatures.* Each eligible thrower throws her own creature (an identical one, as with
@@ -417,6 +418,16 @@ def distance_check_modifier(thrown: ThrownObject, assessment: Assessment) -> int
     return (thrower.effective_strength_mod or 0) + assessment.penalty + focus
 
 
+def precision_attack_modifier(thrown: ThrownObject, assessment: Assessment) -> int:
+    """`ranged_attack_bonus + load penalty`, +1 for Weapon Focus in a weapon (RULES.md §3.2.4).
+
+    The range penalty of the series comes off on top (`range_penalty`).
+    """
+    thrower = assessment.thrower
+    focus = WEAPON_FOCUS_BONUS if thrown.weapon and thrower.weapon_focus else 0
+    return thrower.ranged_attack_bonus + assessment.penalty + focus
+
+
 def caber_check_modifier(assessment: Assessment) -> int:
     """`dex_mod + load penalty`; no Far Shot, no Weapon Focus (RULES.md §3.2.4)."""
     return assessment.thrower.dex_mod + assessment.penalty
@@ -584,7 +595,7 @@ def precision_series(
         thrower = assessment.thrower
         penalty = range_penalty(increments, far_shot=thrower.far_shot)
         roll = dice.d20(who=name, purpose=THROW)
-        total = roll + thrower.ranged_attack_bonus + assessment.penalty - penalty
+        total = roll + precision_attack_modifier(config.thrown, assessment) - penalty
         throws.append(PrecisionThrow(name, roll, penalty, total, attack_hits(roll, total)))
     anyone_hit = any(throw.hit for throw in throws)
     out = tuple(throw.name for throw in throws if anyone_hit and not throw.hit)

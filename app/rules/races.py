@@ -30,8 +30,11 @@ Rulings where RULES.md §3.3 is silent:
   check she adds 0 (minus the retry costs) and makes no further check this increment.
 - *A failed obstacle, retry or hazard ends the increment for her*: she adds 0 and makes no
   increment check (its total is `null`), since nothing could be added.
-- *Taking damage* (`damage_instead_of_forfeit`) changes only `obstacle`s: hazards still add 0, and
-  a failed `on_fail: retry` check still retries (it carries no damage to take instead).
+- **Ruling:** *Taking damage* (`damage_instead_of_forfeit`, off by default) covers obstacles and
+  hazards alike: the source's "rather than slow down or stop" names both, and slowing down is
+  what a hazard does. A failed obstacle or hazard check then costs only its `damage` (nothing
+  without one), and she makes her increment check and adds it as usual (no retry, no forfeit).
+  A failed `on_fail: retry` check still retries: it carries no damage to take instead.
 - *Mounted increments* must use the `strength` check (the mount's Strength check). Obstacle and
   hazard checks on a mounted increment are the rider's own. The Run feat does not apply (it is a
   foot-race bonus); pacing does, to the check and to the mount's safe count. The rider's Endurance
@@ -43,8 +46,29 @@ Rulings where RULES.md §3.3 is silent:
   before each increment, so a Con 10 runner first checks before increment 11, at DC 20.
 - A mount without a `con_score`, or with `living: false`, never checks; neither does a competitor
   without a `con_score` (the rule is on "when a competitor's `con_score` is given").
-- Damage below 0 counts as 0; `max_retries` is 0..100; `drown_margin` is at least 1; speeds and
-  scores are not negative; a `hazard` takes no `retry`.
+- Damage below 0 counts as 0; `drown_margin` is at least 1; speeds and scores are not negative;
+  a `hazard` takes no `retry`.
+
+Options where the source reads two ways (RULES.md §3.3), set per race and stored with its config;
+each default is the reading Arbiter has always used:
+
+- **Ruling:** `speed_bonus` — `"increment"` (default): the speed bonus `2 * floor(speed / 10)`
+  goes to the increment check (and its retries) only. `"every-roll"`: the source's "adds 2 points
+  to *any roll*", so it also goes to the obstacle or hazard check, the Ride check and the
+  Constitution check. The speed is the one the increment moves at: on foot her speed for the
+  increment's check (`speed_for`), mounted the mount's (the Ride and the mount's Constitution
+  check included). Tactic checks of a chase (Hide, Spot, Dexterity, the chaser's hazard check)
+  never get it: the issue that asked for the option names only these four.
+- **Ruling:** `pacing_rule` — `"safe-increments"` (default): pacing (+2) and sprinting (-2) change
+  only the number of safe increments. `"constitution-score"`: they change the Constitution score
+  itself ("a 2 point penalty to his Constitution"), so the safe count is the changed score and
+  the Constitution modifier moves with it (a +-2 score is +-1 modifier; a given `con_mod` keeps
+  its difference from the score's). The mount's score changes the same way when mounted.
+- **Ruling:** `max_retries` — default 5, a guard of Arbiter's own (the source names no cap:
+  "Each retry decreases your current DS by 10 points"), 0..100; `null` means no cap. An uncapped
+  retry loop draws every die from the round's `Dice`, so the request's dice budget
+  (`app.rules.dice.MAX_DICE_PER_REQUEST`) bounds it: a retry that never passes ends in
+  `WorkLimitExceeded` (422, naming the limit) and the round changes nothing.
 - A race whose competitors have all forfeited is finished at once, with no winners.
 
 Dice, keyed (who, purpose) with who the competitor's name: "constitution" (the Constitution check,
@@ -54,6 +78,7 @@ in order), "ride" (the Ride check), "check" (the increment check), "damage" (dic
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -69,6 +94,9 @@ OnFail = Literal["retry", "stall"]
 ObstacleKind = Literal["obstacle", "hazard"]
 Standing = Literal["racing", "forfeited"]
 CheckKind = Literal["constitution", "obstacle", "hazard", "ride", "increment", "retry"]
+#: Options where the source reads two ways (module docstring).
+SpeedBonusRule = Literal["increment", "every-roll"]
+PacingRule = Literal["safe-increments", "constitution-score"]
 
 MOVEMENTS: Final = ("land", "swim", "climb")
 
@@ -85,7 +113,8 @@ SPEED_BONUS_PER_STEP: Final = 2
 SPEED_STEP_FT: Final = 10
 RUN_BONUS: Final = 2
 PACING_BONUS: Final[Mapping[str, int]] = {"normal": 0, "sprint": 2, "pace": -2}
-#: Safe increments: +2 when pacing, -2 when sprinting.
+#: Safe increments (or, with `pacing_rule: constitution-score`, the Constitution score itself):
+#: +2 when pacing, -2 when sprinting.
 PACING_SAFE_INCREMENTS: Final[Mapping[str, int]] = {"normal": 0, "sprint": -2, "pace": 2}
 ENDURANCE_BONUS: Final = 4
 #: Ride check: +2 at 10 or more, +4 at 20, +6 at 30.
@@ -294,7 +323,10 @@ class Config:
     competitors: tuple[Competitor, ...]
     damage_instead_of_forfeit: bool = False
     endurance_rule: bool = True
-    max_retries: int = DEFAULT_MAX_RETRIES
+    #: None: no cap (module docstring, *Options*).
+    max_retries: int | None = DEFAULT_MAX_RETRIES
+    speed_bonus: SpeedBonusRule = "increment"
+    pacing_rule: PacingRule = "safe-increments"
 
     def __post_init__(self) -> None:
         course = self.course
@@ -355,6 +387,20 @@ def speed_bonus(speed: int) -> int:
     return SPEED_BONUS_PER_STEP * (speed // SPEED_STEP_FT)
 
 
+def movement_speed_bonus(competitor: Competitor, increment: Increment) -> int:
+    """The speed bonus of the movement an increment makes: the mount's when mounted, else hers
+    for the increment's check (module docstring, `speed_bonus`)."""
+    if increment.mounted and competitor.mount is not None:
+        return speed_bonus(competitor.mount.speed)
+    return speed_bonus(competitor.speed_for(increment.check))
+
+
+def every_roll_bonus(competitor: Competitor, increment: Increment, rule: SpeedBonusRule) -> int:
+    """What `speed_bonus: every-roll` adds to an increment's other rolls (obstacle, hazard, Ride,
+    Constitution); 0 with the default `increment`."""
+    return movement_speed_bonus(competitor, increment) if rule == "every-roll" else 0
+
+
 def ride_bonus(ride_total: int) -> int:
     """The mount's bonus from the rider's Ride check: +2/+4/+6 at 10/20/30 (RULES.md §3.3)."""
     for threshold, bonus in RIDE_BONUSES:
@@ -399,16 +445,20 @@ def endurance_check(
     mounted_increments_raced: int,
     endurance_rule: bool,
     dice: Dice,
+    pacing_rule: PacingRule = "safe-increments",
+    roll_bonus: int = 0,
 ) -> CheckRecord | None:
     """The long-race Constitution check due before an increment, or None (RULES.md §3.3).
 
     On foot the competitor checks (+4 Endurance) once `increments_raced` reaches her safe count,
     `con_score` +2 pacing / -2 sprinting; mounted, the mount does, counting only
     `mounted_increments_raced`, unless it is not living. A failure means she rests.
+    With `pacing_rule: constitution-score` the +-2 changes the score itself, and so the
+    modifier too; `roll_bonus` is the `speed_bonus: every-roll` bonus (`every_roll_bonus`).
     """
     if not endurance_rule:
         return None
-    safe_adjustment = PACING_SAFE_INCREMENTS[competitor.pacing]
+    pacing = PACING_SAFE_INCREMENTS[competitor.pacing]
     if mounted:
         mount = competitor.mount
         if mount is None or not mount.living or mount.con_score is None:
@@ -428,11 +478,15 @@ def endurance_check(
         )
         if competitor.has_feat(ENDURANCE_FEAT):
             con_modifier += ENDURANCE_BONUS
-    if raced < con_score + safe_adjustment:
+    if pacing_rule == "constitution-score":
+        con_modifier += ability_modifier(con_score + pacing) - ability_modifier(con_score)
+        con_score += pacing
+        pacing = 0
+    if raced < con_score + pacing:
         return None
     dc = endurance_dc(raced)
     roll = dice.d20(who=competitor.name, purpose=CONSTITUTION)
-    total = roll + con_modifier
+    total = roll + con_modifier + roll_bonus
     return CheckRecord("constitution", CONSTITUTION, roll, total, dc, total >= dc)
 
 
@@ -465,14 +519,17 @@ class _Increment:
         increment: Increment,
         dice: Dice,
         *,
-        max_retries: int,
+        max_retries: int | None,
         damage_instead_of_forfeit: bool,
+        speed_bonus: SpeedBonusRule,
     ) -> None:
         self.competitor = competitor
         self.increment = increment
         self.dice = dice
         self.max_retries = max_retries
         self.damage_instead_of_forfeit = damage_instead_of_forfeit
+        #: Added to the obstacle, hazard and Ride checks (`speed_bonus: every-roll`).
+        self.roll_bonus = every_roll_bonus(competitor, increment, speed_bonus)
         self.events: list[str] = []
         self.checks: list[CheckRecord] = []
         self.damage = 0
@@ -511,8 +568,13 @@ class _Increment:
     def retry_until_passed(
         self, attempt: Callable[[], bool], on_failure: Callable[[], None]
     ) -> bool:
-        """Retries at 10 DS each until one passes; False after `max_retries` failed retries."""
-        for _ in range(self.max_retries):
+        """Retries at 10 DS each until one passes; False after `max_retries` failed retries.
+
+        Without a cap (`max_retries` None) it goes on until one passes: every attempt draws its
+        die from `self.dice`, whose request budget stops a retry that never passes.
+        """
+        attempts = itertools.count() if self.max_retries is None else range(self.max_retries)
+        for _ in attempts:
             self.retries += 1
             self.events.append("retry")
             if attempt():
@@ -530,7 +592,7 @@ class _Increment:
         ride = 0
         if increment.mounted:
             roll = self.dice.d20(who=self.competitor.name, purpose=RIDE)
-            total = roll + self.competitor.modifier(RIDE)
+            total = roll + self.competitor.modifier(RIDE) + self.roll_bonus
             ride = ride_bonus(total)
             self.checks.append(CheckRecord("ride", RIDE, roll, total, None, None))
         modifier = increment_check_modifier(self.competitor, increment, ride)
@@ -562,7 +624,9 @@ class _Increment:
 
     def face_obstacle(self, obstacle: Obstacle) -> IncrementOutcome | None:
         """The obstacle or hazard check; an outcome when it ends her increment, else None."""
-        modifier = self.competitor.modifier(obstacle.check) + self.increment.modifier
+        modifier = (
+            self.competitor.modifier(obstacle.check) + self.increment.modifier + self.roll_bonus
+        )
 
         def attempt() -> bool:
             return self.d20_check(obstacle.kind, obstacle.check, OBSTACLE, modifier, obstacle.dc)
@@ -572,6 +636,8 @@ class _Increment:
         if obstacle.kind == "hazard":
             self.events.append("hazard-failed")
             self.take_damage(obstacle.damage)
+            if self.damage_instead_of_forfeit:
+                return None
             return self.outcome(0, None)
 
         def failed() -> None:
@@ -591,14 +657,17 @@ def run_increment(
     increment: Increment,
     dice: Dice,
     *,
-    max_retries: int = DEFAULT_MAX_RETRIES,
+    max_retries: int | None = DEFAULT_MAX_RETRIES,
     damage_instead_of_forfeit: bool = False,
+    speed_bonus: SpeedBonusRule = "increment",
 ) -> IncrementOutcome:
     """One competitor's checks in one increment, after any Constitution check (RULES.md §3.3).
 
-    The obstacle or hazard first (damage on each failure; retries at 10 DS each; forfeit without
-    retry or after `max_retries` failed retries, unless `damage_instead_of_forfeit`), then the
-    Ride check when mounted, then the increment check with its DC and `on_fail`.
+    The obstacle or hazard first (damage on each failure; a hazard adds 0; an obstacle retries
+    at 10 DS each, and forfeits without retry or after `max_retries` failed retries, None: no
+    cap; with `damage_instead_of_forfeit` a failed obstacle or hazard costs only its damage),
+    then the Ride check when mounted, then the increment check with its DC and `on_fail`.
+    `speed_bonus: every-roll` adds the speed bonus to the obstacle, hazard and Ride checks too.
     """
     return _Increment(
         competitor,
@@ -606,6 +675,7 @@ def run_increment(
         dice,
         max_retries=max_retries,
         damage_instead_of_forfeit=damage_instead_of_forfeit,
+        speed_bonus=speed_bonus,
     ).play()
 
 
@@ -704,6 +774,8 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
             mounted_increments_raced=mounted_raced,
             endurance_rule=config.endurance_rule,
             dice=dice,
+            pacing_rule=config.pacing_rule,
+            roll_bonus=every_roll_bonus(competitor, increment, config.speed_bonus),
         )
         if constitution is not None and not constitution.success:
             outcome = RESTED
@@ -714,6 +786,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
                 dice,
                 max_retries=config.max_retries,
                 damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+                speed_bonus=config.speed_bonus,
             )
         checks = outcome.checks if constitution is None else (constitution, *outcome.checks)
         ds[name] += outcome.gained

@@ -39,6 +39,7 @@ from typing import Any, Literal, cast
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.text import plural
 from app.rules.violations import Violations
 
 Kind = Literal["bidding", "option"]
@@ -357,7 +358,7 @@ def choose_skills(
             )
     if len(chosen) != config.skills_per_round:
         raise RulesError(
-            f"choose exactly {config.skills_per_round} skill(s) per round", ("skills",)
+            f"choose exactly {plural(config.skills_per_round, 'skill')} per round", ("skills",)
         )
 
     checks: list[SkillCheck] = []
@@ -417,7 +418,7 @@ def _choice_from_body(config: Config, choice: Mapping[str, Any], tokens: int) ->
     names = _list(raw, ("actions",), "actions")
     if len(names) > config.max_actions_per_round:
         raise RulesError(
-            f"at most {config.max_actions_per_round} action(s) per round", ("actions",)
+            f"at most {plural(config.max_actions_per_round, 'action')} per round", ("actions",)
         )
     for index, name in enumerate(names):
         if not isinstance(name, str) or config.action(name) is None:
@@ -696,10 +697,6 @@ def _standings(config: Config, values: Mapping[str, int]) -> str:
     return ", ".join(f"{party} {values[party]}" for party in config.party_names)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def skill_checks_summary(config: Config, outcome: SkillChecks) -> str:
     """One line for a party's checks, e.g. "Heroes: Athletics 22 by Ann (token), ..."."""
     parts = [
@@ -708,7 +705,7 @@ def skill_checks_summary(config: Config, outcome: SkillChecks) -> str:
     ]
     return (
         f"{outcome.party}: {', '.join(parts)} against DC {config.dc}; "
-        f"{_plural(outcome.tokens_earned, 'token')} earned."
+        f"{plural(outcome.tokens_earned, 'token')} earned."
     )
 
 

@@ -235,6 +235,8 @@ def test_create_answers_201_and_an_initiative_start_rolls_at_creation(
     assert created["config"]["start"] == {"mode": "initiative"}
     assert created["config"]["hazard_base_cost"] == 5
     assert created["config"]["max_rounds"] == 200
+    assert created["config"]["speed_bonus"] == "increment"
+    assert created["config"]["max_retries"] == 5
     # The start's dice stay on the session after rounds are played.
     chase.play({"Ralf": {"check": 5}, "the guard": {"check": 5}})
     session = chase.session()
@@ -794,3 +796,49 @@ def test_round_bodies_are_normalised(store_client: TestClient) -> None:
     assert record["terrain"]["check"] == "swim"
     assert record["terrain"]["on_fail"] == "stall"
     assert record["tactic"]["chaser_check"] == "tumble"
+
+
+# --- options where the source reads two ways (issue 12) --------------------------------------
+
+
+def test_chase_options_are_stored_and_shown(store_client: TestClient) -> None:
+    chase = new_chase(store_client, lead(10), speed_bonus="every-roll", max_retries=None)
+    for config in (chase.created["config"], chase.session()["config"]):
+        assert (config["speed_bonus"], config["max_retries"]) == ("every-roll", None)
+    bad = store_client.post(
+        URL,
+        json={
+            "escapee": side("Ralf"),
+            "chaser": side("Guard"),
+            "start": lead(10),
+            "speed_bonus": "never",
+        },
+    )
+    assert_problem(bad, 422, ["body", "speed_bonus"])
+
+
+def test_chase_speed_bonus_every_roll_on_a_terrain_hazard(store_client: TestClient) -> None:
+    # Both speed 30 (+6). The guard's Balance 8 fails DC 12 alone, passes with the bonus.
+    marsh = {"check": "strength", "obstacle": {"kind": "hazard", "check": "balance", "dc": 12}}
+    rolls: Rolls = {"Ralf": {"obstacle": 12, "check": 5}, "the guard": {"obstacle": 8, "check": 5}}
+    fast = {"escapee": side("Ralf", speed=30), "chaser": side("the guard", speed=30)}
+    default = new_chase(store_client, lead(10), **fast)
+    record = default.play({**rolls, "the guard": {"obstacle": 8}}, terrain=marsh)
+    assert (record["gains"], record["lead"]) == ({"Ralf": 11, "the guard": 0}, 21)
+    every = new_chase(store_client, lead(10), **fast, speed_bonus="every-roll")
+    record = every.play(rolls, terrain=marsh)
+    assert (record["gains"], record["lead"]) == ({"Ralf": 11, "the guard": 11}, 10)
+    hide = {"kind": "hide"}
+    # tactic checks never get it: Hide 10 vs Spot 10, equal modifiers, the reroll decides
+    chase = new_chase(store_client, lead(25), **fast, speed_bonus="every-roll")
+    record = chase.play({"Ralf": {"hide": [10, 12]}, "the guard": {"spot": [10, 3]}}, tactic=hide)
+    assert record["tactic"]["escapee_total"] == 12
+    assert record["tactic"]["chaser_total"] == 3
+
+
+def test_chase_endless_retry_is_422_naming_the_work_limit(store_client: TestClient) -> None:
+    chase = new_chase(store_client, lead(10), max_retries=None, seed=5)
+    never = {"check": "climb", "dc": 100, "on_fail": "retry"}
+    problem = assert_problem(chase.post_round({"terrain": never}), 422)
+    assert "100,000 dice" in problem["detail"] + str(problem["errors"])
+    assert chase.session()["version"] == 1

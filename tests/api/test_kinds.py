@@ -350,3 +350,16 @@ def test_sessions_rounds_and_dice_are_counted(kinds_client: TestClient) -> None:
         if entry["source"] == "rolled"
     )
     assert after[3] - before[3] == rolled
+
+
+def test_odds_from_a_fresh_session_equal_the_odds_of_its_body(kinds_client: TestClient) -> None:
+    body = {"a": {"name": "Ann", "skill": 14}, "b": {"name": "Bob", "skill": 12}, "max_rounds": 8}
+    created = kinds_client.post("/v1/regular-contests", json=body)
+    path, gm = created.headers["location"], bearer(created.json()["tokens"]["gm"])
+    from_here = kinds_client.get(path + "/odds", headers=gm)
+    assert from_here.status_code == 200, from_here.text
+    fresh = kinds_client.post("/v1/odds/gurps/regular-contest", json=body).json()
+    for field in ("a_wins_exact", "b_wins_exact", "undecided_exact"):
+        assert from_here.json()[field] == fresh[field]
+    assert kinds_client.get(path + "/odds").status_code == 401
+    assert kinds_client.get(path + "/odds", headers=bearer("nobody")).status_code == 404

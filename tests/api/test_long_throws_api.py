@@ -303,6 +303,30 @@ def test_precision_entries_series_by_series(client: TestClient) -> None:
     )
 
 
+def test_precision_weapon_focus_adds_one_to_each_attack(client: TestClient) -> None:
+    """Issue 12, point 5: the same roll hits with Weapon Focus in the javelin and misses without."""
+    body = {
+        "object": "javelin",
+        "mode": "precision",
+        "max_series": 1,
+        "competitors": [
+            {
+                "name": "Ann",
+                "strength_score": 10,
+                "ranged_attack_bonus": 3,
+                "weapon_focus": True,
+                "roll": [7],
+            },
+            {"name": "Bob", "strength_score": 10, "ranged_attack_bonus": 3, "roll": [7]},
+        ],
+    }
+    result = post(client, body).json()
+    ann, bob = result["competitors"]
+    assert (ann["check"], ann["out_in_series"]) == ([5], None)  # 7 + 3 - 6 + 1 hits AC 5
+    assert (bob["check"], bob["out_in_series"]) == ([4], 1)  # 7 + 3 - 6 misses
+    assert result["winners"] == ["Ann"]
+
+
 def test_caber_has_no_distance(client: TestClient) -> None:
     body = {
         "object": "log",

@@ -135,6 +135,8 @@ def test_create_answers_201_with_location_etag_tokens_and_the_start(
     assert created["config"]["max_retries"] == 5
     assert created["config"]["endurance_rule"] is True
     assert created["config"]["damage_instead_of_forfeit"] is False
+    assert created["config"]["speed_bonus"] == "increment"
+    assert created["config"]["pacing_rule"] == "safe-increments"
 
     got = store_client.get(response.headers["location"], headers=auth(created["tokens"]["gm"]))
     assert got.status_code == 200
@@ -838,6 +840,18 @@ def test_resolve_a_dakrothian_marathon(store_client: TestClient) -> None:
             {"course": "dash", "competitors": [runner("Ann")], "max_retries": 101},
             ["body", "max_retries"],
         ),
+        (
+            {"course": "dash", "competitors": [runner("Ann")], "max_retries": -1},
+            ["body", "max_retries"],
+        ),
+        (
+            {"course": "dash", "competitors": [runner("Ann")], "speed_bonus": "any-roll"},
+            ["body", "speed_bonus"],
+        ),
+        (
+            {"course": "dash", "competitors": [runner("Ann")], "pacing_rule": "constitution"},
+            ["body", "pacing_rule"],
+        ),
         ({"course": "dash", "competitors": [runner("Ann")], "laps": 3}, ["body", "laps"]),
     ],
 )
@@ -1005,3 +1019,90 @@ def test_names_are_case_insensitive_and_defaults_derived(store_client: TestClien
     assert ann["con_mod"] == 2
     assert ann["mount"]["con_mod"] == 1
     assert totals(race.play({"Ann": {"check": 10}})) == {"Ann": 10 + 5 + 4}
+
+
+# --- options where the source reads two ways (issue 12) --------------------------------------
+
+
+def test_options_are_stored_and_shown_in_the_config(store_client: TestClient) -> None:
+    race = new_race(
+        store_client,
+        "dash",
+        runner("Ann"),
+        speed_bonus="every-roll",
+        pacing_rule="constitution-score",
+        max_retries=None,
+        damage_instead_of_forfeit=True,
+    )
+    for config in (race.created["config"], race.session()["config"]):
+        assert config["speed_bonus"] == "every-roll"
+        assert config["pacing_rule"] == "constitution-score"
+        assert config["max_retries"] is None
+        assert config["damage_instead_of_forfeit"] is True
+
+
+def test_speed_bonus_every_roll_through_http(store_client: TestClient) -> None:
+    # Speed 30 (+6); Jump DC 12 rolled 8: fails alone, passes with the speed bonus.
+    wall = {"check": "strength", "obstacle": {"kind": "obstacle", "check": "jump", "dc": 12}}
+    default = new_race(store_client, course(wall), runner("Ann", speed=30))
+    record = default.play({"Ann": {"obstacle": 8}})
+    assert checks(record, "Ann") == [("obstacle", 8, 12, False)]
+    assert record["competitors"]["Ann"]["standing"] == "forfeited"
+    every = new_race(store_client, course(wall), runner("Ann", speed=30), speed_bonus="every-roll")
+    record = every.play({"Ann": {"obstacle": 8, "check": 10}})
+    assert checks(record, "Ann") == [("obstacle", 14, 12, True), ("increment", 16, None, None)]
+
+
+def test_pacing_rule_constitution_score_through_http(store_client: TestClient) -> None:
+    # Con 10 sprinting, 9 increments: 8 safe either way, then DC 16 with 16 rolled.
+    racer = runner("Ann", con_score=10, pacing="sprint")
+    outcomes = []
+    for rule in ("safe-increments", "constitution-score"):
+        race = new_race(store_client, course(*[STRENGTH] * 9), racer, pacing_rule=rule)
+        for _ in range(8):
+            race.play({"Ann": {"check": 10}})
+        rolls: Rolls = {"Ann": {"constitution": 16}}
+        if rule == "safe-increments":
+            rolls["Ann"]["check"] = 10
+        record = race.play(rolls)
+        outcomes.append(checks(record, "Ann")[0])
+    assert outcomes == [("constitution", 16, 16, True), ("constitution", 15, 16, False)]
+
+
+def test_a_hazard_with_damage_instead_of_forfeit_through_http(store_client: TestClient) -> None:
+    hazard = {
+        "check": "strength",
+        "obstacle": {"kind": "hazard", "check": "balance", "dc": 12, "damage": "1d6"},
+    }
+    rolls: Rolls = {"Ann": {"obstacle": 3, "damage": [4], "check": 11}}
+    slowed = new_race(store_client, course(hazard), runner("Ann"))
+    record = slowed.play({"Ann": {"obstacle": 3, "damage": [4]}})
+    assert gains(record) == {"Ann": 0}
+    going_on = new_race(store_client, course(hazard), runner("Ann"), damage_instead_of_forfeit=True)
+    record = going_on.play(rolls)
+    assert record["competitors"]["Ann"]["events"] == ["hazard-failed", "damage 4"]
+    assert (gains(record), going_on.session()["state"]["damage"]) == ({"Ann": 11}, {"Ann": 4})
+
+
+def test_uncapped_retries_pass_when_a_die_passes(store_client: TestClient) -> None:
+    climb = {"check": "climb", "dc": 15, "on_fail": "retry"}
+    capped = new_race(store_client, course(climb), runner("Ann"))
+    record = capped.play({"Ann": {"check": 1, "obstacle": [1] * 5}})
+    assert record["competitors"]["Ann"]["standing"] == "forfeited"
+    uncapped = new_race(store_client, course(climb), runner("Ann"), max_retries=None)
+    record = uncapped.play({"Ann": {"check": 1, "obstacle": [1] * 7 + [15]}})
+    ann = record["competitors"]["Ann"]
+    assert (ann["standing"], ann["gained"], ann["events"].count("retry")) == ("racing", -80, 8)
+
+
+def test_an_endless_retry_is_422_naming_the_work_limit(store_client: TestClient) -> None:
+    # DC 100 with a +0 climb can never pass: no cap, so only the dice budget stops it.
+    never = {"check": "climb", "dc": 100, "on_fail": "retry"}
+    race = new_race(store_client, course(never), runner("Ann"), max_retries=None, seed=3)
+    problem = assert_problem(race.post_round(), 422)
+    assert "100,000 dice" in problem["detail"] + str(problem["errors"])
+    resolved = store_client.post(f"{race.url}/resolve", json={}, headers=auth(race.token))
+    problem = assert_problem(resolved, 422)
+    assert "100,000 dice" in problem["detail"] + str(problem["errors"])
+    session = race.session()
+    assert (session["version"], session["round"], session["state"]["increment"]) == (1, 0, 0)

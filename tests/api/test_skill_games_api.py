@@ -1025,7 +1025,7 @@ def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClie
     assert body["session"]["state"]["tokens"] == {"Heroes": 3, "Villains": 0}
     assert body["session"]["version"] == 2
     assert body["summary"] == (
-        "The GM grants Heroes 3 token(s): A rousing speech. Tokens: Heroes 3, Villains 0."
+        "The GM grants Heroes 3 tokens: A rousing speech. Tokens: Heroes 3, Villains 0."
     )
     taken = game.post("grants", {"party": "Heroes", "tokens": -1, "reason": "Taxes"}, "gm")
     assert taken.json()["session"]["state"]["tokens"]["Heroes"] == 2
@@ -1365,7 +1365,7 @@ def test_a_full_bidding_game_to_its_goal(store_client: TestClient) -> None:
     # create + 4 rounds x (2 skills + 2 choices)
     assert session["version"] == 1 + 4 * 4
     assert session["summary"].startswith(
-        "Skill game (bidding, DC 15) over after 4 round(s): Heroes wins"
+        "Skill game (bidding, DC 15) over after 4 rounds: Heroes wins"
     )
 
 

@@ -467,6 +467,24 @@ def test_precision_attack_total_and_elimination() -> None:
     assert outcome.tie
 
 
+def test_precision_weapon_focus_adds_one_to_the_attack_with_a_weapon() -> None:
+    # Issue 12, point 5: "she gets a +1 bonus to her check" covers the precision attack roll.
+    # Same dice, 4 + 3 - 6 = 1 without Weapon Focus: a total of 4 misses AC 5, 5 hits.
+    dice = {("Ann", "throw"): [8], ("Bob", "throw"): [7]}
+    focused = lt.Thrower("Ann", strength_score=10, ranged_attack_bonus=3, weapon_focus=True)
+    plain = lt.Thrower("Bob", strength_score=10, ranged_attack_bonus=3)
+    outcome, _ = run(JAVELIN, [focused, plain], dice, mode="precision", max_series=1)
+    assert outcome.series[0].throws == (
+        lt.PrecisionThrow("Ann", 8, 6, 6, True),  # 8 + 3 - 6 + 1
+        lt.PrecisionThrow("Bob", 7, 6, 4, False),  # 7 + 3 - 6
+    )
+    assert outcome.winners == ("Ann",)
+    # Weapon Focus in a stone is no Weapon Focus: the stone is not a weapon
+    stone_focused = lt.Thrower("Ann", strength_score=10, ranged_attack_bonus=3, weapon_focus=True)
+    outcome, _ = run(STONE, [stone_focused, plain], dice, mode="precision", max_series=1)
+    assert [throw.total for throw in outcome.series[0].throws] == [5, 4]
+
+
 def test_precision_runs_until_one_is_left() -> None:
     throwers = [
         lt.Thrower("Ann", strength_score=10, ranged_attack_bonus=6),
@@ -893,8 +911,13 @@ def _check_precision(
             counted = series.distance_increments
             if thrower.far_shot:
                 counted = (counted + 1) // 2
+            focus = 1 if config.thrown.weapon and thrower.weapon_focus else 0
             assert throw.total == (
-                throw.roll + thrower.ranged_attack_bonus + assessment.penalty - 2 * (counted - 1)
+                throw.roll
+                + thrower.ranged_attack_bonus
+                + assessment.penalty
+                + focus
+                - 2 * (counted - 1)
             )
             assert throw.hit == (throw.roll == 20 or (throw.roll != 1 and throw.total >= 5))
         hits = [t.name for t in series.throws if t.hit]

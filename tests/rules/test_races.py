@@ -520,14 +520,30 @@ def test_failed_hazard_adds_nothing_and_she_stays_in() -> None:
 def test_failed_hazard_with_damage() -> None:
     lake = Increment("strength", obstacle=Obstacle("hazard", "jump", 12, damage="3d6"))
     state, record = first_round(
-        [lake],
-        {"Ann": {"obstacle": [2], "damage": [6, 5, 4]}},
-        runner(speed=0),
-        damage_instead_of_forfeit=True,
+        [lake], {"Ann": {"obstacle": [2], "damage": [6, 5, 4]}}, runner(speed=0)
     )
     assert line(record)["events"] == ["hazard-failed", "damage 15"]
-    assert line(record)["gained"] == 0  # the taking-damage rule is for obstacles only
+    assert (line(record)["gained"], line(record)["total"]) == (0, None)
     assert state.damage == {"Ann": 15}
+
+
+def test_taking_damage_covers_hazards_too() -> None:
+    # Issue 12, point 3, both readings on the same dice: by default a failed hazard adds 0;
+    # with damage_instead_of_forfeit it costs only its damage and the check is added as usual.
+    lake = Increment("strength", obstacle=Obstacle("hazard", "jump", 12, damage="3d6"))
+    rolls: Rolls = {"Ann": {"obstacle": [2], "damage": [6, 5, 4], "check": 9}}
+    _, slowed = first_round([lake], {"Ann": {"obstacle": [2], "damage": [6, 5, 4]}}, runner())
+    state, going_on = first_round([lake], rolls, runner(), damage_instead_of_forfeit=True)
+    assert (line(slowed)["gained"], line(slowed)["total"]) == (0, None)
+    assert line(going_on)["events"] == ["hazard-failed", "damage 15"]
+    assert (line(going_on)["gained"], line(going_on)["total"]) == (15, 15)  # 9 + 6 speed bonus
+    assert (state.ds, state.damage) == ({"Ann": 15}, {"Ann": 15})
+    # a hazard without damage then costs nothing at all
+    marsh = Increment("strength", obstacle=Obstacle("hazard", "balance", 12))
+    _, free = first_round(
+        [marsh], {"Ann": {"obstacle": [2], "check": 9}}, runner(), damage_instead_of_forfeit=True
+    )
+    assert (line(free)["events"], line(free)["gained"]) == (["hazard-failed"], 15)
 
 
 def test_passed_hazard_goes_on() -> None:
@@ -1086,3 +1102,154 @@ def test_checking_a_config_either_passes_or_lists_violations(
         assert all(violation.msg for violation in violations)
     else:
         assert serial.load(races.Config, serial.dump(config)) == config
+
+
+# --------------------------------------------------------------------------------------------
+# Options where the source reads two ways (issue 12; module docstring, *Options*)
+# --------------------------------------------------------------------------------------------
+
+
+def test_options_default_to_the_old_readings() -> None:
+    config = race([STRENGTH])
+    assert (config.speed_bonus, config.pacing_rule, config.max_retries) == (
+        "increment",
+        "safe-increments",
+        5,
+    )
+    assert (config.damage_instead_of_forfeit, config.endurance_rule) == (False, True)
+
+
+def test_speed_bonus_on_every_roll() -> None:
+    # Speed 30: +6. The same dice, both readings: the obstacle (Jump +0, DC 12) and the check.
+    wall = Increment("strength", obstacle=Obstacle("obstacle", "jump", 12))
+    rolls: Rolls = {"Ann": {"obstacle": [8], "check": 10}}
+    _, increment_only = first_round([wall], {"Ann": {"obstacle": [8]}}, runner())
+    assert line(increment_only)["events"] == ["obstacle-failed", "forfeited"]
+    assert line(increment_only)["checks"][0]["total"] == 8
+    _, every_roll = first_round([wall], rolls, runner(), speed_bonus="every-roll")
+    assert line(every_roll)["checks"][0]["total"] == 14  # 8 + 6 passes DC 12
+    assert (line(every_roll)["gained"], line(every_roll)["standing"]) == (16, "racing")
+
+
+def test_speed_bonus_on_every_roll_reaches_hazard_ride_and_constitution_checks() -> None:
+    # A swim increment moves at the swim speed (20: +4), its hazard and Constitution check too.
+    rough = Increment("swim", obstacle=Obstacle("hazard", "swim", 15))
+    swimmer = runner(speed=30, speeds={"swim": 20}, con_score=0)  # checks before increment 1
+    rolls: Rolls = {"Ann": {"constitution": 1, "obstacle": [11], "check": 10}}
+    _, plain = first_round([rough], {"Ann": {"constitution": 1}}, swimmer)
+    assert line(plain)["events"] == ["rested"]  # Con 0 (-5): 1 - 5 fails DC 0
+    _, every = first_round([rough], rolls, swimmer, speed_bonus="every-roll")
+    constitution, hazard, check = line(every)["checks"]
+    assert (constitution["total"], constitution["success"]) == (1 - 5 + 4, True)
+    assert (hazard["total"], hazard["success"]) == (15, True)
+    assert check["total"] == 14
+    # Mounted: the Ride check gets the mount's speed bonus (60 ft: +12), as does its check.
+    horse = races.Mount(strength_mod=3, speed=60)
+    mounted = Increment("strength", mounted=True)
+    rider = runner(mods={"ride": 0}, mount=horse)
+    rolls = {"Ann": {"ride": 9, "check": 5}}
+    _, ride_plain = first_round([mounted], rolls, rider)
+    _, ride_every = first_round([mounted], rolls, rider, speed_bonus="every-roll")
+    assert [c["total"] for c in line(ride_plain)["checks"]] == [9, 5 + 3 + 12]  # no Ride bonus
+    assert [c["total"] for c in line(ride_every)["checks"]] == [21, 5 + 3 + 12 + 4]
+
+
+def test_pacing_changes_the_constitution_score() -> None:
+    # Con 12 (+1), pacing: safe-increments gives 14 safe increments at +1; the score reading
+    # gives Con 14, so 14 safe increments at +2. Sprinting: 10 safe at +1, or Con 10 at +0.
+    course = [STRENGTH] * 16
+    for pacing, rule, safe, modifier in (
+        ("pace", "safe-increments", 14, 1),
+        ("pace", "constitution-score", 14, 2),
+        ("sprint", "safe-increments", 10, 1),
+        ("sprint", "constitution-score", 10, 0),
+    ):
+        config = race(course, runner(con_score=12, pacing=pacing), pacing_rule=rule)
+        state = races.start(config, supplied({}))
+        for _ in range(safe):
+            state, _ = play(config, state, {"Ann": {"check": 10}})
+        _, record = play(config, state, {"Ann": {"constitution": 10}})
+        (constitution,) = line(record)["checks"]
+        assert (constitution["kind"], constitution["total"]) == ("constitution", 10 + modifier)
+        assert (constitution["dc"], line(record)["events"]) == (2 * safe, ["rested"])
+
+
+def test_pacing_constitution_score_changes_who_rests_on_the_same_dice() -> None:
+    # Con 10 sprinting: 8 safe increments either way; the 9th check is DC 16 with a 16 rolled:
+    # +0 passes under safe-increments, -1 (Con 8) fails under constitution-score.
+    course = [STRENGTH] * 9
+    outcomes = []
+    for rule in ("safe-increments", "constitution-score"):
+        config = race(course, runner(con_score=10, pacing="sprint"), pacing_rule=rule)
+        state = races.start(config, supplied({}))
+        for _ in range(8):
+            state, _ = play(config, state, {"Ann": {"check": 10}})
+        rolls: Rolls = {"Ann": {"constitution": 16, "check": 10}}
+        if rule == "constitution-score":
+            rolls = {"Ann": {"constitution": 16}}
+        _, record = play(config, state, rolls)
+        outcomes.append(line(record)["events"])
+    assert outcomes == [[], ["rested"]]
+
+
+def test_pacing_constitution_score_changes_the_mount_too() -> None:
+    horse = races.Mount(strength_mod=3, speed=40, con_score=2)
+    rider = runner(mount=horse, pacing="pace")
+    mounted = Increment("strength", mounted=True)
+    config = race([mounted] * 5, rider, pacing_rule="constitution-score")
+    state = races.start(config, supplied({}))
+    for _ in range(4):  # Con 2 + 2 = 4 safe mounted increments
+        state, _ = play(config, state, {"Ann": {"ride": 1, "check": 10}})
+    _, record = play(config, state, {"Ann": {"constitution": 10}})
+    constitution = line(record)["checks"][0]
+    assert (constitution["total"], constitution["dc"]) == (10 - 3, 8)  # Con 4: -3, so rests
+    assert line(record)["events"] == ["rested"]
+
+
+def test_max_retries_null_retries_until_one_passes() -> None:
+    # Seven failed retries, then a pass: the default cap of 5 forfeits on the same dice.
+    wall = Increment("strength", obstacle=Obstacle("obstacle", "climb", 15, retry=True))
+    dice = [1] * 6 + [15]
+    _, capped = first_round([wall], {"Ann": {"obstacle": dice[:6]}}, runner())
+    assert line(capped)["standing"] == "forfeited"
+    state, uncapped = first_round([wall], {"Ann": {"obstacle": dice}}, runner(), max_retries=None)
+    assert line(uncapped)["events"].count("retry") == 6
+    assert (line(uncapped)["gained"], line(uncapped)["standing"]) == (-60, "racing")
+    assert state.ds == {"Ann": -60}
+
+
+def test_max_retries_null_is_bounded_by_the_dice_budget() -> None:
+    from app.rules.dice import DiceBudget, WorkLimitExceeded
+
+    never = Increment("strength", obstacle=Obstacle("obstacle", "climb", 100, retry=True))
+    config = race([never], max_retries=None)
+    budget = DiceBudget(1_000)
+    dice = Dice(SeededRng(7), budget=budget)
+    with pytest.raises(WorkLimitExceeded, match="more than 1,000 dice"):
+        races.play_round(config, races.start(config, dice), dice)
+    assert budget.left < 0
+
+
+def test_options_round_trip_through_the_stored_config() -> None:
+    config = race(
+        [STRENGTH],
+        max_retries=None,
+        speed_bonus="every-roll",
+        pacing_rule="constitution-score",
+        damage_instead_of_forfeit=True,
+    )
+    dumped = serial.dump(config)
+    assert (dumped["max_retries"], dumped["speed_bonus"], dumped["pacing_rule"]) == (
+        None,
+        "every-roll",
+        "constitution-score",
+    )
+    assert serial.load(races.Config, dumped) == config
+    # a config stored before the options existed loads with today's readings
+    old = {key: value for key, value in dumped.items() if key not in ("speed_bonus", "pacing_rule")}
+    loaded = serial.load(races.Config, {**old, "max_retries": 5})
+    assert (loaded.speed_bonus, loaded.pacing_rule, loaded.max_retries) == (
+        "increment",
+        "safe-increments",
+        5,
+    )

@@ -546,7 +546,7 @@ def test_bad_bids_raise_and_change_nothing(
     ("actions", "message", "loc"),
     [
         (["Advance", "Sabotage"], "cost more than the party's tokens", ("actions",)),
-        (["Hoard", "Sabotage", "Feint"], "at most 2 action(s) per round", ("actions",)),
+        (["Hoard", "Sabotage", "Feint"], "at most 2 actions per round", ("actions",)),
         (["Hoard", "Hoard"], "only once per round", ("actions", 1)),
         (["Fly"], "not an action of this skill game", ("actions", 0)),
     ],

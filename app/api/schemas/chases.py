@@ -22,12 +22,14 @@ from app.api.schemas.races import (
     MAX_DC,
     CheckName,
     DamageDice,
+    MaxRetries,
     ObstacleDice,
     RaceCheckRecord,
     RaceCompetitor,
     RaceCompetitorConfig,
     RaceIncrement,
     RaceIncrementConfig,
+    SpeedBonus,
     by_key,
     one_or_many,
 )
@@ -39,7 +41,7 @@ from app.rules.chases import (
     MAX_ROUNDS_LIMIT,
 )
 from app.rules.common import MAX_OPPOSED_REROLLS
-from app.rules.races import DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT
+from app.rules.races import DEFAULT_MAX_RETRIES, SpeedBonusRule
 
 #: Bounds of a start: a lead of 0 or less would be a chase already over (RULES.md §3.4).
 MAX_START = 10_000
@@ -97,8 +99,9 @@ class ChaseCreate(Strict):
     )
     endurance_rule: bool = True
     max_rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS_LIMIT)] = DEFAULT_MAX_ROUNDS
-    max_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] = DEFAULT_MAX_RETRIES
+    max_retries: MaxRetries = DEFAULT_MAX_RETRIES
     damage_instead_of_forfeit: bool = False
+    speed_bonus: SpeedBonus = "increment"
     seed: Seed | None = None
     rolls: dict[Name, StartDice] | None = Field(
         default=None, description="the escapee's supplied initiative die"
@@ -115,6 +118,7 @@ class ChaseCreate(Strict):
             max_rounds=self.max_rounds,
             max_retries=self.max_retries,
             damage_instead_of_forfeit=self.damage_instead_of_forfeit,
+            speed_bonus=self.speed_bonus,
         )
 
 
@@ -218,8 +222,9 @@ class ChaseConfig(TypedDict):
     hazard_base_cost: int
     endurance_rule: bool
     max_rounds: int
-    max_retries: int
+    max_retries: int | None
     damage_instead_of_forfeit: bool
+    speed_bonus: SpeedBonusRule
 
 
 @with_config(ConfigDict(extra="forbid"))

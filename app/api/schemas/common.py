@@ -3,15 +3,52 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, with_config
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+    with_config,
+)
 from typing_extensions import TypedDict
 
 from app.rules.dice import MAX_SEED, DieRoll
 
 #: A competitor, party or member name: how results and supplied dice refer to them.
-Name = Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)]
+#: Unicode's White_Space characters, all that trimming drops; `NOT_BLANK` (a character that
+#: is none of them) spells them out, so every regular-expression engine (the validator's, a
+#: client's JSON Schema library) reads it alike, as it would not read `\\S`.
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+NOT_BLANK = r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+
+
+def trimmed(value: str) -> str:
+    """Surrounding white space dropped; what `NOT_BLANK` let through is never blank."""
+    stripped = value.strip(WHITE_SPACE)
+    if not stripped:
+        raise ValueError("must not be blank")
+    return stripped
+
+
+#: Text that is not blank: 1 to 64 characters counted as sent (so the document's JSON Schema
+#: says exactly what is accepted: its length before trimming, not blank by `NOT_BLANK`), then
+#: trimmed. A competitor, party or member name: how results and supplied dice refer to them.
+Name = Annotated[
+    str, StringConstraints(min_length=1, max_length=64, pattern=NOT_BLANK), AfterValidator(trimmed)
+]
+#: The same for up to 500 characters (an effect's text).
+Text = Annotated[
+    str, StringConstraints(min_length=1, max_length=500, pattern=NOT_BLANK), AfterValidator(trimmed)
+]
 Seed = Annotated[int, Field(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")]
 D6 = Annotated[int, Field(ge=1, le=6)]
 D20 = Annotated[int, Field(ge=1, le=20)]
@@ -22,9 +59,29 @@ Roll3d6 = Annotated[list[D6], Field(min_length=3, max_length=3)]
 
 class Strict(BaseModel):
     """Request bodies reject unknown fields and wrong JSON types (`"12"` or `true` for 12):
-    a misspelt option or a mistyped value is a 422, never quietly reinterpreted."""
+    a misspelt option or a mistyped value is a 422, never quietly reinterpreted.
+
+    A number with no fractional part written as `13.0` is the integer 13 (JSON Schema's
+    `integer` admits it, so a client generated from the document may send it).
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers(cls, data: Any) -> Any:
+        return whole_numbers(data)
+
+
+def whole_numbers(value: Any) -> Any:
+    """`value` with every float that is a whole number made an int, at any depth."""
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value
 
 
 @with_config(ConfigDict(extra="forbid"))

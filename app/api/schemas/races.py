@@ -60,11 +60,24 @@ SpeedFt = Annotated[int, Field(ge=0, le=MAX_SPEED_FT, description="feet per roun
 Score = Annotated[int, Field(ge=0, le=MAX_SCORE)]
 Dc = Annotated[int, Field(ge=0, le=MAX_DC)]
 #: A check or skill name (`strength`, `swim`, `ride`, `hide`, ...), case-insensitive.
-CheckName = Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)]
+CheckName = Name
 Notation = Annotated[
     str,
     StringConstraints(min_length=1, max_length=MAX_NOTATION_CHARS),
     Field(description="dice notation (RULES.md §5), e.g. 3d6"),
+]
+#: Retries after a failed obstacle (RULES.md §3.3); null: no cap but the request's dice budget.
+MaxRetries = Annotated[
+    Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] | None,
+    Field(description="retries allowed after a failed obstacle; null: no cap"),
+]
+#: Which rolls the speed bonus goes to (RULES.md §3.3 options).
+SpeedBonus = Annotated[
+    Literal["increment", "every-roll"],
+    Field(
+        description="the speed bonus goes to the increment check only (increment), or to the "
+        "obstacle, hazard, Ride and Constitution checks too (every-roll)"
+    ),
 ]
 D20s = Annotated[list[D20], Field(min_length=1, max_length=MAX_OBSTACLE_DICE)]
 DamageDice = Annotated[
@@ -289,9 +302,18 @@ class RaceCreate(Strict):
         description="a preset (RULES.md §3.3) or {increments: [...]}"
     )
     competitors: Annotated[list[RaceCompetitor], Field(min_length=1, max_length=MAX_COMPETITORS)]
-    damage_instead_of_forfeit: bool = False
+    damage_instead_of_forfeit: bool = Field(
+        default=False,
+        description="a failed obstacle or hazard costs only its damage; the racer goes on as usual",
+    )
     endurance_rule: bool = True
-    max_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] = DEFAULT_MAX_RETRIES
+    max_retries: MaxRetries = DEFAULT_MAX_RETRIES
+    speed_bonus: SpeedBonus = "increment"
+    pacing_rule: Literal["safe-increments", "constitution-score"] = Field(
+        default="safe-increments",
+        description="pacing and sprinting change the safe increments only (safe-increments), or "
+        "the Constitution score itself, and so its modifier (constitution-score)",
+    )
     seed: Seed | None = None
 
     def to_rules(self) -> rules.Config:
@@ -303,6 +325,8 @@ class RaceCreate(Strict):
             damage_instead_of_forfeit=self.damage_instead_of_forfeit,
             endurance_rule=self.endurance_rule,
             max_retries=self.max_retries,
+            speed_bonus=self.speed_bonus,
+            pacing_rule=self.pacing_rule,
         )
 
 
@@ -403,7 +427,9 @@ class RaceConfig(TypedDict):
     competitors: list[RaceCompetitorConfig]
     damage_instead_of_forfeit: bool
     endurance_rule: bool
-    max_retries: int
+    max_retries: int | None
+    speed_bonus: rules.SpeedBonusRule
+    pacing_rule: rules.PacingRule
 
 
 @with_config(ConfigDict(extra="forbid"))

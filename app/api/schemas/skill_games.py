@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, StringConstraints, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import D20, Name, RollRecord, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import D20, Name, RollRecord, RoundRecordKeys, Seed, Strict, Text
 from app.rules import skill_games as rules
 from app.rules.skill_games import MAX_MEMBERS, MAX_PARTIES, MAX_ROUNDS, MIN_PARTIES
 
@@ -29,7 +29,6 @@ MAX_BID = 2**62
 
 Modifier = Annotated[int, Field(ge=-100, le=100)]
 Amount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
-Text = Annotated[str, StringConstraints(min_length=1, max_length=500, strip_whitespace=True)]
 
 
 # --- requests ---------------------------------------------------------------------------------

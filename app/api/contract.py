@@ -1,0 +1,319 @@
+"""The whole contract in `/openapi.json`: every error, the bearer scheme and the protocol's headers.
+
+FastAPI documents what a route declares: its body, parameters and answer. The rest of the
+protocol lives in the edges and the lifecycle (tokens, If-Match, Idempotency-Key, the body
+limit, the rate limit, the store's 503), so `declare_contract(app)` adds it to the document,
+derived from each operation's place in the API rather than from a table per path:
+
+* a *session call* has `{session_id}` in its path: bearer token (401, 404), and when it
+  changes something (any method but GET) 403, 409, 412, If-Match and Idempotency-Key;
+* a *creation* is a POST to the collection of a session path (`/v1/arm-wrestles`): an
+  optional bearer secret that scopes its Idempotency-Key, 201 with Location and ETag;
+* a *one-shot* is any other `/v1/…` operation; the *operations* endpoints (`/healthz`, …)
+  are the rest.
+
+Every error is `application/problem+json` with the `Problem` schema; FastAPI's
+`HTTPValidationError` is gone. The document is built once, on its first request: nothing here
+runs while a contest is served.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.api.schemas.common import Problem
+from app.errors import MAX_ERRORS, PROBLEM_JSON
+from app.middleware import RateLimit
+
+Document = dict[str, Any]
+Operation = dict[str, Any]
+
+BEARER = "bearer"
+SESSION_PARAMETER = "{session_id}"
+MUTATING = frozenset({"post", "put", "patch", "delete"})
+FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
+#: Where the store answers from: these call it, so they answer 503 while it is away.
+STORE_OPERATIONS = frozenset({"/readyz"})
+
+#: Each error status: why an operation answers it (the `Problem`'s `title` says it too).
+WHY: dict[int, str] = {
+    400: "Malformed JSON: the body is not JSON (NaN and Infinity are not JSON).",
+    401: "No bearer token, or a malformed `Authorization` header.",
+    403: "The token holds a role in this session that may not do this (a party token doing "
+    "the GM's work, or another party's).",
+    404: "No session with this id, or a token that holds no role in it (the same answer, so "
+    "a token cannot probe ids).",
+    409: "The contest is finished (or not in the phase this call needs), or a request with "
+    "this Idempotency-Key is still being processed, or the answer stored under it failed its "
+    "integrity check.",
+    412: "`If-Match` does not name the session's current version; nothing changed.",
+    413: "The request body is over the server's size limit.",
+    422: "Invalid input: every error is listed in `errors` as `{loc, msg}` (at most "
+    f"{MAX_ERRORS}; `errors_omitted` counts the rest). Besides the schema's shape and "
+    "bounds this covers the rules that span fields (described on the body's schema), dice "
+    "for an unknown name or purpose, of the wrong count or not needed, a request over the "
+    "dice budget, and an Idempotency-Key reused with another request.",
+    429: "Too many requests from this client (when the server limits its rate).",
+    503: "The session store is away or busy past its wait; retry after `Retry-After` seconds.",
+}
+
+STRING: Document = {"type": "string"}
+REQUEST_ID_DOC = (
+    "The request's id, echoed on every answer: the client's own when it is 1 to 128 of "
+    "`A-Z a-z 0-9 . _ : -`, else one the server makes (it appears in the server's log line)."
+)
+
+
+def declare_contract(app: FastAPI) -> None:
+    """Have `app.openapi()` (and so `/openapi.json`) answer the completed document.
+
+    Call it once the app's routes are in place; the document is built on its first request.
+    A second call changes nothing.
+    """
+    if getattr(app.openapi, "declares_contract", False):
+        return
+    build: Callable[[], Document] = app.openapi
+
+    def openapi() -> Document:
+        if getattr(app, "arbiter_contract", None) is None:
+            app.arbiter_contract = complete(build())  # type: ignore[attr-defined]
+            app.openapi_schema = app.arbiter_contract  # type: ignore[attr-defined]
+        document: Document = app.arbiter_contract  # type: ignore[attr-defined]
+        return document
+
+    openapi.declares_contract = True  # type: ignore[attr-defined]
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def complete(generated: Document) -> Document:
+    """The document with every operation's statuses, security and headers declared."""
+    document = copy.deepcopy(generated)
+    paths: dict[str, dict[str, Operation]] = document.get("paths", {})
+    collections = {
+        path.split(SESSION_PARAMETER)[0].rstrip("/") for path in paths if SESSION_PARAMETER in path
+    }
+    components = document.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    for name in FASTAPI_VALIDATION_SCHEMAS:
+        schemas.pop(name, None)
+    schemas.update(problem_schemas())
+    components.setdefault("securitySchemes", {})[BEARER] = {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A session's token: the GM's, or a party's (shown once, at creation).",
+    }
+    components.setdefault("headers", {}).update(HEADERS)
+    close_keyed_objects(schemas)
+    for path, item in paths.items():
+        for method, operation in item.items():
+            if method in ("get", "put", "post", "delete", "patch", "head", "options"):
+                declare(path, method, operation, creation=method == "post" and path in collections)
+    leftover = re.search(
+        r"#/components/schemas/(HTTPValidationError|ValidationError)\b", str(document)
+    )
+    if leftover:
+        raise AssertionError(f"{leftover.group(0)} is still referenced")
+    return document
+
+
+def close_keyed_objects(node: Any) -> None:
+    """Objects keyed by non-blank names take only such keys.
+
+    pydantic describes a `dict` whose keys must match a pattern with `patternProperties`,
+    which leaves other keys free in JSON Schema; the models refuse them, so the document
+    says so (`additionalProperties: false`, and the pattern on `propertyNames`).
+    """
+    if isinstance(node, dict):
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict) and len(patterns) == 1 and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+            node.setdefault("propertyNames", {})["pattern"] = next(iter(patterns))
+        for value in node.values():
+            close_keyed_objects(value)
+    elif isinstance(node, list):
+        for value in node:
+            close_keyed_objects(value)
+
+
+def problem_schemas() -> dict[str, Document]:
+    problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    problem["properties"]["errors"] = {
+        "type": "array",
+        "items": {"$ref": "#/components/schemas/ProblemError"},
+        "description": f"The invalid parts of a 422, at most {MAX_ERRORS}.",
+    }
+    problem["properties"]["errors_omitted"] = {
+        "type": "integer",
+        "minimum": 1,
+        "description": "Errors found beyond those listed.",
+    }
+    return {
+        "Problem": problem,
+        "ProblemError": {
+            "type": "object",
+            "title": "ProblemError",
+            "description": "One invalid part of a request: where it is and what is wrong.",
+            "properties": {
+                "loc": {
+                    "type": "array",
+                    "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                    "description": 'The path to the part: `["body", "a", "skill"]`.',
+                },
+                "msg": {"type": "string"},
+            },
+            "required": ["loc", "msg"],
+        },
+    }
+
+
+HEADERS: dict[str, Document] = {
+    "X-Request-ID": {"description": REQUEST_ID_DOC, "required": True, "schema": STRING},
+    "ETag": {
+        "description": 'The session\'s version, `"<version>"`: send it back in `If-Match`.',
+        "required": True,
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+    },
+    "Location": {
+        "description": "The new session's URL.",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^/v1/"},
+    },
+    "Idempotent-Replayed": {
+        "description": "Present on a replay of an answer stored under the Idempotency-Key.",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "Link": {
+        "description": 'The next page, `<…>; rel="next"`, while more rounds remain.',
+        "schema": STRING,
+    },
+    "WWW-Authenticate": {"description": "`Bearer`.", "required": True, "schema": STRING},
+}
+
+
+def header(name: str) -> Document:
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+def parameter(name: str, description: str, schema: Document) -> Document:
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": schema,
+    }
+
+
+IF_MATCH = parameter(
+    "If-Match",
+    'Apply the change only to this version of the session (its ETag, `"<version>"`, or `*`); '
+    "a stale or unreadable one answers 412 and nothing changes.",
+    STRING,
+)
+IDEMPOTENCY_KEY = parameter(
+    "Idempotency-Key",
+    "Makes the call safe to retry: the same key and request within 24 hours replays the "
+    "stored answer (with `Idempotent-Replayed: true`) and changes nothing; the same key with "
+    "another request is a 422, and while the first is still being processed a 409.",
+    {"type": "string", "minLength": 1, "maxLength": 255},
+)
+CREATION_KEY = {
+    **IDEMPOTENCY_KEY,
+    "description": IDEMPOTENCY_KEY["description"]
+    + " Scoped to the kind, and to the caller when it sends `Authorization: Bearer <a secret "
+    "of its own>`: only then does a replay carry the session's tokens.",
+}
+REQUEST_ID = parameter("X-Request-ID", REQUEST_ID_DOC, STRING)
+
+
+def declare(path: str, method: str, operation: Operation, *, creation: bool) -> None:
+    """Complete one operation: its error statuses, security, and request and answer headers."""
+    session = SESSION_PARAMETER in path
+    changes = session and method in MUTATING
+    keyed = changes or creation
+    has_body = "requestBody" in operation
+    has_query = any(p.get("in") == "query" for p in operation.get("parameters", ()))
+    statuses: set[int] = set()
+    if has_body:
+        statuses |= {400, 413, 422}
+    if method == "delete":
+        statuses.add(413)  # the body is read (and ignored), so it counts towards the limit
+    if has_query or keyed:
+        statuses.add(422)
+    if session:
+        statuses |= {401, 404, 503}
+    if changes:
+        statuses |= {403, 409, 412}
+    if creation:
+        statuses |= {401, 409, 503}
+    if path in STORE_OPERATIONS:
+        statuses.add(503)
+    if path not in RateLimit.EXEMPT:
+        statuses.add(429)
+
+    responses: dict[str, Document] = operation.setdefault("responses", {})
+    for status in [
+        status for status, response in responses.items() if _fastapi_validation(response)
+    ]:
+        del responses[status]
+    for code in sorted(statuses):
+        responses[str(code)] = problem_response(code)
+    for status, response in responses.items():
+        headers = response.setdefault("headers", {})
+        headers["X-Request-ID"] = header("X-Request-ID")
+        if not status.startswith("2"):
+            continue
+        if keyed:
+            headers["Idempotent-Replayed"] = header("Idempotent-Replayed")
+        if creation and status == "201":
+            headers["Location"] = header("Location")
+            headers["ETag"] = header("ETag")
+        if session and status != "204" and "application/json" in response.get("content", {}):
+            headers["ETag"] = header("ETag")
+        if session and method == "get" and path.endswith("/rounds"):
+            headers["Link"] = header("Link")
+
+    parameters: list[Document] = operation.setdefault("parameters", [])
+    if changes:
+        parameters.append(IF_MATCH)
+    if keyed:
+        parameters.append(CREATION_KEY if creation else IDEMPOTENCY_KEY)
+    parameters.append(REQUEST_ID)
+    if session:
+        operation["security"] = [{BEARER: []}]
+    elif creation:
+        # Optional: a secret of the caller's own, scoping its Idempotency-Key to it.
+        operation["security"] = [{}, {BEARER: []}]
+
+
+def problem_response(status: int) -> Document:
+    headers: dict[str, Document] = {}
+    if status in (429, 503):
+        headers["Retry-After"] = header("Retry-After")
+    if status == 401:
+        headers["WWW-Authenticate"] = header("WWW-Authenticate")
+    return {
+        "description": WHY[status],
+        "headers": headers,
+        "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+
+
+def _fastapi_validation(response: Document) -> bool:
+    return (
+        any(
+            media.get("schema", {}).get("$ref", "").endswith("/HTTPValidationError")
+            for media in response.get("content", {}).values()
+        )
+        or response.get("description") == "Invalid input (problem+json)"
+    )

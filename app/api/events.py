@@ -1,0 +1,246 @@
+"""Live events of a session: `GET /v1/{kind}/{id}/events` (API.md "Live events").
+
+A `text/event-stream` of the session's changes, one event per change, in version order:
+
+    id: 7
+    event: round
+    data: {"round": {...}, "session": {...}, "summary": "..."}
+
+`id` is the session's version after the change and `data` the JSON the change's own answer
+carries (never a token; a sealed choice's `submitted` event says who, never what). A stream
+opened without `Last-Event-ID` starts with the session as it is (`event: session`, `data:
+{"session": ...}`, `id` its version); with `Last-Event-ID: n`, it resumes with the changes
+after version n. When those are no longer kept (a process keeps its last changes: see
+app/store/notify.py), or one is lost, the stream shows the session as it is instead, as a
+`session` event, and carries on from there. A `deleted` event ends the stream. A comment
+line (`: keep-alive`) every `KEEPALIVE_S` seconds keeps idle streams open through proxies.
+
+On PostgreSQL every server process and replica sees every other's changes (LISTEN/NOTIFY);
+on SQLite, a stream sees the changes made by the process serving it only.
+
+How the app uses it: `start_events(app, url)` / `stop_events(app)` in the lifespan; the
+lifecycle calls `publish(...)` after each committed change and mounts `events_route(kind)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import FrameType
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, FastAPI, Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute
+
+from app.api.kinds import ContestKind
+from app.api.presentation import session_answer
+from app.api.routing import LeanRoute
+from app.api.security import bearer_token, identify
+from app.api.work import unit_of_work
+from app.errors import NotFound, ServiceUnavailable
+from app.store import repository
+from app.store.database import Store, Transaction
+from app.store.notify import Ended, Event, Gap, Hub, Subscription
+from app.store.repository import SessionRecord
+
+#: Seconds between keep-alive comments on an idle stream (proxies close silent ones).
+KEEPALIVE_S = 15.0
+#: What a `submitted` event may show of its answer: who submitted, never what.
+SUBMITTED_KEYS = ("submitted", "party", "waiting_for", "session", "summary")
+KEEPALIVE = b": keep-alive\n\n"
+#: The start of a creation's tokens: a change's answer never carries them, but an event must
+#: not even by mistake.
+_TOKENS = b'"tokens":{"gm"'
+#: Reads a session (None once it is deleted).
+Reader = Callable[[Store, str], Awaitable[SessionRecord | None]]
+
+
+def hub_of(app: FastAPI) -> Hub | None:
+    hub: Hub | None = getattr(app.state, "events", None)
+    return hub
+
+
+async def start_events(app: FastAPI, database_url: str) -> Hub:
+    """The process's live events: on PostgreSQL, its listening connection opens now."""
+    hub = Hub.for_url(database_url)
+    await hub.start()
+    app.state.events = hub
+    _end_streams_on_exit(hub)
+    return hub
+
+
+def _end_streams_on_exit(hub: Hub) -> None:
+    """End the streams when the server is told to stop (SIGTERM, SIGINT).
+
+    A server shutting down gracefully waits for its responses to finish, and a stream never
+    does: without this a rolling deploy would hang on every open stream. The server's own
+    handler still runs; clients resume on another process with `Last-Event-ID`.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return  # signals reach the main thread only (a server run in a thread by a test)
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(number)
+        if not callable(previous):
+            continue
+
+        def on_signal(received: int, frame: FrameType | None, previous: Any = previous) -> None:
+            loop.call_soon_threadsafe(hub.end_streams)
+            previous(received, frame)
+
+        signal.signal(number, on_signal)
+
+
+async def stop_events(app: FastAPI) -> None:
+    hub = hub_of(app)
+    if hub is not None:
+        await hub.stop()
+
+
+def event_data(session_id: str, name: str, body: bytes) -> bytes:
+    """What an event shows of a change's answer `body`: never a token, never a sealed choice."""
+    if not body:
+        return orjson.dumps({"id": session_id})  # a deletion answers nothing
+    if name == "submitted":
+        answer = orjson.loads(body)
+        return orjson.dumps({key: answer[key] for key in SUBMITTED_KEYS if key in answer})
+    if _TOKENS in body:
+        answer = orjson.loads(body)
+        if isinstance(answer, dict):
+            answer.pop("tokens", None)
+            return orjson.dumps(answer)
+    return body
+
+
+def publish(app: FastAPI, session_id: str, version: int, name: str, body: bytes) -> None:
+    """Announce a committed change of a session (call it after the commit, never before):
+    `version` is the session's version after the change, `name` the event (`round`,
+    `submitted`, `revealed`, `granted`, `ended`, `deleted`, ...) and `body` the change's own
+    answer (JSON bytes; empty for a deletion). Costs next to nothing when nobody streams."""
+    hub = hub_of(app)
+    if hub is not None:
+        hub.publish(Event(session_id, version, name, event_data(session_id, name, body)))
+
+
+def frame(name: str, version: int, data: bytes) -> bytes:
+    """One server-sent event (orjson never writes a line break, so `data` is one line)."""
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, name.encode(), data)
+
+
+def _last_event_id(request: Request) -> int | None:
+    value = request.headers.get("last-event-id", "").strip()
+    return int(value) if value.isdigit() and len(value) < 19 else None
+
+
+def events_route(kind: ContestKind[Any, Any, Any]) -> BaseRoute:
+    """`GET /v1/{kind.path}/{session_id}/events`, for `lifecycle.routes(kind)` to mount."""
+    prefix = "".join(word.capitalize() for word in kind.title.split())
+
+    async def read(store: Store, session_id: str) -> SessionRecord | None:
+        async def transaction(connection: Transaction) -> SessionRecord | None:
+            return await repository.get_session(connection, session_id, kind.path, lock=False)
+
+        return await store.run("read", transaction)
+
+    async def events(request: Request, session_id: str) -> Response:
+        """Live events of the session (any token of it), as `text/event-stream`.
+
+        One event per change, `id` = the session's version after it; `Last-Event-ID` resumes
+        after that version. A `: keep-alive` comment comes every 15 s.
+        """
+        token = bearer_token(request)
+        hub = hub_of(request.app)
+        if hub is None:
+            raise ServiceUnavailable("live events are not running")
+        store = unit_of_work(request).store
+        record = await read(store, session_id)
+        if (
+            record is None
+            or identify(token, record.gm_token_hash, record.party_token_hashes) is None
+        ):
+            raise NotFound(f"no {kind.title} with id {session_id}")
+        last = _last_event_id(request)
+        resumed = last is not None and last <= record.version
+        after = last if resumed and last is not None else record.version
+        subscription = hub.subscribe(session_id, after)
+        subscription.expect(record.version)
+        opening = None if resumed else record
+        return StreamingResponse(
+            _stream(kind, store, subscription, opening, read),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    router = APIRouter(prefix=f"/v1/{kind.path}", route_class=LeanRoute)
+    router.add_api_route(
+        "/{session_id}/events",
+        events,
+        methods=["GET"],
+        response_class=StreamingResponse,
+        responses={
+            200: {
+                "description": "The session's changes as server-sent events",
+                "content": {
+                    "text/event-stream": {
+                        # One event of the stream: its version, its name and its JSON.
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "id": {"type": "string"},
+                                "event": {"type": "string"},
+                                "data": {"type": "string"},
+                            },
+                            "required": ["data"],
+                        }
+                    }
+                },
+            }
+        },
+        summary=f"Live events of {'an' if kind.title[:1] in 'aeiou' else 'a'} {kind.title}",
+        operation_id=f"stream{prefix}Events",
+        tags=[kind.title[0].upper() + kind.title[1:] + "s"],
+    )
+    return router.routes[0]
+
+
+async def _stream(
+    kind: ContestKind[Any, Any, Any],
+    store: Store,
+    subscription: Subscription,
+    opening: SessionRecord | None,
+    read: Reader,
+) -> AsyncIterator[bytes]:
+    session_id = subscription.session_id
+    try:
+        if opening is not None:
+            yield frame("session", opening.version, _session_data(kind, opening))
+        while True:
+            got = await subscription.next(KEEPALIVE_S)
+            if isinstance(got, Ended):
+                return
+            if got is None:
+                yield KEEPALIVE
+                subscription.refresh()
+            elif isinstance(got, Gap):
+                # What was missed is gone: show the session as it is now, go on from there.
+                current = await read(store, session_id)
+                if current is None:
+                    data = orjson.dumps({"id": session_id})
+                    yield frame("deleted", subscription.known + 1, data)
+                    return
+                subscription.resync(current.version)
+                yield frame("session", current.version, _session_data(kind, current))
+            else:
+                yield frame(got.name, got.version, got.data)
+                if got.name == "deleted":
+                    return
+    finally:
+        subscription.close()
+
+
+def _session_data(kind: ContestKind[Any, Any, Any], record: SessionRecord) -> bytes:
+    return orjson.dumps({"session": session_answer(kind, record)})

@@ -1,0 +1,524 @@
+"""Odds before and during a contest (API.md "Odds", RULES.md §6).
+
+Each `POST /v1/odds/...` takes the body of the matching resolution or session creation (its
+dice and seed are not used, except the seed of a Monte Carlo estimate) with the same
+validation and errors, and answers from `app.rules.odds`. `session_odds` answers the same
+questions from a session's config and state ("odds from here", `GET /v1/{kind}/{id}/odds`).
+
+Speed: the GURPS questions take well under a millisecond and run inline. The heavier ones
+(a Cairn distribution, an arm wrestle's walk or its Monte Carlo estimate, every chart) run in
+a one-process pool, so the event loop keeps serving other requests meanwhile; their answers
+are kept in a bounded cache in this process too (identical questions are answered from it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from fractions import Fraction
+from functools import cache
+from multiprocessing import get_context
+from typing import Annotated, Any, Final, TypeVar
+
+from fastapi import APIRouter, Body, Request
+from starlette.responses import Response
+
+from app.api import charts
+from app.api.cairn import POSITIONS
+from app.api.common import examples
+from app.api.routing import LeanRoute
+from app.api.schemas.arm_wrestles import ArmWrestleCreate
+from app.api.schemas.cairn import CairnRollRequest
+from app.api.schemas.gurps import (
+    QuickContestRequest,
+    RegularContestRequest,
+    ResistanceRollRequest,
+    SuccessRollRequest,
+)
+from app.api.schemas.odds import (
+    OddsArmWrestleAnswer,
+    OddsCairnAnswer,
+    OddsQuickContestAnswer,
+    OddsRegularContestAnswer,
+    OddsResistanceRollAnswer,
+    OddsSuccessRollAnswer,
+)
+from app.notation import validate_notation
+from app.rules import arm_wrestling, cairn, gurps
+from app.rules.errors import RulesError
+from app.rules.odds import arm_wrestling as arm_odds
+from app.rules.odds import cairn as cairn_odds
+from app.rules.odds import fraction_text
+from app.rules.odds import gurps as gurps_odds
+
+T = TypeVar("T")
+
+#: Answers kept per process (identical questions); the rules' functions keep their own too.
+CACHE_SIZE: Final = 512
+
+
+_workers: list[ProcessPoolExecutor] = []
+
+
+def _pool() -> ProcessPoolExecutor:
+    """One worker process for the heavy questions, started by the first of them ("spawn": no
+    fork of a running event loop); `shutdown_pool` stops it with the app."""
+    if not _workers:
+        _workers.append(
+            ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=get_context("spawn"),
+                initializer=_follow_parent,
+                initargs=(os.getpid(),),
+            )
+        )
+    return _workers[0]
+
+
+def shutdown_pool() -> None:
+    """Stop the worker process, if one was started (the app's lifespan calls it at exit)."""
+    while _workers:
+        _workers.pop().shutdown(wait=True, cancel_futures=True)
+
+
+def _follow_parent(parent: int) -> None:
+    """In the worker: end when the server process is gone (killed, it cannot stop us)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+_answers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+
+async def off_loop(function: Callable[..., T], *args: Any) -> T:
+    """`function(*args)` in the worker process, from the cache when asked before."""
+    key = (function.__module__, function.__qualname__, *args)
+    if key in _answers:
+        _answers.move_to_end(key)
+        return _answers[key]  # type: ignore[no-any-return]
+    result = await asyncio.get_running_loop().run_in_executor(_pool(), function, *args)
+    _answers[key] = result
+    if len(_answers) > CACHE_SIZE:
+        _answers.popitem(last=False)
+    return result
+
+
+def _p(probability: Fraction) -> float:
+    return float(probability)
+
+
+def _exact(probability: Fraction) -> str:
+    text = fraction_text(probability)
+    if text is None:  # small denominators only reach here (6**6, 100**9)
+        raise ValueError("an exact fraction too long to write")
+    return text
+
+
+def _distribution(values: Mapping[int, Fraction]) -> tuple[dict[str, float], dict[str, str]]:
+    return (
+        {str(value): float(p) for value, p in values.items()},
+        {str(value): _exact(p) for value, p in values.items()},
+    )
+
+
+def _percent(probability: float) -> str:
+    return f"{probability * 100:.1f}%"
+
+
+async def _maybe_chart(
+    request: Request, answer: T, distribution: Mapping[str, float], title: str, xlabel: str
+) -> T | Response:
+    kind = charts.wanted_image(request)
+    if kind is None:
+        return answer
+    body = await off_loop(charts.bar_chart_bytes, tuple(distribution.items()), title, xlabel, kind)
+    return Response(body, media_type=kind)
+
+
+# --- GURPS --------------------------------------------------------------------------------
+
+
+def success_roll_answer(skill: int) -> OddsSuccessRollAnswer:
+    odds = gurps_odds.success_roll_odds(skill)
+    margin, margin_exact = _distribution(odds.margin)
+    return {
+        "method": "exact",
+        "skill": skill,
+        "success": _p(odds.success),
+        "success_exact": _exact(odds.success),
+        "critical_success": _p(odds.critical_success),
+        "critical_success_exact": _exact(odds.critical_success),
+        "critical_failure": _p(odds.critical_failure),
+        "critical_failure_exact": _exact(odds.critical_failure),
+        "margin": margin,
+        "margin_exact": margin_exact,
+        "summary": f"Skill {skill}: succeeds {_percent(float(odds.success))} "
+        f"(critical success {_percent(float(odds.critical_success))}, critical failure "
+        f"{_percent(float(odds.critical_failure))}).",
+    }
+
+
+async def success_roll(
+    request: Request,
+    body: Annotated[
+        SuccessRollRequest,
+        Body(openapi_examples=examples({"skill 12": {"skill": 12}})),
+    ],
+) -> OddsSuccessRollAnswer | Response:
+    """Exact odds of a success roll: success, criticals, the signed margin (RULES §1.1)."""
+    answer = success_roll_answer(body.skill)
+    return await _maybe_chart(
+        request, answer, answer["margin"], f"Skill {body.skill}: signed margin", "margin"
+    )
+
+
+async def quick_contest(
+    request: Request,
+    body: Annotated[
+        QuickContestRequest,
+        Body(
+            openapi_examples=examples(
+                {"12 vs 10": {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}}
+            )
+        ),
+    ],
+) -> OddsQuickContestAnswer | Response:
+    """Exact odds of a quick contest, with the margin of victory (RULES §1.2)."""
+    a, b = body.a, body.b
+    _distinct(a.name, b.name)
+    odds = gurps_odds.quick_contest_odds(a.skill, b.skill)
+    margin, margin_exact = _distribution(odds.margin_of_victory)
+    answer: OddsQuickContestAnswer = {
+        "method": "exact",
+        "a": a.name,
+        "b": b.name,
+        "a_wins": _p(odds.a_wins),
+        "a_wins_exact": _exact(odds.a_wins),
+        "b_wins": _p(odds.b_wins),
+        "b_wins_exact": _exact(odds.b_wins),
+        "tie": _p(odds.tie),
+        "tie_exact": _exact(odds.tie),
+        "margin_of_victory": margin,
+        "margin_of_victory_exact": margin_exact,
+        "summary": f"{a.name} (skill {a.skill}) wins {_percent(float(odds.a_wins))}, "
+        f"{b.name} (skill {b.skill}) {_percent(float(odds.b_wins))}, "
+        f"tie {_percent(float(odds.tie))}.",
+    }
+    return await _maybe_chart(
+        request, answer, margin, f"{a.name} vs {b.name}: margin of victory", "margin of victory"
+    )
+
+
+async def resistance_roll(
+    body: Annotated[
+        ResistanceRollRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "14 vs 11": {
+                        "attacker": {"name": "Wizard", "skill": 14},
+                        "defender": {"name": "Orc", "skill": 11},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsResistanceRollAnswer:
+    """Exact probability that the defender is affected (RULES §1.3)."""
+    attacker, defender = body.attacker, body.defender
+    _distinct(attacker.name, defender.name, ("defender", "name"))
+    affected = gurps_odds.resistance_odds(attacker.skill, defender.skill)
+    return {
+        "method": "exact",
+        "attacker": attacker.name,
+        "defender": defender.name,
+        "affected": _p(affected),
+        "affected_exact": _exact(affected),
+        "summary": f"{defender.name} is affected by {attacker.name} "
+        f"{_percent(float(affected))} of the time.",
+    }
+
+
+def regular_contest_answer(
+    config: gurps.RegularConfig, state: gurps.RegularState
+) -> OddsRegularContestAnswer:
+    """The odds of a regular contest from `state` (a finished one: its result, certain)."""
+    a, b = config.a.name, config.b.name
+    if state.finished:
+        odds = gurps_odds.RegularContestOdds(
+            config.effective,
+            Fraction(state.winner == "a"),
+            Fraction(state.winner == "b"),
+            Fraction(state.winner is None),
+            Fraction(state.rounds),
+            state.rounds,
+        )
+    else:
+        odds = gurps_odds.regular_contest_odds(
+            config.a.skill, config.b.skill, config.normalize, config.max_rounds, state.rounds
+        )
+    skill_a, skill_b = odds.effective
+    return {
+        "method": "exact",
+        "effective_skills": {a: skill_a, b: skill_b},
+        "a_wins": _p(odds.a_wins),
+        "a_wins_exact": fraction_text(odds.a_wins),
+        "b_wins": _p(odds.b_wins),
+        "b_wins_exact": fraction_text(odds.b_wins),
+        "undecided": _p(odds.undecided),
+        "undecided_exact": fraction_text(odds.undecided),
+        "expected_rounds": _p(odds.expected_rounds),
+        "expected_rounds_exact": fraction_text(odds.expected_rounds),
+        "rounds_played": odds.rounds_played,
+        "summary": f"{a} (effective {skill_a}) wins {_percent(float(odds.a_wins))}, "
+        f"{b} (effective {skill_b}) {_percent(float(odds.b_wins))}, undecided after "
+        f"{config.max_rounds} rounds {_percent(float(odds.undecided))}; "
+        f"{float(odds.expected_rounds):.2f} rounds expected.",
+    }
+
+
+async def regular_contest(
+    body: Annotated[
+        RegularContestRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "giants": {
+                        "a": {"name": "Giant", "skill": 600},
+                        "b": {"name": "Ogre", "skill": 500},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsRegularContestAnswer:
+    """Exact odds of a regular contest within `max_rounds`, with the expected rounds (§1.4)."""
+    config = body.to_rules()
+    gurps.check_regular_config(config)
+    return regular_contest_answer(config, gurps.RegularState())
+
+
+def _distinct(first: str, second: str, loc: tuple[str, ...] = ("b", "name")) -> None:
+    # The resolution's own check (app/api/gurps.py): the same 422 for the same body.
+    if first == second:
+        raise RulesError("the two competitors need different names", loc)
+
+
+# --- Cairn Hill ---------------------------------------------------------------------------
+
+
+def cairn_answer(rating: int, target: int | None) -> OddsCairnAnswer:
+    """The Cairn answer (computed in the worker process: about 5-10 ms cold)."""
+    odds = cairn_odds.cairn_odds(rating, target)
+    distribution, exact = _distribution(odds.distribution)
+    lower, higher = odds.chosen
+    line = (
+        f"Rating {rating} ({cairn.POSITION_NAMES[lower]} and {cairn.POSITION_NAMES[higher]}): "
+        f"mean score {float(odds.mean):.2f}, critical success "
+        f"{_percent(float(odds.critical_success))}, critical failure "
+        f"{_percent(float(odds.critical_failure))}"
+    )
+    if odds.success is not None:
+        line += f"; score >= {target}: {_percent(float(odds.success))}"
+    return {
+        "method": "exact",
+        "rating": rating,
+        "chosen_names": [
+            POSITIONS[cairn.POSITION_NAMES[lower]],
+            POSITIONS[cairn.POSITION_NAMES[higher]],
+        ],
+        "distribution": distribution,
+        "distribution_exact": exact,
+        "mean": _p(odds.mean),
+        "mean_exact": _exact(odds.mean),
+        "critical_success": _p(odds.critical_success),
+        "critical_success_exact": _exact(odds.critical_success),
+        "critical_failure": _p(odds.critical_failure),
+        "critical_failure_exact": _exact(odds.critical_failure),
+        "target": target,
+        "success": None if odds.success is None else _p(odds.success),
+        "success_exact": None if odds.success is None else _exact(odds.success),
+        "summary": line + ".",
+    }
+
+
+async def cairn_roll(
+    request: Request,
+    body: Annotated[
+        CairnRollRequest,
+        Body(openapi_examples=examples({"rating 12 vs 45": {"rating": 12, "target": 45}})),
+    ],
+) -> OddsCairnAnswer | Response:
+    """The exact score distribution of a Cairn Hill roll, its mean and criticals (RULES §2)."""
+    rating = cairn.resolve_rating(body.rating, body.stats)
+    answer = await off_loop(cairn_answer, rating, body.target)
+    return await _maybe_chart(
+        request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
+    )
+
+
+# --- arm wrestling ------------------------------------------------------------------------
+
+
+def arm_wrestle_answer(
+    config: arm_wrestling.Config, state: arm_wrestling.State, seed: int
+) -> OddsArmWrestleAnswer:
+    """The arm wrestle answer (computed in the worker process)."""
+    odds = arm_odds.arm_wrestle_odds(config, state, seed)
+    a, b = config.a.name, config.b.name
+    if isinstance(odds, arm_odds.ArmWrestleOdds):
+        answer: OddsArmWrestleAnswer = {
+            "method": "exact",
+            "a": a,
+            "b": b,
+            "a_wins": _p(odds.a_wins),
+            "a_wins_exact": fraction_text(odds.a_wins),
+            "b_wins": _p(odds.b_wins),
+            "b_wins_exact": fraction_text(odds.b_wins),
+            "draw": _p(odds.draw),
+            "draw_exact": fraction_text(odds.draw),
+            "undecided": _p(odds.undecided),
+            "undecided_exact": fraction_text(odds.undecided),
+            "expected_rounds": _p(odds.expected_rounds),
+            "expected_rounds_exact": fraction_text(odds.expected_rounds),
+            "standard_error": None,
+            "trials": None,
+            "seed": None,
+            "rounds_played": state.rounds_played,
+            "summary": "",
+        }
+        a_wins, b_wins = float(odds.a_wins), float(odds.b_wins)
+    else:
+        answer = {
+            "method": "monte-carlo",
+            "a": a,
+            "b": b,
+            "a_wins": odds.a_wins.probability,
+            "a_wins_exact": None,
+            "b_wins": odds.b_wins.probability,
+            "b_wins_exact": None,
+            "draw": odds.draw.probability,
+            "draw_exact": None,
+            "undecided": odds.undecided.probability,
+            "undecided_exact": None,
+            "expected_rounds": odds.expected_rounds,
+            "expected_rounds_exact": None,
+            "standard_error": {
+                "a_wins": odds.a_wins.standard_error,
+                "b_wins": odds.b_wins.standard_error,
+                "draw": odds.draw.standard_error,
+                "undecided": odds.undecided.standard_error,
+            },
+            "trials": odds.trials,
+            "seed": odds.seed,
+            "rounds_played": state.rounds_played,
+            "summary": "",
+        }
+        a_wins, b_wins = odds.a_wins.probability, odds.b_wins.probability
+    answer["summary"] = (
+        f"{a} wins {_percent(a_wins)}, {b} {_percent(b_wins)}, draw "
+        f"{_percent(answer['draw'])}, undecided {_percent(answer['undecided'])}; "
+        f"{answer['expected_rounds']:.2f} rounds expected ({answer['method']})."
+    )
+    return answer
+
+
+async def arm_wrestles(
+    body: Annotated[
+        ArmWrestleCreate,
+        Body(
+            openapi_examples=examples(
+                {
+                    "Lydia vs the Ogre": {
+                        "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+                        "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsArmWrestleAnswer:
+    """Odds of an arm wrestle from its start: exact when small, else Monte Carlo (§3.1)."""
+    config = body.to_rules()
+    arm_wrestling.check_config(config)
+    if config.loser_damage is not None:
+        validate_notation(config.loser_damage, ("loser_damage",))
+    state = arm_wrestling.State(names=(config.a.name, config.b.name))
+    return await off_loop(arm_wrestle_answer, config, state, body.seed or 0)
+
+
+# --- odds from here -----------------------------------------------------------------------
+
+
+#: The kinds whose sessions answer `GET …/odds`, and the type of that answer.
+SESSION_ODDS: Final[Mapping[str, Any]] = {
+    "arm-wrestles": OddsArmWrestleAnswer,
+    "regular-contests": OddsRegularContestAnswer,
+}
+
+
+async def session_odds(kind_path: str, config: Any, state: Any, query: Mapping[str, str]) -> Any:
+    """The odds of a session from its current state (`GET /v1/{kind}/{id}/odds`).
+
+    `config` and `state` are the kind's rules config and state as the lifecycle loads them;
+    `query` the request's query parameters (`seed` for a Monte Carlo estimate). Raises
+    `LookupError` for a kind without odds from here (yet).
+    """
+    if kind_path == "arm-wrestles":
+        seed = int(query.get("seed", "0"))
+        return await off_loop(arm_wrestle_answer, config, state, seed)
+    if kind_path == "regular-contests":
+        return regular_contest_answer(config, state)
+    raise LookupError(f"no odds from here for {kind_path}")
+
+
+@cache
+def router() -> APIRouter:
+    """This module's routes, built by the first `create_app` (they hold no state)."""
+    router = APIRouter(prefix="/v1/odds", tags=["Odds"], route_class=LeanRoute)
+    routes: tuple[tuple[str, Callable[..., Any], str, Any, bool], ...] = (
+        ("/gurps/success-roll", success_roll, "oddsGurpsSuccess", OddsSuccessRollAnswer, True),
+        (
+            "/gurps/quick-contest",
+            quick_contest,
+            "oddsGurpsQuickContest",
+            OddsQuickContestAnswer,
+            True,
+        ),
+        (
+            "/gurps/resistance-roll",
+            resistance_roll,
+            "oddsGurpsResistanceRoll",
+            OddsResistanceRollAnswer,
+            False,
+        ),
+        (
+            "/gurps/regular-contest",
+            regular_contest,
+            "oddsGurpsRegularContest",
+            OddsRegularContestAnswer,
+            False,
+        ),
+        ("/cairn", cairn_roll, "oddsCairn", OddsCairnAnswer, True),
+        ("/arm-wrestles", arm_wrestles, "oddsArmWrestle", OddsArmWrestleAnswer, False),
+    )
+    for path, endpoint, operation_id, answer, charted in routes:
+        router.add_api_route(
+            path,
+            endpoint,
+            methods=["POST"],
+            response_model=answer,
+            responses=charts.chart_doc(charted),
+            operation_id=operation_id,
+        )
+    return router

@@ -1,0 +1,34 @@
+"""Odds of every contest (RULES.md §6): exact where the state space allows, else Monte Carlo.
+
+Pure functions over the rules' own functions (`app.rules.gurps.judge_success`,
+`app.rules.arm_wrestling.push`, …): the odds are computed from the same rules the resolutions
+play, never from a second copy of them. Probabilities are `fractions.Fraction`s; every exact
+distribution sums to exactly 1. Monte Carlo estimates play the rules with seeded dice
+(`app.rules.dice.SeededRng`) under a counted budget of work, never a clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Final
+
+#: An exact distribution: value -> probability.
+Distribution = Mapping[int, Fraction]
+
+#: Fractions whose numerator or denominator has more digits are not written out (Python
+#: refuses to print integers past 4300 digits, and nobody reads them): the float stands.
+MAX_EXACT_DIGITS: Final = 4000
+
+
+def fraction_text(probability: Fraction) -> str | None:
+    """`"29715/46656"`, or None when the fraction is too long to write (`MAX_EXACT_DIGITS`)."""
+    limit = 10**MAX_EXACT_DIGITS
+    if abs(probability.numerator) >= limit or probability.denominator >= limit:
+        return None
+    return str(probability)
+
+
+def normalised(counts: Mapping[int, int], total: int) -> dict[int, Fraction]:
+    """Counts out of `total` as a distribution sorted by value (zero counts left out)."""
+    return {value: Fraction(count, total) for value, count in sorted(counts.items()) if count}

@@ -1,0 +1,196 @@
+"""Exact odds of GURPS contests (RULES.md §1, §6), from `app.rules.gurps`'s own judges.
+
+A success roll depends on its 3d6 only through their total, so each of the 16 totals is
+judged once by `judge_success` (with a representative roll) and weighted by how many of the
+216 rolls make it; a quick contest judges the 16 x 16 pairs with `judge_quick_contest`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+from typing import Final
+
+from app.rules import gurps
+from app.rules.odds import normalised
+
+#: Every 3d6 roll: 6**3 of them.
+ROLLS_3D6: Final = 6**3
+#: How many 3d6 rolls make each total.
+TOTAL_COUNTS: Final[dict[int, int]] = dict(
+    sorted(Counter(sum(roll) for roll in product(range(1, 7), repeat=3)).items())
+)
+
+
+def _representative(total: int) -> tuple[int, int, int]:
+    """One 3d6 roll with this total (the judge reads only the total)."""
+    first = min(6, total - 2)
+    second = min(6, total - first - 1)
+    return first, second, total - first - second
+
+
+@lru_cache(maxsize=1024)
+def judged_totals(skill: int) -> tuple[tuple[gurps.SuccessRoll, int], ...]:
+    """Each 3d6 total judged against `skill` by the rules (`judge_success`), with its count."""
+    return tuple(
+        (gurps.judge_success(skill, _representative(total)), count)
+        for total, count in TOTAL_COUNTS.items()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessRollOdds:
+    """RULES.md §1.1: success, criticals and the signed margin's distribution."""
+
+    skill: int
+    success: Fraction
+    critical_success: Fraction
+    critical_failure: Fraction
+    margin: dict[int, Fraction]
+
+
+@lru_cache(maxsize=1024)
+def success_roll_odds(skill: int) -> SuccessRollOdds:
+    """The exact odds of a success roll against effective `skill` (RULES.md §1.1)."""
+    success = critical_success = critical_failure = 0
+    margins: Counter[int] = Counter()
+    for judged, count in judged_totals(skill):
+        success += count if judged.success else 0
+        critical_success += count if judged.critical == "success" else 0
+        critical_failure += count if judged.critical == "failure" else 0
+        margins[judged.margin] += count
+    return SuccessRollOdds(
+        skill=skill,
+        success=Fraction(success, ROLLS_3D6),
+        critical_success=Fraction(critical_success, ROLLS_3D6),
+        critical_failure=Fraction(critical_failure, ROLLS_3D6),
+        margin=normalised(margins, ROLLS_3D6),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QuickContestOdds:
+    """RULES.md §1.2: who wins, and the margin of victory (of the winner, whoever she is)."""
+
+    a_wins: Fraction
+    b_wins: Fraction
+    tie: Fraction
+    margin_of_victory: dict[int, Fraction]
+
+
+@lru_cache(maxsize=1024)
+def quick_contest_odds(skill_a: int, skill_b: int) -> QuickContestOdds:
+    """The exact odds of a quick contest (RULES.md §1.2), over all 6**6 rolls."""
+    wins: Counter[str | None] = Counter()
+    margins: Counter[int] = Counter()
+    for (a, count_a), (b, count_b) in product(judged_totals(skill_a), judged_totals(skill_b)):
+        contest = gurps.judge_quick_contest(a, b)
+        weight = count_a * count_b
+        wins[contest.winner] += weight
+        if contest.margin_of_victory is not None:
+            margins[contest.margin_of_victory] += weight
+    outcomes = ROLLS_3D6 * ROLLS_3D6
+    decided = outcomes - wins[None]
+    return QuickContestOdds(
+        a_wins=Fraction(wins["a"], outcomes),
+        b_wins=Fraction(wins["b"], outcomes),
+        tie=Fraction(wins[None], outcomes),
+        # Given that somebody wins: a distribution of its own, summing to 1.
+        margin_of_victory=normalised(margins, decided) if decided else {},
+    )
+
+
+@lru_cache(maxsize=1024)
+def resistance_odds(attacker_skill: int, defender_skill: int) -> Fraction:
+    """The probability that the subject is affected (RULES.md §1.3).
+
+    The attacker must succeed and then win the quick contest outright (every tie goes to the
+    defender); a failed attack affects nobody, whatever the defender would have rolled, so
+    weighing every pair of rolls by the quick contest's judge gives the same answer.
+    """
+    affected = 0
+    for (attack, count_a), (defence, count_d) in product(
+        judged_totals(attacker_skill), judged_totals(defender_skill)
+    ):
+        if attack.success and gurps.judge_quick_contest(attack, defence).winner == "a":
+            affected += count_a * count_d
+    return Fraction(affected, ROLLS_3D6 * ROLLS_3D6)
+
+
+@dataclass(frozen=True, slots=True)
+class RegularContestOdds:
+    """RULES.md §1.4: who wins within `max_rounds`, undecided, and the rounds played.
+
+    `expected_rounds` counts an undecided contest as `max_rounds` rounds.
+    """
+
+    effective: tuple[int, int]
+    a_wins: Fraction
+    b_wins: Fraction
+    undecided: Fraction
+    expected_rounds: Fraction
+    rounds_played: int
+
+
+@lru_cache(maxsize=1024)
+def regular_contest_odds(
+    skill_a: int, skill_b: int, normalize: bool, max_rounds: int, rounds_played: int = 0
+) -> RegularContestOdds:
+    """The exact odds of a regular contest from `rounds_played` rounds in (RULES.md §1.4).
+
+    Each round is an independent quick pair of success rolls: `a` alone succeeds with
+    probability `p_a`, `b` alone with `p_b`, and otherwise (`q`) they roll again. With `n`
+    rounds left, `a` wins with `p_a (1 - q**n) / (1 - q)`; the expected rounds are
+    `(1 - q**n) / (1 - q)` more. Computed over one common denominator, in integers.
+    """
+    config = gurps.RegularConfig(
+        gurps.Contestant("a", skill_a),
+        gurps.Contestant("b", skill_b),
+        normalize=normalize,
+        max_rounds=max_rounds,
+    )
+    effective_a, effective_b = config.effective
+    alone_a = alone_b = 0
+    for (a, count_a), (b, count_b) in product(
+        judged_totals(effective_a), judged_totals(effective_b)
+    ):
+        if a.success != b.success:
+            if a.success:
+                alone_a += count_a * count_b
+            else:
+                alone_b += count_a * count_b
+    whole = ROLLS_3D6 * ROLLS_3D6
+    again = whole - alone_a - alone_b
+    left = max(max_rounds - rounds_played, 0)
+    whole_n, again_n = whole**left, again**left
+    undecided = Fraction(again_n, whole_n)
+    if again == whole:  # nobody can ever win alone: every round is played
+        return RegularContestOdds(
+            (effective_a, effective_b),
+            Fraction(0),
+            Fraction(0),
+            Fraction(1),
+            Fraction(rounds_played + left),
+            rounds_played,
+        )
+    # sum_{k<n} q**k = (1 - q**n) / (1 - q) = (W**n - Q**n) / (W**(n-1) (W - Q)).
+    decided_share = whole_n - again_n
+    scale = whole ** max(left - 1, 0) * (whole - again)
+    if left == 0:
+        expected_more = Fraction(0)
+        a_wins = b_wins = Fraction(0)
+    else:
+        expected_more = Fraction(decided_share, scale)
+        a_wins = Fraction(alone_a * decided_share, whole * scale)
+        b_wins = Fraction(alone_b * decided_share, whole * scale)
+    return RegularContestOdds(
+        (effective_a, effective_b),
+        a_wins,
+        b_wins,
+        undecided,
+        rounds_played + expected_more,
+        rounds_played,
+    )

@@ -1,0 +1,447 @@
+"""Live events of sessions: the in-process fan-out, and PostgreSQL LISTEN/NOTIFY between processes.
+
+A change is announced after it commits (`Hub.publish`), so no event is ever announced for a
+change that rolled back. Each process keeps:
+
+* the subscribers of its own streams, each a `Subscription` that hands out one session's
+  events in version order, without gaps or repeats;
+* `recent`: the last events of the changes it made itself (bounded per session and in bytes),
+  which are what a resumed stream (`Last-Event-ID`) replays.
+
+**SQLite** (or no database URL): one process; its `recent` holds every change, so a resume is
+replayed at once, and one older than what is kept is answered with the current session (see
+app/api/events.py). Other processes on the same SQLite file do not see each other's events.
+
+**PostgreSQL**: each process holds one connection (`Hub.start`) that LISTENs on `CHANNEL` and
+also sends this process's messages, batched, by a task of its own. There are two messages:
+
+* `W` (watch) `{"o": origin, "s": session, "a": after}`: a stream of that session opened (or is
+  still open: it is repeated every keep-alive) in another process. Every process replays its
+  own `recent` events of the session above `a`, and announces the session's changes it makes
+  in the next `WATCH_TTL_S` seconds.
+* `E` (event) `{"o", "s", "v", "e", "i", "n"}` + newline + the `i`-th of `n` chunks of the
+  event's JSON: NOTIFY payloads are limited to 8000 bytes, so an event's data is split on
+  character boundaries and put back together by (origin, session, version).
+
+Why after the commit, batched, and only for watched sessions, rather than `pg_notify` inside
+each change's own transaction: a transaction that notifies takes a cluster-wide lock at commit
+and holds it through its WAL flush (this is how PostgreSQL delivers notifications in commit
+order), which would serialise the commits of every session; and it would cost a round trip per
+change nobody watches. Here a change nobody watches costs a dictionary lookup and an append.
+
+A change's announcement is lost only if its process dies between the commit and the send, or
+the listening connection is down; a subscriber that sees a version missing for `GAP_WAIT_S`
+gets `Gap` and shows the current session instead (app/api/events.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from sqlalchemy.engine import make_url
+
+log = logging.getLogger("arbiter")
+
+#: The one channel of every process of one database.
+CHANNEL = "arbiter_events"
+#: Bytes of event data per NOTIFY payload (PostgreSQL's limit is 8000, with the header).
+CHUNK_BYTES = 7000
+#: A process's own recent events kept for resumed streams: per session, and in all.
+RECENT_PER_SESSION = 64
+RECENT_BYTES = 16 * 1024 * 1024
+#: How long a process keeps announcing a session's changes after a `W` for it; streams
+#: repeat their `W` well within it (every keep-alive).
+WATCH_TTL_S = 60.0
+#: How long a subscriber waits for a missing version before it gives up on it (`Gap`).
+GAP_WAIT_S = 3.0
+#: Messages waiting to be sent while the listening connection is down, at most (the oldest
+#: go first; streams recover what they miss: see `GAP_WAIT_S`).
+OUTBOX_LIMIT = 10_000
+#: Sessions watched by other processes above which the expired ones are forgotten.
+WATCHED_LIMIT = 10_000
+#: Events being put back together at most.
+PARTIAL_LIMIT = 1_000
+#: Pauses between attempts to (re)open the listening connection: the first and the longest.
+RECONNECT_FIRST_S = 0.1
+RECONNECT_MAX_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One change of a session: its version after the change, its name and its JSON."""
+
+    session_id: str
+    version: int
+    name: str
+    data: bytes
+
+
+class Gap:
+    """A subscription's next version is not coming (or not in time): resynchronise."""
+
+    def __repr__(self) -> str:
+        return "Gap()"
+
+
+GAP = Gap()
+
+
+class Ended:
+    """The process is shutting down: the stream ends (its client resumes elsewhere)."""
+
+    def __repr__(self) -> str:
+        return "Ended()"
+
+
+ENDED = Ended()
+
+
+class Subscription:
+    """One stream's view of one session: its events in version order, each once.
+
+    Events arrive in any order (a replay, another process's announcement racing this one's);
+    `next` hands out only the next version, holding later ones until it arrives. A version
+    known to exist (`expect`) but not arriving within `GAP_WAIT_S` is a `Gap`; in a single
+    process (`final_gaps`) a version missing after the replay never comes, and is a `Gap`
+    at once.
+    """
+
+    def __init__(self, hub: Hub, session_id: str, after: int) -> None:
+        self.hub = hub
+        self.session_id = session_id
+        #: The next version to hand out.
+        self.expected = after + 1
+        #: The highest version known to exist.
+        self.known = after
+        self._pending: dict[int, Event] = {}
+        self._arrived = asyncio.Event()
+        self._missing_since: float | None = None
+        self._ended = hub.ending
+
+    def offer(self, event: Event) -> None:
+        if event.version >= self.expected and event.version not in self._pending:
+            self._pending[event.version] = event
+            self.known = max(self.known, event.version)
+            self._arrived.set()
+
+    def expect(self, version: int) -> None:
+        """`version` exists (the database says so): wait for every version up to it."""
+        self.known = max(self.known, version)
+
+    def resync(self, version: int) -> None:
+        """The stream showed the session at `version`: continue after it."""
+        self.expected = version + 1
+        self.known = max(self.known, version)
+        self._pending = {v: e for v, e in self._pending.items() if v > version}
+        self._missing_since = None
+
+    def end(self) -> None:
+        self._ended = True
+        self._arrived.set()
+
+    async def next(self, timeout: float) -> Event | Gap | Ended | None:
+        """The next event, `GAP`, `ENDED`, or None when nothing came within `timeout` s."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + timeout
+        while True:
+            if self._ended:
+                return ENDED
+            event = self._pending.pop(self.expected, None)
+            if event is not None:
+                self.expected += 1
+                self._missing_since = None
+                return event
+            now = loop.time()
+            wait_until = give_up
+            if self.known >= self.expected:
+                if self.hub.final_gaps:
+                    return GAP
+                if self._missing_since is None:
+                    self._missing_since = now
+                gap_at = self._missing_since + GAP_WAIT_S
+                if now >= gap_at:
+                    return GAP
+                wait_until = min(wait_until, gap_at)
+            if now >= give_up:
+                return None
+            self._arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), wait_until - now)
+
+    def refresh(self) -> None:
+        """Tell the other processes this stream is still open (and where it stands)."""
+        self.hub.watch(self.session_id, self.expected - 1)
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self)
+
+
+def _chunks(data: bytes, size: int) -> list[str]:
+    """`data` (UTF-8) in pieces of at most `size` bytes, never splitting a character."""
+    pieces: list[str] = []
+    start = 0
+    while start < len(data) or not pieces:
+        end = min(start + size, len(data))
+        # A byte 0b10xxxxxx continues a character: cut before the character it belongs to.
+        while end < len(data) and end > start and data[end] & 0xC0 == 0x80:
+            end -= 1
+        pieces.append(data[start:end].decode())
+        start = end
+    return pieces
+
+
+def postgres_dsn(url: str) -> str | None:
+    """asyncpg's DSN for a PostgreSQL URL (any SQLAlchemy driver spelling); None otherwise."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        return None
+    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class Hub:
+    """One process's live events: its subscribers, its recent events and, on PostgreSQL, its
+    listening connection (see the module docstring)."""
+
+    def __init__(self, postgres: str | None = None) -> None:
+        """`postgres`: an asyncpg DSN (`postgres_dsn`) to share events through; None keeps
+        them in this process."""
+        self.postgres = postgres
+        #: Tells this process's messages from the others' (its own are delivered directly).
+        self.origin = secrets.token_hex(8)
+        self._subscribers: dict[str, set[Subscription]] = {}
+        self._recent: OrderedDict[str, deque[Event]] = OrderedDict()
+        self._recent_bytes = 0
+        #: Sessions streamed by other processes, and until when (monotonic seconds).
+        self._watched: dict[str, float] = {}
+        self._outbox: list[str] = []
+        self._wake = asyncio.Event()
+        self._partial: dict[tuple[str, str, int], list[str | None]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        #: Set while the listening connection is open (tests wait for it).
+        self.listening = asyncio.Event()
+        #: The process is shutting down: streams end, new ones end at once.
+        self.ending = False
+
+    @classmethod
+    def for_url(cls, database_url: str) -> Hub:
+        return cls(postgres_dsn(database_url))
+
+    @property
+    def final_gaps(self) -> bool:
+        """Whether a version missing after the replay will never come (one process)."""
+        return self.postgres is None
+
+    # --- the writers' side ---------------------------------------------------------------------
+
+    def publish(self, event: Event) -> None:
+        """Announce a committed change: to this process's streams, its recent events, and
+        (PostgreSQL) to the other processes when one of them streams the session."""
+        self._remember(event)
+        for subscription in self._subscribers.get(event.session_id, ()):
+            subscription.offer(event)
+        if self.postgres is not None:
+            until = self._watched.get(event.session_id)
+            if until is not None:
+                if until > time.monotonic():
+                    self._announce(event)
+                else:
+                    del self._watched[event.session_id]
+
+    def _remember(self, event: Event) -> None:
+        kept = self._recent.get(event.session_id)
+        if kept is None:
+            kept = self._recent[event.session_id] = deque()
+        else:
+            self._recent.move_to_end(event.session_id)
+        kept.append(event)
+        self._recent_bytes += len(event.data)
+        if len(kept) > RECENT_PER_SESSION:
+            self._recent_bytes -= len(kept.popleft().data)
+        while self._recent_bytes > RECENT_BYTES and self._recent:
+            # The sessions changed least recently go first.
+            session_id, oldest = next(iter(self._recent.items()))
+            self._recent_bytes -= len(oldest.popleft().data)
+            if not oldest:
+                del self._recent[session_id]
+
+    def recent(self, session_id: str, after: int) -> list[Event]:
+        """This process's own kept events of a session above version `after`."""
+        return [event for event in self._recent.get(session_id, ()) if event.version > after]
+
+    # --- the readers' side ---------------------------------------------------------------------
+
+    def subscribe(self, session_id: str, after: int) -> Subscription:
+        """A subscription to a session's events above version `after`, with what this process
+        keeps replayed into it at once, and (PostgreSQL) what the other processes keep asked
+        for. `close()` it when the stream ends."""
+        subscription = Subscription(self, session_id, after)
+        self._subscribers.setdefault(session_id, set()).add(subscription)
+        for event in self.recent(session_id, after):
+            subscription.offer(event)
+        self.watch(session_id, after)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        streams = self._subscribers.get(subscription.session_id)
+        if streams is not None:
+            streams.discard(subscription)
+            if not streams:
+                del self._subscribers[subscription.session_id]
+
+    def end_streams(self) -> None:
+        """End every stream of this process (it is shutting down: see app/api/events.py)."""
+        self.ending = True
+        for streams in self._subscribers.values():
+            for subscription in streams:
+                subscription.end()
+
+    def watch(self, session_id: str, after: int) -> None:
+        """Ask the other processes for a session's events above `after`, and its next ones."""
+        if self.postgres is not None:
+            header = {"o": self.origin, "s": session_id, "a": after}
+            self._send("W" + orjson.dumps(header).decode())
+
+    def streams(self, session_id: str) -> int:
+        """How many streams of this process follow a session."""
+        return len(self._subscribers.get(session_id, ()))
+
+    # --- PostgreSQL ----------------------------------------------------------------------------
+
+    def _announce(self, event: Event) -> None:
+        pieces = _chunks(event.data, CHUNK_BYTES)
+        for index, piece in enumerate(pieces):
+            header = {
+                "o": self.origin,
+                "s": event.session_id,
+                "v": event.version,
+                "e": event.name,
+                "i": index,
+                "n": len(pieces),
+            }
+            self._send("E" + orjson.dumps(header).decode() + "\n" + piece)
+
+    def _send(self, payload: str) -> None:
+        self._outbox.append(payload)
+        if len(self._outbox) > OUTBOX_LIMIT:
+            del self._outbox[: len(self._outbox) - OUTBOX_LIMIT]
+        self._wake.set()
+
+    def _received(self, payload: str) -> None:
+        kind, body = payload[:1], payload[1:]
+        if kind == "W":
+            watch = orjson.loads(body)
+            if watch["o"] == self.origin:
+                return
+            session_id = watch["s"]
+            moment = time.monotonic()
+            if len(self._watched) > WATCHED_LIMIT:
+                self._watched = {s: t for s, t in self._watched.items() if t > moment}
+            self._watched[session_id] = moment + WATCH_TTL_S
+            for event in self.recent(session_id, int(watch["a"])):
+                self._announce(event)
+        elif kind == "E":
+            line, _, piece = body.partition("\n")
+            header = orjson.loads(line)
+            if header["o"] == self.origin:
+                return  # delivered in this process when it was published
+            session_id, version, count = header["s"], int(header["v"]), int(header["n"])
+            if session_id not in self._subscribers:
+                return
+            key = (header["o"], session_id, version)
+            parts = self._partial.setdefault(key, [None] * count)
+            parts[int(header["i"])] = piece
+            if any(part is None for part in parts):
+                if len(self._partial) > PARTIAL_LIMIT:
+                    # Pieces whose siblings were lost (a dropped connection) never complete.
+                    self._partial = {key: parts}
+                return
+            del self._partial[key]
+            data = "".join(part or "" for part in parts).encode()
+            event = Event(session_id, version, str(header["e"]), data)
+            for subscription in self._subscribers.get(session_id, ()):
+                subscription.offer(event)
+
+    def _on_notification(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
+        try:
+            self._received(payload)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            log.warning("ignoring a malformed live-event message: %r", exc)
+
+    async def start(self) -> None:
+        """Open the listening connection (PostgreSQL); it is reopened if it drops."""
+        if self.postgres is not None and self._task is None:
+            self._stopping = False
+            self._task = asyncio.create_task(self._run(self.postgres))
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+
+    async def _run(self, dsn: str) -> None:
+        import asyncpg
+
+        pause = RECONNECT_FIRST_S
+        while not self._stopping:
+            try:
+                connection = await asyncpg.connect(dsn, timeout=5)
+            except (OSError, asyncpg.PostgresError) as exc:
+                log.warning("live events: cannot listen (%s); retrying", type(exc).__name__)
+                await self._pause(pause)
+                pause = min(pause * 2, RECONNECT_MAX_S)
+                continue
+            pause = RECONNECT_FIRST_S
+            try:
+                # A connection that drops wakes the sender, which then opens another.
+                connection.add_termination_listener(lambda _connection: self._wake.set())
+                await connection.add_listener(CHANNEL, self._on_notification)
+                self.listening.set()
+                await self._send_until_stopped(connection)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("live events: the listening connection failed: %r", exc)
+            finally:
+                self.listening.clear()
+                self._partial.clear()
+                with contextlib.suppress(Exception):
+                    await connection.close(timeout=2)
+
+    async def _send_until_stopped(self, connection: Any) -> None:
+        while not self._stopping:
+            if not self._outbox:
+                await self._wake.wait()
+                self._wake.clear()
+            if connection.is_closed():
+                raise OSError("the listening connection closed")
+            while self._outbox and not self._stopping:
+                batch, self._outbox = self._outbox, []
+                try:
+                    # One statement, one transaction: its notifications are delivered
+                    # together, in this order.
+                    await connection.execute(
+                        "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload",
+                        CHANNEL,
+                        batch,
+                    )
+                except BaseException:
+                    self._outbox[:0] = batch  # sent on the next connection
+                    raise
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop_requested(), seconds)
+
+    async def _stop_requested(self) -> None:
+        while not self._stopping:
+            await self._wake.wait()
+            self._wake.clear()

@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): `python3 scripts/dev.py bench`."""

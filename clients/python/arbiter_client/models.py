@@ -1,0 +1,3386 @@
+# The generator writes a defaulted, bounded `int | null` field as a root model with a
+# plain int default, which pydantic validates into that model (validate_default):
+# right at run time, but a type error to mypy.
+# mypy: disable-error-code="assignment"
+"""Arbiter's request and answer models, generated from its OpenAPI document by
+`clients/python/generate.py` (datamodel-code-generator): do not edit by hand."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+
+
+class ArmWrestleCheck(BaseModel):
+    """
+    One competitor's opposed check in a round: the d20 and the total.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    roll: Annotated[int, Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+
+
+class ArmWrestleConsequence(BaseModel):
+    """
+    What the match did to someone: a strained arm, an injured hand, damage.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    effect: Annotated[Literal["strained-arm", "injured-hand", "damage"], Field(title="Effect")]
+    detail: Annotated[str, Field(title="Detail")]
+
+
+class LoserDamage(RootModel[str]):
+    root: Annotated[str, Field(max_length=1000, min_length=1, title="Loser Damage")]
+
+
+class Seed(RootModel[int]):
+    root: Annotated[
+        int, Field(description="0 <= seed < 2**63", ge=0, lt=9223372036854776000, title="Seed")
+    ]
+
+
+class ArmWrestleDamage(BaseModel):
+    """
+    Damage the loser takes (spikes, or `loser_damage` in `mental`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    amount: Annotated[int, Field(title="Amount")]
+
+
+class Strength(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Strength")]
+
+
+class Constitution(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Constitution")]
+
+
+class Damage(RootModel[int]):
+    root: Annotated[int, Field(ge=1, title="Damage")]
+
+
+class Damage1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1)]
+
+
+class Damage1(RootModel[list[Damage1Item]]):
+    root: Annotated[list[Damage1Item], Field(max_length=1000, title="Damage")]
+
+
+class ArmWrestleDice(BaseModel):
+    """
+    One competitor's dice in a round body: its fields are the dice purposes.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    strength: Annotated[Strength | None, Field(title="Strength")] = None
+    constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
+    damage: Annotated[Damage | Damage1 | None, Field(title="Damage")] = None
+
+
+class ArmWrestleFatigueCheck(BaseModel):
+    """
+    One fatigue check (Constitution; Wisdom in `mental`) made before a round.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    dc: Annotated[int, Field(title="Dc")]
+    roll: Annotated[int, Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    passed: Annotated[bool, Field(title="Passed")]
+
+
+class ArmWrestleResult(BaseModel):
+    """
+    A finished arm wrestle's `result`; `damage` only when the loser takes some.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    winner: Annotated[str | None, Field(title="Winner")]
+    reason: Annotated[Literal["target", "fatigue", "draw", "max_rounds"], Field(title="Reason")]
+    consequences: Annotated[list[ArmWrestleConsequence], Field(title="Consequences")]
+    damage: ArmWrestleDamage | None = None
+
+
+class ArmWrestleRound(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            ArmWrestleDice,
+        ]
+        | None,
+        Field(title="Rolls"),
+    ] = None
+
+
+class ArmWrestleState(BaseModel):
+    """
+    An arm wrestle's `state`: each DS, the leader and the fatigue checks made, by name.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    ds: Annotated[dict[str, int], Field(title="Ds")]
+    leader: Annotated[str | None, Field(title="Leader")]
+    con_checks_made: Annotated[dict[str, int], Field(title="Con Checks Made")]
+
+
+class CasterLevel(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=100, title="Caster Level")]
+
+
+class IntMod(RootModel[int]):
+    root: Annotated[int, Field(ge=-100, le=100, title="Int Mod")]
+
+
+class WisScore(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=200, title="Wis Score")]
+
+
+class WisMod(RootModel[int]):
+    root: Annotated[int, Field(ge=-100, le=100, title="Wis Mod")]
+
+
+class ArmWrestler(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    strength_mod: Annotated[int, Field(ge=-100, le=100, title="Strength Mod")]
+    con_score: Annotated[int, Field(ge=0, le=200, title="Con Score")]
+    con_mod: Annotated[int, Field(ge=-100, le=100, title="Con Mod")]
+    endurance: Annotated[bool | None, Field(title="Endurance")] = False
+    off_hand: Annotated[bool | None, Field(title="Off Hand")] = False
+    two_weapon_fighting: Annotated[bool | None, Field(title="Two Weapon Fighting")] = False
+    misc_mod: Annotated[int | None, Field(ge=-100, le=100, title="Misc Mod")] = 0
+    caster_level: Annotated[CasterLevel | None, Field(title="Caster Level")] = None
+    int_mod: Annotated[IntMod | None, Field(title="Int Mod")] = None
+    wis_score: Annotated[WisScore | None, Field(title="Wis Score")] = None
+    wis_mod: Annotated[WisMod | None, Field(title="Wis Mod")] = None
+
+
+class ArmWrestlerConfig(BaseModel):
+    """
+    One competitor in an arm wrestle's `config`, every field given.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    strength_mod: Annotated[int, Field(title="Strength Mod")]
+    con_score: Annotated[int, Field(title="Con Score")]
+    con_mod: Annotated[int, Field(title="Con Mod")]
+    endurance: Annotated[bool, Field(title="Endurance")]
+    off_hand: Annotated[bool, Field(title="Off Hand")]
+    two_weapon_fighting: Annotated[bool, Field(title="Two Weapon Fighting")]
+    misc_mod: Annotated[int, Field(title="Misc Mod")]
+    caster_level: Annotated[int | None, Field(title="Caster Level")]
+    int_mod: Annotated[int | None, Field(title="Int Mod")]
+    wis_score: Annotated[int | None, Field(title="Wis Score")]
+    wis_mod: Annotated[int | None, Field(title="Wis Mod")]
+
+
+class Rating(RootModel[int]):
+    root: Annotated[
+        int, Field(description="r, the sum of the two stats", ge=-100, le=100, title="Rating")
+    ]
+
+
+class Stat(RootModel[int]):
+    root: Annotated[int, Field(ge=-1000, le=1000)]
+
+
+class Stats(RootModel[list[Stat]]):
+    root: Annotated[
+        list[Stat],
+        Field(
+            description="two stats; the rating is their sum",
+            max_length=2,
+            min_length=2,
+            title="Stats",
+        ),
+    ]
+
+
+class Target(RootModel[int]):
+    root: Annotated[
+        int, Field(description="succeeds when score >= it", ge=-100000, le=100000, title="Target")
+    ]
+
+
+class Die(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=100)]
+
+
+class Dice(RootModel[list[Die]]):
+    root: Annotated[
+        list[Die],
+        Field(
+            description="the seven d100s, in any order", max_length=7, min_length=7, title="Dice"
+        ),
+    ]
+
+
+class CriticalDie(RootModel[int]):
+    root: Annotated[int, Field(description="the critical d100", ge=1, le=100, title="Critical Die")]
+
+
+class MagnitudeDie(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="the magnitude d100, used only on a critical; without a critical it is ignored and left out of rolls",
+            ge=1,
+            le=100,
+            title="Magnitude Die",
+        ),
+    ]
+
+
+class CairnRollRequest(BaseModel):
+    """
+    Exactly one of `rating` or `stats`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rating: Annotated[Rating | None, Field(title="Rating")] = None
+    stats: Annotated[Stats | None, Field(title="Stats")] = None
+    target: Annotated[Target | None, Field(title="Target")] = None
+    dice: Annotated[Dice | None, Field(title="Dice")] = None
+    critical_die: Annotated[
+        CriticalDie | None, Field(description="the critical d100", title="Critical Die")
+    ] = None
+    magnitude_die: Annotated[
+        MagnitudeDie | None,
+        Field(
+            description="the magnitude d100, used only on a critical; without a critical it is ignored and left out of rolls",
+            title="Magnitude Die",
+        ),
+    ] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class MaxRetries(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="retries allowed after a failed obstacle; null: no cap",
+            ge=0,
+            le=100,
+            title="Max Retries",
+        ),
+    ] = 5
+
+
+class Check(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Check")]
+
+
+class Hide(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Hide")]
+
+
+class Hide1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Hide1(RootModel[list[Hide1Item]]):
+    root: Annotated[list[Hide1Item], Field(max_length=21, min_length=1, title="Hide")]
+
+
+class Spot(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Spot")]
+
+
+class Spot1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Spot1(RootModel[list[Spot1Item]]):
+    root: Annotated[list[Spot1Item], Field(max_length=21, min_length=1, title="Spot")]
+
+
+class Dexterity(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Dexterity")]
+
+
+class Hazard(RootModel[int]):
+    root: Annotated[
+        int, Field(description="the chaser's check to get past it", ge=1, le=20, title="Hazard")
+    ]
+
+
+class Obstacle(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Obstacle")]
+
+
+class Obstacle1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Obstacle1(RootModel[list[Obstacle1Item]]):
+    root: Annotated[list[Obstacle1Item], Field(max_length=101, min_length=1, title="Obstacle")]
+
+
+class Ride(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Ride")]
+
+
+class Damage2Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1)]
+
+
+class Damage2(RootModel[list[Damage2Item]]):
+    root: Annotated[list[Damage2Item], Field(max_length=10000, min_length=1, title="Damage")]
+
+
+class ChaseDice(BaseModel):
+    """
+    One side's supplied dice for one increment.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[Check | None, Field(title="Check")] = None
+    hide: Annotated[Hide | Hide1 | None, Field(title="Hide")] = None
+    spot: Annotated[Spot | Spot1 | None, Field(title="Spot")] = None
+    dexterity: Annotated[Dexterity | None, Field(title="Dexterity")] = None
+    hazard: Annotated[
+        Hazard | None, Field(description="the chaser's check to get past it", title="Hazard")
+    ] = None
+    constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
+    obstacle: Annotated[Obstacle | Obstacle1 | None, Field(title="Obstacle")] = None
+    ride: Annotated[Ride | None, Field(title="Ride")] = None
+    damage: Annotated[Damage2 | None, Field(title="Damage")] = None
+
+
+class ChaseEnd(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    reason: Annotated[Literal["gave-up"], Field(title="Reason")] = "gave-up"
+
+
+class ChaseResult(BaseModel):
+    """
+    A finished chase: how it ended, who won, the final lead and DS, increments played.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    status_detail: Annotated[
+        Literal["caught", "escaped", "hid", "gave-up"], Field(title="Status Detail")
+    ]
+    winner: Annotated[str, Field(title="Winner")]
+    lead: Annotated[int, Field(title="Lead")]
+    ds: Annotated[dict[str, int], Field(title="Ds")]
+    increments: Annotated[int, Field(title="Increments")]
+
+
+class ChaseStartConfig(BaseModel):
+    """
+    How the lead started: `increments` for a distance start, `lead` for a lead start.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["initiative", "distance", "lead"], Field(title="Mode")]
+    increments: Annotated[int | None, Field(title="Increments")] = None
+    lead: Annotated[int | None, Field(title="Lead")] = None
+
+
+class ChaseState(BaseModel):
+    """
+    A chase's `state`: the lead, both sides' DS, and how it ended (null while it goes on).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    lead: Annotated[int, Field(title="Lead")]
+    ds: Annotated[dict[str, int], Field(title="Ds")]
+    status_detail: Annotated[
+        Literal["caught", "escaped", "hid", "gave-up"] | None, Field(title="Status Detail")
+    ]
+
+
+class ChaseTacticRecord(BaseModel):
+    """
+    The escapee's tactic; `attempted` (false) only when she rested instead.
+
+    A hide has the opposed totals when both checked; a hazard its cost and penalty, and once
+    attempted whether it was created, the totals, the chaser's check and its DC.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    kind: Annotated[Literal["hide", "hazard"], Field(title="Kind")]
+    success: Annotated[bool, Field(title="Success")]
+    attempted: Annotated[bool | None, Field(title="Attempted")] = None
+    cost: Annotated[int | None, Field(title="Cost")] = None
+    penalty: Annotated[int | None, Field(title="Penalty")] = None
+    created: Annotated[bool | None, Field(title="Created")] = None
+    escapee_total: Annotated[int | None, Field(title="Escapee Total")] = None
+    chaser_total: Annotated[int | None, Field(title="Chaser Total")] = None
+    chaser_check: Annotated[str | None, Field(title="Chaser Check")] = None
+    dc: Annotated[int | None, Field(title="Dc")] = None
+
+
+class Dc(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1000, title="Dc")]
+
+
+class Contestant(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    skill: Annotated[int, Field(description="effective skill", ge=-100, le=1000, title="Skill")]
+
+
+class CustomObject(BaseModel):
+    """
+    An object not in RULES.md §3.2.1's table.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    weight_lb: Annotated[float, Field(gt=0.0, le=1000000000000000.0, title="Weight Lb")]
+    range_increment_ft: Annotated[int, Field(ge=1, le=10000, title="Range Increment Ft")]
+    weapon: Annotated[bool | None, Field(title="Weapon")] = False
+    creature: Annotated[bool | None, Field(title="Creature")] = False
+
+
+class Dc1(RootModel[int]):
+    root: Annotated[
+        int, Field(description="succeeds when total >= dc", ge=-1000, le=1000, title="Dc")
+    ]
+
+
+class Roll(RootModel[int]):
+    root: Annotated[
+        int, Field(description="the natural d20, if already rolled", ge=1, le=20, title="Roll")
+    ]
+
+
+class D20CheckRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    modifier: Annotated[int, Field(ge=-1000, le=1000, title="Modifier")]
+    dc: Annotated[Dc1 | None, Field(title="Dc")] = None
+    roll: Annotated[
+        Roll | None, Field(description="the natural d20, if already rolled", title="Roll")
+    ] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class DistanceStart(BaseModel):
+    """
+    The lead is 5 x the increments of the chaser's speed between them.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["distance"], Field(title="Mode")]
+    increments: Annotated[int, Field(ge=1, le=10000, title="Increments")]
+
+
+class Roll1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=6)]
+
+
+class Roll1(RootModel[list[Roll1Item]]):
+    root: Annotated[list[Roll1Item], Field(max_length=3, min_length=3, title="Roll")]
+
+
+class GurpsCompetitor(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    skill: Annotated[int, Field(description="effective skill", ge=-100, le=1000, title="Skill")]
+    roll: Annotated[Roll1 | None, Field(title="Roll")] = None
+
+
+class GurpsCompetitorRoll(BaseModel):
+    """
+    A named competitor's success roll in a quick contest or a resistance roll.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    skill: Annotated[int, Field(title="Skill")]
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+    margin: Annotated[int, Field(title="Margin")]
+
+
+class HazardTactic(BaseModel):
+    """
+    Costs `hazard_base_cost + penalty` DS; Dexterity - penalty vs 14 creates it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    kind: Annotated[Literal["hazard"], Field(title="Kind")]
+    penalty: Annotated[int, Field(ge=0, le=1000, title="Penalty")]
+    chaser_check: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Chaser Check",
+        ),
+    ] = "balance"
+
+
+class Health(BaseModel):
+    """
+    The process answers.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    status: Annotated[Literal["ok"], Field(title="Status")]
+
+
+class HideTactic(BaseModel):
+    """
+    Opposed Hide vs Spot: needs a lead of 20 or more and terrain that is not flat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    kind: Annotated[Literal["hide"], Field(title="Kind")]
+
+
+class InitiativeStart(BaseModel):
+    """
+    The escapee's initiative check (`d20 + mods.initiative`) is the lead.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["initiative"], Field(title="Mode")]
+
+
+class LeadStart(BaseModel):
+    """
+    An explicit lead in DS.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["lead"], Field(title="Mode")]
+    lead: Annotated[int, Field(ge=1, le=10000, title="Lead")]
+
+
+class LoadLimitsIn(BaseModel):
+    """
+    Light, medium and heavy load maxima in lb, used as given (not scaled by size).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    light: Annotated[int, Field(ge=0, le=1000000000000000000, title="Light")]
+    medium: Annotated[int, Field(ge=0, le=1000000000000000000, title="Medium")]
+    heavy: Annotated[int, Field(ge=0, le=1000000000000000000, title="Heavy")]
+
+
+class StrengthScore(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=200, title="Strength Score")]
+
+
+class StrengthMod(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="defaults to the modifier of strength_score",
+            ge=-1000,
+            le=1000,
+            title="Strength Mod",
+        ),
+    ]
+
+
+class Roll2(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="the supplied d20 (distance, caber); in precision a list, one per series",
+            ge=1,
+            le=20,
+            title="Roll",
+        ),
+    ]
+
+
+class Roll3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Roll3(RootModel[list[Roll3Item]]):
+    root: Annotated[
+        list[Roll3Item],
+        Field(
+            description="the supplied d20 (distance, caber); in precision a list, one per series",
+            max_length=10000,
+            title="Roll",
+        ),
+    ]
+
+
+class DamageRoll(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="the supplied landing-damage d6 of the creature she throws",
+            ge=1,
+            le=6,
+            title="Damage Roll",
+        ),
+    ]
+
+
+class TumbleRoll(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="the supplied Tumble d20 of the creature she throws",
+            ge=1,
+            le=20,
+            title="Tumble Roll",
+        ),
+    ]
+
+
+class LongThrowCompetitor(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    strength_score: Annotated[StrengthScore | None, Field(title="Strength Score")] = None
+    load_limits: LoadLimitsIn | None = None
+    size: Annotated[
+        Literal[
+            "fine",
+            "diminutive",
+            "tiny",
+            "small",
+            "medium",
+            "large",
+            "huge",
+            "gargantuan",
+            "colossal",
+        ]
+        | None,
+        Field(title="Size"),
+    ] = "medium"
+    strength_mod: Annotated[
+        StrengthMod | None,
+        Field(description="defaults to the modifier of strength_score", title="Strength Mod"),
+    ] = None
+    dex_mod: Annotated[int | None, Field(ge=-1000, le=1000, title="Dex Mod")] = 0
+    ranged_attack_bonus: Annotated[
+        int | None, Field(ge=-1000, le=1000, title="Ranged Attack Bonus")
+    ] = 0
+    weapon_focus: Annotated[
+        bool | None,
+        Field(
+            description="Weapon Focus in this object as a weapon: +1 on the distance check when the object is a weapon",
+            title="Weapon Focus",
+        ),
+    ] = False
+    far_shot: Annotated[bool | None, Field(title="Far Shot")] = False
+    tumble_mod: Annotated[
+        int | None,
+        Field(
+            description="Tumble modifier of the creature she throws",
+            ge=-1000,
+            le=1000,
+            title="Tumble Mod",
+        ),
+    ] = 0
+    roll: Annotated[
+        Roll2 | Roll3 | None,
+        Field(
+            description="the supplied d20 (distance, caber); in precision a list, one per series",
+            title="Roll",
+        ),
+    ] = None
+    damage_roll: Annotated[
+        DamageRoll | None,
+        Field(
+            description="the supplied landing-damage d6 of the creature she throws",
+            title="Damage Roll",
+        ),
+    ] = None
+    tumble_roll: Annotated[
+        TumbleRoll | None,
+        Field(
+            description="the supplied Tumble d20 of the creature she throws", title="Tumble Roll"
+        ),
+    ] = None
+
+
+class LongThrowCreatureDamage(BaseModel):
+    """
+    A thrown creature's landing: its damage, its Tumble check, the wall's damage.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    damage: Annotated[int, Field(title="Damage")]
+    rolled_damage: Annotated[int, Field(title="Rolled Damage")]
+    tumble_roll: Annotated[int, Field(title="Tumble Roll")]
+    tumble_total: Annotated[int, Field(title="Tumble Total")]
+    negated: Annotated[bool, Field(title="Negated")]
+    wall_damage: Annotated[int | None, Field(title="Wall Damage")]
+
+
+class LongThrowLoadLimits(BaseModel):
+    """
+    A thrower's light, medium and heavy load maxima in lb (RULES.md §3.2.2).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    light: Annotated[int, Field(title="Light")]
+    medium: Annotated[int, Field(title="Medium")]
+    heavy: Annotated[int, Field(title="Heavy")]
+
+
+class LongThrowObject(BaseModel):
+    """
+    The object thrown in a long throw, standard or custom (RULES.md §3.2.1).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    weight_lb: Annotated[float, Field(title="Weight Lb")]
+    range_increment_ft: Annotated[int, Field(title="Range Increment Ft")]
+    weapon: Annotated[bool, Field(title="Weapon")]
+    creature: Annotated[bool, Field(title="Creature")]
+
+
+class LongThrowPrecisionThrow(BaseModel):
+    """
+    One attack roll of a precision series (RULES.md §3.2.4).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    roll: Annotated[int, Field(title="Roll")]
+    range_penalty: Annotated[int, Field(title="Range Penalty")]
+    total: Annotated[int, Field(title="Total")]
+    hit: Annotated[bool, Field(title="Hit")]
+
+
+class LongThrowRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    object: Annotated[
+        Literal["javelin", "discus", "stone", "halfling", "small-boulder", "log"] | CustomObject,
+        Field(title="Object"),
+    ]
+    mode: Annotated[Literal["distance", "caber", "precision"] | None, Field(title="Mode")] = (
+        "distance"
+    )
+    into_wall: Annotated[bool | None, Field(title="Into Wall")] = False
+    max_series: Annotated[int | None, Field(ge=1, le=10000, title="Max Series")] = 40
+    competitors: Annotated[
+        list[LongThrowCompetitor], Field(max_length=64, min_length=1, title="Competitors")
+    ]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class LongThrowSeries(BaseModel):
+    """
+    One precision series: the target's distance, every throw, who went out.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    number: Annotated[int, Field(title="Number")]
+    distance_increments: Annotated[int, Field(title="Distance Increments")]
+    throws: Annotated[list[LongThrowPrecisionThrow], Field(title="Throws")]
+    out: Annotated[list[str], Field(title="Out")]
+
+
+class OddsArmWrestleAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/arm-wrestles` (RULES.md §3.1).
+
+    Exact (dynamic programming over the DS pairs) when the walk fits the service's budget,
+    else Monte Carlo: then the `*_exact` fields are null and `standard_error`, `trials` and
+    `seed` are given. `expected_rounds` counts the whole match (a stopped match as
+    `max_rounds`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact", "monte-carlo"], Field(title="Method")]
+    a: Annotated[str, Field(title="A")]
+    b: Annotated[str, Field(title="B")]
+    a_wins: Annotated[float, Field(title="A Wins")]
+    a_wins_exact: Annotated[str | None, Field(title="A Wins Exact")]
+    b_wins: Annotated[float, Field(title="B Wins")]
+    b_wins_exact: Annotated[str | None, Field(title="B Wins Exact")]
+    draw: Annotated[float, Field(title="Draw")]
+    draw_exact: Annotated[str | None, Field(title="Draw Exact")]
+    undecided: Annotated[float, Field(title="Undecided")]
+    undecided_exact: Annotated[str | None, Field(title="Undecided Exact")]
+    expected_rounds: Annotated[float, Field(title="Expected Rounds")]
+    expected_rounds_exact: Annotated[str | None, Field(title="Expected Rounds Exact")]
+    standard_error: Annotated[dict[str, float] | None, Field(title="Standard Error")]
+    trials: Annotated[int | None, Field(title="Trials")]
+    seed: Annotated[int | None, Field(title="Seed")]
+    rounds_played: Annotated[int, Field(title="Rounds Played")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsCairnAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/cairn` (RULES.md §2): the score's whole distribution.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    rating: Annotated[int, Field(title="Rating")]
+    chosen_names: Annotated[
+        list[
+            Literal[
+                "worst",
+                "second worst",
+                "third worst",
+                "middle",
+                "third best",
+                "second best",
+                "best",
+            ]
+        ],
+        Field(title="Chosen Names"),
+    ]
+    distribution: Annotated[dict[str, float], Field(title="Distribution")]
+    distribution_exact: Annotated[dict[str, str], Field(title="Distribution Exact")]
+    mean: Annotated[float, Field(title="Mean")]
+    mean_exact: Annotated[str, Field(title="Mean Exact")]
+    critical_success: Annotated[float, Field(title="Critical Success")]
+    critical_success_exact: Annotated[str, Field(title="Critical Success Exact")]
+    critical_failure: Annotated[float, Field(title="Critical Failure")]
+    critical_failure_exact: Annotated[str, Field(title="Critical Failure Exact")]
+    target: Annotated[int | None, Field(title="Target")]
+    success: Annotated[float | None, Field(title="Success")]
+    success_exact: Annotated[str | None, Field(title="Success Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsQuickContestAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/gurps/quick-contest` (RULES.md §1.2).
+
+    `margin_of_victory` is the distribution of the winner's margin, given that somebody wins.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    a: Annotated[str, Field(title="A")]
+    b: Annotated[str, Field(title="B")]
+    a_wins: Annotated[float, Field(title="A Wins")]
+    a_wins_exact: Annotated[str, Field(title="A Wins Exact")]
+    b_wins: Annotated[float, Field(title="B Wins")]
+    b_wins_exact: Annotated[str, Field(title="B Wins Exact")]
+    tie: Annotated[float, Field(title="Tie")]
+    tie_exact: Annotated[str, Field(title="Tie Exact")]
+    margin_of_victory: Annotated[dict[str, float], Field(title="Margin Of Victory")]
+    margin_of_victory_exact: Annotated[dict[str, str], Field(title="Margin Of Victory Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsRegularContestAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/gurps/regular-contest` (RULES.md §1.4).
+
+    `expected_rounds` counts an undecided contest as `max_rounds` rounds; `rounds_played` is
+    0 for a fresh contest, or the rounds a session has played (odds from here).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    effective_skills: Annotated[dict[str, int], Field(title="Effective Skills")]
+    a_wins: Annotated[float, Field(title="A Wins")]
+    a_wins_exact: Annotated[str | None, Field(title="A Wins Exact")]
+    b_wins: Annotated[float, Field(title="B Wins")]
+    b_wins_exact: Annotated[str | None, Field(title="B Wins Exact")]
+    undecided: Annotated[float, Field(title="Undecided")]
+    undecided_exact: Annotated[str | None, Field(title="Undecided Exact")]
+    expected_rounds: Annotated[float, Field(title="Expected Rounds")]
+    expected_rounds_exact: Annotated[str | None, Field(title="Expected Rounds Exact")]
+    rounds_played: Annotated[int, Field(title="Rounds Played")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsResistanceRollAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/gurps/resistance-roll` (RULES.md §1.3).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    attacker: Annotated[str, Field(title="Attacker")]
+    defender: Annotated[str, Field(title="Defender")]
+    affected: Annotated[float, Field(title="Affected")]
+    affected_exact: Annotated[str, Field(title="Affected Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsSuccessRollAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/gurps/success-roll` (RULES.md §1.1).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    skill: Annotated[int, Field(title="Skill")]
+    success: Annotated[float, Field(title="Success")]
+    success_exact: Annotated[str, Field(title="Success Exact")]
+    critical_success: Annotated[float, Field(title="Critical Success")]
+    critical_success_exact: Annotated[str, Field(title="Critical Success Exact")]
+    critical_failure: Annotated[float, Field(title="Critical Failure")]
+    critical_failure_exact: Annotated[str, Field(title="Critical Failure Exact")]
+    margin: Annotated[dict[str, float], Field(title="Margin")]
+    margin_exact: Annotated[dict[str, str], Field(title="Margin Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class QuickContestRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: GurpsCompetitor
+    b: GurpsCompetitor
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class RaceCheckRecord(BaseModel):
+    """
+    One d20 check made in an increment (`dc` and `success` null when it has no DC).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    kind: Annotated[
+        Literal["constitution", "obstacle", "hazard", "ride", "increment", "retry"],
+        Field(title="Kind"),
+    ]
+    check: Annotated[str, Field(title="Check")]
+    roll: Annotated[int, Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    dc: Annotated[int | None, Field(title="Dc")]
+    success: Annotated[bool | None, Field(title="Success")]
+
+
+class ConScore(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=200, title="Con Score")]
+
+
+class ConMod(RootModel[int]):
+    root: Annotated[
+        int, Field(description="defaults to con_score's", ge=-1000, le=1000, title="Con Mod")
+    ]
+
+
+class Feat(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        ),
+    ]
+
+
+class Feats(RootModel[list[Feat]]):
+    root: Annotated[
+        list[Feat], Field(description="run, endurance, ...", max_length=32, title="Feats")
+    ]
+
+
+class RaceCompetitorLine(BaseModel):
+    """
+    One competitor in a round record; `total` is null when she made no increment check.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    gained: Annotated[int, Field(title="Gained")]
+    total: Annotated[int | None, Field(title="Total")]
+    ds: Annotated[int, Field(title="Ds")]
+    standing: Annotated[Literal["racing", "forfeited"], Field(title="Standing")]
+    events: Annotated[list[str], Field(title="Events")]
+    checks: Annotated[list[RaceCheckRecord], Field(title="Checks")]
+
+
+class Obstacle2(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="the obstacle or hazard die, then each retry's, in order",
+            ge=1,
+            le=20,
+            title="Obstacle",
+        ),
+    ]
+
+
+class Obstacle3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Obstacle3(RootModel[list[Obstacle3Item]]):
+    root: Annotated[
+        list[Obstacle3Item],
+        Field(
+            description="the obstacle or hazard die, then each retry's, in order",
+            max_length=101,
+            min_length=1,
+            title="Obstacle",
+        ),
+    ]
+
+
+class Damage3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1)]
+
+
+class Damage3(RootModel[list[Damage3Item]]):
+    root: Annotated[
+        list[Damage3Item],
+        Field(
+            description="every die of the damage rolled, in order",
+            max_length=10000,
+            min_length=1,
+            title="Damage",
+        ),
+    ]
+
+
+class RaceDice(BaseModel):
+    """
+    One competitor's supplied dice for one increment.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[Check | None, Field(title="Check")] = None
+    obstacle: Annotated[
+        Obstacle2 | Obstacle3 | None,
+        Field(
+            description="the obstacle or hazard die, then each retry's, in order", title="Obstacle"
+        ),
+    ] = None
+    constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
+    ride: Annotated[Ride | None, Field(title="Ride")] = None
+    damage: Annotated[
+        Damage3 | None,
+        Field(description="every die of the damage rolled, in order", title="Damage"),
+    ] = None
+
+
+class Dc2(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1000, title="Dc")]
+
+
+class Name(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+
+
+class RaceMount(BaseModel):
+    """
+    A mount: its Strength check and speed replace the rider's on mounted increments.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[Name | None, Field(title="Name")] = None
+    strength_mod: Annotated[int, Field(ge=-1000, le=1000, title="Strength Mod")]
+    speed: Annotated[int, Field(description="feet per round", ge=0, le=10000, title="Speed")]
+    con_score: Annotated[ConScore | None, Field(title="Con Score")] = None
+    con_mod: Annotated[
+        ConMod | None, Field(description="defaults to con_score's", title="Con Mod")
+    ] = None
+    living: Annotated[
+        bool | None, Field(description="a mount that is not living never tires", title="Living")
+    ] = True
+
+
+class RaceMountConfig(BaseModel):
+    """
+    A mount as the session's config spells it out (`con_mod` derived from `con_score`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str | None, Field(title="Name")]
+    strength_mod: Annotated[int, Field(title="Strength Mod")]
+    speed: Annotated[int, Field(title="Speed")]
+    con_score: Annotated[int | None, Field(title="Con Score")]
+    con_mod: Annotated[int | None, Field(title="Con Mod")]
+    living: Annotated[bool, Field(title="Living")]
+
+
+class Damage4(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description="dice notation (RULES.md §5), e.g. 3d6",
+            max_length=1000,
+            min_length=1,
+            title="Damage",
+        ),
+    ]
+
+
+class RaceObstacle(BaseModel):
+    """
+    An obstacle (must be passed) or a hazard (failure adds 0) before the increment check.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    kind: Annotated[Literal["obstacle", "hazard"], Field(title="Kind")]
+    check: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Check",
+        ),
+    ]
+    dc: Annotated[int, Field(ge=0, le=1000, title="Dc")]
+    retry: Annotated[bool | None, Field(title="Retry")] = False
+    damage: Annotated[Damage4 | None, Field(title="Damage")] = None
+
+
+class RaceObstacleConfig(BaseModel):
+    """
+    An obstacle or hazard before an increment's check.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    kind: Annotated[Literal["obstacle", "hazard"], Field(title="Kind")]
+    check: Annotated[str, Field(title="Check")]
+    dc: Annotated[int, Field(title="Dc")]
+    retry: Annotated[bool, Field(title="Retry")]
+    damage: Annotated[str | None, Field(title="Damage")]
+
+
+class RaceResult(BaseModel):
+    """
+    A finished race: the winners (several on a tie, none when everybody forfeited).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    winners: Annotated[list[str], Field(title="Winners")]
+    tie: Annotated[bool, Field(title="Tie")]
+    ds: Annotated[dict[str, int], Field(title="Ds")]
+    standing: Annotated[dict[str, Literal["racing", "forfeited"]], Field(title="Standing")]
+    damage: Annotated[dict[str, int], Field(title="Damage")]
+    flags: Annotated[dict[str, list[str]], Field(title="Flags")]
+
+
+class RaceRound(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RaceDice,
+        ]
+        | None,
+        Field(title="Rolls"),
+    ] = None
+
+
+class Land(RootModel[int]):
+    root: Annotated[int, Field(description="feet per round", ge=0, le=10000, title="Land")]
+
+
+class Swim(RootModel[int]):
+    root: Annotated[int, Field(description="feet per round", ge=0, le=10000, title="Swim")]
+
+
+class Climb(RootModel[int]):
+    root: Annotated[int, Field(description="feet per round", ge=0, le=10000, title="Climb")]
+
+
+class RaceSpeeds(BaseModel):
+    """
+    Speeds (ft) per movement; a missing one is the competitor's `speed`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    land: Annotated[Land | None, Field(title="Land")] = None
+    swim: Annotated[Swim | None, Field(title="Swim")] = None
+    climb: Annotated[Climb | None, Field(title="Climb")] = None
+
+
+class RaceSpeedsConfig(BaseModel):
+    """
+    The speeds given (ft), by movement; a missing one is the competitor's `speed`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    land: Annotated[int | None, Field(title="Land")] = None
+    swim: Annotated[int | None, Field(title="Swim")] = None
+    climb: Annotated[int | None, Field(title="Climb")] = None
+
+
+class RaceState(BaseModel):
+    """
+    A race's `state`: increments done of `of`, and every competitor's DS, standing, damage.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    increment: Annotated[int, Field(title="Increment")]
+    of: Annotated[int, Field(title="Of")]
+    ds: Annotated[dict[str, int], Field(title="Ds")]
+    standing: Annotated[dict[str, Literal["racing", "forfeited"]], Field(title="Standing")]
+    damage: Annotated[dict[str, int], Field(title="Damage")]
+    flags: Annotated[dict[str, list[str]], Field(title="Flags")]
+
+
+class Readiness(BaseModel):
+    """
+    The store is reachable and migrated to head (`store: "none"` without a store).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    status: Annotated[Literal["ready"], Field(title="Status")]
+    store: Annotated[Literal["none"] | None, Field(title="Store")] = None
+
+
+class RegularContestCreate(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: Contestant
+    b: Contestant
+    normalize: Annotated[bool | None, Field(title="Normalize")] = True
+    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 100
+    seconds_per_round: Annotated[int | None, Field(ge=0, le=86400, title="Seconds Per Round")] = 1
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class RegularContestResult(BaseModel):
+    """
+    A finished regular contest's `result`: who won after how many rounds, or undecided.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    winner: Annotated[str | None, Field(title="Winner")]
+    status: Annotated[Literal["decided", "undecided"], Field(title="Status")]
+    rounds_taken: Annotated[int, Field(title="Rounds Taken")]
+    game_seconds: Annotated[int, Field(title="Game Seconds")]
+    effective_skills: Annotated[dict[str, int], Field(title="Effective Skills")]
+
+
+class RegularContestSide(BaseModel):
+    """
+    One side's success roll in a round of a regular contest, against its adjusted skill.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+    skill: Annotated[int, Field(title="Skill")]
+    margin: Annotated[int, Field(title="Margin")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+
+
+class RegularContestState(BaseModel):
+    """
+    A regular contest's `state`: rounds played, the winner so far, the adjusted skills.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rounds: Annotated[int, Field(title="Rounds")]
+    winner: Annotated[str | None, Field(title="Winner")]
+    effective_skills: Annotated[dict[str, int], Field(title="Effective Skills")]
+
+
+class RegularContestant(BaseModel):
+    """
+    One side of a regular contest as created: its name and skill before any adjustment.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    skill: Annotated[int, Field(title="Skill")]
+
+
+class SuccessItem(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=6)]
+
+
+class Success(RootModel[list[SuccessItem]]):
+    root: Annotated[list[SuccessItem], Field(max_length=3, min_length=3, title="Success")]
+
+
+class RegularRollSupply(BaseModel):
+    """
+    One contestant's dice in a round body: its fields are the dice purposes.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    success: Annotated[Success | None, Field(title="Success")] = None
+
+
+class RegularRoundSide(BaseModel):
+    """
+    One side's roll in a round of a one-shot regular contest.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+
+
+class ResistanceDefenderRolled(BaseModel):
+    """
+    The defender of a resistance roll who resisted: her success roll, `rolled` true.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    skill: Annotated[int, Field(title="Skill")]
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+    margin: Annotated[int, Field(title="Margin")]
+    rolled: Annotated[Literal[True], Field(title="Rolled")]
+
+
+class ResistanceDefenderUnrolled(BaseModel):
+    """
+    The defender of a resistance roll whose attacker failed: no roll, `rolled` false.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    skill: Annotated[int, Field(title="Skill")]
+    rolled: Annotated[Literal[False], Field(title="Rolled")]
+
+
+class ResistanceRollRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    attacker: GurpsCompetitor
+    defender: GurpsCompetitor
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class RollRecord(BaseModel):
+    """
+    One (who, purpose) roll in an answer's `rolls`: its dice, values and where they came from.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    who: Annotated[str | None, Field(title="Who")]
+    purpose: Annotated[str, Field(title="Purpose")]
+    dice: Annotated[str, Field(title="Dice")]
+    values: Annotated[list[int], Field(title="Values")]
+    source: Annotated[Literal["supplied", "rolled"], Field(title="Source")]
+
+
+class RollRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    expr: Annotated[
+        str,
+        Field(
+            description="dice notation as the d20 library reads it, e.g. 4d6kh3 or 1d20+5[fire]",
+            examples=["4d6kh3"],
+            max_length=1000,
+            min_length=1,
+            title="Expr",
+        ),
+    ]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class Cost(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1000000, title="Cost")]
+
+
+class SkillGameBid(BaseModel):
+    """
+    A revealed bidding choice.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    action: Annotated[str, Field(title="Action")]
+    bid: Annotated[int, Field(title="Bid")]
+
+
+class SkillGameCheck(BaseModel):
+    """
+    A party's best result for one chosen skill.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    best: Annotated[int, Field(title="Best")]
+    by: Annotated[str, Field(title="By")]
+    token: Annotated[bool, Field(title="Token")]
+
+
+class Action(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Action",
+        ),
+    ]
+
+
+class Bid(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=4611686018427388000, title="Bid")]
+
+
+class Action1(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        ),
+    ]
+
+
+class Actions(RootModel[list[Action1]]):
+    root: Annotated[list[Action1], Field(max_length=64, title="Actions")]
+
+
+class SkillListItem(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        ),
+    ]
+
+
+class MaxActionsPerRound(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=64, title="Max Actions Per Round")]
+
+
+class Goal(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=1000000, title="Goal")]
+
+
+class MaxRounds(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=10000, title="Max Rounds")]
+
+
+class MinMargin(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1000000, title="Min Margin")]
+
+
+class SkillGameEffect(BaseModel):
+    """
+    An effect; in bidding games a tier used from `min_margin` (default 0) up.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    min_margin: Annotated[MinMargin | None, Field(title="Min Margin")] = None
+    text: Annotated[
+        str,
+        Field(
+            max_length=500,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Text",
+        ),
+    ]
+    progress: Annotated[int | None, Field(ge=-1000000, le=1000000, title="Progress")] = 0
+    tokens: Annotated[int | None, Field(ge=-1000000, le=1000000, title="Tokens")] = 0
+    target: Annotated[Literal["self", "opponents"] | None, Field(title="Target")] = "self"
+
+
+class SkillGameEffectConfig(BaseModel):
+    """
+    An action's effect as created; `min_margin` only in bidding games.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    min_margin: Annotated[int | None, Field(title="Min Margin")] = None
+    text: Annotated[str, Field(title="Text")]
+    progress: Annotated[int, Field(title="Progress")]
+    tokens: Annotated[int, Field(title="Tokens")]
+    target: Annotated[Literal["self", "opponents"], Field(title="Target")]
+
+
+class Reason(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=500,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Reason",
+        ),
+    ]
+
+
+class SkillGameEnd(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    reason: Annotated[Reason | None, Field(title="Reason")] = None
+
+
+class SkillGameGrant(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Party",
+        ),
+    ]
+    tokens: Annotated[int, Field(ge=-1000000, le=1000000, title="Tokens")]
+    reason: Annotated[
+        str,
+        Field(
+            max_length=500,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Reason",
+        ),
+    ]
+
+
+class SkillGameGrantRecord(BaseModel):
+    """
+    A grant of the GM's, as answered and as listed in the next revealed round.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[str, Field(title="Party")]
+    tokens: Annotated[int, Field(title="Tokens")]
+    reason: Annotated[str, Field(title="Reason")]
+
+
+class SkillGameMember(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    skills: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            int,
+        ]
+        | None,
+        Field(title="Skills"),
+    ] = None
+
+
+class SkillGameMemberConfig(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    skills: Annotated[dict[str, int], Field(title="Skills")]
+
+
+class Order(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Order")]
+
+
+class Order1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Order1(RootModel[list[Order1Item]]):
+    root: Annotated[list[Order1Item], Field(max_length=21, min_length=1, title="Order")]
+
+
+class SkillGameOrderDice(BaseModel):
+    """
+    The party's own d20 (or d20s, the first and its rerolls) ordering tied bidders.
+
+    The kind's dice model: its one field is the one fixed dice purpose. A skill check's die
+    is supplied under the skill's own name (`SkillGameSkills.rolls`), so those purposes are
+    the game's skill list, not fields.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    order: Annotated[Order | Order1, Field(title="Order")]
+
+
+class SkillGameParty(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    controller: Annotated[Literal["gm", "players"], Field(title="Controller")]
+    members: Annotated[list[SkillGameMember], Field(max_length=64, min_length=1, title="Members")]
+
+
+class SkillGamePartyConfig(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    controller: Annotated[Literal["gm", "players"], Field(title="Controller")]
+    members: Annotated[list[SkillGameMemberConfig], Field(title="Members")]
+
+
+class SkillGamePurchase(BaseModel):
+    """
+    A revealed option choice: the actions bought (maybe none).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    actions: Annotated[list[str], Field(title="Actions")]
+
+
+class SkillGameResult(BaseModel):
+    """
+    A finished skill game's `result`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    winner: Annotated[str | None, Field(title="Winner")]
+    tie: Annotated[bool, Field(title="Tie")]
+    progress: Annotated[dict[str, int], Field(title="Progress")]
+    tokens: Annotated[dict[str, int], Field(title="Tokens")]
+    reason: Annotated[Literal["goal", "max_rounds", "ended"] | None, Field(title="Reason")]
+
+
+class Skill(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        ),
+    ]
+
+
+class SkillGameSkills(BaseModel):
+    """
+    A party's skills for this round; `rolls` are its members' d20s, `{member: {skill: d20}}`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Party",
+        ),
+    ]
+    skills: Annotated[list[Skill], Field(max_length=64, title="Skills")]
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            dict[
+                Annotated[
+                    str,
+                    StringConstraints(
+                        pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                        min_length=1,
+                        max_length=64,
+                    ),
+                ],
+                int,
+            ],
+        ]
+        | None,
+        Field(title="Rolls"),
+    ] = None
+
+
+class SkillGameState(BaseModel):
+    """
+    A skill game's `state`: who has chosen and sealed, never what.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    phase: Annotated[Literal["skills", "choices"], Field(title="Phase")]
+    tokens: Annotated[dict[str, int], Field(title="Tokens")]
+    progress: Annotated[dict[str, int], Field(title="Progress")]
+    skills_done: Annotated[list[str], Field(title="Skills Done")]
+    submitted: Annotated[list[str], Field(title="Submitted")]
+    round: Annotated[int, Field(title="Round")]
+    finished: Annotated[bool, Field(title="Finished")]
+    winner: Annotated[str | None, Field(title="Winner")]
+
+
+class SkillGameTakenEffect(BaseModel):
+    """
+    An effect that took place; `margin` and `tier` only in bidding games.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[str, Field(title="Party")]
+    action: Annotated[str, Field(title="Action")]
+    margin: Annotated[int | None, Field(title="Margin")] = None
+    tier: Annotated[int | None, Field(title="Tier")] = None
+    text: Annotated[str, Field(title="Text")]
+
+
+class Initiative(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Initiative")]
+
+
+class StartDice(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    initiative: Annotated[Initiative | None, Field(title="Initiative")] = None
+
+
+class SuccessRollAnswer(BaseModel):
+    """
+    The answer of `POST /v1/gurps/success-roll`: one 3d6 roll against a skill.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    skill: Annotated[int, Field(title="Skill")]
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+    margin: Annotated[int, Field(title="Margin")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class Roll4Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=6)]
+
+
+class Roll4(RootModel[list[Roll4Item]]):
+    root: Annotated[list[Roll4Item], Field(max_length=3, min_length=3, title="Roll")]
+
+
+class SuccessRollRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    skill: Annotated[int, Field(description="effective skill", ge=-100, le=1000, title="Skill")]
+    roll: Annotated[Roll4 | None, Field(title="Roll")] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class AItem(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=6)]
+
+
+class BItem(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=6)]
+
+
+class SuppliedRound(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: Annotated[list[AItem], Field(max_length=3, min_length=3, title="A")]
+    b: Annotated[list[BItem], Field(max_length=3, min_length=3, title="B")]
+
+
+class Tokens(BaseModel):
+    """
+    A new session's tokens, shown only in its creation's answer.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    gm: Annotated[str, Field(title="Gm")]
+    parties: Annotated[dict[str, str] | None, Field(title="Parties")] = None
+
+
+class ProblemError(BaseModel):
+    """
+    One invalid part of a request: where it is and what is wrong.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    loc: Annotated[
+        list[str | int], Field(description='The path to the part: `["body", "a", "skill"]`.')
+    ]
+    msg: str
+
+
+class ArmWrestleConfig(BaseModel):
+    """
+    An arm wrestle's `config`: the create body with its defaults applied.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: ArmWrestlerConfig
+    b: ArmWrestlerConfig
+    target: Annotated[int, Field(title="Target")]
+    variant: Annotated[Literal["standard", "spikes", "psychic", "mental"], Field(title="Variant")]
+    max_rounds: Annotated[int, Field(title="Max Rounds")]
+    loser_damage: Annotated[str | None, Field(title="Loser Damage")]
+
+
+class ArmWrestleCreate(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: ArmWrestler
+    b: ArmWrestler
+    target: Annotated[int | None, Field(ge=1, le=100, title="Target")] = 20
+    variant: Annotated[
+        Literal["standard", "spikes", "psychic", "mental"] | None, Field(title="Variant")
+    ] = "standard"
+    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 200
+    loser_damage: Annotated[LoserDamage | None, Field(title="Loser Damage")] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class ArmWrestleCreated(BaseModel):
+    """
+    A new session with its tokens (omitted in a replay to a caller that did not scope its Idempotency-Key with a secret of its own).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: ArmWrestleConfig
+    state: ArmWrestleState
+    result: ArmWrestleResult | None
+    tokens: Tokens | None = None
+
+
+class ArmWrestleRoundRecord(BaseModel):
+    """
+    One round of an arm wrestle as served: its number, outcome, dice and summary line.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    fatigue: Annotated[list[ArmWrestleFatigueCheck], Field(title="Fatigue")]
+    checks: Annotated[dict[str, ArmWrestleCheck], Field(title="Checks")]
+    round_winner: Annotated[str | None, Field(title="Round Winner")]
+    difference: Annotated[int, Field(title="Difference")]
+    ds: Annotated[dict[str, int], Field(title="Ds")]
+    leader: Annotated[str | None, Field(title="Leader")]
+    finished: Annotated[bool, Field(title="Finished")]
+    winner: Annotated[str | None, Field(title="Winner")]
+    reason: Annotated[
+        Literal["target", "fatigue", "draw", "max_rounds"] | None, Field(title="Reason")
+    ]
+    number: Annotated[int, Field(title="Number")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ArmWrestleRounds(BaseModel):
+    """
+    The rounds played, oldest first.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rounds: Annotated[list[ArmWrestleRoundRecord], Field(title="Rounds")]
+
+
+class ArmWrestleSession(BaseModel):
+    """
+    An arm wrestle as every answer shows it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: ArmWrestleConfig
+    state: ArmWrestleState
+    result: ArmWrestleResult | None
+
+
+class CairnRollAnswer(BaseModel):
+    """
+    The answer of `POST /v1/cairn/roll`: every step of the roll (RULES.md §2).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rating: Annotated[int, Field(title="Rating")]
+    dice_sorted: Annotated[list[int], Field(title="Dice Sorted")]
+    chosen: Annotated[list[int], Field(title="Chosen")]
+    chosen_names: Annotated[
+        list[
+            Literal[
+                "worst",
+                "second worst",
+                "third worst",
+                "middle",
+                "third best",
+                "second best",
+                "best",
+            ]
+        ],
+        Field(title="Chosen Names"),
+    ]
+    average: Annotated[int, Field(title="Average")]
+    base_score: Annotated[int, Field(title="Base Score")]
+    critical_die: Annotated[int, Field(title="Critical Die")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+    magnitude_die: Annotated[int | None, Field(title="Magnitude Die")]
+    multiplier: Annotated[int | None, Field(title="Multiplier")]
+    adjustment: Annotated[int, Field(title="Adjustment")]
+    score: Annotated[int, Field(title="Score")]
+    target: Annotated[int | None, Field(title="Target")]
+    success: Annotated[bool | None, Field(title="Success")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseSideRecord(BaseModel):
+    """
+    One side's increment: what it gained, whether it rested or was held up, its checks.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    gained: Annotated[int, Field(title="Gained")]
+    total: Annotated[int | None, Field(title="Total")]
+    rested: Annotated[bool, Field(title="Rested")]
+    held_up: Annotated[bool, Field(title="Held Up")]
+    events: Annotated[list[str], Field(title="Events")]
+    checks: Annotated[list[RaceCheckRecord], Field(title="Checks")]
+
+
+class ChaseTerrain(BaseModel):
+    """
+    The increment the GM describes (a race increment, and whether it is flat).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Check",
+        ),
+    ]
+    dc: Annotated[Dc | None, Field(title="Dc")] = None
+    on_fail: Annotated[Literal["retry", "stall"] | None, Field(title="On Fail")] = None
+    drown_margin: Annotated[int | None, Field(ge=1, le=1000, title="Drown Margin")] = 5
+    modifier: Annotated[int | None, Field(ge=-1000, le=1000, title="Modifier")] = 0
+    mounted: Annotated[bool | None, Field(title="Mounted")] = False
+    obstacle: RaceObstacle | None = None
+    flat: Annotated[bool | None, Field(title="Flat")] = False
+
+
+class ChaseTerrainRecord(BaseModel):
+    """
+    The increment's terrain, normalised as a race increment, and whether it was flat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[str, Field(title="Check")]
+    dc: Annotated[int | None, Field(title="Dc")]
+    on_fail: Annotated[Literal["retry", "stall"] | None, Field(title="On Fail")]
+    drown_margin: Annotated[int, Field(title="Drown Margin")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    mounted: Annotated[bool, Field(title="Mounted")]
+    obstacle: RaceObstacleConfig | None
+    flat: Annotated[bool, Field(title="Flat")]
+
+
+class D20CheckAnswer(BaseModel):
+    """
+    The answer of `POST /v1/d20/check`: the d20, the total and, with a DC, success.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    roll: Annotated[int, Field(title="Roll")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    total: Annotated[int, Field(title="Total")]
+    dc: Annotated[int | None, Field(title="Dc")]
+    success: Annotated[bool | None, Field(title="Success")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class LongThrowCompetitorResult(BaseModel):
+    """
+    One thrower's standing; which optional keys appear depends on the mode and object.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    eligible: Annotated[bool, Field(title="Eligible")]
+    load: Annotated[Literal["light", "medium", "heavy", "over"], Field(title="Load")]
+    penalty: Annotated[Literal[0, -3, -6], Field(title="Penalty")]
+    load_limits: LongThrowLoadLimits
+    roll: Annotated[int | list[int] | None, Field(title="Roll")]
+    check: Annotated[int | list[int] | None, Field(title="Check")]
+    ds: Annotated[int | None, Field(title="Ds")]
+    increments: Annotated[int | None, Field(title="Increments")] = None
+    distance_ft: Annotated[int | None, Field(title="Distance Ft")] = None
+    creature_damage: LongThrowCreatureDamage | None = None
+    out_in_series: Annotated[int | None, Field(title="Out In Series")] = None
+
+
+class NotationRollAnswer(BaseModel):
+    """
+    The answer of `GET|POST /v1/roll`: the total and breakdown of a dice expression.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    expr: Annotated[str, Field(title="Expr")]
+    total: Annotated[int, Field(title="Total")]
+    breakdown: Annotated[str, Field(title="Breakdown")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class QuickContestAnswer(BaseModel):
+    """
+    The answer of `POST /v1/gurps/quick-contest`: both rolls and who won by how much.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    winner: Annotated[str | None, Field(title="Winner")]
+    tie: Annotated[bool, Field(title="Tie")]
+    margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
+    a: GurpsCompetitorRoll
+    b: GurpsCompetitorRoll
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceCompetitor(BaseModel):
+    """
+    A racer, or a party to a chase (API.md "Races").
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    speed: Annotated[int, Field(description="feet per round", ge=0, le=10000, title="Speed")]
+    speeds: RaceSpeeds | None = None
+    mods: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            int,
+        ]
+        | None,
+        Field(
+            description="modifiers by check or skill name (strength, swim, ride, hide, ...); a missing one is 0",
+            title="Mods",
+        ),
+    ] = None
+    con_score: Annotated[ConScore | None, Field(title="Con Score")] = None
+    con_mod: Annotated[
+        ConMod | None, Field(description="defaults to con_score's", title="Con Mod")
+    ] = None
+    feats: Annotated[Feats | None, Field(description="run, endurance, ...", title="Feats")] = None
+    pacing: Annotated[Literal["normal", "sprint", "pace"] | None, Field(title="Pacing")] = "normal"
+    mount: RaceMount | None = None
+
+
+class RaceCompetitorConfig(BaseModel):
+    """
+    A competitor (or a party to a chase), normalised: names and feats lower-case.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    speed: Annotated[int, Field(title="Speed")]
+    speeds: RaceSpeedsConfig
+    mods: Annotated[dict[str, int], Field(title="Mods")]
+    con_score: Annotated[int | None, Field(title="Con Score")]
+    con_mod: Annotated[int | None, Field(title="Con Mod")]
+    feats: Annotated[list[str], Field(title="Feats")]
+    pacing: Annotated[Literal["normal", "sprint", "pace"], Field(title="Pacing")]
+    mount: RaceMountConfig | None
+
+
+class RaceIncrement(BaseModel):
+    """
+    One range increment (RULES.md §3.3 "Increment kinds").
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Check",
+        ),
+    ]
+    dc: Annotated[Dc2 | None, Field(title="Dc")] = None
+    on_fail: Annotated[Literal["retry", "stall"] | None, Field(title="On Fail")] = None
+    drown_margin: Annotated[int | None, Field(ge=1, le=1000, title="Drown Margin")] = 5
+    modifier: Annotated[int | None, Field(ge=-1000, le=1000, title="Modifier")] = 0
+    mounted: Annotated[bool | None, Field(title="Mounted")] = False
+    obstacle: RaceObstacle | None = None
+
+
+class RaceIncrementConfig(BaseModel):
+    """
+    One increment, normalised: its check lower-case, `on_fail` defaulted when it has a `dc`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[str, Field(title="Check")]
+    dc: Annotated[int | None, Field(title="Dc")]
+    on_fail: Annotated[Literal["retry", "stall"] | None, Field(title="On Fail")]
+    drown_margin: Annotated[int, Field(title="Drown Margin")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    mounted: Annotated[bool, Field(title="Mounted")]
+    obstacle: RaceObstacleConfig | None
+
+
+class RaceRoundRecord(BaseModel):
+    """
+    One increment of a race as `rounds` lists it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    increment: Annotated[int, Field(title="Increment")]
+    competitors: Annotated[dict[str, RaceCompetitorLine], Field(title="Competitors")]
+    finished: Annotated[bool, Field(title="Finished")]
+    winners: Annotated[list[str], Field(title="Winners")]
+    number: Annotated[int, Field(title="Number")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceRounds(BaseModel):
+    """
+    The rounds played, oldest first.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rounds: Annotated[list[RaceRoundRecord], Field(title="Rounds")]
+
+
+class RegularContestConfig(BaseModel):
+    """
+    A regular contest's `config`: the create body with defaults, and the adjusted skills.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: RegularContestant
+    b: RegularContestant
+    normalize: Annotated[bool, Field(title="Normalize")]
+    max_rounds: Annotated[int, Field(title="Max Rounds")]
+    seconds_per_round: Annotated[int, Field(title="Seconds Per Round")]
+    effective_skills: Annotated[dict[str, int], Field(title="Effective Skills")]
+
+
+class RegularContestCreated(BaseModel):
+    """
+    A new session with its tokens (omitted in a replay to a caller that did not scope its Idempotency-Key with a secret of its own).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: RegularContestConfig
+    state: RegularContestState
+    result: RegularContestResult | None
+    tokens: Tokens | None = None
+
+
+class RegularContestRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: Contestant
+    b: Contestant
+    normalize: Annotated[bool | None, Field(title="Normalize")] = True
+    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 100
+    seconds_per_round: Annotated[int | None, Field(ge=0, le=86400, title="Seconds Per Round")] = 1
+    rounds: Annotated[list[SuppliedRound] | None, Field(max_length=10000, title="Rounds")] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class RegularContestRound(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RegularRollSupply,
+        ]
+        | None,
+        Field(title="Rolls"),
+    ] = None
+
+
+class RegularContestRoundRecord(BaseModel):
+    """
+    One round of a regular contest as served: its number, outcome, dice and summary line.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    a: RegularContestSide
+    b: RegularContestSide
+    finished: Annotated[bool, Field(title="Finished")]
+    winner: Annotated[str | None, Field(title="Winner")]
+    number: Annotated[int, Field(title="Number")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RegularContestRounds(BaseModel):
+    """
+    The rounds played, oldest first.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rounds: Annotated[list[RegularContestRoundRecord], Field(title="Rounds")]
+
+
+class RegularContestSession(BaseModel):
+    """
+    A regular contest as every answer shows it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: RegularContestConfig
+    state: RegularContestState
+    result: RegularContestResult | None
+
+
+class RegularRoundPlayed(BaseModel):
+    """
+    One round of a one-shot regular contest: both sides' rolls.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    number: Annotated[int, Field(title="Number")]
+    a: RegularRoundSide
+    b: RegularRoundSide
+
+
+class ResistanceRollAnswer(BaseModel):
+    """
+    The answer of `POST /v1/gurps/resistance-roll`: whether the defender is affected.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    affected: Annotated[bool, Field(title="Affected")]
+    winner: Annotated[str, Field(title="Winner")]
+    margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
+    attacker: GurpsCompetitorRoll
+    defender: Annotated[
+        ResistanceDefenderRolled | ResistanceDefenderUnrolled, Field(title="Defender")
+    ]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class SkillGameAction(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Name",
+        ),
+    ]
+    cost: Annotated[Cost | None, Field(title="Cost")] = None
+    effects: Annotated[list[SkillGameEffect], Field(max_length=16, min_length=1, title="Effects")]
+
+
+class SkillGameActionConfig(BaseModel):
+    """
+    An action as created; `cost` only in option games.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    cost: Annotated[int | None, Field(title="Cost")] = None
+    effects: Annotated[list[SkillGameEffectConfig], Field(title="Effects")]
+
+
+class SkillGameChoice(BaseModel):
+    """
+    A sealed choice: `action` and `bid` (bidding) or `actions` (option).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            title="Party",
+        ),
+    ]
+    action: Annotated[Action | None, Field(title="Action")] = None
+    bid: Annotated[Bid | None, Field(title="Bid")] = None
+    actions: Annotated[Actions | None, Field(title="Actions")] = None
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            SkillGameOrderDice,
+        ]
+        | None,
+        Field(title="Rolls"),
+    ] = None
+
+
+class SkillGameConfig(BaseModel):
+    """
+    A skill game's `config`: the create body normalised (defaults filled in, no seed).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    dc: Annotated[int, Field(title="Dc")]
+    skill_list: Annotated[list[str], Field(title="Skill List")]
+    skills_per_round: Annotated[int, Field(title="Skills Per Round")]
+    kind: Annotated[Literal["bidding", "option"], Field(title="Kind")]
+    max_actions_per_round: Annotated[int, Field(title="Max Actions Per Round")]
+    actions: Annotated[list[SkillGameActionConfig], Field(title="Actions")]
+    goal: Annotated[int | None, Field(title="Goal")] = None
+    max_rounds: Annotated[int | None, Field(title="Max Rounds")] = None
+    token_rule: Annotated[Literal["exceed", "meet"], Field(title="Token Rule")]
+    parties: Annotated[list[SkillGamePartyConfig], Field(title="Parties")]
+
+
+class SkillGameCreate(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    dc: Annotated[int, Field(ge=-1000, le=1000, title="Dc")]
+    skill_list: Annotated[
+        list[SkillListItem], Field(max_length=64, min_length=1, title="Skill List")
+    ]
+    skills_per_round: Annotated[int, Field(ge=1, le=64, title="Skills Per Round")]
+    kind: Annotated[Literal["bidding", "option"], Field(title="Kind")]
+    max_actions_per_round: Annotated[
+        MaxActionsPerRound | None, Field(title="Max Actions Per Round")
+    ] = None
+    actions: Annotated[list[SkillGameAction], Field(max_length=64, min_length=1, title="Actions")]
+    goal: Annotated[Goal | None, Field(title="Goal")] = None
+    max_rounds: Annotated[MaxRounds | None, Field(title="Max Rounds")] = None
+    token_rule: Annotated[Literal["exceed", "meet"] | None, Field(title="Token Rule")] = "exceed"
+    parties: Annotated[list[SkillGameParty], Field(max_length=16, min_length=2, title="Parties")]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class SkillGameCreated(BaseModel):
+    """
+    A new session with its tokens (omitted in a replay to a caller that did not scope its Idempotency-Key with a secret of its own).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: SkillGameConfig
+    state: SkillGameState
+    result: SkillGameResult | None
+    tokens: Tokens | None = None
+
+
+class SkillGameRound(BaseModel):
+    """
+    A revealed round as served: every die of the round (skill checks, then order d20s).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    checks: Annotated[dict[str, dict[str, SkillGameCheck]], Field(title="Checks")]
+    bids: Annotated[dict[str, int] | None, Field(title="Bids")] = None
+    choices: Annotated[dict[str, SkillGameBid | SkillGamePurchase], Field(title="Choices")]
+    order: Annotated[list[str] | None, Field(title="Order")] = None
+    effects: Annotated[list[SkillGameTakenEffect], Field(title="Effects")]
+    tokens: Annotated[dict[str, int], Field(title="Tokens")]
+    progress: Annotated[dict[str, int], Field(title="Progress")]
+    finished: Annotated[bool, Field(title="Finished")]
+    winner: Annotated[str | None, Field(title="Winner")] = None
+    grants: Annotated[list[SkillGameGrantRecord] | None, Field(title="Grants")] = None
+    number: Annotated[int, Field(title="Number")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class SkillGameRounds(BaseModel):
+    """
+    The rounds played, oldest first.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rounds: Annotated[list[SkillGameRound], Field(title="Rounds")]
+
+
+class SkillGameSession(BaseModel):
+    """
+    A skill game as every answer shows it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: SkillGameConfig
+    state: SkillGameState
+    result: SkillGameResult | None
+
+
+class SkillGameSkillsAnswer(BaseModel):
+    """
+    A party's checks for the round, its dice and the session after them.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[str, Field(title="Party")]
+    checks: Annotated[dict[str, SkillGameCheck], Field(title="Checks")]
+    tokens_earned: Annotated[int, Field(title="Tokens Earned")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    session: SkillGameSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class Problem(BaseModel):
+    """
+    An error (RFC 9457 problem+json); a 422 lists at most 50 `errors` and counts the rest.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    type: Annotated[str, Field(title="Type")]
+    title: Annotated[str, Field(title="Title")]
+    status: Annotated[int, Field(title="Status")]
+    detail: Annotated[str, Field(title="Detail")]
+    errors: Annotated[
+        list[ProblemError] | None, Field(description="The invalid parts of a 422, at most 50.")
+    ] = None
+    errors_omitted: Annotated[
+        int | None, Field(description="Errors found beyond those listed.", ge=1)
+    ] = None
+
+
+class ArmWrestleResolved(BaseModel):
+    """
+    The session after `resolve`: how many rounds it played, and the last few of them (every round is in `GET …/rounds`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ArmWrestleSession
+    played: Annotated[int, Field(title="Played")]
+    summary: Annotated[str, Field(title="Summary")]
+    rounds: Annotated[list[ArmWrestleRoundRecord], Field(title="Rounds")]
+
+
+class ArmWrestleRoundAnswer(BaseModel):
+    """
+    The round just played and the session after it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    round: ArmWrestleRoundRecord
+    session: ArmWrestleSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseConfig(BaseModel):
+    """
+    A chase's `config`: both sides normalised as race competitors, the start, the options.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    escapee: RaceCompetitorConfig
+    chaser: RaceCompetitorConfig
+    start: ChaseStartConfig
+    hazard_base_cost: Annotated[int, Field(title="Hazard Base Cost")]
+    endurance_rule: Annotated[bool, Field(title="Endurance Rule")]
+    max_rounds: Annotated[int, Field(title="Max Rounds")]
+    max_retries: Annotated[int | None, Field(title="Max Retries")]
+    damage_instead_of_forfeit: Annotated[bool, Field(title="Damage Instead Of Forfeit")]
+    speed_bonus: Annotated[Literal["increment", "every-roll"], Field(title="Speed Bonus")]
+
+
+class ChaseCreate(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    escapee: RaceCompetitor
+    chaser: RaceCompetitor
+    start: Annotated[InitiativeStart | DistanceStart | LeadStart, Field(title="Start")]
+    hazard_base_cost: Annotated[
+        int | None,
+        Field(
+            description="DS a hazard costs the escapee on top of its penalty (the source's example: 0)",
+            ge=0,
+            le=10000,
+            title="Hazard Base Cost",
+        ),
+    ] = 5
+    endurance_rule: Annotated[bool | None, Field(title="Endurance Rule")] = True
+    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 200
+    max_retries: Annotated[
+        MaxRetries | None,
+        Field(
+            description="retries allowed after a failed obstacle; null: no cap",
+            title="Max Retries",
+            validate_default=True,
+        ),
+    ] = 5
+    damage_instead_of_forfeit: Annotated[bool | None, Field(title="Damage Instead Of Forfeit")] = (
+        False
+    )
+    speed_bonus: Annotated[
+        Literal["increment", "every-roll"] | None,
+        Field(
+            description="the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll)",
+            title="Speed Bonus",
+        ),
+    ] = "increment"
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            StartDice,
+        ]
+        | None,
+        Field(description="the escapee's supplied initiative die", title="Rolls"),
+    ] = None
+
+
+class ChaseCreated(BaseModel):
+    """
+    A new session with its tokens (omitted in a replay to a caller that did not scope its Idempotency-Key with a secret of its own).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: ChaseConfig
+    state: ChaseState
+    result: ChaseResult | None
+    tokens: Tokens | None = None
+
+
+class ChaseResolve(BaseModel):
+    """
+    `resolve`: the terrain of every remaining increment, and when the escapee hides.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    terrain: ChaseTerrain
+    tactic_policy: Annotated[
+        Literal["none", "hide-when-possible"] | None, Field(title="Tactic Policy")
+    ] = "none"
+
+
+class ChaseRound(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    terrain: ChaseTerrain
+    tactic: Annotated[HideTactic | HazardTactic | None, Field(title="Tactic")] = None
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            ChaseDice,
+        ]
+        | None,
+        Field(title="Rolls"),
+    ] = None
+
+
+class ChaseRoundRecord(BaseModel):
+    """
+    One increment of a chase as `rounds` lists it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    increment: Annotated[int, Field(title="Increment")]
+    terrain: ChaseTerrainRecord
+    lead_before: Annotated[int, Field(title="Lead Before")]
+    tactic: ChaseTacticRecord | None
+    gains: Annotated[dict[str, int], Field(title="Gains")]
+    lead: Annotated[int, Field(title="Lead")]
+    finished: Annotated[bool, Field(title="Finished")]
+    outcome: Annotated[Literal["caught", "escaped", "hid"] | None, Field(title="Outcome")]
+    status_detail: Annotated[
+        Literal["caught", "escaped", "hid", "gave-up"] | None, Field(title="Status Detail")
+    ]
+    sides: Annotated[dict[str, ChaseSideRecord], Field(title="Sides")]
+    number: Annotated[int, Field(title="Number")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseRounds(BaseModel):
+    """
+    The rounds played, oldest first.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rounds: Annotated[list[ChaseRoundRecord], Field(title="Rounds")]
+
+
+class ChaseSession(BaseModel):
+    """
+    A chase as every answer shows it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: ChaseConfig
+    state: ChaseState
+    result: ChaseResult | None
+
+
+class LongThrowAnswer(BaseModel):
+    """
+    The answer of `POST /v1/long-throws`; `series` is there in precision mode only.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["distance", "caber", "precision"], Field(title="Mode")]
+    object: LongThrowObject
+    winners: Annotated[list[str], Field(title="Winners")]
+    tie: Annotated[bool, Field(title="Tie")]
+    competitors: Annotated[list[LongThrowCompetitorResult], Field(title="Competitors")]
+    series: Annotated[list[LongThrowSeries] | None, Field(title="Series")] = None
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceCourse(BaseModel):
+    """
+    A course of your own.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    increments: Annotated[
+        list[RaceIncrement], Field(max_length=200, min_length=1, title="Increments")
+    ]
+
+
+class RaceCreate(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    course: Annotated[
+        Literal["dash", "typical", "marathon", "dakrothian-marathon"] | RaceCourse,
+        Field(description="a preset (RULES.md §3.3) or {increments: [...]}", title="Course"),
+    ]
+    competitors: Annotated[
+        list[RaceCompetitor], Field(max_length=64, min_length=1, title="Competitors")
+    ]
+    damage_instead_of_forfeit: Annotated[
+        bool | None,
+        Field(
+            description="a failed obstacle or hazard costs only its damage; the racer goes on as usual",
+            title="Damage Instead Of Forfeit",
+        ),
+    ] = False
+    endurance_rule: Annotated[bool | None, Field(title="Endurance Rule")] = True
+    max_retries: Annotated[
+        MaxRetries | None,
+        Field(
+            description="retries allowed after a failed obstacle; null: no cap",
+            title="Max Retries",
+            validate_default=True,
+        ),
+    ] = 5
+    speed_bonus: Annotated[
+        Literal["increment", "every-roll"] | None,
+        Field(
+            description="the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll)",
+            title="Speed Bonus",
+        ),
+    ] = "increment"
+    pacing_rule: Annotated[
+        Literal["safe-increments", "constitution-score"] | None,
+        Field(
+            description="pacing and sprinting change the safe increments only (safe-increments), or the Constitution score itself, and so its modifier (constitution-score)",
+            title="Pacing Rule",
+        ),
+    ] = "safe-increments"
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class RaceCustomCourse(BaseModel):
+    """
+    A course of one's own.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    increments: Annotated[list[RaceIncrementConfig], Field(title="Increments")]
+
+
+class RegularContestAnswer(BaseModel):
+    """
+    The answer of `POST /v1/gurps/regular-contest`: every round until one side wins.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    effective_skills: Annotated[dict[str, int], Field(title="Effective Skills")]
+    status: Annotated[Literal["decided", "undecided"], Field(title="Status")]
+    winner: Annotated[str | None, Field(title="Winner")]
+    rounds_taken: Annotated[int, Field(title="Rounds Taken")]
+    game_seconds: Annotated[int, Field(title="Game Seconds")]
+    rounds: Annotated[list[RegularRoundPlayed], Field(title="Rounds")]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RegularContestResolved(BaseModel):
+    """
+    The session after `resolve`: how many rounds it played, and the last few of them (every round is in `GET …/rounds`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RegularContestSession
+    played: Annotated[int, Field(title="Played")]
+    summary: Annotated[str, Field(title="Summary")]
+    rounds: Annotated[list[RegularContestRoundRecord], Field(title="Rounds")]
+
+
+class RegularContestRoundAnswer(BaseModel):
+    """
+    The round just played and the session after it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    round: RegularContestRoundRecord
+    session: RegularContestSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class SkillGameEnded(BaseModel):
+    """
+    The ended game: its session and one line.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: SkillGameSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class SkillGameGranted(BaseModel):
+    """
+    The GM's grant and the session after it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    grant: SkillGameGrantRecord
+    session: SkillGameSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class SkillGameRevealed(BaseModel):
+    """
+    200: the last choice revealed and resolved the round.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    round: SkillGameRound
+    session: SkillGameSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class SkillGameSealed(BaseModel):
+    """
+    202: the choice is sealed; who is still awaited (never what anyone sealed).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    submitted: Annotated[Literal[True], Field(title="Submitted")]
+    party: Annotated[str, Field(title="Party")]
+    waiting_for: Annotated[list[str], Field(title="Waiting For")]
+    session: SkillGameSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseEnded(BaseModel):
+    """
+    The ended chase (the chaser gave up): its session and one line.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ChaseSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseResolved(BaseModel):
+    """
+    The session after `resolve`: how many rounds it played, and the last few of them (every round is in `GET …/rounds`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ChaseSession
+    played: Annotated[int, Field(title="Played")]
+    summary: Annotated[str, Field(title="Summary")]
+    rounds: Annotated[list[ChaseRoundRecord], Field(title="Rounds")]
+
+
+class ChaseRoundAnswer(BaseModel):
+    """
+    The round just played and the session after it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    round: ChaseRoundRecord
+    session: ChaseSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceConfig(BaseModel):
+    """
+    A race's `config`: the course as given, and its increments spelled out (a preset's too).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    course: Annotated[
+        Literal["dash", "typical", "marathon", "dakrothian-marathon"] | RaceCustomCourse,
+        Field(title="Course"),
+    ]
+    increments: Annotated[list[RaceIncrementConfig], Field(title="Increments")]
+    competitors: Annotated[list[RaceCompetitorConfig], Field(title="Competitors")]
+    damage_instead_of_forfeit: Annotated[bool, Field(title="Damage Instead Of Forfeit")]
+    endurance_rule: Annotated[bool, Field(title="Endurance Rule")]
+    max_retries: Annotated[int | None, Field(title="Max Retries")]
+    speed_bonus: Annotated[Literal["increment", "every-roll"], Field(title="Speed Bonus")]
+    pacing_rule: Annotated[
+        Literal["safe-increments", "constitution-score"], Field(title="Pacing Rule")
+    ]
+
+
+class RaceCreated(BaseModel):
+    """
+    A new session with its tokens (omitted in a replay to a caller that did not scope its Idempotency-Key with a secret of its own).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: RaceConfig
+    state: RaceState
+    result: RaceResult | None
+    tokens: Tokens | None = None
+
+
+class RaceSession(BaseModel):
+    """
+    A race as every answer shows it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished"], Field(title="Status")]
+    version: Annotated[int, Field(title="Version")]
+    created_at: Annotated[str, Field(title="Created At")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    round: Annotated[int, Field(title="Round")]
+    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    summary: Annotated[str | None, Field(title="Summary")] = None
+    config: RaceConfig
+    state: RaceState
+    result: RaceResult | None
+
+
+class RaceResolved(BaseModel):
+    """
+    The session after `resolve`: how many rounds it played, and the last few of them (every round is in `GET …/rounds`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RaceSession
+    played: Annotated[int, Field(title="Played")]
+    summary: Annotated[str, Field(title="Summary")]
+    rounds: Annotated[list[RaceRoundRecord], Field(title="Rounds")]
+
+
+class RaceRoundAnswer(BaseModel):
+    """
+    The round just played and the session after it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    round: RaceRoundRecord
+    session: RaceSession
+    summary: Annotated[str, Field(title="Summary")]

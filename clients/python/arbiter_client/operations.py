@@ -1,0 +1,358 @@
+"""Every operation of Arbiter's API as a typed `Call` builder.
+
+    from arbiter_client import Arbiter, operations as ops
+
+    with Arbiter("http://127.0.0.1:8000") as arbiter:
+        contest = arbiter.send(ops.gurps_quick_contest({"a": ..., "b": ...})).body
+        created = arbiter.send(ops.arm_wrestles.create({...})).body
+        played = arbiter.send(
+            ops.arm_wrestles.play(created.id, if_match=1, idempotency_key="round-1"),
+            token=created.tokens.gm,
+        )
+
+Bodies are the generated request models (`models.QuickContestRequest`, …) or the same JSON as
+a mapping; answers are parsed into the generated answer models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from arbiter_client import models
+from arbiter_client.calls import Body, Call, no_content, parser, precondition, segment
+
+CreateT = TypeVar("CreateT", bound=BaseModel)
+CreatedT = TypeVar("CreatedT", bound=BaseModel)
+SessionT = TypeVar("SessionT", bound=BaseModel)
+RoundsT = TypeVar("RoundsT", bound=BaseModel)
+RoundT = TypeVar("RoundT", bound=BaseModel)
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
+ResolvedT = TypeVar("ResolvedT", bound=BaseModel)
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _post(path: str, body: Body, answer: type[ModelT]) -> Call[ModelT]:
+    return Call("POST", path, {200: parser(answer)}, body=body)
+
+
+def healthz() -> Call[models.Health]:
+    return Call("GET", "/healthz", {200: parser(models.Health)})
+
+
+def readyz() -> Call[models.Readiness]:
+    return Call("GET", "/readyz", {200: parser(models.Readiness)})
+
+
+def gurps_success_roll(
+    body: models.SuccessRollRequest | Mapping[str, Any],
+) -> Call[models.SuccessRollAnswer]:
+    return _post("/v1/gurps/success-roll", body, models.SuccessRollAnswer)
+
+
+def gurps_quick_contest(
+    body: models.QuickContestRequest | Mapping[str, Any],
+) -> Call[models.QuickContestAnswer]:
+    return _post("/v1/gurps/quick-contest", body, models.QuickContestAnswer)
+
+
+def gurps_resistance_roll(
+    body: models.ResistanceRollRequest | Mapping[str, Any],
+) -> Call[models.ResistanceRollAnswer]:
+    return _post("/v1/gurps/resistance-roll", body, models.ResistanceRollAnswer)
+
+
+def gurps_regular_contest(
+    body: models.RegularContestRequest | Mapping[str, Any],
+) -> Call[models.RegularContestAnswer]:
+    return _post("/v1/gurps/regular-contest", body, models.RegularContestAnswer)
+
+
+def cairn_roll(
+    body: models.CairnRollRequest | Mapping[str, Any],
+) -> Call[models.CairnRollAnswer]:
+    return _post("/v1/cairn/roll", body, models.CairnRollAnswer)
+
+
+def d20_check(body: models.D20CheckRequest | Mapping[str, Any]) -> Call[models.D20CheckAnswer]:
+    return _post("/v1/d20/check", body, models.D20CheckAnswer)
+
+
+def long_throws(
+    body: models.LongThrowRequest | Mapping[str, Any],
+) -> Call[models.LongThrowAnswer]:
+    return _post("/v1/long-throws", body, models.LongThrowAnswer)
+
+
+def roll(expr: str, *, seed: int | None = None) -> Call[models.NotationRollAnswer]:
+    """Dice notation (`4d6kh3`, `1d20+5`)."""
+    body: dict[str, Any] = {"expr": expr} if seed is None else {"expr": expr, "seed": seed}
+    return _post("/v1/roll", body, models.NotationRollAnswer)
+
+
+class Sessions(Generic[CreateT, CreatedT, SessionT, RoundsT]):
+    """The lifecycle every long-running kind shares: create, get, list rounds, delete."""
+
+    def __init__(
+        self,
+        path: str,
+        create: type[CreateT],
+        created: type[CreatedT],
+        session: type[SessionT],
+        rounds: type[RoundsT],
+    ) -> None:
+        self.path = path
+        self.create_model = create
+        self._created = parser(created)
+        self._session = parser(session)
+        self._rounds = parser(rounds)
+
+    def at(self, session_id: str, *parts: str) -> str:
+        return "/".join((self.path, segment(session_id), *parts))
+
+    def create(
+        self, body: CreateT | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> Call[CreatedT]:
+        """201 with the session, its tokens (shown only here), `Location` and `ETag`.
+
+        With an Idempotency-Key, send the creation with a bearer secret of your own
+        (`send(..., token=secret)`) for a replay to carry the tokens again.
+        """
+        return Call(
+            "POST",
+            self.path,
+            {201: self._created},
+            body=body,
+            headers=precondition(None, idempotency_key),
+        )
+
+    def get(self, session_id: str) -> Call[SessionT]:
+        return Call("GET", self.at(session_id), {200: self._session})
+
+    def rounds(
+        self, session_id: str, *, after: int | None = None, limit: int | None = None
+    ) -> Call[RoundsT]:
+        """A page of rounds, oldest first; `Link: <…>; rel="next"` while more remain."""
+        params: dict[str, str | int] = {}
+        if after is not None:
+            params["after"] = after
+        if limit is not None:
+            params["limit"] = limit
+        return Call("GET", self.at(session_id, "rounds"), {200: self._rounds}, params=params)
+
+    def delete(
+        self,
+        session_id: str,
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[None]:
+        """204: a deletion answers no body, so its `Reply.body` is None."""
+        return Call(
+            "DELETE",
+            self.at(session_id),
+            {204: no_content},
+            headers=precondition(if_match, idempotency_key),
+        )
+
+    def _change(
+        self,
+        session_id: str,
+        action: str,
+        answer: type[ModelT],
+        body: Body | None,
+        if_match: int | str | None,
+        idempotency_key: str | None,
+    ) -> Call[ModelT]:
+        return Call(
+            "POST",
+            self.at(session_id, action),
+            {200: parser(answer)},
+            body=body,
+            headers=precondition(if_match, idempotency_key),
+        )
+
+
+class PlayedSessions(
+    Sessions[CreateT, CreatedT, SessionT, RoundsT],
+    Generic[CreateT, CreatedT, SessionT, RoundsT, RoundT, AnswerT, ResolvedT],
+):
+    """A kind played round by round by the GM: arm wrestles, regular contests, races, chases."""
+
+    def __init__(
+        self,
+        path: str,
+        create: type[CreateT],
+        created: type[CreatedT],
+        session: type[SessionT],
+        rounds: type[RoundsT],
+        round_: type[RoundT],
+        answer: type[AnswerT],
+        resolved: type[ResolvedT],
+    ) -> None:
+        super().__init__(path, create, created, session, rounds)
+        self.round_model = round_
+        self._answer = answer
+        self._resolved = resolved
+
+    def play(
+        self,
+        session_id: str,
+        body: RoundT | Mapping[str, Any] | None = None,
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[AnswerT]:
+        """One round: with the players' dice in `rolls`, or (an empty body) server dice."""
+        return self._change(
+            session_id, "rounds", self._answer, {} if body is None else body,
+            if_match, idempotency_key,
+        )  # fmt: skip
+
+    def resolve(
+        self,
+        session_id: str,
+        body: Body | None = None,
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[ResolvedT]:
+        """Play to the end with server dice (a chase's body says its terrain and tactics)."""
+        return self._change(session_id, "resolve", self._resolved, body, if_match, idempotency_key)
+
+
+class Chases(
+    PlayedSessions[
+        models.ChaseCreate,
+        models.ChaseCreated,
+        models.ChaseSession,
+        models.ChaseRounds,
+        models.ChaseRound,
+        models.ChaseRoundAnswer,
+        models.ChaseResolved,
+    ]
+):
+    def end(
+        self,
+        session_id: str,
+        body: models.ChaseEnd | Mapping[str, Any] | None = None,
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[models.ChaseEnded]:
+        return self._change(session_id, "end", models.ChaseEnded, body, if_match, idempotency_key)
+
+
+class SkillGames(
+    Sessions[
+        models.SkillGameCreate,
+        models.SkillGameCreated,
+        models.SkillGameSession,
+        models.SkillGameRounds,
+    ]
+):
+    """Legend skill games: parties choose skills, then seal their choices until all are in."""
+
+    def skills(
+        self,
+        session_id: str,
+        body: models.SkillGameSkills | Mapping[str, Any],
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[models.SkillGameSkillsAnswer]:
+        return self._change(
+            session_id, "skills", models.SkillGameSkillsAnswer, body, if_match, idempotency_key
+        )
+
+    def choices(
+        self,
+        session_id: str,
+        body: models.SkillGameChoice | Mapping[str, Any],
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[models.SkillGameSealed | models.SkillGameRevealed]:
+        """202 `SkillGameSealed` while others have yet to choose; the last one's 200 reveals."""
+        return Call(
+            "POST",
+            self.at(session_id, "choices"),
+            {202: parser(models.SkillGameSealed), 200: parser(models.SkillGameRevealed)},
+            body=body,
+            headers=precondition(if_match, idempotency_key),
+        )
+
+    def grants(
+        self,
+        session_id: str,
+        body: models.SkillGameGrant | Mapping[str, Any],
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[models.SkillGameGranted]:
+        return self._change(
+            session_id, "grants", models.SkillGameGranted, body, if_match, idempotency_key
+        )
+
+    def end(
+        self,
+        session_id: str,
+        body: models.SkillGameEnd | Mapping[str, Any] | None = None,
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[models.SkillGameEnded]:
+        return self._change(
+            session_id, "end", models.SkillGameEnded, body, if_match, idempotency_key
+        )
+
+
+arm_wrestles = PlayedSessions(
+    "/v1/arm-wrestles",
+    models.ArmWrestleCreate,
+    models.ArmWrestleCreated,
+    models.ArmWrestleSession,
+    models.ArmWrestleRounds,
+    models.ArmWrestleRound,
+    models.ArmWrestleRoundAnswer,
+    models.ArmWrestleResolved,
+)
+regular_contests = PlayedSessions(
+    "/v1/regular-contests",
+    models.RegularContestCreate,
+    models.RegularContestCreated,
+    models.RegularContestSession,
+    models.RegularContestRounds,
+    models.RegularContestRound,
+    models.RegularContestRoundAnswer,
+    models.RegularContestResolved,
+)
+races = PlayedSessions(
+    "/v1/races",
+    models.RaceCreate,
+    models.RaceCreated,
+    models.RaceSession,
+    models.RaceRounds,
+    models.RaceRound,
+    models.RaceRoundAnswer,
+    models.RaceResolved,
+)
+chases = Chases(
+    "/v1/chases",
+    models.ChaseCreate,
+    models.ChaseCreated,
+    models.ChaseSession,
+    models.ChaseRounds,
+    models.ChaseRound,
+    models.ChaseRoundAnswer,
+    models.ChaseResolved,
+)
+skill_games = SkillGames(
+    "/v1/skill-games",
+    models.SkillGameCreate,
+    models.SkillGameCreated,
+    models.SkillGameSession,
+    models.SkillGameRounds,
+)

@@ -1,0 +1,181 @@
+"""The odds endpoints over HTTP (API.md "Odds"): bodies, 422s, charts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api import odds
+from app.main import create_app
+from app.rules import arm_wrestling, gurps
+from app.settings import Settings
+from tests.conformance import Conforming
+
+QUICK = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
+
+
+@pytest.fixture
+def odds_client(tmp_path: Path) -> Iterator[TestClient]:
+    """An app serving the odds routes (added here until `create_app` lists the module)."""
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'odds.db'}"))
+    if not any(getattr(route, "path", "").startswith("/v1/odds") for route in app.routes):
+        app.router.routes.extend(odds.router().routes)
+    with TestClient(Conforming(app)) as client:
+        yield client
+
+
+def _sums_to_one(exact: dict[str, str]) -> None:
+    assert sum(Fraction(p) for p in exact.values()) == 1
+
+
+def test_quick_contest_odds_known_values(odds_client: TestClient) -> None:
+    answer = odds_client.post("/v1/odds/gurps/quick-contest", json=QUICK)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["method"] == "exact"
+    assert Fraction(body["a_wins_exact"]) == Fraction(29715, 46656)
+    assert Fraction(body["tie_exact"]) == Fraction(3906, 46656)
+    assert Fraction(body["b_wins_exact"]) == Fraction(13035, 46656)
+    assert body["a_wins"] == pytest.approx(29715 / 46656)
+    _sums_to_one(body["margin_of_victory_exact"])
+
+
+def test_success_roll_odds(odds_client: TestClient) -> None:
+    body = odds_client.post("/v1/odds/gurps/success-roll", json={"skill": 10}).json()
+    assert Fraction(body["success_exact"]) == Fraction(1, 2)
+    assert Fraction(body["critical_success_exact"]) == Fraction(4, 216)
+    _sums_to_one(body["margin_exact"])
+
+
+def test_resistance_and_regular_contest_odds(odds_client: TestClient) -> None:
+    body = odds_client.post(
+        "/v1/odds/gurps/resistance-roll",
+        json={"attacker": {"name": "W", "skill": 14}, "defender": {"name": "O", "skill": 11}},
+    ).json()
+    assert 0 < body["affected"] < 1
+    body = odds_client.post(
+        "/v1/odds/gurps/regular-contest",
+        json={"a": {"name": "Giant", "skill": 600}, "b": {"name": "Ogre", "skill": 500}},
+    ).json()
+    assert body["effective_skills"] == {"Giant": 12, "Ogre": 10}
+    total = sum(Fraction(body[k]) for k in ("a_wins_exact", "b_wins_exact", "undecided_exact"))
+    assert total == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "loc"),
+    [
+        ("/v1/odds/gurps/quick-contest", {"a": QUICK["a"], "b": QUICK["a"]}, ["b", "name"]),
+        ("/v1/odds/gurps/success-roll", {"skill": 1001}, ["skill"]),
+        (
+            "/v1/odds/gurps/resistance-roll",
+            {"attacker": QUICK["a"], "defender": QUICK["a"]},
+            ["defender", "name"],
+        ),
+        ("/v1/odds/cairn", {"rating": 5, "stats": [2, 3]}, ["stats"]),
+        ("/v1/odds/cairn", {"rating": 101}, ["rating"]),
+        (
+            "/v1/odds/arm-wrestles",
+            {
+                "a": {"name": "L", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+                "b": {"name": "L", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+            },
+            ["b", "name"],
+        ),
+    ],
+)
+def test_the_resolutions_422s(
+    odds_client: TestClient, path: str, body: object, loc: list[str]
+) -> None:
+    answer = odds_client.post(path, json=body)
+    assert answer.status_code == 422
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert loc[-1] in answer.text
+    resolution = path.replace("/v1/odds/cairn", "/v1/cairn/roll").replace("/v1/odds/", "/v1/")
+    if "arm-wrestles" not in path:
+        assert odds_client.post(resolution, json=body).status_code == 422
+
+
+def test_cairn_odds(odds_client: TestClient) -> None:
+    body = odds_client.post("/v1/odds/cairn", json={"rating": 12, "target": 45}).json()
+    assert body["chosen_names"] == ["middle", "third best"]
+    _sums_to_one(body["distribution_exact"])
+    assert 0.9 < body["success"] < 0.91
+    assert Fraction(body["critical_success_exact"]) == Fraction(12, 100)
+
+
+def test_arm_wrestle_odds(odds_client: TestClient) -> None:
+    small = {
+        "a": {"name": "A", "strength_mod": 0, "con_score": 5, "con_mod": 0},
+        "b": {"name": "B", "strength_mod": 1, "con_score": 5, "con_mod": 0},
+        "target": 4,
+        "max_rounds": 2,
+    }
+    body = odds_client.post("/v1/odds/arm-wrestles", json=small).json()
+    assert body["method"] == "exact"
+    parts = ("a_wins_exact", "b_wins_exact", "draw_exact", "undecided_exact")
+    assert sum(Fraction(body[k]) for k in parts) == 1
+    large = {
+        "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+        "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+        "seed": 5,
+    }
+    body = odds_client.post("/v1/odds/arm-wrestles", json=large).json()
+    assert body["method"] == "monte-carlo"
+    assert body["seed"] == 5
+    assert body["trials"] > 100
+    assert set(body["standard_error"]) == {"a_wins", "b_wins", "draw", "undecided"}
+    assert body["b_wins"] > 0.9
+
+
+def test_charts(odds_client: TestClient) -> None:
+    svg = odds_client.post(
+        "/v1/odds/gurps/quick-contest", json=QUICK, headers={"Accept": "image/svg+xml"}
+    )
+    assert svg.status_code == 200
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    assert "margin of victory" in svg.text
+    assert "probability" in svg.text
+    png = odds_client.post("/v1/odds/cairn", json={"rating": 12}, headers={"Accept": "image/png"})
+    assert png.headers["content-type"] == "image/png"
+    assert png.content.startswith(b"\x89PNG\r\n\x1a\n")
+    text = odds_client.post(
+        "/v1/odds/gurps/quick-contest", json=QUICK, headers={"Accept": "text/plain"}
+    )
+    assert text.text.startswith("Ann (skill 12) wins")
+
+
+def test_session_odds_equal_fresh_odds_from_that_state() -> None:
+    asyncio.run(_session_odds())
+
+
+async def _session_odds() -> None:
+    config = gurps.RegularConfig(gurps.Contestant("A", 12), gurps.Contestant("B", 10), max_rounds=5)
+    here = await odds.session_odds("regular-contests", config, gurps.RegularState(rounds=2), {})
+    fresh = odds.regular_contest_answer(
+        gurps.RegularConfig(gurps.Contestant("A", 12), gurps.Contestant("B", 10), max_rounds=3),
+        gurps.RegularState(),
+    )
+    assert here["a_wins_exact"] == fresh["a_wins_exact"]
+    done = await odds.session_odds(
+        "regular-contests",
+        config,
+        gurps.RegularState(rounds=3, winner="b", finished=True),
+        {},
+    )
+    assert (done["b_wins"], done["a_wins"]) == (1.0, 0.0)
+    match = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", 0, 9, 0),
+        arm_wrestling.Competitor("B", 0, 9, 0),
+        target=5,
+        max_rounds=3,
+    )
+    state = arm_wrestling.State(names=("A", "B"), ds=(2, 0), rounds_played=1)
+    answer = await odds.session_odds("arm-wrestles", match, state, {})
+    assert answer["rounds_played"] == 1
+    assert answer["method"] == "exact"

@@ -1,0 +1,260 @@
+"""The Python client (`clients/python`) against a live server: one real uvicorn process.
+
+It parses every answer into its generated model, raises typed errors carrying the problem+json,
+and speaks the session protocol: bearer tokens, If-Match and ETag, Idempotency-Key and
+Idempotent-Replayed, sealed choices (202) and their reveal (200). Its models are the document's:
+a test regenerates them and finds the committed file unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arbiter_client import (
+    Arbiter,
+    AsyncArbiter,
+    InvalidInput,
+    NotFound,
+    PreconditionFailed,
+    Unauthorized,
+    models,
+)
+from arbiter_client import operations as ops
+
+from app.main import create_app
+from app.store.database import upgrade_to_head
+from tests.clients import CLIENT_ROOT
+from tests.store.servers import running_servers
+
+pytestmark = pytest.mark.slow
+
+QUICK_CONTEST = {
+    "a": {"name": "Ann", "skill": 12, "roll": [2, 3, 4]},
+    "b": {"name": "Bob", "skill": 10, "roll": [5, 5, 1]},
+}
+ARM_WRESTLE = {
+    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+    "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+}
+SKILL_GAME: dict[str, Any] = {
+    "dc": 12,
+    "skill_list": ["Persuade", "Intimidate", "Insight"],
+    "skills_per_round": 2,
+    "kind": "bidding",
+    "goal": 3,
+    "actions": [
+        {
+            "name": "Press",
+            "effects": [
+                {"min_margin": 0, "text": "a small concession", "progress": 1},
+                {"min_margin": 2, "text": "a confession", "progress": 2},
+            ],
+        }
+    ],
+    "parties": [
+        {
+            "name": "Heroes",
+            "controller": "players",
+            "members": [{"name": "Ann", "skills": {"Persuade": 5, "Insight": 3}}],
+        },
+        {
+            "name": "Villains",
+            "controller": "gm",
+            "members": [{"name": "Vex", "skills": {"Intimidate": 6}}],
+        },
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One live server on a migrated SQLite database."""
+    folder = tmp_path_factory.mktemp("client-server")
+    url = f"sqlite:///{folder / 'arbiter.db'}"
+    upgrade_to_head(url)
+    with running_servers(url, 1, folder) as (server,):
+        yield server.base_url
+
+
+@pytest.fixture
+def arbiter(base_url: str) -> Iterator[Arbiter]:
+    with Arbiter(base_url) as client:
+        yield client
+
+
+def test_the_committed_models_are_generated_from_the_current_document(tmp_path: Path) -> None:
+    import generate  # clients/python/generate.py, on the path with the package
+
+    regenerated = tmp_path / "models.py"
+    generate.render(create_app().openapi(), regenerated)
+    committed = (CLIENT_ROOT / "arbiter_client" / "models.py").read_text(encoding="utf-8")
+    assert regenerated.read_text(encoding="utf-8") == committed, (
+        "arbiter_client/models.py is stale: run .venv/bin/python clients/python/generate.py"
+    )
+
+
+def test_a_quick_contest_parses_into_its_model(arbiter: Arbiter) -> None:
+    reply = arbiter.send(ops.gurps_quick_contest(QUICK_CONTEST))
+
+    assert reply.status == 200
+    answer = reply.body
+    assert isinstance(answer, models.QuickContestAnswer)
+    assert (answer.winner, answer.margin_of_victory, answer.tie) == ("Ann", 4, False)
+    assert (answer.a.total, answer.a.margin, answer.b.total, answer.b.margin) == (9, 3, 11, -1)
+    assert [(roll.who, roll.values, roll.source) for roll in answer.rolls] == [
+        ("Ann", [2, 3, 4], "supplied"),
+        ("Bob", [5, 5, 1], "supplied"),
+    ]
+    assert answer.summary == (
+        "Ann (skill 12) rolled 9, made it by 3; Bob (skill 10) rolled 11, missed by 1. "
+        "Ann wins by 4."
+    )
+
+
+def test_the_request_models_are_sent_as_their_json(arbiter: Arbiter) -> None:
+    body = models.QuickContestRequest.model_validate(QUICK_CONTEST)
+
+    assert arbiter.send(ops.gurps_quick_contest(body)).body.margin_of_victory == 4
+
+
+def test_the_async_client_answers_the_same(base_url: str) -> None:
+    async def contest() -> models.QuickContestAnswer:
+        async with AsyncArbiter(base_url) as arbiter:
+            return (await arbiter.send(ops.gurps_quick_contest(QUICK_CONTEST))).body
+
+    answer = asyncio.run(contest())
+    assert (answer.winner, answer.margin_of_victory) == ("Ann", 4)
+
+
+def test_an_invalid_request_raises_the_problem_with_its_fields(arbiter: Arbiter) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        arbiter.send(ops.gurps_quick_contest({"a": {"name": "Ann", "skill": 12}}))
+
+    problem = raised.value.problem
+    assert (problem.status, problem.title) == (422, "Invalid input")
+    assert problem.type.endswith("/invalid-input")
+    assert problem.errors is not None
+    assert [error.loc for error in problem.errors] == [["body", "b"]]
+    assert raised.value.headers["content-type"] == "application/problem+json"
+
+
+def test_an_arm_wrestle_with_if_match_and_idempotency_key(arbiter: Arbiter) -> None:
+    created = arbiter.send(ops.arm_wrestles.create(ARM_WRESTLE))
+    session = created.body
+    assert isinstance(session, models.ArmWrestleCreated)
+    assert (created.status, created.version, session.version) == (201, 1, 1)
+    assert created.location == f"/v1/arm-wrestles/{session.id}"
+    assert session.tokens is not None
+    gm = session.tokens.gm
+
+    with pytest.raises(Unauthorized):
+        arbiter.send(ops.arm_wrestles.get(session.id))
+    with pytest.raises(NotFound):
+        arbiter.send(ops.arm_wrestles.get(session.id), token="not-a-token-of-this-session")
+
+    key = str(uuid.uuid4())
+    dice = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
+    played = arbiter.send(
+        ops.arm_wrestles.play(session.id, dice, if_match=created.version, idempotency_key=key),
+        token=gm,
+    )
+    assert isinstance(played.body, models.ArmWrestleRoundAnswer)
+    assert (played.status, played.version, played.replayed) == (200, 2, False)
+    assert played.etag == '"2"'
+    assert played.body.round.number == 1
+    assert played.body.session.version == 2
+    assert [(roll.who, roll.values) for roll in played.body.round.rolls] == [
+        ("Lydia", [17]),
+        ("Ogre", [8]),
+    ]
+
+    replayed = arbiter.send(
+        ops.arm_wrestles.play(session.id, dice, if_match=created.version, idempotency_key=key),
+        token=gm,
+    )
+    assert replayed.replayed
+    assert replayed.body == played.body
+
+    with pytest.raises(PreconditionFailed) as stale:
+        arbiter.send(ops.arm_wrestles.play(session.id, if_match=created.version), token=gm)
+    assert (stale.value.status_code, stale.value.problem.status) == (412, 412)
+    assert stale.value.problem.title == "Precondition Failed"
+
+    now = arbiter.send(ops.arm_wrestles.get(session.id), token=gm)
+    assert isinstance(now.body, models.ArmWrestleSession)
+    assert (now.version, now.body.version, now.body.round) == (2, 2, 1)
+
+    with pytest.raises(InvalidInput) as wrong_dice:
+        arbiter.send(
+            ops.arm_wrestles.play(session.id, {"rolls": {"Lydia": {"strength": 21}}}), token=gm
+        )
+    assert wrong_dice.value.problem.errors
+
+    page = arbiter.send(ops.arm_wrestles.rounds(session.id, limit=10), token=gm)
+    assert isinstance(page.body, models.ArmWrestleRounds)
+    assert [record.number for record in page.body.rounds] == [1]
+
+    resolved = arbiter.send(ops.arm_wrestles.resolve(session.id), token=gm)
+    assert isinstance(resolved.body, models.ArmWrestleResolved)
+    assert resolved.body.session.status == "finished"
+    assert resolved.body.played >= 1
+
+    deleted = arbiter.send(ops.arm_wrestles.delete(session.id), token=gm)
+    assert (deleted.status, deleted.body) == (204, None)
+    with pytest.raises(NotFound):
+        arbiter.send(ops.arm_wrestles.get(session.id), token=gm)
+
+
+def test_a_sealed_skill_game_round(arbiter: Arbiter) -> None:
+    session = arbiter.send(ops.skill_games.create(SKILL_GAME)).body
+    assert isinstance(session, models.SkillGameCreated)
+    assert session.tokens is not None
+    parties = session.tokens.parties
+    assert parties is not None
+    heroes, villains = parties["Heroes"], parties["Villains"]
+
+    chosen = arbiter.send(
+        ops.skill_games.skills(
+            session.id,
+            {
+                "party": "Heroes",
+                "skills": ["Persuade", "Insight"],
+                "rolls": {"Ann": {"Persuade": 15, "Insight": 12}},
+            },
+        ),
+        token=heroes,
+    )
+    assert isinstance(chosen.body, models.SkillGameSkillsAnswer)
+    assert chosen.body.tokens_earned == 2
+    villains_skills = {
+        "party": "Villains",
+        "skills": ["Intimidate", "Persuade"],
+        "rolls": {"Vex": {"Intimidate": 10, "Persuade": 10}},
+    }
+    assert (
+        arbiter.send(
+            ops.skill_games.skills(session.id, villains_skills), token=villains
+        ).body.tokens_earned
+    ) == 1
+
+    sealed = arbiter.send(
+        ops.skill_games.choices(session.id, {"party": "Heroes", "action": "Press", "bid": 2}),
+        token=heroes,
+    )
+    assert sealed.status == 202
+    assert isinstance(sealed.body, models.SkillGameSealed)
+    assert (sealed.body.party, sealed.body.waiting_for) == ("Heroes", ["Villains"])
+
+    revealed = arbiter.send(
+        ops.skill_games.choices(session.id, {"party": "Villains", "action": "Press", "bid": 1}),
+        token=villains,
+    )
+    assert revealed.status == 200
+    assert isinstance(revealed.body, models.SkillGameRevealed)
+    assert revealed.version == revealed.body.session.version
+    assert revealed.body.round.number == 1

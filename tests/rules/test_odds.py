@@ -1,0 +1,284 @@
+"""The odds core (RULES.md §6) against brute force, independent counts and icepool."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from itertools import product
+from math import comb, factorial, sqrt
+
+import pytest
+
+from app.rules import arm_wrestling, cairn, gurps
+from app.rules.odds import arm_wrestling as arm_odds
+from app.rules.odds import cairn as cairn_odds
+from app.rules.odds import fraction_text
+from app.rules.odds import gurps as gurps_odds
+
+ROLLS: list[tuple[int, int, int]] = [
+    (a, b, c) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)
+]
+
+
+def test_quick_contest_known_values() -> None:
+    odds = gurps_odds.quick_contest_odds(12, 10)
+    assert odds.a_wins == Fraction(29715, 46656)
+    assert odds.tie == Fraction(3906, 46656)
+    assert odds.b_wins == Fraction(13035, 46656)
+
+
+@pytest.mark.parametrize(("skill_a", "skill_b"), [(12, 10), (3, 18), (16, 15), (-5, 25)])
+def test_quick_contest_against_all_6_to_the_6_rolls(skill_a: int, skill_b: int) -> None:
+    wins: Counter[str | None] = Counter()
+    margins: Counter[int] = Counter()
+    affected = 0
+    for roll_a in ROLLS:
+        a = gurps.judge_success(skill_a, roll_a)
+        for roll_b in ROLLS:
+            contest = gurps.judge_quick_contest(a, gurps.judge_success(skill_b, roll_b))
+            wins[contest.winner] += 1
+            if contest.margin_of_victory is not None:
+                margins[contest.margin_of_victory] += 1
+            affected += a.success and contest.winner == "a"
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    assert (odds.a_wins, odds.b_wins, odds.tie) == (
+        Fraction(wins["a"], 6**6),
+        Fraction(wins["b"], 6**6),
+        Fraction(wins[None], 6**6),
+    )
+    decided = 6**6 - wins[None]
+    assert odds.margin_of_victory == {m: Fraction(c, decided) for m, c in sorted(margins.items())}
+    assert sum(odds.margin_of_victory.values()) == 1
+    assert gurps_odds.resistance_odds(skill_a, skill_b) == Fraction(affected, 6**6)
+
+
+@pytest.mark.parametrize("skill", [-100, 3, 9, 10, 15, 16, 25, 1000])
+def test_success_roll_against_all_216_rolls(skill: int) -> None:
+    judged = [gurps.judge_success(skill, roll) for roll in ROLLS]
+    odds = gurps_odds.success_roll_odds(skill)
+    assert odds.success == Fraction(sum(j.success for j in judged), 216)
+    assert odds.critical_success == Fraction(sum(j.critical == "success" for j in judged), 216)
+    assert odds.critical_failure == Fraction(sum(j.critical == "failure" for j in judged), 216)
+    margins = Counter(j.margin for j in judged)
+    assert odds.margin == {m: Fraction(c, 216) for m, c in sorted(margins.items())}
+    assert sum(odds.margin.values()) == 1
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "max_rounds"), [(5, 3, 1), (5, 3, 4), (12, 12, 3), (600, 500, 2)]
+)
+def test_regular_contest_against_enumerated_rounds(a: int, b: int, max_rounds: int) -> None:
+    config = gurps.RegularConfig(gurps.Contestant("A", a), gurps.Contestant("B", b))
+    ea, eb = config.effective
+    pa = Fraction(sum(gurps.judge_success(ea, r).success for r in ROLLS), 216)
+    pb = Fraction(sum(gurps.judge_success(eb, r).success for r in ROLLS), 216)
+    only_a, only_b = pa * (1 - pb), pb * (1 - pa)
+    again = 1 - only_a - only_b
+    alive, a_wins, b_wins, rounds = Fraction(1), Fraction(0), Fraction(0), Fraction(0)
+    for _ in range(max_rounds):  # round by round, the plain way
+        rounds += alive
+        a_wins += alive * only_a
+        b_wins += alive * only_b
+        alive *= again
+    odds = gurps_odds.regular_contest_odds(a, b, True, max_rounds)
+    assert (odds.a_wins, odds.b_wins, odds.undecided, odds.expected_rounds) == (
+        a_wins,
+        b_wins,
+        alive,
+        rounds + 0,
+    )
+    assert odds.a_wins + odds.b_wins + odds.undecided == 1
+
+
+def test_long_regular_contest_fractions_are_left_unwritten() -> None:
+    odds = gurps_odds.regular_contest_odds(11, 10, True, 10_000)
+    assert odds.a_wins + odds.b_wins + odds.undecided == 1
+    assert fraction_text(Fraction(1, 10**5000)) is None
+    assert 0.5 < float(odds.a_wins) < 1
+
+
+def _joint_by_parts(lower: int, higher: int, a: int, b: int) -> int:
+    """Independently: the 100**7 rolls with sorted[lower] == a and sorted[higher] == b,
+    counted by how many dice fall below a, on a, between, on b and above b."""
+    total = 0
+    for below, on_a, between, on_b in product(range(8), repeat=4):
+        above = 7 - below - on_a - between - on_b
+        if above < 0:
+            continue
+        if a == b:
+            if between or on_b:
+                continue
+            ok = below <= lower and below + on_a > higher
+        else:
+            ok = below <= lower < below + on_a and below + on_a + between <= higher < (
+                below + on_a + between + on_b
+            )
+        if not ok:
+            continue
+        ways = factorial(7) // (
+            factorial(below)
+            * factorial(on_a)
+            * factorial(between)
+            * factorial(on_b)
+            * factorial(above)
+        )
+        total += ways * (a - 1) ** below * max(b - a - 1, 0) ** between * (100 - b) ** above
+    return total
+
+
+@pytest.mark.parametrize(("lower", "higher"), [(0, 1), (3, 4), (0, 6), (5, 6)])
+def test_order_statistics_against_an_independent_count(lower: int, higher: int) -> None:
+    joint = cairn_odds.order_statistics_joint(lower, higher)
+    assert sum(joint.values()) == 100**7
+    for a, b in [(1, 1), (1, 100), (37, 62), (50, 50), (99, 100), (100, 100), (20, 80)]:
+        assert joint.get((a, b), 0) == _joint_by_parts(lower, higher, a, b), (a, b)
+
+
+@pytest.mark.parametrize("rating", [-100, -5, 0, 2, 5, 8, 10, 12, 15, 19, 22, 25, 100])
+def test_cairn_distribution_sums_to_one_and_matches_its_parts(rating: int) -> None:
+    odds = cairn_odds.cairn_odds(rating, 45)
+    assert sum(odds.distribution.values()) == 1
+    assert odds.mean == sum(score * p for score, p in odds.distribution.items())
+    assert odds.success == sum(p for score, p in odds.distribution.items() if score >= 45)
+    criticals = Counter(cairn.critical_of(rating, die) for die in range(1, 101))
+    assert odds.critical_success == Fraction(criticals["success"], 100)
+    assert odds.critical_failure == Fraction(criticals["failure"], 100)
+
+
+@pytest.mark.parametrize("rating", [12, 0, 10])
+def test_cairn_averages_against_icepool(rating: int) -> None:
+    icepool = pytest.importorskip("icepool")
+    lower, higher = cairn.chosen_positions(rating)
+    mask = tuple(int(position in (lower, higher)) for position in range(7))
+    average = icepool.d100.pool(7).keep(mask).sum() // 2
+    counts = cairn_odds.average_counts(lower, higher)
+    assert average.denominator() == 100**7
+    assert {v: average.quantity(v) for v in average.outcomes()} == counts
+    # and the no-critical part of the score is the average plus the rating
+    odds = cairn_odds.cairn_odds(rating)
+    none = Fraction(sum(1 for d in range(1, 101) if cairn.critical_of(rating, d) is None), 100)
+    if rating >= 21 or rating < 0:
+        return
+    for value in list(counts)[:5]:
+        assert odds.distribution.get(value + rating, Fraction(0)) >= none * Fraction(
+            counts[value], 100**7
+        )
+
+
+def test_cairn_worked_example_fits_the_distribution() -> None:
+    odds = cairn_odds.cairn_odds(12, 45)
+    assert odds.distribution[56] > 0  # RULES.md §2's score
+
+
+def _match(target: int, max_rounds: int, con: int = 3, **b: int) -> arm_wrestling.Config:
+    return arm_wrestling.Config(
+        arm_wrestling.Competitor("A", 0, con, 0),
+        arm_wrestling.Competitor("B", b.get("strength_mod", 1), b.get("con_score", 2), 3),
+        target=target,
+        max_rounds=max_rounds,
+    )
+
+
+def _enumerate_match(config: arm_wrestling.Config) -> dict[str, Fraction]:
+    """Every die of every round, through the rules' own `play_round` (small matches only)."""
+    from app.rules.dice import Dice
+
+    class Script:
+        def __init__(self, values: list[int]) -> None:
+            self.values = iter(values)
+
+        def die(self, sides: int) -> int:  # noqa: ARG002 - the script knows its dice
+            return next(self.values)
+
+    results: dict[str, Fraction] = {}
+
+    def walk(state: arm_wrestling.State, weight: Fraction) -> None:
+        if state.finished:
+            key = state.winner or state.reason or ""
+            results[key] = results.get(key, Fraction(0)) + weight
+            return
+        # how many d20s this round draws: fatigue checks due, then two strength checks
+        number = state.rounds_played + 1
+        due = sum(number > side.con_score for side in config.competitors)
+        for values in product(range(1, 21), repeat=due):
+            fatigue_only = Dice(Script([*values, 1, 1]))
+            probe, _ = arm_wrestling.play_round(config, state, fatigue_only)
+            if probe.finished and probe.reason in ("fatigue", "draw"):
+                walk(probe, weight / 20**due)
+                continue
+            for strength in product(range(1, 21), repeat=2):
+                after, _ = arm_wrestling.play_round(
+                    config, state, Dice(Script([*values, *strength]))
+                )
+                walk(after, weight / 20**due / 400)
+
+    walk(arm_wrestling.start(config, Dice()), Fraction(1))
+    return dict(results)
+
+
+def test_arm_wrestle_fatigue_against_the_rules_played_out() -> None:
+    config = _match(target=100, max_rounds=1, con=0, con_score=0)
+    odds = arm_odds.exact_odds(config, arm_wrestling.State(names=("A", "B")))
+    # Both check DC 10 (A: d20 + 0, B: d20 + 3) before the first round.
+    pass_a, pass_b = Fraction(11, 20), Fraction(14, 20)
+    assert odds.b_wins == (1 - pass_a) * pass_b
+    assert odds.a_wins == pass_a * (1 - pass_b)
+    assert odds.draw == (1 - pass_a) * (1 - pass_b)
+    assert odds.undecided == pass_a * pass_b
+
+
+def test_arm_wrestle_exact_against_the_rules_played_out() -> None:
+    config = _match(target=3, max_rounds=2, con=5, con_score=5)
+    odds = arm_odds.exact_odds(config, arm_wrestling.start(config, None))  # type: ignore[arg-type]
+    played = _enumerate_match(config)
+    assert odds.a_wins == played.get("A", 0)
+    assert odds.b_wins == played.get("B", 0)
+    assert odds.draw == played.get("draw", 0)
+    assert odds.undecided == played.get("max_rounds", 0)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+
+
+@pytest.mark.parametrize("variant", ["standard", "spikes", "psychic", "mental"])
+def test_monte_carlo_within_four_standard_errors_of_exact(variant: str) -> None:
+    side = {"caster_level": 2, "int_mod": 1, "wis_score": 3, "wis_mod": 0}
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", 0, 3, 0, **side),  # type: ignore[arg-type]
+        arm_wrestling.Competitor("B", 1, 2, 3, endurance=True, **side),  # type: ignore[arg-type]
+        target=8,
+        max_rounds=5,
+        variant=variant,  # type: ignore[arg-type]
+    )
+    state = arm_wrestling.State(names=("A", "B"))
+    exact = arm_odds.exact_odds(config, state, budget=10**7)
+    assert exact.a_wins + exact.b_wins + exact.draw + exact.undecided == 1
+    estimate = arm_odds.simulated_odds(config, state, seed=7)
+    assert estimate.trials > 1000
+    for name in ("a_wins", "b_wins", "draw", "undecided"):
+        p = float(getattr(exact, name))
+        got = getattr(estimate, name)
+        error = max(got.standard_error, sqrt(p * (1 - p) / estimate.trials), 1e-9)
+        assert abs(got.probability - p) <= 4 * error, name
+
+
+def test_arm_wrestle_odds_from_a_state_equal_a_fresh_start_there() -> None:
+    config = _match(target=6, max_rounds=4)
+    state = arm_wrestling.State(names=("A", "B"), ds=(3, 0), rounds_played=1)
+    here = arm_odds.exact_odds(config, state, budget=10**7)
+    assert here.a_wins + here.b_wins + here.draw + here.undecided == 1
+    finished = arm_wrestling.State(
+        names=("A", "B"), finished=True, winner="B", reason="target", rounds_played=3
+    )
+    done = arm_odds.exact_odds(config, finished)
+    assert (done.b_wins, done.expected_rounds) == (Fraction(1), Fraction(3))
+
+
+def test_a_large_match_falls_back_to_monte_carlo() -> None:
+    config = _match(target=20, max_rounds=200, con=12, con_score=15)
+    odds = arm_odds.arm_wrestle_odds(config, arm_wrestling.State(names=("A", "B")), 3)
+    assert isinstance(odds, arm_odds.ArmWrestleEstimate)
+    assert odds.seed == 3
+    assert odds.trials > 100
+
+
+def test_comb_sanity() -> None:
+    assert comb(7, 2) == 21

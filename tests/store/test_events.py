@@ -1,0 +1,614 @@
+"""Live events (API.md "Live events"): the fan-out, LISTEN/NOTIFY between processes, the stream.
+
+Three layers, each proven on its own:
+
+* `Hub` and `Subscription` in one process: order, no repeats, resume, a resume older than
+  what is kept, chunking;
+* hubs on one PostgreSQL database, as separate processes would hold them (each its own
+  listening connection): events cross, a resume is answered by the process that made the
+  changes, announcements racing out of order are put back in order;
+* the endpoint, on a real server: an app served by uvicorn in a thread (the events route and
+  the hub added to it here, changes published as the lifecycle does after its commit), and
+  then two server processes on one PostgreSQL database with the lifecycle's own wiring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import orjson
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from app.api import events
+from app.api.events import event_data, events_route, publish, start_events, stop_events
+from app.api.registry import KINDS
+from app.main import create_app
+from app.settings import Settings
+from app.store import notify
+from app.store.database import upgrade_to_head
+from app.store.notify import ENDED, GAP, Event, Hub, Subscription, _chunks, postgres_dsn
+from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.store.servers import (
+    STOP_TIMEOUT_S,
+    free_port,
+    running_servers,
+    start_server,
+    stop_server,
+    wait_until_healthy,
+)
+
+T = TypeVar("T")
+#: Longest any one read of a stream may block before the test fails (never reached when
+#: the code works; it only keeps a broken test from hanging).
+READ_TIMEOUT_S = 20.0
+ARM = "/v1/arm-wrestles"
+SKILL = "/v1/skill-games"
+#: An arm wrestle that lasts: many rounds are played without it finishing.
+LONG_ARM_WRESTLE = {
+    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
+    "b": {"name": "Ogre", "strength_mod": 2, "con_score": 200, "con_mod": 1},
+    "target": 100,
+    "max_rounds": 10_000,
+}
+
+
+def run(coroutine: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await coroutine
+
+    return asyncio.run(main())
+
+
+def event(version: int, name: str = "round", session_id: str = "s1", size: int = 0) -> Event:
+    data = orjson.dumps({"number": version, "padding": "é" * size})
+    return Event(session_id, version, name, data)
+
+
+async def drain(subscription: Subscription, count: int) -> list[Event]:
+    got: list[Event] = []
+    while len(got) < count:
+        item = await subscription.next(READ_TIMEOUT_S)
+        assert isinstance(item, Event), f"expected an event after {[e.version for e in got]}"
+        got.append(item)
+    return got
+
+
+# --- one process ------------------------------------------------------------------------------
+
+
+def test_a_subscription_hands_out_versions_in_order_once_each() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        subscription = hub.subscribe("s1", 0)
+        for version in (2, 1, 1, 3, 2):
+            hub.publish(event(version))
+        assert [e.version for e in await drain(subscription, 3)] == [1, 2, 3]
+        assert await subscription.next(0) is None  # nothing more, and no repeat
+        hub.publish(event(3))
+        hub.publish(event(4))
+        assert [e.version for e in await drain(subscription, 1)] == [4]
+        subscription.close()
+        assert hub.streams("s1") == 0
+
+    run(scenario())
+
+
+def test_another_sessions_events_do_not_reach_a_subscription() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        subscription = hub.subscribe("s1", 0)
+        hub.publish(event(1, session_id="s2"))
+        hub.publish(event(1, session_id="s1"))
+        (only,) = await drain(subscription, 1)
+        assert (only.session_id, only.version) == ("s1", 1)
+        assert await subscription.next(0) is None
+
+    run(scenario())
+
+
+def test_a_resume_replays_the_kept_events_after_its_version() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        for version in range(1, 6):
+            hub.publish(event(version))
+        subscription = hub.subscribe("s1", 2)
+        subscription.expect(5)
+        got = await drain(subscription, 3)
+        assert [(e.version, orjson.loads(e.data)["number"]) for e in got] == [
+            (3, 3),
+            (4, 4),
+            (5, 5),
+        ]
+        assert await subscription.next(0) is None
+
+    run(scenario())
+
+
+def test_a_resume_older_than_what_is_kept_is_a_gap_then_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(notify, "RECENT_PER_SESSION", 3)
+
+    async def scenario() -> None:
+        hub = Hub()
+        for version in range(1, 7):
+            hub.publish(event(version))
+        assert [e.version for e in hub.recent("s1", 0)] == [4, 5, 6]
+        subscription = hub.subscribe("s1", 1)
+        subscription.expect(6)
+        # In one process a version missing after the replay never comes: a gap at once.
+        assert await subscription.next(READ_TIMEOUT_S) is GAP
+        subscription.resync(6)  # the stream showed the session at version 6
+        assert await subscription.next(0) is None
+        hub.publish(event(7))
+        assert [e.version for e in await drain(subscription, 1)] == [7]
+
+    run(scenario())
+
+
+def test_a_process_shutting_down_ends_every_stream() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        open_one = hub.subscribe("s1", 0)
+        hub.end_streams()
+        assert await open_one.next(READ_TIMEOUT_S) is ENDED
+        assert await hub.subscribe("s2", 0).next(READ_TIMEOUT_S) is ENDED
+
+    run(scenario())
+
+
+def test_recent_events_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(notify, "RECENT_BYTES", 10_000)
+    hub = Hub()
+    for session in range(20):
+        hub.publish(event(1, session_id=f"s{session}", size=500))  # ~1 KB each
+    kept = [f"s{session}" for session in range(20) if hub.recent(f"s{session}", 0)]
+    assert kept == [f"s{session}" for session in range(11, 20)]  # the latest changed stay
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 100])
+def test_chunks_never_split_a_character_and_join_back(size: int) -> None:
+    data = ("aé€😀" * 50).encode()
+    pieces = _chunks(data, max(size, 4))
+    assert "".join(pieces).encode() == data
+    assert all(len(piece.encode()) <= max(size, 4) for piece in pieces)
+    assert _chunks(b"", 10) == [""]
+
+
+def test_a_submitted_event_says_who_never_what() -> None:
+    answer = {
+        "submitted": True,
+        "party": "Heroes",
+        "waiting_for": ["Bandits"],
+        "session": {"id": "s1", "state": {"submitted": ["Heroes"]}},
+        "summary": "Heroes has sealed its choice; waiting for Bandits.",
+        "action": "Charge",
+        "bid": 3,
+        "actions": ["Charge"],
+        "rolls": {"Heroes": {"order": 17}},
+    }
+    shown = orjson.loads(event_data("s1", "submitted", orjson.dumps(answer)))
+    assert shown == {key: answer[key] for key in events.SUBMITTED_KEYS}
+
+
+def test_an_event_never_carries_tokens_and_a_deletion_names_its_session() -> None:
+    body = orjson.dumps({"session": {"id": "s1"}, "tokens": {"gm": "secret"}})
+    assert orjson.loads(event_data("s1", "round", body)) == {"session": {"id": "s1"}}
+    assert orjson.loads(event_data("s1", "deleted", b"")) == {"id": "s1"}
+    plain = orjson.dumps({"round": {"number": 1}})
+    assert event_data("s1", "round", plain) is plain  # untouched: no parsing on the way
+
+
+# --- processes sharing PostgreSQL -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> Iterator[str]:
+    """A migrated PostgreSQL database of its own (LISTEN/NOTIFY is per database)."""
+    url = create_postgres_database()
+    try:
+        upgrade_to_head(url)
+        yield url
+    finally:
+        drop_postgres_database(url)
+
+
+@asynccontextmanager
+async def hubs(url: str, count: int) -> AsyncIterator[list[Hub]]:
+    """`count` hubs as `count` processes would hold them: each its own listening connection."""
+    dsn = postgres_dsn(url)
+    assert dsn is not None
+    started = [Hub(dsn) for _ in range(count)]
+    try:
+        for hub in started:
+            await hub.start()
+        for hub in started:
+            await asyncio.wait_for(hub.listening.wait(), READ_TIMEOUT_S)
+        yield started
+    finally:
+        for hub in started:
+            await hub.stop()
+
+
+@pytest.mark.postgres
+def test_events_cross_processes_in_order_large_ones_included(postgres_url: str) -> None:
+    async def scenario() -> None:
+        async with hubs(postgres_url, 2) as (writer, reader):
+            subscription = reader.subscribe("s1", 0)
+            published = [event(v, size=6000 if v % 3 == 0 else 10) for v in range(1, 21)]
+            for item in published:  # 12 KB of "é" in every third: two NOTIFY payloads
+                writer.publish(item)
+            got = await drain(subscription, 20)
+            assert got == published
+            assert await subscription.next(0) is None
+
+    run(scenario())
+
+
+@pytest.mark.postgres
+def test_a_resume_is_answered_by_the_process_that_made_the_changes(postgres_url: str) -> None:
+    async def scenario() -> None:
+        async with hubs(postgres_url, 2) as (writer, reader):
+            for version in range(1, 6):
+                writer.publish(event(version))  # nobody streams it yet
+            subscription = reader.subscribe("s1", 2)
+            subscription.expect(5)
+            assert [e.version for e in await drain(subscription, 3)] == [3, 4, 5]
+            writer.publish(event(6))
+            assert [e.version for e in await drain(subscription, 1)] == [6]
+
+    run(scenario())
+
+
+@pytest.mark.postgres
+def test_announcements_racing_between_processes_come_out_in_order(postgres_url: str) -> None:
+    async def scenario() -> None:
+        async with hubs(postgres_url, 3) as (first, second, reader):
+            subscription = reader.subscribe("s1", 0)
+            # The second process's change (version 2) is announced before the first's
+            # (version 1), as two optimistic writers' announcements may be.
+            second.publish(event(2))
+            third_seen = drain(subscription, 3)
+            first.publish(event(1))
+            first.publish(event(3))
+            assert [e.version for e in await third_seen] == [1, 2, 3]
+
+    run(scenario())
+
+
+@pytest.mark.postgres
+def test_a_change_nobody_streams_sends_nothing(postgres_url: str) -> None:
+    async def scenario() -> None:
+        async with hubs(postgres_url, 1) as (writer,):
+            writer.publish(event(1, session_id="unwatched"))
+            assert writer._outbox == []
+
+    run(scenario())
+
+
+@pytest.mark.postgres
+def test_a_lost_announcement_is_a_gap_after_the_wait(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(notify, "GAP_WAIT_S", 0.01)
+
+    async def scenario() -> None:
+        async with hubs(postgres_url, 1) as (reader,):
+            subscription = reader.subscribe("s1", 0)
+            subscription.expect(2)  # the database is at version 2; nobody will announce it
+            assert await subscription.next(READ_TIMEOUT_S) is GAP
+
+    run(scenario())
+
+
+# --- the stream, on a real server -------------------------------------------------------------
+
+
+class Stream:
+    """A `text/event-stream` read line by line: events as (id, name, data), and comments."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.lines = response.iter_lines()
+        self.comments: list[str] = []
+
+    def next_event(self) -> tuple[int, str, Any]:
+        fields: dict[str, str] = {}
+        for line in self.lines:
+            if line == "":
+                if fields:
+                    return int(fields["id"]), fields["event"], orjson.loads(fields["data"])
+                continue
+            if line.startswith(":"):
+                self.comments.append(line)
+                continue
+            name, _, value = line.partition(": ")
+            fields[name] = value
+        raise AssertionError("the stream ended")
+
+    def events(self, count: int) -> list[tuple[int, str, Any]]:
+        return [self.next_event() for _ in range(count)]
+
+    def next_comment(self) -> str:
+        for line in self.lines:
+            if line.startswith(":"):
+                return line
+            assert line == "", f"expected a comment, got {line!r}"
+        raise AssertionError("the stream ended")
+
+
+@contextmanager
+def stream(base: str, path: str, token: str, last_event_id: int | None = None) -> Iterator[Stream]:
+    headers = {"Authorization": f"Bearer {token}"}
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = str(last_event_id)
+    timeout = httpx.Timeout(READ_TIMEOUT_S)
+    with httpx.stream("GET", base + path, headers=headers, timeout=timeout) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        yield Stream(response)
+
+
+class Served:
+    """An app served by uvicorn in a thread, with the events route and a hub of its own."""
+
+    def __init__(self, app: FastAPI, base: str) -> None:
+        self.app = app
+        self.base = base
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def publish(self, session_id: str, version: int, name: str, body: bytes) -> None:
+        """What the lifecycle does after a change commits, on the server's event loop."""
+        assert self.loop is not None
+        done = threading.Event()
+
+        def on_loop() -> None:
+            publish(self.app, session_id, version, name, body)
+            done.set()
+
+        self.loop.call_soon_threadsafe(on_loop)
+        assert done.wait(READ_TIMEOUT_S)
+
+
+@contextmanager
+def served(database_url: str) -> Iterator[Served]:
+    app = create_app(Settings(database_url=database_url))
+    app.router.routes.append(events_route(KINDS["arm-wrestles"]))
+    port = free_port()
+    server = Served(app, f"http://127.0.0.1:{port}")
+    opened = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(application: FastAPI) -> AsyncIterator[None]:
+        async with opened(application):
+            await start_events(application, database_url)
+            server.loop = asyncio.get_running_loop()
+            try:
+                yield
+            finally:
+                await stop_events(application)
+
+    app.router.lifespan_context = lifespan
+    uvicorn_server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=uvicorn_server.run, daemon=True)
+    thread.start()
+    try:
+        with httpx.Client(base_url=server.base) as client:
+            for _ in range(600):  # polled until it is up, as servers.py does
+                try:
+                    if client.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                threading.Event().wait(0.05)
+        yield server
+    finally:
+        uvicorn_server.should_exit = True
+        thread.join(READ_TIMEOUT_S)
+
+
+def create_arm_wrestle(client: httpx.Client) -> tuple[str, str, dict[str, str]]:
+    created = client.post(ARM, json=LONG_ARM_WRESTLE)
+    assert created.status_code == 201, created.text
+    body = created.json()
+    return body["id"], body["tokens"]["gm"], body["tokens"].get("parties", {})
+
+
+def play(client: httpx.Client, session_id: str, gm: str) -> httpx.Response:
+    played = client.post(
+        f"{ARM}/{session_id}/rounds", json={}, headers={"Authorization": f"Bearer {gm}"}
+    )
+    assert played.status_code == 200, played.text
+    return played
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    upgrade_to_head(url)
+    return url
+
+
+def test_the_stream_shows_the_session_then_each_change_then_resumes(sqlite_url: str) -> None:
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        session_id, gm, _ = create_arm_wrestle(client)
+        path = f"{ARM}/{session_id}/events"
+        answers: list[dict[str, Any]] = []
+        with stream(server.base, path, gm) as live:
+            version, name, data = live.next_event()
+            assert (version, name, data["session"]["id"]) == (1, "session", session_id)
+            assert data["session"]["version"] == 1
+            for _ in range(3):
+                played = play(client, session_id, gm)
+                answers.append(played.json())
+                server.publish(
+                    session_id, answers[-1]["session"]["version"], "round", played.content
+                )
+            assert live.events(3) == [
+                (v, "round", a) for v, a in zip((2, 3, 4), answers, strict=True)
+            ]
+        for _ in range(2):  # while nobody streams
+            played = play(client, session_id, gm)
+            answers.append(played.json())
+            server.publish(session_id, answers[-1]["session"]["version"], "round", played.content)
+        with stream(server.base, path, gm, last_event_id=3) as resumed:
+            assert resumed.events(3) == [
+                (v, "round", a) for v, a in zip((4, 5, 6), answers[2:], strict=True)
+            ]
+            deleted = client.delete(
+                f"{ARM}/{session_id}", headers={"Authorization": f"Bearer {gm}"}
+            )
+            assert deleted.status_code == 204
+            server.publish(session_id, 7, "deleted", b"")
+            assert resumed.next_event() == (7, "deleted", {"id": session_id})
+            assert list(resumed.lines) == []  # a deletion ends the stream
+
+
+def test_a_resume_older_than_what_is_kept_shows_the_session(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(notify, "RECENT_PER_SESSION", 2)
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        session_id, gm, _ = create_arm_wrestle(client)
+        for _ in range(4):
+            played = play(client, session_id, gm)
+            server.publish(session_id, played.json()["session"]["version"], "round", played.content)
+        with stream(server.base, f"{ARM}/{session_id}/events", gm, last_event_id=1) as resumed:
+            version, name, data = resumed.next_event()
+            current = client.get(f"{ARM}/{session_id}", headers={"Authorization": f"Bearer {gm}"})
+            assert (version, name, data) == (5, "session", {"session": current.json()})
+            played = play(client, session_id, gm)
+            server.publish(session_id, 6, "round", played.content)
+            assert resumed.next_event() == (6, "round", played.json())
+
+
+def test_an_idle_stream_gets_keep_alive_comments(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events, "KEEPALIVE_S", 0.01)
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        session_id, gm, _ = create_arm_wrestle(client)
+        with stream(server.base, f"{ARM}/{session_id}/events", gm) as live:
+            assert live.next_event()[1] == "session"
+            assert live.next_comment() == ": keep-alive"
+            assert live.next_comment() == ": keep-alive"
+
+
+def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        session_id, _gm, _ = create_arm_wrestle(client)
+        other_id, other_gm, _ = create_arm_wrestle(client)
+        path = f"{ARM}/{session_id}/events"
+        missing = client.get(path)
+        assert missing.status_code == 401
+        assert missing.headers["content-type"] == "application/problem+json"
+        assert client.get(path, headers={"Authorization": "Bearer nope"}).status_code == 404
+        wrong = client.get(path, headers={"Authorization": f"Bearer {other_gm}"})
+        assert wrong.status_code == 404
+        assert wrong.json()["status"] == 404
+        unknown = client.get(
+            f"{ARM}/{'0' * 32}/events", headers={"Authorization": f"Bearer {other_gm}"}
+        )
+        assert unknown.status_code == 404
+        assert other_id != session_id
+
+
+# --- server processes, with the lifecycle's own wiring ---------------------------------------
+
+
+@pytest.mark.slow
+def test_a_server_told_to_stop_ends_its_streams_and_exits(sqlite_url: str, tmp_path: Path) -> None:
+    server = start_server(sqlite_url, tmp_path)
+    try:
+        wait_until_healthy(server)
+        client = httpx.Client(base_url=server.base_url)
+        session_id, gm, _ = create_arm_wrestle(client)
+        with stream(server.base_url, f"{ARM}/{session_id}/events", gm) as live:
+            assert live.next_event()[1] == "session"
+            server.process.terminate()
+            assert list(live.lines) == []  # the stream ends rather than hold the server up
+        server.process.wait(timeout=STOP_TIMEOUT_S)
+    finally:
+        stop_server(server)
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_stream_on_one_server_sees_every_round_posted_to_another(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with running_servers(postgres_url, 2, tmp_path) as (watched, written):
+        client = httpx.Client(base_url=written.base_url)
+        session_id, gm, _ = create_arm_wrestle(client)
+        path = f"{ARM}/{session_id}/events"
+        answers: list[dict[str, Any]] = []
+        with stream(watched.base_url, path, gm) as live:
+            assert live.next_event()[:2] == (1, "session")
+            for _ in range(15):
+                answers.append(play(client, session_id, gm).json())
+            got = live.events(15)
+        assert got == [(2 + i, "round", answer) for i, answer in enumerate(answers)]
+        for _ in range(5):  # while nobody streams
+            answers.append(play(client, session_id, gm).json())
+        with stream(watched.base_url, path, gm, last_event_id=12) as resumed:
+            assert resumed.events(9) == [
+                (13 + i, "round", answer) for i, answer in enumerate(answers[11:])
+            ]
+        for base in (watched.base_url, written.base_url):
+            assert httpx.get(base + path).status_code == 401
+            wrong = httpx.get(base + path, headers={"Authorization": "Bearer nope"})
+            assert wrong.status_code == 404
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_sealed_choice_never_appears_in_an_event(postgres_url: str, tmp_path: Path) -> None:
+    create = KINDS["skill-games"].examples.create
+    with running_servers(postgres_url, 2, tmp_path) as (watched, written):
+        client = httpx.Client(base_url=written.base_url)
+        made = client.post(SKILL, json=create)
+        assert made.status_code == 201, made.text
+        session_id = made.json()["id"]
+        tokens = made.json()["tokens"]
+        as_heroes = {"Authorization": f"Bearer {tokens['parties']['Heroes']}"}
+        as_gm = {"Authorization": f"Bearer {tokens['gm']}"}
+        with stream(watched.base_url, f"{SKILL}/{session_id}/events", tokens["gm"]) as live:
+            assert live.next_event()[1] == "session"
+            for party, headers in (("Heroes", as_heroes), ("Bandits", as_gm)):
+                skills = {"party": party, "skills": ["Athletics", "Stealth"]}
+                chosen = client.post(f"{SKILL}/{session_id}/skills", json=skills, headers=headers)
+                assert chosen.status_code == 200, chosen.text
+            sealed = client.post(
+                f"{SKILL}/{session_id}/choices",
+                json={"party": "Heroes", "action": "Rally", "bid": 0},
+                headers=as_heroes,
+            )
+            assert sealed.status_code == 202, sealed.text
+            revealing = client.post(
+                f"{SKILL}/{session_id}/choices",
+                json={"party": "Bandits", "action": "Charge", "bid": 0},
+                headers=as_gm,
+            )
+            assert revealing.status_code == 200, revealing.text
+            got = live.events(4)
+        versions = [version for version, _name, _data in got]
+        assert versions == [2, 3, 4, 5]
+        (_, name, submitted) = got[2]
+        assert name == "submitted"
+        assert submitted["party"] == "Heroes"
+        assert set(submitted) <= set(events.SUBMITTED_KEYS)
+        text = orjson.dumps(submitted).decode()
+        assert '"bid"' not in text
+        assert '"action"' not in text
+        assert "Rally" not in text.replace('"name":"Rally"', "")  # only the config names it
+        assert got[3][1] == "revealed"

@@ -1,0 +1,243 @@
+"""schemathesis against the app: every operation, every check, session calls with real tokens.
+
+Each generated case for a session operation is sent to a session of its own, made for it
+from the kind's create example (and, when the case draws it, played to its end first), with
+the GM's token or a party's: so the lifecycle is exercised on live sessions, not on 404s.
+Bounded for CI by `MAX_EXAMPLES` per operation (the file runs in about a few minutes on two
+cores).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from fastapi import FastAPI
+from fastapi.dependencies.utils import request_params_to_args
+from fastapi.routing import APIRoute
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError
+from schemathesis import Case, GenerationMode
+from schemathesis.checks import CheckContext
+from schemathesis.core.failures import Failure
+from schemathesis.core.transport import Response
+from schemathesis.python import asgi
+from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
+from starlette.routing import Match
+
+from app.api.contract import declare_contract
+from app.api.registry import KINDS
+from app.main import create_app
+from app.settings import Settings
+from app.store.database import upgrade_to_head
+
+#: Generated cases per operation: enough to meet every status an operation declares on
+#: a fresh or finished session, few enough for CI.
+MAX_EXAMPLES = 10
+SESSION = "{session_id}"
+
+#: Refusals of schema-valid data that depend on state, not on the request's shape: a stale
+#: If-Match (412). Allowed besides what `positive_data_acceptance` accepts by default.
+#: A request the schema forbids is refused: schemathesis's default list, with 412 (an
+#: unreadable If-Match is answered before the rest of the request is looked at) and 413 (a
+#: body past the size limit is refused as too large before it is read).
+REFUSALS = (
+    "400",
+    "401",
+    "403",
+    "404",
+    "405",
+    "406",
+    "409",
+    "412",
+    "413",
+    "415",
+    "422",
+    "428",
+    "429",
+)
+STATEFUL_REFUSALS = ("2xx", "3xx", "401", "403", "404", "409", "412", "429", "5xx")
+
+
+def served_operations() -> list[tuple[str, str, GenerationMode]]:
+    """Every operation of the document, as (method, path, mode): known without a database.
+
+    Negative data only where a request has a part the schema constrains (a body, a query,
+    an Idempotency-Key): elsewhere there is nothing to get wrong.
+    """
+    app = create_app(Settings(database_url="sqlite://"))
+    declare_contract(app)
+    cases = []
+    for path, item in app.openapi()["paths"].items():
+        for method, operation in item.items():
+            cases.append((method.upper(), path, GenerationMode.POSITIVE))
+            constrained = "requestBody" in operation or any(
+                parameter["in"] == "query" or parameter["name"] == "Idempotency-Key"
+                for parameter in operation.get("parameters", ())
+            )
+            if constrained:
+                cases.append((method.upper(), path, GenerationMode.NEGATIVE))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesis.BaseSchema]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('schemathesis') / 'arbiter.db'}"
+    upgrade_to_head(url)
+    app = create_app(Settings(database_url=url))
+    declare_contract(app)
+    config = schemathesis.Config.from_dict(
+        {
+            "checks": {
+                "positive_data_acceptance": {"expected-statuses": list(STATEFUL_REFUSALS)},
+                "negative_data_rejection": {"expected-statuses": list(REFUSALS)},
+            }
+        }
+    )
+    loaded = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
+    yield loaded
+    # schemathesis started the app's lifespan (the store) on its own event loop.
+    asgi.shutdown_lifespans()
+
+
+def kind_path(case: Case[Any]) -> str:
+    path: str = case.operation.path
+    return path.split("/")[2]
+
+
+def new_session(case: Case[Any], *, finished: bool) -> dict[str, Any]:
+    """A session of the case's kind, made through the API (and played to its end)."""
+    kind = KINDS[kind_path(case)]
+    operations = case.operation.schema
+    create = operations[f"/v1/{kind.path}"]["POST"].Case(
+        body=kind.examples.create, media_type="application/json"
+    )
+    created = create.call()
+    assert created.status_code == 201, created.text
+    session: dict[str, Any] = created.json()
+    if finished and kind.resolvable:
+        body: dict[str, Any] = (
+            {"body": kind.examples.resolve or {}, "media_type": "application/json"}
+            if kind.resolve_model is not None
+            else {}
+        )
+        resolve = operations[f"/v1/{kind.path}/{SESSION}/resolve"]["POST"].Case(
+            path_parameters={"session_id": session["id"]},
+            headers={"Authorization": f"Bearer {session['tokens']['gm']}"},
+            **body,
+        )
+        resolved = resolve.call()
+        assert resolved.status_code == 200, resolved.text
+    return session
+
+
+def tokens_are_enforced(case: Case[Any]) -> None:
+    """What `ignored_auth` checks, with the answers the contract documents: no token 401, a
+    token of no role in the session 404 (as for an unknown id, so a token cannot probe ids)."""
+    for authorization, status in ((None, 401), ("Bearer not-a-token-of-this-session", 404)):
+        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
+        if authorization is not None:
+            headers["Authorization"] = authorization
+        body = {"body": case.body, "media_type": case.media_type} if case.media_type else {}
+        probe = case.operation.Case(
+            path_parameters=case.path_parameters, headers=headers, query=case.query, **body
+        )
+        response = probe.call()
+        assert response.status_code == status, (authorization, response.text)
+        assert response.headers["content-type"] == ["application/problem+json"]
+
+
+def route_of(app: FastAPI, case: Case[Any]) -> APIRoute | None:
+    scope = {"type": "http", "path": case.formatted_path, "method": case.method.upper()}
+    for route in app.routes:
+        if isinstance(route, APIRoute) and route.matches(scope)[0] == Match.FULL:
+            return route
+    return None
+
+
+def refused_by_cross_field_rules(
+    ctx: CheckContext, response: Response, case: Case[Any]
+) -> bool | None:
+    """Data the schema allows is accepted, or refused for a reason the contract documents.
+
+    `positive_data_acceptance` (with a stale If-Match, 412, allowed), except for a 422 whose
+    request the route's own models accept: then the refusal comes from the rules that span
+    fields, which the schemas describe (checked here by validating what was sent with the
+    same models that serve it, so a model stricter than its schema still fails).
+    """
+    if (
+        response.status_code != 422
+        or case.meta is None
+        or not case.meta.generation.mode.is_positive
+    ):
+        return positive_data_acceptance(ctx, response, case)
+    app = case.operation.schema.app
+    route = route_of(app, case)
+    if route is None:
+        raise Failure(operation=case.operation.label, title="No route", message=case.path)
+    problems: list[str] = []
+    if route.body_field is not None and case.body is not None:
+        model = route.body_field.field_info.annotation
+        assert isinstance(model, type)
+        assert issubclass(model, BaseModel)
+        try:
+            model.model_validate_json(json.dumps(case.body))
+        except ValidationError as exc:
+            problems.append(str(exc))
+    if route.dependant.query_params:
+        _, errors = request_params_to_args(route.dependant.query_params, case.query or {})
+        problems.extend(str(error) for error in errors)
+    if problems:
+        raise Failure(
+            operation=case.operation.label,
+            title="The schema allows what the route's model refuses",
+            message="\n".join(problems) + f"\nanswer: {response.text}",
+        )
+    return None
+
+
+@pytest.mark.parametrize(("method", "path", "mode"), served_operations())
+def test_the_contract_holds(
+    api_schema: schemathesis.BaseSchema, method: str, path: str, mode: GenerationMode
+) -> None:
+    operation = api_schema[path][method]
+
+    @given(
+        case=operation.as_strategy(mode),
+        role=st.sampled_from(["gm", "party"]),
+        finished=st.booleans(),
+    )
+    @settings(
+        max_examples=MAX_EXAMPLES,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+        database=None,
+    )
+    def holds(case: Case[Any], role: str, finished: bool) -> None:
+        if SESSION not in case.operation.path:
+            case.call_and_validate(
+                excluded_checks=[positive_data_acceptance],
+                additional_checks=[refused_by_cross_field_rules],
+            )
+            return
+        session = new_session(case, finished=finished)
+        tokens = session["tokens"]
+        parties = list(tokens.get("parties", {}).values())
+        token = parties[0] if role == "party" and parties else tokens["gm"]
+        case.path_parameters = {**(case.path_parameters or {}), "session_id": session["id"]}
+        # In the case's own headers (not the call's), so that schemathesis sees the request
+        # as sent when it judges whether it was valid.
+        case.headers["Authorization"] = f"Bearer {token}"
+        response = case.call_and_validate(
+            excluded_checks=[positive_data_acceptance, ignored_auth],
+            additional_checks=[refused_by_cross_field_rules],
+        )
+        if 200 <= response.status_code < 300:
+            tokens_are_enforced(case)
+
+    holds()
