@@ -29,7 +29,7 @@ RETRY_AFTER_SECONDS = 5
 
 
 class ApiError(Exception):
-    """An error with an HTTP status; subclasses name the cases of API.md's error table."""
+    """An error with an HTTP status; subclasses name the cases of docs/api.md#errors."""
 
     status: int = 500
     title: str = "Internal Server Error"
@@ -155,7 +155,7 @@ def _loc(parts: Sequence[Any]) -> list[str | int]:
 
 
 def invalid_input(errors: Sequence[Mapping[str, Any]], prefix: str = "") -> ApiError:
-    """pydantic's errors as a 422 listing API.md's `[{"loc", "msg"}]` (input values left
+    """pydantic's errors as a 422 listing docs/api.md#errors (input values left
     out), the first `MAX_ERRORS` of them; 400 when the body was not JSON at all."""
     if errors and errors[0].get("type") == "json_invalid":
         return MalformedJson("the request body is not valid JSON")

@@ -1,4 +1,4 @@
-"""Dice notation (RULES.md §5), evaluated by the d20 library with our dice.
+"""Dice notation (docs/rules.md#dice-notation), evaluated by the d20 library with our dice.
 
 d20 parses and evaluates the notation (`NdS`, arithmetic, keep/drop `kh kl ph pl`, rerolls
 `rr ro`, exploding `e ra`, `mi ma`, `[annotations]`), but it rolls with the global `random`
@@ -9,7 +9,8 @@ never by patching module globals: `_DrawRoller` builds `_DrawnDice` whose `_Draw
 their values from the `draw` held on the roll's own `_DrawContext`, so concurrent rolls never
 share state.
 
-Limits (RULES.md §5) are checked before any die is rolled: at most 1000 characters, 1000 dice
+Limits (docs/rules.md#dice-notation) are checked before any die is rolled: at most 1000 characters,
+1000 dice
 and 100 000 sides, counted on the parsed expression (every `NdS`, nested ones included).
 Rerolls and explosions count towards the 1000 dice while rolling. Two guards of our own keep
 a hostile expression cheap, and are limits too:
@@ -23,8 +24,8 @@ a hostile expression cheap, and are limits too:
 - Keep/reroll/explode passes may look at 100 000 dice in all (`MAX_WORK`; d20 re-selects the
   whole set on every pass, so many selectors on many dice would otherwise take minutes).
 
-Rulings where the library and RULES.md meet:
-- `/` rounds down at every step (RULES.md §0: every division rounds down); d20 alone divides
+Rulings where the library and the rules (docs/rules.md#dice-notation) meet:
+- `/` rounds down at every step (docs/rules.md#rounding); d20 alone divides
   exactly and truncates the final total. A total with a fraction (from decimal literals such
   as `1.5`) is rounded down too.
 - `d%` is d20's tens die, 0, 10, …, 90: one d10 is drawn and its value `v` counts as
@@ -52,7 +53,7 @@ from app.rules.dice import Dice, NotationResult, Rng, SeededRng
 from app.rules.errors import Loc, RulesError
 from app.rules.violations import MAX_NOTATION_CHARS
 
-#: RULES.md §5.
+#: docs/rules.md#dice-notation.
 MAX_EXPRESSION_LENGTH: Final = MAX_NOTATION_CHARS
 MAX_DICE: Final = 1000
 MAX_SIDES: Final = 100_000
@@ -68,7 +69,8 @@ Draw = Callable[[int], int]
 
 
 class NotationError(RulesError):
-    """Dice notation that cannot be rolled: unreadable, past a limit (RULES.md §5), or failing."""
+    """Dice notation that cannot be rolled: unreadable, past a limit (docs/rules.md#dice-notation),
+    or failing."""
 
 
 # --- d20, drawing its dice from us -------------------------------------------------------------
@@ -152,7 +154,8 @@ class _DrawnDice(d20.Dice):  # type: ignore[misc]
 
 
 class _ChainBinOp(d20.BinOp):  # type: ignore[misc]
-    """Arithmetic where `/` rounds down (RULES.md §0), totalled without recursing down a chain.
+    """Arithmetic where `/` rounds down (docs/rules.md#dice-and-checks), totalled without recursing
+    down a chain.
 
     d20 totals `a + b + c` as `(a + b) + c`, one recursion per operation; this walks the chain
     of left operands in a loop instead (module docstring: only parentheses nest).
@@ -432,7 +435,8 @@ def _check_tree(tree: Any) -> None:
 
 
 def _integer_total(value: object) -> int:
-    """The total as an integer: fractions round down (RULES.md §0), within ±MAX_TOTAL."""
+    """The total as an integer: fractions round down (docs/rules.md#dice-and-checks), within
+    ±MAX_TOTAL."""
     if isinstance(value, float):
         if not math.isfinite(value):
             raise NotationError("the expression's total is not a finite number")
@@ -464,9 +468,11 @@ def _evaluate(tree: Any, draw: Draw) -> NotationResult:
 
 
 def roll_notation(expr: str, draw: Draw) -> NotationResult:
-    """Roll dice notation (RULES.md §5), every die's value taken from `draw(sides)`, in order.
+    """Roll dice notation (docs/rules.md#dice-notation), every die's value taken from
+    `draw(sides)`, in order.
 
-    Raises `NotationError` for unreadable notation, a limit of §5 (checked before any die is
+    Raises `NotationError` for unreadable notation, a limit of docs/rules.md#limits (checked before
+    any die is
     drawn) or a failure while rolling; a `RulesError` raised by `draw` (e.g. a supplied value
     out of range) passes through unchanged.
     """
@@ -478,7 +484,8 @@ NOTATION_ROLLER: Final = roll_notation
 
 
 def validate_notation(expr: str, loc: Loc = ()) -> None:
-    """Reject dice notation that cannot be rolled (RULES.md §5), e.g. when a session is created.
+    """Reject dice notation that cannot be rolled (docs/rules.md#dice-notation), e.g. when a
+    session is created.
 
     Checks the text and every limit, then rolls it once with fixed dice to catch what fails
     whatever the dice (`1/0`, `2d6mi>3`, the runaway `1d1e1`). A divisor that depends on the

@@ -1,4 +1,4 @@
-"""Odds timings (issue 11), over HTTP on one uvicorn worker, each question asked once, cold.
+"""Odds timings, over HTTP on one uvicorn worker, each question asked once, cold.
 
     .venv/bin/python bench/odds.py
 

@@ -342,7 +342,8 @@ TARGETS = {
 }
 
 
-#: The worst cases of issue 9: a chase that never ends (an obstacle nobody passes) resolved
+#: The worst cases a request may ask for: a chase that never ends (an obstacle nobody passes)
+#: resolved
 #: to its 10,000-round limit, and 64 racers over 200 increments.
 STALLED_CHASE = {
     "escapee": {"name": "Ralf", "speed": 30},

@@ -1,4 +1,4 @@
-"""Metrics, request ids and the request log (issue 9, "One view across workers and replicas").
+"""Metrics, request ids and the request log (one view across workers and replicas).
 
 The metrics are the process's own (one registry shared by every app built in it), so each
 test reads `/metrics` before and after and checks the difference.

@@ -1,4 +1,5 @@
-"""Arm wrestles as sessions, round by round (API.md "Arm wrestles", RULES.md §3.1)."""
+"""Arm wrestles as sessions, round by round (docs/api.md#arm-wrestles,
+docs/rules.md#arm-wrestling)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from app.rules.dice import Dice
 
 
 class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
-    """Two competitors push one DS at a time towards the target (RULES.md §3.1)."""
+    """Two competitors push one DS at a time towards the target (docs/rules.md#arm-wrestling)."""
 
     path = "arm-wrestles"
     title = "arm wrestle"

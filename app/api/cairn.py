@@ -1,4 +1,4 @@
-"""The Cairn Hill roll, one call (API.md "POST /v1/cairn/roll", RULES.md §2)."""
+"""The Cairn Hill roll, one call (docs/api.md#cairn-hill-roll, docs/rules.md#cairn-hill-roll)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ async def roll(
             openapi_examples=examples(
                 {
                     "server dice": {"stats": [5, 7], "target": 45},
-                    "worked example (RULES §2)": {
+                    "worked example (docs/rules.md#cairn-hill-roll)": {
                         "rating": 12,
                         "target": 45,
                         "dice": [87, 78, 75, 62, 37, 36, 7],
@@ -44,7 +44,8 @@ async def roll(
         ),
     ],
 ) -> CairnRollAnswer:
-    """Seven d100s, two averaged by rating, plus the rating, with criticals (RULES §2)."""
+    """Seven d100s, two averaged by rating, plus the rating, with criticals
+    (docs/rules.md#cairn-hill-roll)."""
     rating = cairn.resolve_rating(body.rating, body.stats)
     dice = make_dice(
         request_rng(body.seed),

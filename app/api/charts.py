@@ -1,4 +1,4 @@
-"""Small labelled bar charts of odds distributions (API.md "Additions (v1.1)", "Formats").
+"""Small labelled bar charts of odds distributions (docs/api.md#answer-formats).
 
 `Accept: image/svg+xml` gives an SVG a web page can embed (its text kept as text, so the axis
 and values can be read and searched); `Accept: image/png` a PNG a Discord bot can attach.

@@ -1,4 +1,4 @@
-"""Chases as sessions, increment by increment (API.md "Chases", RULES.md §3.4).
+"""Chases as sessions, increment by increment (docs/api.md#chases, docs/rules.md#chases).
 
 The GM describes each increment's terrain in the round body; `resolve` plays one terrain over
 and over with server dice, the escapee hiding whenever the `tactic_policy` says so. The escapee
@@ -43,7 +43,8 @@ from app.store.repository import SessionRecord
 
 
 class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
-    """An escapee, a chaser and the lead between them, increment by increment (RULES.md §3.4)."""
+    """An escapee, a chaser and the lead between them, increment by increment
+    (docs/rules.md#chases)."""
 
     path = "chases"
     title = "chase"
@@ -77,7 +78,8 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
     )
 
     def start(self, body: ChaseCreate, dice: Dice) -> tuple[rules.Config, rules.State]:
-        """A chase at its start lead (RULES.md §3.4 "Start"); the initiative die is rolled here."""
+        """A chase at its start lead (docs/rules.md#starting-lead); the initiative die is rolled
+        here."""
         config = body.to_rules()
         rules.check_config(config)
         return config, rules.start(config, dice)
@@ -91,7 +93,7 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
     def play(
         self, config: rules.Config, state: rules.State, body: ChaseRound, dice: Dice
     ) -> tuple[rules.State, rules.Round]:
-        """One increment: the tactic, then both sides' increment checks (RULES.md §3.4)."""
+        """One increment: the tactic, then both sides' increment checks (docs/rules.md#chases)."""
         round_input = body.to_rules()
         rules.check_round_input(round_input)
         obstacle = round_input.terrain.increment.obstacle
@@ -209,7 +211,7 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
 
 
 def tactic_record(tactic: rules.TacticRecord) -> ChaseTacticRecord:
-    """The tactic as API.md "Chases" records it: only the fields it has."""
+    """The tactic as docs/api.md#chases records it: only the fields it has."""
     record: ChaseTacticRecord = {"kind": tactic.kind, "success": tactic.success}
     if not tactic.attempted:
         record["attempted"] = False
@@ -246,7 +248,7 @@ NO_REASON = ChaseEnd()
 
 
 async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseEnd]) -> Response:
-    """The GM ends the chase: the chaser gives up (RULES.md §3.4 "End")."""
+    """The GM ends the chase: the chaser gives up (docs/rules.md#the-lead-and-the-end)."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[rules.State]:
         config, state = load_session(KIND, record.config, record.state)

@@ -1,4 +1,4 @@
-"""A lone d20 check, one call (API.md "POST /v1/d20/check", RULES.md §0)."""
+"""A lone d20 check, one call (docs/api.md#d20-check, docs/rules.md#dice-and-checks)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ async def check(
         ),
     ],
 ) -> D20CheckAnswer:
-    """Roll d20 + modifier, succeeding when the total meets the DC (RULES §0)."""
+    """Roll d20 + modifier, succeeding when the total meets the DC
+    (docs/rules.md#dice-and-checks)."""
     dice = make_dice(
         request_rng(body.seed),
         {CHECK_KEY: None if body.roll is None else [body.roll]},

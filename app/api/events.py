@@ -1,4 +1,4 @@
-"""Live events of a session: `GET /v1/{kind}/{id}/events` (API.md "Live events").
+"""Live events of a session: `GET /v1/{kind}/{id}/events` (docs/api.md#live-events).
 
 A `text/event-stream` of the session's changes, one event per change, in version order:
 

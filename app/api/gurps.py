@@ -1,4 +1,4 @@
-"""GURPS contests, one call each (API.md "One-shot resolutions", RULES.md §1)."""
+"""GURPS contests, one call each (docs/api.md#one-shot-resolutions, docs/rules.md#gurps)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ async def success_roll(
         ),
     ],
 ) -> SuccessRollAnswer:
-    """Roll 3d6 against an effective skill, with criticals and the signed margin (RULES §1.1)."""
+    """Roll 3d6 against an effective skill, with criticals and the signed margin
+    (docs/rules.md#success-roll)."""
     dice = make_dice(
         request_rng(body.seed),
         {(None, gurps.SUCCESS): body.roll},
@@ -96,7 +97,8 @@ async def quick_contest(
         ),
     ],
 ) -> QuickContestAnswer:
-    """Both roll; the better margin wins, with the margin of victory (RULES §1.2)."""
+    """Both roll; the better margin wins, with the margin of victory
+    (docs/rules.md#quick-contest)."""
     a, b = body.a, body.b
     _distinct(a.name, b.name)
     dice = make_dice(
@@ -133,7 +135,8 @@ async def resistance_roll(
         ),
     ],
 ) -> ResistanceRollAnswer:
-    """The attacker rolls; only on a success does the defender resist (RULES §1.3)."""
+    """The attacker rolls; only on a success does the defender resist
+    (docs/rules.md#resistance-roll)."""
     attacker, defender = body.attacker, body.defender
     _distinct(attacker.name, defender.name, ("defender", "name"))
     dice = make_dice(
@@ -201,7 +204,8 @@ async def regular_contest(
         ),
     ],
 ) -> RegularContestAnswer:
-    """Round after round until exactly one succeeds, after the extreme-score adjustment (§1.4)."""
+    """Round after round until exactly one succeeds, after the extreme-score adjustment
+    (docs/rules.md#regular-contest)."""
     config = body.to_rules()
     gurps.check_regular_config(config)
     a, b = config.a.name, config.b.name

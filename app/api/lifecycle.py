@@ -1,4 +1,4 @@
-"""Long-running contests: the lifecycle every kind shares (API.md "Shared behaviour").
+"""Long-running contests: the lifecycle every kind shares (docs/api.md#sessions).
 
 `routes(kind)` turns a `ContestKind` into its create / get / rounds / round / resolve / delete
 routes, plus the kind's own (`extra_routes`). Every change, the kinds' own included, goes

@@ -1,11 +1,12 @@
-"""The long throw, resolved in one call (API.md "POST /v1/long-throws", RULES.md §3.2).
+"""The long throw, resolved in one call (docs/api.md#long-throws, docs/rules.md#long-throws).
 
 Supplied dice sit on each competitor: `roll` (one d20 for the distance or caber check, as a
 number or a one-element list; in precision one d20 per series she throws in, used in order, the
 server rolling any further ones), and, for a thrown creature, `damage_roll` (its 1d6 landing
-damage) and `tumble_roll` (its Tumble d20), two fields this endpoint adds to API.md's request.
+damage) and `tumble_roll` (its Tumble d20), two fields this endpoint adds to
+docs/api.md#long-throws.
 Supplied dice of a thrower who cannot lift the object are ignored; any other unused value is a
-422 (RULES.md §0: the wrong count).
+422 (docs/rules.md#supplied-and-server-dice).
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ async def long_throws(
         ),
     ],
 ) -> LongThrowAnswer:
-    """Throw for distance, caber rotation or precision; highest DS or last one in wins (§3.2)."""
+    """Throw for distance, caber rotation or precision; highest DS or last one in wins
+    (docs/rules.md#long-throws)."""
     config = long_throw.long_throw_config(
         _thrown(body),
         [_thrower(competitor) for competitor in body.competitors],
@@ -159,7 +161,8 @@ async def long_throws(
         if not assessment.eligible
         for purpose in (long_throw.THROW, long_throw.DAMAGE, long_throw.TUMBLE)
     ]
-    # Ruling (RULES.md §3.2.2): a thrower who cannot lift the object rolls no dice, so her
+    # Ruling (docs/rules.md#who-may-throw-loads): a thrower who cannot lift the object rolls no
+    # dice, so her
     # supplied values are ignored rather than rejected as the wrong count.
     dice.require_all_used(ignore=cannot_throw)
     thrown = _object(config.thrown)
@@ -201,7 +204,7 @@ def _object(thrown: long_throw.ThrownObject) -> LongThrowObject:
 
 
 def _competitors(outcome: long_throw.LongThrow) -> list[LongThrowCompetitorResult]:
-    """API.md's `competitors` entries, in the order given."""
+    """docs/api.md#long-throws entries, in the order given."""
     if outcome.config.mode == "precision":
         return [_precision_entry(outcome, a) for a in outcome.config.assessments]
     return [_throw_entry(outcome.config, result) for result in outcome.throws]

@@ -1,4 +1,5 @@
-"""Dice notation for ad-hoc rolls: `GET|POST /v1/roll` (API.md, RULES.md §5)."""
+"""Dice notation for ad-hoc rolls: `GET|POST /v1/roll` (docs/api.md#dice-notation-roll,
+docs/rules.md#dice-notation)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ async def roll_get(
     ],
     seed: Annotated[int | None, Query(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")] = None,
 ) -> Response:
-    """Roll dice notation given in the query, e.g. `?expr=4d6kh3` (RULES §5)."""
+    """Roll dice notation given in the query, e.g. `?expr=4d6kh3` (docs/rules.md#dice-notation)."""
     return respond(request, _roll(expr, seed, "query"))
 
 
@@ -68,7 +69,8 @@ async def roll_post(
         ),
     ],
 ) -> NotationRollAnswer:
-    """Roll dice notation: NdS, arithmetic, kh/kl/ph/pl, rr/ro, e, mi/ma, [annotations] (§5)."""
+    """Roll dice notation: NdS, arithmetic, kh/kl/ph/pl, rr/ro, e, mi/ma, [annotations]
+    (docs/rules.md#grammar)."""
     return _roll(body.expr, body.seed, "body")
 
 

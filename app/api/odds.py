@@ -1,4 +1,4 @@
-"""Odds before and during a contest (API.md "Odds", RULES.md §6).
+"""Odds before and during a contest (docs/api.md#odds, docs/rules.md#odds).
 
 Each `POST /v1/odds/...` takes the body of the matching resolution or session creation (its
 dice and seed are not used, except the seed of a Monte Carlo estimate) with the same
@@ -175,7 +175,8 @@ async def success_roll(
         Body(openapi_examples=examples({"skill 12": {"skill": 12}})),
     ],
 ) -> OddsSuccessRollAnswer | Response:
-    """Exact odds of a success roll: success, criticals, the signed margin (RULES §1.1)."""
+    """Exact odds of a success roll: success, criticals, the signed margin
+    (docs/rules.md#success-roll)."""
     answer = success_roll_answer(body.skill)
     return await _maybe_chart(
         request, answer, answer["margin"], f"Skill {body.skill}: signed margin", "margin"
@@ -193,7 +194,7 @@ async def quick_contest(
         ),
     ],
 ) -> OddsQuickContestAnswer | Response:
-    """Exact odds of a quick contest, with the margin of victory (RULES §1.2)."""
+    """Exact odds of a quick contest, with the margin of victory (docs/rules.md#quick-contest)."""
     a, b = body.a, body.b
     _distinct(a.name, b.name)
     odds = gurps_odds.quick_contest_odds(a.skill, b.skill)
@@ -234,7 +235,7 @@ async def resistance_roll(
         ),
     ],
 ) -> OddsResistanceRollAnswer:
-    """Exact probability that the defender is affected (RULES §1.3)."""
+    """Exact probability that the defender is affected (docs/rules.md#resistance-roll)."""
     attacker, defender = body.attacker, body.defender
     _distinct(attacker.name, defender.name, ("defender", "name"))
     affected = gurps_odds.resistance_odds(attacker.skill, defender.skill)
@@ -359,7 +360,8 @@ async def cairn_roll(
         Body(openapi_examples=examples({"rating 12 vs 45": {"rating": 12, "target": 45}})),
     ],
 ) -> OddsCairnAnswer | Response:
-    """The exact score distribution of a Cairn Hill roll, its mean and criticals (RULES §2)."""
+    """The exact score distribution of a Cairn Hill roll, its mean and criticals
+    (docs/rules.md#cairn-hill-roll)."""
     rating = cairn.resolve_rating(body.rating, body.stats)
     answer = await off_loop(cairn_answer, rating, body.target)
     return await _maybe_chart(

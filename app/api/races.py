@@ -1,4 +1,4 @@
-"""Races as sessions, increment by increment (API.md "Races", RULES.md §3.3).
+"""Races as sessions, increment by increment (docs/api.md#races, docs/rules.md#races).
 
 Each competitor gets a party token of her own besides the GM's: it reads the race (GET) but may
 not play it (403), so racers can follow along without being able to post dice.
@@ -31,7 +31,8 @@ from app.rules.races import CheckRecord, CompetitorRound
 
 
 def check_damage_notation(increments: Iterable[tuple[Loc, str]]) -> None:
-    """Every obstacle's and hazard's `damage` must be rollable dice notation (RULES.md §5)."""
+    """Every obstacle's and hazard's `damage` must be rollable dice notation
+    (docs/rules.md#dice-notation)."""
     found: list[RuleViolation] = []
     for loc, expr in increments:
         try:
@@ -44,7 +45,7 @@ def check_damage_notation(increments: Iterable[tuple[Loc, str]]) -> None:
 
 
 class Races(ContestKind[rules.Config, rules.State, rules.Round]):
-    """Every competitor races the course's increments; the highest DS wins (RULES.md §3.3)."""
+    """Every competitor races the course's increments; the highest DS wins (docs/rules.md#races)."""
 
     path = "races"
     title = "race"
@@ -74,7 +75,7 @@ class Races(ContestKind[rules.Config, rules.State, rules.Round]):
     )
 
     def start(self, body: RaceCreate, dice: Dice) -> tuple[rules.Config, rules.State]:
-        """A race at its start: everyone racing at DS 0 (RULES.md §3.3)."""
+        """A race at its start: everyone racing at DS 0 (docs/rules.md#races)."""
         config = body.to_rules()
         rules.check_config(config)
         if config.preset is None:

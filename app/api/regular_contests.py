@@ -1,4 +1,5 @@
-"""Regular contests as sessions, round by round (API.md "Regular contests", RULES.md §1.4)."""
+"""Regular contests as sessions, round by round (docs/api.md#regular-contests,
+docs/rules.md#regular-contest)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from app.rules.dice import Dice
 
 
 class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps.RegularRound]):
-    """Both roll each round until exactly one succeeds (RULES.md §1.4)."""
+    """Both roll each round until exactly one succeeds (docs/rules.md#regular-contest)."""
 
     path = "regular-contests"
     title = "regular contest"

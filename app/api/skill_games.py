@@ -1,4 +1,5 @@
-"""Legend skill games as sessions, with sealed choices (API.md "Skill games", RULES.md §4).
+"""Legend skill games as sessions, with sealed choices (docs/api.md#skill-games,
+docs/rules.md#skill-games).
 
 A round has no single "play" call: each party posts its skills (`/skills`), then seals a
 choice (`/choices`); the submission that completes the set reveals and resolves the round in
@@ -92,7 +93,8 @@ from app.store.repository import SessionRecord
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """A grant of the GM's (RULES.md §4, step 2), kept until the next reveal lists it."""
+    """A grant of the GM's (docs/rules.md#skills-and-tokens), kept until the next reveal lists
+    it."""
 
     party: str
     tokens: int
@@ -162,7 +164,7 @@ class _RoundOptions(TypedDict, total=False):
 
 
 def public_config(config: rules.Config) -> SkillGameConfig:
-    """The config as served and stored: the create body normalised (API.md "Skill games").
+    """The config as served and stored: the create body normalised (docs/api.md#skill-games).
 
     `serial.load(rules.Config, public_config(config)) == config`.
     """
@@ -215,7 +217,8 @@ def _party_config(party: rules.Party) -> SkillGamePartyConfig:
 
 
 def public_state(state: rules.State) -> SkillGameState:
-    """API.md "Skill games" state: which parties submitted, never what (RULES.md §4, step 3)."""
+    """docs/api.md#skill-games state: which parties submitted, never what
+    (docs/rules.md#sealed-choices)."""
     return {
         "phase": state.phase,
         "tokens": {party: state.tokens[party] for party in state.parties},
@@ -229,7 +232,7 @@ def public_state(state: rules.State) -> SkillGameState:
 
 
 def result(config: rules.Config, state: rules.State) -> SkillGameResult | None:
-    """The finished game's result (API.md "Skill games"), else None."""
+    """The finished game's result (docs/api.md#skill-games), else None."""
     if not state.finished:
         return None
     return {
@@ -249,7 +252,7 @@ def checks_record(checks: Iterable[rules.SkillCheck]) -> dict[str, SkillGameChec
 
 
 def choice_record(choice: rules.Choice) -> SkillGameBid | SkillGamePurchase:
-    """A choice as the round record reveals it (API.md "Skill games")."""
+    """A choice as the round record reveals it (docs/api.md#skill-games)."""
     if choice.bid is None:
         return {"actions": list(choice.actions)}
     return {"action": choice.actions[0], "bid": choice.bid}

@@ -1,4 +1,4 @@
-"""Arm wrestling: an opposed-DS match played round by round (RULES.md §3.1).
+"""Arm wrestling: an opposed-DS match played round by round (docs/rules.md#arm-wrestling).
 
 Two competitors, `a` and `b`, each with a Degree of Success (DS) starting at 0. Every round first
 makes the fatigue checks that are due (a failure ends the match), then the opposed Strength checks,
@@ -6,21 +6,23 @@ whose difference pushes one DS: the round's winner's when she leads or nobody le
 leader's, downwards. The first DS to reach the target number wins; `max_rounds` stops a match
 undecided.
 
-Rulings where RULES.md §3.1 is silent (each is marked **Ruling** where it is applied):
+Rulings where docs/rules.md#arm-wrestling is silent (each is marked **Ruling** where it is applied):
 
-- The variants substitute only what §3.1 names: `psychic` swaps `caster_level` in for
+- The variants substitute only what docs/rules.md#arm-wrestling-variants names: `psychic` swaps
+  `caster_level` in for
   `strength_mod`; `mental` swaps `int_mod` in for `strength_mod` and `wis_score`/`wis_mod` in for
   `con_score`/`con_mod`. `misc_mod`, the off-hand penalty and the Endurance bonus apply in every
   variant exactly as the caller flags them.
-- In `mental`, `wis_mod` defaults to the ability modifier of `wis_score` (RULES.md §0).
+- In `mental`, `wis_mod` defaults to the ability modifier of `wis_score`
+  (docs/rules.md#dice-and-checks).
 - A match that ends on fatigue has a loser, so `spikes` damage and `loser_damage` apply to her just
   as on a target win; a draw or a `max_rounds` stop has no loser and so no damage.
 - Damage from `loser_damage` below 0 counts as 0 (damage never heals).
 - Score fields (`con_score`, `wis_score`) and `caster_level` must not be negative, and names must
   not be blank (the create body's schema checks both); the two names must differ (they key the
-  supplied dice, RULES.md §0: `check_config`).
+  supplied dice, docs/rules.md#names).
 
-Dice, keyed (who, purpose) as API.md "Arm wrestles" names them: (name, "constitution") for each
+Dice, keyed (who, purpose) as docs/api.md#arm-wrestles names them: (name, "constitution") for each
 fatigue check (the Wisdom check in `mental`), (name, "strength") for each opposed check (the
 Intelligence check in `mental`, the caster-level check in `psychic`), and (loser, "damage") for the
 spikes 1d4 or the `loser_damage` notation.
@@ -42,22 +44,22 @@ Effect = Literal["strained-arm", "injured-hand", "damage"]
 
 VARIANTS: Final[tuple[Variant, ...]] = get_args(Variant)
 
-#: RULES.md §3.1 Ruling: the target number defaults to 20 and may be set per match (1..100).
+#: docs/rules.md#arm-wrestling defaults to 20 and may be set per match (1..100).
 DEFAULT_TARGET: Final = 20
 MIN_TARGET: Final = 1
 MAX_TARGET: Final = 100
-#: RULES.md §3.1 (default 200) and API.md "Limits" (at most 10 000).
+#: docs/rules.md#arm-wrestling (default 200) and docs/api.md#limits (at most 10 000).
 DEFAULT_MAX_ROUNDS: Final = 200
 MAX_ROUNDS_LIMIT: Final = 10_000
-#: RULES.md §3.1 step 1: DC 10 + checks already made, +4 with Endurance.
+#: docs/rules.md#fatigue: DC 10 + checks already made, +4 with Endurance.
 FATIGUE_BASE_DC: Final = 10
 ENDURANCE_BONUS: Final = 4
-#: RULES.md §3.1 step 2: -2 with the off hand unless she has Two-Weapon Fighting.
+#: docs/rules.md#pushing-the-ds: -2 with the off hand unless she has Two-Weapon Fighting.
 OFF_HAND_PENALTY: Final = 2
-#: RULES.md §3.1 spikes: the loser takes 1d4 + the winner's Strength bonus.
+#: docs/rules.md#arm-wrestling-variants: the loser takes 1d4 + the winner's Strength bonus.
 SPIKES_DIE_SIDES: Final = 4
 
-#: Dice purposes (API.md "Arm wrestles" round body).
+#: Dice purposes (docs/api.md#arm-wrestles round body).
 STRENGTH: Final = "strength"
 CONSTITUTION: Final = "constitution"
 DAMAGE: Final = "damage"
@@ -70,7 +72,7 @@ DAMAGE: Final = "damage"
 
 @dataclass(frozen=True, slots=True)
 class Competitor:
-    """One arm wrestler as API.md "Arm wrestles" describes her (RULES.md §3.1)."""
+    """One arm wrestler as docs/api.md#arm-wrestles describes her (docs/rules.md#arm-wrestling)."""
 
     name: str
     strength_mod: int
@@ -87,7 +89,8 @@ class Competitor:
 
     @property
     def strength_bonus(self) -> int:
-        """A bonus is `max(modifier, 0)` (RULES.md §0), used by the spikes variant."""
+        """A bonus is `max(modifier, 0)` (docs/rules.md#dice-and-checks), used by the spikes
+        variant."""
         return max(self.strength_mod, 0)
 
 
@@ -108,7 +111,8 @@ class Config:
 
 
 def check_config(config: Config) -> None:
-    """The checks of a match's settings that span fields (RULES.md §3.1, §0 "Names").
+    """The checks of a match's settings that span fields (docs/rules.md#arm-wrestling,
+    docs/rules.md#names "Names").
 
     The create body's schema has already checked every field on its own (types, bounds, the
     variant's name); this adds what depends on another field: the two names differ, `psychic`
@@ -143,7 +147,7 @@ def _given(value: int | None, field: str) -> int:
 
 
 def check_modifier(config: Config, competitor: Competitor) -> int:
-    """The modifier of a competitor's round check (RULES.md §3.1 step 2 and "Variants").
+    """The modifier of a competitor's round check (docs/rules.md#pushing-the-ds and "Variants").
 
     `strength_mod` (`caster_level` in `psychic`, `int_mod` in `mental`) + `misc_mod`, -2 with the
     off hand unless she has Two-Weapon Fighting.
@@ -170,7 +174,7 @@ def free_rounds(config: Config, competitor: Competitor) -> int:
 def fatigue_modifier(config: Config, competitor: Competitor) -> int:
     """The fatigue check's modifier: `con_mod` (`wis_mod` in `mental`), +4 with Endurance.
 
-    RULES.md §3.1 step 1.
+    docs/rules.md#fatigue.
     """
     if config.variant == "mental":
         ability = _given(competitor.wis_mod, "wis_mod")
@@ -180,19 +184,21 @@ def fatigue_modifier(config: Config, competitor: Competitor) -> int:
 
 
 def fatigue_dc(checks_made: int) -> int:
-    """DC `10 + (number of fatigue checks she has already made in this match)` (RULES.md §3.1)."""
+    """DC `10 + (number of fatigue checks she has already made in this match)`
+    (docs/rules.md#arm-wrestling)."""
     return FATIGUE_BASE_DC + checks_made
 
 
 def leader_index(ds: tuple[int, int]) -> int | None:
-    """Index of the one with the higher DS, the leader; None on equal DS (RULES.md §3.1)."""
+    """Index of the one with the higher DS, the leader; None on equal DS
+    (docs/rules.md#arm-wrestling)."""
     if ds[0] == ds[1]:
         return None
     return 0 if ds[0] > ds[1] else 1
 
 
 def push(ds: tuple[int, int], round_winner: int, difference: int) -> tuple[int, int]:
-    """Apply one round's difference `d` to the DS pair (RULES.md §3.1 step 2).
+    """Apply one round's difference `d` to the DS pair (docs/rules.md#pushing-the-ds).
 
     If the round's winner leads, or nobody leads, her DS rises by `d`; if she trails, the
     leader's DS falls by `d` (possibly below 0, possibly handing over the lead). The trailing
@@ -214,7 +220,7 @@ def push(ds: tuple[int, int], round_winner: int, difference: int) -> tuple[int, 
 
 @dataclass(frozen=True, slots=True)
 class Consequence:
-    """What the match did to someone (API.md "Arm wrestles" result `consequences`)."""
+    """What the match did to someone (docs/api.md#arm-wrestles result `consequences`)."""
 
     name: str
     effect: Effect
@@ -275,7 +281,7 @@ class FatigueCheck:
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """One round as API.md's round record shows it (without `number`, `rolls`, `summary`).
+    """One round as docs/api.md#arm-wrestles shows it (without `number`, `rolls`, `summary`).
 
     `pushed` (not part of the record) is whose DS the difference moved, for the summary line.
     """
@@ -293,12 +299,14 @@ class Round:
 
 
 def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - no die is rolled at the start
-    """A fresh match: both DS 0, nobody leads, no fatigue checks made (RULES.md §3.1)."""
+    """A fresh match: both DS 0, nobody leads, no fatigue checks made
+    (docs/rules.md#arm-wrestling)."""
     return State(names=(config.a.name, config.b.name))
 
 
 def is_finished(state: State) -> bool:
-    """Whether the match is over: target, fatigue, draw or `max_rounds` (RULES.md §3.1)."""
+    """Whether the match is over: target, fatigue, draw or `max_rounds`
+    (docs/rules.md#arm-wrestling)."""
     return state.finished
 
 
@@ -325,7 +333,7 @@ def _strained_arm(config: Config, name: str) -> Consequence:
 def _loser_pays(
     config: Config, winner: int, dice: Dice
 ) -> tuple[tuple[Consequence, ...], Damage | None]:
-    """Spikes damage and injury, or `mental` `loser_damage` (RULES.md §3.1 "Variants").
+    """Spikes damage and injury, or `mental` `loser_damage` (docs/rules.md#arm-wrestling-variants).
 
     **Ruling:** applied on every ending that has a loser, fatigue endings included.
     """
@@ -363,7 +371,7 @@ def _loser_pays(
 def _fatigue_checks(
     config: Config, state: State, number: int, dice: Dice
 ) -> tuple[tuple[FatigueCheck, ...], tuple[int, int]]:
-    """RULES.md §3.1 step 1: the checks due before round `number`, in (a, b) order."""
+    """docs/rules.md#fatigue: the checks due before round `number`, in (a, b) order."""
     checks: list[FatigueCheck] = []
     checks_made = list(state.con_checks_made)
     for index, competitor in enumerate(config.competitors):
@@ -383,7 +391,7 @@ def _fatigue_checks(
 
 
 def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
-    """Play one round of the match (RULES.md §3.1 "A round").
+    """Play one round of the match (docs/rules.md#arm-wrestling).
 
     1. Fatigue checks for each competitor past her free rounds. Exactly one failure: the other
        wins; two: the higher DS wins, equal DS is a draw; every failure strains an arm. A match

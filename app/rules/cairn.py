@@ -1,4 +1,4 @@
-"""The Cairn Hill roll (RULES.md §2).
+"""The Cairn Hill roll (docs/rules.md#cairn-hill-roll).
 
 A rating `r` (the sum of two stats, -100..100) picks two of seven sorted d100s; their floored
 average plus `r` is the base score. A critical die may then make it a critical success or
@@ -8,7 +8,7 @@ Dice, keyed (who, purpose) with `who` None: (None, "cairn") for the 7d100, (None
 for the critical die (always rolled) and (None, "magnitude") for the magnitude die, rolled only
 on a critical.
 
-Rulings where RULES.md §2 is silent:
+Rulings where docs/rules.md#cairn-hill-roll is silent:
 
 - `chosen` lists the two averaged dice lowest first (by their position among the sorted dice),
   and `chosen_names` names them in the same order: rating 1 gives ("worst", "middle").
@@ -28,21 +28,23 @@ from app.rules.errors import Loc, RulesError
 
 Critical = Literal["success", "failure"] | None
 
-#: RULES.md §2: `-100 <= r <= 100`.
+#: docs/rules.md#cairn-hill-roll
 MIN_RATING: Final = -100
 MAX_RATING: Final = 100
-#: RULES.md §2: roll 7d100; the critical and magnitude dice are d100s too.
+#: docs/rules.md#cairn-hill-roll: roll 7d100; the critical and magnitude dice are d100s too.
 DICE_COUNT: Final = 7
 DIE_SIDES: Final = 100
-#: RULES.md §2: a critical die above the rating but below 21 is a critical failure.
+#: docs/rules.md#cairn-hill-roll: a critical die above the rating but below 21 is a critical
+#: failure.
 CRITICAL_FAILURE_BELOW: Final = 21
 
-#: Dice purposes (API.md "Dice in every result": one 7d100 entry for the Cairn dice).
+#: Dice purposes (docs/api.md#dice-in-every-result: one 7d100 entry for the Cairn dice).
 CAIRN: Final = "cairn"
 CRITICAL: Final = "critical"
 MAGNITUDE: Final = "magnitude"
 
-#: The sorted dice by position, worst (lowest) first, in the rule's own words (RULES.md §2).
+#: The sorted dice by position, worst (lowest) first, in the rule's own words
+#: (docs/rules.md#cairn-hill-roll).
 POSITION_NAMES: Final[tuple[str, ...]] = (
     "worst",
     "second worst",
@@ -54,7 +56,8 @@ POSITION_NAMES: Final[tuple[str, ...]] = (
 )
 WORST, SECOND_WORST, THIRD_WORST, MIDDLE, THIRD_BEST, SECOND_BEST, BEST = range(DICE_COUNT)
 
-#: RULES.md §2's table: (highest rating of the band, positions averaged); the last band is open.
+#: docs/rules.md#cairn-hill-roll's table: (highest rating of the band, positions averaged); the last
+#: band is open.
 _BANDS: Final[tuple[tuple[int, tuple[int, int]], ...]] = (
     (-2, (WORST, SECOND_WORST)),
     (0, (WORST, THIRD_WORST)),
@@ -71,13 +74,14 @@ _ABOVE_ALL_BANDS: Final = (SECOND_BEST, BEST)
 
 
 def check_rating(rating: int, loc: Loc = ("rating",)) -> None:
-    """The rating lies in -100..100 (RULES.md §2)."""
+    """The rating lies in -100..100 (docs/rules.md#cairn-hill-roll)."""
     if not MIN_RATING <= rating <= MAX_RATING:
         raise RulesError(f"the rating must be between {MIN_RATING} and {MAX_RATING}", loc)
 
 
 def resolve_rating(rating: int | None, stats: Sequence[int] | None) -> int:
-    """The rating from exactly one of `rating` or the two `stats` (their sum), RULES.md §2."""
+    """The rating from exactly one of `rating` or the two `stats` (their sum),
+    docs/rules.md#cairn-hill-roll."""
     if rating is not None and stats is not None:
         raise RulesError("give either the rating or the two stats, not both", ("stats",))
     if stats is not None:
@@ -93,7 +97,8 @@ def resolve_rating(rating: int | None, stats: Sequence[int] | None) -> int:
 
 
 def chosen_positions(rating: int) -> tuple[int, int]:
-    """Which two sorted dice (0 = worst … 6 = best) a rating averages, lower first (§2 table)."""
+    """Which two sorted dice (0 = worst … 6 = best) a rating averages, lower first
+    (docs/rules.md#cairn-hill-roll, its table)."""
     for highest, positions in _BANDS:
         if rating <= highest:
             return positions
@@ -101,7 +106,8 @@ def chosen_positions(rating: int) -> tuple[int, int]:
 
 
 def critical_of(rating: int, critical_die: int) -> Critical:
-    """`<= r` is a critical success; otherwise `< 21` a critical failure (RULES.md §2)."""
+    """`<= r` is a critical success; otherwise `< 21` a critical failure
+    (docs/rules.md#cairn-hill-roll)."""
     if critical_die <= rating:
         return "success"
     if critical_die < CRITICAL_FAILURE_BELOW:
@@ -110,7 +116,7 @@ def critical_of(rating: int, critical_die: int) -> Critical:
 
 
 def multiplier_of(magnitude_die: int) -> int:
-    """1-33 -> x1, 34-66 -> x2, 67-99 -> x3, 100 -> x10 (RULES.md §2)."""
+    """1-33 -> x1, 34-66 -> x2, 67-99 -> x3, 100 -> x10 (docs/rules.md#cairn-hill-roll)."""
     if magnitude_die <= 33:
         return 1
     if magnitude_die <= 66:
@@ -121,7 +127,8 @@ def multiplier_of(magnitude_die: int) -> int:
 
 
 def adjustment_of(rating: int, critical: Critical, multiplier: int | None) -> int:
-    """`|r| * multiplier`, added on a critical success, subtracted on a failure (§2 Ruling)."""
+    """`|r| * multiplier`, added on a critical success, subtracted on a failure
+    (docs/rules.md#cairn-hill-roll, a Ruling)."""
     if critical is None or multiplier is None:
         return 0
     size = abs(rating) * multiplier
@@ -130,7 +137,8 @@ def adjustment_of(rating: int, critical: Critical, multiplier: int | None) -> in
 
 @dataclass(frozen=True, slots=True)
 class CairnRoll:
-    """One Cairn Hill roll, every step of RULES.md §2 as API.md "POST /v1/cairn/roll" lists it."""
+    """One Cairn Hill roll, every step of docs/rules.md#cairn-hill-roll as
+    docs/api.md#cairn-hill-roll lists it."""
 
     rating: int
     dice_sorted: tuple[int, ...]
@@ -155,7 +163,7 @@ def judge_cairn(
     magnitude_die: int | None,
     target: int | None = None,
 ) -> CairnRoll:
-    """Judge a Cairn Hill roll from its die values (RULES.md §2).
+    """Judge a Cairn Hill roll from its die values (docs/rules.md#cairn-hill-roll).
 
     `dice` are the seven d100s in any order. `magnitude_die` is needed on a critical and
     ignored otherwise.
@@ -206,7 +214,8 @@ def _check_d100s(values: Sequence[int], loc: Loc) -> None:
 
 
 def cairn_roll(rating: int, dice: Dice, *, target: int | None = None) -> CairnRoll:
-    """Roll 7d100 and the critical die, and the magnitude die on a critical (RULES.md §2)."""
+    """Roll 7d100 and the critical die, and the magnitude die on a critical
+    (docs/rules.md#cairn-hill-roll)."""
     check_rating(rating)
     values = dice.roll(DICE_COUNT, DIE_SIDES, who=None, purpose=CAIRN)
     critical_die = dice.die(DIE_SIDES, who=None, purpose=CRITICAL)
@@ -224,7 +233,7 @@ def _signed(number: int) -> str:
 
 
 def cairn_summary(result: CairnRoll) -> str:
-    """One line for a Discord bot, e.g. the RULES.md §2 worked example:
+    """One line for a Discord bot, e.g. the docs/rules.md#cairn-hill-roll worked example:
 
     `Rating 12 rolled 7 36 37 62 75 78 87: middle 62 and third best 75 average 68, base score
     80; critical die 13: critical failure, magnitude 51 (x2): -24; score 56 vs target 45:

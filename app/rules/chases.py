@@ -1,4 +1,4 @@
-"""Chases: one escapee, one chaser, a lead in DS (RULES.md §3.4).
+"""Chases: one escapee, one chaser, a lead in DS (docs/rules.md#chases).
 
 The lead is the escapee's DS minus the chaser's. Each increment the GM describes the terrain, the
 escapee may use one tactic (hide, or create a hazard), then both make the increment's check as in
@@ -6,19 +6,21 @@ races (`app.rules.races.run_increment`, with the long-race Constitution check be
 chase ends when the lead is 0 or less (caught), 30 or more (escaped), when a hide succeeds (hid),
 or when the GM ends it (gave up).
 
-Rulings where RULES.md §3.4 is silent:
+Rulings where docs/rules.md#chases is silent:
 
 - *Hide vs Spot ties.* The escapee is named first and the chaser second: the escapee acts (she
   tries to slip away) and the chaser defends against it, so after 20 equal rerolls the chaser wins
-  and the chase goes on (RULES.md §0: the defending side is the one named second).
+  and the chase goes on (docs/rules.md#opposed-checks).
 - *Order within an increment:* both Constitution checks (when due), then the tactic, then the
   escapee's increment checks, then the chaser's. A side that rests makes no other check in it
-  (RULES.md §3.3): a resting escapee uses no tactic (nothing is paid); a resting chaser makes no
+  (docs/rules.md#races): a resting escapee uses no tactic (nothing is paid); a resting chaser makes
+  no
   Spot check, so a hide against him succeeds unopposed, and no hazard check (he adds 0 anyway).
 - *Held up.* An escapee who lost her hide, and a chaser who failed the hazard check, add 0 and make
   no further check this increment (the terrain's obstacle included).
-- *Tactic checks* get neither the speed bonus (whatever `speed_bonus`), Run, pacing (RULES.md
-  §3.3) nor the terrain's `modifier`; `tactic.success` for a hazard means it was created *and*
+- *Tactic checks* get neither the speed bonus (whatever `speed_bonus`), Run, pacing
+  (docs/rules.md#races) nor the terrain's `modifier`; `tactic.success` for a hazard means it was
+  created *and*
   held the chaser up.
 - *The hazard's cost* comes off the escapee's DS at once, but the end of the chase is judged only
   once the increment's checks are made ("then ... the lead is re-evaluated").
@@ -31,7 +33,7 @@ Rulings where RULES.md §3.4 is silent:
 - **Ruling:** `speed_bonus` works as in races (`"increment"` by default; `"every-roll"` adds the
   speed bonus to terrain obstacle, hazard, Ride and Constitution checks too), and never to the
   tactic checks below. `pacing_rule` is a race option only: a chase's pacing changes the safe
-  increments (issue 12 asks for it in races).
+  increments (the option concerns races).
 - *Starts.* A start lead of 30 or more is a chase already escaped: `start` returns a finished
   state. An initiative start that rolls a lead of 0 or less is rejected (`RulesError` at
   ("start", "mode")), as is one that cannot roll above 0 at all (`check_config`); so is a lead
@@ -84,7 +86,7 @@ Outcome = Literal["caught", "escaped", "hid"]
 TacticPolicy = Literal["none", "hide-when-possible"]
 
 
-#: RULES.md §3.4: caught at a lead of 0 or less, escaped at 30 or more.
+#: docs/rules.md#the-lead-and-the-end, escaped at 30 or more.
 CAUGHT_AT: Final = 0
 ESCAPED_AT: Final = 30
 #: Hiding needs a lead of 20 or more on terrain that is not flat.
@@ -98,11 +100,11 @@ DEFAULT_HAZARD_BASE_COST: Final = 5
 HAZARD_CREATE_DC: Final = 14
 HAZARD_BASE_DC: Final = 10
 DEFAULT_CHASER_CHECK: Final = "balance"
-#: RULES.md §3.4 default; API.md "Limits".
+#: docs/rules.md#chases default; docs/api.md#limits.
 DEFAULT_MAX_ROUNDS: Final = 200
 MAX_ROUNDS_LIMIT: Final = 10_000
 
-#: Dice purposes (API.md "Chases").
+#: Dice purposes (docs/api.md#chases).
 INITIATIVE: Final = "initiative"
 HIDE: Final = "hide"
 SPOT: Final = "spot"
@@ -138,13 +140,13 @@ class LeadStart:
     lead: int
 
 
-#: How the lead starts (RULES.md §3.4 "Start").
+#: How the lead starts (docs/rules.md#starting-lead).
 Start = InitiativeStart | DistanceStart | LeadStart
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """A chase: the two sides, the start, and the options of API.md "Chases"."""
+    """A chase: the two sides, the start, and the options of docs/api.md#chases."""
 
     escapee: Competitor
     chaser: Competitor
@@ -159,7 +161,8 @@ class Config:
 
 
 def check_config(config: Config) -> None:
-    """What a chase's fields must agree on; `RulesError` lists every violation (RULES.md §3.4).
+    """What a chase's fields must agree on; `RulesError` lists every violation
+    (docs/rules.md#chases).
 
     Two different names, and an initiative start the escapee's modifier can give a lead at all.
     """
@@ -181,7 +184,8 @@ def check_config(config: Config) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Terrain:
-    """The increment the GM describes: a race increment, and whether it is flat (RULES.md §3.4)."""
+    """The increment the GM describes: a race increment, and whether it is flat
+    (docs/rules.md#chases)."""
 
     increment: Increment
     flat: bool = False
@@ -208,7 +212,7 @@ Tactic = Hide | CreateHazard
 
 @dataclass(frozen=True, slots=True)
 class RoundInput:
-    """One increment's input (API.md "Chases" round body, without its dice)."""
+    """One increment's input (docs/api.md#chases round body, without its dice)."""
 
     terrain: Terrain
     tactic: Tactic | None = None
@@ -221,7 +225,7 @@ class RoundInput:
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """API.md "Chases" state, plus the increments played (for endurance and `max_rounds`)."""
+    """docs/api.md#chases state, plus the increments played (for endurance and `max_rounds`)."""
 
     lead: int
     ds: Mapping[str, int]
@@ -231,7 +235,7 @@ class State:
 
 
 def start(config: Config, dice: Dice) -> State:
-    """The starting lead (RULES.md §3.4 "Start"): initiative roll, 5 x increments, or given.
+    """The starting lead (docs/rules.md#starting-lead): initiative roll, 5 x increments, or given.
 
     The escapee's DS is the lead and the chaser's 0. A lead of 30 or more has escaped already.
     """
@@ -260,7 +264,7 @@ def start(config: Config, dice: Dice) -> State:
 
 
 def is_finished(state: State) -> bool:
-    """Caught, escaped, hid or given up (RULES.md §3.4 "End")."""
+    """Caught, escaped, hid or given up (docs/rules.md#the-lead-and-the-end)."""
     return state.status_detail is not None
 
 
@@ -272,7 +276,7 @@ def winner(config: Config, state: State) -> str | None:
 
 
 def end(config: Config, state: State, reason: str = "gave-up") -> State:  # noqa: ARG001
-    """The GM ends the chase: the chaser gives up (RULES.md §3.4 "End")."""
+    """The GM ends the chase: the chaser gives up (docs/rules.md#the-lead-and-the-end)."""
     if is_finished(state):
         raise PhaseError("the chase is over")
     if reason != "gave-up":
@@ -301,7 +305,7 @@ def choose_tactic(
 
 @dataclass(frozen=True, slots=True)
 class TacticRecord:
-    """The tactic as API.md "Chases" records it; `attempted` is false for a resting escapee."""
+    """The tactic as docs/api.md#chases records it; `attempted` is false for a resting escapee."""
 
     kind: Literal["hide", "hazard"]
     success: bool
@@ -337,7 +341,7 @@ class SideRound:
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """API.md "Chases" round record, but number/rolls/summary; plus `increment` and `sides`."""
+    """docs/api.md#chases round record, but number/rolls/summary; plus `increment` and `sides`."""
 
     increment: int
     terrain: Terrain
@@ -362,7 +366,7 @@ class Round:
 
 
 def check_round_input(round_input: RoundInput) -> None:
-    """What a round body's fields must agree on, whatever the chase's state (RULES.md §3.4).
+    """What a round body's fields must agree on, whatever the chase's state (docs/rules.md#chases).
 
     The terrain as a race increment (`check_increment`), and no hiding on flat terrain.
     """
@@ -379,7 +383,8 @@ def _check_round_input(round_input: RoundInput, violations: Violations) -> None:
 
 
 def validate_round(config: Config, state: State, round_input: RoundInput) -> None:
-    """`RulesError` for a round the rules forbid now (RULES.md §3.4 tactics; §3.3 mounts).
+    """`RulesError` for a round the rules forbid now (docs/rules.md#tactics-hiding,
+    docs/rules.md#mounts).
 
     `check_round_input`'s checks, then what depends on the chase: a hide needs a lead of 20,
     mounted terrain needs both sides mounted.
@@ -404,7 +409,7 @@ def validate_round(config: Config, state: State, round_input: RoundInput) -> Non
 def play_round(
     config: Config, state: State, round_input: RoundInput, dice: Dice
 ) -> tuple[State, Round]:
-    """Play one chase increment (RULES.md §3.4 "Each increment").
+    """Play one chase increment (docs/rules.md#chase-increments).
 
     Constitution checks when due, then the escapee's tactic — `hide` (opposed Hide vs Spot, the
     escapee first; winning ends the chase, losing adds her 0) or `hazard` (costs
@@ -518,7 +523,8 @@ def _status_after(
     escapee_forfeited: bool,
     chaser_forfeited: bool,
 ) -> StatusDetail | None:
-    """How the chase stands after an increment (RULES.md §3.4 "End"; module rulings)."""
+    """How the chase stands after an increment (docs/rules.md#the-lead-and-the-end; module
+    rulings)."""
     if hid:
         return "hid"
     if escapee_forfeited:
@@ -535,7 +541,8 @@ def _status_after(
 
 
 def _hide(config: Config, dice: Dice, *, escapee_rests: bool, chaser_rests: bool) -> TacticRecord:
-    """Opposed Hide (escapee, first) vs Spot (chaser, second, the defending side) (RULES.md §0)."""
+    """Opposed Hide (escapee, first) vs Spot (chaser, second, the defending side)
+    (docs/rules.md#dice-and-checks)."""
     if escapee_rests:
         return TacticRecord("hide", success=False, attempted=False)
     if chaser_rests:
@@ -561,7 +568,8 @@ def _hazard(
     escapee_rests: bool,
     chaser_rests: bool,
 ) -> TacticRecord:
-    """Create a hazard (RULES.md §3.4): pay, Dexterity vs DC 14, the chaser's check vs 10 + p."""
+    """Create a hazard (docs/rules.md#chases): pay, Dexterity vs DC 14, the chaser's check vs 10 +
+    p."""
     penalty = tactic.penalty
     if escapee_rests:
         return TacticRecord("hazard", success=False, attempted=False, cost=0, penalty=penalty)

@@ -1,4 +1,5 @@
-"""The d20 check: `d20 + modifier`, succeeding against a DC when `total >= DC` (RULES.md §0).
+"""The d20 check: `d20 + modifier`, succeeding against a DC when `total >= DC`
+(docs/rules.md#dice-and-checks).
 
 Natural 1 and 20 are not automatic on checks. Dice: one d20 keyed (who, purpose), by default
 (None, "check").
@@ -12,7 +13,7 @@ from typing import Final
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
 
-#: Sane bounds on a lone check's modifier and DC (RULES.md §0 sets none).
+#: Sane bounds on a lone check's modifier and DC (docs/rules.md#d20-checks).
 MIN_MODIFIER: Final = -1000
 MAX_MODIFIER: Final = 1000
 MIN_DC: Final = -1000
@@ -25,7 +26,7 @@ CHECK: Final = "check"
 
 @dataclass(frozen=True, slots=True)
 class D20Check:
-    """One d20 check (RULES.md §0); `success` is None without a DC."""
+    """One d20 check (docs/rules.md#dice-and-checks); `success` is None without a DC."""
 
     roll: int
     modifier: int
@@ -45,7 +46,8 @@ def check_bounds(modifier: int, dc: int | None) -> None:
 
 
 def judge_check(roll: int, modifier: int, dc: int | None = None) -> D20Check:
-    """`total = roll + modifier`; success when `total >= dc` (RULES.md §0), no automatic 1 or 20."""
+    """`total = roll + modifier`; success when `total >= dc` (docs/rules.md#dice-and-checks), no
+    automatic 1 or 20."""
     if not 1 <= roll <= D20_SIDES:
         raise RulesError(f"die value {roll} is outside 1..{D20_SIDES}", ("roll",))
     check_bounds(modifier, dc)
@@ -61,7 +63,8 @@ def d20_check(
     who: str | None = None,
     purpose: str = CHECK,
 ) -> D20Check:
-    """Roll a d20 check `d20 + modifier`, against `dc` when given (RULES.md §0)."""
+    """Roll a d20 check `d20 + modifier`, against `dc` when given
+    (docs/rules.md#dice-and-checks)."""
     check_bounds(modifier, dc)
     roll = dice.d20(who=who, purpose=purpose)
     return judge_check(roll, modifier, dc)

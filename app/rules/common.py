@@ -1,4 +1,4 @@
-"""Conventions shared by the d20 rules (RULES.md §0)."""
+"""Conventions shared by the d20 rules (docs/rules.md#dice-and-checks)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,18 @@ from dataclasses import dataclass
 
 from app.rules.dice import Dice
 
-#: Opposed checks reroll equal totals with equal modifiers at most this often (RULES.md §0).
+#: Opposed checks reroll equal totals with equal modifiers at most this often
+#: (docs/rules.md#dice-and-checks).
 MAX_OPPOSED_REROLLS = 20
 
 
 def ability_modifier(score: int) -> int:
-    """`floor((score - 10) / 2)` (RULES.md §0)."""
+    """`floor((score - 10) / 2)` (docs/rules.md#dice-and-checks)."""
     return (score - 10) // 2
 
 
 def ability_bonus(score: int) -> int:
-    """A bonus is `max(modifier, 0)` (RULES.md §0)."""
+    """A bonus is `max(modifier, 0)` (docs/rules.md#dice-and-checks)."""
     return max(ability_modifier(score), 0)
 
 
@@ -48,7 +49,7 @@ def opposed_check(
     first: tuple[str | None, str, int],
     second: tuple[str | None, str, int],
 ) -> OpposedResult:
-    """Opposed d20 checks (RULES.md §0).
+    """Opposed d20 checks (docs/rules.md#dice-and-checks).
 
     `first` and `second` are (who, purpose, modifier). The higher total wins; equal totals go
     to the higher modifier; equal modifiers too and both roll again, at most

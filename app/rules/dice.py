@@ -1,4 +1,4 @@
-"""The one place randomness enters the rules (RULES.md §0).
+"""The one place randomness enters the rules (docs/rules.md#dice-and-checks).
 
 A `Dice` source hands out die values to the rules. Each value is either *supplied* by the
 caller (checked for range and count) or *rolled* by the server: from the operating system's
@@ -28,7 +28,7 @@ from app.rules.text import plural
 Source = Literal["supplied", "rolled"]
 Key = tuple[str | None, str]
 
-#: Seeds are 0 <= seed < 2**63 (API.md "Seeds").
+#: Seeds are 0 <= seed < 2**63 (docs/api.md#seeds).
 MAX_SEED = 2**63
 
 
@@ -143,7 +143,7 @@ def request_rng(seed: int | None) -> Rng:
 
 
 class NotationRoller(Protocol):
-    """Evaluates dice notation (RULES.md §5) drawing its dice from a `Dice` source.
+    """Evaluates dice notation (docs/rules.md#dice-notation) drawing its dice from a `Dice` source.
 
     The rules core stays standard-library only; the edge injects the evaluator (which uses
     the d20 library) into `Dice`.
@@ -303,7 +303,8 @@ class Dice:
         ]
 
     def require_all_used(self, ignore: Iterable[Key] = ()) -> None:
-        """Raise `DiceError` when supplied values were left over (RULES.md §0: wrong count)."""
+        """Raise `DiceError` when supplied values were left over
+        (docs/rules.md#supplied-and-server-dice)."""
         leftover = self.unused(ignore)
         if leftover:
             key = leftover[0]

@@ -21,7 +21,7 @@ class RuleViolation:
 
 
 class RulesError(ValueError):
-    """Input that is well formed but breaks a rule (RULES.md), e.g. hiding on flat ground."""
+    """Input that is well formed but breaks a rule (docs/rules.md), e.g. hiding on flat ground."""
 
     def __init__(self, msg: str, loc: Loc = (), *, more: Sequence[RuleViolation] = ()) -> None:
         super().__init__(msg)
@@ -33,7 +33,7 @@ class RulesError(ValueError):
 
 
 class DiceError(RulesError):
-    """Supplied dice out of range or of the wrong count (RULES.md §0)."""
+    """Supplied dice out of range or of the wrong count (docs/rules.md#dice-and-checks)."""
 
 
 class PhaseError(ValueError):

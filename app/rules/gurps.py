@@ -1,4 +1,4 @@
-"""GURPS contests (RULES.md §1): success, quick, resistance and regular contests."""
+"""GURPS contests (docs/rules.md#gurps): success, quick, resistance and regular contests."""
 
 from __future__ import annotations
 
@@ -20,14 +20,14 @@ SUCCESS = "success"
 
 
 def check_skill(skill: int, loc: tuple[str | int, ...] = ("skill",)) -> None:
-    """Effective skill lies in -100..1000 (RULES.md §1.1)."""
+    """Effective skill lies in -100..1000 (docs/rules.md#success-roll)."""
     if not MIN_SKILL <= skill <= MAX_SKILL:
         raise RulesError(f"effective skill must be between {MIN_SKILL} and {MAX_SKILL}", loc)
 
 
 @dataclass(frozen=True, slots=True)
 class SuccessRoll:
-    """One 3d6 roll against effective skill (RULES.md §1.1)."""
+    """One 3d6 roll against effective skill (docs/rules.md#success-roll)."""
 
     skill: int
     roll: tuple[int, int, int]
@@ -38,7 +38,8 @@ class SuccessRoll:
 
 
 def judge_success(skill: int, roll: tuple[int, int, int]) -> SuccessRoll:
-    """Judge a 3d6 roll against `skill` (RULES.md §1.1), with criticals and the signed margin."""
+    """Judge a 3d6 roll against `skill` (docs/rules.md#success-roll), with criticals and the signed
+    margin."""
     total = sum(roll)
     if total <= 4:
         success = True
@@ -58,14 +59,14 @@ def judge_success(skill: int, roll: tuple[int, int, int]) -> SuccessRoll:
 
 
 def success_roll(skill: int, dice: Dice, *, who: str | None = None) -> SuccessRoll:
-    """Roll 3d6 against effective skill (RULES.md §1.1)."""
+    """Roll 3d6 against effective skill (docs/rules.md#success-roll)."""
     a, b, c = dice.roll(3, 6, who=who, purpose=SUCCESS)
     return judge_success(skill, (a, b, c))
 
 
 @dataclass(frozen=True, slots=True)
 class QuickContest:
-    """RULES.md §1.2: who wins, by how much; `winner` is "a", "b" or None (a tie)."""
+    """docs/rules.md#quick-contest; `winner` is "a", "b" or None (a tie)."""
 
     a: SuccessRoll
     b: SuccessRoll
@@ -74,7 +75,7 @@ class QuickContest:
 
 
 def judge_quick_contest(a: SuccessRoll, b: SuccessRoll) -> QuickContest:
-    """Compare two success rolls (RULES.md §1.2); criticals do not change who wins."""
+    """Compare two success rolls (docs/rules.md#quick-contest); criticals do not change who wins."""
     if a.success != b.success:
         winner: Literal["a", "b"] | None = "a" if a.success else "b"
     elif a.margin != b.margin:
@@ -90,7 +91,7 @@ def judge_quick_contest(a: SuccessRoll, b: SuccessRoll) -> QuickContest:
 def quick_contest(
     skill_a: int, skill_b: int, dice: Dice, *, who_a: str, who_b: str
 ) -> QuickContest:
-    """Both roll; the better result wins (RULES.md §1.2)."""
+    """Both roll; the better result wins (docs/rules.md#quick-contest)."""
     a = success_roll(skill_a, dice, who=who_a)
     b = success_roll(skill_b, dice, who=who_b)
     return judge_quick_contest(a, b)
@@ -98,7 +99,7 @@ def quick_contest(
 
 @dataclass(frozen=True, slots=True)
 class ResistanceRoll:
-    """RULES.md §1.3: the attacker affects the subject only by winning outright."""
+    """docs/rules.md#resistance-roll"""
 
     attacker: SuccessRoll
     defender: SuccessRoll | None
@@ -109,7 +110,8 @@ class ResistanceRoll:
 def resistance_roll(
     attacker_skill: int, defender_skill: int, dice: Dice, *, attacker: str, defender: str
 ) -> ResistanceRoll:
-    """Attacker first; the defender rolls only if the attacker succeeds (RULES.md §1.3)."""
+    """Attacker first; the defender rolls only if the attacker succeeds
+    (docs/rules.md#resistance-roll)."""
     attack = success_roll(attacker_skill, dice, who=attacker)
     if not attack.success:
         return ResistanceRoll(attack, None, False, None)
@@ -122,7 +124,7 @@ def resistance_roll(
 
 
 def adjust_extreme_scores(a: int, b: int) -> tuple[int, int]:
-    """The regular contest's extreme-score adjustment (RULES.md §1.4)."""
+    """The regular contest's extreme-score adjustment (docs/rules.md#regular-contest)."""
     lo, hi = min(a, b), max(a, b)
     if lo > 20:
         new_lo, new_hi = 10, hi * 10 // lo
@@ -142,7 +144,7 @@ class Contestant:
 
 @dataclass(frozen=True, slots=True)
 class RegularConfig:
-    """A regular contest as created (RULES.md §1.4)."""
+    """A regular contest as created (docs/rules.md#regular-contest)."""
 
     a: Contestant
     b: Contestant
@@ -158,8 +160,9 @@ class RegularConfig:
 
 
 def check_regular_config(config: RegularConfig) -> None:
-    """The check of a regular contest's setup that spans fields: the two names differ (RULES.md
-    §0 "Names"). The create body's schema checks each field's bounds (§1.1, §1.4)."""
+    """The check of a regular contest's setup that spans fields: the two names differ
+    (docs/rules.md#names). The create body's schema checks each field's bounds
+    (docs/rules.md#success-roll, docs/rules.md#regular-contest)."""
     violations = Violations()
     if config.a.name == config.b.name:
         violations.add(("b", "name"), "competitor names must differ")
@@ -175,7 +178,8 @@ class RegularState:
 
 @dataclass(frozen=True, slots=True)
 class RegularRound:
-    """One round of a regular contest: both roll; exactly one success wins (RULES.md §1.4)."""
+    """One round of a regular contest: both roll; exactly one success wins
+    (docs/rules.md#regular-contest)."""
 
     a: SuccessRoll
     b: SuccessRoll
@@ -186,7 +190,7 @@ class RegularRound:
 def regular_round(
     config: RegularConfig, state: RegularState, dice: Dice
 ) -> tuple[RegularState, RegularRound]:
-    """Play one round of a regular contest (RULES.md §1.4)."""
+    """Play one round of a regular contest (docs/rules.md#regular-contest)."""
     if state.finished:
         raise PhaseError("the contest is finished")
     skill_a, skill_b = config.effective

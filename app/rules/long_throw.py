@@ -1,4 +1,5 @@
-"""The long throw: a direct-DS competition of strength (or dexterity, or aim) (RULES.md §3.2).
+"""The long throw: a direct-DS competition of strength (or dexterity, or aim)
+(docs/rules.md#long-throws).
 
 Three modes. `distance` (the default): each thrower able to lift the object makes one Strength
 check, which is her DS (doubled with Far Shot), and the check gives how far the object flies.
@@ -6,11 +7,13 @@ check, which is her DS (doubled with Far Shot), and the check gives how far the 
 an AC 5 target that starts 4 range increments away and moves one increment further after every
 two series; whoever misses while someone else hits is out, the last thrower in wins.
 
-Whether a thrower may compete, and her penalty, come from her load limits (RULES.md §3.2.2): the
+Whether a thrower may compete, and her penalty, come from her load limits
+(docs/rules.md#who-may-throw-loads): the
 3.5 SRD carrying-capacity table for her Strength score, scaled by size, or three limits the caller
 gives directly.
 
-Rulings where RULES.md §3.2 is silent (each is marked "Ruling" in a comment where it applies):
+Rulings where docs/rules.md#long-throws is silent (each is marked "Ruling" in a comment where it
+applies):
 
 - *Load table beyond Str 29.* The SRD multiplies the whole row of the Strength score with the same
   ones digit in 20..29 by 4 per ten points beyond it, so all three maxima scale: Str 30 is
@@ -21,10 +24,10 @@ Rulings where RULES.md §3.2 is silent (each is marked "Ruling" in a comment whe
   not scaled.
 - *Weapon Focus* is a flag meaning "Weapon Focus in this object as a weapon"; it adds +1, only
   when the object is a weapon, to the distance check and to each `precision` attack roll (the
-  source gives it to "her check", and a precision throw's check is its attack roll: RULES.md
-  §3.2.4; issue 12, point 5), and nothing in `caber` (a Dexterity check, not a throw at range).
+  source gives it to "her check", and a precision throw's check is its attack roll:
+  docs/rules.md#precision), and nothing in `caber` (a Dexterity check, not a throw at range).
 - *Under ten.* A distance check below 10 throws `floor(increment * max(c, 0) / 10)` feet, reported
-  as 0 whole increments (RULES.md's own Ruling); with Far Shot `increment` is doubled.
+  as 0 whole increments (a Ruling, docs/rules.md#distance); with Far Shot `increment` is doubled.
 - *Thrown creatures.* Each eligible thrower throws her own creature (an identical one, as with
   any object), so each makes her own landing-damage roll and the creature she threw its own
   Tumble check with her `tumble_mod` (0 when not given; the check is always made). This applies
@@ -39,9 +42,10 @@ Rulings where RULES.md §3.2 is silent (each is marked "Ruling" in a comment whe
   the last one in and wins, nobody eligible means nobody wins. A thrower's precision DS is the
   number of hits she scored.
 - *Dice.* Supplied values for a thrower who cannot lift the object are ignored (she rolls no
-  dice, RULES.md §3.2.2: reported, not an error); any other supplied value left unused (more
+  dice, docs/rules.md#who-may-throw-loads: reported, not an error); any other supplied value left
+  unused (more
   precision rolls than series she threw in, damage dice for an object that is no creature) is the
-  wrong count (RULES.md §0).
+  wrong count (docs/rules.md#dice-and-checks).
 
 Dice, keyed (who, purpose) with who the thrower's name: (name, "throw") for the distance check,
 the caber check and each precision attack roll, in that order; (name, "damage") for the 1d6
@@ -71,14 +75,15 @@ Load = Literal["light", "medium", "heavy", "over"]
 MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 SIZES: Final[tuple[Size, ...]] = get_args(Size)
 
-#: Dice purposes (API.md "POST /v1/long-throws").
+#: Dice purposes (docs/api.md#long-throws).
 THROW: Final = "throw"
 DAMAGE: Final = "damage"
 TUMBLE: Final = "tumble"
 
-#: API.md "Limits": at most 64 competitors.
+#: docs/api.md#limits: at most 64 competitors.
 MAX_COMPETITORS: Final = 64
-#: RULES.md §3.2.4: `max_series` defaults to 40; bounded like `max_rounds` (API.md "Limits").
+#: docs/rules.md#long-throw-variants: `max_series` defaults to 40; bounded like `max_rounds`
+#: (docs/api.md#limits).
 DEFAULT_MAX_SERIES: Final = 40
 MAX_SERIES_LIMIT: Final = 10_000
 #: Sane bounds that keep every reported number a 64-bit integer.
@@ -89,28 +94,30 @@ MAX_LOAD_LB: Final = 10**18
 MAX_WEIGHT_LB: Final = 10**15
 MAX_RANGE_INCREMENT_FT: Final = 10_000
 
-#: RULES.md §3.2.2: medium load -3, heavy load -6 on every roll of the competition.
+#: docs/rules.md#who-may-throw-loads: medium load -3, heavy load -6 on every roll of the
+#: competition.
 LOAD_PENALTY: Final[Mapping[Load, int]] = {"light": 0, "medium": -3, "heavy": -6}
-#: RULES.md §3.2.3: +1 with Weapon Focus when the object is a weapon.
+#: docs/rules.md#distance: +1 with Weapon Focus when the object is a weapon.
 WEAPON_FOCUS_BONUS: Final = 1
-#: RULES.md §3.2.3: a Tumble check against DC 15 negates the thrown creature's damage.
+#: docs/rules.md#distance: a Tumble check against DC 15 negates the thrown creature's damage.
 TUMBLE_DC: Final = 15
 LANDING_DIE_SIDES: Final = 6
-#: RULES.md §3.2.4 precision: AC 5, 4 range increments away at first, -2 per increment beyond 1.
+#: docs/rules.md#precision: AC 5, 4 range increments away at first, -2 per increment beyond 1.
 TARGET_AC: Final = 5
 START_INCREMENTS: Final = 4
 SERIES_PER_MOVE: Final = 2
 RANGE_PENALTY_PER_INCREMENT: Final = 2
 
-#: RULES.md §3.2.2: heavy-load maximum (lb) of a Medium biped by Strength score, 1..29.
+#: docs/rules.md#who-may-throw-loads: heavy-load maximum (lb) of a Medium biped by Strength score,
+#: 1..29.
 HEAVY_LOAD_TABLE: Final[Mapping[int, int]] = {
     1: 10, 2: 20, 3: 30, 4: 40, 5: 50, 6: 60, 7: 70, 8: 80, 9: 90, 10: 100,
     11: 115, 12: 130, 13: 150, 14: 175, 15: 200, 16: 230, 17: 260, 18: 300, 19: 350, 20: 400,
     21: 460, 22: 520, 23: 600, 24: 700, 25: 800, 26: 920, 27: 1040, 28: 1200, 29: 1400,
 }  # fmt: skip
-#: RULES.md §3.2.2: each +10 Strength beyond the table multiplies the row by 4.
+#: docs/rules.md#who-may-throw-loads: each +10 Strength beyond the table multiplies the row by 4.
 TEN_STRENGTH_MULTIPLIER: Final = 4
-#: RULES.md §3.2.2: carrying capacity by size.
+#: docs/rules.md#who-may-throw-loads: carrying capacity by size.
 SIZE_MULTIPLIER: Final[Mapping[Size, Fraction]] = {
     "fine": Fraction(1, 8),
     "diminutive": Fraction(1, 4),
@@ -131,7 +138,7 @@ SIZE_MULTIPLIER: Final[Mapping[Size, Fraction]] = {
 
 @dataclass(frozen=True, slots=True)
 class ThrownObject:
-    """What is thrown (RULES.md §3.2.1)."""
+    """What is thrown (docs/rules.md#objects)."""
 
     name: str
     weight_lb: float
@@ -140,7 +147,7 @@ class ThrownObject:
     creature: bool = False
 
 
-#: RULES.md §3.2.1: the objects a request may name.
+#: docs/rules.md#objects: the objects a request may name.
 STANDARD_OBJECTS: Final[Mapping[str, ThrownObject]] = {
     "javelin": ThrownObject("javelin", 2, 30, weapon=True),
     "discus": ThrownObject("discus", 5, 20),
@@ -153,7 +160,7 @@ STANDARD_OBJECTS: Final[Mapping[str, ThrownObject]] = {
 
 @dataclass(frozen=True, slots=True)
 class LoadLimits:
-    """Light, medium and heavy load maxima in lb (RULES.md §3.2.2)."""
+    """Light, medium and heavy load maxima in lb (docs/rules.md#who-may-throw-loads)."""
 
     light: int
     medium: int
@@ -161,7 +168,8 @@ class LoadLimits:
 
 
 def _table_row(strength_score: int) -> LoadLimits:
-    """The SRD row for a Medium biped (RULES.md §3.2.2 and the Ruling in the module docstring)."""
+    """The SRD row for a Medium biped (docs/rules.md#who-may-throw-loads and the Ruling in the
+    module docstring)."""
     if strength_score < MIN_STRENGTH:
         raise ValueError(f"strength_score must be at least {MIN_STRENGTH}")
     if strength_score in HEAVY_LOAD_TABLE:
@@ -175,15 +183,16 @@ def _table_row(strength_score: int) -> LoadLimits:
 
 
 def heavy_load_max(strength_score: int) -> int:
-    """Heavy-load maximum (lb) of a Medium biped (RULES.md §3.2.2)."""
+    """Heavy-load maximum (lb) of a Medium biped (docs/rules.md#who-may-throw-loads)."""
     return _table_row(strength_score).heavy
 
 
 def load_limits_for(strength_score: int, size: Size = "medium") -> LoadLimits:
-    """The SRD load limits for a Strength score, scaled by size, rounding down (RULES.md §3.2.2)."""
+    """The SRD load limits for a Strength score, scaled by size, rounding down
+    (docs/rules.md#who-may-throw-loads)."""
     row = _table_row(strength_score)
     multiplier = SIZE_MULTIPLIER[size]
-    # Ruling: each scaled maximum rounds down (RULES.md §0: every division rounds down).
+    # Ruling: each scaled maximum rounds down (docs/rules.md#rounding).
     return LoadLimits(
         math.floor(row.light * multiplier),
         math.floor(row.medium * multiplier),
@@ -192,7 +201,8 @@ def load_limits_for(strength_score: int, size: Size = "medium") -> LoadLimits:
 
 
 def load_category(weight_lb: float, limits: LoadLimits) -> Load:
-    """Light up to the light maximum, medium, heavy, else over: cannot lift (RULES.md §3.2.2)."""
+    """Light up to the light maximum, medium, heavy, else over: cannot lift
+    (docs/rules.md#who-may-throw-loads)."""
     if weight_lb <= limits.light:
         return "light"
     if weight_lb <= limits.medium:
@@ -209,7 +219,7 @@ def load_category(weight_lb: float, limits: LoadLimits) -> Load:
 
 @dataclass(frozen=True, slots=True)
 class Thrower:
-    """One competitor as API.md "POST /v1/long-throws" describes her (RULES.md §3.2)."""
+    """One competitor as docs/api.md#long-throws describes her (docs/rules.md#long-throws)."""
 
     name: str
     strength_score: int | None = None
@@ -224,7 +234,8 @@ class Thrower:
 
     @property
     def effective_strength_mod(self) -> int | None:
-        """`strength_mod`, else the modifier of `strength_score` (RULES.md §0), else unknown."""
+        """`strength_mod`, else the modifier of `strength_score` (docs/rules.md#dice-and-checks),
+        else unknown."""
         if self.strength_mod is not None:
             return self.strength_mod
         if self.strength_score is not None:
@@ -233,12 +244,13 @@ class Thrower:
 
     @property
     def strength_bonus(self) -> int:
-        """A bonus is `max(modifier, 0)` (RULES.md §0)."""
+        """A bonus is `max(modifier, 0)` (docs/rules.md#dice-and-checks)."""
         return max(self.effective_strength_mod or 0, 0)
 
     @property
     def limits(self) -> LoadLimits:
-        """Given limits, else the SRD table's for her Strength and size (RULES.md §3.2.2)."""
+        """Given limits, else the SRD table's for her Strength and size
+        (docs/rules.md#who-may-throw-loads)."""
         if self.load_limits is not None:
             return self.load_limits
         if self.strength_score is None:
@@ -248,7 +260,8 @@ class Thrower:
 
 @dataclass(frozen=True, slots=True)
 class Assessment:
-    """Whether a thrower can lift the object, and her load penalty (RULES.md §3.2.2)."""
+    """Whether a thrower can lift the object, and her load penalty
+    (docs/rules.md#who-may-throw-loads)."""
 
     thrower: Thrower
     limits: LoadLimits
@@ -264,14 +277,15 @@ class Assessment:
 
 
 def assess(thrown: ThrownObject, thrower: Thrower) -> Assessment:
-    """Her load category for the object (RULES.md §3.2.2)."""
+    """Her load category for the object (docs/rules.md#who-may-throw-loads)."""
     limits = thrower.limits
     return Assessment(thrower, limits, load_category(thrown.weight_lb, limits))
 
 
 @dataclass(frozen=True, slots=True)
 class LongThrowConfig:
-    """A validated long-throw competition (RULES.md §3.2); build it with `long_throw_config`."""
+    """A validated long-throw competition (docs/rules.md#long-throws); build it with
+    `long_throw_config`."""
 
     thrown: ThrownObject
     throwers: tuple[Thrower, ...]
@@ -304,7 +318,7 @@ def long_throw_config(
     into_wall: bool = False,
     max_series: int = DEFAULT_MAX_SERIES,
 ) -> LongThrowConfig:
-    """Validate a long-throw competition (RULES.md §3.2, API.md "Limits").
+    """Validate a long-throw competition (docs/rules.md#long-throws, docs/api.md#limits).
 
     Every violation is reported at once, each with its location in the request body.
     """
@@ -392,7 +406,7 @@ def _thrower_violations(thrower: Thrower, loc: Loc) -> list[RuleViolation]:
 
 @dataclass(frozen=True, slots=True)
 class Distance:
-    """How far a distance check throws (RULES.md §3.2.3)."""
+    """How far a distance check throws (docs/rules.md#distance)."""
 
     increments: int
     distance_ft: int
@@ -401,7 +415,8 @@ class Distance:
 def throw_distance(check: int, range_increment_ft: int, *, far_shot: bool = False) -> Distance:
     """`c >= 10`: `1 + floor((c - 10) / 4)` increments; below 10, `floor(inc * max(c, 0) / 10)` ft.
 
-    RULES.md §3.2.3 and its Ruling. Far Shot doubles the range increment (not the check); there
+    docs/rules.md#distance and its Ruling. Far Shot doubles the range increment (not the check);
+    there
     is no five-increment cap.
     """
     increment = range_increment_ft * (2 if far_shot else 1)
@@ -412,14 +427,15 @@ def throw_distance(check: int, range_increment_ft: int, *, far_shot: bool = Fals
 
 
 def distance_check_modifier(thrown: ThrownObject, assessment: Assessment) -> int:
-    """`strength_mod + load penalty`, +1 for Weapon Focus in a weapon (RULES.md §3.2.3)."""
+    """`strength_mod + load penalty`, +1 for Weapon Focus in a weapon (docs/rules.md#distance)."""
     thrower = assessment.thrower
     focus = WEAPON_FOCUS_BONUS if thrown.weapon and thrower.weapon_focus else 0
     return (thrower.effective_strength_mod or 0) + assessment.penalty + focus
 
 
 def precision_attack_modifier(thrown: ThrownObject, assessment: Assessment) -> int:
-    """`ranged_attack_bonus + load penalty`, +1 for Weapon Focus in a weapon (RULES.md §3.2.4).
+    """`ranged_attack_bonus + load penalty`, +1 for Weapon Focus in a weapon
+    (docs/rules.md#long-throw-variants).
 
     The range penalty of the series comes off on top (`range_penalty`).
     """
@@ -429,13 +445,14 @@ def precision_attack_modifier(thrown: ThrownObject, assessment: Assessment) -> i
 
 
 def caber_check_modifier(assessment: Assessment) -> int:
-    """`dex_mod + load penalty`; no Far Shot, no Weapon Focus (RULES.md §3.2.4)."""
+    """`dex_mod + load penalty`; no Far Shot, no Weapon Focus
+    (docs/rules.md#long-throw-variants)."""
     return assessment.thrower.dex_mod + assessment.penalty
 
 
 @dataclass(frozen=True, slots=True)
 class CreatureDamage:
-    """A thrown creature's landing (RULES.md §3.2.3): `damage` is what the creature takes."""
+    """A thrown creature's landing (docs/rules.md#distance): `damage` is what the creature takes."""
 
     rolled: int
     damage: int
@@ -447,7 +464,7 @@ class CreatureDamage:
 
 def creature_landing(thrower: Thrower, dice: Dice, *, into_wall: bool) -> CreatureDamage:
     """1d6 on landing; into a wall `1d6 + Str bonus`, which the wall takes too; Tumble DC 15
-    negates the creature's damage, not the wall's (RULES.md §3.2.3)."""
+    negates the creature's damage, not the wall's (docs/rules.md#distance)."""
     (die,) = dice.roll(1, LANDING_DIE_SIDES, who=thrower.name, purpose=DAMAGE)
     rolled = die + (thrower.strength_bonus if into_wall else 0)
     tumble_roll = dice.d20(who=thrower.name, purpose=TUMBLE)
@@ -465,7 +482,8 @@ def creature_landing(thrower: Thrower, dice: Dice, *, into_wall: bool) -> Creatu
 
 @dataclass(frozen=True, slots=True)
 class ThrowResult:
-    """One thrower's standing in `distance` or `caber` mode (RULES.md §3.2.3, §3.2.4).
+    """One thrower's standing in `distance` or `caber` mode (docs/rules.md#distance,
+    docs/rules.md#long-throw-variants).
 
     An ineligible thrower rolls nothing: `roll`, `check` and `degree_of_success` are None.
     """
@@ -483,7 +501,8 @@ class ThrowResult:
 
 
 def throw_once(config: LongThrowConfig, assessment: Assessment, dice: Dice) -> ThrowResult:
-    """One thrower's throw in `distance` or `caber` mode (RULES.md §3.2.3, §3.2.4)."""
+    """One thrower's throw in `distance` or `caber` mode (docs/rules.md#distance,
+    docs/rules.md#long-throw-variants)."""
     if not assessment.eligible:
         return ThrowResult(assessment)
     thrower = assessment.thrower
@@ -507,7 +526,8 @@ def throw_once(config: LongThrowConfig, assessment: Assessment, dice: Dice) -> T
 
 
 def highest_degree_of_success(results: Sequence[ThrowResult]) -> tuple[str, ...]:
-    """Names with the highest DS among eligible throwers; more than one is a tie (§3.2.3)."""
+    """Names with the highest DS among eligible throwers; more than one is a tie
+    (docs/rules.md#distance)."""
     scored = [result for result in results if result.degree_of_success is not None]
     if not scored:
         return ()
@@ -521,7 +541,8 @@ def highest_degree_of_success(results: Sequence[ThrowResult]) -> tuple[str, ...]
 
 
 def target_increments(series_number: int) -> int:
-    """The target's distance in range increments in series `series_number` (RULES.md §3.2.4).
+    """The target's distance in range increments in series `series_number`
+    (docs/rules.md#long-throw-variants).
 
     4 at first, one further after every two series.
     """
@@ -529,13 +550,15 @@ def target_increments(series_number: int) -> int:
 
 
 def range_penalty(increments: int, *, far_shot: bool = False) -> int:
-    """`2 * (n - 1)`, with Far Shot `n` counted in doubled increments, rounded up (§3.2.4)."""
+    """`2 * (n - 1)`, with Far Shot `n` counted in doubled increments, rounded up
+    (docs/rules.md#precision)."""
     counted = -(-increments // 2) if far_shot else increments
     return RANGE_PENALTY_PER_INCREMENT * (counted - 1)
 
 
 def attack_hits(roll: int, total: int) -> bool:
-    """Natural 20 hits, natural 1 misses, else a total of AC 5 or more hits (RULES.md §3.2.4)."""
+    """Natural 20 hits, natural 1 misses, else a total of AC 5 or more hits
+    (docs/rules.md#long-throw-variants)."""
     if roll == 20:
         return True
     if roll == 1:
@@ -554,7 +577,7 @@ class PrecisionThrow:
 
 @dataclass(frozen=True, slots=True)
 class Series:
-    """One precision series: everyone still in throws once (RULES.md §3.2.4)."""
+    """One precision series: everyone still in throws once (docs/rules.md#long-throw-variants)."""
 
     number: int
     distance_increments: int
@@ -564,7 +587,7 @@ class Series:
 
 @dataclass(frozen=True, slots=True)
 class PrecisionState:
-    """Who is still in, and how many series have been thrown (RULES.md §3.2.4)."""
+    """Who is still in, and how many series have been thrown (docs/rules.md#long-throw-variants)."""
 
     still_in: tuple[str, ...]
     series_played: int = 0
@@ -572,7 +595,7 @@ class PrecisionState:
 
 
 def precision_start(config: LongThrowConfig) -> PrecisionState:
-    """Every eligible thrower starts in (RULES.md §3.2.4).
+    """Every eligible thrower starts in (docs/rules.md#long-throw-variants).
 
     Ruling: with fewer than two in there is nobody to outlast, so no series is thrown.
     """
@@ -583,7 +606,8 @@ def precision_start(config: LongThrowConfig) -> PrecisionState:
 def precision_series(
     config: LongThrowConfig, state: PrecisionState, dice: Dice
 ) -> tuple[PrecisionState, Series]:
-    """Throw one series (RULES.md §3.2.4): if anyone hits, everyone who missed is out."""
+    """Throw one series (docs/rules.md#long-throw-variants): if anyone hits, everyone who missed is
+    out."""
     if state.finished:
         raise PhaseError("the precision competition is finished")
     number = state.series_played + 1
@@ -612,7 +636,7 @@ def precision_series(
 
 @dataclass(frozen=True, slots=True)
 class LongThrow:
-    """The outcome of a long-throw competition (RULES.md §3.2)."""
+    """The outcome of a long-throw competition (docs/rules.md#long-throws)."""
 
     config: LongThrowConfig
     winners: tuple[str, ...]
@@ -625,7 +649,7 @@ class LongThrow:
 
 
 def resolve_long_throw(config: LongThrowConfig, dice: Dice) -> LongThrow:
-    """Resolve the whole competition in the config's mode (RULES.md §3.2)."""
+    """Resolve the whole competition in the config's mode (docs/rules.md#long-throws)."""
     if config.mode == "precision":
         state = precision_start(config)
         played: list[Series] = []
@@ -684,7 +708,7 @@ def _verdict(outcome: LongThrow, nobody: str) -> str:
 
 
 def long_throw_summary(outcome: LongThrow) -> str:
-    """One line for a chat bot: each thrower's result, then who won (RULES.md §3.2)."""
+    """One line for a chat bot: each thrower's result, then who won (docs/rules.md#long-throws)."""
     config = outcome.config
     head = f"Long throw ({config.thrown.name}, {config.mode})"
     if config.mode != "precision":

@@ -1,11 +1,11 @@
-"""Races: a course of range increments, direct DS (RULES.md §3.3).
+"""Races: a course of range increments, direct DS (docs/rules.md#races).
 
 Every competitor still racing makes one check per increment and adds its total to her Degree of
 Success (DS); after the last increment the highest DS among those who did not forfeit wins (equal
 highest: a tie). `play_round` plays one increment for everybody; the web layer's `resolve` simply
 loops it until `is_finished`.
 
-Chases (RULES.md §3.4, `app.rules.chases`) race the same competitors over the same kind of
+Chases (docs/rules.md#chases, `app.rules.chases`) race the same competitors over the same kind of
 increment, so the competitor, the increment and the per-increment checks live here and are public:
 `Competitor`, `Increment`, `check_increment`, `endurance_check` and `run_increment`.
 
@@ -13,10 +13,11 @@ The create body's shape and bounds are checked at the edge (`app.api.schemas.rac
 builds `Config` and normalises it (lower-case names, derived defaults); `check_config` checks
 only what spans fields, listing every violation at once.
 
-Rulings where RULES.md §3.3 is silent:
+Rulings where docs/rules.md#races is silent:
 
 - *Speed by movement.* The check `swim` moves at `speeds.swim`, `climb` at `speeds.climb`, every
-  other check at `speeds.land`; a missing one falls back to `speed` (RULES.md: "else `speed`").
+  other check at `speeds.land`; a missing one falls back to `speed` (docs/rules.md#races: "else
+  `speed`").
 - *Names.* Check names, `mods` keys and feats are case-insensitive and stored lower-case, so
   `"Swim"` finds `speeds.swim`; two `mods` keys differing only in case are rejected. The rules
   take them lower-case; the create and round bodies lower-case them.
@@ -26,7 +27,7 @@ Rulings where RULES.md §3.3 is silent:
   other check to `stall`. `on_fail` without a `dc` is rejected.
 - *Retried DC checks.* The retries of a failed `on_fail: retry` check repeat the increment check
   with its full modifier (speed bonus included: it is the same climb) and draw their dice from the
-  "obstacle" purpose, since API.md's `check` die is a single value. After a retried obstacle or
+  "obstacle" purpose, since docs/api.md#races is a single value. After a retried obstacle or
   check she adds 0 (minus the retry costs) and makes no further check this increment.
 - *A failed obstacle, retry or hazard ends the increment for her*: she adds 0 and makes no
   increment check (its total is `null`), since nothing could be added.
@@ -49,7 +50,8 @@ Rulings where RULES.md §3.3 is silent:
 - Damage below 0 counts as 0; `drown_margin` is at least 1; speeds and scores are not negative;
   a `hazard` takes no `retry`.
 
-Options where the source reads two ways (RULES.md §3.3), set per race and stored with its config;
+Options where the source reads two ways (docs/rules.md#races), set per race and stored with its
+config;
 each default is the reading Arbiter has always used:
 
 - **Ruling:** `speed_bonus` — `"increment"` (default): the speed bonus `2 * floor(speed / 10)`
@@ -100,10 +102,10 @@ PacingRule = Literal["safe-increments", "constitution-score"]
 
 MOVEMENTS: Final = ("land", "swim", "climb")
 
-#: API.md "Limits".
+#: docs/api.md#limits.
 MAX_COMPETITORS: Final = 64
 MAX_INCREMENTS: Final = 200
-#: RULES.md §3.3 defaults.
+#: docs/rules.md#races defaults.
 DEFAULT_MAX_RETRIES: Final = 5
 MAX_RETRIES_LIMIT: Final = 100
 DEFAULT_DROWN_MARGIN: Final = 5
@@ -125,7 +127,7 @@ RUN_FEAT: Final = "run"
 ENDURANCE_FEAT: Final = "endurance"
 DROWNING: Final = "drowning"
 
-#: Dice purposes (API.md "Races" round body).
+#: Dice purposes (docs/api.md#races round body).
 CHECK: Final = "check"
 OBSTACLE: Final = "obstacle"
 CONSTITUTION: Final = "constitution"
@@ -140,7 +142,8 @@ DAMAGE: Final = "damage"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Mount:
-    """A mount (RULES.md §3.3): its Strength check and speed replace the rider's when mounted."""
+    """A mount (docs/rules.md#races): its Strength check and speed replace the rider's when
+    mounted."""
 
     name: str | None = None
     strength_mod: int
@@ -158,7 +161,7 @@ class Mount:
 
 @dataclass(frozen=True, slots=True)
 class Competitor:
-    """A racer or a party to a chase (RULES.md §3.3, API.md "Races")."""
+    """A racer or a party to a chase (docs/rules.md#races, docs/api.md#races)."""
 
     name: str
     speed: int
@@ -173,7 +176,7 @@ class Competitor:
     mount: Mount | None = None
 
     def modifier(self, check: str) -> int:
-        """The modifier for a check or skill; a missing one is 0 (RULES.md §3.3)."""
+        """The modifier for a check or skill; a missing one is 0 (docs/rules.md#races)."""
         return self.mods.get(check, 0)
 
     def has_feat(self, feat: str) -> bool:
@@ -204,7 +207,7 @@ class Obstacle:
 
 @dataclass(frozen=True, slots=True)
 class Increment:
-    """One range increment of a course, or one chase increment's terrain (RULES.md §3.3)."""
+    """One range increment of a course, or one chase increment's terrain (docs/rules.md#races)."""
 
     check: str
     dc: int | None = None
@@ -216,7 +219,7 @@ class Increment:
 
 
 def check_increment(increment: Increment, loc: Loc, violations: Violations) -> None:
-    """What one increment's fields must agree on (RULES.md §3.3; module docstring rulings).
+    """What one increment's fields must agree on (docs/rules.md#races; module docstring rulings).
 
     `on_fail` needs a `dc`, a mounted increment is the mount's `strength` check, and a hazard
     is never retried.
@@ -253,7 +256,7 @@ def _strength(count: int) -> tuple[Increment, ...]:
 
 
 def _dakrothian_marathon() -> tuple[Increment, ...]:
-    """RULES.md §3.3's table, 20 increments (the swim split 9-11, the tunnel 12-13)."""
+    """docs/rules.md#races's table, 20 increments (the swim split 9-11, the tunnel 12-13)."""
     strength = Increment(check=FOOT_RACE_CHECK)
     climb = Increment(check="climb", dc=14, on_fail="retry")
     swim = Increment(check="swim", dc=15, on_fail="stall", drown_margin=5)
@@ -292,7 +295,7 @@ def _dakrothian_marathon() -> tuple[Increment, ...]:
     )
 
 
-#: RULES.md §3.3 presets.
+#: docs/rules.md#race-presets.
 PRESETS: Final[Mapping[Preset, tuple[Increment, ...]]] = {
     "dash": _strength(2),
     "typical": _strength(10),
@@ -340,7 +343,7 @@ class Config:
 
 
 def check_config(config: Config) -> None:
-    """What a race's fields must agree on; `RulesError` lists every violation (RULES.md §3.3).
+    """What a race's fields must agree on; `RulesError` lists every violation (docs/rules.md#races).
 
     Each increment's own fields (`check_increment`), one name per competitor, and a mount for
     everybody when the course has mounted increments.
@@ -383,7 +386,7 @@ class CheckRecord:
 
 
 def speed_bonus(speed: int) -> int:
-    """`2 * floor(speed / 10)` (RULES.md §3.3)."""
+    """`2 * floor(speed / 10)` (docs/rules.md#races)."""
     return SPEED_BONUS_PER_STEP * (speed // SPEED_STEP_FT)
 
 
@@ -402,7 +405,7 @@ def every_roll_bonus(competitor: Competitor, increment: Increment, rule: SpeedBo
 
 
 def ride_bonus(ride_total: int) -> int:
-    """The mount's bonus from the rider's Ride check: +2/+4/+6 at 10/20/30 (RULES.md §3.3)."""
+    """The mount's bonus from the rider's Ride check: +2/+4/+6 at 10/20/30 (docs/rules.md#races)."""
     for threshold, bonus in RIDE_BONUSES:
         if ride_total >= threshold:
             return bonus
@@ -410,7 +413,7 @@ def ride_bonus(ride_total: int) -> int:
 
 
 def increment_check_modifier(competitor: Competitor, increment: Increment, ride: int = 0) -> int:
-    """Everything added to the increment check's d20 (RULES.md §3.3 "The increment check").
+    """Everything added to the increment check's d20 (docs/rules.md#the-increment-check).
 
     On foot: the check's modifier + speed bonus for that movement + the increment modifier, +2 Run
     on `strength` checks, ±2 pacing. Mounted: the mount's Strength modifier and speed bonus + the
@@ -433,7 +436,7 @@ def increment_check_modifier(competitor: Competitor, increment: Increment, ride:
 
 
 def endurance_dc(increments_raced: int) -> int:
-    """DC `2 * increments raced so far` (RULES.md §3.3 "Long races")."""
+    """DC `2 * increments raced so far` (docs/rules.md#endurance-in-long-races)."""
     return 2 * increments_raced
 
 
@@ -448,7 +451,7 @@ def endurance_check(
     pacing_rule: PacingRule = "safe-increments",
     roll_bonus: int = 0,
 ) -> CheckRecord | None:
-    """The long-race Constitution check due before an increment, or None (RULES.md §3.3).
+    """The long-race Constitution check due before an increment, or None (docs/rules.md#races).
 
     On foot the competitor checks (+4 Endurance) once `increments_raced` reaches her safe count,
     `con_score` +2 pacing / -2 sprinting; mounted, the mount does, counting only
@@ -492,7 +495,7 @@ def endurance_check(
 
 @dataclass(frozen=True, slots=True)
 class IncrementOutcome:
-    """What one competitor's checks in one increment came to (RULES.md §3.3).
+    """What one competitor's checks in one increment came to (docs/rules.md#races).
 
     `gained` is the DS added, after retry costs; `total` the increment check's total (None when
     she made none); `damage` the damage taken.
@@ -511,7 +514,8 @@ RESTED: Final = IncrementOutcome(gained=0, total=None, events=("rested",))
 
 
 class _Increment:
-    """The checks of one competitor in one increment, in the order RULES.md §3.3 gives them."""
+    """The checks of one competitor in one increment, in the order docs/rules.md#races gives
+    them."""
 
     def __init__(
         self,
@@ -610,7 +614,7 @@ class _Increment:
         target: int = dc
         self.events.append("check-failed")
         if increment.on_fail == "retry":
-            # The failed check becomes an obstacle with retries (RULES.md §3.3).
+            # The failed check becomes an obstacle with retries (docs/rules.md#races).
             if self.retry_until_passed(
                 lambda: self.d20_check("retry", increment.check, OBSTACLE, modifier, target),
                 lambda: self.events.append("check-failed"),
@@ -661,7 +665,7 @@ def run_increment(
     damage_instead_of_forfeit: bool = False,
     speed_bonus: SpeedBonusRule = "increment",
 ) -> IncrementOutcome:
-    """One competitor's checks in one increment, after any Constitution check (RULES.md §3.3).
+    """One competitor's checks in one increment, after any Constitution check (docs/rules.md#races).
 
     The obstacle or hazard first (damage on each failure; a hazard adds 0; an obstacle retries
     at 10 DS each, and forfeits without retry or after `max_retries` failed retries, None: no
@@ -686,7 +690,7 @@ def run_increment(
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """API.md "Races" state: increments done so far, DS, standing, damage and flags."""
+    """docs/api.md#races state: increments done so far, DS, standing, damage and flags."""
 
     increment: int
     of: int
@@ -697,7 +701,7 @@ class State:
 
 
 def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - a race rolls nothing at the start
-    """Everyone at DS 0, racing, before the first increment (RULES.md §3.3)."""
+    """Everyone at DS 0, racing, before the first increment (docs/rules.md#races)."""
     names = [competitor.name for competitor in config.competitors]
     return State(
         increment=0,
@@ -710,14 +714,14 @@ def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - a race rolls n
 
 
 def is_finished(state: State) -> bool:
-    """After the last increment, or once nobody is racing (RULES.md §3.3)."""
+    """After the last increment, or once nobody is racing (docs/rules.md#races)."""
     return state.increment >= state.of or all(
         standing == "forfeited" for standing in state.standing.values()
     )
 
 
 def winners(state: State) -> tuple[str, ...]:
-    """The highest DS among those who did not forfeit; several on a tie (RULES.md §3.3)."""
+    """The highest DS among those who did not forfeit; several on a tie (docs/rules.md#races)."""
     racing = [name for name, standing in state.standing.items() if standing == "racing"]
     if not racing:
         return ()
@@ -727,7 +731,7 @@ def winners(state: State) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class CompetitorRound:
-    """One competitor's line in a round record (API.md "Races")."""
+    """One competitor's line in a round record (docs/api.md#races)."""
 
     name: str
     gained: int
@@ -740,7 +744,8 @@ class CompetitorRound:
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """An increment's record: API.md "Races" fields (plus `increment`) but number/rolls/summary."""
+    """An increment's record: docs/api.md#races fields (plus `increment`) but
+    number/rolls/summary."""
 
     increment: int
     competitors: tuple[CompetitorRound, ...]
@@ -749,7 +754,7 @@ class Round:
 
 
 def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
-    """Play the next increment for every competitor still racing (RULES.md §3.3).
+    """Play the next increment for every competitor still racing (docs/rules.md#races).
 
     Each makes the Constitution check when due (failing, she rests: 0 DS, no other check), then
     `run_increment`. Forfeited competitors are listed with their standing and no checks.

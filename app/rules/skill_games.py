@@ -1,4 +1,5 @@
-"""Legend skill games (RULES.md §4): action rounds of skill checks, tokens and sealed choices.
+"""Legend skill games (docs/rules.md#skill-games): action rounds of skill checks, tokens and sealed
+choices.
 
 An action round has two phases. In the *skills* phase each party chooses its skills and its
 members roll (`choose_skills`); once every party has, the phase is *choices*: each party seals a
@@ -10,8 +11,9 @@ Nothing here shows a sealed choice: `State.submitted` names only which parties h
 (the state's presentation, app/api/skill_games.py, shows no more), and no error message repeats
 a bid or the action a party sealed. A config's cross-field rules are `check_config`'s.
 
-**Rulings** where RULES.md §4 is silent (each also noted where it is applied):
-- Names of parties and members are unique together (RULES.md §0), so a member's skill die and
+**Rulings** where docs/rules.md#skill-games is silent (each also noted where it is applied):
+- Names of parties and members are unique together (docs/rules.md#dice-and-checks), so a member's
+  skill die and
   a party's order die never share a (who, purpose) key; at most 64 members in the whole game.
 - Skill checks are rolled skill by skill in the order the party listed them, each by every
   member in roster order. Equal best results credit the member listed first.
@@ -22,7 +24,7 @@ a bid or the action a party sealed. A config's cross-field rules are `check_conf
   floor. Tied bidders act one after another in their order; option actions act at once (their
   token changes are summed before the floor applies).
 - The order d20 is rolled only when two or more tied parties take their action. Rerolls follow
-  the opposed-check cap of RULES.md §0: after 20 rerolls the parties still tied act in reverse
+  the opposed-check cap of docs/rules.md#ties-between-bids
   of the order they were named in the game (the side named second wins).
 - The end condition is checked once, at the end of the round, on the final progress.
 - A grant may be negative down to 0 tokens, but never while that party's choice is sealed (it
@@ -51,11 +53,11 @@ Reason = Literal["goal", "max_rounds", "ended"]
 
 MIN_PARTIES = 2
 MAX_PARTIES = 16
-#: At most 64 members in one party and in the whole game (API.md "Limits").
+#: At most 64 members in one party and in the whole game (docs/api.md#limits).
 MAX_MEMBERS = 64
 MAX_ROUNDS = 10_000
 
-#: The purpose of the d20 that orders tied bidders (API.md: who = the party's name).
+#: The purpose of the d20 that orders tied bidders (docs/api.md#skill-games).
 ORDER_PURPOSE = "order"
 
 
@@ -75,14 +77,15 @@ class Effect:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """An entry of the action set (RULES.md §4, ruling: a playable action set)."""
+    """An entry of the action set (docs/rules.md#action-sets)."""
 
     name: str
     effects: tuple[Effect, ...]
     cost: int | None = None
 
     def tier(self, margin: int) -> Effect | None:
-        """The tier with the highest `min_margin` not above `margin`, if any (RULES.md §4)."""
+        """The tier with the highest `min_margin` not above `margin`, if any
+        (docs/rules.md#skill-games)."""
         usable = [
             effect
             for effect in self.effects
@@ -97,7 +100,8 @@ class Member:
     skills: Mapping[str, int] = field(default_factory=dict)
 
     def modifier(self, skill: str) -> int:
-        """The member's modifier for `skill`; 0 for a skill the member lacks (RULES.md §4)."""
+        """The member's modifier for `skill`; 0 for a skill the member lacks
+        (docs/rules.md#skill-games)."""
         return self.skills.get(skill, 0)
 
 
@@ -110,7 +114,7 @@ class Party:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """A skill game as created (RULES.md §4), normalised.
+    """A skill game as created (docs/rules.md#skill-games), normalised.
 
     Defaults: `max_actions_per_round` 1, `token_rule` "exceed", effect `target` "self",
     `progress` and `tokens` 0; a bidding tier's missing `min_margin` is 0 (set by whoever
@@ -150,7 +154,8 @@ def _list(value: object, loc: Loc, what: str) -> list[Any]:
 
 
 def check_config(config: Config) -> None:
-    """The rules of a skill game's config that span fields (RULES.md §4, API.md "Skill games").
+    """The rules of a skill game's config that span fields (docs/rules.md#skill-games,
+    docs/api.md#skill-games).
 
     Shapes and bounds are the request schema's; this checks what depends on the game as a
     whole, and raises one `RulesError` listing every violation: distinct skills, actions and
@@ -198,7 +203,7 @@ def _check_action(config: Config, action: Action, loc: Loc, violations: Violatio
 
 
 def _check_parties(config: Config, violations: Violations) -> None:
-    # RULES.md §0: names of parties and members are unique within one contest, together.
+    # docs/rules.md#names
     names_seen: set[str] = set()
     member_count = 0
     for index, party in enumerate(config.parties):
@@ -227,7 +232,7 @@ def _check_parties(config: Config, violations: Violations) -> None:
 
 @dataclass(frozen=True, slots=True)
 class SkillCheck:
-    """A party's best result for one chosen skill (RULES.md §4, step 2)."""
+    """A party's best result for one chosen skill (docs/rules.md#skills-and-tokens)."""
 
     skill: str
     best: int
@@ -283,7 +288,7 @@ class State:
 
 
 def start(config: Config, dice: Dice) -> State:
-    """A new game: round 1 in the skills phase, no tokens, no progress (RULES.md §4).
+    """A new game: round 1 in the skills phase, no tokens, no progress (docs/rules.md#skill-games).
 
     No die is rolled at the start; `dice` is taken for the common module interface.
     """
@@ -328,14 +333,15 @@ def all_submitted(state: State) -> bool:
 
 
 def _earns_token(config: Config, best: int) -> bool:
-    # RULES.md §4 step 2: a result must exceed the DC; the "meet" ruling counts equality too.
+    # docs/rules.md#skills-and-tokens: a result must exceed the DC; the "meet" ruling counts
+    # equality too.
     return best > config.dc or (config.token_rule == "meet" and best == config.dc)
 
 
 def choose_skills(
     config: Config, state: State, party: str, skills: Sequence[str], dice: Dice
 ) -> tuple[State, SkillChecks]:
-    """A party chooses its skills and every member rolls for each (RULES.md §4, steps 1-2).
+    """A party chooses its skills and every member rolls for each (docs/rules.md#skills-and-tokens).
 
     Dice: one d20 per (member, skill), keyed (who=member name, purpose=skill name), skill by
     skill in the order given, members in roster order. The party's best result per skill earns
@@ -443,7 +449,8 @@ def _price(config: Config, choice: Choice, tokens: int) -> int:
 
 
 def submit_choice(config: Config, state: State, party: str, choice: Mapping[str, Any]) -> State:
-    """Seal a party's choice for this round, replacing any earlier one (RULES.md §4, step 3).
+    """Seal a party's choice for this round, replacing any earlier one
+    (docs/rules.md#sealed-choices).
 
     `choice` is the choices body: `{"action", "bid"}` with 0 <= bid <= the party's tokens
     (bidding), or `{"actions": [...]}` of at most `max_actions_per_round` distinct actions whose
@@ -473,7 +480,7 @@ class TakenEffect:
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """One revealed action round (API.md "Skill games" round record)."""
+    """One revealed action round (docs/api.md#skill-games round record)."""
 
     kind: Kind
     checks: Mapping[str, tuple[SkillCheck, ...]]
@@ -497,7 +504,7 @@ class Round:
 def _bid_order(parties: Sequence[str], dice: Dice, rerolls: int = 0) -> list[str]:
     """Tied bidders in descending order of a d20 each; equal rolls reroll among themselves.
 
-    RULES.md §4 step 3 and §0 (bid-order rolls are opposed checks with no modifier): after
+    docs/rules.md#ties-between-bids (bid-order rolls are opposed checks with no modifier): after
     `MAX_OPPOSED_REROLLS` rerolls the parties still tied go in reverse of the order named.
     """
     rolls = {party: dice.d20(who=party, purpose=ORDER_PURPOSE) for party in parties}
@@ -520,7 +527,7 @@ def _targets(parties: Iterable[str], party: str, effect: Effect) -> list[str]:
 
 
 def _standing(progress: Mapping[str, int], contenders: Sequence[str]) -> tuple[str | None, bool]:
-    """The single highest progress wins; equal highest is a tie (RULES.md §4)."""
+    """The single highest progress wins; equal highest is a tie (docs/rules.md#skill-games)."""
     top = max(progress[party] for party in contenders)
     leaders = [party for party in contenders if progress[party] == top]
     return (leaders[0], False) if len(leaders) == 1 else (None, True)
@@ -529,7 +536,7 @@ def _standing(progress: Mapping[str, int], contenders: Sequence[str]) -> tuple[s
 def _end_check(
     config: Config, progress: Mapping[str, int], rounds_played: int
 ) -> tuple[Reason, str | None, bool] | None:
-    """RULES.md §4 end condition, checked when a round ends: goal first, then max_rounds."""
+    """docs/rules.md#action-sets, checked when a round ends: goal first, then max_rounds."""
     if config.goal is not None:
         reached = [party for party in config.party_names if progress[party] >= config.goal]
         if reached:
@@ -540,7 +547,8 @@ def _end_check(
 
 
 def reveal(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
-    """Reveal every sealed choice, pay, take the actions and check the end (RULES.md §4, 3-4).
+    """Reveal every sealed choice, pay, take the actions and check the end
+    (docs/rules.md#sealed-choices).
 
     Bidding: every party pays its bid; the single highest bid takes its action's tier for
     margin = bid - highest other bid; tied highest bids act at margin 0, each tied party whose
@@ -656,7 +664,8 @@ def _action_of(config: Config, choice: Choice) -> Action:
 
 
 def grant(config: Config, state: State, party: str, tokens: int) -> State:
-    """The GM grants a party tokens, or takes some with a negative grant (RULES.md §4, step 2).
+    """The GM grants a party tokens, or takes some with a negative grant
+    (docs/rules.md#skills-and-tokens).
 
     Ruling: a negative grant may take a party down to 0 tokens, not below, and never while the
     party's choice is sealed (it could make the sealed choice unaffordable).
@@ -671,7 +680,8 @@ def grant(config: Config, state: State, party: str, tokens: int) -> State:
 
 
 def end(config: Config, state: State) -> State:
-    """The GM ends the game: the highest progress wins, equal highest a tie (RULES.md §4).
+    """The GM ends the game: the highest progress wins, equal highest a tie
+    (docs/rules.md#skill-games).
 
     Sealed choices of the unfinished round are discarded unrevealed.
     """

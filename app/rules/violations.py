@@ -1,4 +1,5 @@
-"""Collecting rule violations in a create body, so one 422 lists them all (RULES.md §0)."""
+"""Collecting rule violations in a create body, so one 422 lists them all
+(docs/rules.md#dice-and-checks)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from app.rules.errors import Loc, RulesError, RuleViolation
 
-#: RULES.md §5: dice notation is at most 1000 characters.
+#: docs/rules.md#limits
 MAX_NOTATION_CHARS = 1000
 
 

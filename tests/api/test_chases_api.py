@@ -798,7 +798,7 @@ def test_round_bodies_are_normalised(store_client: TestClient) -> None:
     assert record["tactic"]["chaser_check"] == "tumble"
 
 
-# --- options where the source reads two ways (issue 12) --------------------------------------
+# --- options where the source reads two ways --------------------------------------------------
 
 
 def test_chase_options_are_stored_and_shown(store_client: TestClient) -> None:

@@ -1021,7 +1021,7 @@ def test_names_are_case_insensitive_and_defaults_derived(store_client: TestClien
     assert totals(race.play({"Ann": {"check": 10}})) == {"Ann": 10 + 5 + 4}
 
 
-# --- options where the source reads two ways (issue 12) --------------------------------------
+# --- options where the source reads two ways --------------------------------------------------
 
 
 def test_options_are_stored_and_shown_in_the_config(store_client: TestClient) -> None:

@@ -1105,7 +1105,7 @@ def test_checking_a_config_either_passes_or_lists_violations(
 
 
 # --------------------------------------------------------------------------------------------
-# Options where the source reads two ways (issue 12; module docstring, *Options*)
+# Options where the source reads two ways (module docstring, *Options*)
 # --------------------------------------------------------------------------------------------
 
 

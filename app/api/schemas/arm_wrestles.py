@@ -1,4 +1,4 @@
-"""Schemas of arm wrestles (API.md "Arm wrestles", RULES.md §3.1).
+"""Schemas of arm wrestles (docs/api.md#arm-wrestles, docs/rules.md#arm-wrestling).
 
 The create body checks every field on its own and builds the rules' config (`to_rules`); the
 TypedDicts describe exactly the JSON served for a session's `config`, `state`, `result` and
@@ -40,7 +40,7 @@ class ArmWrestler(Strict):
     def to_rules(self, variant: rules.Variant) -> rules.Competitor:
         wis_mod = self.wis_mod
         if variant == "mental" and wis_mod is None and self.wis_score is not None:
-            # Ruling (RULES.md §0): a missing modifier is the one its score gives.
+            # Ruling (docs/rules.md#dice-and-checks): a missing modifier is the one its score gives.
             wis_mod = ability_modifier(self.wis_score)
         return rules.Competitor(
             name=self.name,
@@ -85,7 +85,7 @@ class ArmWrestleDice(Strict):
     strength: D20 | None = None
     constitution: D20 | None = None
     #: The loser's damage dice (the spikes 1d4, or every die of `loser_damage`), in order; one
-    #: die may be given alone (API.md "Supplying dice": value or [values]).
+    #: die may be given alone (docs/api.md#supplying-dice: value or [values]).
     damage: DamageDie | Annotated[list[DamageDie], Field(max_length=1000)] | None = None
 
 

@@ -1,4 +1,5 @@
-"""Request and response schemas of the Cairn Hill roll (API.md, RULES.md §2)."""
+"""Request and response schemas of the Cairn Hill roll (docs/api.md#cairn-hill-roll,
+docs/rules.md#cairn-hill-roll)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ CairnPosition = Literal[
 
 @with_config(ConfigDict(extra="forbid"))
 class CairnRollAnswer(TypedDict):
-    """The answer of `POST /v1/cairn/roll`: every step of the roll (RULES.md §2)."""
+    """The answer of `POST /v1/cairn/roll`: every step of the roll
+    (docs/rules.md#cairn-hill-roll)."""
 
     rating: int
     dice_sorted: list[int]

@@ -1,4 +1,4 @@
-"""Schemas of chases as sessions (API.md "Chases", RULES.md §3.4).
+"""Schemas of chases as sessions (docs/api.md#chases, docs/rules.md#chases).
 
 The escapee and the chaser are race competitors, and a chase increment's terrain is a race
 increment plus `flat` (`app.api.schemas.races`). The models check every field on its own and
@@ -43,9 +43,9 @@ from app.rules.chases import (
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.races import DEFAULT_MAX_RETRIES, SpeedBonusRule
 
-#: Bounds of a start: a lead of 0 or less would be a chase already over (RULES.md §3.4).
+#: Bounds of a start: a lead of 0 or less would be a chase already over (docs/rules.md#chases).
 MAX_START = 10_000
-#: Hide and Spot dice: the first pair and every reroll of a tie (RULES.md §0).
+#: Hide and Spot dice: the first pair and every reroll of a tie (docs/rules.md#dice-and-checks).
 OpposedList = Annotated[list[D20], Field(min_length=1, max_length=1 + MAX_OPPOSED_REROLLS)]
 OpposedDice = Annotated[D20 | OpposedList, one_or_many(OpposedList)]
 

@@ -1,4 +1,5 @@
-"""Request and response schemas of the lone d20 check (API.md, RULES.md §0)."""
+"""Request and response schemas of the lone d20 check (docs/api.md#d20-check,
+docs/rules.md#d20-checks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Request and response schemas of the GURPS endpoints (API.md, RULES.md §1).
+"""Request and response schemas of the GURPS endpoints (docs/api.md#gurps-contests,
+docs/rules.md#gurps).
 
 The answers are TypedDicts describing exactly the JSON served: the handlers build them as such
 (checked by mypy), and `/openapi.json` documents them under these names.
@@ -83,7 +84,7 @@ class RegularContestRequest(RegularContestOptions):
     seed: Seed | None = None
 
 
-#: A success roll's critical: RULES.md §1.1.
+#: A success roll's critical: docs/rules.md#success-roll.
 Critical = Literal["success", "failure"] | None
 
 

@@ -1,4 +1,5 @@
-"""Request and response schemas of `POST /v1/long-throws` (API.md, RULES.md §3.2)."""
+"""Request and response schemas of `POST /v1/long-throws` (docs/api.md#long-throws,
+docs/rules.md#long-throws)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ Pounds = Annotated[int, Field(ge=0, le=MAX_LOAD_LB)]
 
 
 class CustomObject(Strict):
-    """An object not in RULES.md §3.2.1's table."""
+    """An object not in docs/rules.md#objects's table."""
 
     name: Name
     weight_lb: Annotated[float, Field(gt=0, le=MAX_WEIGHT_LB, allow_inf_nan=False)]
@@ -88,13 +89,14 @@ class LongThrowRequest(Strict):
     seed: Seed | None = None
 
 
-#: A load category's penalty on every roll (RULES.md §3.2.2); `over` has none (no roll).
+#: A load category's penalty on every roll (docs/rules.md#who-may-throw-loads); `over` has none (no
+#: roll).
 Penalty = Literal[0, -3, -6]
 
 
 @with_config(ConfigDict(extra="forbid"))
 class LongThrowObject(TypedDict):
-    """The object thrown in a long throw, standard or custom (RULES.md §3.2.1)."""
+    """The object thrown in a long throw, standard or custom (docs/rules.md#objects)."""
 
     name: str
     weight_lb: float
@@ -105,7 +107,7 @@ class LongThrowObject(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class LongThrowLoadLimits(TypedDict):
-    """A thrower's light, medium and heavy load maxima in lb (RULES.md §3.2.2)."""
+    """A thrower's light, medium and heavy load maxima in lb (docs/rules.md#who-may-throw-loads)."""
 
     light: int
     medium: int
@@ -149,7 +151,7 @@ class LongThrowCompetitorResult(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class LongThrowPrecisionThrow(TypedDict):
-    """One attack roll of a precision series (RULES.md §3.2.4)."""
+    """One attack roll of a precision series (docs/rules.md#long-throw-variants)."""
 
     name: str
     roll: int

@@ -1,4 +1,5 @@
-"""Request and response schemas of the dice-notation endpoint (API.md `/v1/roll`, RULES.md §5)."""
+"""Request and response schemas of the dice-notation endpoint (docs/api.md#dice-notation-roll,
+docs/rules.md#dice-notation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Answers of the odds endpoints (API.md "Odds", RULES.md §6).
+"""Answers of the odds endpoints (docs/api.md#odds, docs/rules.md#odds).
 
 Exact answers give each probability as a float and as an exact fraction string (`a_wins`,
 `a_wins_exact`); a distribution is `{value: p}` with its exact fractions beside it. An exact
@@ -20,7 +20,7 @@ Method = Literal["exact", "monte-carlo"]
 
 @with_config(ConfigDict(extra="forbid"))
 class OddsSuccessRollAnswer(TypedDict):
-    """The answer of `POST /v1/odds/gurps/success-roll` (RULES.md §1.1)."""
+    """The answer of `POST /v1/odds/gurps/success-roll` (docs/rules.md#success-roll)."""
 
     method: Literal["exact"]
     skill: int
@@ -37,7 +37,7 @@ class OddsSuccessRollAnswer(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class OddsQuickContestAnswer(TypedDict):
-    """The answer of `POST /v1/odds/gurps/quick-contest` (RULES.md §1.2).
+    """The answer of `POST /v1/odds/gurps/quick-contest` (docs/rules.md#quick-contest).
 
     `margin_of_victory` is the distribution of the winner's margin, given that somebody wins.
     """
@@ -58,7 +58,7 @@ class OddsQuickContestAnswer(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class OddsResistanceRollAnswer(TypedDict):
-    """The answer of `POST /v1/odds/gurps/resistance-roll` (RULES.md §1.3)."""
+    """The answer of `POST /v1/odds/gurps/resistance-roll` (docs/rules.md#resistance-roll)."""
 
     method: Literal["exact"]
     attacker: str
@@ -70,7 +70,7 @@ class OddsResistanceRollAnswer(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class OddsRegularContestAnswer(TypedDict):
-    """The answer of `POST /v1/odds/gurps/regular-contest` (RULES.md §1.4).
+    """The answer of `POST /v1/odds/gurps/regular-contest` (docs/rules.md#regular-contest).
 
     `expected_rounds` counts an undecided contest as `max_rounds` rounds; `rounds_played` is
     0 for a fresh contest, or the rounds a session has played (odds from here).
@@ -92,7 +92,8 @@ class OddsRegularContestAnswer(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class OddsCairnAnswer(TypedDict):
-    """The answer of `POST /v1/odds/cairn` (RULES.md §2): the score's whole distribution."""
+    """The answer of `POST /v1/odds/cairn` (docs/rules.md#cairn-hill-roll): the score's whole
+    distribution."""
 
     method: Literal["exact"]
     rating: int
@@ -113,7 +114,7 @@ class OddsCairnAnswer(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class OddsArmWrestleAnswer(TypedDict):
-    """The answer of `POST /v1/odds/arm-wrestles` (RULES.md §3.1).
+    """The answer of `POST /v1/odds/arm-wrestles` (docs/rules.md#arm-wrestling).
 
     Exact (dynamic programming over the DS pairs) when the walk fits the service's budget,
     else Monte Carlo: then the `*_exact` fields are null and `standard_error`, `trials` and

@@ -1,6 +1,6 @@
-"""Schemas of races as sessions (API.md "Races", RULES.md §3.3).
+"""Schemas of races as sessions (docs/api.md#races, docs/rules.md#races).
 
-The competitor and increment shapes are shared with chases (API.md: "Competitor (races and
+The competitor and increment shapes are shared with chases (docs/api.md#races
 chases)"). The models check every field on its own and build the rules' dataclasses
 (`to_rules`), lower-casing names and applying the defaults that depend on other fields; the
 rules core (`app.rules.races.check_config`) checks what spans fields: a mounted increment needs
@@ -64,14 +64,15 @@ CheckName = Name
 Notation = Annotated[
     str,
     StringConstraints(min_length=1, max_length=MAX_NOTATION_CHARS),
-    Field(description="dice notation (RULES.md §5), e.g. 3d6"),
+    Field(description="dice notation (docs/rules.md#dice-notation), e.g. 3d6"),
 ]
-#: Retries after a failed obstacle (RULES.md §3.3); null: no cap but the request's dice budget.
+#: Retries after a failed obstacle (docs/rules.md#races); null: no cap but the request's dice
+#: budget.
 MaxRetries = Annotated[
     Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] | None,
     Field(description="retries allowed after a failed obstacle; null: no cap"),
 ]
-#: Which rolls the speed bonus goes to (RULES.md §3.3 options).
+#: Which rolls the speed bonus goes to (docs/rules.md#races options).
 SpeedBonus = Annotated[
     Literal["increment", "every-roll"],
     Field(
@@ -152,7 +153,7 @@ def one_modifier_per_check(mods: Any) -> Any:
 
 
 def modifier_for(con_mod: int | None, con_score: int | None) -> int | None:
-    """`con_mod`, or when missing the modifier `con_score` gives (RULES.md §0)."""
+    """`con_mod`, or when missing the modifier `con_score` gives (docs/rules.md#dice-and-checks)."""
     if con_mod is None and con_score is not None:
         return ability_modifier(con_score)
     return con_mod
@@ -193,7 +194,7 @@ class RaceMount(Strict):
 
 
 class RaceCompetitor(Strict):
-    """A racer, or a party to a chase (API.md "Races")."""
+    """A racer, or a party to a chase (docs/api.md#races)."""
 
     name: Name
     speed: SpeedFt
@@ -219,7 +220,7 @@ class RaceCompetitor(Strict):
     mount: RaceMount | None = None
 
     def to_rules(self) -> rules.Competitor:
-        """The competitor with her check names and feats lower-case (RULES.md §3.3 rulings)."""
+        """The competitor with her check names and feats lower-case (docs/rules.md#races)."""
         return rules.Competitor(
             name=self.name,
             speed=self.speed,
@@ -253,7 +254,7 @@ class RaceObstacle(Strict):
 
 
 class RaceIncrement(Strict):
-    """One range increment (RULES.md §3.3 "Increment kinds")."""
+    """One range increment (docs/rules.md#obstacles-and-hazards)."""
 
     check: CheckName
     dc: Dc | None = None
@@ -265,7 +266,7 @@ class RaceIncrement(Strict):
 
     def to_rules(self) -> rules.Increment:
         """The increment, its check lower-case; with a `dc` but no `on_fail`, a climb retries
-        (the source's climbing race) and anything else stalls (RULES.md §3.3 rulings)."""
+        (the source's climbing race) and anything else stalls (docs/rules.md#races)."""
         check = self.check.lower()
         on_fail = self.on_fail
         if on_fail is None and self.dc is not None:
@@ -299,7 +300,7 @@ def _course_member(value: Any) -> type[BaseModel] | TypeAdapter[Any]:
 
 class RaceCreate(Strict):
     course: Annotated[Preset | RaceCourse, one_of(_course_member)] = Field(
-        description="a preset (RULES.md §3.3) or {increments: [...]}"
+        description="a preset (docs/rules.md#races) or {increments: [...]}"
     )
     competitors: Annotated[list[RaceCompetitor], Field(min_length=1, max_length=MAX_COMPETITORS)]
     damage_instead_of_forfeit: bool = Field(

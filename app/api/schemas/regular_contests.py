@@ -1,4 +1,5 @@
-"""Schemas of regular contests as sessions (API.md "Regular contests", RULES.md §1.4).
+"""Schemas of regular contests as sessions (docs/api.md#regular-contests,
+docs/rules.md#regular-contest).
 
 The create body checks every field on its own and builds the rules' config (`to_rules`); the
 TypedDicts describe exactly the JSON served for a session's `config`, `state`, `result` and

@@ -1,4 +1,4 @@
-"""Schemas of Legend skill games (API.md "Skill games", RULES.md §4).
+"""Schemas of Legend skill games (docs/api.md#skill-games, docs/rules.md#skill-games).
 
 The request models check shapes and ranges and build the rules' config (`to_rules`); the rules
 (`app.rules.skill_games.check_config`) check what depends on the game as a whole (unique names,

@@ -1,4 +1,4 @@
-"""Odds of every contest (RULES.md §6): exact where the state space allows, else Monte Carlo.
+"""Odds of every contest (docs/rules.md#odds): exact where the state space allows, else Monte Carlo.
 
 Pure functions over the rules' own functions (`app.rules.gurps.judge_success`,
 `app.rules.arm_wrestling.push`, …): the odds are computed from the same rules the resolutions

@@ -1,4 +1,5 @@
-"""Odds of an arm wrestle (RULES.md §3.1, §6): exact dynamic programming, else Monte Carlo.
+"""Odds of an arm wrestle (docs/rules.md#arm-wrestling, §6): exact dynamic programming, else Monte
+Carlo.
 
 The exact method walks the match round by round over every reachable DS pair, with integer
 weights over one common denominator (each round multiplies it by 400 for the two Strength
@@ -239,7 +240,7 @@ def simulated_odds(
 def arm_wrestle_odds(
     config: rules.Config, state: rules.State, seed: int = 0
 ) -> ArmWrestleOdds | ArmWrestleEstimate:
-    """Exact odds when the walk fits its budget, else a seeded estimate (RULES.md §6)."""
+    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds)."""
     rules.check_config(config)
     try:
         return exact_odds(config, state)

@@ -1,4 +1,4 @@
-"""Exact odds of the Cairn Hill roll (RULES.md §2, §6).
+"""Exact odds of the Cairn Hill roll (docs/rules.md#cairn-hill-roll, §6).
 
 The two dice a rating averages are two order statistics of 7d100 (`cairn.chosen_positions`).
 Their exact joint distribution comes from the cumulative count
@@ -104,7 +104,8 @@ def average_counts(lower: int, higher: int) -> dict[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class CairnOdds:
-    """RULES.md §2: the score's distribution, its mean, the criticals and, with a target,
+    """docs/rules.md#cairn-hill-roll: the score's distribution, its mean, the criticals and, with a
+    target,
     the probability of success."""
 
     rating: int
@@ -133,7 +134,7 @@ def critical_counts(rating: int) -> dict[tuple[cairn.Critical, int], int]:
 
 @lru_cache(maxsize=512)
 def cairn_odds(rating: int, target: int | None = None) -> CairnOdds:
-    """The exact odds of a Cairn Hill roll with this rating (RULES.md §2)."""
+    """The exact odds of a Cairn Hill roll with this rating (docs/rules.md#cairn-hill-roll)."""
     cairn.check_rating(rating)
     lower, higher = cairn.chosen_positions(rating)
     averages = average_counts(lower, higher)

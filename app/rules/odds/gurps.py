@@ -1,4 +1,4 @@
-"""Exact odds of GURPS contests (RULES.md §1, §6), from `app.rules.gurps`'s own judges.
+"""Exact odds of GURPS contests (docs/rules.md#gurps, §6), from `app.rules.gurps`'s own judges.
 
 A success roll depends on its 3d6 only through their total, so each of the 16 totals is
 judged once by `judge_success` (with a representative roll) and weighted by how many of the
@@ -43,7 +43,7 @@ def judged_totals(skill: int) -> tuple[tuple[gurps.SuccessRoll, int], ...]:
 
 @dataclass(frozen=True, slots=True)
 class SuccessRollOdds:
-    """RULES.md §1.1: success, criticals and the signed margin's distribution."""
+    """docs/rules.md#success-roll: success, criticals and the signed margin's distribution."""
 
     skill: int
     success: Fraction
@@ -54,7 +54,7 @@ class SuccessRollOdds:
 
 @lru_cache(maxsize=1024)
 def success_roll_odds(skill: int) -> SuccessRollOdds:
-    """The exact odds of a success roll against effective `skill` (RULES.md §1.1)."""
+    """The exact odds of a success roll against effective `skill` (docs/rules.md#success-roll)."""
     success = critical_success = critical_failure = 0
     margins: Counter[int] = Counter()
     for judged, count in judged_totals(skill):
@@ -73,7 +73,8 @@ def success_roll_odds(skill: int) -> SuccessRollOdds:
 
 @dataclass(frozen=True, slots=True)
 class QuickContestOdds:
-    """RULES.md §1.2: who wins, and the margin of victory (of the winner, whoever she is)."""
+    """docs/rules.md#quick-contest: who wins, and the margin of victory (of the winner, whoever she
+    is)."""
 
     a_wins: Fraction
     b_wins: Fraction
@@ -83,7 +84,7 @@ class QuickContestOdds:
 
 @lru_cache(maxsize=1024)
 def quick_contest_odds(skill_a: int, skill_b: int) -> QuickContestOdds:
-    """The exact odds of a quick contest (RULES.md §1.2), over all 6**6 rolls."""
+    """The exact odds of a quick contest (docs/rules.md#quick-contest), over all 6**6 rolls."""
     wins: Counter[str | None] = Counter()
     margins: Counter[int] = Counter()
     for (a, count_a), (b, count_b) in product(judged_totals(skill_a), judged_totals(skill_b)):
@@ -105,7 +106,7 @@ def quick_contest_odds(skill_a: int, skill_b: int) -> QuickContestOdds:
 
 @lru_cache(maxsize=1024)
 def resistance_odds(attacker_skill: int, defender_skill: int) -> Fraction:
-    """The probability that the subject is affected (RULES.md §1.3).
+    """The probability that the subject is affected (docs/rules.md#resistance-roll).
 
     The attacker must succeed and then win the quick contest outright (every tie goes to the
     defender); a failed attack affects nobody, whatever the defender would have rolled, so
@@ -122,7 +123,8 @@ def resistance_odds(attacker_skill: int, defender_skill: int) -> Fraction:
 
 @dataclass(frozen=True, slots=True)
 class RegularContestOdds:
-    """RULES.md §1.4: who wins within `max_rounds`, undecided, and the rounds played.
+    """docs/rules.md#regular-contest: who wins within `max_rounds`, undecided, and the rounds
+    played.
 
     `expected_rounds` counts an undecided contest as `max_rounds` rounds.
     """
@@ -139,7 +141,8 @@ class RegularContestOdds:
 def regular_contest_odds(
     skill_a: int, skill_b: int, normalize: bool, max_rounds: int, rounds_played: int = 0
 ) -> RegularContestOdds:
-    """The exact odds of a regular contest from `rounds_played` rounds in (RULES.md §1.4).
+    """The exact odds of a regular contest from `rounds_played` rounds in
+    (docs/rules.md#regular-contest).
 
     Each round is an independent quick pair of success rolls: `a` alone succeeds with
     probability `p_a`, `b` alone with `p_b`, and otherwise (`q`) they roll again. With `n`

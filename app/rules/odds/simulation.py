@@ -1,4 +1,5 @@
-"""What every Monte Carlo estimate reports (RULES.md §6): a proportion and its standard error."""
+"""What every Monte Carlo estimate reports (docs/rules.md#odds): a proportion and its standard
+error."""
 
 from __future__ import annotations
 

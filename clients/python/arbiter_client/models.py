@@ -493,7 +493,7 @@ class Contestant(BaseModel):
 
 class CustomObject(BaseModel):
     """
-    An object not in RULES.md §3.2.1's table.
+    An object not in docs/rules.md#objects's table.
     """
 
     model_config = ConfigDict(
@@ -833,7 +833,7 @@ class LongThrowCreatureDamage(BaseModel):
 
 class LongThrowLoadLimits(BaseModel):
     """
-    A thrower's light, medium and heavy load maxima in lb (RULES.md §3.2.2).
+    A thrower's light, medium and heavy load maxima in lb (docs/rules.md#who-may-throw-loads).
     """
 
     model_config = ConfigDict(
@@ -846,7 +846,7 @@ class LongThrowLoadLimits(BaseModel):
 
 class LongThrowObject(BaseModel):
     """
-    The object thrown in a long throw, standard or custom (RULES.md §3.2.1).
+    The object thrown in a long throw, standard or custom (docs/rules.md#objects).
     """
 
     model_config = ConfigDict(
@@ -861,7 +861,7 @@ class LongThrowObject(BaseModel):
 
 class LongThrowPrecisionThrow(BaseModel):
     """
-    One attack roll of a precision series (RULES.md §3.2.4).
+    One attack roll of a precision series (docs/rules.md#long-throw-variants).
     """
 
     model_config = ConfigDict(
@@ -909,7 +909,7 @@ class LongThrowSeries(BaseModel):
 
 class OddsArmWrestleAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/arm-wrestles` (RULES.md §3.1).
+    The answer of `POST /v1/odds/arm-wrestles` (docs/rules.md#arm-wrestling).
 
     Exact (dynamic programming over the DS pairs) when the walk fits the service's budget,
     else Monte Carlo: then the `*_exact` fields are null and `standard_error`, `trials` and
@@ -942,7 +942,8 @@ class OddsArmWrestleAnswer(BaseModel):
 
 class OddsCairnAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/cairn` (RULES.md §2): the score's whole distribution.
+    The answer of `POST /v1/odds/cairn` (docs/rules.md#cairn-hill-roll): the score's whole
+    distribution.
     """
 
     model_config = ConfigDict(
@@ -980,7 +981,7 @@ class OddsCairnAnswer(BaseModel):
 
 class OddsQuickContestAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/gurps/quick-contest` (RULES.md §1.2).
+    The answer of `POST /v1/odds/gurps/quick-contest` (docs/rules.md#quick-contest).
 
     `margin_of_victory` is the distribution of the winner's margin, given that somebody wins.
     """
@@ -1004,7 +1005,7 @@ class OddsQuickContestAnswer(BaseModel):
 
 class OddsRegularContestAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/gurps/regular-contest` (RULES.md §1.4).
+    The answer of `POST /v1/odds/gurps/regular-contest` (docs/rules.md#regular-contest).
 
     `expected_rounds` counts an undecided contest as `max_rounds` rounds; `rounds_played` is
     0 for a fresh contest, or the rounds a session has played (odds from here).
@@ -1029,7 +1030,7 @@ class OddsRegularContestAnswer(BaseModel):
 
 class OddsResistanceRollAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/gurps/resistance-roll` (RULES.md §1.3).
+    The answer of `POST /v1/odds/gurps/resistance-roll` (docs/rules.md#resistance-roll).
     """
 
     model_config = ConfigDict(
@@ -1045,7 +1046,7 @@ class OddsResistanceRollAnswer(BaseModel):
 
 class OddsSuccessRollAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/gurps/success-roll` (RULES.md §1.1).
+    The answer of `POST /v1/odds/gurps/success-roll` (docs/rules.md#success-roll).
     """
 
     model_config = ConfigDict(
@@ -1258,7 +1259,7 @@ class Damage4(RootModel[str]):
     root: Annotated[
         str,
         Field(
-            description="dice notation (RULES.md §5), e.g. 3d6",
+            description="dice notation (docs/rules.md#dice-notation), e.g. 3d6",
             max_length=1000,
             min_length=1,
             title="Damage",
@@ -2169,7 +2170,8 @@ class ArmWrestleSession(BaseModel):
 
 class CairnRollAnswer(BaseModel):
     """
-    The answer of `POST /v1/cairn/roll`: every step of the roll (RULES.md §2).
+    The answer of `POST /v1/cairn/roll`: every step of the roll
+    (docs/rules.md#cairn-hill-roll).
     """
 
     model_config = ConfigDict(
@@ -2339,7 +2341,7 @@ class QuickContestAnswer(BaseModel):
 
 class RaceCompetitor(BaseModel):
     """
-    A racer, or a party to a chase (API.md "Races").
+    A racer, or a party to a chase (docs/api.md#races).
     """
 
     model_config = ConfigDict(
@@ -2404,7 +2406,7 @@ class RaceCompetitorConfig(BaseModel):
 
 class RaceIncrement(BaseModel):
     """
-    One range increment (RULES.md §3.3 "Increment kinds").
+    One range increment (docs/rules.md#obstacles-and-hazards).
     """
 
     model_config = ConfigDict(
@@ -3105,7 +3107,7 @@ class RaceCreate(BaseModel):
     )
     course: Annotated[
         Literal["dash", "typical", "marathon", "dakrothian-marathon"] | RaceCourse,
-        Field(description="a preset (RULES.md §3.3) or {increments: [...]}", title="Course"),
+        Field(description="a preset (docs/rules.md#races) or {increments: [...]}", title="Course"),
     ]
     competitors: Annotated[
         list[RaceCompetitor], Field(max_length=64, min_length=1, title="Competitors")
