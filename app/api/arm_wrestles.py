@@ -29,6 +29,7 @@ class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
 
     path = "arm-wrestles"
     title = "arm wrestle"
+    rule = "docs/rules.md#arm-wrestling"
     config_type = rules.Config
     state_type = rules.State
     create_model = ArmWrestleCreate

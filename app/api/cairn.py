@@ -20,6 +20,8 @@ from app.rules.dice import request_rng
 CAIRN_KEY = (None, cairn.CAIRN)
 CRITICAL_KEY = (None, cairn.CRITICAL)
 MAGNITUDE_KEY = (None, cairn.MAGNITUDE)
+#: The section of the rules reference the answer links as the rule it applied (`rule`).
+RULE = "docs/rules.md#cairn-hill-roll"
 
 #: A position name of the rules as the answer's `CairnPosition` (the same strings).
 POSITIONS: Final[dict[str, CairnPosition]] = {name: name for name in get_args(CairnPosition)}
@@ -78,6 +80,7 @@ async def roll(
         "score": result.score,
         "target": result.target,
         "success": result.success,
+        "rule": RULE,
         "rolls": roll_records(dice.log),
         "summary": cairn.cairn_summary(result),
     }

@@ -48,6 +48,7 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
 
     path = "chases"
     title = "chase"
+    rule = "docs/rules.md#chases"
     config_type = rules.Config
     state_type = rules.State
     create_model = ChaseCreate

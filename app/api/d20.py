@@ -18,6 +18,8 @@ from app.rules import checks
 from app.rules.dice import request_rng
 
 CHECK_KEY = (None, checks.CHECK)
+#: The section of the rules reference the answer links as the rule it applied (`rule`).
+RULE = "docs/rules.md#d20-checks"
 
 
 async def check(
@@ -48,6 +50,7 @@ async def check(
         "total": result.total,
         "dc": result.dc,
         "success": result.success,
+        "rule": RULE,
         "rolls": roll_records(dice.log),
         "summary": checks.check_summary(result),
     }

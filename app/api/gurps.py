@@ -33,6 +33,12 @@ from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
 from app.rules.text import plural
 
+#: The section of the rules reference each answer links as the rule it applied (`rule`).
+SUCCESS_ROLL_RULE = "docs/rules.md#success-roll"
+QUICK_CONTEST_RULE = "docs/rules.md#quick-contest"
+RESISTANCE_ROLL_RULE = "docs/rules.md#resistance-roll"
+REGULAR_CONTEST_RULE = "docs/rules.md#regular-contest"
+
 
 def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
     """`name`, then the success roll's keys in the order of its fields."""
@@ -72,6 +78,7 @@ async def success_roll(
         "success": result.success,
         "critical": result.critical,
         "margin": result.margin,
+        "rule": SUCCESS_ROLL_RULE,
         "rolls": roll_records(dice.log),
         "summary": gurps.success_roll_summary(result),
     }
@@ -114,6 +121,7 @@ async def quick_contest(
         "margin_of_victory": contest.margin_of_victory,
         "a": _competitor(a.name, contest.a),
         "b": _competitor(b.name, contest.b),
+        "rule": QUICK_CONTEST_RULE,
         "rolls": roll_records(dice.log),
         "summary": gurps.quick_contest_summary(a.name, b.name, contest),
     }
@@ -174,6 +182,7 @@ async def resistance_roll(
         "margin_of_victory": result.margin_of_victory,
         "attacker": _competitor(attacker.name, result.attacker),
         "defender": defence,
+        "rule": RESISTANCE_ROLL_RULE,
         "rolls": roll_records(dice.log),
         "summary": gurps.resistance_summary(attacker.name, defender.name, result),
     }
@@ -251,6 +260,7 @@ async def regular_contest(
         "rounds_taken": state.rounds,
         "game_seconds": game_seconds,
         "rounds": rounds,
+        "rule": REGULAR_CONTEST_RULE,
         "rolls": roll_records(dice.log),
         "summary": summary,
     }

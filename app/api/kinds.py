@@ -64,6 +64,9 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
     path: str
     #: What one of these is called in messages: "arm wrestle".
     title: str
+    #: The kind's section of the rules reference, which every session answer links (`rule`);
+    #: the reference as a whole for a kind that names none.
+    rule: str = "docs/rules.md"
     config_type: type[ConfigT]
     state_type: type[StateT]
     create_model: type[BaseModel]

@@ -40,6 +40,8 @@ from app.rules.errors import Loc
 
 #: `Assessment.penalty` (an int) as the answer's `Penalty`: the values of LOAD_PENALTY, or 0.
 PENALTIES: Final[dict[int, Penalty]] = {0: 0, -3: -3, -6: -6}
+#: The section of the rules reference the answer links as the rule it applied (`rule`).
+RULE = "docs/rules.md#long-throws"
 
 
 def _thrown(body: LongThrowRequest) -> long_throw.ThrownObject:
@@ -179,6 +181,7 @@ async def long_throws(
             "tie": outcome.tie,
             "competitors": competitors,
             "series": [_series(series) for series in outcome.series],
+            "rule": RULE,
             "rolls": rolls,
             "summary": summary,
         }
@@ -189,6 +192,7 @@ async def long_throws(
             "winners": winners,
             "tie": outcome.tie,
             "competitors": competitors,
+            "rule": RULE,
             "rolls": rolls,
             "summary": summary,
         }

@@ -20,6 +20,8 @@ from app.rules.dice import MAX_SEED, request_rng
 #: The one roll's (who, purpose) in `rolls`.
 WHO = None
 PURPOSE = "roll"
+#: The section of the rules reference the answer links as the rule it applied (`rule`).
+RULE = "docs/rules.md#dice-notation"
 
 
 def _roll(expr: str, seed: int | None, where: str) -> NotationRollAnswer:
@@ -32,6 +34,7 @@ def _roll(expr: str, seed: int | None, where: str) -> NotationRollAnswer:
         "expr": expr,
         "total": result.total,
         "breakdown": result.breakdown,
+        "rule": RULE,
         "rolls": roll_records(dice.log),
         "summary": roll_summary(result),
     }

@@ -20,6 +20,7 @@ from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from app.api.kinds import ContestKind, load_session
+from app.api.schemas.common import RuleLink
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")
@@ -52,6 +53,7 @@ class SessionFields(TypedDict):
     created_at: str
     updated_at: str
     round: int
+    rule: RuleLink
     start_rolls: NotRequired[list[Any]]
     summary: NotRequired[str]
 
@@ -74,13 +76,16 @@ def session_answer(
 ) -> Session[Any, Any, Any]:
     """A stored session of `kind` as every answer shows it."""
     config, state = load_session(kind, record.config, record.state)
-    return session_body(record, kind.public_state(config, state), kind.describe(config, state))
+    return session_body(
+        record, kind.public_state(config, state), kind.describe(config, state), kind.rule
+    )
 
 
 def session_body(
-    record: SessionRecord, public_state: Mapping[str, Any], summary: str | None
+    record: SessionRecord, public_state: Mapping[str, Any], summary: str | None, rule: str
 ) -> Session[Any, Any, Any]:
-    """A stored session as the API shows it, given its public state and summary line."""
+    """A stored session as the API shows it, given its public state, summary line and its
+    kind's section of the rules reference."""
     body: Session[Any, Any, Any] = {
         "id": record.id,
         "kind": record.kind,
@@ -92,6 +97,7 @@ def session_body(
         "state": public_state,
         "result": record.result,
         "round": record.rounds_played,
+        "rule": rule,
     }
     start_rolls = record.state.get("start_rolls")
     if start_rolls:

@@ -49,6 +49,7 @@ class Races(ContestKind[rules.Config, rules.State, rules.Round]):
 
     path = "races"
     title = "race"
+    rule = "docs/rules.md#races"
     config_type = rules.Config
     state_type = rules.State
     create_model = RaceCreate

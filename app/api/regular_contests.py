@@ -27,6 +27,7 @@ class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps
 
     path = "regular-contests"
     title = "regular contest"
+    rule = "docs/rules.md#regular-contest"
     config_type = gurps.RegularConfig
     state_type = gurps.RegularState
     create_model = RegularContestCreate

@@ -350,6 +350,7 @@ class SkillGames:
 
     path: str = "skill-games"
     title: str = "skill game"
+    rule: str = "docs/rules.md#skill-games"
     config_type: type[rules.Config] = rules.Config
     state_type: type[StoredGame] = StoredGame
     create_model: type[BaseModel] = SkillGameCreate

@@ -16,7 +16,7 @@ from app.notation import MAX_DICE, MAX_PARENTHESES, MAX_WORK
 from tests.work_meter import WorkMeter
 
 PROBLEM = "application/problem+json"
-RESULT_FIELDS = {"expr", "total", "breakdown", "rolls", "summary"}
+RESULT_FIELDS = {"expr", "total", "breakdown", "rule", "rolls", "summary"}
 
 
 def get(client: TestClient, expr: str, **params: Any) -> Response:

@@ -59,6 +59,15 @@ class ArmWrestler(Strict):
 
 
 class ArmWrestleCreate(Strict):
+    """A new arm wrestle: two competitors and the match's settings (docs/rules.md#arm-wrestling).
+
+    Rules across fields:
+    - the two competitors' names differ;
+    - the `psychic` variant needs `caster_level` from both competitors;
+    - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
+    - `loser_damage` is only for the `mental` variant, and is valid dice notation.
+    """
+
     a: ArmWrestler
     b: ArmWrestler
     target: Annotated[int, Field(ge=rules.MIN_TARGET, le=rules.MAX_TARGET)] = rules.DEFAULT_TARGET

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import D100, RollRecord, Seed, Strict
+from app.api.schemas.common import D100, RollRecord, RuleLink, Seed, Strict
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
 Rating = Annotated[
@@ -20,7 +20,11 @@ Target = Annotated[int, Field(ge=-100_000, le=100_000, description="succeeds whe
 
 
 class CairnRollRequest(Strict):
-    """Exactly one of `rating` or `stats`."""
+    """A Cairn Hill roll (docs/rules.md#cairn-hill-roll).
+
+    Rules across fields:
+    - exactly one of `rating` and `stats`; the stats' sum is a rating within the same bounds.
+    """
 
     rating: Rating | None = None
     stats: (
@@ -80,5 +84,6 @@ class CairnRollAnswer(TypedDict):
     score: int
     target: int | None
     success: bool | None
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str

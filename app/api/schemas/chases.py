@@ -90,6 +90,17 @@ class StartDice(Strict):
 
 
 class ChaseCreate(Strict):
+    """A new chase: the escapee, the chaser, how it starts and its options
+    (docs/rules.md#chases).
+
+    Rules across fields:
+    - the escapee's and the chaser's names differ;
+    - an `initiative` start needs an escapee whose initiative can give a lead at all: the best
+      d20, 20, plus her `mods.initiative` must be above 0 (docs/rules.md#starting-lead), and
+      a rolled lead of 0 or less is refused;
+    - `rolls` supplies only the escapee's `initiative` die, and only with an `initiative` start.
+    """
+
     escapee: RaceCompetitor
     chaser: RaceCompetitor
     start: ChaseStart

@@ -55,6 +55,16 @@ D20 = Annotated[int, Field(ge=1, le=20)]
 D100 = Annotated[int, Field(ge=1, le=100)]
 #: Three d6 (a GURPS success roll).
 Roll3d6 = Annotated[list[D6], Field(min_length=3, max_length=3)]
+#: An answer's `rule`: the section of the rules reference that decided it, so a reader can
+#: look up why the result is what it is.
+RuleLink = Annotated[
+    str,
+    Field(
+        description="the rule applied: a section of the repository's rules reference, "
+        "e.g. docs/rules.md#quick-contest",
+        examples=["docs/rules.md#quick-contest"],
+    ),
+]
 
 
 class Strict(BaseModel):

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, RollRecord, Seed, Strict
+from app.api.schemas.common import D20, RollRecord, RuleLink, Seed, Strict
 from app.rules.checks import MAX_DC, MAX_MODIFIER, MIN_DC, MIN_MODIFIER
 
 
@@ -30,5 +30,6 @@ class D20CheckAnswer(TypedDict):
     total: int
     dc: int | None
     success: bool | None
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str

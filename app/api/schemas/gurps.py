@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import Name, Roll3d6, RollRecord, Seed, Strict
+from app.api.schemas.common import Name, Roll3d6, RollRecord, RuleLink, Seed, Strict
 from app.rules import gurps
 from app.rules.gurps import DEFAULT_MAX_ROUNDS, MAX_ROUNDS_LIMIT, MAX_SKILL, MIN_SKILL
 
@@ -33,12 +33,24 @@ class GurpsCompetitor(Strict):
 
 
 class QuickContestRequest(Strict):
+    """A quick contest: both competitors roll once (docs/rules.md#quick-contest).
+
+    Rules across fields:
+    - `a` and `b` have different names.
+    """
+
     a: GurpsCompetitor
     b: GurpsCompetitor
     seed: Seed | None = None
 
 
 class ResistanceRollRequest(Strict):
+    """A resistance roll: the attacker rolls, the defender resists (docs/rules.md#resistance-roll).
+
+    Rules across fields:
+    - the attacker and the defender have different names.
+    """
+
     attacker: GurpsCompetitor
     defender: GurpsCompetitor
     seed: Seed | None = None
@@ -78,6 +90,14 @@ class RegularContestOptions(Strict):
 
 
 class RegularContestRequest(RegularContestOptions):
+    """A regular contest played to its end in one call (docs/rules.md#regular-contest).
+
+    Rules across fields:
+    - `a` and `b` have different names;
+    - `rounds` supplies at most `max_rounds` rounds, and no more than the contest plays (it ends
+      at the first round exactly one side succeeds).
+    """
+
     rounds: Annotated[list[SuppliedRound], Field(max_length=MAX_ROUNDS_LIMIT)] = Field(
         default_factory=list
     )
@@ -98,6 +118,7 @@ class SuccessRollAnswer(TypedDict):
     success: bool
     critical: Critical
     margin: int
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str
 
@@ -124,6 +145,7 @@ class QuickContestAnswer(TypedDict):
     margin_of_victory: int | None
     a: GurpsCompetitorRoll
     b: GurpsCompetitorRoll
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str
 
@@ -153,6 +175,7 @@ class ResistanceRollAnswer(TypedDict):
     margin_of_victory: int | None
     attacker: GurpsCompetitorRoll
     defender: ResistanceDefenderRolled | ResistanceDefenderUnrolled
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str
 
@@ -185,5 +208,6 @@ class RegularContestAnswer(TypedDict):
     rounds_taken: int
     game_seconds: int
     rounds: list[RegularRoundPlayed]
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str

@@ -8,7 +8,7 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from app.api.schemas.common import D6, D20, Name, RollRecord, Seed, Strict
+from app.api.schemas.common import D6, D20, Name, RollRecord, RuleLink, Seed, Strict
 from app.rules.long_throw import (
     DEFAULT_MAX_SERIES,
     MAX_COMPETITORS,
@@ -79,6 +79,17 @@ class LongThrowCompetitor(Strict):
 
 
 class LongThrowRequest(Strict):
+    """A long-throw competition: the object, the mode and the throwers
+    (docs/rules.md#long-throws).
+
+    Rules across fields:
+    - competitor names are unique;
+    - every competitor gives `strength_score`, `load_limits` or both;
+    - `load_limits` are in order: light <= medium <= heavy;
+    - in `distance` mode, and in `caber` with a creature thrown `into_wall`, a competitor who
+      can lift the object needs `strength_mod` or `strength_score`.
+    """
+
     object: StandardObject | CustomObject
     mode: Mode = "distance"
     into_wall: bool = False
@@ -180,5 +191,6 @@ class LongThrowAnswer(TypedDict):
     tie: bool
     competitors: list[LongThrowCompetitorResult]
     series: NotRequired[list[LongThrowSeries]]
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import RollRecord, Seed, Strict
+from app.api.schemas.common import RollRecord, RuleLink, Seed, Strict
 from app.notation import MAX_EXPRESSION_LENGTH
 
 Expr = Annotated[
@@ -34,5 +34,6 @@ class NotationRollAnswer(TypedDict):
     expr: str
     total: int
     breakdown: str
+    rule: RuleLink
     rolls: list[RollRecord]
     summary: str

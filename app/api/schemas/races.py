@@ -299,6 +299,16 @@ def _course_member(value: Any) -> type[BaseModel] | TypeAdapter[Any]:
 
 
 class RaceCreate(Strict):
+    """A new race: its course, its competitors and its options (docs/rules.md#races).
+
+    Rules across fields:
+    - competitor names are unique;
+    - when the course has mounted increments, every competitor has a `mount`;
+    - in each increment of a course of your own: `on_fail` needs a `dc`; a `mounted` one is
+      the mount's `strength` check (its `check` is `strength`); a hazard is never retried
+      (its obstacle's `retry` is false); an obstacle's `damage` is valid dice notation.
+    """
+
     course: Annotated[Preset | RaceCourse, one_of(_course_member)] = Field(
         description="a preset (docs/rules.md#races) or {increments: [...]}"
     )

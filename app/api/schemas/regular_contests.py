@@ -20,6 +20,12 @@ from app.rules import gurps
 
 
 class RegularContestCreate(RegularContestOptions):
+    """A new regular contest: its two sides and options (docs/rules.md#regular-contest).
+
+    Rules across fields:
+    - the two sides' names differ.
+    """
+
     seed: Seed | None = None
 
 

@@ -84,6 +84,21 @@ class SkillGameParty(Strict):
 
 
 class SkillGameCreate(Strict):
+    """A new skill game: its skills, actions, parties and end (docs/rules.md#skill-games).
+
+    Rules across fields:
+    - no skill is twice in `skill_list`;
+    - 1 <= `skills_per_round` <= the number of skills in `skill_list`;
+    - a bidding game takes one action per round (`max_actions_per_round` left out, or 1);
+    - action names are unique;
+    - an option game needs `cost` on every action; a bidding game takes none (bids pay);
+    - `min_margin` only in bidding games, and distinct among one action's effects;
+    - `goal`, `max_rounds` or both;
+    - party and member names are unique, all of them together;
+    - every skill in a member's `skills` is in `skill_list`;
+    - at most 64 members in all the parties together.
+    """
+
     dc: Annotated[int, Field(ge=-1000, le=1000)]
     skill_list: Annotated[list[Name], Field(min_length=1, max_length=MAX_SKILLS)]
     skills_per_round: Annotated[int, Field(ge=1, le=MAX_SKILLS)]

@@ -278,7 +278,10 @@ class MagnitudeDie(RootModel[int]):
 
 class CairnRollRequest(BaseModel):
     """
-    Exactly one of `rating` or `stats`.
+    A Cairn Hill roll (docs/rules.md#cairn-hill-roll).
+
+    Rules across fields:
+    - exactly one of `rating` and `stats`; the stats' sum is a rating within the same bounds.
     """
 
     model_config = ConfigDict(
@@ -875,6 +878,18 @@ class LongThrowPrecisionThrow(BaseModel):
 
 
 class LongThrowRequest(BaseModel):
+    """
+    A long-throw competition: the object, the mode and the throwers
+    (docs/rules.md#long-throws).
+
+    Rules across fields:
+    - competitor names are unique;
+    - every competitor gives `strength_score`, `load_limits` or both;
+    - `load_limits` are in order: light <= medium <= heavy;
+    - in `distance` mode, and in `caber` with a creature thrown `into_wall`, a competitor who
+      can lift the object needs `strength_mod` or `strength_score`.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -1066,6 +1081,13 @@ class OddsSuccessRollAnswer(BaseModel):
 
 
 class QuickContestRequest(BaseModel):
+    """
+    A quick contest: both competitors roll once (docs/rules.md#quick-contest).
+
+    Rules across fields:
+    - `a` and `b` have different names.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -1409,6 +1431,13 @@ class Readiness(BaseModel):
 
 
 class RegularContestCreate(BaseModel):
+    """
+    A new regular contest: its two sides and options (docs/rules.md#regular-contest).
+
+    Rules across fields:
+    - the two sides' names differ.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -1541,6 +1570,13 @@ class ResistanceDefenderUnrolled(BaseModel):
 
 
 class ResistanceRollRequest(BaseModel):
+    """
+    A resistance roll: the attacker rolls, the defender resists (docs/rules.md#resistance-roll).
+
+    Rules across fields:
+    - the attacker and the defender have different names.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -1994,6 +2030,14 @@ class SuccessRollAnswer(BaseModel):
     success: Annotated[bool, Field(title="Success")]
     critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
     margin: Annotated[int, Field(title="Margin")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -2074,6 +2118,16 @@ class ArmWrestleConfig(BaseModel):
 
 
 class ArmWrestleCreate(BaseModel):
+    """
+    A new arm wrestle: two competitors and the match's settings (docs/rules.md#arm-wrestling).
+
+    Rules across fields:
+    - the two competitors' names differ;
+    - the `psychic` variant needs `caster_level` from both competitors;
+    - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
+    - `loser_damage` is only for the `mental` variant, and is valid dice notation.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -2103,6 +2157,14 @@ class ArmWrestleCreated(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ArmWrestleConfig
@@ -2161,6 +2223,14 @@ class ArmWrestleSession(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ArmWrestleConfig
@@ -2204,6 +2274,14 @@ class CairnRollAnswer(BaseModel):
     score: Annotated[int, Field(title="Score")]
     target: Annotated[int | None, Field(title="Target")]
     success: Annotated[bool | None, Field(title="Success")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -2281,6 +2359,14 @@ class D20CheckAnswer(BaseModel):
     total: Annotated[int, Field(title="Total")]
     dc: Annotated[int | None, Field(title="Dc")]
     success: Annotated[bool | None, Field(title="Success")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -2318,6 +2404,14 @@ class NotationRollAnswer(BaseModel):
     expr: Annotated[str, Field(title="Expr")]
     total: Annotated[int, Field(title="Total")]
     breakdown: Annotated[str, Field(title="Breakdown")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -2335,6 +2429,14 @@ class QuickContestAnswer(BaseModel):
     margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
     a: GurpsCompetitorRoll
     b: GurpsCompetitorRoll
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -2505,6 +2607,14 @@ class RegularContestCreated(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RegularContestConfig
@@ -2514,6 +2624,15 @@ class RegularContestCreated(BaseModel):
 
 
 class RegularContestRequest(BaseModel):
+    """
+    A regular contest played to its end in one call (docs/rules.md#regular-contest).
+
+    Rules across fields:
+    - `a` and `b` have different names;
+    - `rounds` supplies at most `max_rounds` rounds, and no more than the contest plays (it ends
+      at the first round exactly one side succeeds).
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -2590,6 +2709,14 @@ class RegularContestSession(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RegularContestConfig
@@ -2624,6 +2751,14 @@ class ResistanceRollAnswer(BaseModel):
     attacker: GurpsCompetitorRoll
     defender: Annotated[
         ResistanceDefenderRolled | ResistanceDefenderUnrolled, Field(title="Defender")
+    ]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
@@ -2717,6 +2852,22 @@ class SkillGameConfig(BaseModel):
 
 
 class SkillGameCreate(BaseModel):
+    """
+    A new skill game: its skills, actions, parties and end (docs/rules.md#skill-games).
+
+    Rules across fields:
+    - no skill is twice in `skill_list`;
+    - 1 <= `skills_per_round` <= the number of skills in `skill_list`;
+    - a bidding game takes one action per round (`max_actions_per_round` left out, or 1);
+    - action names are unique;
+    - an option game needs `cost` on every action; a bidding game takes none (bids pay);
+    - `min_margin` only in bidding games, and distinct among one action's effects;
+    - `goal`, `max_rounds` or both;
+    - party and member names are unique, all of them together;
+    - every skill in a member's `skills` is in `skill_list`;
+    - at most 64 members in all the parties together.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -2752,6 +2903,14 @@ class SkillGameCreated(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: SkillGameConfig
@@ -2809,6 +2968,14 @@ class SkillGameSession(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: SkillGameConfig
@@ -2899,6 +3066,18 @@ class ChaseConfig(BaseModel):
 
 
 class ChaseCreate(BaseModel):
+    """
+    A new chase: the escapee, the chaser, how it starts and its options
+    (docs/rules.md#chases).
+
+    Rules across fields:
+    - the escapee's and the chaser's names differ;
+    - an `initiative` start needs an escapee whose initiative can give a lead at all: the best
+      d20, 20, plus her `mods.initiative` must be above 0 (docs/rules.md#starting-lead), and
+      a rolled lead of 0 or less is refused;
+    - `rolls` supplies only the escapee's `initiative` die, and only with an `initiative` start.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -2967,6 +3146,14 @@ class ChaseCreated(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ChaseConfig
@@ -3063,6 +3250,14 @@ class ChaseSession(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ChaseConfig
@@ -3084,6 +3279,14 @@ class LongThrowAnswer(BaseModel):
     tie: Annotated[bool, Field(title="Tie")]
     competitors: Annotated[list[LongThrowCompetitorResult], Field(title="Competitors")]
     series: Annotated[list[LongThrowSeries] | None, Field(title="Series")] = None
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -3102,6 +3305,17 @@ class RaceCourse(BaseModel):
 
 
 class RaceCreate(BaseModel):
+    """
+    A new race: its course, its competitors and its options (docs/rules.md#races).
+
+    Rules across fields:
+    - competitor names are unique;
+    - when the course has mounted increments, every competitor has a `mount`;
+    - in each increment of a course of your own: `on_fail` needs a `dc`; a `mounted` one is
+      the mount's `strength` check (its `check` is `strength`); a hazard is never retried
+      (its obstacle's `retry` is false); an obstacle's `damage` is valid dice notation.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -3170,6 +3384,14 @@ class RegularContestAnswer(BaseModel):
     rounds_taken: Annotated[int, Field(title="Rounds Taken")]
     game_seconds: Annotated[int, Field(title="Game Seconds")]
     rounds: Annotated[list[RegularRoundPlayed], Field(title="Rounds")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -3331,6 +3553,14 @@ class RaceCreated(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RaceConfig
@@ -3354,6 +3584,14 @@ class RaceSession(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
     updated_at: Annotated[str, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
     start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RaceConfig
