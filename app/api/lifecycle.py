@@ -592,6 +592,18 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             seed: Annotated[
                 int | None, Query(ge=0, lt=2**63, description="for a Monte Carlo estimate")
             ] = None,
+            terrain: Annotated[
+                str | None,
+                Query(
+                    max_length=4096,
+                    description="chases (required there): the terrain of the increments to "
+                    "come, as a round body's `terrain`, in JSON; other kinds ignore it",
+                ),
+            ] = None,
+            tactic_policy: Annotated[
+                Literal["none", "hide-when-possible"] | None,
+                Query(description="chases: when the escapee hides; other kinds ignore it"),
+            ] = None,
         ) -> Response:
             """The odds from the session's current state (any token of this session).
 
@@ -604,7 +616,8 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
             record = await unit_of_work(request).run("read", transaction)
             config, state = load_session(kind, record.config, record.state)
-            query = {} if seed is None else {"seed": str(seed)}
+            given = {"seed": seed, "terrain": terrain, "tactic_policy": tactic_policy}
+            query = {name: str(value) for name, value in given.items() if value is not None}
             answer = await odds.session_odds(kind.path, config, state, query)
             return respond(request, answer, 200, {"ETag": etag(record.version)})
 

@@ -14,6 +14,7 @@ are kept in a bounded cache in this process too (identical questions are answere
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
 import time
@@ -21,19 +22,22 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from multiprocessing import get_context
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, NamedTuple, TypeVar
 
 from fastapi import APIRouter, Body, Request
+from pydantic import ValidationError
 from starlette.responses import Response
 
 from app.api import charts
+from app.api import races as race_kind
 from app.api.cairn import POSITIONS
 from app.api.common import examples
 from app.api.routing import LeanRoute
 from app.api.schemas.arm_wrestles import ArmWrestleCreate
 from app.api.schemas.cairn import CairnRollRequest
+from app.api.schemas.chases import ChaseTerrain
 from app.api.schemas.gurps import (
     QuickContestRequest,
     RegularContestRequest,
@@ -43,18 +47,29 @@ from app.api.schemas.gurps import (
 from app.api.schemas.odds import (
     OddsArmWrestleAnswer,
     OddsCairnAnswer,
+    OddsChaseAnswer,
+    OddsChaseRequest,
+    OddsPartyTokens,
     OddsQuickContestAnswer,
+    OddsRaceAnswer,
     OddsRegularContestAnswer,
     OddsResistanceRollAnswer,
+    OddsSkillGameTokensAnswer,
+    OddsSkillGameTokensRequest,
     OddsSuccessRollAnswer,
 )
+from app.api.schemas.races import RaceCreate
 from app.notation import validate_notation
-from app.rules import arm_wrestling, cairn, gurps
+from app.rules import arm_wrestling, cairn, chases, gurps, races, serial, skill_games
+from app.rules.dice import Dice
 from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
+from app.rules.odds import chases as chase_odds
 from app.rules.odds import fraction_text
 from app.rules.odds import gurps as gurps_odds
+from app.rules.odds import races as race_odds
+from app.rules.odds import skill_games as skill_odds
 
 T = TypeVar("T")
 
@@ -66,8 +81,9 @@ _workers: list[ProcessPoolExecutor] = []
 
 
 def _pool() -> ProcessPoolExecutor:
-    """One worker process for the heavy questions, started by the first of them ("spawn": no
-    fork of a running event loop); `shutdown_pool` stops it with the app."""
+    """One worker process for the heavy questions, shared by every app of this process
+    ("spawn": no fork of a running event loop). It ends with the process: joined at exit,
+    and on its own when the process is killed (`_follow_parent`)."""
     if not _workers:
         _workers.append(
             ProcessPoolExecutor(
@@ -80,10 +96,14 @@ def _pool() -> ProcessPoolExecutor:
     return _workers[0]
 
 
-def shutdown_pool() -> None:
-    """Stop the worker process, if one was started (the app's lifespan calls it at exit)."""
-    while _workers:
-        _workers.pop().shutdown(wait=True, cancel_futures=True)
+def start_pool() -> None:
+    """Start the worker process now and have it import the odds modules (about 0.7 s), so a
+    first heavy question does not wait for that; for the app's lifespan, at startup."""
+    _pool().submit(_ready)
+
+
+def _ready() -> None:
+    """Nothing: running it in the worker imports this module, and so the rules' odds."""
 
 
 def _follow_parent(parent: int) -> None:
@@ -107,10 +127,14 @@ async def off_loop(function: Callable[..., T], *args: Any) -> T:
         _answers.move_to_end(key)
         return _answers[key]  # type: ignore[no-any-return]
     result = await asyncio.get_running_loop().run_in_executor(_pool(), function, *args)
-    _answers[key] = result
+    _remember(key, result)
+    return result
+
+
+def _remember(key: tuple[Any, ...], answer: Any) -> None:
+    _answers[key] = answer
     if len(_answers) > CACHE_SIZE:
         _answers.popitem(last=False)
-    return result
 
 
 def _p(probability: Fraction) -> float:
@@ -197,26 +221,59 @@ async def quick_contest(
     """Exact odds of a quick contest, with the margin of victory (docs/rules.md#quick-contest)."""
     a, b = body.a, body.b
     _distinct(a.name, b.name)
-    odds = gurps_odds.quick_contest_odds(a.skill, b.skill)
-    margin, margin_exact = _distribution(odds.margin_of_victory)
+    parts = _quick_contest_parts(a.skill, b.skill)
     answer: OddsQuickContestAnswer = {
         "method": "exact",
         "a": a.name,
         "b": b.name,
-        "a_wins": _p(odds.a_wins),
-        "a_wins_exact": _exact(odds.a_wins),
-        "b_wins": _p(odds.b_wins),
-        "b_wins_exact": _exact(odds.b_wins),
-        "tie": _p(odds.tie),
-        "tie_exact": _exact(odds.tie),
-        "margin_of_victory": margin,
-        "margin_of_victory_exact": margin_exact,
-        "summary": f"{a.name} (skill {a.skill}) wins {_percent(float(odds.a_wins))}, "
-        f"{b.name} (skill {b.skill}) {_percent(float(odds.b_wins))}, "
-        f"tie {_percent(float(odds.tie))}.",
+        "a_wins": parts.a_wins,
+        "a_wins_exact": parts.a_wins_exact,
+        "b_wins": parts.b_wins,
+        "b_wins_exact": parts.b_wins_exact,
+        "tie": parts.tie,
+        "tie_exact": parts.tie_exact,
+        "margin_of_victory": parts.margin,
+        "margin_of_victory_exact": parts.margin_exact,
+        "summary": f"{a.name} (skill {a.skill}) wins {_percent(parts.a_wins)}, "
+        f"{b.name} (skill {b.skill}) {_percent(parts.b_wins)}, tie {_percent(parts.tie)}.",
     }
     return await _maybe_chart(
-        request, answer, margin, f"{a.name} vs {b.name}: margin of victory", "margin of victory"
+        request,
+        answer,
+        parts.margin,
+        f"{a.name} vs {b.name}: margin of victory",
+        "margin of victory",
+    )
+
+
+class _QuickContestParts(NamedTuple):
+    """What a quick contest's answer says whoever asks (the names aside), written once."""
+
+    a_wins: float
+    a_wins_exact: str
+    b_wins: float
+    b_wins_exact: str
+    tie: float
+    tie_exact: str
+    margin: dict[str, float]
+    margin_exact: dict[str, str]
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _quick_contest_parts(skill_a: int, skill_b: int) -> _QuickContestParts:
+    # Kept whole per pair of skills: a repeated question costs no Fraction or string work.
+    # The dicts are shared by every answer built from them, and never changed.
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    margin, margin_exact = _distribution(odds.margin_of_victory)
+    return _QuickContestParts(
+        _p(odds.a_wins),
+        _exact(odds.a_wins),
+        _p(odds.b_wins),
+        _exact(odds.b_wins),
+        _p(odds.tie),
+        _exact(odds.tie),
+        margin,
+        margin_exact,
     )
 
 
@@ -459,6 +516,283 @@ async def arm_wrestles(
     return await off_loop(arm_wrestle_answer, config, state, body.seed or 0)
 
 
+# --- skill-game tokens --------------------------------------------------------------------
+
+#: Up to this many (member, skill) checks the token odds are computed inline (well under a
+#: millisecond); past it, in the worker process (64 members x 64 skills: tens of ms).
+INLINE_TOKEN_CHECKS: Final = 256
+
+
+def skill_game_tokens_answer(body_json: str) -> OddsSkillGameTokensAnswer:
+    """The token odds of a request already checked (`_check_tokens_request`), from its JSON
+    (hashable, for the cache, and cheap to send to the worker process)."""
+    body = OddsSkillGameTokensRequest.model_validate_json(body_json)
+    config = body.game.to_rules()
+    parties: dict[str, OddsPartyTokens] = {}
+    lines: list[str] = []
+    for odds in skill_odds.token_odds(config, body.skills):
+        tokens, tokens_exact = _distribution(odds.tokens)
+        parties[odds.party] = {
+            "skills": list(odds.skills),
+            "token": {skill: _p(p) for skill, p in odds.token.items()},
+            "token_exact": {skill: _exact(p) for skill, p in odds.token.items()},
+            "tokens": tokens,
+            "tokens_exact": tokens_exact,
+            "expected_tokens": _p(odds.expected),
+            "expected_tokens_exact": _exact(odds.expected),
+        }
+        chances = ", ".join(f"{skill} {_percent(float(p))}" for skill, p in odds.token.items())
+        lines.append(f"{odds.party}: {float(odds.expected):.2f} tokens expected ({chances})")
+    return {
+        "method": "exact",
+        "dc": config.dc,
+        "token_rule": config.token_rule,
+        "parties": parties,
+        "summary": "; ".join(lines) + ".",
+    }
+
+
+def _check_tokens_request(body: OddsSkillGameTokensRequest) -> skill_games.Config:
+    """The creation's checks (their errors under `game`), then the skills call's."""
+    config = body.game.to_rules()
+    try:
+        skill_games.check_config(config)
+    except RulesError as error:
+        raise skill_odds.located_under(error, ("game",)) from None
+    skill_odds.check_choices(config, body.skills)
+    return config
+
+
+async def skill_game_tokens(
+    body: Annotated[
+        OddsSkillGameTokensRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "two parties": {
+                        "game": {
+                            "dc": 14,
+                            "skill_list": ["Climb", "Lore", "Sneak"],
+                            "skills_per_round": 2,
+                            "kind": "option",
+                            "actions": [{"name": "Rest", "cost": 0, "effects": [{"text": "rest"}]}],
+                            "goal": 5,
+                            "parties": [
+                                {
+                                    "name": "Heroes",
+                                    "controller": "players",
+                                    "members": [
+                                        {"name": "Ann", "skills": {"Climb": 4}},
+                                        {"name": "Bo", "skills": {"Lore": 6}},
+                                    ],
+                                },
+                                {
+                                    "name": "Rivals",
+                                    "controller": "gm",
+                                    "members": [{"name": "Cy", "skills": {"Sneak": 5}}],
+                                },
+                            ],
+                        },
+                        "skills": {"Heroes": ["Climb", "Lore"], "Rivals": ["Sneak", "Lore"]},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsSkillGameTokensAnswer:
+    """Exact odds of the tokens each party earns in one round for its chosen skills
+    (docs/rules.md#skill-games)."""
+    config = _check_tokens_request(body)
+    checks = 0
+    for party, chosen in body.skills.items():
+        side = config.party(party)
+        assert side is not None  # checked
+        checks += len(side.members) * len(chosen)
+    body_json = body.model_dump_json()
+    if checks <= INLINE_TOKEN_CHECKS:
+        return _inline_cached(skill_game_tokens_answer, body_json)
+    return await off_loop(skill_game_tokens_answer, body_json)
+
+
+def _inline_cached(function: Callable[..., T], *args: Any) -> T:
+    """`function(*args)` here, from the same cache as `off_loop` when asked before."""
+    key = (function.__module__, function.__qualname__, *args)
+    if key in _answers:
+        _answers.move_to_end(key)
+        return _answers[key]  # type: ignore[no-any-return]
+    result = function(*args)
+    _remember(key, result)
+    return result
+
+
+# --- chases and races ----------------------------------------------------------------------
+
+
+def _json(value: object) -> str:
+    # Rules dataclasses hold dicts (unhashable): their JSON is the cache key and what the
+    # worker process is sent.
+    return json.dumps(serial.dump(value), sort_keys=True)
+
+
+def chase_answer(
+    config_json: str,
+    state_json: str | None,
+    terrain_json: str,
+    policy: chase_odds.Policy,
+    seed: int,
+) -> OddsChaseAnswer:
+    """The chase answer (computed in the worker process); `state_json` None: from the start."""
+    config = serial.load(chases.Config, json.loads(config_json))
+    state = None if state_json is None else serial.load(chases.State, json.loads(state_json))
+    terrain = serial.load(chases.Terrain, json.loads(terrain_json))
+    odds = chase_odds.chase_odds(config, state, terrain, policy, seed)
+    names = ("caught", "escaped", "hid", "gave_up")
+    answer: OddsChaseAnswer = {
+        "method": "exact",
+        "escapee": config.escapee.name,
+        "chaser": config.chaser.name,
+        "tactic_policy": policy,
+        "caught": 0.0,
+        "caught_exact": None,
+        "escaped": 0.0,
+        "escaped_exact": None,
+        "hid": 0.0,
+        "hid_exact": None,
+        "gave_up": 0.0,
+        "gave_up_exact": None,
+        "expected_increments": 0.0,
+        "expected_increments_exact": None,
+        "standard_error": None,
+        "trials": None,
+        "seed": None,
+        "increments_played": 0 if state is None else state.increments,
+        "summary": "",
+    }
+    if isinstance(odds, chase_odds.ChaseOdds):
+        for name in names:
+            probability: Fraction = getattr(odds, name)
+            answer[name] = _p(probability)  # type: ignore[literal-required]
+            answer[f"{name}_exact"] = fraction_text(probability)  # type: ignore[literal-required]
+        answer["expected_increments"] = _p(odds.expected_increments)
+        answer["expected_increments_exact"] = fraction_text(odds.expected_increments)
+    else:
+        answer["method"] = "monte-carlo"
+        for name in names:
+            answer[name] = getattr(odds, name).probability  # type: ignore[literal-required]
+        answer["standard_error"] = {name: getattr(odds, name).standard_error for name in names}
+        answer["expected_increments"] = odds.expected_increments
+        answer["trials"], answer["seed"] = odds.trials, odds.seed
+    answer["summary"] = (
+        f"{config.chaser.name} catches {config.escapee.name} {_percent(answer['caught'])}, "
+        f"{config.escapee.name} escapes {_percent(answer['escaped'])} (hiding "
+        f"{_percent(answer['hid'])}), still on after {config.max_rounds} increments "
+        f"{_percent(answer['gave_up'])}; {answer['expected_increments']:.2f} increments "
+        f"expected ({answer['method']})."
+    )
+    return answer
+
+
+def check_chase_terrain(config: chases.Config, terrain: chases.Terrain) -> None:
+    """The terrain as a round body's: `check_round_input`, mounts, damage notation."""
+    chase_odds.check_terrain(config, terrain)
+    obstacle = terrain.increment.obstacle
+    if obstacle is not None and obstacle.damage is not None:
+        race_kind.check_damage_notation([(("terrain", "obstacle", "damage"), obstacle.damage)])
+
+
+async def chase(
+    body: Annotated[
+        OddsChaseRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "Ralf and the guard": {
+                        "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2}},
+                        "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
+                        "start": {"mode": "lead", "lead": 12},
+                        "terrain": {"check": "strength"},
+                        "tactic_policy": "hide-when-possible",
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsChaseAnswer:
+    """Odds that a chase over the same terrain every increment ends caught or escaped: exact
+    over the lead when small, else Monte Carlo (docs/rules.md#chases)."""
+    config = body.to_rules()
+    chases.check_config(config)
+    state: chases.State | None = None
+    supplied = (body.rolls or {}).get(config.escapee.name)
+    if not isinstance(config.start, chases.InitiativeStart):
+        chases.start(config, Dice())  # the creation's 422 for a start with no lead
+    elif supplied is not None and supplied.initiative is not None:
+        die: dict[tuple[str | None, str], list[int]] = {
+            (config.escapee.name, chases.INITIATIVE): [supplied.initiative]
+        }
+        state = chases.start(config, Dice(supplied=die))
+    terrain = body.terrain.to_terrain()
+    check_chase_terrain(config, terrain)
+    return await off_loop(
+        chase_answer,
+        _json(config),
+        None if state is None else _json(state),
+        _json(terrain),
+        body.tactic_policy,
+        body.seed or 0,
+    )
+
+
+def race_answer(config_json: str, state_json: str, seed: int) -> OddsRaceAnswer:
+    """The race answer (computed in the worker process)."""
+    config = serial.load(races.Config, json.loads(config_json))
+    state = serial.load(races.State, json.loads(state_json))
+    odds = race_odds.race_odds(config, state, seed)
+    errors = {f"wins.{name}": e.standard_error for name, e in odds.wins.items()}
+    errors.update({f"forfeits.{name}": e.standard_error for name, e in odds.forfeits.items()})
+    errors.update(tie=odds.tie.standard_error, nobody=odds.nobody.standard_error)
+    wins = {name: e.probability for name, e in odds.wins.items()}
+    leader = max(wins, key=wins.__getitem__)
+    return {
+        "method": "exact" if odds.exact else "monte-carlo",
+        "wins": wins,
+        "forfeits": {name: e.probability for name, e in odds.forfeits.items()},
+        "tie": odds.tie.probability,
+        "nobody": odds.nobody.probability,
+        "standard_error": errors,
+        "trials": odds.trials,
+        "seed": odds.seed,
+        "increments_played": state.increment,
+        "summary": f"{leader} wins {_percent(wins[leader])} of {odds.trials} races; a tie "
+        f"{_percent(odds.tie.probability)}.",
+    }
+
+
+async def race(
+    body: Annotated[
+        RaceCreate,
+        Body(
+            openapi_examples=examples(
+                {
+                    "a dash": {
+                        "course": "dash",
+                        "competitors": [
+                            {"name": "Ann", "speed": 30, "mods": {"strength": 2}},
+                            {"name": "Bob", "speed": 40, "mods": {"strength": 0}},
+                        ],
+                        "seed": 7,
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsRaceAnswer:
+    """A seeded Monte Carlo estimate of who wins a race and who forfeits
+    (docs/rules.md#races)."""
+    config, state = race_kind.KIND.start(body, Dice())
+    return await off_loop(race_answer, _json(config), _json(state), body.seed or 0)
+
+
 # --- odds from here -----------------------------------------------------------------------
 
 
@@ -466,6 +800,8 @@ async def arm_wrestles(
 SESSION_ODDS: Final[Mapping[str, Any]] = {
     "arm-wrestles": OddsArmWrestleAnswer,
     "regular-contests": OddsRegularContestAnswer,
+    "races": OddsRaceAnswer,
+    "chases": OddsChaseAnswer,
 }
 
 
@@ -481,12 +817,44 @@ async def session_odds(kind_path: str, config: Any, state: Any, query: Mapping[s
         return await off_loop(arm_wrestle_answer, config, state, seed)
     if kind_path == "regular-contests":
         return regular_contest_answer(config, state)
+    if kind_path == "races":
+        seed = int(query.get("seed", "0"))
+        return await off_loop(race_answer, _json(config), _json(state), seed)
+    if kind_path == "chases":
+        return await chase_session_odds(config, state, query)
     raise LookupError(f"no odds from here for {kind_path}")
+
+
+async def chase_session_odds(
+    config: chases.Config, state: chases.State, query: Mapping[str, str]
+) -> OddsChaseAnswer:
+    """A chase's odds from here: `query["terrain"]` is the terrain as a round body's JSON
+    (`{"check": "strength", ...}`), `tactic_policy` optional (`none`), `seed` optional."""
+    raw = query.get("terrain")
+    if raw is None:
+        raise RulesError("the terrain of the increments to come is needed", ("query", "terrain"))
+    try:
+        terrain = ChaseTerrain.model_validate_json(raw).to_terrain()
+    except ValidationError as error:
+        raise RulesError(
+            "not a terrain: " + "; ".join(str(e["msg"]) for e in error.errors()),
+            ("query", "terrain"),
+        ) from None
+    policy = query.get("tactic_policy", "none")
+    if policy not in ("none", "hide-when-possible"):
+        raise RulesError(
+            "tactic_policy must be none or hide-when-possible", ("query", "tactic_policy")
+        )
+    check_chase_terrain(config, terrain)
+    seed = int(query.get("seed", "0"))
+    return await off_loop(chase_answer, _json(config), _json(state), _json(terrain), policy, seed)
 
 
 @cache
 def router() -> APIRouter:
     """This module's routes, built by the first `create_app` (they hold no state)."""
+    # Once per process, about 1 ms: a first quick-contest question then costs table lookups.
+    gurps_odds.warm_verdicts()
     router = APIRouter(prefix="/v1/odds", tags=["Odds"], route_class=LeanRoute)
     routes: tuple[tuple[str, Callable[..., Any], str, Any, bool], ...] = (
         ("/gurps/success-roll", success_roll, "oddsGurpsSuccess", OddsSuccessRollAnswer, True),
@@ -513,6 +881,15 @@ def router() -> APIRouter:
         ),
         ("/cairn", cairn_roll, "oddsCairn", OddsCairnAnswer, True),
         ("/arm-wrestles", arm_wrestles, "oddsArmWrestle", OddsArmWrestleAnswer, False),
+        ("/chases", chase, "oddsChase", OddsChaseAnswer, False),
+        ("/races", race, "oddsRace", OddsRaceAnswer, False),
+        (
+            "/skill-games/tokens",
+            skill_game_tokens,
+            "oddsSkillGameTokens",
+            OddsSkillGameTokensAnswer,
+            False,
+        ),
     )
     for path, endpoint, operation_id, answer, charted in routes:
         router.add_api_route(

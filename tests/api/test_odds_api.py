@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.api import odds
 from app.main import create_app
 from app.rules import arm_wrestling, gurps
+from app.rules.errors import RulesError
 from app.settings import Settings
 from tests.conformance import Conforming
 
@@ -179,3 +180,228 @@ async def _session_odds() -> None:
     answer = await odds.session_odds("arm-wrestles", match, state, {})
     assert answer["rounds_played"] == 1
     assert answer["method"] == "exact"
+
+
+GAME = {
+    "dc": 14,
+    "skill_list": ["Climb", "Lore", "Sneak"],
+    "skills_per_round": 2,
+    "kind": "option",
+    "actions": [{"name": "Rest", "cost": 0, "effects": [{"text": "rest"}]}],
+    "goal": 5,
+    "parties": [
+        {
+            "name": "Heroes",
+            "controller": "players",
+            "members": [
+                {"name": "Ann", "skills": {"Climb": 4}},
+                {"name": "Bo", "skills": {"Lore": 6}},
+            ],
+        },
+        {"name": "Rivals", "controller": "gm", "members": [{"name": "Cy", "skills": {"Sneak": 5}}]},
+    ],
+}
+
+
+def test_skill_game_token_odds(odds_client: TestClient) -> None:
+    answer = odds_client.post(
+        "/v1/odds/skill-games/tokens",
+        json={"game": GAME, "skills": {"Heroes": ["Climb", "Lore"], "Rivals": ["Sneak", "Lore"]}},
+    )
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["method"] == "exact"
+    heroes = body["parties"]["Heroes"]
+    # Climb: Ann needs 11+ (10 faces of 20), Bo 15+ (6): misses 10 x 14 of 400.
+    assert Fraction(heroes["token_exact"]["Climb"]) == 1 - Fraction(10 * 14, 400)
+    _sums_to_one(heroes["tokens_exact"])
+    _sums_to_one(body["parties"]["Rivals"]["tokens_exact"])
+    expected = sum(int(n) * Fraction(p) for n, p in heroes["tokens_exact"].items())
+    assert Fraction(heroes["expected_tokens_exact"]) == expected
+    meet = odds_client.post(
+        "/v1/odds/skill-games/tokens",
+        json={"game": {**GAME, "token_rule": "meet"}, "skills": {"Rivals": ["Sneak", "Lore"]}},
+    ).json()
+    assert list(meet["parties"]) == ["Rivals"]
+    assert meet["parties"]["Rivals"]["token"]["Sneak"] > body["parties"]["Rivals"]["token"]["Sneak"]
+
+
+@pytest.mark.parametrize(
+    ("body", "loc"),
+    [
+        (
+            {"game": {**GAME, "goal": None}, "skills": {"Heroes": ["Climb", "Lore"]}},
+            ["body", "game"],
+        ),
+        ({"game": GAME, "skills": {"Heroes": ["Climb", "Climb"]}}, ["body", "skills", "Heroes", 1]),
+        ({"game": GAME, "skills": {"Heroes": ["Climb", "Dance"]}}, ["body", "skills", "Heroes", 1]),
+        ({"game": GAME, "skills": {"Nobody": ["Climb", "Lore"]}}, ["body", "skills", "Nobody"]),
+        ({"game": GAME, "skills": {}}, ["body", "skills"]),
+    ],
+)
+def test_skill_game_token_odds_422s(
+    odds_client: TestClient, body: dict[str, object], loc: list[object]
+) -> None:
+    answer = odds_client.post("/v1/odds/skill-games/tokens", json=body)
+    assert answer.status_code == 422, answer.text
+    locs = [error["loc"] for error in answer.json()["errors"]]
+    assert any(found[: len(loc)] == loc for found in locs), locs
+
+
+def test_large_skill_game_token_odds_run_in_the_worker(odds_client: TestClient) -> None:
+    skills = ["Climb", "Lore", "Sneak", "Swim", "Ride"]
+    members = [{"name": f"M{i}", "skills": {"Climb": i % 7}} for i in range(60)]
+    game = {
+        **GAME,
+        "skill_list": skills,
+        "skills_per_round": 5,
+        "parties": [
+            {"name": "Horde", "controller": "gm", "members": members},
+            GAME["parties"][1],  # type: ignore[index]
+        ],
+    }
+    assert odds.INLINE_TOKEN_CHECKS < 60 * 5
+    body = odds_client.post(
+        "/v1/odds/skill-games/tokens", json={"game": game, "skills": {"Horde": skills}}
+    ).json()
+    _sums_to_one(body["parties"]["Horde"]["tokens_exact"])
+    assert body["parties"]["Horde"]["token"]["Climb"] > body["parties"]["Horde"]["token"]["Lore"]
+
+
+CHASE = {
+    "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2, "hide": 5}},
+    "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
+    "start": {"mode": "lead", "lead": 12},
+    "max_rounds": 30,
+    "terrain": {"check": "strength"},
+    "tactic_policy": "hide-when-possible",
+}
+
+
+def test_chase_odds(odds_client: TestClient) -> None:
+    answer = odds_client.post("/v1/odds/chases", json=CHASE)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["method"] == "exact"
+    total = sum(Fraction(body[k]) for k in ("caught_exact", "escaped_exact", "gave_up_exact"))
+    assert total == 1
+    assert 0 < body["hid"] <= body["escaped"]
+    initiative = {**CHASE, "start": {"mode": "initiative"}, "tactic_policy": "none"}
+    body = odds_client.post("/v1/odds/chases", json=initiative).json()
+    assert body["hid"] == 0
+    fixed = {**initiative, "rolls": {"Ralf": {"initiative": 12}}}
+    same = odds_client.post("/v1/odds/chases", json={**CHASE, "tactic_policy": "none"}).json()
+    assert odds_client.post("/v1/odds/chases", json=fixed).json()["caught"] == same["caught"]
+
+
+def test_chase_odds_fall_back_to_monte_carlo(odds_client: TestClient) -> None:
+    body = {
+        **CHASE,
+        "max_retries": None,
+        "seed": 3,
+        "terrain": {
+            "check": "strength",
+            "obstacle": {"kind": "obstacle", "check": "jump", "dc": 12, "retry": True},
+        },
+    }
+    answer = odds_client.post("/v1/odds/chases", json=body).json()
+    assert answer["method"] == "monte-carlo"
+    assert answer["seed"] == 3
+    assert answer["trials"] > 10
+    assert answer["caught_exact"] is None
+
+
+@pytest.mark.parametrize(
+    ("change", "loc"),
+    [
+        ({"start": {"mode": "lead", "lead": 0}}, "lead"),
+        ({"chaser": {**CHASE["escapee"]}}, "name"),  # type: ignore[dict-item]
+        ({"terrain": {"check": "strength", "mounted": True}}, "mounted"),
+    ],
+)
+def test_chase_odds_422s(odds_client: TestClient, change: dict[str, object], loc: str) -> None:
+    answer = odds_client.post("/v1/odds/chases", json={**CHASE, **change})
+    assert answer.status_code == 422, answer.text
+    assert loc in answer.text
+
+
+RACE = {
+    "course": "dash",
+    "competitors": [
+        {"name": "Ann", "speed": 30, "mods": {"strength": 2}},
+        {"name": "Bob", "speed": 30, "mods": {"strength": 0}},
+    ],
+    "seed": 11,
+}
+
+
+def test_race_odds(odds_client: TestClient) -> None:
+    answer = odds_client.post("/v1/odds/races", json=RACE)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["method"] == "monte-carlo"
+    assert body["seed"] == 11
+    assert body["trials"] > 1000
+    assert sum(body["wins"].values()) + body["tie"] + body["nobody"] == pytest.approx(1)
+    assert body["wins"]["Ann"] > body["wins"]["Bob"]
+    assert body["forfeits"] == {"Ann": 0.0, "Bob": 0.0}
+    again = odds_client.post("/v1/odds/races", json=RACE).json()
+    assert again == body  # seeded (and cached)
+    sure = {
+        **RACE,
+        "competitors": [
+            {"name": "Ann", "speed": 30, "mods": {"strength": 60}},
+            {"name": "Bob", "speed": 30, "mods": {"strength": 0}},
+        ],
+    }
+    body = odds_client.post("/v1/odds/races", json=sure).json()
+    assert body["wins"] == {"Ann": 1.0, "Bob": 0.0}
+    assert body["standard_error"]["wins.Ann"] == 0.0
+    duplicate = {**RACE, "competitors": [RACE["competitors"][0]] * 2}  # type: ignore[index]
+    assert odds_client.post("/v1/odds/races", json=duplicate).status_code == 422
+
+
+def test_race_and_chase_odds_from_a_session_state() -> None:
+    asyncio.run(_race_and_chase_from_here())
+
+
+async def _race_and_chase_from_here() -> None:
+    from app.rules import chases, races
+    from app.rules.dice import Dice
+
+    config = races.Config(
+        course="dash",
+        competitors=(
+            races.Competitor("Ann", 30, mods={"strength": 2}),
+            races.Competitor("Bob", 30, mods={"strength": 0}),
+        ),
+    )
+    state = races.start(config, Dice())
+    state, _ = races.play_round(
+        config, state, Dice(supplied={("Ann", races.CHECK): [20], ("Bob", races.CHECK): [1]})
+    )
+    here = await odds.session_odds("races", config, state, {"seed": "2"})
+    assert here["increments_played"] == 1
+    assert here["wins"]["Ann"] > 0.9
+    chase = chases.Config(
+        races.Competitor("Ralf", 30, mods={"strength": 2}),
+        races.Competitor("Guard", 30, mods={"strength": 1}),
+        chases.LeadStart(lead=12),
+        max_rounds=30,
+    )
+    later = chases.State(lead=7, ds={"Ralf": 9, "Guard": 2}, increments=3)
+    answer = await odds.session_odds("chases", chase, later, {"terrain": '{"check": "strength"}'})
+    fresh = odds.chase_answer(
+        odds._json(chase),
+        odds._json(chases.State(lead=7, ds={"Ralf": 7, "Guard": 0}, increments=3)),
+        odds._json(chases.Terrain(races.Increment(check="strength"))),
+        "none",
+        0,
+    )
+    assert answer["caught_exact"] == fresh["caught_exact"]
+    assert answer["increments_played"] == 3
+    with pytest.raises(RulesError):
+        await odds.session_odds("chases", chase, later, {})
+    done = chases.State(lead=0, ds={"Ralf": 0, "Guard": 0}, status_detail="caught", increments=4)
+    caught = await odds.session_odds("chases", chase, done, {"terrain": '{"check": "strength"}'})
+    assert (caught["caught"], caught["expected_increments"]) == (1.0, 4.0)

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 from math import comb, factorial, sqrt
 
 import pytest
 
-from app.rules import arm_wrestling, cairn, gurps
+from app.rules import arm_wrestling, cairn, chases, gurps, races, skill_games
+from app.rules.dice import Dice
+from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
-from app.rules.odds import fraction_text
+from app.rules.odds import chases as chase_odds
+from app.rules.odds import enumeration, fraction_text
 from app.rules.odds import gurps as gurps_odds
+from app.rules.odds import skill_games as skill_odds
 
 ROLLS: list[tuple[int, int, int]] = [
     (a, b, c) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)
@@ -282,3 +287,225 @@ def test_a_large_match_falls_back_to_monte_carlo() -> None:
 
 def test_comb_sanity() -> None:
     assert comb(7, 2) == 21
+
+
+# --- skill-game tokens -----------------------------------------------------------------------
+
+
+def _skill_game(dc: int, token_rule: str, *members: skill_games.Member) -> skill_games.Config:
+    return skill_games.Config(
+        dc=dc,
+        skill_list=("climb", "lore", "sneak"),
+        skills_per_round=2,
+        kind="option",
+        actions=(skill_games.Action("rest", (skill_games.Effect("rest"),), cost=0),),
+        parties=(
+            skill_games.Party("Heroes", "players", members),
+            skill_games.Party("Rivals", "gm", (skill_games.Member("Rival", {"lore": 2}),)),
+        ),
+        goal=5,
+        token_rule=token_rule,  # type: ignore[arg-type]
+    )
+
+
+def _tokens_played_out(
+    config: skill_games.Config, party: str, skills: list[str]
+) -> dict[int, Fraction]:
+    """Every d20 of every member for every skill, played by `choose_skills` itself."""
+    side = config.party(party)
+    assert side is not None
+    keys: list[tuple[str | None, str]] = [
+        (member.name, skill) for skill in skills for member in side.members
+    ]
+    state = skill_games.start(config, Dice())
+    counts: Counter[int] = Counter()
+    for faces in product(range(1, 21), repeat=len(keys)):
+        supplied = {key: [face] for key, face in zip(keys, faces, strict=True)}
+        _, outcome = skill_games.choose_skills(
+            config, state, party, skills, Dice(supplied=supplied)
+        )
+        counts[outcome.tokens_earned] += 1
+    return {earned: Fraction(count, 20 ** len(keys)) for earned, count in sorted(counts.items())}
+
+
+@pytest.mark.parametrize(
+    ("dc", "token_rule", "members"),
+    [
+        (
+            14,
+            "exceed",
+            (skill_games.Member("Ann", {"climb": 3}), skill_games.Member("Bo", {"lore": -2})),
+        ),
+        (
+            14,
+            "meet",
+            (skill_games.Member("Ann", {"climb": 3}), skill_games.Member("Bo", {"lore": 5})),
+        ),
+        (21, "exceed", (skill_games.Member("Ann", {"climb": 1, "lore": 2}),)),
+        (0, "meet", (skill_games.Member("Ann"),)),
+    ],
+)
+def test_skill_game_tokens_against_every_d20(
+    dc: int, token_rule: str, members: tuple[skill_games.Member, ...]
+) -> None:
+    config = _skill_game(dc, token_rule, *members)
+    (odds,) = skill_odds.token_odds(config, {"Heroes": ["climb", "lore"]})
+    assert odds.tokens == _tokens_played_out(config, "Heroes", ["climb", "lore"])
+    assert sum(odds.tokens.values()) == 1
+    assert odds.expected == sum(earned * p for earned, p in odds.tokens.items())
+
+
+def test_skill_game_token_choices_are_checked_as_choose_skills_does() -> None:
+    config = _skill_game(10, "exceed", skill_games.Member("Ann"))
+    with pytest.raises(RulesError) as twice:
+        skill_odds.token_odds(config, {"Heroes": ["lore", "lore"]})
+    assert twice.value.violations[0].loc == ("skills", "Heroes", 1)
+    with pytest.raises(RulesError) as nobody:
+        skill_odds.token_odds(config, {"Villains": ["lore", "climb"]})
+    assert nobody.value.violations[0].loc == ("skills", "Villains")
+    with pytest.raises(RulesError):
+        skill_odds.token_odds(config, {"Heroes": ["lore"]})
+
+
+# --- chases ----------------------------------------------------------------------------------
+
+
+def _racer(name: str, **fields: object) -> races.Competitor:
+    mods = fields.pop("mods", {})
+    return races.Competitor(name, 30, mods=mods, **fields)  # type: ignore[arg-type]
+
+
+def _chase_played_out(
+    config: chases.Config, state: chases.State, terrain: chases.Terrain, policy: str
+) -> dict[str, Fraction]:
+    """Every die of every increment, played by `play_round` itself (states merged by what
+    decides the rest: lead, increments, status)."""
+    results: dict[str, Fraction] = {"increments": Fraction(0)}
+    layer: dict[tuple[int, int, int, str | None], Fraction] = {
+        (state.lead, state.increments, state.mounted_increments, None): Fraction(1)
+    }
+    while layer:
+        following: dict[tuple[int, int, int, str | None], Fraction] = {}
+        for (lead, increments, mounted, _), weight in layer.items():
+            here = chases.State(lead, {"E": lead, "C": 0}, None, increments, mounted)
+            tactic = chases.choose_tactic(config, here, terrain, policy)
+
+            def play(
+                dice: Dice, here: chases.State = here, tactic: chases.Tactic | None = tactic
+            ) -> chases.State:
+                return chases.play_round(
+                    config,
+                    here,
+                    chases.RoundInput(terrain, tactic),
+                    dice,
+                )[0]
+
+            for after, p in enumeration.outcomes(play, budget=10**6):
+                if after.status_detail is not None:
+                    results[after.status_detail] = results.get(after.status_detail, 0) + weight * p
+                    results["increments"] += weight * p * after.increments
+                else:
+                    key = (after.lead, after.increments, after.mounted_increments, None)
+                    following[key] = following.get(key, Fraction(0)) + weight * p
+        layer = following
+    return results
+
+
+CHASES = {
+    "plain, two increments": (
+        chases.Config(
+            _racer("E", mods={"strength": 2}),
+            _racer("C", mods={"strength": 1}),
+            chases.LeadStart(lead=5),
+            max_rounds=2,
+        ),
+        chases.Terrain(races.Increment(check="strength")),
+        "none",
+    ),
+    "hide, the chaser tiring": (
+        chases.Config(
+            _racer("E", mods={"strength": 0, "hide": 10}),
+            _racer("C", mods={"strength": 3, "spot": 0}, con_score=2, con_mod=0),
+            chases.LeadStart(lead=22),
+            max_rounds=4,
+        ),
+        chases.Terrain(races.Increment(check="strength")),
+        "hide-when-possible",
+    ),
+    "an obstacle with one retry": (
+        chases.Config(
+            _racer("E", mods={"jump": 1}),
+            _racer("C", mods={"jump": 4}),
+            chases.LeadStart(lead=15),
+            max_rounds=1,
+            max_retries=1,
+        ),
+        chases.Terrain(
+            races.Increment(
+                check="strength",
+                obstacle=races.Obstacle(
+                    kind="obstacle", check="jump", dc=14, retry=True, damage="1d6"
+                ),
+            )
+        ),
+        "none",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CHASES))
+def test_chase_exact_against_play_round_die_by_die(case: str) -> None:
+    config, terrain, policy = CHASES[case]
+    state = chases.start(config, Dice())
+    if case.startswith("hide"):
+        state = replace(state, increments=3)  # the chaser checks Constitution (DC 6)
+    odds = chase_odds.exact_odds(config, state, terrain, policy)  # type: ignore[arg-type]
+    played = _chase_played_out(config, state, terrain, policy)
+    assert odds.caught == played.get("caught", 0)
+    assert odds.escaped == played.get("escaped", 0) + played.get("hid", 0)
+    assert odds.hid == played.get("hid", 0)
+    assert odds.gave_up == played.get("gave-up", 0)
+    assert odds.expected_increments == played["increments"]
+    assert odds.caught + odds.escaped + odds.gave_up == 1
+
+
+def test_chase_monte_carlo_within_four_standard_errors_of_exact() -> None:
+    config = replace(CHASES["plain, two increments"][0], max_rounds=30)
+    terrain = CHASES["plain, two increments"][1]
+    state = chases.start(config, Dice())
+    exact = chase_odds.exact_odds(config, state, terrain, "hide-when-possible")
+    estimate = chase_odds.simulated_odds(config, state, terrain, "hide-when-possible", seed=5)
+    assert estimate.trials > 300
+    for name in ("caught", "escaped", "hid", "gave_up"):
+        p = float(getattr(exact, name))
+        got = getattr(estimate, name)
+        error = max(got.standard_error, sqrt(p * (1 - p) / estimate.trials), 1e-9)
+        assert abs(got.probability - p) <= 4 * error, name
+
+
+def test_chase_from_initiative_is_the_mixture_of_its_starts() -> None:
+    config = replace(
+        CHASES["plain, two increments"][0], start=chases.InitiativeStart(), max_rounds=3
+    )
+    config = replace(config, escapee=_racer("E", mods={"strength": 2, "initiative": -5}))
+    terrain = CHASES["plain, two increments"][1]
+    odds = chase_odds.chase_odds(config, None, terrain, "none")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    assert odds.caught + odds.escaped + odds.gave_up == 1
+    starts = chase_odds.starting_states(config)
+    assert sorted(state.lead for state, _ in starts) == list(range(1, 16))
+    assert all(p == Fraction(1, 15) for _, p in starts)
+    mixture = sum(
+        (chase_odds.exact_odds(config, s, terrain, "none").caught * p for s, p in starts),
+        Fraction(0),
+    )
+    assert odds.caught == mixture
+
+
+def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
+    config, terrain, _ = CHASES["an obstacle with one retry"]
+    config = replace(config, max_retries=None, max_rounds=5)
+    odds = chase_odds.chase_odds(config, None, terrain, "none", seed=4)
+    assert isinstance(odds, chase_odds.ChaseEstimate)
+    assert odds.seed == 4
+    assert odds.trials > 100

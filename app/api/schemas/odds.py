@@ -8,12 +8,16 @@ answers give `trials`, `seed` and a standard error per probability, and null fra
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import ConfigDict, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.cairn import CairnPosition
+from app.api.schemas.chases import ChaseCreate, ChaseTerrain
+from app.api.schemas.common import Name, Strict
+from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate
+from app.rules.skill_games import MAX_PARTIES
 
 Method = Literal["exact", "monte-carlo"]
 
@@ -139,4 +143,121 @@ class OddsArmWrestleAnswer(TypedDict):
     trials: int | None
     seed: int | None
     rounds_played: int
+    summary: str
+
+
+# --- skill-game tokens ----------------------------------------------------------------------
+
+
+class OddsSkillGameTokensRequest(Strict):
+    """The body of `POST /v1/odds/skill-games/tokens`: a skill game as created and the skills
+    each party would choose this round.
+
+    `game` is exactly the body of `POST /v1/skill-games` (the same validation and 422s, located
+    under `game`); `skills` maps a party's name to its chosen skills (`{party: [skill, ...]}`:
+    `skills_per_round` distinct skills of the game's `skill_list`, as the skills call takes
+    them). Only the parties named are answered.
+    """
+
+    game: SkillGameCreate
+    skills: Annotated[
+        dict[Name, Annotated[list[Name], Field(max_length=MAX_SKILLS)]],
+        Field(min_length=1, max_length=MAX_PARTIES),
+    ]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class OddsPartyTokens(TypedDict):
+    """One party's round: `token` is each chosen skill's chance of earning a token (its best
+    member's result against the DC); `tokens` the distribution of tokens earned."""
+
+    skills: list[str]
+    token: dict[str, float]
+    token_exact: dict[str, str]
+    tokens: dict[str, float]
+    tokens_exact: dict[str, str]
+    expected_tokens: float
+    expected_tokens_exact: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class OddsSkillGameTokensAnswer(TypedDict):
+    """The answer of `POST /v1/odds/skill-games/tokens` (docs/rules.md#skill-games): per party
+    named, the exact distribution of tokens earned in one round under the game's
+    `token_rule`."""
+
+    method: Literal["exact"]
+    dc: int
+    token_rule: Literal["exceed", "meet"]
+    parties: dict[str, OddsPartyTokens]
+    summary: str
+
+
+# --- chases and races -------------------------------------------------------------------------
+
+
+class OddsChaseRequest(ChaseCreate):
+    """The body of `POST /v1/odds/chases`: a chase as created (`POST /v1/chases`, the same
+    validation), plus the terrain of every increment and the escapee's tactic policy, as
+    `resolve` takes them. `rolls` fixes the starting initiative die; without it an
+    initiative start is weighed over every roll that starts the chase. `seed` seeds a Monte
+    Carlo estimate."""
+
+    terrain: ChaseTerrain
+    tactic_policy: Literal["none", "hide-when-possible"] = "none"
+
+
+@with_config(ConfigDict(extra="forbid"))
+class OddsChaseAnswer(TypedDict):
+    """The answer of `POST /v1/odds/chases` (docs/rules.md#chases) and of a chase's
+    `GET …/odds`.
+
+    `escaped` counts escapes by the lead and by hiding (`hid`, its part won by hiding);
+    `gave_up` is the chase still on after `max_rounds` (the chaser gives up). Exact over the
+    lead when the walk fits the service's budget, else Monte Carlo (then `*_exact` are null
+    and `standard_error`, `trials`, `seed` are given). `expected_increments` counts the whole
+    chase, the `increments_played` included.
+    """
+
+    method: Method
+    escapee: str
+    chaser: str
+    tactic_policy: Literal["none", "hide-when-possible"]
+    caught: float
+    caught_exact: str | None
+    escaped: float
+    escaped_exact: str | None
+    hid: float
+    hid_exact: str | None
+    gave_up: float
+    gave_up_exact: str | None
+    expected_increments: float
+    expected_increments_exact: str | None
+    standard_error: dict[str, float] | None
+    trials: int | None
+    seed: int | None
+    increments_played: int
+    summary: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class OddsRaceAnswer(TypedDict):
+    """The answer of `POST /v1/odds/races` (docs/rules.md#races) and of a race's `GET …/odds`:
+    a seeded Monte Carlo estimate.
+
+    `wins` is each racer's chance of winning outright, `forfeits` of forfeiting; `tie` a
+    shared first place, `nobody` every racer forfeited; `standard_error` gives each one's
+    (`wins.<name>`, `forfeits.<name>`, `tie`, `nobody`). A finished race answers its result
+    with `method` "exact", one trial and no error.
+    """
+
+    method: Method
+    wins: dict[str, float]
+    forfeits: dict[str, float]
+    tie: float
+    nobody: float
+    standard_error: dict[str, float]
+    trials: int
+    seed: int
+    increments_played: int
     summary: str

@@ -82,23 +82,69 @@ class QuickContestOdds:
     margin_of_victory: dict[int, Fraction]
 
 
+#: The quick contest's judge's verdicts (winner, margin of victory), by what it reads of the
+#: two rolls: (success, margin) of each. Bounded: past `MAX_VERDICTS` they are not kept.
+_verdicts: dict[tuple[bool, int, bool, int], tuple[str | None, int | None]] = {}
+MAX_VERDICTS: Final = 65_536
+#: The skills `warm_verdicts` judges ahead: 3d6 totals run 3-18, so these cover every margin
+#: from -15 to 15.
+WARM_SKILLS: Final = range(3, 19)
+
+
+def _verdict(a: gurps.SuccessRoll, b: gurps.SuccessRoll) -> tuple[str | None, int | None]:
+    """`judge_quick_contest(a, b)`'s winner and margin, remembered by (success, margin)."""
+    key = (a.success, a.margin, b.success, b.margin)
+    verdict = _verdicts.get(key)
+    if verdict is None:
+        contest = gurps.judge_quick_contest(a, b)
+        verdict = (contest.winner, contest.margin_of_victory)
+        if len(_verdicts) < MAX_VERDICTS:
+            _verdicts[key] = verdict
+    return verdict
+
+
+def warm_verdicts(skills: range = WARM_SKILLS) -> None:
+    """Judge every pair of distinct results of rolls against `skills` ahead (about 3 ms), so
+    a first quick-contest question in that range costs table lookups, not judgements."""
+    results = {
+        (judged.success, judged.margin): judged
+        for skill in skills
+        for judged, _count in judged_totals(skill)
+    }
+    for a in results.values():
+        for b in results.values():
+            _verdict(a, b)
+
+
 @lru_cache(maxsize=1024)
 def quick_contest_odds(skill_a: int, skill_b: int) -> QuickContestOdds:
-    """The exact odds of a quick contest (docs/rules.md#quick-contest), over all 6**6 rolls."""
-    wins: Counter[str | None] = Counter()
-    margins: Counter[int] = Counter()
-    for (a, count_a), (b, count_b) in product(judged_totals(skill_a), judged_totals(skill_b)):
-        contest = gurps.judge_quick_contest(a, b)
-        weight = count_a * count_b
-        wins[contest.winner] += weight
-        if contest.margin_of_victory is not None:
-            margins[contest.margin_of_victory] += weight
+    """The exact odds of a quick contest (docs/rules.md#quick-contest), over all 6**6 rolls.
+
+    Each of the 16 x 16 pairs of 3d6 totals is judged by `judge_quick_contest`, whose verdicts
+    are remembered by what it reads (`_verdict`): the 256 judgements were most of a first
+    question's time.
+    """
+    a_wins = b_wins = tie = 0
+    margins: dict[int, int] = {}
+    totals_b = judged_totals(skill_b)
+    for a, count_a in judged_totals(skill_a):
+        for b, count_b in totals_b:
+            winner, margin = _verdict(a, b)
+            weight = count_a * count_b
+            if winner is None or margin is None:
+                tie += weight
+                continue
+            if winner == "a":
+                a_wins += weight
+            else:
+                b_wins += weight
+            margins[margin] = margins.get(margin, 0) + weight
     outcomes = ROLLS_3D6 * ROLLS_3D6
-    decided = outcomes - wins[None]
+    decided = outcomes - tie
     return QuickContestOdds(
-        a_wins=Fraction(wins["a"], outcomes),
-        b_wins=Fraction(wins["b"], outcomes),
-        tie=Fraction(wins[None], outcomes),
+        a_wins=Fraction(a_wins, outcomes),
+        b_wins=Fraction(b_wins, outcomes),
+        tie=Fraction(tie, outcomes),
         # Given that somebody wins: a distribution of its own, summing to 1.
         margin_of_victory=normalised(margins, decided) if decided else {},
     )

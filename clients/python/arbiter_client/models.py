@@ -994,6 +994,60 @@ class OddsCairnAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsChaseAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/chases` (docs/rules.md#chases) and of a chase's
+    `GET …/odds`.
+
+    `escaped` counts escapes by the lead and by hiding (`hid`, its part won by hiding);
+    `gave_up` is the chase still on after `max_rounds` (the chaser gives up). Exact over the
+    lead when the walk fits the service's budget, else Monte Carlo (then `*_exact` are null
+    and `standard_error`, `trials`, `seed` are given). `expected_increments` counts the whole
+    chase, the `increments_played` included.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact", "monte-carlo"], Field(title="Method")]
+    escapee: Annotated[str, Field(title="Escapee")]
+    chaser: Annotated[str, Field(title="Chaser")]
+    tactic_policy: Annotated[Literal["none", "hide-when-possible"], Field(title="Tactic Policy")]
+    caught: Annotated[float, Field(title="Caught")]
+    caught_exact: Annotated[str | None, Field(title="Caught Exact")]
+    escaped: Annotated[float, Field(title="Escaped")]
+    escaped_exact: Annotated[str | None, Field(title="Escaped Exact")]
+    hid: Annotated[float, Field(title="Hid")]
+    hid_exact: Annotated[str | None, Field(title="Hid Exact")]
+    gave_up: Annotated[float, Field(title="Gave Up")]
+    gave_up_exact: Annotated[str | None, Field(title="Gave Up Exact")]
+    expected_increments: Annotated[float, Field(title="Expected Increments")]
+    expected_increments_exact: Annotated[str | None, Field(title="Expected Increments Exact")]
+    standard_error: Annotated[dict[str, float] | None, Field(title="Standard Error")]
+    trials: Annotated[int | None, Field(title="Trials")]
+    seed: Annotated[int | None, Field(title="Seed")]
+    increments_played: Annotated[int, Field(title="Increments Played")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsPartyTokens(BaseModel):
+    """
+    One party's round: `token` is each chosen skill's chance of earning a token (its best
+    member's result against the DC); `tokens` the distribution of tokens earned.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    skills: Annotated[list[str], Field(title="Skills")]
+    token: Annotated[dict[str, float], Field(title="Token")]
+    token_exact: Annotated[dict[str, str], Field(title="Token Exact")]
+    tokens: Annotated[dict[str, float], Field(title="Tokens")]
+    tokens_exact: Annotated[dict[str, str], Field(title="Tokens Exact")]
+    expected_tokens: Annotated[float, Field(title="Expected Tokens")]
+    expected_tokens_exact: Annotated[str, Field(title="Expected Tokens Exact")]
+
+
 class OddsQuickContestAnswer(BaseModel):
     """
     The answer of `POST /v1/odds/gurps/quick-contest` (docs/rules.md#quick-contest).
@@ -1015,6 +1069,32 @@ class OddsQuickContestAnswer(BaseModel):
     tie_exact: Annotated[str, Field(title="Tie Exact")]
     margin_of_victory: Annotated[dict[str, float], Field(title="Margin Of Victory")]
     margin_of_victory_exact: Annotated[dict[str, str], Field(title="Margin Of Victory Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsRaceAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/races` (docs/rules.md#races) and of a race's `GET …/odds`:
+    a seeded Monte Carlo estimate.
+
+    `wins` is each racer's chance of winning outright, `forfeits` of forfeiting; `tie` a
+    shared first place, `nobody` every racer forfeited; `standard_error` gives each one's
+    (`wins.<name>`, `forfeits.<name>`, `tie`, `nobody`). A finished race answers its result
+    with `method` "exact", one trial and no error.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact", "monte-carlo"], Field(title="Method")]
+    wins: Annotated[dict[str, float], Field(title="Wins")]
+    forfeits: Annotated[dict[str, float], Field(title="Forfeits")]
+    tie: Annotated[float, Field(title="Tie")]
+    nobody: Annotated[float, Field(title="Nobody")]
+    standard_error: Annotated[dict[str, float], Field(title="Standard Error")]
+    trials: Annotated[int, Field(title="Trials")]
+    seed: Annotated[int, Field(title="Seed")]
+    increments_played: Annotated[int, Field(title="Increments Played")]
     summary: Annotated[str, Field(title="Summary")]
 
 
@@ -1057,6 +1137,34 @@ class OddsResistanceRollAnswer(BaseModel):
     affected: Annotated[float, Field(title="Affected")]
     affected_exact: Annotated[str, Field(title="Affected Exact")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsSkillGameTokensAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/skill-games/tokens` (docs/rules.md#skill-games): per party
+    named, the exact distribution of tokens earned in one round under the game's
+    `token_rule`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    dc: Annotated[int, Field(title="Dc")]
+    token_rule: Annotated[Literal["exceed", "meet"], Field(title="Token Rule")]
+    parties: Annotated[dict[str, OddsPartyTokens], Field(title="Parties")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class Skill(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        ),
+    ]
 
 
 class OddsSuccessRollAnswer(BaseModel):
@@ -1914,17 +2022,6 @@ class SkillGameResult(BaseModel):
     progress: Annotated[dict[str, int], Field(title="Progress")]
     tokens: Annotated[dict[str, int], Field(title="Tokens")]
     reason: Annotated[Literal["goal", "max_rounds", "ended"] | None, Field(title="Reason")]
-
-
-class Skill(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            max_length=64,
-            min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
-        ),
-    ]
 
 
 class SkillGameSkills(BaseModel):
@@ -3289,6 +3386,103 @@ class LongThrowAnswer(BaseModel):
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsChaseRequest(BaseModel):
+    """
+    The body of `POST /v1/odds/chases`: a chase as created (`POST /v1/chases`, the same
+    validation), plus the terrain of every increment and the escapee's tactic policy, as
+    `resolve` takes them. `rolls` fixes the starting initiative die; without it an
+    initiative start is weighed over every roll that starts the chase. `seed` seeds a Monte
+    Carlo estimate.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    escapee: RaceCompetitor
+    chaser: RaceCompetitor
+    start: Annotated[InitiativeStart | DistanceStart | LeadStart, Field(title="Start")]
+    hazard_base_cost: Annotated[
+        int | None,
+        Field(
+            description="DS a hazard costs the escapee on top of its penalty (the source's example: 0)",
+            ge=0,
+            le=10000,
+            title="Hazard Base Cost",
+        ),
+    ] = 5
+    endurance_rule: Annotated[bool | None, Field(title="Endurance Rule")] = True
+    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 200
+    max_retries: Annotated[
+        MaxRetries | None,
+        Field(
+            description="retries allowed after a failed obstacle; null: no cap",
+            title="Max Retries",
+            validate_default=True,
+        ),
+    ] = 5
+    damage_instead_of_forfeit: Annotated[bool | None, Field(title="Damage Instead Of Forfeit")] = (
+        False
+    )
+    speed_bonus: Annotated[
+        Literal["increment", "every-roll"] | None,
+        Field(
+            description="the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll)",
+            title="Speed Bonus",
+        ),
+    ] = "increment"
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            StartDice,
+        ]
+        | None,
+        Field(description="the escapee's supplied initiative die", title="Rolls"),
+    ] = None
+    terrain: ChaseTerrain
+    tactic_policy: Annotated[
+        Literal["none", "hide-when-possible"] | None, Field(title="Tactic Policy")
+    ] = "none"
+
+
+class OddsSkillGameTokensRequest(BaseModel):
+    """
+    The body of `POST /v1/odds/skill-games/tokens`: a skill game as created and the skills
+    each party would choose this round.
+
+    `game` is exactly the body of `POST /v1/skill-games` (the same validation and 422s, located
+    under `game`); `skills` maps a party's name to its chosen skills (`{party: [skill, ...]}`:
+    `skills_per_round` distinct skills of the game's `skill_list`, as the skills call takes
+    them). Only the parties named are answered.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    game: SkillGameCreate
+    skills: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            list[Skill],
+        ],
+        Field(title="Skills"),
+    ]
 
 
 class RaceCourse(BaseModel):

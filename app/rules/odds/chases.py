@@ -1,0 +1,413 @@
+"""Odds of a chase over known terrain (docs/rules.md#chases, §6): exact over the lead, else Monte
+Carlo.
+
+The terrain is the same every increment and the escapee follows a tactic policy (`none` or
+`hide-when-possible`, as `resolve` takes them). The exact method walks the chase increment by
+increment over every live lead (1 to 29), with the increment's transitions taken from the
+rules' own functions, enumerated die by die (`enumeration.outcomes`):
+
+- each side's Constitution check when due (`races.endurance_check`, as `play_round` calls it);
+- each side's increment (`races.run_increment`: obstacle, retries, Ride, the check, forfeits);
+- the hide contest (`chases._hide`, the function `play_round` uses);
+- the tactic (`chases.choose_tactic`) and the end (`chases._status_after`) for each lead.
+
+Those parts are independent given who rests, so a transition's probability is their product;
+`play_round` composes them in the same order (tests compare both, die by die, on small chases).
+Past `EXACT_BUDGET` steps (leads x transitions), or when an enumeration has no bound (retries
+without `max_retries`), the odds are estimated by playing `play_round` itself with seeded dice,
+within `SIMULATION_BUDGET` increments.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from math import lcm
+from typing import Final, Literal
+
+from app.rules import chases as rules
+from app.rules import races
+from app.rules.common import MAX_OPPOSED_REROLLS
+from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, SeededRng, WorkLimitExceeded
+from app.rules.errors import RulesError
+from app.rules.odds.enumeration import TooLarge, no_damage, outcomes
+from app.rules.odds.simulation import Estimate, estimate
+
+#: Most lead x transition steps an exact walk may take (about 0.1 s of work on one core).
+EXACT_BUDGET: Final = 300_000
+#: Most increments a Monte Carlo estimate plays (about 0.15 s of work on one core).
+SIMULATION_BUDGET: Final = 4_000
+#: Most runs of the rules one side's increment (or the hide contest) may be enumerated with.
+ENUMERATION_BUDGET: Final = 5_000
+D20: Final = 20
+
+Policy = Literal["none", "hide-when-possible"]
+End = Literal["caught", "escaped", "hid", "gave-up"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChaseOdds:
+    """Exact: `caught`, `escaped` (by the lead or by hiding), `hid` (the part of `escaped`
+    won by hiding), `gave_up` (still on at `max_rounds`) and the expected increments of the
+    whole chase (those already played included)."""
+
+    caught: Fraction
+    escaped: Fraction
+    hid: Fraction
+    gave_up: Fraction
+    expected_increments: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class ChaseEstimate:
+    """A Monte Carlo estimate of the same, with standard errors, trials and seed."""
+
+    caught: Estimate
+    escaped: Estimate
+    hid: Estimate
+    gave_up: Estimate
+    expected_increments: float
+    trials: int
+    seed: int
+
+
+#: A side's increment: (DS gained, forfeited) -> probability.
+Gains = dict[tuple[int, bool], Fraction]
+_REST: Final[Gains] = {(0, False): Fraction(1)}
+
+
+def _gains(config: rules.Config, side: races.Competitor, terrain: rules.Terrain) -> Gains:
+    gains: Gains = {}
+    for outcome, probability in outcomes(
+        lambda dice: races.run_increment(
+            side,
+            terrain.increment,
+            dice,
+            max_retries=config.max_retries,
+            damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+            speed_bonus=config.speed_bonus,
+        ),
+        ENUMERATION_BUDGET,
+    ):
+        key = (outcome.gained, "forfeited" in outcome.events)
+        gains[key] = gains.get(key, Fraction(0)) + probability
+    return gains
+
+
+def _passes_constitution(
+    config: rules.Config, side: races.Competitor, terrain: rules.Terrain, raced: int, mounted: int
+) -> Fraction:
+    """The probability that `side` does not rest this increment (1 when no check is due)."""
+    increment = terrain.increment
+    passed = Fraction(0)
+    for record, probability in outcomes(
+        lambda dice: races.endurance_check(
+            side,
+            mounted=increment.mounted,
+            increments_raced=raced,
+            mounted_increments_raced=mounted,
+            endurance_rule=config.endurance_rule,
+            dice=dice,
+            roll_bonus=races.every_roll_bonus(side, increment, config.speed_bonus),
+        )
+    ):
+        if record is None or record.success:
+            passed += probability
+    return passed
+
+
+def _hide_wins(config: rules.Config) -> Fraction:
+    """The probability that the escapee wins the hide contest (`chases._hide`).
+
+    With different modifiers one pair of rolls decides (`opposed_check`), and it is enumerated
+    through `_hide` itself. With equal modifiers a tie is rolled again, up to
+    `MAX_OPPOSED_REROLLS` times, then goes to the chaser (`common.opposed_check`'s rule): a
+    tree too deep to enumerate, so one pair of rolls is enumerated and the rerolls summed as
+    the geometric series they are.
+    """
+    hide = config.escapee.modifier(rules.HIDE)
+    if hide != config.chaser.modifier(rules.SPOT):
+        won = Fraction(0)
+        for record, probability in outcomes(
+            lambda dice: rules._hide(config, dice, escapee_rests=False, chaser_rests=False)
+        ):
+            if record.success:
+                won += probability
+        return won
+    faces = range(1, D20 + 1)
+    wins = Fraction(sum(first > second for first in faces for second in faces), D20 * D20)
+    tie = Fraction(1, D20)
+    return wins * sum((tie**reroll for reroll in range(1 + MAX_OPPOSED_REROLLS)), Fraction(0))
+
+
+#: A transition: (lead change, how the increment ends the chase or None) -> probability;
+#: "forfeit-escapee" / "forfeit-chaser" / "hid" are settled before the lead is looked at.
+Step = tuple[int, str | None]
+
+
+def _combine(escapee: Gains, chaser: Gains, weight: Fraction, into: dict[Step, Fraction]) -> None:
+    for (gained_e, forfeit_e), p_e in escapee.items():
+        for (gained_c, forfeit_c), p_c in chaser.items():
+            tag = "forfeit-escapee" if forfeit_e else "forfeit-chaser" if forfeit_c else None
+            key = (gained_e - gained_c, tag)
+            into[key] = into.get(key, Fraction(0)) + weight * p_e * p_c
+
+
+def _transitions(
+    hide: bool,
+    pass_e: Fraction,
+    pass_c: Fraction,
+    gains_e: Gains,
+    gains_c: Gains,
+    hide_wins: Fraction,
+) -> dict[Step, Fraction]:
+    """One increment's transitions, composed as `play_round` composes its parts."""
+    into: dict[Step, Fraction] = {}
+    for e_rests, p_e in ((False, pass_e), (True, 1 - pass_e)):
+        for c_rests, p_c in ((False, pass_c), (True, 1 - pass_c)):
+            weight = p_e * p_c
+            if not weight:
+                continue
+            escapee = _REST if e_rests else gains_e
+            chaser = _REST if c_rests else gains_c
+            if hide and not e_rests:
+                # A resting chaser cannot spot: the hide succeeds. Else the contest decides;
+                # losing it, the escapee adds 0 while the chaser runs.
+                won = Fraction(1) if c_rests else hide_wins
+                if won:
+                    into[(0, "hid")] = into.get((0, "hid"), Fraction(0)) + weight * won
+                if won != 1:
+                    _combine(_REST, chaser, weight * (1 - won), into)
+                continue
+            _combine(escapee, chaser, weight, into)
+    return into
+
+
+def _status(config: rules.Config, lead: int, increments: int, tag: str | None) -> End | None:
+    status = rules._status_after(
+        config,
+        lead=lead,
+        increments=increments,
+        hid=tag == "hid",
+        escapee_forfeited=tag == "forfeit-escapee",
+        chaser_forfeited=tag == "forfeit-chaser",
+    )
+    return status
+
+
+def _finished(state: rules.State) -> ChaseOdds:
+    detail = state.status_detail
+    one, zero = Fraction(1), Fraction(0)
+    return ChaseOdds(
+        caught=one if detail == "caught" else zero,
+        escaped=one if detail in ("escaped", "hid") else zero,
+        hid=one if detail == "hid" else zero,
+        gave_up=one if detail == "gave-up" else zero,
+        expected_increments=Fraction(state.increments),
+    )
+
+
+def exact_odds(
+    config: rules.Config,
+    state: rules.State,
+    terrain: rules.Terrain,
+    policy: Policy,
+    budget: int = EXACT_BUDGET,
+    leads: Mapping[int, Fraction] | None = None,
+) -> ChaseOdds:
+    """The exact odds from `state` on (or from each of `leads`, with its probability, and
+    `state`'s other fields); raises `TooLarge` past `budget` steps."""
+    if rules.is_finished(state):
+        return _finished(state)
+    if leads is None:
+        leads = {state.lead: Fraction(1)}
+    escapee, chaser = config.escapee, config.chaser
+    gains_e, gains_c = _gains(config, escapee, terrain), _gains(config, chaser, terrain)
+    hide_wins = _hide_wins(config)
+    denominator = lcm(*(p.denominator for p in leads.values()))
+    layer: dict[int, int] = {lead: int(p * denominator) for lead, p in leads.items() if p}
+    ends: Counter[End] = Counter()
+    ended: dict[End, Fraction] = dict.fromkeys(("caught", "escaped", "hid", "gave-up"), Fraction(0))
+    expected = Fraction(state.increments)
+    raced, mounted = state.increments, state.mounted_increments
+    steps = 0
+    tables: dict[tuple[bool, Fraction, Fraction], tuple[int, list[tuple[Step, int]]]] = {}
+    while layer and raced < config.max_rounds:
+        expected += Fraction(sum(layer.values()), denominator)
+        pass_e = _passes_constitution(config, escapee, terrain, raced, mounted)
+        pass_c = _passes_constitution(config, chaser, terrain, raced, mounted)
+        for hide in (False, True):
+            key = (hide, pass_e, pass_c)
+            if key not in tables:
+                steps_of = _transitions(hide, pass_e, pass_c, gains_e, gains_c, hide_wins)
+                common = lcm(*(p.denominator for p in steps_of.values()))
+                tables[key] = (
+                    common,
+                    [(step, int(p * common)) for step, p in steps_of.items() if p],
+                )
+        # Both tables of a layer share one denominator: the larger scale is a multiple of the
+        # other's? Not in general, so each is brought to their lcm.
+        scale_none, table_none = tables[(False, pass_e, pass_c)]
+        scale_hide, table_hide = tables[(True, pass_e, pass_c)]
+        scale = lcm(scale_none, scale_hide)
+        raced += 1
+        mounted += 1 if terrain.increment.mounted else 0
+        following: dict[int, int] = {}
+        ends.clear()
+        for lead, weight in layer.items():
+            tactic = rules.choose_tactic(config, replace(state, lead=lead), terrain, policy)
+            hides = isinstance(tactic, rules.Hide)
+            table = table_hide if hides else table_none
+            factor = weight * (scale // (scale_hide if hides else scale_none))
+            steps += len(table)
+            if steps > budget:
+                raise TooLarge
+            for (change, tag), count in table:
+                after = lead + change
+                end = _status(config, after, raced, tag)
+                if end is None:
+                    following[after] = following.get(after, 0) + factor * count
+                else:
+                    ends[end] += factor * count
+        denominator *= scale
+        for end, count in ends.items():
+            ended[end] += Fraction(count, denominator)
+        layer = following
+    return ChaseOdds(
+        caught=ended["caught"],
+        escaped=ended["escaped"] + ended["hid"],
+        hid=ended["hid"],
+        gave_up=ended["gave-up"],
+        expected_increments=expected,
+    )
+
+
+def simulated_odds(
+    config: rules.Config,
+    state: rules.State,
+    terrain: rules.Terrain,
+    policy: Policy,
+    seed: int,
+    budget: int = SIMULATION_BUDGET,
+) -> ChaseEstimate:
+    """Play the chase from `state` with `play_round` and seeded dice until `budget`
+    increments are spent (at least one trial)."""
+    rng = SeededRng(seed, "odds:chase")
+    # The resolution's own work limit: a chase that cannot end within it is refused alike.
+    work = DiceBudget(MAX_DICE_PER_REQUEST)
+    results: Counter[str] = Counter()
+    played = trials = total = 0
+    while played < budget or trials == 0:
+        here = state
+        try:
+            while not rules.is_finished(here):
+                tactic = rules.choose_tactic(config, here, terrain, policy)
+                dice = Dice(rng, notation=no_damage, budget=work)
+                here, _ = rules.play_round(config, here, rules.RoundInput(terrain, tactic), dice)
+                played += 1
+        except WorkLimitExceeded:
+            if trials == 0:
+                raise
+            break
+        trials += 1
+        total += here.increments
+        results[here.status_detail or ""] += 1
+    return ChaseEstimate(
+        caught=estimate(results["caught"], trials),
+        escaped=estimate(results["escaped"] + results["hid"], trials),
+        hid=estimate(results["hid"], trials),
+        gave_up=estimate(results["gave-up"], trials),
+        expected_increments=total / trials,
+        trials=trials,
+        seed=seed,
+    )
+
+
+def starting_states(config: rules.Config) -> list[tuple[rules.State, Fraction]]:
+    """The chase's possible starts (`start`, enumerated), given that it starts at all (an
+    initiative roll giving no lead is refused at creation)."""
+    starts: list[tuple[rules.State, Fraction]] = []
+    for result, probability in outcomes(lambda dice: _start_or_none(config, dice)):
+        if result is not None:
+            starts.append((result, probability))
+    valid = sum((p for _, p in starts), Fraction(0))
+    return [(state, p / valid) for state, p in starts]
+
+
+def _start_or_none(config: rules.Config, dice: Dice) -> rules.State | None:
+    try:
+        return rules.start(config, dice)
+    except RulesError:
+        return None
+
+
+def check_terrain(config: rules.Config, terrain: rules.Terrain) -> None:
+    """The terrain as a round body's (`check_round_input`), and mounted terrain needs both
+    sides mounted (`validate_round`'s check, whatever the lead)."""
+    rules.check_round_input(rules.RoundInput(terrain))
+    rules.validate_round(
+        config, rules.State(lead=rules.HIDE_MIN_LEAD, ds={}), rules.RoundInput(terrain)
+    )
+
+
+def chase_odds(
+    config: rules.Config,
+    state: rules.State | None,
+    terrain: rules.Terrain,
+    policy: Policy,
+    seed: int = 0,
+) -> ChaseOdds | ChaseEstimate:
+    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds).
+
+    `state` None: from the chase's start (an initiative start is a mixture over its rolls).
+    """
+    if state is not None:
+        try:
+            return exact_odds(config, state, terrain, policy)
+        except TooLarge:
+            return simulated_odds(config, state, terrain, policy, seed)
+    starts = starting_states(config)
+    # A start of 30 or more has escaped already; the others are walked together.
+    escaped = sum((p for begin, p in starts if rules.is_finished(begin)), Fraction(0))
+    leads = {begin.lead: p for begin, p in starts if not rules.is_finished(begin)}
+    first = starts[0][0]
+    if not leads:
+        return _finished(first)
+    live = replace(first, lead=next(iter(leads)), status_detail=None)
+    try:
+        walked = exact_odds(config, live, terrain, policy, leads=leads)
+    except TooLarge:
+        estimates = [
+            (simulated_odds(config, begin, terrain, policy, seed, SIMULATION_BUDGET // 4), p)
+            for begin, p in starts
+            if not rules.is_finished(begin)
+        ]
+        mixed = _mix_estimates(estimates, seed)
+        return replace(
+            mixed,
+            escaped=Estimate(
+                mixed.escaped.probability + float(escaped), mixed.escaped.standard_error
+            ),
+        )
+    return replace(walked, escaped=walked.escaped + escaped)
+
+
+def _mix_estimates(parts: list[tuple[ChaseEstimate, Fraction]], seed: int) -> ChaseEstimate:
+    """Estimates of each start, weighed by the start's probability (stratified)."""
+
+    def mixed(name: str) -> Estimate:
+        probability = sum(float(p) * getattr(e, name).probability for e, p in parts)
+        variance = sum((float(p) * getattr(e, name).standard_error) ** 2 for e, p in parts)
+        return Estimate(probability, variance**0.5)
+
+    return ChaseEstimate(
+        caught=mixed("caught"),
+        escaped=mixed("escaped"),
+        hid=mixed("hid"),
+        gave_up=mixed("gave_up"),
+        expected_increments=sum(float(p) * e.expected_increments for e, p in parts),
+        trials=sum(e.trials for e, _ in parts),
+        seed=seed,
+    )

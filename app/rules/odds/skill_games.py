@@ -1,0 +1,115 @@
+"""Token odds of one round of a skill game (docs/rules.md#skill-games, §6): exact.
+
+Each member of a party rolls `d20 + modifier` for each chosen skill and the party's best
+result earns a token when `skill_games._earns_token` says so (it exceeds the DC, or meets it
+under `token_rule: "meet"`). That test is monotone in the result, so the best earns exactly
+when some member's result earns: a skill misses only when every member misses, with
+probability the product of the members' missing faces over 20 each. Skills are rolled
+independently, so the number of tokens is the sum of one Bernoulli per skill (its exact
+distribution by convolution). The chosen skills are checked by `choose_skills` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from app.rules import skill_games as rules
+from app.rules.dice import Dice
+from app.rules.errors import RulesError, RuleViolation
+
+D20: Final = 20
+
+
+@dataclass(frozen=True, slots=True)
+class PartyTokenOdds:
+    """One party's round: each chosen skill's chance of a token, the tokens' distribution
+    (0 to the number of skills) and their expected number."""
+
+    party: str
+    skills: tuple[str, ...]
+    token: dict[str, Fraction]
+    tokens: dict[int, Fraction]
+    expected: Fraction
+
+
+class _LowestFace:
+    """An `Rng` rolling 1 on every die: `choose_skills` run only for its checks."""
+
+    def die(self, sides: int) -> int:
+        del sides
+        return 1
+
+
+def located_under(error: RulesError, prefix: tuple[str | int, ...]) -> RulesError:
+    """`error` with every violation's `loc` under `prefix` (a body nested in another)."""
+    first, *more = error.violations
+    return RulesError(
+        first.msg,
+        (*prefix, *first.loc),
+        more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
+    )
+
+
+def check_choices(config: rules.Config, skills: Mapping[str, Sequence[str]]) -> None:
+    """Every named party exists and its skills are a valid choice, as `choose_skills` checks
+    (errors located at `("skills", party, ...)`)."""
+    state = rules.start(config, Dice(_LowestFace()))
+    for party, chosen in skills.items():
+        if config.party(party) is None:
+            raise RulesError("not a party of this skill game", ("skills", party))
+        try:
+            rules.choose_skills(config, state, party, list(chosen), Dice(_LowestFace()))
+        except RulesError as error:
+            # choose_skills locates its errors in its own body, ("skills", index); here the
+            # skills are under their party's name.
+            first, *more = error.violations
+            raise RulesError(
+                first.msg,
+                ("skills", party, *first.loc[1:]),
+                more=[RuleViolation(("skills", party, *v.loc[1:]), v.msg) for v in more],
+            ) from None
+
+
+def token_chance(config: rules.Config, party: rules.Party, skill: str) -> Fraction:
+    """The probability that the party's best result for `skill` earns a token."""
+    missing = 1
+    for member in party.members:
+        modifier = member.modifier(skill)
+        missing *= sum(
+            1 for face in range(1, D20 + 1) if not rules._earns_token(config, face + modifier)
+        )
+    return 1 - Fraction(missing, D20 ** len(party.members))
+
+
+def party_token_odds(config: rules.Config, party: str, skills: Sequence[str]) -> PartyTokenOdds:
+    """The exact token odds of `party` choosing `skills` this round (checked beforehand)."""
+    side = config.party(party)
+    if side is None:
+        raise RulesError("not a party of this skill game", ("skills", party))
+    chances = {skill: token_chance(config, side, skill) for skill in skills}
+    tokens: dict[int, Fraction] = {0: Fraction(1)}
+    for chance in chances.values():
+        following: dict[int, Fraction] = {}
+        for earned, probability in tokens.items():
+            following[earned] = following.get(earned, Fraction(0)) + probability * (1 - chance)
+            following[earned + 1] = following.get(earned + 1, Fraction(0)) + probability * chance
+        tokens = following
+    return PartyTokenOdds(
+        party=party,
+        skills=tuple(skills),
+        token=chances,
+        tokens={earned: p for earned, p in sorted(tokens.items()) if p},
+        expected=sum(chances.values(), Fraction(0)),
+    )
+
+
+def token_odds(
+    config: rules.Config, skills: Mapping[str, Sequence[str]]
+) -> tuple[PartyTokenOdds, ...]:
+    """Each named party's token odds for one round (docs/rules.md#skill-games), for a config
+    `check_config` accepts; checks the choices first."""
+    check_choices(config, skills)
+    return tuple(party_token_odds(config, party, chosen) for party, chosen in skills.items())
