@@ -19,7 +19,7 @@ from app.api.docs import install_docs
 from app.api.events import start_events, stop_events
 from app.api.kinds import ContestKind
 from app.api.registry import KINDS
-from app.api.routing import PrefixDispatch
+from app.api.routing import LeanLane, PrefixDispatch
 from app.cors import add_cors
 from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
@@ -103,7 +103,10 @@ def create_app(
     served = list(app.router.routes)  # these, the docs pages and FastAPI's /openapi.json
     # The dispatcher goes first and answers every request that has a route; the routes stay
     # listed after it for introspection (and are reached directly only by unknown paths).
-    app.router.routes.insert(0, PrefixDispatch(served))
+    dispatch = PrefixDispatch(served)
+    app.router.routes.insert(0, dispatch)
+    # Innermost: the lean routes' requests go from here straight to their handlers.
+    app.add_middleware(LeanLane, dispatch=dispatch)
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, settings=settings)
     app.add_middleware(Edge, max_bytes=settings.max_body_bytes, settings=settings)

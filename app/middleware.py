@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import itertools
 import logging
+import os
 import re
 import secrets
 import time
@@ -171,7 +172,7 @@ class Edge:
             elif name == b"x-forwarded-for":
                 forwarded = value
         if request_id is None:
-            request_id = secrets.token_hex(16).encode()
+            request_id = new_request_id()
         if forwarded is not None and self.proxies is not None:
             peer = scope.get("client")
             if peer and self.proxies.trusts(peer[0]):
@@ -179,6 +180,9 @@ class Edge:
         id_header = (b"x-request-id", request_id)
         seen = 0
         status = 0
+        # A body with a Content-Length cannot outgrow it (the HTTP server reads no further):
+        # checked above. Only a chunked body is counted as it is read.
+        inner_receive = receive if declared >= 0 else None
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -204,7 +208,7 @@ class Edge:
                 response.headers["connection"] = "close"
                 await response(scope, receive, edge_send)
             else:
-                await self.app(scope, limited_receive, edge_send)
+                await self.app(scope, inner_receive or limited_receive, edge_send)
         except ClientDisconnect:
             # Nobody is left to answer; the request's log line (at info) says 499.
             status = CLIENT_CLOSED
@@ -248,6 +252,23 @@ class Edge:
         else:
             log.exception("unhandled error", exc_info=exc)
         return api_error_response(ApiError("an unexpected error occurred; nothing was changed"))
+
+
+def new_request_id() -> bytes:
+    """A request id unique across processes: this process's random prefix and a counter
+    (a request id names a request in the logs; it is no secret)."""
+    return b"%s%016x" % (_id_prefix[0], next(_id_counter))
+
+
+def _new_id_prefix() -> None:
+    _id_prefix[0] = secrets.token_hex(8).encode()
+
+
+_id_prefix = [b""]
+_id_counter = itertools.count(1)
+_new_id_prefix()
+# A forked worker starts its own prefix, so that two workers never share an id.
+os.register_at_fork(after_in_child=_new_id_prefix)
 
 
 def resolve_template(scope: Scope) -> str:

@@ -16,10 +16,14 @@ of the request: never a header, a token, an Idempotency-Key or a body.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
 import os
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -255,29 +259,70 @@ def configure_logging(json_logs: bool) -> None:
 def log_request(request_id: str, method: str, route: str, status: int, seconds: float) -> None:
     """The request's one log line.
 
-    In JSON, the line is written straight to stderr: a LogRecord and its handler cost three
-    times the line itself (about 24 µs against 7 µs a request, measured).
+    In JSON, the line is queued and the lines queued meanwhile are written together, once per
+    turn of the event loop (`flush_request_log`): a write to a pipe per request cost a
+    quick contest about a quarter of its time (18 µs of 70, measured in-process), and a
+    LogRecord with its handler three times the line itself. The fields are all the service's
+    own text (a request id passes `SANE_REQUEST_ID`, a method is one of a fixed set, a route
+    is a template of the app's), so the line is formatted without a JSON encoder's escaping.
     """
     if not REQUEST_LOG.isEnabledFor(logging.INFO):
         return
-    fields = {
-        "request_id": request_id,
-        "method": method,
-        "route": route,
-        "status": status,
-        "duration_ms": round(seconds * 1000.0, 3),
-    }
-    if _json_requests:
-        line = {
-            "time": timestamp(time.time()),
-            "level": "info",
-            "logger": REQUEST_LOG.name,
-            "message": "request",
-            **fields,
-        }
-        sys.stderr.write(orjson.dumps(line).decode() + "\n")
+    duration = round(seconds * 1000.0, 3)
+    if not _json_requests:
+        REQUEST_LOG.info(
+            "request",
+            extra={
+                "request_id": request_id,
+                "method": method,
+                "route": route,
+                "status": status,
+                "duration_ms": duration,
+            },
+        )
         return
-    REQUEST_LOG.info("request", extra=fields)
+    _queued.append(
+        f'{{"time":"{timestamp(time.time())}","level":"info","logger":"arbiter.request",'
+        f'"message":"request","request_id":"{request_id}","method":"{method}",'
+        f'"route":{orjson.dumps(route).decode()},"status":{status},"duration_ms":{duration}}}\n'
+    )
+    global _flush_scheduled
+    if _flush_scheduled:
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        flush_request_log()
+        return
+    _flush_scheduled = True
+    loop.call_soon(flush_request_log)
+
+
+def flush_request_log() -> None:
+    """Write the queued request lines to stderr, in one write.
+
+    Safe from any thread: when it returns, every line queued before the call is written
+    (a test reading stderr calls it first).
+    """
+    global _flush_scheduled
+    with _flushing:
+        _flush_scheduled = False
+        lines: list[str] = []
+        while True:
+            try:
+                lines.append(_queued.popleft())
+            except IndexError:
+                break
+        if lines:
+            sys.stderr.write("".join(lines))
+            sys.stderr.flush()
+
+
+#: Request lines not yet written (a deque: appends and pops are atomic across threads).
+_queued: deque[str] = deque()
+_flush_scheduled = False
+_flushing = threading.Lock()
+atexit.register(flush_request_log)
 
 
 _json_requests = False

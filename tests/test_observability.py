@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.main import create_app
+from app.observability import flush_request_log
 from app.settings import Settings
 from app.store.database import upgrade_to_head
 
@@ -225,6 +226,7 @@ def test_json_log_line_per_request_without_secrets(
     created = client.post("/v1/arm-wrestles", json=ARM_WRESTLE)
     gm = created.json()["tokens"]["gm"]
     path = f"/v1/arm-wrestles/{created.json()['id']}/rounds"
+    flush_request_log()
     capsys.readouterr()
     played = client.post(
         path,
@@ -238,6 +240,7 @@ def test_json_log_line_per_request_without_secrets(
     assert played.status_code == 200
     refused = client.post(path, json={}, headers={"authorization": "Bearer not-a-token-abc"})
     assert refused.status_code in (401, 404)
+    flush_request_log()
     logged = capsys.readouterr().err
     assert gm not in logged
     assert "secret-round-key-1" not in logged
@@ -337,3 +340,54 @@ def test_disconnect_mid_body_is_not_a_server_error(
     assert [(line["level"], line["request_id"], line["status"]) for line in lines] == [
         ("info", "gone-1", 499)
     ]
+
+
+def test_request_lines_of_one_loop_turn_are_written_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.observability import configure_logging, log_request
+
+    writes: list[str] = []
+
+    class Stream:
+        def write(self, text: str) -> int:
+            writes.append(text)
+            return len(text)
+
+        def flush(self) -> None:
+            return None
+
+    configure_logging(json_logs=True)
+    monkeypatch.setattr("sys.stderr", Stream())
+
+    async def three_requests() -> None:
+        for number in range(3):
+            log_request(f"r-{number}", "POST", "/v1/gurps/quick-contest", 200, 0.001)
+        assert writes == []  # queued until the loop's next turn
+
+    asyncio.run(three_requests())  # the loop runs its queued callbacks before it closes
+    assert len(writes) == 1
+    assert [line["request_id"] for line in request_lines(writes[0])] == ["r-0", "r-1", "r-2"]
+
+
+def _child_request_id(pipe: Any) -> None:
+    from app.middleware import new_request_id
+
+    pipe.send(new_request_id())
+
+
+def test_made_request_ids_differ_across_forked_workers() -> None:
+    import multiprocessing
+
+    from app.middleware import new_request_id
+
+    here = new_request_id()
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(target=_child_request_id, args=(sending,))
+    child.start()
+    there = receiving.recv()
+    child.join()
+    assert len(here) == len(there) == 32
+    # Each process has its own random half; the counters may well agree.
+    assert here[:16] != there[:16]

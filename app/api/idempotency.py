@@ -17,7 +17,7 @@ import orjson
 from fastapi import Request
 from starlette.responses import Response
 
-from app.api.common import JSON, message_response, preferred_form
+from app.api.common import JSON, message_response, preferred_form, read_body
 from app.api.security import (
     TamperedAnswer,
     key_digest,
@@ -131,7 +131,7 @@ async def keyed(request: Request, scope: str, token: str | None) -> Keyed | None
         scope,
         key,
         key_digest(scope, key),
-        request_fingerprint(request.method, request.url.path, token, await request.body()),
+        request_fingerprint(request.method, request.url.path, token, await read_body(request)),
         timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds),
     )
 

@@ -32,7 +32,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from app.api import odds
-from app.api.common import message_doc, respond
+from app.api.common import message_doc, read_body, respond
 from app.api.events import events_route, publish
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import ContestKind, load_session, purposes
@@ -632,7 +632,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
     async def remove(request: Request, session_id: str) -> Response:
         """Delete the session and its rounds (GM token); afterwards it is 404."""
-        await request.body()  # ignored, but it still counts towards the size limit
+        await read_body(request)  # ignored, but it still counts towards the size limit
         return await mutate(request, kind, session_id, lambda _record, _role: Deletion())
 
     router.add_api_route(

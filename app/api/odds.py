@@ -38,6 +38,7 @@ from app.api.routing import LeanRoute
 from app.api.schemas.arm_wrestles import ArmWrestleCreate
 from app.api.schemas.cairn import CairnRollRequest
 from app.api.schemas.chases import ChaseTerrain
+from app.api.schemas.common import validate_json
 from app.api.schemas.gurps import (
     QuickContestRequest,
     RegularContestRequest,
@@ -834,7 +835,7 @@ async def chase_session_odds(
     if raw is None:
         raise RulesError("the terrain of the increments to come is needed", ("query", "terrain"))
     try:
-        terrain = ChaseTerrain.model_validate_json(raw).to_terrain()
+        terrain = validate_json(ChaseTerrain, raw.encode()).to_terrain()
     except ValidationError as error:
         raise RulesError(
             "not a terrain: " + "; ".join(str(e["msg"]) for e in error.errors()),

@@ -226,7 +226,8 @@ class Dice:
             self._budget.spend(count)
         values = self._take(key, count, sides)
         if values is None:
-            values = tuple(self._rng.die(sides) for _ in range(count))
+            die = self._rng.die
+            values = tuple([die(sides) for _ in range(count)])
             source: Source = "rolled"
         else:
             source = "supplied"
