@@ -9,8 +9,9 @@ every pair of a round shares it). It uses the rules' own formulas: `check_modifi
 
 The DS pairs are not bounded (a leader's DS may fall below 0, and the lead change hands again
 and again), so the walk counts its work (pairs x outcomes of the Strength checks); past
-`EXACT_BUDGET` it stops and the odds are estimated by playing the match itself
-(`arm_wrestling.play_round`) with seeded dice, within `SIMULATION_BUDGET` rounds.
+`EXACT_BUDGET` it stops and the odds are estimated by conditional Monte Carlo
+(`simulated_odds`: seeded Strength checks, fatigue by its exact chances), within
+`SIMULATION_BUDGET` rounds.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ from typing import Final
 
 from app.rules import arm_wrestling as rules
 from app.rules.dice import SeededRng
-from app.rules.odds.simulation import Estimate, estimate
+from app.rules.odds.simulation import Estimate, Moments
 
-#: Most pair x outcome steps an exact walk may take (about 0.05 s of work on one core).
-EXACT_BUDGET: Final = 60_000
-#: Most rounds a Monte Carlo estimate plays (about 0.05 s of work on one core).
-SIMULATION_BUDGET: Final = 20_000
+#: Most pair x outcome steps an exact walk may take (about 0.4 ms of work on one core): a
+#: match near its end, or a short one, fits; a fresh full-length match does not (its DS pairs
+#: number in the thousands within a few rounds, and the exact weights grow by 400 a round).
+EXACT_BUDGET: Final = 2_000
+#: Rounds a Monte Carlo estimate plays (about 2 ms of work on one core), so that the odds
+#: cost a few round trips of a resolution.
+SIMULATION_BUDGET: Final = 2_500
 D20: Final = 20
 
 
@@ -169,11 +173,17 @@ class ArmWrestleEstimate:
 def simulated_odds(
     config: rules.Config, state: rules.State, seed: int, budget: int = SIMULATION_BUDGET
 ) -> ArmWrestleEstimate:
-    """Play the match from `state` with seeded dice until `budget` rounds are spent.
+    """Conditional Monte Carlo from `state`: seeded Strength checks, exact fatigue.
 
-    The rounds follow `play_round`'s steps with the same formulas (`fatigue_dc`, `push`,
-    `leader_index`), without building a round record per round: damage and consequences do
-    not change who wins.
+    Each trial rolls the opposed Strength checks round after round (seeded dice, `push`,
+    the target), and takes the fatigue checks by their exact chances rather than rolling
+    them: a round's fatigue checks depend on its number alone, never on the DS. So a trial
+    adds to each outcome its exact probability given the Strength rolls it made (one
+    failing: the other wins; both: the leader, or a draw), and goes on with the chance that
+    both passed, until someone reaches the target, nobody can pass any more, or `max_rounds`
+    stop it. The average of these is unbiased and varies less than counting played-out
+    matches; the standard errors are the trials' own. Trials are played until `budget`
+    rounds are spent.
     """
     if state.finished:
         exact = _finished(state)
@@ -187,53 +197,71 @@ def simulated_odds(
             seed=seed,
         )
     die = SeededRng(seed, "odds:arm-wrestle").die
-    free = [rules.free_rounds(config, side) for side in config.competitors]
-    fatigue_mod = [rules.fatigue_modifier(config, side) for side in config.competitors]
     mod_a = rules.check_modifier(config, config.a)
     mod_b = rules.check_modifier(config, config.b)
-    target, max_rounds = config.target, config.max_rounds
-    outcomes: Counter[str] = Counter()
-    rounds = trials = total_rounds = 0
+    target = config.target
+    failing = _fatigue_failures(config, state)
+    totals = [Moments(), Moments(), Moments(), Moments()]  # a, b, draw, undecided
+    rounds = trials = 0
+    total_rounds = 0.0
     while rounds < budget or trials == 0:
         ds = state.ds
-        checks = list(state.con_checks_made)
-        number = state.rounds_played
-        result = "max_rounds"
-        while number < max_rounds:
-            number += 1
+        alive = 1.0
+        won = [0.0, 0.0, 0.0, 0.0]
+        played = float(state.rounds_played)
+        for fail_a, fail_b in failing:
             rounds += 1
-            failed = [False, False]
-            for index in (0, 1):
-                if number > free[index]:
-                    dc = rules.fatigue_dc(checks[index])
-                    checks[index] += 1
-                    failed[index] = die(D20) + fatigue_mod[index] < dc
-            if failed[0] or failed[1]:
-                if failed[0] and failed[1]:
-                    leader = rules.leader_index(ds)
-                    result = "draw" if leader is None else "ab"[leader]
-                else:
-                    result = "b" if failed[0] else "a"
+            played += alive
+            # Fatigue: exactly one failing ends it for the other; both, for the leader.
+            won[1] += alive * fail_a * (1 - fail_b)
+            won[0] += alive * fail_b * (1 - fail_a)
+            leader = rules.leader_index(ds)
+            won[2 if leader is None else leader] += alive * fail_a * fail_b
+            alive *= (1 - fail_a) * (1 - fail_b)
+            if alive == 0.0:
                 break
             difference = (die(D20) + mod_a) - (die(D20) + mod_b)
             if difference:
                 winner = 0 if difference > 0 else 1
                 ds = rules.push(ds, winner, abs(difference))
                 if ds[winner] >= target:
-                    result = "ab"[winner]
+                    won[winner] += alive
+                    alive = 0.0
                     break
+        won[3] += alive  # stopped by max_rounds
         trials += 1
-        total_rounds += number
-        outcomes[result] += 1
+        total_rounds += played
+        for moments, value in zip(totals, won, strict=True):
+            moments.add(value)
     return ArmWrestleEstimate(
-        a_wins=estimate(outcomes["a"], trials),
-        b_wins=estimate(outcomes["b"], trials),
-        draw=estimate(outcomes["draw"], trials),
-        undecided=estimate(outcomes["max_rounds"], trials),
+        a_wins=totals[0].estimate(),
+        b_wins=totals[1].estimate(),
+        draw=totals[2].estimate(),
+        undecided=totals[3].estimate(),
         expected_rounds=total_rounds / trials,
         trials=trials,
         seed=seed,
     )
+
+
+def _fatigue_failures(config: rules.Config, state: rules.State) -> list[tuple[float, float]]:
+    """For each round left before `max_rounds`: the chance that a's and b's fatigue checks
+    fail, given that both passed every earlier one (`fatigue_dc` grows with each check)."""
+    free = [rules.free_rounds(config, side) for side in config.competitors]
+    modifier = [rules.fatigue_modifier(config, side) for side in config.competitors]
+    checks = list(state.con_checks_made)
+    chances: list[tuple[float, float]] = []
+    for number in range(state.rounds_played + 1, config.max_rounds + 1):
+        failing = [0.0, 0.0]
+        for index in (0, 1):
+            if number > free[index]:
+                passes = _passes(modifier[index], rules.fatigue_dc(checks[index]))
+                failing[index] = (D20 - passes) / D20
+                checks[index] += 1
+        chances.append((failing[0], failing[1]))
+        if failing[0] == 1.0 and failing[1] == 1.0:
+            break  # nobody passes: no round after this one is reached
+    return chances
 
 
 @lru_cache(maxsize=256)
