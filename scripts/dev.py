@@ -175,7 +175,9 @@ def lint() -> None:
 
 
 def bench(extra: list[str]) -> None:
+    """Throughput and latency against a bare app (bench/run.py), then the odds (bench/odds.py)."""
     run(PYTHON, "bench/run.py", *extra)
+    run(PYTHON, "bench/odds.py")
 
 
 def main() -> None:

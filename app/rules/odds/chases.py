@@ -13,9 +13,9 @@ rules' own functions, enumerated die by die (`enumeration.outcomes`):
 
 Those parts are independent given who rests, so a transition's probability is their product;
 `play_round` composes them in the same order (tests compare both, die by die, on small chases).
-Past `EXACT_BUDGET` steps (leads x transitions), or when an enumeration has no bound (retries
-without `max_retries`), the odds are estimated by playing `play_round` itself with seeded dice,
-within `SIMULATION_BUDGET` increments.
+Past `EXACT_BUDGET` (steps of leads x transitions, weighted by the weights' length), or when
+an enumeration has no bound (retries without `max_retries`), the odds are estimated by playing
+`play_round` itself with seeded dice, within `SIMULATION_BUDGET` increments.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from app.rules.errors import RulesError
 from app.rules.odds.enumeration import TooLarge, no_damage, outcomes
 from app.rules.odds.simulation import Estimate, estimate
 
-#: Most lead x transition steps an exact walk may take (about 0.1 s of work on one core).
-EXACT_BUDGET: Final = 300_000
+#: Most work an exact walk may do, in lead x transition steps weighted by the length of the
+#: weights in 64-bit words (they grow by every increment's scale): about 0.1 s on one core.
+EXACT_BUDGET: Final = 10_000_000
 #: Most increments a Monte Carlo estimate plays (about 0.15 s of work on one core).
 SIMULATION_BUDGET: Final = 4_000
 #: Most runs of the rules one side's increment (or the hide contest) may be enumerated with.
@@ -229,13 +230,14 @@ def exact_odds(
     denominator = lcm(*(p.denominator for p in leads.values()))
     layer: dict[int, int] = {lead: int(p * denominator) for lead, p in leads.items() if p}
     ends: Counter[End] = Counter()
-    ended: dict[End, Fraction] = dict.fromkeys(("caught", "escaped", "hid", "gave-up"), Fraction(0))
-    expected = Fraction(state.increments)
+    # Numerators over `denominator`.
+    ended: dict[End, int] = dict.fromkeys(("caught", "escaped", "hid", "gave-up"), 0)
+    expected = 0  # increments to come, over `denominator` like the ends
     raced, mounted = state.increments, state.mounted_increments
     steps = 0
     tables: dict[tuple[bool, Fraction, Fraction], tuple[int, list[tuple[Step, int]]]] = {}
     while layer and raced < config.max_rounds:
-        expected += Fraction(sum(layer.values()), denominator)
+        expected += sum(layer.values())
         pass_e = _passes_constitution(config, escapee, terrain, raced, mounted)
         pass_c = _passes_constitution(config, chaser, terrain, raced, mounted)
         for hide in (False, True):
@@ -254,6 +256,8 @@ def exact_odds(
         scale = lcm(scale_none, scale_hide)
         raced += 1
         mounted += 1 if terrain.increment.mounted else 0
+        # A step's cost grows with the weights' length (the denominator's): counted in words.
+        size = 1 + denominator.bit_length() // 64
         following: dict[int, int] = {}
         ends.clear()
         for lead, weight in layer.items():
@@ -261,7 +265,7 @@ def exact_odds(
             hides = isinstance(tactic, rules.Hide)
             table = table_hide if hides else table_none
             factor = weight * (scale // (scale_hide if hides else scale_none))
-            steps += len(table)
+            steps += len(table) * size
             if steps > budget:
                 raise TooLarge
             for (change, tag), count in table:
@@ -272,15 +276,18 @@ def exact_odds(
                 else:
                     ends[end] += factor * count
         denominator *= scale
-        for end, count in ends.items():
-            ended[end] += Fraction(count, denominator)
+        # The ends so far, over the new denominator (one Fraction each at the end: adding
+        # Fractions every increment spent most of the walk in gcds of long numbers).
+        for end in ended:
+            ended[end] = ended[end] * scale + ends[end]
+        expected *= scale
         layer = following
     return ChaseOdds(
-        caught=ended["caught"],
-        escaped=ended["escaped"] + ended["hid"],
-        hid=ended["hid"],
-        gave_up=ended["gave-up"],
-        expected_increments=expected,
+        caught=Fraction(ended["caught"], denominator),
+        escaped=Fraction(ended["escaped"] + ended["hid"], denominator),
+        hid=Fraction(ended["hid"], denominator),
+        gave_up=Fraction(ended["gave-up"], denominator),
+        expected_increments=state.increments + Fraction(expected, denominator),
     )
 
 

@@ -90,13 +90,20 @@ def party_token_odds(config: rules.Config, party: str, skills: Sequence[str]) ->
     if side is None:
         raise RulesError("not a party of this skill game", ("skills", party))
     chances = {skill: token_chance(config, side, skill) for skill in skills}
-    tokens: dict[int, Fraction] = {0: Fraction(1)}
+    # Every chance is a whole number over D = 20**members: the convolution runs on those
+    # numerators (weights over D**skills), with one Fraction per count at the end.
+    scale = D20 ** len(side.members)
+    weights = [1]
     for chance in chances.values():
-        following: dict[int, Fraction] = {}
-        for earned, probability in tokens.items():
-            following[earned] = following.get(earned, Fraction(0)) + probability * (1 - chance)
-            following[earned + 1] = following.get(earned + 1, Fraction(0)) + probability * chance
-        tokens = following
+        hit = int(chance * scale)
+        miss = scale - hit
+        following = [0] * (len(weights) + 1)
+        for earned, weight in enumerate(weights):
+            following[earned] += weight * miss
+            following[earned + 1] += weight * hit
+        weights = following
+    total = scale ** len(chances)
+    tokens = {earned: Fraction(weight, total) for earned, weight in enumerate(weights)}
     return PartyTokenOdds(
         party=party,
         skills=tuple(skills),
