@@ -49,20 +49,68 @@ def prefix_of(path: str) -> str:
 
 
 class PrefixDispatch(BaseRoute):
-    """One route standing for many, grouped by `prefix_of` their paths."""
+    """One route standing for many, grouped by `prefix_of` their paths, then by shape.
+
+    Within a prefix, a request is matched only against the routes its path could fit: those
+    with as many segments and either its last segment as their literal last one or a
+    parameter there (`/v1/arm-wrestles/x/rounds` meets `…/{session_id}/rounds`, not
+    `…/{session_id}/resolve`), in their order. A route whose parameter may span segments
+    (`{name:path}`) is a candidate for every path of its prefix.
+    """
 
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         self.routes = list(routes)
         self.by_prefix: dict[str, list[BaseRoute]] = defaultdict(list)
+        spanning: dict[str, list[BaseRoute]] = defaultdict(list)
+        shapes: dict[tuple[str, int, str | None], list[BaseRoute]] = defaultdict(list)
         for route in self.routes:
             path = getattr(route, "path", "")
-            if "{" in prefix_of(path):
+            prefix = prefix_of(path)
+            if "{" in prefix:
                 raise ValueError(f"route {path} has a parameter in its first two segments")
-            self.by_prefix[prefix_of(path)].append(route)
+            self.by_prefix[prefix].append(route)
+            segments = path.split("/")
+            if ":path}" in path:
+                spanning[prefix].append(route)
+            else:
+                last = segments[-1] if "{" not in segments[-1] else None
+                shapes[(prefix, len(segments), last)].append(route)
+        order = {id(route): index for index, route in enumerate(self.routes)}
+
+        def ordered(*groups: Sequence[BaseRoute]) -> tuple[BaseRoute, ...]:
+            return tuple(sorted((r for group in groups for r in group), key=lambda r: order[id(r)]))
+
+        #: (prefix, segments, literal last segment) -> the routes such a path may match.
+        self.by_literal: dict[tuple[str, int, str], tuple[BaseRoute, ...]] = {
+            (prefix, count, last): ordered(
+                routes, shapes.get((prefix, count, None), ()), spanning.get(prefix, ())
+            )
+            for (prefix, count, last), routes in shapes.items()
+            if last is not None
+        }
+        #: (prefix, segments) -> the routes a path with any other last segment may match.
+        self.by_count: dict[tuple[str, int], tuple[BaseRoute, ...]] = {
+            (prefix, count): ordered(routes, spanning.get(prefix, ()))
+            for (prefix, count, last), routes in shapes.items()
+            if last is None
+        }
+        self.spanning = {prefix: ordered(routes) for prefix, routes in spanning.items()}
         #: (type, method, path) -> the route without path parameters that served it in full
         #: (the first in order, as the scan would find it again), matched alone next time;
         #: as many entries as such routes and their methods.
         self.static: dict[tuple[str, str | None, str], BaseRoute] = {}
+
+    def candidates(self, path: str) -> Sequence[BaseRoute]:
+        """The routes `path` may match, in their order."""
+        segments = path.split("/")
+        prefix = "/".join(segments[:3])
+        count = len(segments)
+        found = self.by_literal.get((prefix, count, segments[-1]))
+        if found is None:
+            found = self.by_count.get((prefix, count))
+        if found is None:
+            found = self.spanning.get(prefix, ())
+        return found
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if scope["type"] not in ("http", "websocket"):
@@ -73,7 +121,7 @@ class PrefixDispatch(BaseRoute):
             if match == Match.FULL:
                 return match, {**child_scope, SELECTED: static}
         partial: tuple[BaseRoute, Scope] | None = None
-        for route in self.by_prefix.get(prefix_of(scope["path"]), ()):
+        for route in self.candidates(scope["path"]):
             match, child_scope = route.matches(scope)
             if match == Match.FULL:
                 if not getattr(route, "param_convertors", True):
@@ -89,7 +137,7 @@ class PrefixDispatch(BaseRoute):
     def allowed(self, scope: Scope) -> str:
         """The methods served at this request's path (which none of them is), for `Allow`."""
         methods: set[str] = set()
-        for route in self.by_prefix.get(prefix_of(scope["path"]), ()):
+        for route in self.candidates(scope["path"]):
             if route.matches(scope)[0] is not Match.NONE:
                 methods.update(getattr(route, "methods", None) or ())
         return ", ".join(sorted(methods))
