@@ -6,7 +6,8 @@ limit, the rate limit, the store's 503), so `declare_contract(app)` adds it to t
 derived from each operation's place in the API rather than from a table per path:
 
 * a *session call* has `{session_id}` in its path: bearer token (401, 404), and when it
-  changes something (any method but GET) 403, 409, 412, If-Match and Idempotency-Key;
+  changes something (any method but GET, save a question asked in a body: `POST …/odds`)
+  403, 409, 412, If-Match and Idempotency-Key;
 * a *creation* is a POST to the collection of a session path (`/v1/arm-wrestles`): an
   optional bearer secret that scopes its Idempotency-Key, 201 with Location and ETag;
 * a *one-shot* is any other `/v1/…` operation; the *operations* endpoints (`/healthz`, …)
@@ -36,6 +37,8 @@ Operation = dict[str, Any]
 BEARER = "bearer"
 SESSION_PARAMETER = "{session_id}"
 MUTATING = frozenset({"post", "put", "patch", "delete"})
+#: Session paths whose POST only reads (the question is in the body): a chase's odds from here.
+READ_ONLY_POSTS = ("/odds",)
 FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 #: Where the store answers from: these call it, so they answer 503 while it is away.
 STORE_OPERATIONS = frozenset({"/readyz"})
@@ -239,7 +242,7 @@ REQUEST_ID = parameter("X-Request-ID", REQUEST_ID_DOC, STRING)
 def declare(path: str, method: str, operation: Operation, *, creation: bool) -> None:
     """Complete one operation: its error statuses, security, and request and answer headers."""
     session = SESSION_PARAMETER in path
-    changes = session and method in MUTATING
+    changes = session and method in MUTATING and not path.endswith(READ_ONLY_POSTS)
     keyed = changes or creation
     has_body = "requestBody" in operation
     has_query = any(p.get("in") == "query" for p in operation.get("parameters", ()))

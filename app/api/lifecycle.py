@@ -630,6 +630,38 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             operation_id=f"odds{prefix}FromHere",
         )
 
+    asked = odds.SESSION_ODDS_BODIES.get(kind.path)
+    if asked is not None:
+
+        async def session_odds_asked(
+            request: Request, session_id: str, body: DeferredBody[Any]
+        ) -> Response:
+            """The odds from the session's current state, the question in a JSON body (any
+            token of this session; the body is read once the token is known to hold a role
+            here). Changes nothing: the same answer as `GET …/odds` for the same question.
+
+            `ETag` names the version they were computed at.
+            """
+            token = bearer_token(request)
+
+            async def transaction(connection: Transaction) -> SessionRecord:
+                return await _readable(connection, kind, session_id, token)
+
+            record = await unit_of_work(request).run("read", transaction)
+            question = await body.load()
+            config, state = load_session(kind, record.config, record.state)
+            answer = await asked.answer(config, state, question)
+            return respond(request, answer, 200, {"ETag": etag(record.version)})
+
+        router.add_api_route(
+            "/{session_id}/odds",
+            declare_body(session_odds_asked, asked.model, asked.examples),
+            methods=["POST"],
+            response_model=odds.SESSION_ODDS[kind.path],
+            summary=f"Odds of {_a(kind.title)} from where it stands, asked in JSON",
+            operation_id=asked.operation_id,
+        )
+
     async def remove(request: Request, session_id: str) -> Response:
         """Delete the session and its rounds (GM token); afterwards it is 404."""
         await read_body(request)  # ignored, but it still counts towards the size limit

@@ -3,7 +3,9 @@
 Each `POST /v1/odds/...` takes the body of the matching resolution or session creation (its
 dice and seed are not used, except the seed of a Monte Carlo estimate) with the same
 validation and errors, and answers from `app.rules.odds`. `session_odds` answers the same
-questions from a session's config and state ("odds from here", `GET /v1/{kind}/{id}/odds`).
+questions from a session's config and state ("odds from here", `GET /v1/{kind}/{id}/odds`);
+the kinds of `SESSION_ODDS_BODIES` (chases) also take that question as a JSON body
+(`POST /v1/{kind}/{id}/odds`, the same answer).
 
 Speed: the GURPS questions take well under a millisecond and run inline. The heavier ones
 (a Cairn distribution, an arm wrestle's walk or its Monte Carlo estimate, every chart) run in
@@ -19,7 +21,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from functools import cache, lru_cache
@@ -38,7 +40,7 @@ from app.api.routing import LeanRoute
 from app.api.schemas.arm_wrestles import ArmWrestleCreate
 from app.api.schemas.cairn import CairnRollRequest
 from app.api.schemas.chases import ChaseTerrain
-from app.api.schemas.common import validate_json
+from app.api.schemas.common import Strict, validate_json
 from app.api.schemas.gurps import (
     QuickContestRequest,
     RegularContestRequest,
@@ -49,6 +51,7 @@ from app.api.schemas.odds import (
     OddsArmWrestleAnswer,
     OddsCairnAnswer,
     OddsChaseAnswer,
+    OddsChaseFromHereRequest,
     OddsChaseRequest,
     OddsPartyTokens,
     OddsQuickContestAnswer,
@@ -167,6 +170,25 @@ async def _maybe_chart(
     if kind is None:
         return answer
     body = await off_loop(charts.bar_chart_bytes, tuple(distribution.items()), title, xlabel, kind)
+    return Response(body, media_type=kind)
+
+
+async def _maybe_grouped_chart(
+    request: Request,
+    answer: T,
+    series: Mapping[str, Mapping[str, float]],
+    title: str,
+    xlabel: str,
+    legend_title: str,
+) -> T | Response:
+    """`_maybe_chart` for several distributions, one per name: grouped bars, a legend."""
+    kind = charts.wanted_image(request)
+    if kind is None:
+        return answer
+    hashable = tuple((name, tuple(values.items())) for name, values in series.items())
+    body = await off_loop(
+        charts.grouped_bar_chart_bytes, hashable, title, xlabel, kind, legend_title
+    )
     return Response(body, media_type=kind)
 
 
@@ -565,6 +587,7 @@ def _check_tokens_request(body: OddsSkillGameTokensRequest) -> skill_games.Confi
 
 
 async def skill_game_tokens(
+    request: Request,
     body: Annotated[
         OddsSkillGameTokensRequest,
         Body(
@@ -600,9 +623,10 @@ async def skill_game_tokens(
             )
         ),
     ],
-) -> OddsSkillGameTokensAnswer:
+) -> OddsSkillGameTokensAnswer | Response:
     """Exact odds of the tokens each party earns in one round for its chosen skills
-    (docs/rules.md#skill-games)."""
+    (docs/rules.md#skill-games); for `Accept: image/svg+xml` or `image/png`, the parties'
+    distributions as grouped bars."""
     config = _check_tokens_request(body)
     checks = 0
     for party, chosen in body.skills.items():
@@ -611,8 +635,18 @@ async def skill_game_tokens(
         checks += len(side.members) * len(chosen)
     body_json = body.model_dump_json()
     if checks <= INLINE_TOKEN_CHECKS:
-        return _inline_cached(skill_game_tokens_answer, body_json)
-    return await off_loop(skill_game_tokens_answer, body_json)
+        answer = _inline_cached(skill_game_tokens_answer, body_json)
+    else:
+        answer = await off_loop(skill_game_tokens_answer, body_json)
+    series = {party: tokens["tokens"] for party, tokens in answer["parties"].items()}
+    return await _maybe_grouped_chart(
+        request,
+        answer,
+        series,
+        f"Tokens earned in one round (DC {answer['dc']}, token rule {answer['token_rule']})",
+        "tokens earned",
+        "party",
+    )
 
 
 def _inline_cached(function: Callable[..., T], *args: Any) -> T:
@@ -841,14 +875,67 @@ async def chase_session_odds(
             "not a terrain: " + "; ".join(str(e["msg"]) for e in error.errors()),
             ("query", "terrain"),
         ) from None
-    policy = query.get("tactic_policy", "none")
-    if policy not in ("none", "hide-when-possible"):
+    asked = query.get("tactic_policy", "none")
+    if asked not in ("none", "hide-when-possible"):
         raise RulesError(
             "tactic_policy must be none or hide-when-possible", ("query", "tactic_policy")
         )
+    policy: chase_odds.Policy = "none" if asked == "none" else "hide-when-possible"
+    return await _chase_from_here(config, state, terrain, policy, int(query.get("seed", "0")))
+
+
+async def chase_odds_from_body(
+    config: chases.Config, state: chases.State, body: OddsChaseFromHereRequest
+) -> OddsChaseAnswer:
+    """A chase's odds from here asked with a JSON body (`POST …/odds`): the same answer as
+    `chase_session_odds` for the same terrain, policy and seed."""
+    terrain = body.terrain.to_terrain()
+    return await _chase_from_here(config, state, terrain, body.tactic_policy, body.seed or 0)
+
+
+async def _chase_from_here(
+    config: chases.Config,
+    state: chases.State,
+    terrain: chases.Terrain,
+    policy: chase_odds.Policy,
+    seed: int,
+) -> OddsChaseAnswer:
     check_chase_terrain(config, terrain)
-    seed = int(query.get("seed", "0"))
     return await off_loop(chase_answer, _json(config), _json(state), _json(terrain), policy, seed)
+
+
+class OddsBody(NamedTuple):
+    """How a kind's session takes the question of its odds from here as a JSON body
+    (`POST /v1/{kind}/{id}/odds`): the body's model, the operation's id and examples, and
+    the answer from the kind's rules config and state and the validated body."""
+
+    model: type[Strict]
+    operation_id: str
+    examples: Mapping[str, Any]
+    answer: Callable[[Any, Any, Any], Awaitable[Any]]
+
+
+#: The kinds whose sessions also answer `POST …/odds` (their `GET …/odds` stands too).
+SESSION_ODDS_BODIES: Final[Mapping[str, OddsBody]] = {
+    "chases": OddsBody(
+        OddsChaseFromHereRequest,
+        "oddsChaseFromHereWithTerrain",
+        {
+            "strength, hiding when it can": {
+                "terrain": {"check": "strength"},
+                "tactic_policy": "hide-when-possible",
+            },
+            "an obstacle, seeded": {
+                "terrain": {
+                    "check": "strength",
+                    "obstacle": {"kind": "obstacle", "check": "jump", "dc": 12},
+                },
+                "seed": 7,
+            },
+        },
+        chase_odds_from_body,
+    ),
+}
 
 
 @cache
@@ -889,7 +976,7 @@ def router() -> APIRouter:
             skill_game_tokens,
             "oddsSkillGameTokens",
             OddsSkillGameTokensAnswer,
-            False,
+            True,
         ),
     )
     for path, endpoint, operation_id, answer, charted in routes:

@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 
 from app.api.schemas.cairn import CairnPosition
 from app.api.schemas.chases import ChaseCreate, ChaseTerrain
-from app.api.schemas.common import Name, Strict
+from app.api.schemas.common import Name, Seed, Strict
 from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate
 from app.rules.skill_games import MAX_PARTIES
 
@@ -207,10 +207,21 @@ class OddsChaseRequest(ChaseCreate):
     tactic_policy: Literal["none", "hide-when-possible"] = "none"
 
 
+class OddsChaseFromHereRequest(Strict):
+    """The body of `POST /v1/chases/{id}/odds`: the chase's odds from its current state, for
+    the terrain of every increment to come (a round body's `terrain`, the same validation),
+    the escapee's tactic policy, and the seed of a Monte Carlo estimate. The same question as
+    `GET /v1/chases/{id}/odds?terrain=<JSON>&tactic_policy=…&seed=…`, and the same answer."""
+
+    terrain: ChaseTerrain
+    tactic_policy: Literal["none", "hide-when-possible"] = "none"
+    seed: Seed | None = None
+
+
 @with_config(ConfigDict(extra="forbid"))
 class OddsChaseAnswer(TypedDict):
     """The answer of `POST /v1/odds/chases` (docs/rules.md#chases) and of a chase's
-    `GET …/odds`.
+    `GET …/odds` and `POST …/odds`.
 
     `escaped` counts escapes by the lead and by hiding (`hid`, its part won by hiding);
     `gave_up` is the chase still on after `max_rounds` (the chaser gives up). Exact over the

@@ -997,7 +997,7 @@ class OddsCairnAnswer(BaseModel):
 class OddsChaseAnswer(BaseModel):
     """
     The answer of `POST /v1/odds/chases` (docs/rules.md#chases) and of a chase's
-    `GET …/odds`.
+    `GET …/odds` and `POST …/odds`.
 
     `escaped` counts escapes by the lead and by hiding (`hid`, its part won by hiding);
     `gave_up` is the chase still on after `max_rounds` (the chaser gives up). Exact over the
@@ -2511,6 +2511,24 @@ class NotationRollAnswer(BaseModel):
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsChaseFromHereRequest(BaseModel):
+    """
+    The body of `POST /v1/chases/{id}/odds`: the chase's odds from its current state, for
+    the terrain of every increment to come (a round body's `terrain`, the same validation),
+    the escapee's tactic policy, and the seed of a Monte Carlo estimate. The same question as
+    `GET /v1/chases/{id}/odds?terrain=<JSON>&tactic_policy=…&seed=…`, and the same answer.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    terrain: ChaseTerrain
+    tactic_policy: Annotated[
+        Literal["none", "hide-when-possible"] | None, Field(title="Tactic Policy")
+    ] = "none"
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
 class QuickContestAnswer(BaseModel):
