@@ -48,7 +48,7 @@ def bar_chart(
     """A bar chart of `{value: probability}` with a title, both axes labelled."""
     values = list(distribution)
     heights = [distribution[value] for value in values]
-    with rc_context({"svg.fonttype": "none", "font.size": 8}):
+    with rc_context({"svg.fonttype": "none", "font.size": 8, "text.parse_math": False}):
         figure = Figure(figsize=(6.4, 3.2), dpi=100)
         axes = figure.add_subplot()
         axes.bar(range(len(values)), heights, color="#4a7ab5")

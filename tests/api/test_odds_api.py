@@ -405,3 +405,12 @@ async def _race_and_chase_from_here() -> None:
     done = chases.State(lead=0, ds={"Ralf": 0, "Guard": 0}, status_detail="caught", increments=4)
     caught = await odds.session_odds("chases", chase, done, {"terrain": '{"check": "strength"}'})
     assert (caught["caught"], caught["expected_increments"]) == (1.0, 4.0)
+
+
+def test_a_chart_titled_with_names_that_look_like_math(odds_client: TestClient) -> None:
+    names = {"a": {"name": "$\\frac{ Ann", "skill": 12}, "b": {"name": "x$ Bob_", "skill": 10}}
+    svg = odds_client.post(
+        "/v1/odds/gurps/quick-contest", json=names, headers={"Accept": "image/svg+xml"}
+    )
+    assert svg.status_code == 200
+    assert "$\\frac{ Ann vs x$ Bob_" in svg.text  # drawn as written, not parsed as math
