@@ -252,7 +252,7 @@ async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseE
     """The GM ends the chase: the chaser gives up (docs/rules.md#the-lead-and-the-end)."""
 
     def mutation(record: SessionRecord, _role: Role) -> Change[rules.State]:
-        config, state = load_session(KIND, record.config, record.state)
+        config, state = load_session(KIND, record.config, record.state, record.id)
         ended = rules.end(config, state, body.value.reason)
 
         def answer(updated: SessionRecord) -> tuple[int, ChaseEnded]:

@@ -500,7 +500,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
             def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
                 require_active(record)
-                config, state = load_session(kind, record.config, record.state)
+                config, state = load_session(kind, record.config, record.state, record.id)
                 after, stored = play_one(
                     kind, config, state, record.seed, record.rounds_played + 1, body.value
                 )
@@ -541,7 +541,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
             async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
                 require_active(record)
-                config, state = load_session(kind, record.config, record.state)
+                config, state = load_session(kind, record.config, record.state, record.id)
                 played: list[StoredRound] = []
                 recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
                 number = record.rounds_played
@@ -615,7 +615,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
                 return await _readable(connection, kind, session_id, token)
 
             record = await unit_of_work(request).run("read", transaction)
-            config, state = load_session(kind, record.config, record.state)
+            config, state = load_session(kind, record.config, record.state, record.id)
             given = {"seed": seed, "terrain": terrain, "tactic_policy": tactic_policy}
             query = {name: str(value) for name, value in given.items() if value is not None}
             answer = await odds.session_odds(kind.path, config, state, query)
@@ -649,7 +649,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
 
             record = await unit_of_work(request).run("read", transaction)
             question = await body.load()
-            config, state = load_session(kind, record.config, record.state)
+            config, state = load_session(kind, record.config, record.state, record.id)
             answer = await asked.answer(config, state, question)
             return respond(request, answer, 200, {"ETag": etag(record.version)})
 

@@ -75,7 +75,7 @@ def session_answer(
     kind: ContestKind[Any, Any, Any], record: SessionRecord
 ) -> Session[Any, Any, Any]:
     """A stored session of `kind` as every answer shows it."""
-    config, state = load_session(kind, record.config, record.state)
+    config, state = load_session(kind, record.config, record.state, record.id)
     return session_body(
         record, kind.public_state(config, state), kind.describe(config, state), kind.rule
     )

@@ -122,7 +122,7 @@ class StoredGame:
 
 
 def _load(record: SessionRecord) -> tuple[rules.Config, StoredGame]:
-    return load_session(KIND, record.config, record.state)
+    return load_session(KIND, record.config, record.state, record.id)
 
 
 def _rng(seed: int | None, stream: str) -> Rng:
