@@ -16,7 +16,9 @@ Values left unused at the end are the wrong count: callers check `unused()`.
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
@@ -98,13 +100,39 @@ class _ByteRng:
 class SystemRng(_ByteRng):
     """Server dice from the operating system's CSPRNG (`secrets.token_bytes`, i.e. urandom).
 
-    Bytes are fetched 64 at a time: one system call covers a typical request's dice.
+    Bytes are handed out 64 at a time from a pool of `SYSTEM_POOL_BYTES` fetched in one system
+    call: a typical request's dice take one hand-out, and many requests share a call. Each
+    byte is handed out once; the pool is per thread, and a forked process starts without one
+    (so two processes never share bytes).
     """
 
     __slots__ = ()
 
     def _refill(self) -> bytes:
-        return secrets.token_bytes(64)
+        return system_bytes(64)
+
+
+#: Bytes fetched from the operating system at a time for `SystemRng`.
+SYSTEM_POOL_BYTES: Final = 4096
+_system_pool = threading.local()
+
+
+def system_bytes(count: int) -> bytes:
+    """`count` (at most `SYSTEM_POOL_BYTES`) bytes of the CSPRNG, none handed out before."""
+    pool: bytes = getattr(_system_pool, "bytes", b"")
+    offset: int = getattr(_system_pool, "offset", 0)
+    if offset + count > len(pool):
+        pool, offset = secrets.token_bytes(SYSTEM_POOL_BYTES), 0
+        _system_pool.bytes = pool
+    _system_pool.offset = offset + count
+    return pool[offset : offset + count]
+
+
+def _forget_system_pool() -> None:
+    _system_pool.__dict__.clear()
+
+
+os.register_at_fork(after_in_child=_forget_system_pool)
 
 
 class SeededRng(_ByteRng):

@@ -6,6 +6,7 @@ import ast
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -153,3 +154,34 @@ def test_a_budget_is_shared_by_every_dice_source_of_a_request() -> None:
     assert budget.left == 0
     with pytest.raises(WorkLimitExceeded, match="more than 5 dice"):
         first.die(6, who="a", purpose="x")
+
+
+def test_system_bytes_are_handed_out_once() -> None:
+    from app.rules.dice import SYSTEM_POOL_BYTES, system_bytes
+
+    chunks = [system_bytes(64) for _ in range(3 * SYSTEM_POOL_BYTES // 64)]
+    assert all(len(chunk) == 64 for chunk in chunks)
+    # 192 chunks of 64 random bytes: any repeat would be a chunk handed out twice.
+    assert len(set(chunks)) == len(chunks)
+
+
+def _child_bytes(pipe: Any) -> None:
+    from app.rules.dice import system_bytes
+
+    pipe.send(system_bytes(64))
+
+
+def test_a_forked_process_has_a_pool_of_its_own() -> None:
+    import multiprocessing
+
+    from app.rules.dice import system_bytes
+
+    system_bytes(64)  # this process's pool is filled
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(target=_child_bytes, args=(sending,))
+    child.start()
+    theirs = receiving.recv()
+    child.join()
+    ours = system_bytes(64)  # what the parent hands out next
+    assert theirs != ours
