@@ -286,9 +286,12 @@ def log_request(request_id: str, method: str, route: str, status: int, seconds: 
         f'"message":"request","request_id":"{request_id}","method":"{method}",'
         f'"route":{orjson.dumps(route).decode()},"status":{status},"duration_ms":{duration}}}\n'
     )
-    global _flush_scheduled
+    global _flush_scheduled, _stream
     if _flush_scheduled:
         return
+    # The lines of a turn go where stderr was when the turn's first line was queued (a test
+    # runner that swaps stderr per test gets each test's lines in that test's capture).
+    _stream = sys.stderr
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -314,13 +317,19 @@ def flush_request_log() -> None:
             except IndexError:
                 break
         if lines:
-            sys.stderr.write("".join(lines))
-            sys.stderr.flush()
+            text = "".join(lines)
+            try:
+                (_stream or sys.stderr).write(text)
+                (_stream or sys.stderr).flush()
+            except ValueError:  # that stream was closed meanwhile: today's stderr, then
+                sys.stderr.write(text)
+                sys.stderr.flush()
 
 
 #: Request lines not yet written (a deque: appends and pops are atomic across threads).
 _queued: deque[str] = deque()
 _flush_scheduled = False
+_stream: Any = None
 _flushing = threading.Lock()
 atexit.register(flush_request_log)
 

@@ -391,3 +391,34 @@ def test_made_request_ids_differ_across_forked_workers() -> None:
     assert len(here) == len(there) == 32
     # Each process has its own random half; the counters may well agree.
     assert here[:16] != there[:16]
+
+
+def test_request_lines_go_where_stderr_was_and_survive_its_closing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from app.observability import configure_logging, log_request
+
+    configure_logging(json_logs=True)
+    first, later = io.StringIO(), io.StringIO()
+
+    async def two_turns() -> None:
+        monkeypatch.setattr("sys.stderr", first)
+        log_request("r-1", "POST", "/v1/gurps/quick-contest", 200, 0.001)
+        monkeypatch.setattr("sys.stderr", later)  # as a test runner does between tests
+        log_request("r-2", "POST", "/v1/gurps/quick-contest", 200, 0.001)
+
+    asyncio.run(two_turns())
+    assert [line["request_id"] for line in request_lines(first.getvalue())] == ["r-1", "r-2"]
+    assert later.getvalue() == ""
+
+    async def closed_meanwhile() -> None:
+        gone = io.StringIO()
+        monkeypatch.setattr("sys.stderr", gone)
+        log_request("r-3", "POST", "/v1/gurps/quick-contest", 200, 0.001)
+        gone.close()
+        monkeypatch.setattr("sys.stderr", later)
+
+    asyncio.run(closed_meanwhile())
+    assert [line["request_id"] for line in request_lines(later.getvalue())] == ["r-3"]
