@@ -25,7 +25,7 @@ from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
 from app.observability import count_sessions_purged
 from app.settings import Settings, get_settings
-from app.store.database import Store
+from app.store.database import Store, Unavailable
 from app.store.repository import active_sessions_by_kind, now, purge_responses, purge_sessions
 
 DESCRIPTION = """\
@@ -139,6 +139,8 @@ async def purge_expired(
     while not stop.is_set():
         try:
             await purge_once(store, settings, stop, on_purged)
+        except Unavailable:
+            pass  # the store logs the outage once, whoever meets it first; tried again later
         except Exception as exc:  # a database hiccup must not end the loop
             logging.getLogger("arbiter").warning("purging expired data failed: %r", exc)
         with contextlib.suppress(TimeoutError):

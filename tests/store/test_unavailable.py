@@ -227,3 +227,26 @@ def test_a_sqlite_write_lock_held_too_long_is_503(
     assert len(store_lines(caplog, "held the SQLite write lock")) == 1
     assert len(store_lines(caplog, "write lock is free again")) == 1
     assert store_lines(caplog, UNAVAILABLE) == []
+
+
+def test_the_purge_loop_adds_no_line_of_its_own_to_an_outage(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import asyncio
+
+    from app import main
+    from app.store.database import Unavailable
+
+    caplog.set_level(logging.INFO, logger="arbiter")
+    stop = asyncio.Event()
+    attempts: list[int] = []
+
+    async def unavailable(*_: object) -> None:
+        attempts.append(1)
+        stop.set()  # one pass of the loop
+        raise Unavailable("the database is unavailable", retry_after=5)
+
+    monkeypatch.setattr(main, "purge_once", unavailable)
+    asyncio.run(main.purge_expired(None, Settings(), stop))  # type: ignore[arg-type]
+    assert attempts == [1]
+    assert [record for record in caplog.records if record.name.startswith("arbiter")] == []
