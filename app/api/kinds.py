@@ -140,14 +140,22 @@ def load_session(
     state: Mapping[str, Any],
     session_id: str | None = None,
 ) -> tuple[ConfigT, StateT]:
-    """A stored session's config and state as the rules' dataclasses.
-
-    A session's config never changes after its creation: given the session's id, the config
-    loaded before is used again (about a tenth of a round's own work, measured on an arm
-    wrestle), from a bounded per-process memory.
-    """
+    """A stored session's config and state as the rules' dataclasses (the config through
+    `load_config` when the session's id is given)."""
     if session_id is None:
         return serial.load(kind.config_type, config), serial.load(kind.state_type, state)
+    return load_config(kind, config, session_id), serial.load(kind.state_type, state)
+
+
+def load_config(
+    kind: ContestKind[ConfigT, Any, Any], config: Mapping[str, Any], session_id: str
+) -> ConfigT:
+    """A stored session's config as the rules' dataclass.
+
+    A session's config never changes after its creation: the config loaded before for this
+    session is used again (about a tenth of a round's own work, measured on an arm wrestle),
+    from a bounded per-process memory.
+    """
     key = (kind.path, session_id)
     loaded: ConfigT | None = _configs.get(key)
     if loaded is None:
@@ -157,10 +165,10 @@ def load_session(
             _configs.popitem(last=False)
     else:
         _configs.move_to_end(key)
-    return loaded, serial.load(kind.state_type, state)
+    return loaded
 
 
-#: Configs kept by `load_session` (the sessions most recently played, per process).
+#: Configs kept by `load_config` (the sessions most recently played, per process).
 CONFIGS_KEPT: Final = 4096
 _configs: OrderedDict[tuple[str, str], Any] = OrderedDict()
 

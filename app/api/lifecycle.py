@@ -513,7 +513,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
                         200,
                         {
                             "round": stored.outcome,
-                            "session": session_answer(kind, updated),
+                            "session": session_answer(kind, updated, after),
                             "summary": stored.outcome["summary"],
                         },
                     ),

@@ -19,7 +19,7 @@ from typing import Any, Generic, Literal, NotRequired, TypeVar
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
-from app.api.kinds import ContestKind, load_session
+from app.api.kinds import ContestKind, load_config, load_session
 from app.api.schemas.common import RuleLink
 from app.store.repository import SessionRecord
 
@@ -72,10 +72,14 @@ def etag(version: int) -> str:
 
 
 def session_answer(
-    kind: ContestKind[Any, Any, Any], record: SessionRecord
+    kind: ContestKind[Any, Any, Any], record: SessionRecord, state: Any = None
 ) -> Session[Any, Any, Any]:
-    """A stored session of `kind` as every answer shows it."""
-    config, state = load_session(kind, record.config, record.state, record.id)
+    """A stored session of `kind` as every answer shows it (`state`: the rules' state that
+    `record.state` stores, when the caller has it at hand)."""
+    if state is None:
+        config, state = load_session(kind, record.config, record.state, record.id)
+    else:
+        config = load_config(kind, record.config, record.id)
     return session_body(
         record, kind.public_state(config, state), kind.describe(config, state), kind.rule
     )
