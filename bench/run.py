@@ -547,7 +547,7 @@ def main() -> None:
             mark = f">={target:.2f}" + (" ok" if ratio >= target else " MISS")
         print(
             f"{figures.name:36} {figures.requests_per_second:9.0f} {figures.p50_ms:8.2f} "
-            f"{figures.p99_ms:8.2f} {yardstick.requests_per_second:9.0f} {ratio:7.2f} "
+            f"{figures.p99_ms:8.2f} {yardstick.requests_per_second:9.0f} {ratio:7.3f} "
             f"{mark:>11} {figures.failed:8d}"
         )
     print(
