@@ -28,6 +28,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.api.odds import TOKENS_EXAMPLE  # noqa: E402
 from bench.run import server  # noqa: E402
 
 QUICK = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
@@ -35,25 +36,7 @@ LYDIA = {
     "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
     "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
 }
-GAME = {
-    "dc": 14,
-    "skill_list": ["Climb", "Lore", "Sneak"],
-    "skills_per_round": 2,
-    "kind": "option",
-    "actions": [{"name": "Rest", "cost": 0, "effects": [{"text": "rest"}]}],
-    "goal": 5,
-    "parties": [
-        {
-            "name": "Heroes",
-            "controller": "players",
-            "members": [
-                {"name": "Ann", "skills": {"Climb": 4}},
-                {"name": "Bo", "skills": {"Lore": 6}},
-            ],
-        },
-        {"name": "Rivals", "controller": "gm", "members": [{"name": "Cy", "skills": {"Sneak": 5}}]},
-    ],
-}
+GAME: dict[str, Any] = TOKENS_EXAMPLE["game"]
 #: A skill game as large as the service takes: 64 members in 2 parties, choosing 64 skills
 #: (each member rated in two of them, to keep the body under the size limit).
 SKILLS = [f"Skill {n}" for n in range(64)]

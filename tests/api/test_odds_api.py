@@ -182,25 +182,7 @@ async def _session_odds() -> None:
     assert answer["method"] == "exact"
 
 
-GAME = {
-    "dc": 14,
-    "skill_list": ["Climb", "Lore", "Sneak"],
-    "skills_per_round": 2,
-    "kind": "option",
-    "actions": [{"name": "Rest", "cost": 0, "effects": [{"text": "rest"}]}],
-    "goal": 5,
-    "parties": [
-        {
-            "name": "Heroes",
-            "controller": "players",
-            "members": [
-                {"name": "Ann", "skills": {"Climb": 4}},
-                {"name": "Bo", "skills": {"Lore": 6}},
-            ],
-        },
-        {"name": "Rivals", "controller": "gm", "members": [{"name": "Cy", "skills": {"Sneak": 5}}]},
-    ],
-}
+GAME = odds.TOKENS_EXAMPLE["game"]
 
 
 def test_skill_game_token_odds(odds_client: TestClient) -> None:
@@ -257,7 +239,7 @@ def test_large_skill_game_token_odds_run_in_the_worker(odds_client: TestClient) 
         "skills_per_round": 5,
         "parties": [
             {"name": "Horde", "controller": "gm", "members": members},
-            GAME["parties"][1],  # type: ignore[index]
+            GAME["parties"][1],
         ],
     }
     assert odds.INLINE_TOKEN_CHECKS < 60 * 5

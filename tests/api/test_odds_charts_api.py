@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api import charts
+from app.api.odds import TOKENS_EXAMPLE
 from app.main import create_app
 from app.settings import Settings
 from tests.conformance import Conforming
@@ -24,23 +25,12 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 #: and a leading `_`, which matplotlib's legend would otherwise leave out.
 HEROES = "Heroes & <Co>"
 RIVALS = "_Rivals $x$"
+#: The document's example game, its parties renamed.
 GAME: dict[str, Any] = {
-    "dc": 14,
-    "skill_list": ["Climb", "Lore", "Sneak"],
-    "skills_per_round": 2,
-    "kind": "option",
-    "actions": [{"name": "Rest", "cost": 0, "effects": [{"text": "rest"}]}],
-    "goal": 5,
+    **TOKENS_EXAMPLE["game"],
     "parties": [
-        {
-            "name": HEROES,
-            "controller": "players",
-            "members": [
-                {"name": "Ann", "skills": {"Climb": 4}},
-                {"name": "Bo", "skills": {"Lore": 6}},
-            ],
-        },
-        {"name": RIVALS, "controller": "gm", "members": [{"name": "Cy", "skills": {"Sneak": 5}}]},
+        {**party, "name": name}
+        for party, name in zip(TOKENS_EXAMPLE["game"]["parties"], (HEROES, RIVALS), strict=True)
     ],
 }
 BODY = {"game": GAME, "skills": {HEROES: ["Climb", "Lore"], RIVALS: ["Sneak", "Lore"]}}
