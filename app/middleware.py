@@ -180,9 +180,6 @@ class Edge:
         id_header = (b"x-request-id", request_id)
         seen = 0
         status = 0
-        # A body with a Content-Length cannot outgrow it (the HTTP server reads no further):
-        # checked above. Only a chunked body is counted as it is read.
-        inner_receive = receive if declared >= 0 else None
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -208,7 +205,10 @@ class Edge:
                 response.headers["connection"] = "close"
                 await response(scope, receive, edge_send)
             else:
-                await self.app(scope, inner_receive or limited_receive, edge_send)
+                # A body with a Content-Length cannot outgrow it (the HTTP server reads no
+                # further), and that was checked above: only a chunked body is counted.
+                body_receive = receive if declared >= 0 else limited_receive
+                await self.app(scope, body_receive, edge_send)
         except ClientDisconnect:
             # Nobody is left to answer; the request's log line (at info) says 499.
             status = CLIENT_CLOSED
@@ -257,16 +257,16 @@ class Edge:
 def new_request_id() -> bytes:
     """A request id unique across processes: this process's random prefix and a counter
     (a request id names a request in the logs; it is no secret)."""
-    return b"%s%016x" % (_id_prefix[0], next(_id_counter))
+    return b"%s%016x" % (_id_prefix, next(_id_counter))
 
 
 def _new_id_prefix() -> None:
-    _id_prefix[0] = secrets.token_hex(8).encode()
+    global _id_prefix
+    _id_prefix = secrets.token_hex(8).encode()
 
 
-_id_prefix = [b""]
+_id_prefix = secrets.token_hex(8).encode()
 _id_counter = itertools.count(1)
-_new_id_prefix()
 # A forked worker starts its own prefix, so that two workers never share an id.
 os.register_at_fork(after_in_child=_new_id_prefix)
 

@@ -282,7 +282,7 @@ def log_request(request_id: str, method: str, route: str, status: int, seconds: 
         )
         return
     _queued.append(
-        f'{{"time":"{timestamp(time.time())}","level":"info","logger":"arbiter.request",'
+        f'{{"time":"{timestamp(time.time())}","level":"info","logger":"{REQUEST_LOG.name}",'
         f'"message":"request","request_id":"{request_id}","method":"{method}",'
         f'"route":{orjson.dumps(route).decode()},"status":{status},"duration_ms":{duration}}}\n'
     )
@@ -318,9 +318,10 @@ def flush_request_log() -> None:
                 break
         if lines:
             text = "".join(lines)
+            stream = _stream or sys.stderr
             try:
-                (_stream or sys.stderr).write(text)
-                (_stream or sys.stderr).flush()
+                stream.write(text)
+                stream.flush()
             except ValueError:  # that stream was closed meanwhile: today's stderr, then
                 sys.stderr.write(text)
                 sys.stderr.flush()

@@ -60,7 +60,6 @@ class PrefixDispatch(BaseRoute):
 
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         self.routes = list(routes)
-        self.by_prefix: dict[str, list[BaseRoute]] = defaultdict(list)
         spanning: dict[str, list[BaseRoute]] = defaultdict(list)
         shapes: dict[tuple[str, int, str | None], list[BaseRoute]] = defaultdict(list)
         for route in self.routes:
@@ -68,7 +67,6 @@ class PrefixDispatch(BaseRoute):
             prefix = prefix_of(path)
             if "{" in prefix:
                 raise ValueError(f"route {path} has a parameter in its first two segments")
-            self.by_prefix[prefix].append(route)
             segments = path.split("/")
             if ":path}" in path:
                 spanning[prefix].append(route)
@@ -259,12 +257,10 @@ class LeanRoute(APIRoute):
     """
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        self.lean = False
-        super().__init__(path, endpoint, **kwargs)
-        #: The lean handler, or None when FastAPI's own serves this route.
+        #: The lean handler (set by `get_route_handler`), or None when FastAPI's own serves.
         self.lean_handler: Callable[[Request], Awaitable[Response]] | None = None
-        if self.lean:
-            self.lean_handler = self.get_route_handler()
+        super().__init__(path, endpoint, **kwargs)
+        if self.lean_handler is not None:
             self.app = lean_app(self.lean_handler)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -272,7 +268,6 @@ class LeanRoute(APIRoute):
         if dependant.dependencies or dependant.header_params or len(dependant.body_params) > 1:
             # Dependencies or header parameters: FastAPI's own handler does the work.
             return super().get_route_handler()
-        self.lean = True
         query = dependant.query_params
         body = dependant.body_params[0] if dependant.body_params else None
         body_name = body.name if body is not None else None
@@ -308,6 +303,7 @@ class LeanRoute(APIRoute):
                 return answer
             return respond(request, answer, status)
 
+        self.lean_handler = handler
         return handler
 
 

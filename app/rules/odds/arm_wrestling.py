@@ -17,6 +17,7 @@ and again), so the walk counts its work (pairs x outcomes of the Strength checks
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -77,28 +78,20 @@ def exact_odds(
     if state.finished:
         return _finished(state)
     differences = sorted(_differences(config).items())
-    free = [rules.free_rounds(config, side) for side in config.competitors]
-    fatigue_mod = [rules.fatigue_modifier(config, side) for side in config.competitors]
-    checks_made = list(state.con_checks_made)
     layer: dict[tuple[int, int], int] = {state.ds: 1}
     denominator = 1
     a_wins = b_wins = draw = Fraction(0)
     expected = Fraction(state.rounds_played)
     steps = 0
     target = config.target
-    for number in range(state.rounds_played + 1, config.max_rounds + 1):
+    for due in _fatigue_passes(config, state):
         alive = sum(layer.values())
         if not alive:
             break
         expected += Fraction(alive, denominator)
         # 1. Fatigue: each check due passes on so many faces of 20.
-        passing = [D20, D20]
-        scale = 1
-        for index in (0, 1):
-            if number > free[index]:
-                passing[index] = _passes(fatigue_mod[index], rules.fatigue_dc(checks_made[index]))
-                checks_made[index] += 1
-                scale *= D20
+        passing = [D20 if faces is None else faces for faces in due]
+        scale = D20 ** sum(faces is not None for faces in due)
         pass_both = passing[0] * passing[1] * scale // (D20 * D20)
         # Weights over `scale`: only a fails, only b fails, both fail, both pass.
         only_a = (D20 - passing[0]) * passing[1] * scale // (D20 * D20)
@@ -260,23 +253,31 @@ def longest_trial(config: rules.Config, state: rules.State) -> int:
     return len(_fatigue_failures(config, state))
 
 
-def _fatigue_failures(config: rules.Config, state: rules.State) -> list[tuple[float, float]]:
-    """For each round left before `max_rounds`: the chance that a's and b's fatigue checks
-    fail, given that both passed every earlier one (`fatigue_dc` grows with each check)."""
+def _fatigue_passes(config: rules.Config, state: rules.State) -> Iterator[tuple[int | None, ...]]:
+    """For each round left before `max_rounds`: on how many faces of 20 a's and b's fatigue
+    checks pass, given that both passed every earlier one (`fatigue_dc` grows with each
+    check); None for one still within her free rounds."""
     free = [rules.free_rounds(config, side) for side in config.competitors]
     modifier = [rules.fatigue_modifier(config, side) for side in config.competitors]
     checks = list(state.con_checks_made)
-    chances: list[tuple[float, float]] = []
     for number in range(state.rounds_played + 1, config.max_rounds + 1):
-        failing = [0.0, 0.0]
+        due: list[int | None] = [None, None]
         for index in (0, 1):
             if number > free[index]:
-                passes = _passes(modifier[index], rules.fatigue_dc(checks[index]))
-                failing[index] = (D20 - passes) / D20
+                due[index] = _passes(modifier[index], rules.fatigue_dc(checks[index]))
                 checks[index] += 1
-        chances.append((failing[0], failing[1]))
-        if failing[0] == 1.0 and failing[1] == 1.0:
-            break  # nobody passes: no round after this one is reached
+        yield tuple(due)
+
+
+def _fatigue_failures(config: rules.Config, state: rules.State) -> list[tuple[float, float]]:
+    """`_fatigue_passes` as the chances that the checks fail, up to the first round in which
+    nobody can pass (no round after it is reached)."""
+    chances: list[tuple[float, float]] = []
+    for due in _fatigue_passes(config, state):
+        fail_a, fail_b = (0.0 if faces is None else (D20 - faces) / D20 for faces in due)
+        chances.append((fail_a, fail_b))
+        if fail_a == 1.0 and fail_b == 1.0:
+            break
     return chances
 
 

@@ -73,15 +73,16 @@ def check_choices(config: rules.Config, skills: Mapping[str, Sequence[str]]) -> 
             ) from None
 
 
-def token_chance(config: rules.Config, party: rules.Party, skill: str) -> Fraction:
-    """The probability that the party's best result for `skill` earns a token."""
+def _missing_rolls(config: rules.Config, party: rules.Party, skill: str) -> int:
+    """Of the party's 20**members rolls for `skill`, how many earn no token (every member
+    misses)."""
     missing = 1
     for member in party.members:
         modifier = member.modifier(skill)
         missing *= sum(
             1 for face in range(1, D20 + 1) if not rules._earns_token(config, face + modifier)
         )
-    return 1 - Fraction(missing, D20 ** len(party.members))
+    return missing
 
 
 def party_token_odds(config: rules.Config, party: str, skills: Sequence[str]) -> PartyTokenOdds:
@@ -89,14 +90,14 @@ def party_token_odds(config: rules.Config, party: str, skills: Sequence[str]) ->
     side = config.party(party)
     if side is None:
         raise RulesError("not a party of this skill game", ("skills", party))
-    chances = {skill: token_chance(config, side, skill) for skill in skills}
-    # Every chance is a whole number over D = 20**members: the convolution runs on those
-    # numerators (weights over D**skills), with one Fraction per count at the end.
+    # The convolution runs on whole counts of rolls (weights over (20**members)**skills),
+    # with one Fraction per count of tokens at the end.
     scale = D20 ** len(side.members)
+    missing = {skill: _missing_rolls(config, side, skill) for skill in skills}
+    chances = {skill: 1 - Fraction(miss, scale) for skill, miss in missing.items()}
     weights = [1]
-    for chance in chances.values():
-        hit = int(chance * scale)
-        miss = scale - hit
+    for miss in missing.values():
+        hit = scale - miss
         following = [0] * (len(weights) + 1)
         for earned, weight in enumerate(weights):
             following[earned] += weight * miss
