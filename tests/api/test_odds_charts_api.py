@@ -3,6 +3,8 @@ naming each party, for `Accept: image/svg+xml` or `image/png`; JSON stays the de
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from fractions import Fraction
@@ -12,13 +14,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api import charts
+from app.api import charts, drawing
 from app.api.odds import TOKENS_EXAMPLE
 from app.main import create_app
 from app.settings import Settings
 from tests.conformance import Conforming
 
 PATH = "/v1/odds/skill-games/tokens"
+ROOT = Path(__file__).resolve().parents[2]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 #: Names a chart could get wrong: XML's special characters, matplotlib's math text (`$`),
@@ -115,7 +118,7 @@ def test_the_document_declares_the_charts(odds_client: TestClient) -> None:
 def test_grouped_bars_share_the_values_of_every_series() -> None:
     # A value one series lacks is a bar of 0; whole-number values are ordered as numbers.
     series = {"A": {"0": 0.5, "2": 0.5}, "B": {"10": 0.25, "1": 0.75}, "C": {}}
-    svg = charts.grouped_bar_chart(series, title="t", xlabel="x", kind=charts.SVG)
+    svg = drawing.grouped_bar_chart(series, title="t", xlabel="x", kind=charts.SVG)
     texts = svg_text(svg)
     ticks = [text for text in texts if text.isdigit()]
     assert ticks[:4] == ["0", "1", "2", "10"]
@@ -126,6 +129,30 @@ def test_grouped_bars_share_the_values_of_every_series() -> None:
 
 
 def test_the_existing_bar_chart_is_unchanged() -> None:
-    svg = charts.bar_chart({"-1": 0.25, "1": 0.75}, title="T", xlabel="margin", kind=charts.SVG)
+    svg = drawing.bar_chart({"-1": 0.25, "1": 0.75}, title="T", xlabel="margin", kind=charts.SVG)
     texts = svg_text(svg)
     assert {"T", "margin", "probability", "-1", "1"} <= set(texts)
+
+
+def test_the_service_process_never_loads_matplotlib(tmp_path: Path) -> None:
+    """Charts are drawn in the odds worker: a process serving the app holds no matplotlib
+    (nor numpy and Pillow with it), a hundred thousand objects its collector would walk."""
+    script = (
+        "import sys\n"
+        "from fastapi.testclient import TestClient\n"
+        "from app.main import create_app\n"
+        "from app.settings import Settings\n"
+        "with TestClient(create_app(Settings(database_url=sys.argv[1]))) as client:\n"
+        "    assert client.post('/v1/gurps/quick-contest', json={'a': {'name': 'A', 'skill': 12},"
+        " 'b': {'name': 'B', 'skill': 10}}).status_code == 200\n"
+        "print(sorted(m for m in ('matplotlib', 'numpy', 'PIL') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, f"sqlite:///{tmp_path / 'no-charts.db'}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]"
