@@ -16,6 +16,7 @@ from sqlalchemy import (
     MetaData,
     String,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -56,6 +57,11 @@ class ContestSession(Base):
     party_token_hashes: Mapped[dict[str, str]] = mapped_column(Document)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: The hour (since the Unix epoch, UTC) of `updated_at`, written only when it changes, for
+    #: retention's index: a round in the same hour as the change before it leaves the index
+    #: alone (app/store/repository.py, `update_session`). 0 (a row written without it) only
+    #: makes the purge look at the row's `updated_at`, which decides.
+    touched_hour: Mapped[int] = mapped_column(Integer, server_default=text("0"))
 
 
 class ContestRound(Base):
@@ -91,5 +97,5 @@ class IdempotencyRecord(Base):
 
 
 Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
-#: Retention's purge finds expired sessions by status and time of their last change.
-Index("ix_sessions_status_updated_at", ContestSession.status, ContestSession.updated_at)
+#: Retention's purge finds expired sessions by status and hour of their last change.
+Index("ix_sessions_status_touched_hour", ContestSession.status, ContestSession.touched_hour)

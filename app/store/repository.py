@@ -143,7 +143,8 @@ class SessionRecord:
     updated_at: datetime
 
 
-_FIELDS = tuple(sessions.c.keys())
+#: The columns a `SessionRecord` holds (`touched_hour` is derived from `updated_at`).
+_FIELDS = tuple(column.name for column in sessions.columns if column.name != "touched_hour")
 _DOCUMENTS = ("config", "state", "result", "party_token_hashes")
 _TIMES = ("created_at", "updated_at")
 
@@ -161,24 +162,40 @@ def _select_session(lock: bool) -> Callable[[], Executable]:
 _GET_SESSION = Statement(_select_session(lock=False))
 _GET_SESSION_FOR_UPDATE = Statement(_select_session(lock=True))
 _INSERT_SESSION = Statement(
-    lambda: insert(sessions).values({name: bindparam(name) for name in _FIELDS})
+    lambda: insert(sessions).values({name: bindparam(name) for name in (*_FIELDS, "touched_hour")})
 )
-#: What a change writes to its session's row.
-_CHANGED = ("status", "state", "result", "rounds_played", "version", "updated_at")
+#: What every change writes to its session's row; and what only a change of its status or of
+#: the hour of its last change does. Retention's index is on those two: a round of an active
+#: session in the same hour as the change before it leaves the index alone (SQLite updates an
+#: index only for the columns a statement sets; PostgreSQL can then update the row in place).
+_CHANGED = ("state", "result", "rounds_played", "version", "updated_at")
+_INDEXED = ("status", "touched_hour")
 
 
-def _update_session() -> Update:
+def touched_hour(moment: datetime) -> int:
+    """The hour since the Unix epoch (UTC) of `moment`: what `touched_hour` keeps."""
+    return int(moment.timestamp()) // 3600
+
+
+def _update_session(indexed: bool) -> Callable[[], Update]:
     """The change, written only if the session is still at the version that was read."""
-    return (
-        update(sessions)
-        .where(
-            sessions.c.id == bindparam("match_id"), sessions.c.version == bindparam("match_version")
+
+    def build() -> Update:
+        columns = (*_CHANGED, *_INDEXED) if indexed else _CHANGED
+        return (
+            update(sessions)
+            .where(
+                sessions.c.id == bindparam("match_id"),
+                sessions.c.version == bindparam("match_version"),
+            )
+            .values({name: bindparam(name) for name in columns})
         )
-        .values({name: bindparam(name) for name in _CHANGED})
-    )
+
+    return build
 
 
-_UPDATE_SESSION = Statement(_update_session)
+_UPDATE_SESSION = Statement(_update_session(indexed=False))
+_UPDATE_SESSION_INDEXED = Statement(_update_session(indexed=True))
 #: Its rounds go with it (ON DELETE CASCADE).
 _DELETE_SESSION = Statement(
     lambda: delete(sessions).where(
@@ -213,6 +230,7 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
         params[name] = _document_in(connection, params[name])
     for name in _TIMES:
         params[name] = _time_in(connection, params[name])
+    params["touched_hour"] = touched_hour(record.updated_at)
     await _INSERT_SESSION.execute(connection, params)
 
 
@@ -220,29 +238,38 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
 _PLAYED = ("number", "inputs", "dice", "outcome")
 
 
-def _update_session_with_rounds() -> Executable:
+def _update_session_with_rounds(indexed: bool) -> Callable[[], Executable]:
     """PostgreSQL: the session's update and its new rounds in one statement (one round trip).
 
     The rounds come as one array per column (`played_<column>`), unnested side by side; they
     are inserted only if the update matched, and take the session's new `updated_at`.
     """
-    updated = _update_session().returning(sessions.c.id, sessions.c.updated_at).cte("updated")
-    played = (
-        func.unnest(
-            *(cast(bindparam(f"played_{name}"), ARRAY(rounds.c[name].type)) for name in _PLAYED)
+
+    def build() -> Executable:
+        updated = (
+            _update_session(indexed)()
+            .returning(sessions.c.id, sessions.c.updated_at)
+            .cte("updated")
         )
-        .table_valued(*_PLAYED)
-        .render_derived(name="played")
-    )
-    return insert(rounds).from_select(
-        ["session_id", *_PLAYED, "created_at"],
-        select(updated.c.id, *(played.c[name] for name in _PLAYED), updated.c.updated_at)
-        .select_from(updated)
-        .join(played, true()),
-    )
+        played = (
+            func.unnest(
+                *(cast(bindparam(f"played_{name}"), ARRAY(rounds.c[name].type)) for name in _PLAYED)
+            )
+            .table_valued(*_PLAYED)
+            .render_derived(name="played")
+        )
+        return insert(rounds).from_select(
+            ["session_id", *_PLAYED, "created_at"],
+            select(updated.c.id, *(played.c[name] for name in _PLAYED), updated.c.updated_at)
+            .select_from(updated)
+            .join(played, true()),
+        )
+
+    return build
 
 
-_UPDATE_SESSION_WITH_ROUNDS = Statement(_update_session_with_rounds)
+_UPDATE_SESSION_WITH_ROUNDS = Statement(_update_session_with_rounds(indexed=False))
+_UPDATE_SESSION_WITH_ROUNDS_INDEXED = Statement(_update_session_with_rounds(indexed=True))
 
 
 async def update_session(
@@ -264,15 +291,20 @@ async def update_session(
     params = {
         "match_id": record.id,
         "match_version": record.version,
-        "status": status,
         "state": _document_in(connection, state),
         "result": _document_in(connection, result),
         "rounds_played": rounds_played,
         "version": new_version,
         "updated_at": _time_in(connection, updated_at),
     }
+    hour = touched_hour(updated_at)
+    indexed = status != record.status or hour != touched_hour(record.updated_at)
+    if indexed:
+        params["status"] = status
+        params["touched_hour"] = hour
     if rounds and _postgres(connection):
-        written = await _UPDATE_SESSION_WITH_ROUNDS.execute(
+        statement = _UPDATE_SESSION_WITH_ROUNDS_INDEXED if indexed else _UPDATE_SESSION_WITH_ROUNDS
+        written = await statement.execute(
             connection,
             {
                 **params,
@@ -284,7 +316,8 @@ async def update_session(
         )
         changed = written == len(rounds)
     else:
-        changed = await _UPDATE_SESSION.execute(connection, params) == 1
+        statement = _UPDATE_SESSION_INDEXED if indexed else _UPDATE_SESSION
+        changed = await statement.execute(connection, params) == 1
         if changed:
             await _insert_rounds(connection, record.id, rounds, params["updated_at"])
     if not changed:
@@ -465,9 +498,10 @@ async def purge_responses(connection: Transaction, *, ttl: timedelta) -> int:
 def _expired_sessions(lock: bool) -> Callable[[], Executable]:
     """Up to `limit` sessions past their retention: finished, or active but left alone.
 
-    Each branch is a range of the (status, updated_at) index. `lock` (PostgreSQL) locks the
-    rows it picks and skips those a request holds, so a purge never waits on a busy session
-    and two purging processes take different sessions.
+    Each branch is a range of the (status, touched_hour) index, then an exact comparison of
+    `updated_at` (the hour only narrows: `updated_at < t` implies an hour at most `t`'s).
+    `lock` (PostgreSQL) locks the rows it picks and skips those a request holds, so a purge
+    never waits on a busy session and two purging processes take different sessions.
     """
 
     def build() -> Executable:
@@ -477,10 +511,12 @@ def _expired_sessions(lock: bool) -> Callable[[], Executable]:
                 or_(
                     and_(
                         sessions.c.status == literal_column("'finished'"),
+                        sessions.c.touched_hour <= bindparam("finished_hour"),
                         sessions.c.updated_at < bindparam("finished_before"),
                     ),
                     and_(
                         sessions.c.status == literal_column("'active'"),
+                        sessions.c.touched_hour <= bindparam("abandoned_hour"),
                         sessions.c.updated_at < bindparam("abandoned_before"),
                     ),
                 )
@@ -539,7 +575,9 @@ async def purge_sessions(
         connection,
         {
             "finished_before": _time_in(connection, finished_before),
+            "finished_hour": touched_hour(finished_before),
             "abandoned_before": _time_in(connection, abandoned_before),
+            "abandoned_hour": touched_hour(abandoned_before),
             "limit": limit,
         },
     )

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.database import MIGRATIONS_DIR, migration_head, normalise_url, null_pool_engine
 from app.store.models import Base
+from app.store.repository import touched_hour
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.store.migrator import migrate_after
 
@@ -179,6 +181,39 @@ def test_downgrade_to_base_then_upgrade_again(empty_database_url: str) -> None:
             headers={"Authorization": f"Bearer {token}"},
         )
         assert played.status_code == 200
+
+
+def test_sessions_made_before_touched_hour_get_the_hour_of_their_last_change(
+    empty_database_url: str,
+) -> None:
+    """0003 fills `touched_hour` of the sessions already there from their `updated_at`, so
+    retention's narrowing by hour keeps every one that its exact comparison would purge."""
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "0002")
+    changed = datetime(2026, 11, 30, 17, 59, 59, 999999, tzinfo=UTC)
+    engine = null_pool_engine(empty_database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO sessions (id, kind, status, version, rounds_played, config, "
+                    "state, gm_token_hash, party_token_hashes, created_at, updated_at) VALUES "
+                    "('s1', 'arm-wrestles', 'active', 1, 0, '{}', '{}', :hash, '{}', :at, :at)"
+                ),
+                {
+                    "hash": "0" * 64,
+                    # As the store writes it: SQLite keeps UTC text without a zone.
+                    "at": changed
+                    if empty_database_url.startswith("postgresql")
+                    else changed.replace(tzinfo=None).isoformat(" ", "microseconds"),
+                },
+            )
+        command.upgrade(config, "head")
+        with engine.connect() as connection:
+            hour = connection.execute(text("SELECT touched_hour FROM sessions")).scalar_one()
+        assert hour == touched_hour(changed) == int(changed.timestamp()) // 3600
+    finally:
+        engine.dispose()
 
 
 # --- several processes migrating at once ---------------------------------------------------

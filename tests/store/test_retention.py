@@ -13,7 +13,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -81,16 +81,23 @@ def purge(
 
 
 def age(engine: Engine, session_ids: list[str], days: float) -> None:
-    """Move the sessions' last change `days` back (computed here: SQLite keeps text)."""
+    """Move the sessions' last change `days` back (computed here: SQLite keeps text), its hour
+    with it, as the store keeps them."""
     with engine.begin() as connection:
         for session_id in session_ids:
             stamp = connection.execute(
                 select(sessions.c.updated_at).where(sessions.c.id == session_id)
             ).scalar_one()
+            moved = stamp - timedelta(days=days)
             connection.execute(
                 update(sessions)
                 .where(sessions.c.id == session_id)
-                .values(updated_at=stamp - timedelta(days=days))
+                .values(
+                    updated_at=moved,
+                    touched_hour=repository.touched_hour(
+                        moved if moved.tzinfo else moved.replace(tzinfo=UTC)
+                    ),
+                )
             )
 
 

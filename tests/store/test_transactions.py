@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
@@ -258,3 +258,51 @@ def test_fetch_refuses_a_statement_that_writes(database_url: str) -> None:
             await store.run("optimistic", work)
 
     on_store(database_url, use)
+
+
+def test_touched_hour_follows_the_last_change_and_only_moves_with_its_hour(
+    database_url: str, engine: Engine
+) -> None:
+    """Retention's index is on (status, touched_hour): each change keeps `touched_hour` the
+    hour of `updated_at`, though a change in the same hour, of an unchanged status, does not
+    write it (nor the status) at all."""
+    record = new_session()
+    start = record.updated_at.replace(minute=0, second=0, microsecond=0)
+    moments = [
+        (start + timedelta(minutes=10), "active"),  # same hour: neither written
+        (start + timedelta(minutes=50), "active"),
+        (start + timedelta(hours=1, minutes=5), "active"),  # the next hour: both written
+        (start + timedelta(hours=1, minutes=6), "finished"),  # the status changes
+        (start + timedelta(hours=30), "finished"),
+    ]
+
+    def stored() -> tuple[str, int, Any]:
+        with engine.connect() as connection:
+            row = connection.execute(
+                select(sessions.c.status, sessions.c.touched_hour, sessions.c.updated_at).where(
+                    sessions.c.id == record.id
+                )
+            ).one()
+        return row[0], row[1], row[2]
+
+    async def insert(connection: Transaction) -> None:
+        await repository.insert_session(connection, record)
+
+    on_store(database_url, lambda store: store.run("write", insert))
+    assert stored()[:2] == ("active", repository.touched_hour(record.updated_at))
+    current = record
+    for moment, status in moments:
+
+        async def change(
+            connection: Transaction,
+            before: SessionRecord = current,
+            status: str = status,
+            moment: datetime = moment,
+        ) -> SessionRecord:
+            return await repository.update_session(
+                connection, before, status=status, state={"lead": 1}, result=None, updated_at=moment
+            )
+
+        current = on_store(database_url, lambda store: store.run("write", change))
+        assert stored()[:2] == (status, repository.touched_hour(moment))
+        assert repository.touched_hour(moment) == int(moment.timestamp()) // 3600
