@@ -174,6 +174,27 @@ def test_recent_events_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> 
     assert kept == [f"s{session}" for session in range(11, 20)]  # the latest changed stay
 
 
+def test_recent_events_are_bounded_in_number_and_per_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(notify, "RECENT_EVENTS", 10)
+    monkeypatch.setattr(notify, "RECENT_PER_SESSION", 4)
+    hub = Hub()
+    for version in range(1, 7):
+        hub.publish(event(version, session_id="busy"))
+    for version in range(1, 6):
+        hub.publish(event(version, session_id="quiet"))
+    # Eleven events kept at most ten: the oldest one went; of those left, the last four of a
+    # session are what a resume gets.
+    assert [e.version for e in hub.recent("busy", 0)] == [3, 4, 5, 6]
+    assert [e.version for e in hub.recent("busy", 4)] == [5, 6]
+    assert [e.version for e in hub.recent("quiet", 0)] == [2, 3, 4, 5]
+    for version in range(6, 16):
+        hub.publish(event(version, session_id="quiet"))
+    assert hub.recent("busy", 0) == []
+    assert [e.version for e in hub.recent("quiet", 10)] == [12, 13, 14, 15]
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 100])
 def test_chunks_never_split_a_character_and_join_back(size: int) -> None:
     data = ("aé€😀" * 50).encode()
