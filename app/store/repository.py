@@ -194,8 +194,6 @@ def _update_session(indexed: bool) -> Callable[[], Update]:
     return build
 
 
-_UPDATE_SESSION = Statement(_update_session(indexed=False))
-_UPDATE_SESSION_INDEXED = Statement(_update_session(indexed=True))
 #: Its rounds go with it (ON DELETE CASCADE).
 _DELETE_SESSION = Statement(
     lambda: delete(sessions).where(
@@ -268,8 +266,15 @@ def _update_session_with_rounds(indexed: bool) -> Callable[[], Executable]:
     return build
 
 
-_UPDATE_SESSION_WITH_ROUNDS = Statement(_update_session_with_rounds(indexed=False))
-_UPDATE_SESSION_WITH_ROUNDS_INDEXED = Statement(_update_session_with_rounds(indexed=True))
+#: By whether the change writes the indexed columns: the session's update alone, and with
+#: its rounds (PostgreSQL).
+_UPDATES = {
+    indexed: (
+        Statement(_update_session(indexed)),
+        Statement(_update_session_with_rounds(indexed)),
+    )
+    for indexed in (False, True)
+}
 
 
 async def update_session(
@@ -302,9 +307,9 @@ async def update_session(
     if indexed:
         params["status"] = status
         params["touched_hour"] = hour
+    update_alone, update_with_rounds = _UPDATES[indexed]
     if rounds and _postgres(connection):
-        statement = _UPDATE_SESSION_WITH_ROUNDS_INDEXED if indexed else _UPDATE_SESSION_WITH_ROUNDS
-        written = await statement.execute(
+        written = await update_with_rounds.execute(
             connection,
             {
                 **params,
@@ -316,8 +321,7 @@ async def update_session(
         )
         changed = written == len(rounds)
     else:
-        statement = _UPDATE_SESSION_INDEXED if indexed else _UPDATE_SESSION
-        changed = await statement.execute(connection, params) == 1
+        changed = await update_alone.execute(connection, params) == 1
         if changed:
             await _insert_rounds(connection, record.id, rounds, params["updated_at"])
     if not changed:

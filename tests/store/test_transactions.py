@@ -276,20 +276,13 @@ def test_touched_hour_follows_the_last_change_and_only_moves_with_its_hour(
         (start + timedelta(hours=30), "finished"),
     ]
 
-    def stored() -> tuple[str, int, Any]:
-        with engine.connect() as connection:
-            row = connection.execute(
-                select(sessions.c.status, sessions.c.touched_hour, sessions.c.updated_at).where(
-                    sessions.c.id == record.id
-                )
-            ).one()
-        return row[0], row[1], row[2]
+    def stored() -> tuple[str, int]:
+        row = session_row(engine, record.id)
+        assert row is not None
+        return row["status"], row["touched_hour"]
 
-    async def insert(connection: Transaction) -> None:
-        await repository.insert_session(connection, record)
-
-    on_store(database_url, lambda store: store.run("write", insert))
-    assert stored()[:2] == ("active", repository.touched_hour(record.updated_at))
+    insert(database_url, record)
+    assert stored() == ("active", repository.touched_hour(record.updated_at))
     current = record
     for moment, status in moments:
 
@@ -304,5 +297,5 @@ def test_touched_hour_follows_the_last_change_and_only_moves_with_its_hour(
             )
 
         current = on_store(database_url, lambda store: store.run("write", change))
-        assert stored()[:2] == (status, repository.touched_hour(moment))
+        assert stored() == (status, repository.touched_hour(moment))
         assert repository.touched_hour(moment) == int(moment.timestamp()) // 3600
