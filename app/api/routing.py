@@ -118,15 +118,25 @@ class PrefixDispatch(BaseRoute):
             match, child_scope = static.matches(scope)
             if match == Match.FULL:
                 return match, {**child_scope, SELECTED: static}
-        partial: tuple[BaseRoute, Scope] | None = None
-        for route in self.candidates(scope["path"]):
+        candidates = self.candidates(scope["path"])
+        method = scope.get("method")
+        for route in candidates:
+            # A route that does not take this method can only match in part: it is
+            # matched below, and only when no route takes the request in full.
+            methods = getattr(route, "methods", None)
+            if methods is not None and method not in methods:
+                continue
             match, child_scope = route.matches(scope)
             if match == Match.FULL:
                 if not getattr(route, "param_convertors", True):
-                    self.static[(scope["type"], scope.get("method"), scope["path"])] = route
+                    self.static[(scope["type"], method, scope["path"])] = route
                 return match, {**child_scope, SELECTED: route}
-            if match == Match.PARTIAL and partial is None:
+        partial: tuple[BaseRoute, Scope] | None = None
+        for route in candidates:
+            match, child_scope = route.matches(scope)
+            if match != Match.NONE:
                 partial = (route, child_scope)
+                break
         if partial is not None:
             route, child_scope = partial
             return Match.PARTIAL, {**child_scope, SELECTED: route, ALLOWED: self.allowed(scope)}

@@ -38,11 +38,16 @@ def dump(value: Any) -> JSONValue:
         return value
     names = _FIELD_NAMES.get(kind)
     if names is not None:
-        return {name: dump(getattr(value, name)) for name in names}
+        # Plain fields are taken as they are here, without a call each (most fields are).
+        dumped = {}
+        for name in names:
+            item = getattr(value, name)
+            dumped[name] = item if type(item) in _PLAIN else dump(item)
+        return dumped
     if isinstance(value, str | int | float):
         return value
     if isinstance(value, tuple | list):
-        return [dump(item) for item in value]
+        return [item if type(item) in _PLAIN else dump(item) for item in value]
     if isinstance(value, Mapping):
         return {str(key): dump(item) for key, item in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -82,10 +87,10 @@ def loader(tp: Any) -> Loader:
         return _union(args)
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
-            return _sequence(loader(args[0]), tuple)
-        return _fixed_tuple(tuple(loader(arg) for arg in args))
+            return _sequence(loader(args[0]), _taken_as_is(args[0]), tuple)
+        return _fixed_tuple(tuple((loader(arg), _taken_as_is(arg)) for arg in args))
     if origin is list:
-        return _sequence(loader(args[0]), list)
+        return _sequence(loader(args[0]), _taken_as_is(args[0]), list)
     if origin in (dict, Mapping, typing.Mapping):
         if args[0] is not str:
             raise TypeError(f"only str keys are supported, not {args[0]!r}")
@@ -154,20 +159,25 @@ def _union(options: tuple[Any, ...]) -> Loader:
     return load_union
 
 
-def _sequence(item: Loader, container: type) -> Loader:
+def _sequence(item: Loader, as_is: frozenset[type], container: type) -> Loader:
     def load_sequence(data: Any) -> Any:
         if not isinstance(data, list | tuple):
             raise ValueError(f"expected a list, got {data!r}")
-        return container(item(value) for value in data)
+        return container([value if type(value) in as_is else item(value) for value in data])
 
     return load_sequence
 
 
-def _fixed_tuple(items: tuple[Loader, ...]) -> Loader:
+def _fixed_tuple(items: tuple[tuple[Loader, frozenset[type]], ...]) -> Loader:
     def load_tuple(data: Any) -> tuple[Any, ...]:
         if not isinstance(data, list | tuple) or len(data) != len(items):
             raise ValueError(f"expected a list of {len(items)}, got {data!r}")
-        return tuple(load_item(value) for load_item, value in zip(items, data, strict=True))
+        return tuple(
+            [
+                value if type(value) in as_is else load_item(value)
+                for (load_item, as_is), value in zip(items, data, strict=True)
+            ]
+        )
 
     return load_tuple
 
@@ -184,7 +194,12 @@ def _mapping(item: Loader) -> Loader:
 def _dataclass(cls: type) -> Loader:
     hints = typing.get_type_hints(cls)
     fields = [
-        (field.name, loader(hints[field.name]), _has_default(field))
+        (
+            field.name,
+            loader(hints[field.name]),
+            _has_default(field),
+            _taken_as_is(hints[field.name]),
+        )
         for field in dataclasses.fields(cls)
         if field.init
     ]
@@ -193,14 +208,28 @@ def _dataclass(cls: type) -> Loader:
         if not isinstance(data, Mapping):
             raise ValueError(f"expected an object for {cls.__name__}, got {data!r}")
         arguments: dict[str, Any] = {}
-        for name, load_field, optional in fields:
+        for name, load_field, optional, as_is in fields:
             if name in data:
-                arguments[name] = load_field(data[name])
+                value = data[name]
+                arguments[name] = value if type(value) in as_is else load_field(value)
             elif not optional:
                 raise ValueError(f"{cls.__name__} needs {name!r}")
         return cls(**arguments)
 
     return load_dataclass
+
+
+def _taken_as_is(tp: Any) -> frozenset[type]:
+    """The types of data that a field of type `tp` loads unchanged, so that its loader need
+    not be called for them: `int`, `str`, `float` and `bool` fields, optional or not (an
+    `int` for a `float` field is converted, so it is left to the loader)."""
+    options = (
+        typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    )
+    plain = [option for option in options if option is not type(None)]
+    if len(plain) != 1 or plain[0] not in (int, str, float, bool):
+        return frozenset()
+    return frozenset({plain[0], type(None)} if len(options) == 2 else {plain[0]})
 
 
 def _has_default(field: dataclasses.Field[Any]) -> bool:

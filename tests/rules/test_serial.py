@@ -84,12 +84,25 @@ def test_defaults_fill_missing_fields() -> None:
         {"names": ["a", "b"], "ds": [], "mode": "spot"},
         {"names": ["a", "b"], "ds": [], "mode": "spot", "inner": {"name": "x"}},
         {"names": ["a", "b"], "ds": [], "mode": "spot", "inner": None, "flag": 1},
+        {"names": ["a", 1], "ds": [], "mode": "spot", "inner": None},
+        {"names": ["a", "b"], "ds": [1.5], "mode": "spot", "inner": None},
+        {"names": ["a", "b"], "ds": [], "mode": "spot", "inner": {"name": "x", "amount": True}},
+        {"names": ["a", "b"], "ds": [], "mode": "spot", "inner": None, "ratio": "1"},
+        {"names": ["a", "b"], "ds": [], "mode": "spot", "inner": None, "listed": [None]},
         [],
     ],
 )
 def test_bad_data_is_refused(data: object) -> None:
     with pytest.raises(ValueError, match=r"."):
         serial.load(Outer, data)
+
+
+def test_an_integer_for_a_float_field_loads_as_a_float() -> None:
+    loaded = serial.load(
+        Outer, {"names": ["a", "b"], "ds": [], "mode": "spot", "inner": None, "ratio": 2}
+    )
+    assert loaded.ratio == 2.0
+    assert type(loaded.ratio) is float
 
 
 def test_unknown_types_are_refused() -> None:
