@@ -46,6 +46,24 @@ _RANGES: Final[dict[str, Form]] = {
 _SPECIFICITY: Final = {"*/*": 0, "application/*": 1}
 
 
+def header(request: Request, name: bytes) -> str | None:
+    """The value of the request's header `name` (lower case), the first if it is repeated, as
+    `request.headers.get` gives it; the headers are put in a table once per request (a round
+    reads five, most of them absent, and Starlette's lookup scans the list for each)."""
+    scope = request.scope
+    table: dict[bytes, bytes] | None = scope.get(_HEADER_TABLE)
+    if table is None:
+        table = {}
+        for key, value in scope["headers"]:
+            table.setdefault(key, value)
+        scope[_HEADER_TABLE] = table
+    value = table.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
+_HEADER_TABLE: Final = "arbiter.headers"
+
+
 async def read_body(request: Request) -> bytes:
     """The request's whole body, read once (later calls answer it again).
 
@@ -143,7 +161,7 @@ def _negotiate(accept: str) -> Form:
 
 def wants_text(request: Request) -> bool:
     """`Accept` prefers the summary line alone (`text/plain`) to JSON and markdown."""
-    return preferred_form(request.headers.get("accept")) == "text"
+    return preferred_form(header(request, b"accept")) == "text"
 
 
 def json_response(
@@ -200,7 +218,7 @@ def respond(
 
     An answer without a summary line (a page of rounds, for text) stays JSON.
     """
-    accept = request.headers.get("accept")
+    accept = header(request, b"accept")
     if accept is not None and "text/" in accept:
         form = _negotiate(accept)
         if form != "json":

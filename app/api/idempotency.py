@@ -17,7 +17,7 @@ import orjson
 from fastapi import Request
 from starlette.responses import Response
 
-from app.api.common import JSON, message_response, preferred_form, read_body
+from app.api.common import JSON, header, message_response, preferred_form, read_body
 from app.api.security import (
     TamperedAnswer,
     key_digest,
@@ -46,7 +46,7 @@ class Answer:
 
 
 def idempotency_key(request: Request) -> str | None:
-    key = request.headers.get("idempotency-key")
+    key = header(request, b"idempotency-key")
     if key is None:
         return None
     if not key or len(key) > MAX_IDEMPOTENCY_KEY:
@@ -175,7 +175,7 @@ def answer_response(request: Request, answer: Answer) -> Response:
         headers["Idempotent-Replayed"] = "true"
     if answer.status == 204 or not answer.body:
         return Response(status_code=answer.status, headers=headers)
-    form = preferred_form(request.headers.get("accept"))
+    form = preferred_form(header(request, b"accept"))
     if form != "json" and answer.status != 201:
         body = orjson.loads(answer.body)
         if isinstance(body, dict) and "tokens" not in body:

@@ -32,7 +32,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from app.api import odds
-from app.api.common import message_doc, read_body, respond
+from app.api.common import header, message_doc, read_body, respond
 from app.api.events import events_route, publish
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import ContestKind, load_session, purposes
@@ -145,10 +145,10 @@ def require_active(record: SessionRecord, what: str = "the contest") -> None:
 
 
 def _if_match(request: Request) -> int | Literal["*"] | None:
-    header = request.headers.get("if-match")
-    if header is None:
+    sent = header(request, b"if-match")
+    if sent is None:
         return None
-    value = header.strip()
+    value = sent.strip()
     if value == "*":
         return "*"
     if value.startswith("W/"):
@@ -158,7 +158,7 @@ def _if_match(request: Request) -> int | Literal["*"] | None:
         return int(value)
     except ValueError:
         raise PreconditionFailed(
-            f"If-Match {header!r} does not match the session's version"
+            f"If-Match {sent!r} does not match the session's version"
         ) from None
 
 

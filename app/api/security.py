@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from fastapi import Request
 
+from app.api.common import header
 from app.errors import Unauthorized
 
 TOKEN_BYTES = 32
@@ -38,17 +39,17 @@ def token_hash(token: str) -> str:
 
 def optional_bearer(request: Request) -> str | None:
     """The bearer token if the request carries an Authorization header (then well-formed)."""
-    if request.headers.get("authorization") is None:
+    if header(request, b"authorization") is None:
         return None
     return bearer_token(request)
 
 
 def bearer_token(request: Request) -> str:
     """The `Authorization: Bearer <token>` of a session call, or 401."""
-    header = request.headers.get("authorization")
-    if not header:
+    value = header(request, b"authorization")
+    if not value:
         raise Unauthorized("this call needs Authorization: Bearer <token>")
-    scheme, _, token = header.partition(" ")
+    scheme, _, token = value.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 512:
         raise Unauthorized("malformed Authorization header; expected Bearer <token>")

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from starlette.requests import Request
 
 from app.api import formats
-from app.api.common import preferred_form, respond
+from app.api.common import header, preferred_form, respond
 
 MARKDOWN = {"Accept": "text/markdown"}
 TEXT = {"Accept": "text/plain"}
@@ -416,3 +416,17 @@ def test_openapi_declares_markdown_and_text_for_one_shots(client: TestClient) ->
         assert content["text/markdown"]["schema"] == {"type": "string"}
         assert content["text/plain"]["schema"] == {"type": "string"}
         assert "application/json" in content
+
+
+def test_header_lookup_agrees_with_starlettes() -> None:
+    raw = [
+        (b"accept", b"text/plain"),
+        (b"if-match", b'"3"'),
+        (b"accept", b"application/json"),
+        (b"x-name", "Zo\u00eb".encode("latin-1")),
+    ]
+    request = Request({"type": "http", "headers": raw})
+    for name in ("accept", "if-match", "x-name", "authorization"):
+        assert header(request, name.encode()) == request.headers.get(name)
+    assert header(request, b"accept") == "text/plain"  # the first of a repeated header
+    assert header(request, b"x-name") == "Zo\u00eb"
