@@ -308,7 +308,12 @@ def verify_rounds(
         for path, token in sessions:
             headers = {"authorization": f"Bearer {token}"}
             session = client.get(path.removesuffix("/rounds"), headers=headers).json()
-            rounds = client.get(path, headers=headers).json()["rounds"]
+            rounds: list[dict[str, Any]] = []
+            page: str | None = path
+            while page is not None:  # every page, following Link: rel="next"
+                answer = client.get(page, headers=headers)
+                rounds += answer.json()["rounds"]
+                page = answer.links.get("next", {}).get("url")
             numbers = [entry["number"] for entry in rounds]
             if numbers != list(range(1, len(rounds) + 1)):
                 problems.append(f"{path}: round numbers not contiguous")
