@@ -19,7 +19,7 @@ import hashlib
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
@@ -95,6 +95,22 @@ class _ByteRng:
             value = int.from_bytes(self._bytes(nbytes), "big")
             if value < limit:
                 return value % sides + 1
+
+    def rolls(self, sides: int) -> Iterator[int]:
+        """The dice `die(sides)` would give, one after another, without a call each (a Monte
+        Carlo estimate rolls thousands). While it is in use, draw from this generator only
+        through it: it holds the bytes of the current block that it has not yet used."""
+        if not 1 <= sides < 256:
+            while True:
+                yield self.die(sides)
+        limit = 256 - 256 % sides
+        while True:
+            block, start = self._block, self._offset
+            self._block, self._offset = b"", 0
+            for value in block[start:]:
+                if value < limit:
+                    yield value % sides + 1
+            self._block = self._refill()
 
 
 class SystemRng(_ByteRng):

@@ -185,3 +185,18 @@ def test_a_forked_process_has_a_pool_of_its_own() -> None:
     child.join()
     ours = system_bytes(64)  # what the parent hands out next
     assert theirs != ours
+
+
+@pytest.mark.parametrize("sides", [1, 6, 20, 100, 255, 256, 1000])
+def test_rolls_are_the_dice_die_would_give(sides: int) -> None:
+    by_call = SeededRng(11, "s")
+    by_iterator = SeededRng(11, "s").rolls(sides)
+    assert [next(by_iterator) for _ in range(2_000)] == [by_call.die(sides) for _ in range(2_000)]
+
+
+def test_rolls_continue_where_die_left_off() -> None:
+    by_call = SeededRng(5)
+    mixed = SeededRng(5)
+    first = [mixed.die(20) for _ in range(7)]
+    rolls = mixed.rolls(20)
+    assert first + [next(rolls) for _ in range(100)] == [by_call.die(20) for _ in range(107)]

@@ -193,7 +193,7 @@ def simulated_odds(
         )
     mod_a = rules.check_modifier(config, config.a)
     mod_b = rules.check_modifier(config, config.b)
-    die = SeededRng(seed, "odds:arm-wrestle").die
+    rolls = SeededRng(seed, "odds:arm-wrestle").rolls(D20)
     target = config.target
     push, leader_index = rules.push, rules.leader_index
     # Per round: the chances that it ends for a, for b, for the leader (both fail), and
@@ -223,7 +223,7 @@ def simulated_odds(
                 alive *= survive
                 if alive == 0.0:
                     break
-            difference = (die(D20) + mod_a) - (die(D20) + mod_b)
+            difference = (next(rolls) + mod_a) - (next(rolls) + mod_b)
             if difference:
                 winner = 0 if difference > 0 else 1
                 ds = push(ds, winner, abs(difference))
