@@ -31,7 +31,7 @@ from app.rules.odds.simulation import Estimate, Moments
 #: match near its end, or a short one, fits; a fresh full-length match does not (its DS pairs
 #: number in the thousands within a few rounds, and the exact weights grow by 400 a round).
 EXACT_BUDGET: Final = 1_000
-#: Rounds a Monte Carlo estimate plays (about 1 ms of work on one core), so that the odds of
+#: Rounds a Monte Carlo estimate plays (about half a millisecond on one core), so the odds of
 #: an arm wrestle cost no more than three round trips of a resolution: a fresh match between
 #: Lydia and an ogre gets about 150 trials (standard error about 1.4%), an even match with
 #: long free rounds about 90 (about 4%).
