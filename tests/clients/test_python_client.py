@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from arbiter_client import (
     Arbiter,
@@ -27,6 +29,9 @@ from arbiter_client import (
 from arbiter_client import operations as ops
 
 from app.main import create_app
+from app.rules import arm_wrestling, serial
+from app.rules.odds import arm_wrestling as arm_odds
+from app.rules.odds import gurps as gurps_odds
 from app.store.database import upgrade_to_head
 from tests.clients import CLIENT_ROOT
 from tests.store.servers import running_servers
@@ -258,3 +263,67 @@ def test_a_sealed_skill_game_round(arbiter: Arbiter) -> None:
     assert isinstance(revealed.body, models.SkillGameRevealed)
     assert revealed.version == revealed.body.session.version
     assert revealed.body.round.number == 1
+
+
+def test_one_shot_odds_parse_into_their_models(arbiter: Arbiter) -> None:
+    success = arbiter.send(ops.odds_gurps_success_roll({"skill": 10})).body
+    assert isinstance(success, models.OddsSuccessRollAnswer)
+    assert success.success_exact == "1/2"  # 108 of the 216 totals of 3d6 are 10 or less
+
+    quick = arbiter.send(ops.odds_gurps_quick_contest(models.QuickContestRequest.model_validate(
+        {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
+    ))).body  # fmt: skip
+    assert isinstance(quick, models.OddsQuickContestAnswer)
+    exact = gurps_odds.quick_contest_odds(12, 10)
+    assert (Fraction(quick.a_wins_exact), Fraction(quick.b_wins_exact)) == (
+        exact.a_wins,
+        exact.b_wins,
+    )
+
+    # A fresh match is estimated: the same estimate as the rules' own for the seed.
+    arm = arbiter.send(ops.odds_arm_wrestle({**ARM_WRESTLE, "seed": 42})).body
+    assert isinstance(arm, models.OddsArmWrestleAnswer)
+    config = serial.load(arm_wrestling.Config, {"a": ARM_WRESTLE["a"], "b": ARM_WRESTLE["b"]})
+    estimate = arm_odds.simulated_odds(config, arm_wrestling.State(names=("Lydia", "Ogre")), 42)
+    assert (arm.method, arm.seed, arm.trials) == ("monte-carlo", 42, estimate.trials)
+    assert arm.a_wins == pytest.approx(estimate.a_wins.probability)
+
+
+def test_odds_from_a_sessions_state(arbiter: Arbiter, base_url: str) -> None:
+    created = arbiter.send(ops.arm_wrestles.create(ARM_WRESTLE)).body
+    assert created.tokens is not None
+    gm = created.tokens.gm
+    dice = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
+    arbiter.send(ops.arm_wrestles.play(created.id, dice), token=gm)
+    odds = arbiter.send(ops.arm_wrestles.odds(created.id, seed=3), token=gm).body
+    assert isinstance(odds, models.OddsArmWrestleAnswer)
+    raw = httpx.get(
+        f"{base_url}/v1/arm-wrestles/{created.id}/odds",
+        params={"seed": 3},
+        headers={"authorization": f"Bearer {gm}"},
+    ).json()
+    assert odds.rounds_played == 1
+    assert odds.model_dump(mode="json") == models.OddsArmWrestleAnswer.model_validate(
+        raw
+    ).model_dump(mode="json")
+
+    chase = arbiter.send(ops.chases.create({
+        "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2}},
+        "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
+        "start": {"mode": "lead", "lead": 12},
+    })).body  # fmt: skip
+    assert chase.tokens is not None
+    terrain = models.ChaseTerrain.model_validate({"check": "strength"})
+    asked = arbiter.send(
+        ops.chases.odds(chase.id, seed=5, terrain=terrain, tactic_policy="hide-when-possible"),
+        token=chase.tokens.gm,
+    ).body
+    posted = arbiter.send(
+        ops.chases.odds_with_terrain(
+            chase.id,
+            {"terrain": {"check": "strength"}, "tactic_policy": "hide-when-possible", "seed": 5},
+        ),
+        token=chase.tokens.gm,
+    ).body
+    assert isinstance(asked, models.OddsChaseAnswer)
+    assert asked == posted

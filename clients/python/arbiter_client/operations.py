@@ -16,6 +16,7 @@ a mapping; answers are parsed into the generated answer models.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
@@ -31,6 +32,7 @@ RoundsT = TypeVar("RoundsT", bound=BaseModel)
 RoundT = TypeVar("RoundT", bound=BaseModel)
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
 ResolvedT = TypeVar("ResolvedT", bound=BaseModel)
+OddsT = TypeVar("OddsT", bound=BaseModel)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
@@ -90,6 +92,60 @@ def roll(expr: str, *, seed: int | None = None) -> Call[models.NotationRollAnswe
     """Dice notation (`4d6kh3`, `1d20+5`)."""
     body: dict[str, Any] = {"expr": expr} if seed is None else {"expr": expr, "seed": seed}
     return _post("/v1/roll", body, models.NotationRollAnswer)
+
+
+def odds_gurps_success_roll(
+    body: models.SuccessRollRequest | Mapping[str, Any],
+) -> Call[models.OddsSuccessRollAnswer]:
+    """The exact odds of a success roll (its dice, if any, are not used)."""
+    return _post("/v1/odds/gurps/success-roll", body, models.OddsSuccessRollAnswer)
+
+
+def odds_gurps_quick_contest(
+    body: models.QuickContestRequest | Mapping[str, Any],
+) -> Call[models.OddsQuickContestAnswer]:
+    return _post("/v1/odds/gurps/quick-contest", body, models.OddsQuickContestAnswer)
+
+
+def odds_gurps_resistance_roll(
+    body: models.ResistanceRollRequest | Mapping[str, Any],
+) -> Call[models.OddsResistanceRollAnswer]:
+    return _post("/v1/odds/gurps/resistance-roll", body, models.OddsResistanceRollAnswer)
+
+
+def odds_gurps_regular_contest(
+    body: models.RegularContestRequest | Mapping[str, Any],
+) -> Call[models.OddsRegularContestAnswer]:
+    return _post("/v1/odds/gurps/regular-contest", body, models.OddsRegularContestAnswer)
+
+
+def odds_cairn(
+    body: models.CairnRollRequest | Mapping[str, Any],
+) -> Call[models.OddsCairnAnswer]:
+    return _post("/v1/odds/cairn", body, models.OddsCairnAnswer)
+
+
+def odds_arm_wrestle(
+    body: models.ArmWrestleCreate | Mapping[str, Any],
+) -> Call[models.OddsArmWrestleAnswer]:
+    """The odds of an arm wrestle from its creation body (exact, or a seeded estimate)."""
+    return _post("/v1/odds/arm-wrestles", body, models.OddsArmWrestleAnswer)
+
+
+def odds_chase(
+    body: models.OddsChaseRequest | Mapping[str, Any],
+) -> Call[models.OddsChaseAnswer]:
+    return _post("/v1/odds/chases", body, models.OddsChaseAnswer)
+
+
+def odds_race(body: models.RaceCreate | Mapping[str, Any]) -> Call[models.OddsRaceAnswer]:
+    return _post("/v1/odds/races", body, models.OddsRaceAnswer)
+
+
+def odds_skill_game_tokens(
+    body: models.OddsSkillGameTokensRequest | Mapping[str, Any],
+) -> Call[models.OddsSkillGameTokensAnswer]:
+    return _post("/v1/odds/skill-games/tokens", body, models.OddsSkillGameTokensAnswer)
 
 
 class Sessions(Generic[CreateT, CreatedT, SessionT, RoundsT]):
@@ -177,7 +233,7 @@ class Sessions(Generic[CreateT, CreatedT, SessionT, RoundsT]):
 
 class PlayedSessions(
     Sessions[CreateT, CreatedT, SessionT, RoundsT],
-    Generic[CreateT, CreatedT, SessionT, RoundsT, RoundT, AnswerT, ResolvedT],
+    Generic[CreateT, CreatedT, SessionT, RoundsT, RoundT, AnswerT, ResolvedT, OddsT],
 ):
     """A kind played round by round by the GM: arm wrestles, regular contests, races, chases."""
 
@@ -191,11 +247,19 @@ class PlayedSessions(
         round_: type[RoundT],
         answer: type[AnswerT],
         resolved: type[ResolvedT],
+        odds: type[OddsT],
     ) -> None:
         super().__init__(path, create, created, session, rounds)
         self.round_model = round_
         self._answer = answer
         self._resolved = resolved
+        self._odds = parser(odds)
+
+    def odds(self, session_id: str, *, seed: int | None = None) -> Call[OddsT]:
+        """The odds from the session's current state (any token of it); `seed`, that of a
+        Monte Carlo estimate."""
+        params: dict[str, str | int] = {} if seed is None else {"seed": seed}
+        return Call("GET", self.at(session_id, "odds"), {200: self._odds}, params=params)
 
     def play(
         self,
@@ -232,8 +296,36 @@ class Chases(
         models.ChaseRound,
         models.ChaseRoundAnswer,
         models.ChaseResolved,
+        models.OddsChaseAnswer,
     ]
 ):
+    def odds(
+        self,
+        session_id: str,
+        *,
+        seed: int | None = None,
+        terrain: models.ChaseTerrain | Mapping[str, Any] | None = None,
+        tactic_policy: str | None = None,
+    ) -> Call[models.OddsChaseAnswer]:
+        """The odds from the chase's current state over `terrain` (every increment to come)
+        and the escapee's `tactic_policy`, asked in the query."""
+        params: dict[str, str | int] = {} if seed is None else {"seed": seed}
+        if terrain is not None:
+            params["terrain"] = (
+                terrain.model_dump_json(by_alias=True, exclude_unset=True)
+                if isinstance(terrain, BaseModel)
+                else json.dumps(dict(terrain))
+            )
+        if tactic_policy is not None:
+            params["tactic_policy"] = tactic_policy
+        return Call("GET", self.at(session_id, "odds"), {200: self._odds}, params=params)
+
+    def odds_with_terrain(
+        self, session_id: str, body: models.OddsChaseFromHereRequest | Mapping[str, Any]
+    ) -> Call[models.OddsChaseAnswer]:
+        """The same question as `odds`, its terrain, tactic policy and seed in a JSON body."""
+        return Call("POST", self.at(session_id, "odds"), {200: self._odds}, body=body)
+
     def end(
         self,
         session_id: str,
@@ -318,6 +410,7 @@ arm_wrestles = PlayedSessions(
     models.ArmWrestleRound,
     models.ArmWrestleRoundAnswer,
     models.ArmWrestleResolved,
+    models.OddsArmWrestleAnswer,
 )
 regular_contests = PlayedSessions(
     "/v1/regular-contests",
@@ -328,6 +421,7 @@ regular_contests = PlayedSessions(
     models.RegularContestRound,
     models.RegularContestRoundAnswer,
     models.RegularContestResolved,
+    models.OddsRegularContestAnswer,
 )
 races = PlayedSessions(
     "/v1/races",
@@ -338,6 +432,7 @@ races = PlayedSessions(
     models.RaceRound,
     models.RaceRoundAnswer,
     models.RaceResolved,
+    models.OddsRaceAnswer,
 )
 chases = Chases(
     "/v1/chases",
@@ -348,6 +443,7 @@ chases = Chases(
     models.ChaseRound,
     models.ChaseRoundAnswer,
     models.ChaseResolved,
+    models.OddsChaseAnswer,
 )
 skill_games = SkillGames(
     "/v1/skill-games",
