@@ -3,11 +3,15 @@
 `alembic upgrade head` builds the schema from nothing; the models and the migrations describe the
 same schema (no autogenerate drift); downgrading to base and upgrading again works; several
 processes upgrading one fresh database at once all succeed (replicas starting together);
+sessions stored before the generic serialiser (`data/sessions_before_the_serialiser.json`:
+one of each kind as the service at commit b938e43 stored them, made through its API) answer
+and play on after 0004, and go back to their old shape on downgrade;
 `/readyz` is 503 while the database is unreachable or behind head, and 200 once migrated.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import subprocess
@@ -32,6 +36,7 @@ from app.settings import Settings
 from app.store.database import MIGRATIONS_DIR, migration_head, normalise_url, null_pool_engine
 from app.store.models import Base
 from app.store.repository import touched_hour
+from tests.conformance import Conforming
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.store.migrator import migrate_after
 
@@ -214,6 +219,118 @@ def test_sessions_made_before_touched_hour_get_the_hour_of_their_last_change(
         assert hour == touched_hour(changed) == int(changed.timestamp()) // 3600
     finally:
         engine.dispose()
+
+
+# --- sessions stored before the generic serialiser ------------------------------------------
+
+#: Sessions as the service stored them before `app.rules.serial` (each one's row, rounds,
+#: tokens, its answer then and the round body it was played with), each after a round (races
+#: with obstacles, hazards and mounts, a chase with a mount and a hazard tactic) or, for the
+#: skill game, its skills, a grant and one sealed bid: what 0004 must bring into the shape
+#: read now.
+LEGACY: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "sessions_before_the_serialiser.json").read_text()
+)
+
+
+def insert_legacy(url: str) -> None:
+    sessions, rounds = Base.metadata.tables["sessions"], Base.metadata.tables["rounds"]
+    engine = null_pool_engine(url)
+    try:
+        with engine.begin() as connection:
+            for stored in LEGACY:
+                row = dict(stored["row"])
+                for name in ("created_at", "updated_at"):
+                    row[name] = datetime.fromisoformat(row[name]).replace(tzinfo=UTC)
+                connection.execute(sessions.insert().values(row))
+                for played in stored["rounds"]:
+                    at = datetime.fromisoformat(played["created_at"]).replace(tzinfo=UTC)
+                    connection.execute(
+                        rounds.insert().values(
+                            {**played, "session_id": row["id"], "created_at": at}
+                        )
+                    )
+    finally:
+        engine.dispose()
+
+
+def stored_states(url: str) -> dict[str, Any]:
+    """Every session's stored state, by id."""
+    engine = null_pool_engine(url)
+    try:
+        with engine.connect() as connection:
+            found = connection.execute(text("SELECT id, state FROM sessions")).all()
+    finally:
+        engine.dispose()
+    return {key: json.loads(state) if isinstance(state, str) else state for key, state in found}
+
+
+def legacy(name: str) -> dict[str, Any]:
+    return next(stored for stored in LEGACY if stored["name"] == name)
+
+
+def test_sessions_stored_before_the_serialiser_play_on(empty_database_url: str) -> None:
+    """0004 rewrites the arm wrestle's and the skill game's state and fills the race's and
+    chase's new options; every kind then answers as its document says, shows the state it
+    showed before, and plays on."""
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "0003")
+    insert_legacy(empty_database_url)
+    command.upgrade(config, "head")
+    arm, game = legacy("arm-wrestles"), legacy("skill-games")
+    states = stored_states(empty_database_url)
+    assert states[arm["row"]["id"]]["ds"] == [
+        arm["row"]["state"]["ds"][name] for name in arm["row"]["state"]["names"]
+    ]
+    assert set(states[game["row"]["id"]]) == {"game", "pending"}
+    assert states[game["row"]["id"]]["pending"]["grants"] == [
+        {"party": "Heroes", "tokens": 1, "reason": "a bribe"}
+    ]
+    with TestClient(Conforming(create_app(Settings(database_url=empty_database_url)))) as client:
+        for stored in LEGACY:
+            kind, session_id = stored["row"]["kind"], stored["row"]["id"]
+            gm = {"Authorization": f"Bearer {stored['tokens']['gm']}"}
+            shown = client.get(f"/v1/{kind}/{session_id}", headers=gm)
+            assert shown.status_code == 200, (stored["name"], shown.text)
+            before, now = stored["answer"], shown.json()
+            assert (now["version"], now["round"]) == (before["version"], before["round"])
+            for field, value in before["state"].items():
+                assert now["state"].get(field) == value, (stored["name"], field)
+            page = client.get(f"/v1/{kind}/{session_id}/rounds", headers=gm)
+            assert page.json()["rounds"] == [played["outcome"] for played in stored["rounds"]]
+            if kind == "skill-games":
+                # The other party's bid reveals the round: the one sealed before counts.
+                action, body = "choices", {"party": "Villains", "action": "Press", "bid": 0}
+            else:
+                action, body = "rounds", stored["next"]
+            moved = client.post(f"/v1/{kind}/{session_id}/{action}", json=body, headers=gm)
+            assert moved.status_code == 200, (stored["name"], moved.text)
+            assert moved.json()["session"]["version"] == before["version"] + 1
+        revealed = client.get(
+            f"/v1/skill-games/{game['row']['id']}/rounds",
+            headers={"Authorization": f"Bearer {game['tokens']['gm']}"},
+        ).json()["rounds"]
+        assert {party: choice["bid"] for party, choice in revealed[0]["choices"].items()} == {
+            "Heroes": 1,
+            "Villains": 0,
+        }
+
+
+def test_the_states_go_back_to_their_old_shape_on_downgrade(empty_database_url: str) -> None:
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "0003")
+    insert_legacy(empty_database_url)
+    before = stored_states(empty_database_url)
+    command.upgrade(config, "head")
+    upgraded = stored_states(empty_database_url)
+    assert upgraded != before
+    command.downgrade(config, "0003")
+    assert stored_states(empty_database_url) == before
+    command.upgrade(config, "head")
+    assert stored_states(empty_database_url) == upgraded
+    command.stamp(config, "0003")
+    command.upgrade(config, "head")  # 0004 again, on states already in the new shape
+    assert stored_states(empty_database_url) == upgraded
 
 
 # --- several processes migrating at once ---------------------------------------------------
