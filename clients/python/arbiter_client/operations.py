@@ -17,7 +17,7 @@ a mapping; answers are parsed into the generated answer models.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -34,6 +34,7 @@ AnswerT = TypeVar("AnswerT", bound=BaseModel)
 ResolvedT = TypeVar("ResolvedT", bound=BaseModel)
 OddsT = TypeVar("OddsT", bound=BaseModel)
 ModelT = TypeVar("ModelT", bound=BaseModel)
+RequestT = TypeVar("RequestT", bound=BaseModel)
 
 
 def _post(path: str, body: Body, answer: type[ModelT]) -> Call[ModelT]:
@@ -48,104 +49,72 @@ def readyz() -> Call[models.Readiness]:
     return Call("GET", "/readyz", {200: parser(models.Readiness)})
 
 
-def gurps_success_roll(
-    body: models.SuccessRollRequest | Mapping[str, Any],
-) -> Call[models.SuccessRollAnswer]:
-    return _post("/v1/gurps/success-roll", body, models.SuccessRollAnswer)
+def _one_shot(
+    path: str, request: type[RequestT], answer: type[ModelT]
+) -> Callable[[RequestT | Mapping[str, Any]], Call[ModelT]]:
+    """The builder of a one-shot `POST path`: its body a `request` model (or the same JSON as
+    a mapping), its answer parsed into `answer`."""
+
+    def build(body: RequestT | Mapping[str, Any]) -> Call[ModelT]:
+        return _post(path, body, answer)
+
+    build.__doc__ = f"`POST {path}`: a `{request.__name__}`, answered `{answer.__name__}`."
+    return build
 
 
-def gurps_quick_contest(
-    body: models.QuickContestRequest | Mapping[str, Any],
-) -> Call[models.QuickContestAnswer]:
-    return _post("/v1/gurps/quick-contest", body, models.QuickContestAnswer)
+gurps_success_roll = _one_shot(
+    "/v1/gurps/success-roll", models.SuccessRollRequest, models.SuccessRollAnswer
+)
+gurps_quick_contest = _one_shot(
+    "/v1/gurps/quick-contest", models.QuickContestRequest, models.QuickContestAnswer
+)
+gurps_resistance_roll = _one_shot(
+    "/v1/gurps/resistance-roll", models.ResistanceRollRequest, models.ResistanceRollAnswer
+)
+gurps_regular_contest = _one_shot(
+    "/v1/gurps/regular-contest", models.RegularContestRequest, models.RegularContestAnswer
+)
+cairn_roll = _one_shot("/v1/cairn/roll", models.CairnRollRequest, models.CairnRollAnswer)
+d20_check = _one_shot("/v1/d20/check", models.D20CheckRequest, models.D20CheckAnswer)
+long_throws = _one_shot("/v1/long-throws", models.LongThrowRequest, models.LongThrowAnswer)
 
-
-def gurps_resistance_roll(
-    body: models.ResistanceRollRequest | Mapping[str, Any],
-) -> Call[models.ResistanceRollAnswer]:
-    return _post("/v1/gurps/resistance-roll", body, models.ResistanceRollAnswer)
-
-
-def gurps_regular_contest(
-    body: models.RegularContestRequest | Mapping[str, Any],
-) -> Call[models.RegularContestAnswer]:
-    return _post("/v1/gurps/regular-contest", body, models.RegularContestAnswer)
-
-
-def cairn_roll(
-    body: models.CairnRollRequest | Mapping[str, Any],
-) -> Call[models.CairnRollAnswer]:
-    return _post("/v1/cairn/roll", body, models.CairnRollAnswer)
-
-
-def d20_check(body: models.D20CheckRequest | Mapping[str, Any]) -> Call[models.D20CheckAnswer]:
-    return _post("/v1/d20/check", body, models.D20CheckAnswer)
-
-
-def long_throws(
-    body: models.LongThrowRequest | Mapping[str, Any],
-) -> Call[models.LongThrowAnswer]:
-    return _post("/v1/long-throws", body, models.LongThrowAnswer)
+# The odds of the same questions (their dice, if any, are not used; a Monte Carlo estimate
+# takes the body's seed): exact, or an estimate with its standard errors.
+odds_gurps_success_roll = _one_shot(
+    "/v1/odds/gurps/success-roll", models.SuccessRollRequest, models.OddsSuccessRollAnswer
+)
+odds_gurps_quick_contest = _one_shot(
+    "/v1/odds/gurps/quick-contest", models.QuickContestRequest, models.OddsQuickContestAnswer
+)
+odds_gurps_resistance_roll = _one_shot(
+    "/v1/odds/gurps/resistance-roll",
+    models.ResistanceRollRequest,
+    models.OddsResistanceRollAnswer,
+)
+odds_gurps_regular_contest = _one_shot(
+    "/v1/odds/gurps/regular-contest",
+    models.RegularContestRequest,
+    models.OddsRegularContestAnswer,
+)
+odds_cairn = _one_shot("/v1/odds/cairn", models.CairnRollRequest, models.OddsCairnAnswer)
+#: From an arm wrestle's creation body.
+odds_arm_wrestle = _one_shot(
+    "/v1/odds/arm-wrestles", models.ArmWrestleCreate, models.OddsArmWrestleAnswer
+)
+odds_chase = _one_shot("/v1/odds/chases", models.OddsChaseRequest, models.OddsChaseAnswer)
+#: From a race's creation body.
+odds_race = _one_shot("/v1/odds/races", models.RaceCreate, models.OddsRaceAnswer)
+odds_skill_game_tokens = _one_shot(
+    "/v1/odds/skill-games/tokens",
+    models.OddsSkillGameTokensRequest,
+    models.OddsSkillGameTokensAnswer,
+)
 
 
 def roll(expr: str, *, seed: int | None = None) -> Call[models.NotationRollAnswer]:
     """Dice notation (`4d6kh3`, `1d20+5`)."""
     body: dict[str, Any] = {"expr": expr} if seed is None else {"expr": expr, "seed": seed}
     return _post("/v1/roll", body, models.NotationRollAnswer)
-
-
-def odds_gurps_success_roll(
-    body: models.SuccessRollRequest | Mapping[str, Any],
-) -> Call[models.OddsSuccessRollAnswer]:
-    """The exact odds of a success roll (its dice, if any, are not used)."""
-    return _post("/v1/odds/gurps/success-roll", body, models.OddsSuccessRollAnswer)
-
-
-def odds_gurps_quick_contest(
-    body: models.QuickContestRequest | Mapping[str, Any],
-) -> Call[models.OddsQuickContestAnswer]:
-    return _post("/v1/odds/gurps/quick-contest", body, models.OddsQuickContestAnswer)
-
-
-def odds_gurps_resistance_roll(
-    body: models.ResistanceRollRequest | Mapping[str, Any],
-) -> Call[models.OddsResistanceRollAnswer]:
-    return _post("/v1/odds/gurps/resistance-roll", body, models.OddsResistanceRollAnswer)
-
-
-def odds_gurps_regular_contest(
-    body: models.RegularContestRequest | Mapping[str, Any],
-) -> Call[models.OddsRegularContestAnswer]:
-    return _post("/v1/odds/gurps/regular-contest", body, models.OddsRegularContestAnswer)
-
-
-def odds_cairn(
-    body: models.CairnRollRequest | Mapping[str, Any],
-) -> Call[models.OddsCairnAnswer]:
-    return _post("/v1/odds/cairn", body, models.OddsCairnAnswer)
-
-
-def odds_arm_wrestle(
-    body: models.ArmWrestleCreate | Mapping[str, Any],
-) -> Call[models.OddsArmWrestleAnswer]:
-    """The odds of an arm wrestle from its creation body (exact, or a seeded estimate)."""
-    return _post("/v1/odds/arm-wrestles", body, models.OddsArmWrestleAnswer)
-
-
-def odds_chase(
-    body: models.OddsChaseRequest | Mapping[str, Any],
-) -> Call[models.OddsChaseAnswer]:
-    return _post("/v1/odds/chases", body, models.OddsChaseAnswer)
-
-
-def odds_race(body: models.RaceCreate | Mapping[str, Any]) -> Call[models.OddsRaceAnswer]:
-    return _post("/v1/odds/races", body, models.OddsRaceAnswer)
-
-
-def odds_skill_game_tokens(
-    body: models.OddsSkillGameTokensRequest | Mapping[str, Any],
-) -> Call[models.OddsSkillGameTokensAnswer]:
-    return _post("/v1/odds/skill-games/tokens", body, models.OddsSkillGameTokensAnswer)
 
 
 class Sessions(Generic[CreateT, CreatedT, SessionT, RoundsT]):
