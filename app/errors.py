@@ -195,6 +195,21 @@ def _first_message(errors: Sequence[dict[str, Any]]) -> str:
     return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
+def method_not_allowed(request: Request, allow: str | None = None) -> ApiError:
+    """A 405 whose `Allow` names every method served at the request's path: the router's
+    `allowed_methods` (app/api/routing.py; Starlette's own 405 names one route's), and those
+    the refusing app named itself (`allow`: a mount's static files)."""
+    methods = {method.strip() for method in (allow or "").split(",") if method.strip()}
+    allowed_methods = getattr(request.scope.get("router"), "allowed_methods", None)
+    if allowed_methods is not None:
+        methods.update(allowed_methods(request.scope))
+    allowed = ", ".join(sorted(methods))
+    method = request.scope.get("method", "")
+    return MethodNotAllowed(
+        f"{method} is not served at this path; it serves {allowed}", headers={"Allow": allowed}
+    )
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map every error, ours and the framework's, to problem+json."""
 
@@ -221,8 +236,11 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_client_disconnect(_: Request, __: Exception) -> Response:
         return api_error_response(ClientClosedRequest("the client closed the connection"))
 
-    async def on_http_exception(_: Request, exc: Exception) -> Response:
+    async def on_http_exception(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 405:
+            allow = (exc.headers or {}).get("Allow")
+            return api_error_response(method_not_allowed(request, allow))
         titles = {404: NotFound, 405: MethodNotAllowed, 413: PayloadTooLarge}
         kind = titles.get(exc.status_code)
         if kind is not None:

@@ -20,7 +20,7 @@ from app.api.docs import install_docs
 from app.api.events import start_events, stop_events
 from app.api.kinds import ContestKind
 from app.api.registry import KINDS
-from app.api.routing import LeanLane, PrefixDispatch
+from app.api.routing import index_routes
 from app.cors import add_cors
 from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
@@ -100,20 +100,13 @@ def create_app(
     )
     app.state.settings = settings
     install_error_handlers(app)
-    # The routes go straight onto the app rather than through include_router: every request
-    # is matched against one flat list instead of router after router.
+    # Every request is matched through an index of path prefixes (app/api/routing.py).
+    index_routes(app)
     for module in (operations, gurps, cairn, d20, long_throws, notation, odds):
-        app.router.routes.extend(module.router().routes)
+        app.include_router(module.router())
     for kind in kinds.values():
-        app.router.routes.extend(lifecycle.routes(kind))
+        app.include_router(lifecycle.router(kind))
     install_docs(app)
-    served = list(app.router.routes)  # these, the docs pages and FastAPI's /openapi.json
-    # The dispatcher goes first and answers every request that has a route; the routes stay
-    # listed after it for introspection (and are reached directly only by unknown paths).
-    dispatch = PrefixDispatch(served)
-    app.router.routes.insert(0, dispatch)
-    # Innermost: the lean routes' requests go from here straight to their handlers.
-    app.add_middleware(LeanLane, dispatch=dispatch)
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, settings=settings)
     app.add_middleware(Edge, max_bytes=settings.max_body_bytes, settings=settings)

@@ -19,16 +19,16 @@ import re
 import secrets
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from typing import Any, Final
 
 from redis import asyncio as redis_asyncio
 from redis.exceptions import RedisError
 from starlette.requests import ClientDisconnect, Request
-from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.routing import SELECTED
+from app.api.routing import route_template
 from app.errors import ApiError, PayloadTooLarge, TooManyRequests, api_error_response
 from app.observability import (
     LATENCY,
@@ -225,8 +225,7 @@ class Edge:
             method = scope["method"]
             if method not in METHODS:
                 method = "other"
-            route = scope.get(SELECTED)
-            template = route.path if route is not None else resolve_template(scope)
+            template = route_template(scope) or resolve_template(scope)
             status = status or 500
             key = (method, template, status)
             children = self.children.get(key)
@@ -274,14 +273,10 @@ os.register_at_fork(after_in_child=_new_id_prefix)
 def resolve_template(scope: Scope) -> str:
     """The template of the route a request would have reached (for answers given before
     routing, such as 413 and 429), or `unmatched`."""
-    app = scope.get("app")
-    router = getattr(app, "router", None)
-    for route in getattr(router, "routes", ()):
-        match, child_scope = route.matches(scope)
-        if match is not Match.NONE:
-            chosen = child_scope.get(SELECTED, route)
-            return str(getattr(chosen, "path", UNMATCHED))
-    return UNMATCHED
+    router = getattr(scope.get("app"), "router", None)
+    template: Callable[[Scope], str | None] | None = getattr(router, "template", None)
+    found = template(scope) if template is not None else None
+    return UNMATCHED if found is None else found
 
 
 class LocalWindows:

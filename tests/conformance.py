@@ -14,7 +14,6 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from pydantic import TypeAdapter
-from starlette.routing import Match
 from starlette.types import Message, Receive, Scope, Send
 
 JSON = b"application/json"
@@ -39,11 +38,14 @@ class Conforming:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
-    def route_for(self, scope: Scope) -> APIRoute | None:
-        for route in self.app.routes:
-            if isinstance(route, APIRoute) and route.matches(scope)[0] == Match.FULL:
-                return route
-        return None
+    @staticmethod
+    def answer_type(route: Any, status: int) -> Any:
+        """The type the route documents for the JSON of a `status` answer, or None."""
+        documented = (getattr(route, "responses", None) or {}).get(status, {})
+        model = documented.get("model")
+        if model is None and status == (getattr(route, "status_code", None) or 200):
+            model = getattr(route, "response_model", None)
+        return model
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,14 +68,13 @@ class Conforming:
             return
         if scope["path"] == self.app.openapi_url:  # the document itself
             return
-        route = self.route_for(scope)
+        route = scope.get("route")  # the route that served it, as the router set it
         where = f"{scope['method']} {scope['path']} -> {status}"
-        if route is None or route.response_model is None:
+        model = self.answer_type(route, status) if isinstance(route, APIRoute) else None
+        if model is None:
             raise NonConformingAnswer(f"{where}: a JSON answer its operation does not document")
         try:
-            _adapter(route.response_model).validate_json(b"".join(chunks), strict=True)
+            _adapter(model).validate_json(b"".join(chunks), strict=True)
         except Exception as exc:
-            raise NonConformingAnswer(
-                f"{where} does not fit {route.response_model}: {exc}"
-            ) from exc
+            raise NonConformingAnswer(f"{where} does not fit {model}: {exc}") from exc
         self.checked += 1

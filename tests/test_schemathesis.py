@@ -17,7 +17,7 @@ import pytest
 import schemathesis
 from fastapi import FastAPI
 from fastapi.dependencies.utils import request_params_to_args
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, iter_route_contexts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
@@ -153,8 +153,9 @@ def tokens_are_enforced(case: Case[Any]) -> None:
 
 def route_of(app: FastAPI, case: Case[Any]) -> APIRoute | None:
     scope = {"type": "http", "path": case.formatted_path, "method": case.method.upper()}
-    for route in app.routes:
-        if isinstance(route, APIRoute) and route.matches(scope)[0] == Match.FULL:
+    for context in iter_route_contexts(app.routes):
+        route = context.original_route
+        if isinstance(route, APIRoute) and context.matches(scope)[0] == Match.FULL:
             return route
     return None
 

@@ -60,10 +60,14 @@ def grouped_bar_chart_bytes(
     )
 
 
-def chart_doc(charted: bool = True) -> dict[int | str, dict[str, Any]]:
-    """The 200 answer's alternatives (its summary line; a chart when `charted`)."""
+def chart_doc(charted: bool = True, *, model: Any = None) -> dict[int | str, dict[str, Any]]:
+    """The 200 answer's alternatives (its summary line; a chart when `charted`), and the type
+    of its JSON (`model`)."""
     content: dict[str, Any] = {"text/plain": {"schema": {"type": "string"}}}
     if charted:
         content[SVG] = {"schema": {"type": "string"}}
         content[PNG] = {"schema": {"type": "string", "format": "binary"}}
-    return {200: {"content": content}, 422: {"description": "Invalid input (problem+json)"}}
+    answer: dict[str, Any] = {"content": content}
+    if model is not None:
+        answer["model"] = model
+    return {200: answer, 422: {"description": "Invalid input (problem+json)"}}

@@ -188,8 +188,7 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
                 default=NO_REASON,
             ),
             methods=["POST"],
-            response_model=ChaseEnded,
-            responses=message_doc(),
+            responses=message_doc(model=ChaseEnded),
             summary="End a chase (GM)",
             operation_id="endChase",
         )

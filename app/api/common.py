@@ -239,27 +239,31 @@ def make_dice(
     return Dice(rng, present, locs=locs, notation=notation)
 
 
-def message_doc(status: int = 200, *, text: bool = True) -> dict[int | str, dict[str, Any]]:
+def message_doc(
+    status: int = 200, *, text: bool = True, model: Any = None
+) -> dict[int | str, dict[str, Any]]:
     """The chat-message alternatives of a `status` answer, for `responses=`: `text/markdown`,
-    and `text/plain` unless the answer has no summary line (`text=False`, a page of rounds)."""
+    and `text/plain` unless the answer has no summary line (`text=False`, a page of rounds);
+    `model` is the type of its JSON (a lean route's answer, app/api/routing.py)."""
     content: dict[str, Any] = {"text/markdown": {"schema": {"type": "string"}}}
     if text:
         content["text/plain"] = {"schema": {"type": "string"}}
-    return {
-        status: {
-            "description": "The result as JSON; for `Accept: text/plain` its summary line, "
-            "for `text/markdown` a Discord-ready message (summary line, then every die: "
-            "criticals in bold, dropped dice struck through). Both neutralise caller-chosen "
-            "names and stay within 2000 characters.",
-            "content": content,
-        }
+    answer: dict[str, Any] = {
+        "description": "The result as JSON; for `Accept: text/plain` its summary line, "
+        "for `text/markdown` a Discord-ready message (summary line, then every die: "
+        "criticals in bold, dropped dice struck through). Both neutralise caller-chosen "
+        "names and stay within 2000 characters.",
+        "content": content,
     }
+    if model is not None:
+        answer["model"] = model
+    return {status: answer}
 
 
-def text_plain_doc() -> dict[int | str, dict[str, Any]]:
+def text_plain_doc(model: Any = None) -> dict[int | str, dict[str, Any]]:
     """The `Accept: text/plain` and `text/markdown` alternatives of a one-shot's 200 answer,
-    for `responses=`."""
-    return {**message_doc(), 422: {"description": "Invalid input (problem+json)"}}
+    for `responses=` (`model`: the type of its JSON, when the endpoint returns a Response)."""
+    return {**message_doc(model=model), 422: {"description": "Invalid input (problem+json)"}}
 
 
 def examples(named: Mapping[str, Any]) -> dict[str, Example]:

@@ -15,11 +15,10 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import HTMLResponse
-from starlette.routing import Mount
 
 from app.api.routing import LeanRoute
 
-#: Where the pages' assets are served; under `/docs` so that `PrefixDispatch` finds it by
+#: Where the pages' assets are served; under `/docs` so that the router's index finds it by
 #: its first two path segments like any other route.
 STATIC_URL: Final = "/docs/static"
 #: The pages may load nothing from another host: what they need is served here, and a
@@ -73,7 +72,11 @@ def install_docs(app: FastAPI, docs_url: str = "/docs", redoc_url: str = "/redoc
         return page
 
     for path, endpoint in ((docs_url, swagger_ui), (redoc_url, redoc)):
-        app.router.routes.append(
-            LeanRoute(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)
+        app.router.add_api_route(
+            path,
+            endpoint,
+            methods=["GET", "HEAD"],
+            include_in_schema=False,
+            route_class_override=LeanRoute,
         )
-    app.router.routes.append(Mount(STATIC_URL, StaticFiles(packages=[ASSETS]), name="docs-static"))
+    app.mount(STATIC_URL, StaticFiles(packages=[ASSETS]), name="docs-static")

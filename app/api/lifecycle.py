@@ -29,7 +29,6 @@ import orjson
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
-from starlette.routing import BaseRoute
 
 from app.api import odds
 from app.api.common import header, message_doc, read_body, respond
@@ -38,6 +37,7 @@ from app.api.idempotency import Answer, answer_response, creation_scope, guarded
 from app.api.kinds import ContestKind, load_session, purposes
 from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, declare_body, declare_no_body
+from app.api.routing import answers as answers_doc
 from app.api.security import (
     Role,
     bearer_token,
@@ -389,7 +389,7 @@ def kind_router(kind: AnyKind) -> APIRouter:
 
 
 @cache
-def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
+def router(kind: AnyKind) -> APIRouter:
     """The shared lifecycle routes of one kind, then the kind's own.
 
     Built once per kind by the first `create_app` (routes hold no state; building one
@@ -424,7 +424,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         declare_body(create, kind.create_model, {"create": kind.examples.create}, eager=True),
         methods=["POST"],
         status_code=201,
-        response_model=answers.created,
+        responses=answers_doc(201, answers.created),
         summary=f"Create {_a(kind.title)}",
         operation_id=f"create{prefix}",
     )
@@ -443,8 +443,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         "/{session_id}",
         get,
         methods=["GET"],
-        response_model=answers.session,
-        responses=message_doc(),
+        responses=message_doc(model=answers.session),
         summary=f"Get {_a(kind.title)}",
         operation_id=f"get{prefix}",
     )
@@ -485,8 +484,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         "/{session_id}/rounds",
         rounds,
         methods=["GET"],
-        response_model=answers.rounds,
-        responses=message_doc(text=False),
+        responses=message_doc(text=False, model=answers.rounds),
         summary=f"Rounds of {_a(kind.title)}",
         operation_id=f"list{prefix}Rounds",
     )
@@ -525,8 +523,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             "/{session_id}/rounds",
             declare_body(play_round, kind.round_model, {"round": kind.examples.round or {}}),
             methods=["POST"],
-            response_model=answers.round,
-            responses=message_doc(),
+            responses=message_doc(model=answers.round),
             summary=f"Play a round of {_a(kind.title)}",
             operation_id=f"play{prefix}Round",
         )
@@ -578,8 +575,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             "/{session_id}/resolve",
             resolve,
             methods=["POST"],
-            response_model=answers.resolved,
-            responses=message_doc(),
+            responses=message_doc(model=answers.resolved),
             summary=f"Play {_a(kind.title)} to its end",
             operation_id=f"resolve{prefix}",
         )
@@ -625,7 +621,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             "/{session_id}/odds",
             session_odds,
             methods=["GET"],
-            response_model=odds.SESSION_ODDS[kind.path],
+            responses=answers_doc(200, odds.SESSION_ODDS[kind.path]),
             summary=f"Odds of {_a(kind.title)} from where it stands",
             operation_id=f"odds{prefix}FromHere",
         )
@@ -657,7 +653,7 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
             "/{session_id}/odds",
             declare_body(session_odds_asked, asked.model, asked.examples),
             methods=["POST"],
-            response_model=odds.SESSION_ODDS[kind.path],
+            responses=answers_doc(200, odds.SESSION_ODDS[kind.path]),
             summary=f"Odds of {_a(kind.title)} from where it stands, asked in JSON",
             operation_id=asked.operation_id,
         )
@@ -676,7 +672,8 @@ def routes(kind: AnyKind) -> tuple[BaseRoute, ...]:
         summary=f"Delete {_a(kind.title)}",
         operation_id=f"delete{prefix}",
     )
-    return (*router.routes, events_route(kind), *kind.extra_routes())
+    router.routes.extend((events_route(kind), *kind.extra_routes()))
+    return router
 
 
 async def _readable(

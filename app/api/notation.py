@@ -85,8 +85,7 @@ def router() -> APIRouter:
         "/roll",
         roll_get,
         methods=["GET"],
-        response_model=NotationRollAnswer,
         operation_id="rollNotation",
-        responses=text_plain_doc(),
+        responses=text_plain_doc(NotationRollAnswer),
     )
     return routes

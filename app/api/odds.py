@@ -994,8 +994,7 @@ def router() -> APIRouter:
             path,
             endpoint,
             methods=["POST"],
-            response_model=answer,
-            responses=charts.chart_doc(charted),
+            responses=charts.chart_doc(charted, model=answer),
             operation_id=operation_id,
         )
     return router

@@ -1,182 +1,55 @@
-"""How routes are declared and found: `LeanRoute`, one route class, and `PrefixDispatch`.
+"""How routes are declared and found: `LeanRoute`, a route class for speed, and `IndexedRouter`,
+the app's router.
 
-`LeanRoute` is FastAPI's `APIRoute` with a leaner request path. The endpoint is declared
-once, with its body, path parameters and answer type in its signature, so `/openapi.json`
-describes exactly what is served; at request time the route skips FastAPI's dependency
-solving: it parses the body with pydantic's JSON validator in one step (`parse_body`), calls
-the endpoint, and writes its typed answer with orjson, as JSON or, for `Accept: text/plain`,
-as its `summary` line (ARCHITECTURE.md, "Speed", has the figures).
+Every route is FastAPI's: routers are included (`app.include_router`), each route is listed
+once, and a route written the ordinary way (an `APIRouter` of `APIRoute`s, or a decorator on
+the app) gets every feature FastAPI has. Two things make the service's own routes fast
+(ARCHITECTURE.md, "Speed", has the figures):
 
-Dispatch by path prefix:
-
-Starlette matches a request against the routes one by one, each a regular expression; with
-forty routes, a round posted to the last contest kind paid for thirty failed matches first.
-`PrefixDispatch` sits first in the app's route list and hands each request only the routes
-that share its first two path segments (`/v1/arm-wrestles`), in their order. A path it
-serves, asked with a method none of its routes take, is a 405 whose `Allow` lists the methods
-of every route of that path (Starlette's routes would each name only their own).
+* `LeanRoute` is an `APIRoute` whose request handler skips FastAPI's per-request dependency
+  solving and answer validation: it parses the body with pydantic's JSON validator in one step
+  (`parse_body`), calls the endpoint, and writes its answer with orjson (`respond`), as JSON or
+  as a chat message. It serves exactly what that handler can and refuses, when the route is
+  built, every feature it cannot serve, naming the route and the feature (`LeanRouteRefused`).
+* `IndexedRouter` is FastAPI's `APIRouter` with an index: a request is matched only against
+  the routes its first two path segments can reach, in their order, by FastAPI's own loop;
+  it chooses exactly the route the full scan would choose (everything else falls back to it).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections import defaultdict
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import Annotated, Any, Generic, TypeVar
+import operator
+import types
+import typing
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Generic, TypeVar
 
-from fastapi import APIRouter, Body, Request
-from fastapi.dependencies.utils import request_params_to_args
-from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
+from fastapi import APIRouter, Body, FastAPI, Request, params
+from fastapi.datastructures import DefaultPlaceholder
+from fastapi.dependencies.utils import get_typed_return_annotation, request_params_to_args
+from fastapi.exceptions import FastAPIError, RequestValidationError
+from fastapi.routing import (
+    _FASTAPI_EFFECTIVE_ROUTE_CONTEXT_KEY,
+    _FASTAPI_INCLUDED_ROUTER_KEY,
+    APIRoute,
+    _apply_router_form_limits,
+    _effective_route_context_var,
+    _EffectiveRouteContext,
+    _get_fastapi_scope,
+    _IncludedRouter,
+    _update_scope,
+    iter_route_contexts,
+)
+from fastapi.telemetry._api import _route_selected
 from pydantic import BaseModel
-from starlette.exceptions import HTTPException
+from starlette._utils import get_route_path
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Match
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.routing import BaseRoute, Match, Mount
+from starlette.types import Receive, Scope, Send
 
 from app.api.common import examples, parse_body, read_body, respond, text_plain_doc
-from app.errors import MethodNotAllowed, api_error_response
-
-SELECTED = "arbiter.route"
-#: Set on a request whose path is served, but not for its method: the `Allow` of its 405.
-ALLOWED = "arbiter.allowed"
-
-
-def prefix_of(path: str) -> str:
-    """The first two segments of a path: `/v1/arm-wrestles/x/rounds` -> `/v1/arm-wrestles`."""
-    parts = path.split("/", 3)
-    return "/".join(parts[:3])
-
-
-class PrefixDispatch(BaseRoute):
-    """One route standing for many, grouped by `prefix_of` their paths, then by shape.
-
-    Within a prefix, a request is matched only against the routes its path could fit: those
-    with as many segments and either its last segment as their literal last one or a
-    parameter there (`/v1/arm-wrestles/x/rounds` meets `…/{session_id}/rounds`, not
-    `…/{session_id}/resolve`), in their order. A route whose parameter may span segments
-    (`{name:path}`) is a candidate for every path of its prefix.
-    """
-
-    def __init__(self, routes: Sequence[BaseRoute]) -> None:
-        self.routes = list(routes)
-        spanning: dict[str, list[BaseRoute]] = defaultdict(list)
-        shapes: dict[tuple[str, int, str | None], list[BaseRoute]] = defaultdict(list)
-        for route in self.routes:
-            path = getattr(route, "path", "")
-            prefix = prefix_of(path)
-            if "{" in prefix:
-                raise ValueError(f"route {path} has a parameter in its first two segments")
-            segments = path.split("/")
-            if ":path}" in path:
-                spanning[prefix].append(route)
-            else:
-                last = segments[-1] if "{" not in segments[-1] else None
-                shapes[(prefix, len(segments), last)].append(route)
-        order = {id(route): index for index, route in enumerate(self.routes)}
-
-        def ordered(*groups: Sequence[BaseRoute]) -> tuple[BaseRoute, ...]:
-            return tuple(sorted((r for group in groups for r in group), key=lambda r: order[id(r)]))
-
-        #: (prefix, segments, literal last segment) -> the routes such a path may match.
-        self.by_literal: dict[tuple[str, int, str], tuple[BaseRoute, ...]] = {
-            (prefix, count, last): ordered(
-                routes, shapes.get((prefix, count, None), ()), spanning.get(prefix, ())
-            )
-            for (prefix, count, last), routes in shapes.items()
-            if last is not None
-        }
-        #: (prefix, segments) -> the routes a path with any other last segment may match.
-        self.by_count: dict[tuple[str, int], tuple[BaseRoute, ...]] = {
-            (prefix, count): ordered(routes, spanning.get(prefix, ()))
-            for (prefix, count, last), routes in shapes.items()
-            if last is None
-        }
-        self.spanning = {prefix: ordered(routes) for prefix, routes in spanning.items()}
-        #: (type, method, path) -> the route without path parameters that served it in full
-        #: (the first in order, as the scan would find it again), matched alone next time;
-        #: as many entries as such routes and their methods.
-        self.static: dict[tuple[str, str | None, str], BaseRoute] = {}
-
-    def candidates(self, path: str) -> Sequence[BaseRoute]:
-        """The routes `path` may match, in their order."""
-        segments = path.split("/")
-        prefix = "/".join(segments[:3])
-        count = len(segments)
-        found = self.by_literal.get((prefix, count, segments[-1]))
-        if found is None:
-            found = self.by_count.get((prefix, count))
-        if found is None:
-            found = self.spanning.get(prefix, ())
-        return found
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope["type"] not in ("http", "websocket"):
-            return Match.NONE, {}
-        static = self.static.get((scope["type"], scope.get("method"), scope["path"]))
-        if static is not None:
-            match, child_scope = static.matches(scope)
-            if match == Match.FULL:
-                return match, {**child_scope, SELECTED: static}
-        candidates = self.candidates(scope["path"])
-        method = scope.get("method")
-        for route in candidates:
-            # A route that does not take this method can only match in part: it is
-            # matched below, and only when no route takes the request in full.
-            methods = getattr(route, "methods", None)
-            if methods is not None and method not in methods:
-                continue
-            match, child_scope = route.matches(scope)
-            if match == Match.FULL:
-                if not getattr(route, "param_convertors", True):
-                    self.static[(scope["type"], method, scope["path"])] = route
-                return match, {**child_scope, SELECTED: route}
-        partial: tuple[BaseRoute, Scope] | None = None
-        for route in candidates:
-            match, child_scope = route.matches(scope)
-            if match != Match.NONE:
-                partial = (route, child_scope)
-                break
-        if partial is not None:
-            route, child_scope = partial
-            return Match.PARTIAL, {**child_scope, SELECTED: route, ALLOWED: self.allowed(scope)}
-        return Match.NONE, {}
-
-    def allowed(self, scope: Scope) -> str:
-        """The methods served at this request's path (which none of them is), for `Allow`."""
-        methods: set[str] = set()
-        for route in self.candidates(scope["path"]):
-            if route.matches(scope)[0] is not Match.NONE:
-                methods.update(getattr(route, "methods", None) or ())
-        return ", ".join(sorted(methods))
-
-    def lean_handler(self, scope: Scope) -> Callable[[Request], Awaitable[Response]] | None:
-        """The lean handler of the route serving this request in full, with the route's
-        scope (path parameters, endpoint) added to `scope`; None when there is none."""
-        match, child_scope = self.matches(scope)
-        if match is not Match.FULL:
-            return None
-        handler: Callable[[Request], Awaitable[Response]] | None = getattr(
-            child_scope[SELECTED], "lean_handler", None
-        )
-        if handler is not None:
-            scope.update(child_scope)
-        return handler
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        allowed: str | None = scope.get(ALLOWED)
-        if allowed is not None:
-            response = api_error_response(
-                MethodNotAllowed(
-                    f"{scope['method']} is not served at this path; it serves {allowed}",
-                    headers={"Allow": allowed},
-                )
-            )
-            await response(scope, receive, send)
-            return
-        route: BaseRoute = scope[SELECTED]
-        await route.handle(scope, receive, send)
-
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
@@ -250,127 +123,182 @@ def declare_no_body(endpoint: E) -> E:
     return endpoint
 
 
+# --- the lean route -------------------------------------------------------------------------
+
+
+class LeanRouteRefused(FastAPIError):
+    """A `LeanRoute` was asked for a feature its handler does not serve."""
+
+    def __init__(self, route: str, feature: str) -> None:
+        super().__init__(
+            f"LeanRoute {route} cannot serve {feature}; declare the route with FastAPI's "
+            "APIRoute (the default route class) to have it"
+        )
+        self.route = route
+        self.feature = feature
+
+
+#: `response_model_*` options a lean route cannot honour, with the value that means "unused".
+_ANSWER_OPTIONS: Final[Mapping[str, Any]] = {
+    "response_model_include": None,
+    "response_model_exclude": None,
+    "response_model_by_alias": True,
+    "response_model_exclude_unset": False,
+    "response_model_exclude_defaults": False,
+    "response_model_exclude_none": False,
+}
+
+
 class LeanRoute(APIRoute):
-    """An `APIRoute` whose endpoint takes the request, its path parameters and its parsed body.
+    """An `APIRoute` whose handler calls an `async def` endpoint with its request, path and
+    query parameters and one body, and writes what it returns as it is.
 
-    The lean path serves an endpoint that declares (any of) `request: Request`, path
-    parameters (`str`), query parameters and one body parameter (a pydantic model, `Annotated`
-    with `Body(...)` for its examples; given a default, an empty body means that default; see
-    `declare_body` for a body validated only when the endpoint asks). It returns its
-    typed answer (rendered with the route's status code) or a `Response`. An endpoint
-    declaring anything else (dependencies, header parameters) is served by FastAPI's own
-    handler, so every route of the app can be of this one class.
+    What it serves: `request: Request`; path parameters (plain `str` ones handed over as they
+    are, others validated as FastAPI does); query parameters (FastAPI's own validation); one
+    body parameter, a pydantic model (`Annotated` with `Body(...)` for its examples; given a
+    default, an empty body means that default; `declare_body` for a body validated only when
+    the endpoint asks). The endpoint returns a `Response`, or a mapping written with orjson as
+    JSON, or as its chat message for `Accept: text/plain` or `text/markdown`.
 
-    A lean route is served by `lean_app`: without FastAPI's per-request exit stacks (for
-    dependencies with `yield`, which it has none of) and its per-route exception wrapper (the
-    app's exception middleware maps what the handler raises, with the same handlers).
+    What it refuses when the route is built (`LeanRouteRefused`, naming the route and the
+    feature): dependencies (its own or its router's), header and cookie parameters, several
+    or embedded bodies, form data, `Response`/`BackgroundTasks`/`WebSocket`/`SecurityScopes`
+    parameters, synchronous endpoints, and `response_model` with its options: a lean route
+    never filters or validates its answer. The answer's type is documented instead as the
+    model of its status in `responses` — given there, or taken from the endpoint's return
+    annotation (its part that is not a `Response`), which mypy checks; the test suite checks
+    every served body against it (tests/conformance.py).
     """
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        #: The lean handler (set by `get_route_handler`), or None when FastAPI's own serves.
-        self.lean_handler: Callable[[Request], Awaitable[Response]] | None = None
-        super().__init__(path, endpoint, **kwargs)
-        if self.lean_handler is not None:
-            self.app = lean_app(self.lean_handler)
+        name = f"{path} ({getattr(endpoint, '__name__', endpoint)})"
+        response_model = kwargs.pop("response_model", None)
+        if response_model is not None and not isinstance(response_model, DefaultPlaceholder):
+            raise LeanRouteRefused(name, "response_model (it never filters its answer)")
+        for option, unused in _ANSWER_OPTIONS.items():
+            if kwargs.get(option, unused) != unused:
+                raise LeanRouteRefused(name, option)
+        if not inspect.iscoroutinefunction(endpoint):
+            raise LeanRouteRefused(name, "a synchronous endpoint")
+        status = kwargs.get("status_code") or 200
+        responses: dict[int | str, dict[str, Any]] = dict(kwargs.pop("responses", None) or {})
+        documented = responses.get(status, {})
+        answer = documented.get("model") or _answer_type(endpoint)
+        if answer is not None:
+            responses[status] = {**documented, "model": answer}
+        response_class = kwargs.get("response_class")
+        if answer is not None and not (
+            response_class is None or isinstance(response_class, DefaultPlaceholder)
+        ):
+            raise LeanRouteRefused(name, "response_class (its answers are written as JSON)")
+        #: The type of the answer of the route's status (None: it has none, or a Response).
+        self.answer: Any = answer
+        super().__init__(path, endpoint, response_model=None, responses=responses, **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        dependant = self.dependant
-        if dependant.dependencies or dependant.header_params or len(dependant.body_params) > 1:
-            # Dependencies or header parameters: FastAPI's own handler does the work.
-            return super().get_route_handler()
-        query = dependant.query_params
-        body = dependant.body_params[0] if dependant.body_params else None
-        body_name = body.name if body is not None else None
-        body_model: Any = body.field_info.annotation if body is not None else None
-        # A body with a default may be left out: an empty body means the default.
-        body_default: Any = (
-            None if body is None or body.field_info.is_required() else body.field_info.default
-        )
-        path_names = tuple(param.name for param in dependant.path_params)
-        request_name = dependant.request_param_name
-        endpoint: Callable[..., Awaitable[Any]] = self.endpoint
-        deferred = getattr(endpoint, DEFERRED, False)
-        status = self.status_code or 200
-
-        async def handler(request: Request) -> Response:
-            arguments: dict[str, Any] = {name: request.path_params[name] for name in path_names}
-            if query:
-                values, errors = request_params_to_args(query, request.query_params)
-                if errors:
-                    raise RequestValidationError(errors)
-                arguments.update(values)
-            if request_name is not None:
-                arguments[request_name] = request
-            if body_name is not None:
-                if deferred:
-                    arguments[body_name] = DeferredBody(request, body_model, body_default)
-                elif body_default is not None and not (await read_body(request)).strip():
-                    arguments[body_name] = body_default
-                else:
-                    arguments[body_name] = await parse_body(request, body_model)
-            answer = await endpoint(**arguments)
-            if isinstance(answer, Response):
-                return answer
-            return respond(request, answer, status)
-
-        self.lean_handler = handler
-        return handler
+        # FastAPI builds an included route's handler again with the route as its router
+        # includes it (prefix, the router's dependencies), handed over in this variable, as
+        # `APIRoute.get_route_handler` reads it.
+        context = _effective_route_context_var.get()
+        route: Any = context if context is not None and context.original_route is self else self
+        return _lean_handler(route, f"{route.path} ({self.name})")
 
 
-def lean_app(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
-    """The ASGI app of a lean route: the handler's response, sent."""
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        response = await handler(Request(scope, receive, send))
-        await response(scope, receive, send)
-
-    return app
-
-
-class LeanLane:
-    """The innermost middleware: a request that a lean route serves in full goes straight to
-    its handler, past the framework's exception middleware, exit stack and router (about a
-    tenth of a quick contest's time); any other request goes on to them.
-
-    What the handler raises is answered by the app's own exception handlers, found as the
-    exception middleware finds them (by status for an `HTTPException`, then by class); an
-    exception without one (a bug: the handler for `Exception`) goes on up to `Edge`.
-    """
-
-    def __init__(self, app: ASGIApp, dispatch: PrefixDispatch) -> None:
-        self.app = app
-        self.dispatch = dispatch
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        handler = self.dispatch.lean_handler(scope) if scope["type"] == "http" else None
-        if handler is None:
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope, receive, send)
-        try:
-            response = await handler(request)
-        except Exception as exc:
-            on_error = exception_handler(scope.get("app"), exc)
-            if on_error is None:
-                raise
-            response = await on_error(request, exc)
-        await response(scope, receive, send)
-
-
-def exception_handler(app: Any, exc: Exception) -> Callable[..., Awaitable[Response]] | None:
-    """The app's handler for `exc`, as Starlette's exception middleware chooses it (never the
-    one for `Exception`, which answers unexpected errors at the edge)."""
-    handlers: Mapping[Any, Any] = getattr(app, "exception_handlers", {})
-    if isinstance(exc, HTTPException) and exc.status_code in handlers:
-        found: Callable[..., Awaitable[Response]] = handlers[exc.status_code]
-        return found
-    for cls in type(exc).__mro__:
-        if cls is Exception:
+def _answer_type(endpoint: Callable[..., Any]) -> Any:
+    """The endpoint's return annotation without its `Response` part (None for nothing left)."""
+    annotation = get_typed_return_annotation(endpoint)
+    if annotation is None or annotation is inspect.Signature.empty:
+        return None
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        kept = [
+            arg
+            for arg in typing.get_args(annotation)
+            if not (isinstance(arg, type) and issubclass(arg, Response))
+        ]
+        if not kept:
             return None
-        if cls in handlers:
-            found = handlers[cls]
-            return found
-    return None
+        return kept[0] if len(kept) == 1 else typing.Union[tuple(kept)]  # noqa: UP007
+    if isinstance(annotation, type) and issubclass(annotation, Response):
+        return None
+    return annotation
+
+
+def _refusals(route: Any) -> Iterable[str]:
+    """What the route declares that a lean handler does not serve."""
+    dependant = route.dependant
+    if dependant.dependencies:
+        yield "dependencies (Depends)"
+    if dependant.header_params:
+        yield "header parameters"
+    if dependant.cookie_params:
+        yield "cookie parameters"
+    if len(dependant.body_params) > 1 or route._embed_body_fields:
+        yield "several or embedded bodies (Body(embed=True))"
+    if any(isinstance(body.field_info, params.Form) for body in dependant.body_params):
+        yield "form data"
+    for attribute, feature in (
+        ("response_param_name", "a Response parameter"),
+        ("background_tasks_param_name", "a BackgroundTasks parameter"),
+        ("websocket_param_name", "a WebSocket parameter"),
+        ("http_connection_param_name", "an HTTPConnection parameter"),
+        ("security_scopes_param_name", "a SecurityScopes parameter"),
+    ):
+        if getattr(dependant, attribute) is not None:
+            yield feature
+
+
+def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    """The lean request handler of `route` (a `LeanRoute`, or its state as a router includes
+    it), after refusing what it does not serve."""
+    for feature in _refusals(route):
+        raise LeanRouteRefused(name, feature)
+    dependant = route.dependant
+    query = dependant.query_params
+    paths = dependant.path_params
+    # Plain string path parameters are handed over as matched; others are validated.
+    plain_paths = all(
+        field.field_info.annotation is str and not field.field_info.metadata for field in paths
+    )
+    path_names = tuple(field.name for field in paths)
+    body = dependant.body_params[0] if dependant.body_params else None
+    body_name = body.name if body is not None else None
+    body_model: Any = body.field_info.annotation if body is not None else None
+    # A body with a default may be left out: an empty body means the default.
+    body_default: Any = (
+        None if body is None or body.field_info.is_required() else body.field_info.default
+    )
+    request_name = dependant.request_param_name
+    endpoint: Callable[..., Awaitable[Any]] = route.endpoint
+    deferred = getattr(endpoint, DEFERRED, False)
+    status = route.status_code or 200
+
+    async def handler(request: Request) -> Response:
+        if plain_paths:
+            arguments: dict[str, Any] = {name: request.path_params[name] for name in path_names}
+        else:
+            arguments, errors = request_params_to_args(paths, request.path_params)
+            if errors:
+                raise RequestValidationError(errors)
+        if query:
+            values, errors = request_params_to_args(query, request.query_params)
+            if errors:
+                raise RequestValidationError(errors)
+            arguments.update(values)
+        if request_name is not None:
+            arguments[request_name] = request
+        if body_name is not None:
+            if deferred:
+                arguments[body_name] = DeferredBody(request, body_model, body_default)
+            elif body_default is not None and not (await read_body(request)).strip():
+                arguments[body_name] = body_default
+            else:
+                arguments[body_name] = await parse_body(request, body_model)
+        answer = await endpoint(**arguments)
+        if isinstance(answer, Response):
+            return answer
+        return respond(request, answer, status)
+
+    return handler
 
 
 def one_shot_router(
@@ -389,4 +317,233 @@ def one_shot_router(
             responses=text_plain_doc(),
             operation_id=operation_id,
         )
+    return router
+
+
+def answers(status: int, model: Any, **more: Any) -> dict[int | str, dict[str, Any]]:
+    """`responses=` documenting the answer of `status` as `model` (a lean route's answer)."""
+    return {status: {**more, "model": model}}
+
+
+# --- the router -----------------------------------------------------------------------------
+
+
+def prefix_of(path: str) -> str:
+    """The first two segments of a path: `/v1/arm-wrestles/x/rounds` -> `/v1/arm-wrestles`."""
+    second = path.find("/", 1)
+    third = path.find("/", second + 1) if second > 0 else -1
+    return path if third < 0 else path[:third]
+
+
+_ROUTES_VERSION: Final = operator.attrgetter("_routes_version")
+#: A route whose paths cannot be told by their first two segments: a candidate for every path.
+ANY: Final = None
+
+
+def _prefix(path: str | None, mount: bool) -> str | None:
+    """The one prefix (`prefix_of`) of every path a route of this template can match in full
+    or in part, or `ANY` when the template does not tell."""
+    if path is None or "{" in prefix_of(path):
+        return ANY
+    if mount and path.count("/") < 2:
+        # A mount matches anything under its path: its prefix is known past one segment.
+        return ANY
+    return prefix_of(path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One place of the router's scan: a route of its own, or a route of a router it
+    includes, taken out of that router (`context`: the route as it is included)."""
+
+    route: BaseRoute
+    context: Any = None
+    included: Any = None
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if self.context is None:
+            return self.route.matches(scope)
+        match, child_scope = self.context.matches(scope)
+        if match is not Match.NONE:
+            child_scope["route"] = self.route  # as APIRoute.matches names itself
+        return match, child_scope
+
+    async def handle(self, scope: Scope, child_scope: Scope, receive: Receive, send: Send) -> None:
+        if self.context is None:
+            # What APIRouter.app does with the route it chose.
+            _update_scope(scope, child_scope)
+            _route_selected(
+                scope=scope,
+                path=getattr(self.route, "path_format", None),
+                mount=isinstance(self.route, Mount),
+            )
+            await self.route.handle(scope, receive, send)
+            return
+        # What the included router's entry does, handing the request to its route: its form
+        # limits, itself and the route as included, in FastAPI's part of the scope.
+        _apply_router_form_limits(scope, self.included.include_context.form_limits)
+        fastapi_scope = _get_fastapi_scope(scope)
+        fastapi_scope[_FASTAPI_INCLUDED_ROUTER_KEY] = self.included
+        _update_scope(scope, child_scope)
+        _route_selected(scope=scope, path=self.context.path_format, mount=False)
+        fastapi_scope[_FASTAPI_EFFECTIVE_ROUTE_CONTEXT_KEY] = self.context
+        await self.route.handle(scope, receive, send)
+
+
+def _entries(route: BaseRoute) -> list[tuple[_Entry, str | None]]:
+    """The places of one route of the router, each with its prefix (`_prefix`).
+
+    An included router of FastAPI routes only is taken apart, one place per route, matched as
+    it would match them (the included router would match each request twice: to say it
+    matches, then to choose); any other stays one place, under each prefix of its routes."""
+    if isinstance(route, _IncludedRouter):
+        candidates = route.effective_candidates()
+        contexts = [
+            candidate
+            for candidate in candidates
+            if isinstance(candidate, _EffectiveRouteContext)
+            and isinstance(candidate.original_route, APIRoute)
+        ]
+        if len(contexts) == len(candidates):
+            return [
+                (_Entry(context.original_route, context, route), _prefix(context.path, False))
+                for context in contexts
+            ]
+    entry = _Entry(route)
+    prefixes = {
+        _prefix(context.path, isinstance(context.original_route, Mount))
+        for context in iter_route_contexts([route])
+    }
+    if ANY in prefixes or not prefixes:
+        return [(entry, ANY)]
+    return [(entry, prefix) for prefix in prefixes]
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """The places of the scan each prefix can reach, in their order."""
+
+    version: tuple[int, int]
+    #: The routers whose changes remake the index: this one and all it includes.
+    routers: Sequence[APIRouter]
+    by_prefix: Mapping[str, tuple[_Entry, ...]]
+    #: The places of a prefix no route names (those that may match any path).
+    anywhere: tuple[_Entry, ...]
+
+
+class IndexedRouter(APIRouter):
+    """FastAPI's router, finding a request's route through an index of path prefixes.
+
+    For each prefix (the first two path segments) the router keeps the places of its scan
+    that a path under that prefix can match, in their order: its own routes, and the routes
+    of the routers it includes (a router of FastAPI routes is taken apart into its routes,
+    which are matched and handed the request as the included router would). A route left out
+    cannot match, so the route chosen is the one FastAPI's full scan would choose; a request
+    none of them takes goes through the full scan (redirects, 404). The index is remade when
+    the routes change. With low-priority routes (FastAPI's frontends), whose order against
+    redirects the index would not keep, every request goes through the full scan.
+    """
+
+    _index: _Index | None = None
+
+    async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().app(scope, receive, send)
+            return
+        index = self._index
+        if index is None or index.version != self._version(index.routers):
+            index = self.reindex()
+        if index.by_prefix or index.anywhere:
+            places = index.by_prefix.get(prefix_of(get_route_path(scope)), index.anywhere)
+            _apply_router_form_limits(scope, self.form_limits)
+            scope.setdefault("router", self)
+            partial: tuple[_Entry, Scope] | None = None
+            for place in places:
+                match, child_scope = place.matches(scope)
+                if match is Match.FULL:
+                    await place.handle(scope, child_scope, receive, send)
+                    return
+                if match is Match.PARTIAL and partial is None:
+                    partial = (place, child_scope)
+            if partial is not None:
+                await partial[0].handle(scope, partial[1], receive, send)
+                return
+        await super().app(scope, receive, send)
+
+    def _version(self, routers: Sequence[APIRouter]) -> tuple[int, int]:
+        """What tells when the routes have changed: how many this router holds, and the
+        change counts FastAPI keeps of it and of every router it includes (FastAPI's own
+        `_get_routes_version` adds them up too, walking the tree each time)."""
+        return (len(self.routes), sum(map(_ROUTES_VERSION, routers)))
+
+    def reindex(self) -> _Index:
+        """Build the index of the routes as they are now; every included route is built
+        (and a `LeanRoute` refuses what it cannot serve) here, not on a first request."""
+        routers = [self, *_included_routers(self)]
+        version = self._version(routers)
+        if next(iter(self._iter_low_priority_routes()), None) is not None:
+            self._index = _Index(version, routers, {}, ())
+            return self._index
+        places = [place for route in self.routes for place in _entries(route)]
+        named = {prefix for _, prefix in places if prefix is not ANY}
+        by_prefix = {
+            prefix: tuple(_unique(entry for entry, at in places if at is ANY or at == prefix))
+            for prefix in named
+        }
+        anywhere = tuple(_unique(entry for entry, at in places if at is ANY))
+        self._index = _Index(version, routers, by_prefix, anywhere)
+        return self._index
+
+    def allowed_methods(self, scope: Scope) -> list[str]:
+        """Every method served at the request's path, for a 405's `Allow` (Starlette's own
+        405 names only the methods of the first route of that path)."""
+        methods: set[str] = set()
+        for context in iter_route_contexts(self.routes):
+            if context.methods and context.matches(scope)[0] is not Match.NONE:
+                methods.update(context.methods)
+        return sorted(methods)
+
+    def template(self, scope: Scope) -> str | None:
+        """The path template of the first route matching this request in full or in part
+        (for the metrics of answers given before routing: 413, 429), or None."""
+        for context in iter_route_contexts(self.routes):
+            if context.matches(scope)[0] is not Match.NONE:
+                path: str | None = context.path
+                return path
+        return None
+
+
+def _unique(entries: Iterable[_Entry]) -> Iterable[_Entry]:
+    """`entries` in order, each once (a place under several prefixes is listed for each)."""
+    seen: set[int] = set()
+    for entry in entries:
+        if id(entry) not in seen:
+            seen.add(id(entry))
+            yield entry
+
+
+def _included_routers(router: APIRouter) -> Iterable[APIRouter]:
+    """Every router `router` includes, at any depth (FastAPI keeps each as an entry of its
+    routes holding the router it includes)."""
+    for route in router.routes:
+        if isinstance(route, _IncludedRouter):
+            yield route.original_router
+            yield from _included_routers(route.original_router)
+
+
+def route_template(scope: Scope) -> str | None:
+    """The path of the route that served this request, for metrics and logs."""
+    route = scope.get("route")
+    return None if route is None else getattr(route, "path", None)
+
+
+def index_routes(app: FastAPI) -> IndexedRouter:
+    """Make `app`'s router an `IndexedRouter` (FastAPI builds a plain `APIRouter`): the same
+    object, routes and settings, with the indexed lookup."""
+    router = app.router
+    if router.middleware_stack != router.app:
+        raise FastAPIError("index_routes: the router has middleware of its own")
+    router.__class__ = IndexedRouter
+    router.middleware_stack = router.app
+    assert isinstance(router, IndexedRouter)
     return router

@@ -421,8 +421,7 @@ class SkillGames:
                 },
             ),
             methods=["POST"],
-            response_model=SkillGameSkillsAnswer,
-            responses=message_doc(),
+            responses=message_doc(model=SkillGameSkillsAnswer),
             summary="Choose a party's skills and roll its checks",
             operation_id="chooseSkillGameSkills",
         )
@@ -439,13 +438,12 @@ class SkillGames:
             methods=["POST"],
             status_code=202,
             responses={
-                **message_doc(202),
+                **message_doc(202, model=SkillGameSealed),
                 200: {
-                    **message_doc()[200],
+                    **message_doc(model=SkillGameRevealed)[200],
                     "description": "The last choice: the round is revealed and resolved",
                 },
             },
-            response_model=SkillGameSealed | SkillGameRevealed,
             summary="Seal a party's choice; the last one reveals the round",
             operation_id="sealSkillGameChoice",
         )
@@ -457,8 +455,7 @@ class SkillGames:
                 {"grant": {"party": "Heroes", "tokens": 2, "reason": "A rousing speech"}},
             ),
             methods=["POST"],
-            response_model=SkillGameGranted,
-            responses=message_doc(),
+            responses=message_doc(model=SkillGameGranted),
             summary="Grant a party tokens (GM)",
             operation_id="grantSkillGameTokens",
         )
@@ -471,8 +468,7 @@ class SkillGames:
                 default=NO_REASON,
             ),
             methods=["POST"],
-            response_model=SkillGameEnded,
-            responses=message_doc(),
+            responses=message_doc(model=SkillGameEnded),
             summary="End a skill game (GM)",
             operation_id="endSkillGame",
         )

@@ -28,7 +28,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.api import events
-from app.api.events import event_data, events_route, publish, start_events, stop_events
+from app.api.events import event_data, publish, start_events, stop_events
 from app.api.registry import KINDS
 from app.main import create_app
 from app.settings import Settings
@@ -402,7 +402,6 @@ class Served:
 @contextmanager
 def served(database_url: str) -> Iterator[Served]:
     app = create_app(Settings(database_url=database_url))
-    app.router.routes.append(events_route(KINDS["arm-wrestles"]))
     port = free_port()
     server = Served(app, f"http://127.0.0.1:{port}")
     opened = app.router.lifespan_context
