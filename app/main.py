@@ -101,12 +101,15 @@ def create_app(
     app.state.settings = settings
     install_error_handlers(app)
     # Every request is matched through an index of path prefixes (app/api/routing.py).
-    index_routes(app)
+    router = index_routes(app)
     for module in (operations, gurps, cairn, d20, long_throws, notation, odds):
         app.include_router(module.router())
     for kind in kinds.values():
         app.include_router(lifecycle.router(kind))
     install_docs(app)
+    # Every route is built now (an included route is built again as its router includes
+    # it), so a LeanRoute refuses what it cannot serve when the app is made.
+    router.reindex()
     if settings.rate_limit_per_minute:
         app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, settings=settings)
     app.add_middleware(Edge, max_bytes=settings.max_body_bytes, settings=settings)

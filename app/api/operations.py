@@ -7,24 +7,25 @@ from functools import cache
 from typing import Literal, NotRequired
 
 from fastapi import APIRouter, Request
-from pydantic import ConfigDict, with_config
+from pydantic import with_config
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import PlainTextResponse, Response
 from typing_extensions import TypedDict
 
 from app.api.routing import LeanRoute
+from app.api.schemas.common import ANSWER
 from app.errors import ServiceUnavailable
 from app.observability import render_metrics, set_active_sessions
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class Health(TypedDict):
     """The process answers."""
 
     status: Literal["ok"]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class Readiness(TypedDict):
     """The store is reachable and migrated to head (`store: "none"` without a store)."""
 

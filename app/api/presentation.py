@@ -16,18 +16,18 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any, Generic, Literal, NotRequired, TypeVar
 
-from pydantic import ConfigDict, with_config
+from pydantic import with_config
 from typing_extensions import TypedDict
 
 from app.api.kinds import ContestKind, load_config, load_session
-from app.api.schemas.common import RuleLink
+from app.api.schemas.common import ANSWER, RuleLink
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")
 S = TypeVar("S")
 R = TypeVar("R")
 Status = Literal["active", "finished"]
-FORBID = ConfigDict(extra="forbid")
+FORBID = ANSWER
 
 
 @with_config(FORBID)

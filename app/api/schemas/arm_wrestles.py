@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated, NotRequired
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
 from app.rules import arm_wrestling as rules
 from app.rules.common import ability_modifier
 from app.rules.violations import MAX_NOTATION_CHARS
@@ -105,7 +105,7 @@ class ArmWrestleRound(Strict):
 # --- answers --------------------------------------------------------------------------------
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestlerConfig(TypedDict):
     """One competitor in an arm wrestle's `config`, every field given."""
 
@@ -123,7 +123,7 @@ class ArmWrestlerConfig(TypedDict):
     wis_mod: int | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleConfig(TypedDict):
     """An arm wrestle's `config`: the create body with its defaults applied."""
 
@@ -135,7 +135,7 @@ class ArmWrestleConfig(TypedDict):
     loser_damage: str | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleState(TypedDict):
     """An arm wrestle's `state`: each DS, the leader and the fatigue checks made, by name."""
 
@@ -144,7 +144,7 @@ class ArmWrestleState(TypedDict):
     con_checks_made: dict[str, int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleConsequence(TypedDict):
     """What the match did to someone: a strained arm, an injured hand, damage."""
 
@@ -153,7 +153,7 @@ class ArmWrestleConsequence(TypedDict):
     detail: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleDamage(TypedDict):
     """Damage the loser takes (spikes, or `loser_damage` in `mental`)."""
 
@@ -161,7 +161,7 @@ class ArmWrestleDamage(TypedDict):
     amount: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleResult(TypedDict):
     """A finished arm wrestle's `result`; `damage` only when the loser takes some."""
 
@@ -171,7 +171,7 @@ class ArmWrestleResult(TypedDict):
     damage: NotRequired[ArmWrestleDamage]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleFatigueCheck(TypedDict):
     """One fatigue check (Constitution; Wisdom in `mental`) made before a round."""
 
@@ -182,7 +182,7 @@ class ArmWrestleFatigueCheck(TypedDict):
     passed: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleCheck(TypedDict):
     """One competitor's opposed check in a round: the d20 and the total."""
 
@@ -190,7 +190,7 @@ class ArmWrestleCheck(TypedDict):
     total: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleRoundOutcome(TypedDict):
     """What one round of an arm wrestle did (the round record without number, rolls, summary)."""
 
@@ -205,12 +205,12 @@ class ArmWrestleRoundOutcome(TypedDict):
     reason: rules.Reason | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleRoundRecord(ArmWrestleRoundOutcome, RoundRecordKeys):
     """One round of an arm wrestle as served: its number, outcome, dice and summary line."""
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ArmWrestleSession(SessionFields):
     """An arm wrestle as every answer shows it."""
 

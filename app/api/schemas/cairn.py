@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import D100, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import ANSWER, D100, RollRecord, RuleLink, Seed, Strict
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
 Rating = Annotated[
@@ -65,7 +65,7 @@ CairnPosition = Literal[
 ]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class CairnRollAnswer(TypedDict):
     """The answer of `POST /v1/cairn/roll`: every step of the roll
     (docs/rules.md#cairn-hill-roll)."""

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
 from app.api.schemas.races import (
     MAX_DC,
     CheckName,
@@ -214,7 +214,7 @@ class ChaseEnd(Strict):
 # --- answers --------------------------------------------------------------------------------
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseStartConfig(TypedDict):
     """How the lead started: `increments` for a distance start, `lead` for a lead start."""
 
@@ -223,7 +223,7 @@ class ChaseStartConfig(TypedDict):
     lead: NotRequired[int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseConfig(TypedDict):
     """A chase's `config`: both sides normalised as race competitors, the start, the options."""
 
@@ -238,7 +238,7 @@ class ChaseConfig(TypedDict):
     speed_bonus: SpeedBonusRule
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseState(TypedDict):
     """A chase's `state`: the lead, both sides' DS, and how it ended (null while it goes on)."""
 
@@ -247,7 +247,7 @@ class ChaseState(TypedDict):
     status_detail: rules.StatusDetail | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseResult(TypedDict):
     """A finished chase: how it ended, who won, the final lead and DS, increments played."""
 
@@ -258,14 +258,14 @@ class ChaseResult(TypedDict):
     increments: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseTerrainRecord(RaceIncrementConfig):
     """The increment's terrain, normalised as a race increment, and whether it was flat."""
 
     flat: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseTacticRecord(TypedDict):
     """The escapee's tactic; `attempted` (false) only when she rested instead.
 
@@ -285,7 +285,7 @@ class ChaseTacticRecord(TypedDict):
     dc: NotRequired[int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseSideRecord(TypedDict):
     """One side's increment: what it gained, whether it rested or was held up, its checks."""
 
@@ -297,7 +297,7 @@ class ChaseSideRecord(TypedDict):
     checks: list[RaceCheckRecord]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseRoundOutcome(TypedDict):
     """A round record without `number`, `rolls` and `summary`."""
 
@@ -313,7 +313,7 @@ class ChaseRoundOutcome(TypedDict):
     sides: dict[str, ChaseSideRecord]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys):
     """One increment of a chase as `rounds` lists it."""
 
@@ -322,7 +322,7 @@ class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys):
 
 
 #: A chase session as every answer shows it.
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseSession(SessionFields):
     """A chase as every answer shows it."""
 
@@ -331,7 +331,7 @@ class ChaseSession(SessionFields):
     result: ChaseResult | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ChaseEnded(TypedDict):
     """The ended chase (the chaser gave up): its session and one line."""
 

@@ -118,7 +118,13 @@ def whole_numbers(value: Any) -> Any:
     return value
 
 
-@with_config(ConfigDict(extra="forbid"))
+#: The config of every answer type (a TypedDict): closed to unknown keys, and its validator
+#: built on first use rather than with each route that documents it (an app's routes are
+#: built when it starts, and most answer types are never validated outside the tests).
+ANSWER: Final = ConfigDict(extra="forbid", defer_build=True)
+
+
+@with_config(ANSWER)
 class RollRecord(TypedDict):
     """One (who, purpose) roll in an answer's `rolls`: its dice, values and where they came from."""
 
@@ -129,7 +135,7 @@ class RollRecord(TypedDict):
     source: Literal["supplied", "rolled"]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RoundRecordKeys(TypedDict):
     """What every kind's round record adds to its round's outcome, after the outcome's keys:
     the round's number, its dice and its summary line (`class XRoundRecord(XRoundOutcome,

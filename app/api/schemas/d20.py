@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import D20, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import ANSWER, D20, RollRecord, RuleLink, Seed, Strict
 from app.rules.checks import MAX_DC, MAX_MODIFIER, MIN_DC, MIN_MODIFIER
 
 
@@ -21,7 +21,7 @@ class D20CheckRequest(Strict):
     seed: Seed | None = None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class D20CheckAnswer(TypedDict):
     """The answer of `POST /v1/d20/check`: the d20, the total and, with a DC, success."""
 

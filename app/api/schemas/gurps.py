@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import Name, Roll3d6, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import ANSWER, Name, Roll3d6, RollRecord, RuleLink, Seed, Strict
 from app.rules import gurps
 from app.rules.gurps import DEFAULT_MAX_ROUNDS, MAX_ROUNDS_LIMIT, MAX_SKILL, MIN_SKILL
 
@@ -108,7 +108,7 @@ class RegularContestRequest(RegularContestOptions):
 Critical = Literal["success", "failure"] | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SuccessRollAnswer(TypedDict):
     """The answer of `POST /v1/gurps/success-roll`: one 3d6 roll against a skill."""
 
@@ -123,7 +123,7 @@ class SuccessRollAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class GurpsCompetitorRoll(TypedDict):
     """A named competitor's success roll in a quick contest or a resistance roll."""
 
@@ -136,7 +136,7 @@ class GurpsCompetitorRoll(TypedDict):
     margin: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class QuickContestAnswer(TypedDict):
     """The answer of `POST /v1/gurps/quick-contest`: both rolls and who won by how much."""
 
@@ -150,14 +150,14 @@ class QuickContestAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ResistanceDefenderRolled(GurpsCompetitorRoll):
     """The defender of a resistance roll who resisted: her success roll, `rolled` true."""
 
     rolled: Literal[True]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ResistanceDefenderUnrolled(TypedDict):
     """The defender of a resistance roll whose attacker failed: no roll, `rolled` false."""
 
@@ -166,7 +166,7 @@ class ResistanceDefenderUnrolled(TypedDict):
     rolled: Literal[False]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class ResistanceRollAnswer(TypedDict):
     """The answer of `POST /v1/gurps/resistance-roll`: whether the defender is affected."""
 
@@ -180,7 +180,7 @@ class ResistanceRollAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularRoundSide(TypedDict):
     """One side's roll in a round of a one-shot regular contest."""
 
@@ -189,7 +189,7 @@ class RegularRoundSide(TypedDict):
     success: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularRoundPlayed(TypedDict):
     """One round of a one-shot regular contest: both sides' rolls."""
 
@@ -198,7 +198,7 @@ class RegularRoundPlayed(TypedDict):
     b: RegularRoundSide
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestAnswer(TypedDict):
     """The answer of `POST /v1/gurps/regular-contest`: every round until one side wins."""
 

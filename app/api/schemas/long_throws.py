@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from app.api.schemas.common import D6, D20, Name, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import ANSWER, D6, D20, Name, RollRecord, RuleLink, Seed, Strict
 from app.rules.long_throw import (
     DEFAULT_MAX_SERIES,
     MAX_COMPETITORS,
@@ -105,7 +105,7 @@ class LongThrowRequest(Strict):
 Penalty = Literal[0, -3, -6]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowObject(TypedDict):
     """The object thrown in a long throw, standard or custom (docs/rules.md#objects)."""
 
@@ -116,7 +116,7 @@ class LongThrowObject(TypedDict):
     creature: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowLoadLimits(TypedDict):
     """A thrower's light, medium and heavy load maxima in lb (docs/rules.md#who-may-throw-loads)."""
 
@@ -125,7 +125,7 @@ class LongThrowLoadLimits(TypedDict):
     heavy: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowCreatureDamage(TypedDict):
     """A thrown creature's landing: its damage, its Tumble check, the wall's damage."""
 
@@ -137,7 +137,7 @@ class LongThrowCreatureDamage(TypedDict):
     wall_damage: int | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowCompetitorResult(TypedDict):
     """One thrower's standing; which optional keys appear depends on the mode and object."""
 
@@ -160,7 +160,7 @@ class LongThrowCompetitorResult(TypedDict):
     out_in_series: NotRequired[int | None]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowPrecisionThrow(TypedDict):
     """One attack roll of a precision series (docs/rules.md#long-throw-variants)."""
 
@@ -171,7 +171,7 @@ class LongThrowPrecisionThrow(TypedDict):
     hit: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowSeries(TypedDict):
     """One precision series: the target's distance, every throw, who went out."""
 
@@ -181,7 +181,7 @@ class LongThrowSeries(TypedDict):
     out: list[str]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class LongThrowAnswer(TypedDict):
     """The answer of `POST /v1/long-throws`; `series` is there in precision mode only."""
 

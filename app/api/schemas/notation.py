@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import ANSWER, RollRecord, RuleLink, Seed, Strict
 from app.notation import MAX_EXPRESSION_LENGTH
 
 Expr = Annotated[
@@ -27,7 +27,7 @@ class RollRequest(Strict):
     seed: Seed | None = None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class NotationRollAnswer(TypedDict):
     """The answer of `GET|POST /v1/roll`: the total and breakdown of a dice expression."""
 

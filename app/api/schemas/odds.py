@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.cairn import CairnPosition
 from app.api.schemas.chases import ChaseCreate, ChaseTerrain
-from app.api.schemas.common import Name, Seed, Strict
+from app.api.schemas.common import ANSWER, Name, Seed, Strict
 from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate
 from app.rules.skill_games import MAX_PARTIES
 
 Method = Literal["exact", "monte-carlo"]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsSuccessRollAnswer(TypedDict):
     """The answer of `POST /v1/odds/gurps/success-roll` (docs/rules.md#success-roll)."""
 
@@ -39,7 +39,7 @@ class OddsSuccessRollAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsQuickContestAnswer(TypedDict):
     """The answer of `POST /v1/odds/gurps/quick-contest` (docs/rules.md#quick-contest).
 
@@ -60,7 +60,7 @@ class OddsQuickContestAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsResistanceRollAnswer(TypedDict):
     """The answer of `POST /v1/odds/gurps/resistance-roll` (docs/rules.md#resistance-roll)."""
 
@@ -72,7 +72,7 @@ class OddsResistanceRollAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsRegularContestAnswer(TypedDict):
     """The answer of `POST /v1/odds/gurps/regular-contest` (docs/rules.md#regular-contest).
 
@@ -94,7 +94,7 @@ class OddsRegularContestAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsCairnAnswer(TypedDict):
     """The answer of `POST /v1/odds/cairn` (docs/rules.md#cairn-hill-roll): the score's whole
     distribution."""
@@ -116,7 +116,7 @@ class OddsCairnAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsArmWrestleAnswer(TypedDict):
     """The answer of `POST /v1/odds/arm-wrestles` (docs/rules.md#arm-wrestling).
 
@@ -166,7 +166,7 @@ class OddsSkillGameTokensRequest(Strict):
     ]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsPartyTokens(TypedDict):
     """One party's round: `token` is each chosen skill's chance of earning a token (its best
     member's result against the DC); `tokens` the distribution of tokens earned."""
@@ -180,7 +180,7 @@ class OddsPartyTokens(TypedDict):
     expected_tokens_exact: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsSkillGameTokensAnswer(TypedDict):
     """The answer of `POST /v1/odds/skill-games/tokens` (docs/rules.md#skill-games): per party
     named, the exact distribution of tokens earned in one round under the game's
@@ -218,7 +218,7 @@ class OddsChaseFromHereRequest(Strict):
     seed: Seed | None = None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsChaseAnswer(TypedDict):
     """The answer of `POST /v1/odds/chases` (docs/rules.md#chases) and of a chase's
     `GET …/odds` and `POST …/odds`.
@@ -251,7 +251,7 @@ class OddsChaseAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class OddsRaceAnswer(TypedDict):
     """The answer of `POST /v1/odds/races` (docs/rules.md#races) and of a race's `GET …/odds`:
     a seeded Monte Carlo estimate.

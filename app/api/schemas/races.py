@@ -32,7 +32,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
 from app.rules import races as rules
 from app.rules.common import ability_modifier
 from app.rules.races import (
@@ -362,7 +362,7 @@ class RaceRound(Strict):
 # --- answers --------------------------------------------------------------------------------
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceSpeedsConfig(TypedDict):
     """The speeds given (ft), by movement; a missing one is the competitor's `speed`."""
 
@@ -371,7 +371,7 @@ class RaceSpeedsConfig(TypedDict):
     climb: NotRequired[int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceMountConfig(TypedDict):
     """A mount as the session's config spells it out (`con_mod` derived from `con_score`)."""
 
@@ -383,7 +383,7 @@ class RaceMountConfig(TypedDict):
     living: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceCompetitorConfig(TypedDict):
     """A competitor (or a party to a chase), normalised: names and feats lower-case."""
 
@@ -398,7 +398,7 @@ class RaceCompetitorConfig(TypedDict):
     mount: RaceMountConfig | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceObstacleConfig(TypedDict):
     """An obstacle or hazard before an increment's check."""
 
@@ -409,7 +409,7 @@ class RaceObstacleConfig(TypedDict):
     damage: str | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceIncrementConfig(TypedDict):
     """One increment, normalised: its check lower-case, `on_fail` defaulted when it has a `dc`."""
 
@@ -422,14 +422,14 @@ class RaceIncrementConfig(TypedDict):
     obstacle: RaceObstacleConfig | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceCustomCourse(TypedDict):
     """A course of one's own."""
 
     increments: list[RaceIncrementConfig]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceConfig(TypedDict):
     """A race's `config`: the course as given, and its increments spelled out (a preset's too)."""
 
@@ -443,7 +443,7 @@ class RaceConfig(TypedDict):
     pacing_rule: rules.PacingRule
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceState(TypedDict):
     """A race's `state`: increments done of `of`, and every competitor's DS, standing, damage."""
 
@@ -455,7 +455,7 @@ class RaceState(TypedDict):
     flags: dict[str, list[str]]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceResult(TypedDict):
     """A finished race: the winners (several on a tie, none when everybody forfeited)."""
 
@@ -467,7 +467,7 @@ class RaceResult(TypedDict):
     flags: dict[str, list[str]]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceCheckRecord(TypedDict):
     """One d20 check made in an increment (`dc` and `success` null when it has no DC)."""
 
@@ -479,7 +479,7 @@ class RaceCheckRecord(TypedDict):
     success: bool | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceCompetitorLine(TypedDict):
     """One competitor in a round record; `total` is null when she made no increment check."""
 
@@ -491,7 +491,7 @@ class RaceCompetitorLine(TypedDict):
     checks: list[RaceCheckRecord]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceRoundOutcome(TypedDict):
     """A round record without `number`, `rolls` and `summary`."""
 
@@ -501,12 +501,12 @@ class RaceRoundOutcome(TypedDict):
     winners: list[str]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceRoundRecord(RaceRoundOutcome, RoundRecordKeys):
     """One increment of a race as `rounds` lists it."""
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RaceSession(SessionFields):
     """A race as every answer shows it."""
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, with_config
+from pydantic import with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import Name, Roll3d6, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, Name, Roll3d6, RoundRecordKeys, Seed, Strict
 from app.api.schemas.gurps import RegularContestOptions
 from app.rules import gurps
 
@@ -42,7 +42,7 @@ class RegularContestRound(Strict):
 # --- answers --------------------------------------------------------------------------------
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestant(TypedDict):
     """One side of a regular contest as created: its name and skill before any adjustment."""
 
@@ -50,7 +50,7 @@ class RegularContestant(TypedDict):
     skill: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestConfig(TypedDict):
     """A regular contest's `config`: the create body with defaults, and the adjusted skills."""
 
@@ -62,7 +62,7 @@ class RegularContestConfig(TypedDict):
     effective_skills: dict[str, int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestState(TypedDict):
     """A regular contest's `state`: rounds played, the winner so far, the adjusted skills."""
 
@@ -71,7 +71,7 @@ class RegularContestState(TypedDict):
     effective_skills: dict[str, int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestResult(TypedDict):
     """A finished regular contest's `result`: who won after how many rounds, or undecided."""
 
@@ -82,7 +82,7 @@ class RegularContestResult(TypedDict):
     effective_skills: dict[str, int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestSide(TypedDict):
     """One side's success roll in a round of a regular contest, against its adjusted skill."""
 
@@ -95,7 +95,7 @@ class RegularContestSide(TypedDict):
     critical: gurps.Critical
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestRoundOutcome(TypedDict):
     """What one round did (the round record without number, rolls and summary)."""
 
@@ -105,12 +105,12 @@ class RegularContestRoundOutcome(TypedDict):
     winner: str | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestRoundRecord(RegularContestRoundOutcome, RoundRecordKeys):
     """One round of a regular contest as served: its number, outcome, dice and summary line."""
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class RegularContestSession(SessionFields):
     """A regular contest as every answer shows it."""
 

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import D20, Name, RollRecord, RoundRecordKeys, Seed, Strict, Text
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    Name,
+    RollRecord,
+    RoundRecordKeys,
+    Seed,
+    Strict,
+    Text,
+)
 from app.rules import skill_games as rules
 from app.rules.skill_games import MAX_MEMBERS, MAX_PARTIES, MAX_ROUNDS, MIN_PARTIES
 
@@ -178,7 +187,7 @@ class SkillGameEnd(Strict):
 # --- answers ----------------------------------------------------------------------------------
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameEffectConfig(TypedDict):
     """An action's effect as created; `min_margin` only in bidding games."""
 
@@ -189,7 +198,7 @@ class SkillGameEffectConfig(TypedDict):
     target: Literal["self", "opponents"]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameActionConfig(TypedDict):
     """An action as created; `cost` only in option games."""
 
@@ -198,20 +207,20 @@ class SkillGameActionConfig(TypedDict):
     effects: list[SkillGameEffectConfig]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameMemberConfig(TypedDict):
     name: str
     skills: dict[str, int]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGamePartyConfig(TypedDict):
     name: str
     controller: Literal["gm", "players"]
     members: list[SkillGameMemberConfig]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameConfig(TypedDict):
     """A skill game's `config`: the create body normalised (defaults filled in, no seed)."""
 
@@ -227,7 +236,7 @@ class SkillGameConfig(TypedDict):
     parties: list[SkillGamePartyConfig]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameState(TypedDict):
     """A skill game's `state`: who has chosen and sealed, never what."""
 
@@ -241,7 +250,7 @@ class SkillGameState(TypedDict):
     winner: str | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameResult(TypedDict):
     """A finished skill game's `result`."""
 
@@ -252,7 +261,7 @@ class SkillGameResult(TypedDict):
     reason: Literal["goal", "max_rounds", "ended"] | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameCheck(TypedDict):
     """A party's best result for one chosen skill."""
 
@@ -261,7 +270,7 @@ class SkillGameCheck(TypedDict):
     token: bool
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameBid(TypedDict):
     """A revealed bidding choice."""
 
@@ -269,14 +278,14 @@ class SkillGameBid(TypedDict):
     bid: int
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGamePurchase(TypedDict):
     """A revealed option choice: the actions bought (maybe none)."""
 
     actions: list[str]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameTakenEffect(TypedDict):
     """An effect that took place; `margin` and `tier` only in bidding games."""
 
@@ -287,7 +296,7 @@ class SkillGameTakenEffect(TypedDict):
     text: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameGrantRecord(TypedDict):
     """A grant of the GM's, as answered and as listed in the next revealed round."""
 
@@ -296,7 +305,7 @@ class SkillGameGrantRecord(TypedDict):
     reason: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameRoundOutcome(TypedDict):
     """A revealed round without `number`, `rolls` and `summary`."""
 
@@ -313,7 +322,7 @@ class SkillGameRoundOutcome(TypedDict):
     grants: NotRequired[list[SkillGameGrantRecord]]
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameRound(SkillGameRoundOutcome, RoundRecordKeys):
     """A revealed round as served: every die of the round (skill checks, then order d20s)."""
 
@@ -322,7 +331,7 @@ class SkillGameRound(SkillGameRoundOutcome, RoundRecordKeys):
 
 
 #: A skill game session as every answer shows it.
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameSession(SessionFields):
     """A skill game as every answer shows it."""
 
@@ -331,7 +340,7 @@ class SkillGameSession(SessionFields):
     result: SkillGameResult | None
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameSkillsAnswer(TypedDict):
     """A party's checks for the round, its dice and the session after them."""
 
@@ -343,7 +352,7 @@ class SkillGameSkillsAnswer(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameSealed(TypedDict):
     """202: the choice is sealed; who is still awaited (never what anyone sealed)."""
 
@@ -354,7 +363,7 @@ class SkillGameSealed(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameRevealed(TypedDict):
     """200: the last choice revealed and resolved the round."""
 
@@ -363,7 +372,7 @@ class SkillGameRevealed(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameGranted(TypedDict):
     """The GM's grant and the session after it."""
 
@@ -372,7 +381,7 @@ class SkillGameGranted(TypedDict):
     summary: str
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ANSWER)
 class SkillGameEnded(TypedDict):
     """The ended game: its session and one line."""
 
