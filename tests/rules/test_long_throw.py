@@ -12,26 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import long_throw as lt
-from app.rules.dice import Dice, Key, SeededRng
+from app.rules.dice import Dice, SeededRng
 from app.rules.errors import DiceError, PhaseError, RulesError
+from tests.helpers import supplied_keys
 
 JAVELIN = lt.STANDARD_OBJECTS["javelin"]
 DISCUS = lt.STANDARD_OBJECTS["discus"]
 STONE = lt.STANDARD_OBJECTS["stone"]
 HALFLING = lt.STANDARD_OBJECTS["halfling"]
 LOG = lt.STANDARD_OBJECTS["log"]
-
-
-class NoServerDice:
-    """An Rng that fails the test if the rules ask the server for a die."""
-
-    def die(self, sides: int) -> int:
-        raise AssertionError(f"unexpected server d{sides}")
-
-
-def supplied(values: Mapping[tuple[str, str], Sequence[int]]) -> Dice:
-    keyed: dict[Key, Sequence[int]] = {(who, purpose): v for (who, purpose), v in values.items()}
-    return Dice(NoServerDice(), keyed)
 
 
 def run(
@@ -46,7 +35,7 @@ def run(
     config = lt.long_throw_config(
         thrown, throwers, mode=mode, into_wall=into_wall, max_series=max_series
     )
-    source = supplied(dice)
+    source = supplied_keys(dice)
     outcome = lt.resolve_long_throw(config, source)
     source.require_all_used()
     return outcome, source
@@ -610,12 +599,12 @@ def test_precision_series_after_the_end_is_a_phase_error() -> None:
     )
     state = lt.precision_start(config)
     state, series = lt.precision_series(
-        config, state, supplied({("Ann", "throw"): [20], ("Bob", "throw"): [1]})
+        config, state, supplied_keys({("Ann", "throw"): [20], ("Bob", "throw"): [1]})
     )
     assert series.out == ("Bob",)
     assert state == lt.PrecisionState(("Ann",), 1, True)
     with pytest.raises(PhaseError):
-        lt.precision_series(config, state, supplied({}))
+        lt.precision_series(config, state, supplied_keys({}))
 
 
 def test_supplied_precision_rolls_are_used_in_order_then_the_server_rolls() -> None:
@@ -644,7 +633,7 @@ def test_supplied_precision_rolls_are_used_in_order_then_the_server_rolls() -> N
 def test_supplied_die_out_of_range_is_a_dice_error() -> None:
     config = lt.long_throw_config(JAVELIN, [lt.Thrower("Ann", strength_score=10)])
     with pytest.raises(DiceError):
-        lt.resolve_long_throw(config, supplied({("Ann", "throw"): [21]}))
+        lt.resolve_long_throw(config, supplied_keys({("Ann", "throw"): [21]}))
 
 
 # --- validation -------------------------------------------------------------------------------
