@@ -1,5 +1,7 @@
-"""What the tests share.
+"""What the tests share: the check of an error answer and the dice doubles.
 
+- `assert_problem`: an answer is the problem+json error docs/api.md#errors describes, with the
+  status asked for (and, for a 422, the location asked for); it returns the body.
 - The dice doubles of the rules core's tests (docs/rules.md#supplied-and-server-dice): server
   dice that must not be drawn, that come from a script, that always show one face or that
   hypothesis draws; each is an `app.rules.dice.Rng` and a draw function alike. `fake_notation`
@@ -11,13 +13,53 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+import httpx
 from hypothesis import strategies as st
 
 from app.rules.dice import Dice, Key, NotationResult
 
+PROBLEM = "application/problem+json"
 #: Supplied dice as a round body carries them: {who: {purpose: value or [values]}}.
 Rolls = Mapping[str, Mapping[str, int | Sequence[int]]]
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+def assert_problem(
+    response: httpx.Response, status: int, loc: Sequence[str | int] | None = None
+) -> dict[str, Any]:
+    """Check an error answer (docs/api.md#errors) and return its body.
+
+    The status and `application/problem+json`; RFC 9457's `type`, `title`, `status` and
+    `detail`, as non-empty strings and the status; every entry of `errors` with a `loc` and a
+    message, and a 422 with at least one. With `loc`, the first error is at `loc`: the answer
+    names that field before any other.
+    """
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM, response.headers["content-type"]
+    problem: dict[str, Any] = response.json()
+    assert {"type", "title", "status", "detail"} <= problem.keys(), problem
+    assert problem["status"] == status, problem
+    for field in ("type", "title", "detail"):
+        assert isinstance(problem[field], str), problem
+        assert problem[field], problem
+    errors: list[dict[str, Any]] | None = problem.get("errors")
+    if status == 422:
+        assert errors, problem
+    if errors is not None:
+        assert isinstance(errors, list), problem
+        for error in errors:
+            assert {"loc", "msg"} <= error.keys(), error
+            assert isinstance(error["loc"], list), error
+            assert isinstance(error["msg"], str), error
+            assert error["msg"], error
+    if loc is not None:
+        assert errors, problem
+        assert errors[0]["loc"] == list(loc), errors
+    return problem
 
 
 # --- dice doubles ---------------------------------------------------------------------------

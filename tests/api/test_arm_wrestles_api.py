@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.helpers import assert_problem
+
 URL = "/v1/arm-wrestles"
 SESSION_FIELDS = {
     "id",
@@ -140,18 +142,6 @@ def assert_record(record: dict[str, Any]) -> None:
         assert record["reason"] in ("target", "fatigue", "draw", "max_rounds")
     else:
         assert (record["winner"], record["reason"]) == (None, None)
-
-
-def assert_problem(response: Any, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail"} <= set(problem)
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]]
 
 
 def strained(name: str) -> dict[str, Any]:

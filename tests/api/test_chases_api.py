@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.helpers import assert_problem
+
 URL = "/v1/chases"
-PROBLEM = "application/problem+json"
 RECORD_KEYS = {
     "number",
     "lead_before",
@@ -38,19 +39,6 @@ def auth(token: str) -> dict[str, str]:
 
 def side(name: str, **fields: Any) -> dict[str, Any]:
     return {"name": name, "speed": 0, **fields}
-
-
-def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert {"type", "title", "status", "detail"} <= set(problem)
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]], problem["errors"]
-    return problem
 
 
 class Chase:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.rules.gurps import judge_quick_contest, judge_success
+from tests.helpers import assert_problem
 
 SUCCESS_ROLL = "/v1/gurps/success-roll"
 QUICK_CONTEST = "/v1/gurps/quick-contest"
@@ -56,19 +57,6 @@ def roll_of(total: int) -> list[int]:
 
 def entry(who: str | None, values: list[int], source: str = "supplied") -> dict[str, Any]:
     return {"who": who, "purpose": "success", "dice": "3d6", "values": values, "source": source}
-
-
-def assert_problem(response: Any, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert {"type", "title", "status", "detail"} <= set(problem)
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-        assert all(set(error) >= {"loc", "msg"} and error["msg"] for error in problem["errors"])
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]]
 
 
 # --- success roll (RULES.md §1.1) -----------------------------------------------------------

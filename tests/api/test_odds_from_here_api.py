@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-PROBLEM = "application/problem+json"
+from tests.helpers import assert_problem
+
 CHASE = {
     "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2, "hide": 5}},
     "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
@@ -44,13 +45,6 @@ def ask(client: TestClient, url: str, token: str, question: dict[str, Any]) -> A
 def ask_by_query(client: TestClient, url: str, token: str, question: dict[str, Any]) -> Any:
     query = {**question, "terrain": json.dumps(question["terrain"])}
     return client.get(url, params=query, headers=auth(token))
-
-
-def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    if loc is not None:
-        assert loc in [error["loc"] for error in response.json()["errors"]], response.text
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.helpers import assert_problem
+
 URL = "/v1/races"
-PROBLEM = "application/problem+json"
 
 Rolls = dict[str, dict[str, Any]]
 
@@ -33,19 +34,6 @@ def course(*increments: dict[str, Any]) -> dict[str, Any]:
 
 
 STRENGTH: dict[str, Any] = {"check": "strength"}
-
-
-def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert {"type", "title", "status", "detail"} <= set(problem)
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]], problem["errors"]
-    return problem
 
 
 class Race:

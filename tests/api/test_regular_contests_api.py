@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.helpers import assert_problem
+
 URL = "/v1/regular-contests"
 SESSION_FIELDS = {
     "id",
@@ -80,18 +82,6 @@ def make(client: TestClient, a: int = 3, b: int = 3, **extra: Any) -> Contest:
     return Contest(
         client, {"a": {"name": "Ann", "skill": a}, "b": {"name": "Bob", "skill": b}, **extra}
     )
-
-
-def assert_problem(response: Any, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail"} <= set(problem)
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]]
 
 
 # --- creation -------------------------------------------------------------------------------

@@ -13,28 +13,15 @@ from hypothesis import strategies as st
 
 from app.api import notation as notation_api
 from app.notation import MAX_DICE, MAX_PARENTHESES, MAX_WORK
+from tests.helpers import assert_problem
 from tests.work_meter import WorkMeter
 
-PROBLEM = "application/problem+json"
 RESULT_FIELDS = {"expr", "total", "breakdown", "rule", "rolls", "summary"}
 
 
 def get(client: TestClient, expr: str, **params: Any) -> Response:
     response: Response = client.get("/v1/roll", params={"expr": expr, **params})
     return response
-
-
-def assert_problem(response: Response, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    body = response.json()
-    assert {"type", "title", "status", "detail"} <= body.keys()
-    assert body["status"] == status
-    if status == 422:
-        assert body["errors"], body
-        assert all({"loc", "msg"} <= error.keys() for error in body["errors"])
-        if loc is not None:
-            assert body["errors"][0]["loc"] == loc
 
 
 def assert_4d6kh3(body: dict[str, Any]) -> None:

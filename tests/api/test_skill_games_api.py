@@ -19,6 +19,7 @@ from app.api.lifecycle import mutate as original_mutate
 from app.rules import skill_games as skill_games_rules
 from app.rules.dice import SeededRng
 from app.store import repository
+from tests.helpers import assert_problem
 
 URL = "/v1/skill-games"
 SKILLS = ["Athletics", "Stealth", "Persuasion"]
@@ -225,21 +226,6 @@ def new_game(client: TestClient, body: dict[str, Any]) -> Game:
     )
 
 
-def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert body["status"] == status
-    assert {"type", "title", "detail"} <= set(body)
-    return body
-
-
-def assert_422_at(response: httpx.Response, loc: list[Any]) -> None:
-    body = assert_problem(response, 422)
-    assert body["errors"], body
-    assert loc in [error["loc"] for error in body["errors"]], body["errors"]
-
-
 def roll(who: str, purpose: str, value: int, source: str = "supplied") -> dict[str, Any]:
     return {"who": who, "purpose": purpose, "dice": "1d20", "values": [value], "source": source}
 
@@ -405,7 +391,7 @@ def _invalid_bodies() -> list[tuple[dict[str, Any], list[Any]]]:
 def test_creation_validation_names_the_field(
     store_client: TestClient, body: dict[str, Any], loc: list[Any]
 ) -> None:
-    assert_422_at(store_client.post(URL, json=body), loc)
+    assert_problem(store_client.post(URL, json=body), 422, loc)
 
 
 def test_malformed_create_body_is_400(store_client: TestClient) -> None:
@@ -538,7 +524,7 @@ def test_invalid_skills_calls_are_422_and_change_nothing(
     store_client: TestClient, body: dict[str, Any], loc: list[Any]
 ) -> None:
     game = new_game(store_client, bidding_body())
-    assert_422_at(game.post("skills", body, "gm"), loc)
+    assert_problem(game.post("skills", body, "gm"), 422, loc)
     session = game.session()
     assert session["version"] == 1
     assert session["state"]["skills_done"] == []
@@ -652,7 +638,7 @@ def test_tokens_may_seal_only_their_own_party(store_client: TestClient) -> None:
     assert_problem(game.post("end", {}, "Villains"), 403)
     assert_problem(store_client.delete(game.url, headers=bearer(game.token("Heroes"))), 403)
     # An unknown party named by the GM is a 422 on `party`.
-    assert_422_at(game.bid("Nobody", "Charge", 0, who="gm"), ["body", "party"])
+    assert_problem(game.bid("Nobody", "Charge", 0, who="gm"), 422, ["body", "party"])
     assert game.session()["version"] == 4
 
     # A GM-controlled party may seal with the GM's token or its own.
@@ -706,7 +692,7 @@ def test_invalid_bids_are_422_and_change_nothing(
         body = assert_problem(response, 422)
         assert any(error["loc"][:4] == loc[:4] for error in body["errors"]), body
     else:
-        assert_422_at(response, loc)
+        assert_problem(response, 422, loc)
     after = game.session()
     assert after["version"] == before["version"]
     assert after["state"] == before["state"]
@@ -727,8 +713,8 @@ def test_option_purchases_over_budget_or_limit_are_422_and_change_nothing(
 ) -> None:
     game = at_choices(store_client, option_body(), 2, 1)
     before = game.session()
-    assert_422_at(game.buy("Heroes", actions), loc)
-    assert_422_at(game.bid("Heroes", "Scout", 1), ["body", "action"])
+    assert_problem(game.buy("Heroes", actions), 422, loc)
+    assert_problem(game.bid("Heroes", "Scout", 1), 422, ["body", "action"])
     after = game.session()
     assert after["version"] == before["version"]
     assert after["state"]["submitted"] == []
@@ -765,8 +751,8 @@ def test_idempotent_replay_of_a_sealed_choice(store_client: TestClient) -> None:
     assert replay.headers["idempotent-replayed"] == "true"
     assert replay.json() == first.json()
     assert game.session()["version"] == 4
-    assert_422_at(
-        game.post("choices", {**body, "bid": 0}, "Heroes", key), ["header", "Idempotency-Key"]
+    assert_problem(
+        game.post("choices", {**body, "bid": 0}, "Heroes", key), 422, ["header", "Idempotency-Key"]
     )
 
 
@@ -1029,15 +1015,19 @@ def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClie
     )
     taken = game.post("grants", {"party": "Heroes", "tokens": -1, "reason": "Taxes"}, "gm")
     assert taken.json()["session"]["state"]["tokens"]["Heroes"] == 2
-    assert_422_at(
+    assert_problem(
         game.post("grants", {"party": "Villains", "tokens": -1, "reason": "x"}, "gm"),
+        422,
         ["body", "tokens"],
     )
-    assert_422_at(
+    assert_problem(
         game.post("grants", {"party": "Nobody", "tokens": 1, "reason": "x"}, "gm"),
+        422,
         ["body", "party"],
     )
-    assert_422_at(game.post("grants", {"party": "Heroes", "tokens": 1}, "gm"), ["body", "reason"])
+    assert_problem(
+        game.post("grants", {"party": "Heroes", "tokens": 1}, "gm"), 422, ["body", "reason"]
+    )
     assert game.session()["version"] == 3
 
     game.earn("Heroes", 0)

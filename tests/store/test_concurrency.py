@@ -23,9 +23,9 @@ from sqlalchemy import func, select
 
 from app.store.database import null_pool_engine
 from app.store.repository import rounds, sessions
+from tests.helpers import assert_problem
 from tests.store.servers import Server, running_servers
 
-PROBLEM = "application/problem+json"
 REPLAYED = "idempotent-replayed"
 #: Server dice, unseeded: a request played twice would almost surely answer differently.
 SERVER_DICE: dict[str, Any] = {}
@@ -44,12 +44,6 @@ ROUNDS_PER_WRITER = 5
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def assert_problem(response: Any, status: int) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    assert response.json()["status"] == status
 
 
 def count(database_url: str, table: Any, *where: Any) -> int:

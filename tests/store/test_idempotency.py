@@ -24,8 +24,8 @@ from app.store import repository
 from app.store.database import Transaction, null_pool_engine
 from app.store.models import IdempotencyRecord
 from app.store.repository import idempotency, rounds, sessions
+from tests.helpers import assert_problem
 
-PROBLEM = "application/problem+json"
 REPLAYED = "idempotent-replayed"
 #: A long arm wrestle: nobody tires before round 200, nor reaches DS 100 in the few rounds here.
 ARM_WRESTLE: dict[str, Any] = {
@@ -41,16 +41,6 @@ SERVER_DICE: dict[str, Any] = {}
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def assert_problem(response: Any, status: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-    return problem
 
 
 @pytest.fixture

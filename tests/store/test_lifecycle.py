@@ -23,8 +23,8 @@ from sqlalchemy import Engine, select
 from app.rules.dice import SeededRng
 from app.store.database import null_pool_engine
 from app.store.repository import idempotency, rounds, sessions
+from tests.helpers import assert_problem
 
-PROBLEM = "application/problem+json"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 #: A long arm wrestle: nobody tires before round 200 and nobody reaches DS 100 on ties.
@@ -60,14 +60,6 @@ def create(client: TestClient, kind: str, body: dict[str, Any]) -> tuple[str, st
     response = client.post(f"/v1/{kind}", json=body)
     assert response.status_code == 201, response.text
     return response.headers["location"], response.json()["tokens"]["gm"]
-
-
-def assert_problem(response: Any, status: int) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem = response.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail"} <= set(problem)
 
 
 @pytest.fixture
