@@ -1,7 +1,9 @@
-"""What the tests share: the check of an error answer and the dice doubles.
+"""What the tests share: the check of an error answer, a session client and the dice doubles.
 
 - `assert_problem`: an answer is the problem+json error docs/api.md#errors describes, with the
   status asked for (and, for a 422, the location asked for); it returns the body.
+- `bearer` and `Session`: a session created through the API (docs/api.md#creating-a-session),
+  its id, path and tokens, and calls made with one of its tokens.
 - The dice doubles of the rules core's tests (docs/rules.md#supplied-and-server-dice): server
   dice that must not be drawn, that come from a script, that always show one face or that
   hypothesis draws; each is an `app.rules.dice.Rng` and a draw function alike. `fake_notation`
@@ -60,6 +62,123 @@ def assert_problem(
         assert errors, problem
         assert errors[0]["loc"] == list(loc), errors
     return problem
+
+
+# --- sessions -------------------------------------------------------------------------------
+
+
+def bearer(token: str, **headers: str) -> dict[str, str]:
+    """`Authorization: Bearer <token>`, with any other headers given."""
+    return {"Authorization": f"Bearer {token}", **headers}
+
+
+class Session:
+    """A session created through the API (docs/api.md#creating-a-session), and calls on it.
+
+    Creating checks the 201, its `Location` and its `ETag: "1"`. A call is made as one of the
+    session's roles, `who`: the GM (`"gm"`, the default) or a party, racer or side by name
+    (docs/api.md#tokens-and-roles), or with any other `token` (a stranger's, another session's).
+    """
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        kind: str,
+        body: Any,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        response = client.post(f"/v1/{kind}", json=body, headers=dict(headers or {}))
+        assert response.status_code == 201, response.text
+        self.client = client
+        self.response = response
+        self.created: dict[str, Any] = response.json()
+        self.id: str = self.created["id"]
+        self.url = f"/v1/{kind}/{self.id}"
+        assert response.headers["location"] == self.url
+        assert response.headers["etag"] == '"1"'
+        self.tokens: dict[str, Any] = self.created["tokens"]
+        #: The GM's token, and the headers that send it.
+        self.gm: str = self.tokens["gm"]
+        self.headers = bearer(self.gm)
+
+    def token(self, who: str = "gm") -> str:
+        """The token of a role: the GM's, or a party's (a racer's, a side's) by name."""
+        if who == "gm":
+            return self.gm
+        parties: dict[str, str] = self.tokens["parties"]
+        return parties[who]
+
+    def _headers(
+        self, who: str, token: str | None, headers: Mapping[str, str] | None
+    ) -> dict[str, str]:
+        return {**bearer(token if token is not None else self.token(who)), **(headers or {})}
+
+    def _path(self, path: str) -> str:
+        return f"{self.url}/{path}" if path else self.url
+
+    def get(
+        self,
+        path: str = "",
+        who: str = "gm",
+        headers: Mapping[str, str] | None = None,
+        *,
+        token: str | None = None,
+    ) -> httpx.Response:
+        """GET the session (or `path` under it) as `who`, or with `token`."""
+        return self.client.get(self._path(path), headers=self._headers(who, token, headers))
+
+    def post(
+        self,
+        path: str,
+        body: Any = None,
+        who: str = "gm",
+        headers: Mapping[str, str] | None = None,
+        *,
+        token: str | None = None,
+    ) -> httpx.Response:
+        """POST `body` (none when None) to `path` under the session as `who`, or with `token`."""
+        return self.client.post(
+            self._path(path), json=body, headers=self._headers(who, token, headers)
+        )
+
+    def post_round(
+        self,
+        rolls: Rolls | None = None,
+        who: str = "gm",
+        headers: Mapping[str, str] | None = None,
+        *,
+        token: str | None = None,
+    ) -> httpx.Response:
+        """A round whose body is only its supplied dice: `{"rolls": rolls}`, or `{}`."""
+        body = {} if rolls is None else {"rolls": rolls}
+        return self.post("rounds", body, who, headers, token=token)
+
+    def play_round(
+        self, body: Any = None, headers: Mapping[str, str] | None = None
+    ) -> httpx.Response:
+        """Play a round as the GM (`body`, `{}` when None) that must succeed: its answer."""
+        response = self.post("rounds", {} if body is None else body, headers=headers)
+        assert response.status_code == 200, response.text
+        return response
+
+    def resolve(self, body: Any = None, headers: Mapping[str, str] | None = None) -> httpx.Response:
+        """`POST …/resolve` as the GM (with `body`, none when None)."""
+        return self.post("resolve", body, headers=headers)
+
+    def session(self, who: str = "gm") -> dict[str, Any]:
+        """The session as `who` reads it; its `ETag` is its version."""
+        response = self.get(who=who)
+        assert response.status_code == 200, response.text
+        session: dict[str, Any] = response.json()
+        assert response.headers["etag"] == f'"{session["version"]}"'
+        return session
+
+    def rounds(self, who: str = "gm") -> list[dict[str, Any]]:
+        """The rounds played (the first page), as `who` reads them."""
+        response = self.get("rounds", who)
+        assert response.status_code == 200, response.text
+        played: list[dict[str, Any]] = response.json()["rounds"]
+        return played
 
 
 # --- dice doubles ---------------------------------------------------------------------------

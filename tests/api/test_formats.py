@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from app.api import formats
 from app.api.common import header, preferred_form, respond
+from tests.helpers import bearer
 
 MARKDOWN = {"Accept": "text/markdown"}
 TEXT = {"Accept": "text/plain"}
@@ -24,10 +25,6 @@ QUICK_CONTEST = "/v1/gurps/quick-contest"
 ARM_WRESTLES = "/v1/arm-wrestles"
 LYDIA = {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1}
 OGRE = {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2}
-
-
-def bearer(token: str, **headers: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}", **headers}
 
 
 def assert_message(response: Any, media_type: str) -> str:

@@ -6,7 +6,6 @@ import asyncio
 import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -19,7 +18,7 @@ from app.api.lifecycle import mutate as original_mutate
 from app.rules import skill_games as skill_games_rules
 from app.rules.dice import SeededRng
 from app.store import repository
-from tests.helpers import assert_problem
+from tests.helpers import Session, assert_problem, bearer
 
 URL = "/v1/skill-games"
 SKILLS = ["Athletics", "Stealth", "Persuasion"]
@@ -144,36 +143,11 @@ def winning_dice(party: str, skills: Sequence[str], tokens: int) -> dict[str, di
     return dice(party, skills, {(first, skill): 20 for skill in skills[:tokens]})
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+class Game(Session):
+    """A skill game created through the API; its calls are made as the GM or a party."""
 
-
-@dataclass
-class Game:
-    client: TestClient
-    id: str
-    gm: str
-    party_tokens: dict[str, str]
-    created: dict[str, Any]
-
-    @property
-    def url(self) -> str:
-        return f"{URL}/{self.id}"
-
-    def token(self, who: str) -> str:
-        return self.gm if who == "gm" else self.party_tokens[who]
-
-    def post(
-        self,
-        path: str,
-        body: Any,
-        who: str,
-        headers: Mapping[str, str] | None = None,
-    ) -> httpx.Response:
-        response: httpx.Response = self.client.post(
-            f"{self.url}/{path}", json=body, headers={**bearer(self.token(who)), **(headers or {})}
-        )
-        return response
+    def __init__(self, client: TestClient, body: dict[str, Any]) -> None:
+        super().__init__(client, "skill-games", body)
 
     def skills(
         self,
@@ -203,27 +177,6 @@ class Game:
 
     def buy(self, party: str, actions: Sequence[str], who: str | None = None) -> httpx.Response:
         return self.post("choices", {"party": party, "actions": list(actions)}, who or party)
-
-    def session(self, who: str = "gm") -> dict[str, Any]:
-        response = self.client.get(self.url, headers=bearer(self.token(who)))
-        assert response.status_code == 200, response.text
-        body: dict[str, Any] = response.json()
-        return body
-
-    def rounds(self, who: str = "gm") -> list[dict[str, Any]]:
-        response = self.client.get(f"{self.url}/rounds", headers=bearer(self.token(who)))
-        assert response.status_code == 200, response.text
-        rounds: list[dict[str, Any]] = response.json()["rounds"]
-        return rounds
-
-
-def new_game(client: TestClient, body: dict[str, Any]) -> Game:
-    response = client.post(URL, json=body)
-    assert response.status_code == 201, response.text
-    created = response.json()
-    return Game(
-        client, created["id"], created["tokens"]["gm"], created["tokens"]["parties"], created
-    )
 
 
 def roll(who: str, purpose: str, value: int, source: str = "supplied") -> dict[str, Any]:
@@ -417,7 +370,7 @@ def test_malformed_create_body_is_400(store_client: TestClient) -> None:
 def test_a_token_at_the_dc_and_at_dc_plus_one_under_both_token_rules(
     store_client: TestClient, token_rule: str, die: int, earns: bool
 ) -> None:
-    game = new_game(store_client, bidding_body(skills_per_round=1, token_rule=token_rule))
+    game = Game(store_client, bidding_body(skills_per_round=1, token_rule=token_rule))
     rolls = dice("Heroes", ["Athletics"], {("Ann", "Athletics"): die})
     response = game.skills("Heroes", ["Athletics"], rolls)
     assert response.status_code == 200
@@ -429,7 +382,7 @@ def test_a_token_at_the_dc_and_at_dc_plus_one_under_both_token_rules(
 
 
 def test_skills_answer_checks_tokens_rolls_and_the_session(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     rolls = dice(
         "Heroes",
         ["Stealth", "Persuasion"],
@@ -475,7 +428,7 @@ def test_skills_answer_checks_tokens_rolls_and_the_session(store_client: TestCli
 
 
 def test_skills_text_plain_is_the_summary_line(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body(skills_per_round=1))
+    game = Game(store_client, bidding_body(skills_per_round=1))
     response = store_client.post(
         f"{game.url}/skills",
         json={"party": "Heroes", "skills": ["Athletics"], "rolls": dice("Heroes", ["Athletics"])},
@@ -523,7 +476,7 @@ def test_skills_text_plain_is_the_summary_line(store_client: TestClient) -> None
 def test_invalid_skills_calls_are_422_and_change_nothing(
     store_client: TestClient, body: dict[str, Any], loc: list[Any]
 ) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     assert_problem(game.post("skills", body, "gm"), 422, loc)
     session = game.session()
     assert session["version"] == 1
@@ -533,8 +486,8 @@ def test_invalid_skills_calls_are_422_and_change_nothing(
 def test_seeded_skill_dice_derive_from_seed_round_and_party(store_client: TestClient) -> None:
     seed = 2024
     skills = ["Athletics", "Stealth"]
-    first = new_game(store_client, bidding_body(seed=seed))
-    second = new_game(store_client, bidding_body(seed=seed))
+    first = Game(store_client, bidding_body(seed=seed))
+    second = Game(store_client, bidding_body(seed=seed))
     answers = []
     for game in (first, second):
         heroes = game.skills("Heroes", skills).json()
@@ -557,7 +510,7 @@ def test_seeded_skill_dice_derive_from_seed_round_and_party(store_client: TestCl
 
 def at_choices(client: TestClient, body: dict[str, Any], heroes: int, villains: int) -> Game:
     """A new game in its first choices phase; Rangers, when playing, earn nothing."""
-    game = new_game(client, body)
+    game = Game(client, body)
     game.earn("Heroes", heroes)
     game.earn("Villains", villains)
     if any(party["name"] == "Rangers" for party in body["parties"]):
@@ -567,7 +520,7 @@ def at_choices(client: TestClient, body: dict[str, Any], heroes: int, villains: 
 
 
 def test_phase_errors_are_409(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     assert_problem(game.bid("Heroes", "Charge", 0), 409)
     game.earn("Heroes", 1)
     assert_problem(game.skills("Heroes", ["Athletics", "Stealth"]), 409)  # twice in a round
@@ -648,7 +601,7 @@ def test_tokens_may_seal_only_their_own_party(store_client: TestClient) -> None:
 
 def test_missing_and_foreign_tokens(store_client: TestClient) -> None:
     game = at_choices(store_client, bidding_body(), 1, 1)
-    other = new_game(store_client, bidding_body())
+    other = Game(store_client, bidding_body())
     body = {"party": "Heroes", "action": "Charge", "bid": 0}
     assert_problem(store_client.post(f"{game.url}/choices", json=body), 401)
     assert_problem(store_client.get(game.url), 401)
@@ -784,7 +737,7 @@ def _observe_before_reveal(
     else:
         body = option_body(seed=11)
         body["actions"].append({**gambit, "cost": 3917})
-    game = new_game(client, body)
+    game = Game(client, body)
     game.earn("Heroes", 1)
     game.earn("Villains", 1)
     assert (
@@ -1001,7 +954,7 @@ def test_max_rounds_ends_the_game_highest_progress_wins_else_a_tie(
 
 
 def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     response = game.post(
         "grants", {"party": "Heroes", "tokens": 3, "reason": "A rousing speech"}, "gm"
     )
@@ -1053,7 +1006,7 @@ def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClie
 
 
 def test_gm_ends_the_game_discarding_sealed_choices(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     game.earn("Heroes", 2)
     game.earn("Villains", 1)
     assert game.bid("Heroes", "Charge", 2).status_code == 202
@@ -1077,14 +1030,14 @@ def test_gm_ends_the_game_discarding_sealed_choices(store_client: TestClient) ->
     assert_problem(game.bid("Villains", "Rally", 0, who="gm"), 409)
     assert_problem(game.post("end", {}, "gm"), 409)
     # Ending needs no body at all.
-    other = new_game(store_client, bidding_body())
+    other = Game(store_client, bidding_body())
     bare = store_client.post(f"{other.url}/end", headers=bearer(other.gm))
     assert bare.status_code == 200
     assert bare.json()["session"]["result"]["reason"] == "ended"
 
 
 def test_delete_by_the_gm_then_404(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     assert store_client.delete(game.url, headers=bearer(game.gm)).status_code == 204
     assert_problem(store_client.get(game.url, headers=bearer(game.gm)), 404)
     assert_problem(game.skills("Heroes", ["Athletics", "Stealth"]), 404)
@@ -1216,7 +1169,7 @@ def test_concurrent_last_submissions_reveal_exactly_once(
 
 
 def test_a_full_bidding_game_to_its_goal(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     records = []
 
     def play(
@@ -1360,7 +1313,7 @@ def test_a_full_bidding_game_to_its_goal(store_client: TestClient) -> None:
 
 
 def test_a_full_option_game_to_max_rounds(store_client: TestClient) -> None:
-    game = new_game(store_client, option_body())
+    game = Game(store_client, option_body())
     skills = ["Athletics", "Stealth"]
 
     def play(
