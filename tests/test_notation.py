@@ -1,4 +1,5 @@
-"""Dice notation through the d20 library with our dice (RULES.md §5, app/notation.py)."""
+"""Dice notation through the d20 library with our dice (docs/rules.md#dice-notation,
+app/notation.py)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def roll(expr: str, values: Sequence[int]) -> tuple[int, str, tuple[int, ...], t
     return result.total, result.breakdown, result.values, result.sides
 
 
-# --- notation features (RULES.md §5) -----------------------------------------------------------
+# --- notation features (docs/rules.md#grammar) -------------------------------------------------
 
 
 def test_api_example_keep_highest_three_of_four() -> None:
@@ -171,7 +172,8 @@ def test_percentile_die_is_a_d10_counted_in_tens() -> None:
     ],
 )
 def test_every_division_and_fraction_rounds_down(expr: str, values: list[int], total: int) -> None:
-    """Ruling (RULES.md §0): every division rounds down, where d20 alone divides exactly."""
+    """Ruling (docs/rules.md#division-and-totals): every division rounds down, where d20 alone
+    divides exactly."""
     assert roll(expr, values)[0] == total
 
 
@@ -267,7 +269,7 @@ def test_keep_selects_the_same_dice_as_d20() -> None:
         )
 
 
-# --- limits (RULES.md §5), checked before any die is drawn -------------------------------------
+# --- limits (docs/rules.md#limits, docs/rules.md#guards), checked before any die is drawn ------
 
 
 def test_expression_length_limit() -> None:

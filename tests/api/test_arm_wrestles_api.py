@@ -1,4 +1,7 @@
-"""Arm wrestles as sessions, on SQLite and PostgreSQL (API.md "Arm wrestles", RULES.md §3.1)."""
+"""Arm wrestles as sessions, on SQLite and PostgreSQL.
+
+The API is docs/api.md#arm-wrestles, the rules docs/rules.md#arm-wrestling.
+"""
 
 from __future__ import annotations
 
@@ -100,7 +103,8 @@ class Wrestle(Session):
 
 
 def assert_record(record: dict[str, Any]) -> None:
-    """Every round record carries API.md's fields, its dice and a summary."""
+    """Every round record carries the fields docs/api.md#arm-wrestles lists, its dice and a
+    summary."""
     assert set(record) >= RECORD_FIELDS
     assert record["summary"].startswith(f"Round {record['number']}: ")
     for entry in record["rolls"]:
@@ -128,7 +132,8 @@ def strained(name: str) -> dict[str, Any]:
 
 # --- the source's worked example ------------------------------------------------------------
 
-#: (Lydia's d20, the Ogre's d20, round winner, difference, DS after, leader) — RULES.md §3.1.
+#: (Lydia's d20, the Ogre's d20, round winner, difference, DS after, leader), as the table of
+#: docs/rules.md#pushing-the-ds has them.
 LYDIA_AND_THE_OGRE = [
     (17, 8, "Lydia", 5, {"Lydia": 5, "Ogre": 0}, "Lydia"),  # 19 vs 14: Lydia 5
     (5, 9, "Ogre", 8, {"Lydia": -3, "Ogre": 0}, "Ogre"),  # 7 vs 15: Lydia -3, the Ogre leads
@@ -461,7 +466,7 @@ def test_spikes_loser_takes_1d4_plus_the_winners_strength_bonus(store_client: Te
 
 
 def test_spikes_damage_die_may_be_given_alone(store_client: TestClient) -> None:
-    # API.md "Supplying dice": {purpose: value or [values]}.
+    # docs/api.md#supplying-dice: {purpose: value or [values]}.
     wrestle = Wrestle(store_client, variant="spikes", target=5)
     record, session = wrestle.play(
         {"Lydia": {"strength": 5, "damage": 1}, "Ogre": {"strength": 10}}
@@ -682,7 +687,8 @@ def test_single_field_violations_are_422(
 
 def test_mental_wis_mod_defaults_to_the_modifier_of_wis_score(store_client: TestClient) -> None:
     wrestle = Wrestle(store_client, **{**MENTAL_PAIR, "a": {**LYDIA, "int_mod": 4, "wis_score": 1}})
-    # RULES.md §0: a missing modifier is the one its score gives (1 -> -5).
+    # A missing modifier is the one its score gives (1 -> -5):
+    # docs/rules.md#ability-modifiers-and-bonuses.
     assert wrestle.created["config"]["a"]["wis_mod"] == -5
     assert wrestle.created["config"]["b"]["wis_mod"] == 0
 

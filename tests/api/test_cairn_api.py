@@ -1,4 +1,4 @@
-"""POST /v1/cairn/roll (API.md, RULES.md §2)."""
+"""POST /v1/cairn/roll (docs/api.md#cairn-hill-roll, docs/rules.md#cairn-hill-roll)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chases through HTTP (API.md "Chases", RULES.md §3.4), on SQLite and PostgreSQL.
+"""Chases through HTTP (docs/api.md#chases, docs/rules.md#chases), on SQLite and PostgreSQL.
 
 Both sides have speed 0 (no speed bonus) unless the test says otherwise, so increment checks
 total the die plus the named modifiers.
@@ -80,7 +80,7 @@ def lead(value: int) -> dict[str, Any]:
     return {"mode": "lead", "lead": value}
 
 
-# --- RULES.md §3.4's worked example ---------------------------------------------------------
+# --- the worked example (docs/rules.md#chase-increments) ------------------------------------
 
 
 def test_the_ralf_example(store_client: TestClient) -> None:

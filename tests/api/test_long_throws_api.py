@@ -1,4 +1,4 @@
-"""`POST /v1/long-throws` against API.md (RULES.md §3.2)."""
+"""`POST /v1/long-throws` against docs/api.md#long-throws (docs/rules.md#long-throws)."""
 
 from __future__ import annotations
 
@@ -173,7 +173,8 @@ def test_halfling_into_a_wall(client: TestClient) -> None:
 
 
 def test_an_ineligible_throwers_entry(client: TestClient) -> None:
-    """RULES.md §3.2.2: too heavy to lift, reported with her load limits and nothing rolled."""
+    """docs/rules.md#who-may-throw-loads: too heavy to lift, reported with her load limits and
+    nothing rolled."""
     body = {
         "object": "log",
         "competitors": [

@@ -1,4 +1,4 @@
-"""Races through HTTP (API.md "Races", RULES.md §3.3), on SQLite and PostgreSQL.
+"""Races through HTTP (docs/api.md#races, docs/rules.md#races), on SQLite and PostgreSQL.
 
 Every die is supplied unless a test is about server dice; runners have speed 0 (no speed bonus)
 unless the speed is what the test is about, so totals are the die plus the named modifiers.
@@ -159,7 +159,7 @@ def obstacle(
     return {"kind": kind, "check": check, "dc": dc, "retry": retry, "damage": damage}
 
 
-# RULES.md §3.3's table of the Dakrothian marathon, increment by increment.
+# The Dakrothian marathon's table (docs/rules.md#race-presets), increment by increment.
 DAKROTHIAN_MARATHON = [
     increment("strength"),
     increment("strength"),

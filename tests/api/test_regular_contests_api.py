@@ -1,4 +1,7 @@
-"""Regular contests as sessions, on SQLite and PostgreSQL (API.md "Regular contests", §1.4)."""
+"""Regular contests as sessions, on SQLite and PostgreSQL.
+
+The API is docs/api.md#regular-contests, the rules docs/rules.md#regular-contest.
+"""
 
 from __future__ import annotations
 

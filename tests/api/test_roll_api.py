@@ -1,4 +1,7 @@
-"""`GET|POST /v1/roll`: dice notation for ad-hoc rolls (API.md, RULES.md §5)."""
+"""`GET|POST /v1/roll`: dice notation for ad-hoc rolls.
+
+The API is docs/api.md#dice-notation-roll, the notation docs/rules.md#dice-notation.
+"""
 
 from __future__ import annotations
 
@@ -173,7 +176,7 @@ def test_malformed_json_is_400(client: TestClient) -> None:
 def test_limits_are_422_fast(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, expr: str, evaluated: bool
 ) -> None:
-    # "Fast" as work done, not time: each request stays within the limits of RULES.md §5 and
+    # "Fast" as work done, not time: each request stays within docs/rules.md#limits and
     # app.notation's guards (MAX_DICE dice drawn, MAX_WORK dice looked at by d20's passes).
     meter = WorkMeter(monkeypatch)
     meter.count_draws(notation_api)

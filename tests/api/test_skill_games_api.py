@@ -1,4 +1,7 @@
-"""Legend skill games through HTTP (API.md "Skill games", RULES.md §4), on SQLite and PostgreSQL."""
+"""Legend skill games through HTTP, on SQLite and PostgreSQL.
+
+The API is docs/api.md#skill-games, the rules docs/rules.md#skill-games.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Arm wrestling rules core (RULES.md §3.1)."""
+"""Arm wrestling rules core (docs/rules.md#arm-wrestling)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def strained(name: str) -> aw.Consequence:
 
 
 # --------------------------------------------------------------------------------------------
-# The worked example (RULES.md §3.1): Lydia +2 Strength, the Ogre +6.
+# The worked example (docs/rules.md#pushing-the-ds): Lydia +2 Strength, the Ogre +6.
 # --------------------------------------------------------------------------------------------
 
 LYDIA_AND_OGRE = (
@@ -200,7 +200,7 @@ def test_start_rolls_nothing_and_targets_are_configurable() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Fatigue (RULES.md §3.1 step 1)
+# Fatigue (docs/rules.md#fatigue)
 # --------------------------------------------------------------------------------------------
 
 

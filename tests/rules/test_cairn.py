@@ -1,4 +1,5 @@
-"""The Cairn Hill roll (RULES.md §2): worked example, every band, criticals, magnitudes, odds."""
+"""The Cairn Hill roll (docs/rules.md#cairn-hill-roll): worked example, every band, criticals,
+magnitudes, odds."""
 
 from __future__ import annotations
 
@@ -487,8 +488,8 @@ def _rules_distribution(rating: int) -> dict[int, Fraction]:
     return {score: Fraction(count, denominator) for score, count in scores.items()}
 
 
-# RULES.md §2's table again, written out independently for icepool: keep masks over the sorted
-# dice, lowest first.
+# The table of docs/rules.md#cairn-hill-roll again, written out independently for icepool: keep
+# masks over the sorted dice, lowest first.
 ICEPOOL_KEEP = {
     -5: (1, 1, 0, 0, 0, 0, 0),
     12: (0, 0, 0, 1, 1, 0, 0),

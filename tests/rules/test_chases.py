@@ -1,4 +1,4 @@
-"""Chases (RULES.md §3.4): the Ralf example, starts, tactics, ends, endurance, properties."""
+"""Chases (docs/rules.md#chases): the Ralf example, starts, tactics, ends, endurance, properties."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def violation_locs(error: pytest.ExceptionInfo[RulesError]) -> list[tuple[str | 
 
 
 def test_ralf_escapes_the_city_guard() -> None:
-    """RULES.md §3.4 worked example, with `hazard_base_cost: 0`."""
+    """The worked example of docs/rules.md#chase-increments, with `hazard_base_cost: 0`."""
     config = chase(lead=12, hazard_base_cost=0)
     state = begin(config)
     assert state == chases.State(lead=12, ds={"Ralf": 12, "guard": 0}, status_detail=None)
@@ -683,7 +683,8 @@ terrains = st.builds(
         Increment(
             check,
             dc=dc,
-            # As a round body without `on_fail` defaults it (RULES.md §3.3 rulings).
+            # As a round body without `on_fail` defaults it
+            # (docs/rules.md#dc-checks-climbing-and-swimming).
             on_fail=None if dc is None else "retry" if check == "climb" else "stall",
             modifier=modifier,
             obstacle=obstacle,

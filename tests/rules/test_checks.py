@@ -1,4 +1,4 @@
-"""The d20 check (RULES.md §0): `d20 + modifier`, success when `total >= DC`."""
+"""The d20 check (docs/rules.md#d20-checks): `d20 + modifier`, success when `total >= DC`."""
 
 from __future__ import annotations
 

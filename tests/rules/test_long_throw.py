@@ -1,4 +1,5 @@
-"""The long throw (RULES.md §3.2): load table, distance, caber, precision, thrown creatures."""
+"""The long throw (docs/rules.md#long-throws): load table, distance, caber, precision, thrown
+creatures."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def only(outcome: lt.LongThrow, name: str) -> lt.ThrowResult:
     return result
 
 
-# --- the carrying-capacity table (RULES.md §3.2.2) -------------------------------------------
+# --- the carrying-capacity table (docs/rules.md#who-may-throw-loads) -------------------------
 
 #: The 3.5 SRD table (light, medium, heavy maxima in lb), typed in from the SRD, not computed.
 SRD_TABLE = {
@@ -147,7 +148,7 @@ def test_given_load_limits_are_used_unscaled() -> None:
     assert (assessment.load, assessment.penalty, assessment.eligible) == ("heavy", -6, True)
 
 
-# --- distance (RULES.md §3.2.3) ---------------------------------------------------------------
+# --- distance (docs/rules.md#distance) --------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -279,7 +280,7 @@ def test_equal_highest_ds_is_a_tie() -> None:
     assert outcome.tie
 
 
-# --- thrown creatures (RULES.md §3.2.3) -------------------------------------------------------
+# --- thrown creatures (docs/rules.md#thrown-creatures) ----------------------------------------
 
 
 def test_halfling_lands_and_takes_1d6() -> None:
@@ -374,7 +375,7 @@ def test_objects_that_are_not_creatures_roll_no_landing_dice() -> None:
     assert len(log.log) == 1
 
 
-# --- caber (RULES.md §3.2.4) ------------------------------------------------------------------
+# --- caber (docs/rules.md#caber) --------------------------------------------------------------
 
 
 def test_caber_is_a_dexterity_check_with_load_penalty_and_no_feats() -> None:
@@ -410,7 +411,7 @@ def test_caber_halfling_still_lands() -> None:
     assert (landing.damage, landing.wall_damage) == (7, 7)
 
 
-# --- precision (RULES.md §3.2.4) --------------------------------------------------------------
+# --- precision (docs/rules.md#precision) ------------------------------------------------------
 
 
 def test_target_moves_back_one_increment_every_two_series() -> None:

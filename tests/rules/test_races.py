@@ -1,4 +1,5 @@
-"""Races (RULES.md §3.3): presets, the increment check, every increment kind, endurance, winners."""
+"""Races (docs/rules.md#races): presets, the increment check, every increment kind, endurance,
+winners."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Legend skill games (RULES.md §4): config, skill checks, sealed choices, reveal, endings."""
+"""Legend skill games (docs/rules.md#skill-games): config, skill checks, sealed choices, reveal,
+endings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Concurrent writers to one session, on SQLite and PostgreSQL (API.md "Shared behaviour").
+"""Concurrent writers to one session, on SQLite and PostgreSQL (docs/api.md#versions-and-if-match).
 
 `If-Match` with a stale version is a 412 that changes nothing. Without it, concurrent calls
 are serialised: none is lost, none is applied twice, round numbers stay contiguous, and the

@@ -1,4 +1,4 @@
-"""Live events (API.md "Live events"): the fan-out, LISTEN/NOTIFY between processes, the stream.
+"""Live events (docs/api.md#live-events): the fan-out, LISTEN/NOTIFY between processes, the stream.
 
 Three layers, each proven on its own:
 

@@ -1,4 +1,4 @@
-"""`Idempotency-Key` on every mutating call, on SQLite and PostgreSQL (API.md "Shared behaviour").
+"""`Idempotency-Key` on every mutating call, on SQLite and PostgreSQL (docs/api.md#idempotency-key).
 
 The same key with the same request within 24 h answers the stored status and body again with
 `Idempotent-Replayed: true` and changes nothing; another request under the key is a 422; a

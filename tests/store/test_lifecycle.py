@@ -1,4 +1,4 @@
-"""The session lifecycle through HTTP, on SQLite and PostgreSQL (API.md "Shared behaviour").
+"""The session lifecycle through HTTP, on SQLite and PostgreSQL (docs/api.md#sessions).
 
 Create, read, play, resolve and delete arm wrestles and regular contests; versions and ETags;
 tokens (shown once, stored only as hashes, 401/403/404); and seeded sessions: dice derived from
@@ -129,7 +129,8 @@ def test_gm_tokens_carry_at_least_128_bits(store_client: TestClient) -> None:
 
 
 def test_rounds_advance_the_version_by_exactly_one(store_client: TestClient) -> None:
-    """RULES.md §3.1's worked example, one POST per round, with supplied dice."""
+    """The worked example of docs/rules.md#pushing-the-ds, one POST per round, with supplied
+    dice."""
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
     path, token = made.url, made.gm
     # Lydia beats the Ogre by 5, he beats her by 8, by 6, she beats him by 1, he beats her by 8.
