@@ -1,10 +1,11 @@
-"""Dice notation through the d20 library with our dice (RULES.md §5, app/notation.py)."""
+"""Dice notation through the d20 library with our dice (docs/rules.md#dice-notation,
+app/notation.py)."""
 
 from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import d20
 import pytest
@@ -30,37 +31,11 @@ from app.notation import (
 )
 from app.rules.dice import Dice, DieRoll, SeededRng
 from app.rules.errors import DiceError, RulesError
+from tests.helpers import ConstantRng, NoServerDice, ScriptedRng
 from tests.work_meter import WorkMeter
 
-
-class Scripted:
-    """A draw function handing out the given values in order, recording the sides asked for."""
-
-    def __init__(self, values: Sequence[int]) -> None:
-        self._values = list(values)
-        self.sides: list[int] = []
-
-    def __call__(self, sides: int) -> int:
-        assert self._values, "more dice drawn than scripted"
-        self.sides.append(sides)
-        return self._values.pop(0)
-
-    @property
-    def left(self) -> int:
-        return len(self._values)
-
-
-def always(face: int) -> Callable[[int], int]:
-    """A draw function whose every die shows `face`."""
-
-    def draw(_sides: int) -> int:
-        return face
-
-    return draw
-
-
-def no_dice(sides: int) -> int:
-    raise AssertionError(f"a d{sides} was drawn, but no die should be")
+#: A draw function for expressions that must roll no die.
+NO_DICE = NoServerDice()
 
 
 def seeded(seed: int = 1) -> SeededRng:
@@ -80,15 +55,15 @@ def _forbid_global_random(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def roll(expr: str, values: Sequence[int]) -> tuple[int, str, tuple[int, ...], tuple[int, ...]]:
     """Roll `expr` with scripted dice, which must all be used; (total, breakdown, values, sides)."""
-    draw = Scripted(values)
+    draw = ScriptedRng(values)
     result = roll_notation(expr, draw)
     assert draw.left == 0, f"{draw.left} scripted dice left over"
     assert result.values == tuple(values)
-    assert result.sides == tuple(draw.sides)
+    assert result.sides == tuple(draw.sides_drawn)
     return result.total, result.breakdown, result.values, result.sides
 
 
-# --- notation features (RULES.md §5) -----------------------------------------------------------
+# --- notation features (docs/rules.md#grammar) -------------------------------------------------
 
 
 def test_api_example_keep_highest_three_of_four() -> None:
@@ -197,7 +172,8 @@ def test_percentile_die_is_a_d10_counted_in_tens() -> None:
     ],
 )
 def test_every_division_and_fraction_rounds_down(expr: str, values: list[int], total: int) -> None:
-    """Ruling (RULES.md §0): every division rounds down, where d20 alone divides exactly."""
+    """Ruling (docs/rules.md#division-and-totals): every division rounds down, where d20 alone
+    divides exactly."""
     assert roll(expr, values)[0] == total
 
 
@@ -261,7 +237,7 @@ def test_concurrent_rolls_do_not_share_dice() -> None:
 
     def worker(face: int) -> None:
         for _ in range(50):
-            result = roll_notation("20d6e6rr1", always(face))
+            result = roll_notation("20d6e6rr1", ConstantRng(face))
             assert set(result.values) == {face}
         results[face] = result.values
 
@@ -284,7 +260,7 @@ def test_keep_selects_the_same_dice_as_d20() -> None:
         chosen = [selectors[rng.die(len(selectors)) - 1] for _ in range(rng.die(3))]
         ours = d20.Dice(len(values), 6, [d20.Die(6, [d20.Literal(v)]) for v in values])
         theirs = d20.Dice(len(values), 6, [d20.Die(6, [d20.Literal(v)]) for v in values])
-        context = _DrawContext(no_dice)
+        context = _DrawContext(NO_DICE)
         _Operator("k", [_Selector(cat, num, context) for cat, num in chosen], context).keep(ours)
         d20.SetOperator("k", [d20.SetSelector(cat, num) for cat, num in chosen]).keep(theirs)
         assert [die.kept for die in ours.values] == [die.kept for die in theirs.values], (
@@ -293,13 +269,13 @@ def test_keep_selects_the_same_dice_as_d20() -> None:
         )
 
 
-# --- limits (RULES.md §5), checked before any die is drawn -------------------------------------
+# --- limits (docs/rules.md#limits, docs/rules.md#guards), checked before any die is drawn ------
 
 
 def test_expression_length_limit() -> None:
-    assert roll_notation("1d6".ljust(MAX_EXPRESSION_LENGTH), Scripted([4])).total == 4
+    assert roll_notation("1d6".ljust(MAX_EXPRESSION_LENGTH), ScriptedRng([4])).total == 4
     with pytest.raises(NotationError, match="1001 characters long; at most 1000"):
-        roll_notation("1d6".ljust(MAX_EXPRESSION_LENGTH + 1), no_dice)
+        roll_notation("1d6".ljust(MAX_EXPRESSION_LENGTH + 1), NO_DICE)
 
 
 def test_dice_count_limit_counts_every_dice_group() -> None:
@@ -307,38 +283,38 @@ def test_dice_count_limit_counts_every_dice_group() -> None:
     assert len(roll_notation("500d6+(250d6, 250d4)kh1", seeded().die).values) == MAX_DICE
     for expr in ("1001d6", "500d6+501d6", "(500d6, (1d4, 501d6))kh1", "99999999999999999999d6"):
         with pytest.raises(NotationError, match="more than 1000 dice"):
-            roll_notation(expr, no_dice)
+            roll_notation(expr, NO_DICE)
 
 
 def test_sides_limit() -> None:
-    assert roll_notation(f"2d{MAX_SIDES}", Scripted([1, MAX_SIDES])).total == MAX_SIDES + 1
+    assert roll_notation(f"2d{MAX_SIDES}", ScriptedRng([1, MAX_SIDES])).total == MAX_SIDES + 1
     for expr in ("1d100001", "1d6+(1d100001)", "0d999999999999"):
         with pytest.raises(NotationError, match="at most 100000 sides"):
-            roll_notation(expr, no_dice)
+            roll_notation(expr, NO_DICE)
     with pytest.raises(NotationError, match="at least 1 side"):
-        roll_notation("1d0", no_dice)
+        roll_notation("1d0", NO_DICE)
 
 
 def test_parenthesis_nesting_limit_is_checked_on_the_text() -> None:
     deepest = "(" * MAX_PARENTHESES + "1d6" + ")" * MAX_PARENTHESES
-    assert roll_notation(deepest, Scripted([2])).total == 2
+    assert roll_notation(deepest, ScriptedRng([2])).total == 2
     for depth in (MAX_PARENTHESES + 1, 400):
         with pytest.raises(NotationError, match="parentheses nest more than 50 deep"):
-            roll_notation("(" * depth + "1" + ")" * depth, no_dice)
+            roll_notation("(" * depth + "1" + ")" * depth, NO_DICE)
     # parentheses inside an annotation are text
-    assert roll_notation("1d6[" + "(" * 60 + "]", Scripted([3])).total == 3
+    assert roll_notation("1d6[" + "(" * 60 + "]", ScriptedRng([3])).total == 3
 
 
 def test_flat_chains_of_any_length_roll() -> None:
     # Issue 12 point 6: a chain of operations is not nesting; only parentheses are limited.
     chain = "+".join(["1d4"] * 250)
     assert len(chain) == 999
-    result = roll_notation(chain, Scripted([1, 2, 3, 4] * 62 + [1, 2]))
+    result = roll_notation(chain, ScriptedRng([1, 2, 3, 4] * 62 + [1, 2]))
     assert result.total == 10 * 62 + 3
     assert result.breakdown.startswith("1d4 (1) + 1d4 (2) + 1d4 (3)")
     assert result.breakdown.endswith(" + 1d4 (2) = 623")
     # the issue's own example: 128 terms, 511 characters
-    assert roll_notation("+".join(["1d6"] * 128), Scripted([6] * 128)).total == 768
+    assert roll_notation("+".join(["1d6"] * 128), ScriptedRng([6] * 128)).total == 768
     for expr, total in (
         ("+".join(["1"] * 500), 500),
         ("-".join(["1"] * 500), -498),
@@ -348,27 +324,27 @@ def test_flat_chains_of_any_length_roll() -> None:
         ("-" * 999 + "1", -1),
         ("+".join(["-1"] * 333), -333),
     ):
-        assert roll_notation(expr, no_dice).total == total, expr[:20]
+        assert roll_notation(expr, NO_DICE).total == total, expr[:20]
 
 
 def test_parentheses_are_the_only_nesting_limit() -> None:
     # At the limit, every level also nests each precedence (comparison, +, *, sign) once more.
     worst = "(1<1+1*-" * MAX_PARENTHESES + "1" + ")" * MAX_PARENTHESES
-    result = roll_notation(worst, no_dice)  # innermost 1 < 1 + 1 * -1 is 0, and so each level
+    result = roll_notation(worst, NO_DICE)  # innermost 1 < 1 + 1 * -1 is 0, and so each level
     assert (result.total, result.breakdown[:16]) == (0, "(1 < 1 + 1 * -(1")
     with pytest.raises(NotationError, match=f"parentheses nest more than {MAX_PARENTHESES} deep"):
-        roll_notation("(1<1+1*-" * (MAX_PARENTHESES + 1) + "1" + ")" * 51, no_dice)
+        roll_notation("(1<1+1*-" * (MAX_PARENTHESES + 1) + "1" + ")" * 51, NO_DICE)
 
 
 def test_chains_total_and_show_dropped_terms_as_d20_does() -> None:
-    result = roll_notation("(1d4+1d4, 1d6+1d6)kh1+(2+3, 1)kl1-2", Scripted([4, 3, 5, 1]))
+    result = roll_notation("(1d4+1d4, 1d6+1d6)kh1+(2+3, 1)kl1-2", ScriptedRng([4, 3, 5, 1]))
     assert result.total == 4 + 3 + 1 - 2
     assert result.breakdown == (
         "(1d4 (4) + 1d4 (3), ~~1d6 (5) + 1d6 (1)~~)kh1 + (~~2 + 3~~, 1)kl1 - 2 = 6"
     )
-    assert roll_notation("7/2/2", no_dice).total == 1
+    assert roll_notation("7/2/2", NO_DICE).total == 1
     with pytest.raises(NotationError, match="divide by zero"):
-        roll_notation("1+2/0+3", no_dice)
+        roll_notation("1+2/0+3", NO_DICE)
 
 
 @pytest.mark.parametrize(
@@ -405,7 +381,7 @@ def test_runaway_rolls_stop_fast(monkeypatch: pytest.MonkeyPatch, expr: str, mes
 def test_limits_reject_before_any_die_is_drawn() -> None:
     for expr in ("1001d6", "1d100001", "(" * 60 + "1d6" + ")" * 60, "1d6+" * 300 + "1"):
         with pytest.raises(NotationError):
-            roll_notation(expr, no_dice)
+            roll_notation(expr, NO_DICE)
 
 
 # --- what cannot be rolled: always a NotationError ---------------------------------------------
@@ -435,16 +411,16 @@ def test_limits_reject_before_any_die_is_drawn() -> None:
 )
 def test_unreadable_notation(expr: str) -> None:
     with pytest.raises(NotationError, match="not valid dice notation"):
-        roll_notation(expr, no_dice)
+        roll_notation(expr, NO_DICE)
 
 
 def test_syntax_errors_say_where() -> None:
     with pytest.raises(NotationError, match=r"unexpected '\)' at character 4"):
-        roll_notation("1d6)", no_dice)
+        roll_notation("1d6)", NO_DICE)
     with pytest.raises(NotationError, match=r"unexpected 'x' at character 3"):
-        roll_notation("  x", no_dice)
+        roll_notation("  x", NO_DICE)
     with pytest.raises(NotationError, match="ends too early"):
-        roll_notation("1d6+", no_dice)
+        roll_notation("1d6+", NO_DICE)
 
 
 @pytest.mark.parametrize(
@@ -472,8 +448,8 @@ def test_evaluation_failures(expr: str, message: str) -> None:
 
 
 def test_total_limit_is_inclusive() -> None:
-    assert roll_notation(str(MAX_TOTAL), no_dice).total == MAX_TOTAL
-    assert roll_notation(f"-{MAX_TOTAL}", no_dice).total == -MAX_TOTAL
+    assert roll_notation(str(MAX_TOTAL), NO_DICE).total == MAX_TOTAL
+    assert roll_notation(f"-{MAX_TOTAL}", NO_DICE).total == -MAX_TOTAL
 
 
 def test_notation_errors_are_rules_errors() -> None:
@@ -548,7 +524,7 @@ def test_keep_highest_or_lowest_sums_the_best_or_worst_dice(
     values: list[int], keep: int, highest: bool
 ) -> None:
     expr = f"{len(values)}d20k{'h' if highest else 'l'}{keep}"
-    result = roll_notation(expr, Scripted(values))
+    result = roll_notation(expr, ScriptedRng(values))
     ordered = sorted(values, reverse=highest)
     assert result.total == sum(ordered[:keep])
     assert result.breakdown.count("~~") == 2 * max(len(values) - keep, 0)

@@ -1,4 +1,7 @@
-"""Arm wrestles as sessions, on SQLite and PostgreSQL (API.md "Arm wrestles", RULES.md §3.1)."""
+"""Arm wrestles as sessions, on SQLite and PostgreSQL.
+
+The API is docs/api.md#arm-wrestles, the rules docs/rules.md#arm-wrestling.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
+from tests.helpers import Session, assert_problem
 
 URL = "/v1/arm-wrestles"
 SESSION_FIELDS = {
@@ -64,43 +69,17 @@ def dice(
     return {name: given for name, given in rolls.items() if given}
 
 
-class Wrestle:
-    """A created arm wrestle: its id, GM headers and creation answer."""
+class Wrestle(Session):
+    """An arm wrestle created through the API, Lydia against the Ogre unless the body says."""
 
     def __init__(self, client: TestClient, **body: Any) -> None:
         body.setdefault("a", LYDIA)
         body.setdefault("b", OGRE)
-        response = client.post(URL, json=body)
-        assert response.status_code == 201, response.text
-        self.client = client
-        self.created: dict[str, Any] = response.json()
-        self.id: str = self.created["id"]
-        self.url = f"{URL}/{self.id}"
-        self.headers = {"Authorization": f"Bearer {self.created['tokens']['gm']}"}
-        assert response.headers["location"] == self.url
-        assert response.headers["etag"] == '"1"'
-
-    def get(self) -> dict[str, Any]:
-        response = self.client.get(self.url, headers=self.headers)
-        assert response.status_code == 200
-        session: dict[str, Any] = response.json()
-        assert response.headers["etag"] == f'"{session["version"]}"'
-        return session
-
-    def rounds(self) -> list[dict[str, Any]]:
-        response = self.client.get(f"{self.url}/rounds", headers=self.headers)
-        assert response.status_code == 200
-        played: list[dict[str, Any]] = response.json()["rounds"]
-        return played
-
-    def post_round(self, rolls: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-        body = {} if rolls is None else {"rolls": rolls}
-        headers = {**self.headers, **kwargs.pop("headers", {})}
-        return self.client.post(f"{self.url}/rounds", json=body, headers=headers, **kwargs)
+        super().__init__(client, "arm-wrestles", body)
 
     def play(self, rolls: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """Play a round that must succeed: (round record, session)."""
-        before = self.get()
+        before = self.session()
         response = self.post_round(rolls)
         assert response.status_code == 200, response.text
         answer = response.json()
@@ -122,12 +101,10 @@ class Wrestle:
             assert supplied == wanted
         return record, session
 
-    def resolve(self) -> Any:
-        return self.client.post(f"{self.url}/resolve", headers=self.headers)
-
 
 def assert_record(record: dict[str, Any]) -> None:
-    """Every round record carries API.md's fields, its dice and a summary."""
+    """Every round record carries the fields docs/api.md#arm-wrestles lists, its dice and a
+    summary."""
     assert set(record) >= RECORD_FIELDS
     assert record["summary"].startswith(f"Round {record['number']}: ")
     for entry in record["rolls"]:
@@ -140,18 +117,6 @@ def assert_record(record: dict[str, Any]) -> None:
         assert record["reason"] in ("target", "fatigue", "draw", "max_rounds")
     else:
         assert (record["winner"], record["reason"]) == (None, None)
-
-
-def assert_problem(response: Any, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail"} <= set(problem)
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]]
 
 
 def strained(name: str) -> dict[str, Any]:
@@ -167,7 +132,8 @@ def strained(name: str) -> dict[str, Any]:
 
 # --- the source's worked example ------------------------------------------------------------
 
-#: (Lydia's d20, the Ogre's d20, round winner, difference, DS after, leader) — RULES.md §3.1.
+#: (Lydia's d20, the Ogre's d20, round winner, difference, DS after, leader), as the table of
+#: docs/rules.md#pushing-the-ds has them.
 LYDIA_AND_THE_OGRE = [
     (17, 8, "Lydia", 5, {"Lydia": 5, "Ogre": 0}, "Lydia"),  # 19 vs 14: Lydia 5
     (5, 9, "Ogre", 8, {"Lydia": -3, "Ogre": 0}, "Ogre"),  # 7 vs 15: Lydia -3, the Ogre leads
@@ -219,7 +185,7 @@ def lydia_and_the_ogre(client: TestClient) -> Wrestle:
 
 def test_lydia_and_the_ogre_round_by_round(store_client: TestClient) -> None:
     wrestle = lydia_and_the_ogre(store_client)
-    session = wrestle.get()
+    session = wrestle.session()
     assert (session["version"], session["round"]) == (6, 5)
     played = wrestle.rounds()
     assert [record["number"] for record in played] == [1, 2, 3, 4, 5]
@@ -244,7 +210,7 @@ def test_the_ogre_needs_to_win_by_7_next_round(store_client: TestClient) -> None
     # A finished match refuses further rounds and changes nothing.
     assert_problem(wrestle.post_round(dice(10, 10)), 409)
     assert_problem(wrestle.resolve(), 409)
-    assert wrestle.get()["version"] == 7
+    assert wrestle.session()["version"] == 7
     assert len(wrestle.rounds()) == 6
 
 
@@ -446,7 +412,7 @@ def test_strength_dice_in_a_round_that_ends_on_fatigue_are_unused(
     wrestle = Wrestle(store_client, **body)
     response = wrestle.post_round(dice(10, 10, lydia_con=1))
     assert_problem(response, 422, ["body", "rolls", "Lydia", "strength"])
-    assert (wrestle.get()["version"], wrestle.rounds()) == (1, [])
+    assert (wrestle.session()["version"], wrestle.rounds()) == (1, [])
 
 
 # --- modifiers ------------------------------------------------------------------------------
@@ -500,7 +466,7 @@ def test_spikes_loser_takes_1d4_plus_the_winners_strength_bonus(store_client: Te
 
 
 def test_spikes_damage_die_may_be_given_alone(store_client: TestClient) -> None:
-    # API.md "Supplying dice": {purpose: value or [values]}.
+    # docs/api.md#supplying-dice: {purpose: value or [values]}.
     wrestle = Wrestle(store_client, variant="spikes", target=5)
     record, session = wrestle.play(
         {"Lydia": {"strength": 5, "damage": 1}, "Ogre": {"strength": 10}}
@@ -646,7 +612,7 @@ def test_mental_loser_damage_needs_every_die_or_none(store_client: TestClient) -
         422,
         ["body", "rolls", "Ogre", "damage"],
     )
-    assert (wrestle.get()["version"], wrestle.rounds()) == (1, [])
+    assert (wrestle.session()["version"], wrestle.rounds()) == (1, [])
 
 
 @pytest.mark.parametrize(
@@ -721,7 +687,8 @@ def test_single_field_violations_are_422(
 
 def test_mental_wis_mod_defaults_to_the_modifier_of_wis_score(store_client: TestClient) -> None:
     wrestle = Wrestle(store_client, **{**MENTAL_PAIR, "a": {**LYDIA, "int_mod": 4, "wis_score": 1}})
-    # RULES.md §0: a missing modifier is the one its score gives (1 -> -5).
+    # A missing modifier is the one its score gives (1 -> -5):
+    # docs/rules.md#ability-modifiers-and-bonuses.
     assert wrestle.created["config"]["a"]["wis_mod"] == -5
     assert wrestle.created["config"]["b"]["wis_mod"] == 0
 
@@ -773,7 +740,7 @@ def test_bad_supplied_dice_are_422_and_change_nothing(
     wrestle = Wrestle(store_client)
     wrestle.play(dice(17, 8))
     assert_problem(wrestle.post_round(rolls), 422, loc)
-    session = wrestle.get()
+    session = wrestle.session()
     assert (session["version"], session["round"], session["status"]) == (2, 1, "active")
     assert session["state"]["ds"] == {"Lydia": 5, "Ogre": 0}
     assert len(wrestle.rounds()) == 1
@@ -791,7 +758,7 @@ def test_spikes_damage_die_out_of_range_changes_nothing(store_client: TestClient
     assert_problem(
         wrestle.post_round(dice(10, 6, lydia_damage=[2])), 422, ["body", "rolls", "Lydia", "damage"]
     )
-    session = wrestle.get()
+    session = wrestle.session()
     assert (session["version"], session["round"], session["result"]) == (1, 0, None)
     assert wrestle.rounds() == []
 
@@ -851,10 +818,10 @@ def test_seeded_sessions_are_reproducible(store_client: TestClient) -> None:
     resolved = first.resolve().json()["rounds"]
     # Round by round with server dice: each round's dice come from (seed, round number).
     by_round = []
-    while second.get()["status"] == "active":
+    while second.session()["status"] == "active":
         by_round.append(second.play()[0])
     assert by_round == resolved
-    assert first.get()["result"] == second.get()["result"]
+    assert first.session()["result"] == second.session()["result"]
     assert first.rounds() == second.rounds()
 
 
@@ -891,7 +858,7 @@ def test_creation_answers_201_with_the_normalised_config(store_client: TestClien
     assert (config["target"], config["variant"], config["max_rounds"]) == (20, "standard", 200)
     assert config["a"]["name"] == "Lydia"
     assert (config["a"]["off_hand"], config["a"]["misc_mod"]) == (False, 0)
-    session = wrestle.get()
+    session = wrestle.session()
     assert "tokens" not in session
     assert (session["config"], session["state"]) == (config, body["state"])
 
@@ -904,23 +871,23 @@ def test_tokens_unknown_sessions_and_delete(store_client: TestClient) -> None:
     assert_problem(store_client.get(wrestle.url, headers=other.headers), 404)
     assert_problem(store_client.post(f"{wrestle.url}/resolve", headers=other.headers), 404)
     assert_problem(store_client.get(f"{URL}/nope", headers=wrestle.headers), 404)
-    assert wrestle.get()["version"] == 1
+    assert wrestle.session()["version"] == 1
     assert store_client.delete(wrestle.url, headers=wrestle.headers).status_code == 204
     assert_problem(store_client.get(wrestle.url, headers=wrestle.headers), 404)
-    assert other.get()["version"] == 1
+    assert other.session()["version"] == 1
 
 
 def test_if_match_and_idempotency(store_client: TestClient) -> None:
     wrestle = Wrestle(store_client)
     assert_problem(wrestle.post_round(dice(17, 8), headers={"If-Match": '"2"'}), 412)
-    assert wrestle.get()["version"] == 1
+    assert wrestle.session()["version"] == 1
     first = wrestle.post_round(dice(17, 8), headers={"If-Match": '"1"', "Idempotency-Key": "k1"})
     assert first.status_code == 200
     replay = wrestle.post_round(dice(17, 8), headers={"If-Match": '"1"', "Idempotency-Key": "k1"})
     assert replay.status_code == 200
     assert replay.headers["idempotent-replayed"] == "true"
     assert replay.json() == first.json()
-    session = wrestle.get()
+    session = wrestle.session()
     assert (session["version"], session["state"]["ds"]) == (2, {"Lydia": 5, "Ogre": 0})
 
 

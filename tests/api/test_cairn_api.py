@@ -1,4 +1,4 @@
-"""POST /v1/cairn/roll (API.md, RULES.md §2)."""
+"""POST /v1/cairn/roll (docs/api.md#cairn-hill-roll, docs/rules.md#cairn-hill-roll)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.helpers import assert_problem
 
 URL = "/v1/cairn/roll"
 FIELDS = {
@@ -35,18 +37,6 @@ WORKED = {
     "critical_die": 13,
     "magnitude_die": 51,
 }
-
-
-def assert_problem(response: Any, status: int, loc: list[str | int]) -> dict[str, Any]:
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert body["status"] == status
-    assert {"type", "title", "detail"} <= body.keys()
-    if status == 422:
-        assert body["errors"]
-        assert loc in [error["loc"] for error in body["errors"]]
-    return body
 
 
 def test_worked_example(client: TestClient) -> None:
@@ -178,7 +168,7 @@ def test_malformed_json_is_400(client: TestClient) -> None:
     response = client.post(
         URL, content=b'{"rating": 12', headers={"Content-Type": "application/json"}
     )
-    assert_problem(response, 400, [])
+    assert_problem(response, 400)
 
 
 def test_openapi_documents_the_endpoint(client: TestClient) -> None:

@@ -1,4 +1,4 @@
-"""Chases through HTTP (API.md "Chases", RULES.md §3.4), on SQLite and PostgreSQL.
+"""Chases through HTTP (docs/api.md#chases, docs/rules.md#chases), on SQLite and PostgreSQL.
 
 Both sides have speed 0 (no speed bonus) unless the test says otherwise, so increment checks
 total the die plus the named modifiers.
@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.helpers import Session, assert_problem, bearer
+
 URL = "/v1/chases"
-PROBLEM = "application/problem+json"
 RECORD_KEYS = {
     "number",
     "lead_before",
@@ -32,45 +33,15 @@ STRENGTH: dict[str, Any] = {"check": "strength"}
 # --- helpers --------------------------------------------------------------------------------
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def side(name: str, **fields: Any) -> dict[str, Any]:
     return {"name": name, "speed": 0, **fields}
 
 
-def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert {"type", "title", "status", "detail"} <= set(problem)
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]], problem["errors"]
-    return problem
-
-
-class Chase:
-    """A chase created through the API, with its GM token."""
+class Chase(Session):
+    """A chase created through the API."""
 
     def __init__(self, client: TestClient, body: dict[str, Any]) -> None:
-        response = client.post(URL, json=body)
-        assert response.status_code == 201, response.text
-        self.client = client
-        self.response = response
-        self.created: dict[str, Any] = response.json()
-        self.id: str = self.created["id"]
-        self.token: str = self.created["tokens"]["gm"]
-
-    @property
-    def url(self) -> str:
-        return f"{URL}/{self.id}"
-
-    def post_round(self, body: dict[str, Any], token: str | None = None) -> Any:
-        return self.client.post(f"{self.url}/rounds", json=body, headers=auth(token or self.token))
+        super().__init__(client, "chases", body)
 
     def play(
         self,
@@ -82,20 +53,11 @@ class Chase:
         body: dict[str, Any] = {"terrain": terrain or STRENGTH, "tactic": tactic}
         if rolls is not None:
             body["rolls"] = rolls
-        response = self.post_round(body)
+        response = self.post("rounds", body)
         assert response.status_code == 200, response.text
         record: dict[str, Any] = response.json()["round"]
         assert set(record) >= RECORD_KEYS
         return record
-
-    def post(self, path: str, body: Any = None, token: str | None = None) -> Any:
-        return self.client.post(f"{self.url}/{path}", json=body, headers=auth(token or self.token))
-
-    def session(self) -> dict[str, Any]:
-        response = self.client.get(self.url, headers=auth(self.token))
-        assert response.status_code == 200, response.text
-        session: dict[str, Any] = response.json()
-        return session
 
 
 def new_chase(
@@ -118,7 +80,7 @@ def lead(value: int) -> dict[str, Any]:
     return {"mode": "lead", "lead": value}
 
 
-# --- RULES.md §3.4's worked example ---------------------------------------------------------
+# --- the worked example (docs/rules.md#chase-increments) ------------------------------------
 
 
 def test_the_ralf_example(store_client: TestClient) -> None:
@@ -189,10 +151,10 @@ def test_the_ralf_example(store_client: TestClient) -> None:
     assert session["result"]["winner"] == "Ralf"
     assert session["result"]["status_detail"] == "hid"
     # Finished: further rounds, resolves and ends are 409.
-    assert_problem(chase.post_round({"terrain": STRENGTH}), 409)
+    assert_problem(chase.post("rounds", {"terrain": STRENGTH}), 409)
     assert_problem(chase.post("resolve", {"terrain": STRENGTH}), 409)
     assert_problem(chase.post("end", {"reason": "gave-up"}), 409)
-    rounds = store_client.get(f"{chase.url}/rounds", headers=auth(chase.token)).json()["rounds"]
+    rounds = store_client.get(f"{chase.url}/rounds", headers=bearer(chase.gm)).json()["rounds"]
     assert [record["number"] for record in rounds] == [1, 2]
     assert rounds[0]["lead"] == 20
     assert rounds[1]["outcome"] == "hid"
@@ -278,7 +240,7 @@ def test_a_start_lead_of_thirty_has_escaped_already(store_client: TestClient) ->
     assert chase.created["status"] == "finished"
     assert chase.created["state"]["status_detail"] == "escaped"
     assert chase.created["result"]["winner"] == "Ralf"
-    assert_problem(chase.post_round({"terrain": STRENGTH}), 409)
+    assert_problem(chase.post("rounds", {"terrain": STRENGTH}), 409)
 
 
 @pytest.mark.parametrize(
@@ -400,12 +362,12 @@ def test_the_gm_ends_a_chase(store_client: TestClient) -> None:
     assert session["result"]["status_detail"] == "gave-up"
     assert chase.session() == session
     assert_problem(chase.post("end", {"reason": "gave-up"}), 409)
-    assert_problem(chase.post_round({"terrain": STRENGTH}), 409)
+    assert_problem(chase.post("rounds", {"terrain": STRENGTH}), 409)
 
 
 def test_end_without_a_body_means_gave_up(store_client: TestClient) -> None:
     chase = new_chase(store_client, lead(10))
-    response = store_client.post(f"{chase.url}/end", headers=auth(chase.token))
+    response = store_client.post(f"{chase.url}/end", headers=bearer(chase.gm))
     assert response.status_code == 200, response.text
     assert response.json()["session"]["state"]["status_detail"] == "gave-up"
 
@@ -489,15 +451,15 @@ def test_equal_hide_and_spot_reroll(store_client: TestClient) -> None:
 
 def test_hiding_needs_a_lead_of_twenty_and_cover(store_client: TestClient) -> None:
     chase = new_chase(store_client, lead(19))
-    short = chase.post_round(
-        {"terrain": STRENGTH, "tactic": {"kind": "hide"}, "rolls": {"Ralf": {"hide": 20}}}
+    short = chase.post(
+        "rounds", {"terrain": STRENGTH, "tactic": {"kind": "hide"}, "rolls": {"Ralf": {"hide": 20}}}
     )
     assert_problem(short, 422, ["body", "tactic", "kind"])
     session = chase.session()
     assert (session["version"], session["round"], session["state"]["lead"]) == (1, 0, 19)
     chase.play({"Ralf": {"check": 6}, "the guard": {"check": 5}})
-    flat = chase.post_round(
-        {"terrain": {"check": "strength", "flat": True}, "tactic": {"kind": "hide"}}
+    flat = chase.post(
+        "rounds", {"terrain": {"check": "strength", "flat": True}, "tactic": {"kind": "hide"}}
     )
     assert_problem(flat, 422, ["body", "tactic", "kind"])
     assert chase.session()["version"] == 2
@@ -519,7 +481,7 @@ def test_invalid_tactics_are_422(
     store_client: TestClient, tactic: dict[str, Any], loc: list[Any]
 ) -> None:
     chase = new_chase(store_client, lead(25))
-    assert_problem(chase.post_round({"terrain": STRENGTH, "tactic": tactic}), 422, loc)
+    assert_problem(chase.post("rounds", {"terrain": STRENGTH, "tactic": tactic}), 422, loc)
 
 
 # --- terrain as in races --------------------------------------------------------------------
@@ -572,7 +534,7 @@ def test_mounted_terrain_needs_two_mounts(store_client: TestClient) -> None:
     chase = new_chase(
         store_client, lead(10), side("Ralf", mount={"strength_mod": 2, "speed": 60}), side("G")
     )
-    response = chase.post_round({"terrain": {"check": "strength", "mounted": True}})
+    response = chase.post("rounds", {"terrain": {"check": "strength", "mounted": True}})
     assert_problem(response, 422, ["body", "terrain", "mounted"])
 
 
@@ -582,7 +544,7 @@ def test_terrain_damage_must_be_dice_notation(store_client: TestClient) -> None:
         "check": "strength",
         "obstacle": {"kind": "hazard", "check": "jump", "dc": 10, "damage": "3q6"},
     }
-    response = chase.post_round({"terrain": terrain})
+    response = chase.post("rounds", {"terrain": terrain})
     assert_problem(response, 422, ["body", "terrain", "obstacle", "damage"])
     assert chase.session()["version"] == 1
 
@@ -655,7 +617,7 @@ def test_resolve_hides_when_possible(store_client: TestClient) -> None:
     session = response.json()["session"]
     # The answer lists the last few rounds; all of them are a GET away.
     page = f"{chase.url}/rounds?limit=500"
-    rounds = store_client.get(page, headers=auth(chase.token)).json()["rounds"]
+    rounds = store_client.get(page, headers=bearer(chase.gm)).json()["rounds"]
     assert response.json()["played"] == len(rounds) == session["round"]
     assert response.json()["rounds"] == rounds[-5:]
     assert session["status"] == "finished"
@@ -737,10 +699,10 @@ def test_bad_supplied_dice_are_422_and_change_nothing(store_client: TestClient) 
         ({"Ralf": {"obstacle": [30]}}, ["body", "rolls", "Ralf", "obstacle", 0]),
     ]
     for rolls, loc in cases:
-        assert_problem(chase.post_round({"terrain": STRENGTH, "rolls": rolls}), 422, loc)
+        assert_problem(chase.post("rounds", {"terrain": STRENGTH, "rolls": rolls}), 422, loc)
     session = chase.session()
     assert (session["version"], session["round"], session["state"]["lead"]) == (1, 0, 10)
-    assert store_client.get(f"{chase.url}/rounds", headers=auth(chase.token)).json() == {
+    assert store_client.get(f"{chase.url}/rounds", headers=bearer(chase.gm)).json() == {
         "rounds": []
     }
 
@@ -752,16 +714,16 @@ def test_tokens_and_ids(store_client: TestClient) -> None:
     body = {"terrain": STRENGTH}
     assert_problem(store_client.post(f"{chase.url}/rounds", json=body), 401)
     assert_problem(store_client.get(chase.url), 401)
-    assert_problem(store_client.get(f"{URL}/missing", headers=auth(chase.token)), 404)
-    assert_problem(store_client.get(chase.url, headers=auth(other.token)), 404)
-    assert_problem(chase.post_round(body, token=other.token), 404)
+    assert_problem(store_client.get(f"{URL}/missing", headers=bearer(chase.gm)), 404)
+    assert_problem(store_client.get(chase.url, headers=bearer(other.gm)), 404)
+    assert_problem(chase.post("rounds", body, token=other.gm), 404)
     # A side's token reads the chase but may not play it.
-    assert store_client.get(chase.url, headers=auth(guard)).status_code == 200
-    assert_problem(chase.post_round(body, token=guard), 403)
+    assert store_client.get(chase.url, headers=bearer(guard)).status_code == 200
+    assert_problem(chase.post("rounds", body, token=guard), 403)
     assert_problem(chase.post("resolve", body, token=guard), 403)
     assert chase.session()["version"] == 1
-    assert store_client.delete(chase.url, headers=auth(chase.token)).status_code == 204
-    assert_problem(store_client.get(chase.url, headers=auth(chase.token)), 404)
+    assert store_client.delete(chase.url, headers=bearer(chase.gm)).status_code == 204
+    assert_problem(store_client.get(chase.url, headers=bearer(chase.gm)), 404)
 
 
 # --- body checks moved here from tests/rules (the schema checks them now) -------------------
@@ -777,7 +739,7 @@ def test_more_invalid_chase_bodies_are_422(store_client: TestClient) -> None:
     assert_problem(store_client.post(URL, json=too_many), 422, ["body", "max_rounds"])
     chase = new_chase(store_client, lead(22))
     problem = assert_problem(
-        chase.post_round({"terrain": {"dc": 3}, "tactic": {"kind": "dance"}}), 422
+        chase.post("rounds", {"terrain": {"dc": 3}, "tactic": {"kind": "dance"}}), 422
     )
     locs = [error["loc"] for error in problem["errors"]]
     assert ["body", "terrain", "check"] in locs
@@ -839,6 +801,6 @@ def test_chase_speed_bonus_every_roll_on_a_terrain_hazard(store_client: TestClie
 def test_chase_endless_retry_is_422_naming_the_work_limit(store_client: TestClient) -> None:
     chase = new_chase(store_client, lead(10), max_retries=None, seed=5)
     never = {"check": "climb", "dc": 100, "on_fail": "retry"}
-    problem = assert_problem(chase.post_round({"terrain": never}), 422)
+    problem = assert_problem(chase.post("rounds", {"terrain": never}), 422)
     assert "100,000 dice" in problem["detail"] + str(problem["errors"])
     assert chase.session()["version"] == 1

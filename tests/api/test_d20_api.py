@@ -1,4 +1,4 @@
-"""POST /v1/d20/check (API.md, RULES.md §0)."""
+"""POST /v1/d20/check (docs/api.md#d20-check, docs/rules.md#d20-checks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Answers as chat messages: `Accept: text/markdown` and `text/plain` (API.md, Additions v1.1).
+"""Answers as chat messages: `Accept: text/markdown` and `text/plain` (docs/api.md#answer-formats).
 
 The markdown message is the summary line then every die (criticals in bold, dropped dice
 struck through); the text is the summary line alone; both neutralise caller-chosen names
@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from app.api import formats
 from app.api.common import header, preferred_form, respond
+from tests.helpers import bearer
 
 MARKDOWN = {"Accept": "text/markdown"}
 TEXT = {"Accept": "text/plain"}
@@ -24,10 +25,6 @@ QUICK_CONTEST = "/v1/gurps/quick-contest"
 ARM_WRESTLES = "/v1/arm-wrestles"
 LYDIA = {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1}
 OGRE = {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2}
-
-
-def bearer(token: str, **headers: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}", **headers}
 
 
 def assert_message(response: Any, media_type: str) -> str:
@@ -115,7 +112,7 @@ def test_cairn_roll_bolds_its_critical_die(client: TestClient) -> None:
 
 
 def test_a_d20_check_has_no_critical(client: TestClient) -> None:
-    # Natural 1 and 20 are not automatic on checks (RULES.md): a 20 is not in bold.
+    # Natural 1 and 20 are not automatic on checks (docs/rules.md#d20-checks): a 20 is not in bold.
     response = client.post(
         "/v1/d20/check", json={"modifier": -2, "dc": 10, "roll": 20}, headers=MARKDOWN
     )

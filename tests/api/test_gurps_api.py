@@ -1,4 +1,4 @@
-"""The GURPS one-shot endpoints (API.md "One-shot resolutions", RULES.md §1.1-§1.4)."""
+"""The GURPS one-shot endpoints (docs/api.md#gurps-contests, docs/rules.md#gurps)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.rules.gurps import judge_quick_contest, judge_success
+from tests.helpers import assert_problem
 
 SUCCESS_ROLL = "/v1/gurps/success-roll"
 QUICK_CONTEST = "/v1/gurps/quick-contest"
@@ -58,20 +59,7 @@ def entry(who: str | None, values: list[int], source: str = "supplied") -> dict[
     return {"who": who, "purpose": "success", "dice": "3d6", "values": values, "source": source}
 
 
-def assert_problem(response: Any, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert {"type", "title", "status", "detail"} <= set(problem)
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-        assert all(set(error) >= {"loc", "msg"} and error["msg"] for error in problem["errors"])
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]]
-
-
-# --- success roll (RULES.md §1.1) -----------------------------------------------------------
+# --- success roll (docs/rules.md#success-roll) ----------------------------------------------
 
 
 def success(client: TestClient, skill: int, total: int) -> dict[str, Any]:
@@ -181,7 +169,7 @@ def test_success_roll_with_server_dice(client: TestClient) -> None:
     )
 
 
-# --- quick contest (RULES.md §1.2) ----------------------------------------------------------
+# --- quick contest (docs/rules.md#quick-contest) --------------------------------------------
 
 
 def quick(
@@ -329,7 +317,8 @@ def test_quick_contest_names_must_differ(client: TestClient) -> None:
 
 
 def independent_success(skill: int, total: int) -> tuple[bool, int]:
-    """RULES.md §1.1 written from the text: (success, margin of success or of failure)."""
+    """docs/rules.md#success-roll written from the text: (success, margin of success or of
+    failure)."""
     if total in (3, 4):
         made = True
     elif total in (17, 18):
@@ -344,7 +333,8 @@ def independent_success(skill: int, total: int) -> tuple[bool, int]:
 def independent_quick_contest(
     skill_a: int, total_a: int, skill_b: int, total_b: int
 ) -> tuple[str | None, int | None]:
-    """RULES.md §1.2 case by case, with the margin of victory as the text gives it per case."""
+    """docs/rules.md#quick-contest case by case, with the margin of victory as the text gives it
+    per case."""
     made_a, margin_a = independent_success(skill_a, total_a)
     made_b, margin_b = independent_success(skill_b, total_b)
     if made_a and not made_b:
@@ -362,7 +352,7 @@ def independent_quick_contest(
 
 
 def independent_critical(skill: int, total: int) -> str | None:
-    """RULES.md §1.1's critical bands, written from the text."""
+    """The critical bands of docs/rules.md#success-roll, written from the text."""
     if total in (3, 4):
         return "success"  # whatever the skill
     if (total == 5 and skill >= 15) or (total == 6 and skill >= 16):
@@ -443,7 +433,7 @@ def test_quick_contest_over_http_spot_checks_the_enumeration(
         ), (roll_a, roll_b)
 
 
-# --- resistance roll (RULES.md §1.3) --------------------------------------------------------
+# --- resistance roll (docs/rules.md#resistance-roll) ----------------------------------------
 
 
 def resistance(
@@ -553,7 +543,7 @@ def test_resistance_roll_with_server_dice(client: TestClient) -> None:
     assert result["defender"]["rolled"] is result["attacker"]["success"]
 
 
-# --- regular contest, one shot (RULES.md §1.4) ----------------------------------------------
+# --- regular contest, one shot (docs/rules.md#regular-contest) ------------------------------
 
 ADJUSTMENTS = [
     ((5, 3), (12, 10)),

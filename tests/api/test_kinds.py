@@ -26,6 +26,7 @@ from app.rules import serial
 from app.rules.dice import Dice
 from app.settings import Settings
 from tests.conformance import Conforming
+from tests.helpers import PROBLEM, Session, bearer
 
 # --- a toy kind, defined here alone: first to `target` heads on a d2 ----------------------
 
@@ -144,21 +145,6 @@ class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
 TOY: ContestKind[Any, Any, Any] = CoinRaces()
 ALL = {**KINDS, TOY.path: TOY}
 
-PROBLEM = "application/problem+json"
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def create(client: TestClient, kind: ContestKind[Any, Any, Any]) -> tuple[str, dict[str, Any]]:
-    created = client.post(f"/v1/{kind.path}", json=dict(kind.examples.create))
-    assert created.status_code == 201, created.text
-    assert created.headers["etag"] == '"1"'
-    body: dict[str, Any] = created.json()
-    assert created.headers["location"] == f"/v1/{kind.path}/{body['id']}"
-    return created.headers["location"], body
-
 
 @pytest.fixture(params=sorted(ALL))
 def kind(request: pytest.FixtureRequest) -> ContestKind[Any, Any, Any]:
@@ -181,7 +167,8 @@ def test_every_kind_names_its_dice_purposes(kind: ContestKind[Any, Any, Any]) ->
 def test_the_lifecycle_of_every_kind(
     kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
 ) -> None:
-    path, body = create(kinds_client, kind)
+    made = Session(kinds_client, kind.path, dict(kind.examples.create))
+    path, body = made.url, made.created
     assert (body["kind"], body["version"], body["round"]) == (kind.path, 1, 0)
     gm = bearer(body["tokens"]["gm"])
     for party, token in body["tokens"].get("parties", {}).items():
@@ -251,7 +238,7 @@ def test_a_session_call_checks_its_token_before_its_body(
     kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
 ) -> None:
     """No token: 401; a token of no role here: 404 — whatever the body (it is not read)."""
-    path, _ = create(kinds_client, kind)
+    path = Session(kinds_client, kind.path, dict(kind.examples.create)).url
     malformed = b'{"not": "a valid body"'
     json_type = {"content-type": "application/json"}
     calls = [("delete", path)]
@@ -327,7 +314,8 @@ def test_sessions_rounds_and_dice_are_counted(kinds_client: TestClient) -> None:
         sample("arbiter_sessions_finished_total", kind="arm-wrestles"),
         sample("arbiter_dice_rolled_total"),
     )
-    path, body = create(kinds_client, KINDS["arm-wrestles"])
+    made = Session(kinds_client, "arm-wrestles", dict(KINDS["arm-wrestles"].examples.create))
+    path, body = made.url, made.created
     gm = bearer(body["tokens"]["gm"])
     supplied = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
     assert kinds_client.post(path + "/rounds", json=supplied, headers=gm).status_code == 200

@@ -1,4 +1,4 @@
-"""The odds endpoints over HTTP (API.md "Odds"): bodies, 422s, charts."""
+"""The odds endpoints over HTTP (docs/api.md#odds): bodies, 422s, charts."""
 
 from __future__ import annotations
 

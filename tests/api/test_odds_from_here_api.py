@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-PROBLEM = "application/problem+json"
+from tests.helpers import Session, assert_problem, bearer
+
 CHASE = {
     "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2, "hide": 5}},
     "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
@@ -25,32 +26,13 @@ OBSTACLE = {
 }
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def create(client: TestClient, **changes: Any) -> tuple[str, dict[str, Any]]:
-    """A chase's odds URL and its tokens."""
-    created = client.post("/v1/chases", json={**CHASE, **changes})
-    assert created.status_code == 201, created.text
-    body = created.json()
-    return f"/v1/chases/{body['id']}/odds", body["tokens"]
-
-
 def ask(client: TestClient, url: str, token: str, question: dict[str, Any]) -> Any:
-    return client.post(url, json=question, headers=auth(token))
+    return client.post(url, json=question, headers=bearer(token))
 
 
 def ask_by_query(client: TestClient, url: str, token: str, question: dict[str, Any]) -> Any:
     query = {**question, "terrain": json.dumps(question["terrain"])}
-    return client.get(url, params=query, headers=auth(token))
-
-
-def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    if loc is not None:
-        assert loc in [error["loc"] for error in response.json()["errors"]], response.text
+    return client.get(url, params=query, headers=bearer(token))
 
 
 @pytest.mark.parametrize(
@@ -65,7 +47,8 @@ def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> 
 def test_the_body_and_the_query_give_the_same_answer(
     store_client: TestClient, question: dict[str, Any]
 ) -> None:
-    url, tokens = create(store_client)
+    chase = Session(store_client, "chases", CHASE)
+    url, tokens = f"{chase.url}/odds", chase.tokens
     asked = ask(store_client, url, tokens["gm"], question)
     assert asked.status_code == 200, asked.text
     assert asked.headers["content-type"] == "application/json"
@@ -79,7 +62,8 @@ def test_the_body_and_the_query_give_the_same_answer(
 
 
 def test_exact_and_estimated_answers(store_client: TestClient) -> None:
-    url, tokens = create(store_client)
+    chase = Session(store_client, "chases", CHASE)
+    url, tokens = f"{chase.url}/odds", chase.tokens
     exact = ask(store_client, url, tokens["gm"], {"terrain": STRENGTH}).json()
     assert exact["method"] == "exact"
     assert exact["tactic_policy"] == "none"
@@ -99,12 +83,13 @@ def test_exact_and_estimated_answers(store_client: TestClient) -> None:
 
 
 def test_odds_from_a_later_state_name_its_version(store_client: TestClient) -> None:
-    url, tokens = create(store_client)
+    chase = Session(store_client, "chases", CHASE)
+    url, tokens = f"{chase.url}/odds", chase.tokens
     session = url.removesuffix("/odds")
     played = store_client.post(
         f"{session}/rounds",
         json={"terrain": STRENGTH, "rolls": {"Ralf": {"check": 20}, "Guard": {"check": 1}}},
-        headers=auth(tokens["gm"]),
+        headers=bearer(tokens["gm"]),
     )
     assert played.status_code == 200, played.text
     lead = played.json()["session"]["state"]["lead"]
@@ -115,14 +100,15 @@ def test_odds_from_a_later_state_name_its_version(store_client: TestClient) -> N
         asked.json() == ask_by_query(store_client, url, tokens["gm"], {"terrain": STRENGTH}).json()
     )
     # Asking changes nothing: the session is still at version 2, with the same lead.
-    after = store_client.get(session, headers=auth(tokens["gm"]))
+    after = store_client.get(session, headers=bearer(tokens["gm"]))
     assert after.headers["etag"] == '"2"'
     assert after.json()["state"]["lead"] == lead
 
 
 def test_a_finished_chase_answers_its_result(store_client: TestClient) -> None:
-    url, tokens = create(store_client)
-    ended = store_client.post(f"{url.removesuffix('/odds')}/end", headers=auth(tokens["gm"]))
+    chase = Session(store_client, "chases", CHASE)
+    url, tokens = f"{chase.url}/odds", chase.tokens
+    ended = store_client.post(f"{url.removesuffix('/odds')}/end", headers=bearer(tokens["gm"]))
     assert ended.status_code == 200, ended.text
     answer = ask(store_client, url, tokens["gm"], {"terrain": STRENGTH}).json()
     assert (answer["gave_up"], answer["caught"], answer["escaped"]) == (1.0, 0.0, 0.0)
@@ -140,18 +126,19 @@ def test_a_finished_chase_answers_its_result(store_client: TestClient) -> None:
 def test_who_is_asking_comes_before_the_body(
     store_client: TestClient, body: dict[str, Any] | None, content: bytes | None
 ) -> None:
-    url, tokens = create(store_client)
+    chase = Session(store_client, "chases", CHASE)
+    url, tokens = f"{chase.url}/odds", chase.tokens
     sent: dict[str, Any] = {"json": body} if content is None else {"content": content}
     json_type = {"content-type": "application/json"}
     assert_problem(store_client.post(url, headers=json_type, **sent), 401)
-    stranger = {**json_type, **auth("not-a-token-of-this-chase")}
+    stranger = {**json_type, **bearer("not-a-token-of-this-chase")}
     assert_problem(store_client.post(url, headers=stranger, **sent), 404)
     unknown = url.replace("/chases/", "/chases/0")
     assert_problem(
-        store_client.post(unknown, headers={**json_type, **auth(tokens["gm"])}, **sent), 404
+        store_client.post(unknown, headers={**json_type, **bearer(tokens["gm"])}, **sent), 404
     )
     # With the chase's token, the body's own error.
-    mine = store_client.post(url, headers={**json_type, **auth(tokens["gm"])}, **sent)
+    mine = store_client.post(url, headers={**json_type, **bearer(tokens["gm"])}, **sent)
     assert_problem(mine, 400 if content is not None else 422)
 
 
@@ -171,7 +158,8 @@ def test_who_is_asking_comes_before_the_body(
 def test_a_bad_question_is_a_422_naming_its_field(
     store_client: TestClient, body: dict[str, Any], loc: list[Any]
 ) -> None:
-    url, tokens = create(store_client)
+    chase = Session(store_client, "chases", CHASE)
+    url, tokens = f"{chase.url}/odds", chase.tokens
     assert_problem(ask(store_client, url, tokens["gm"], body), 422, loc)
 
 
@@ -188,7 +176,7 @@ def test_only_chases_take_the_question_in_a_body(store_client: TestClient) -> No
     )
     assert created.status_code == 201, created.text
     url = f"/v1/races/{created.json()['id']}/odds"
-    gm = auth(created.json()["tokens"]["gm"])
+    gm = bearer(created.json()["tokens"]["gm"])
     refused = store_client.post(url, json={"seed": 1}, headers=gm)
     assert_problem(refused, 405)
     assert refused.headers["allow"] == "GET"

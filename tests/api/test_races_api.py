@@ -1,4 +1,4 @@
-"""Races through HTTP (API.md "Races", RULES.md §3.3), on SQLite and PostgreSQL.
+"""Races through HTTP (docs/api.md#races, docs/rules.md#races), on SQLite and PostgreSQL.
 
 Every die is supplied unless a test is about server dice; runners have speed 0 (no speed bonus)
 unless the speed is what the test is about, so totals are the die plus the named modifiers.
@@ -11,17 +11,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.helpers import Session, assert_problem, bearer
+
 URL = "/v1/races"
-PROBLEM = "application/problem+json"
 
 Rolls = dict[str, dict[str, Any]]
 
 
 # --- helpers --------------------------------------------------------------------------------
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def runner(name: str, **fields: Any) -> dict[str, Any]:
@@ -35,37 +32,11 @@ def course(*increments: dict[str, Any]) -> dict[str, Any]:
 STRENGTH: dict[str, Any] = {"check": "strength"}
 
 
-def assert_problem(response: Any, status: int, loc: list[Any] | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert {"type", "title", "status", "detail"} <= set(problem)
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]], problem["errors"]
-    return problem
-
-
-class Race:
-    """A race created through the API, with its GM token."""
+class Race(Session):
+    """A race created through the API."""
 
     def __init__(self, client: TestClient, body: dict[str, Any]) -> None:
-        response = client.post(URL, json=body)
-        assert response.status_code == 201, response.text
-        self.client = client
-        self.created: dict[str, Any] = response.json()
-        self.id: str = self.created["id"]
-        self.token: str = self.created["tokens"]["gm"]
-
-    @property
-    def url(self) -> str:
-        return f"{URL}/{self.id}"
-
-    def post_round(self, rolls: Rolls | None = None, token: str | None = None) -> Any:
-        body = {} if rolls is None else {"rolls": rolls}
-        return self.client.post(f"{self.url}/rounds", json=body, headers=auth(token or self.token))
+        super().__init__(client, "races", body)
 
     def play(self, rolls: Rolls | None = None) -> dict[str, Any]:
         """Play one increment; the round record."""
@@ -73,12 +44,6 @@ class Race:
         assert response.status_code == 200, response.text
         answer: dict[str, Any] = response.json()
         return dict(answer["round"])
-
-    def session(self) -> dict[str, Any]:
-        response = self.client.get(self.url, headers=auth(self.token))
-        assert response.status_code == 200, response.text
-        session: dict[str, Any] = response.json()
-        return session
 
 
 def new_race(
@@ -138,7 +103,7 @@ def test_create_answers_201_with_location_etag_tokens_and_the_start(
     assert created["config"]["speed_bonus"] == "increment"
     assert created["config"]["pacing_rule"] == "safe-increments"
 
-    got = store_client.get(response.headers["location"], headers=auth(created["tokens"]["gm"]))
+    got = store_client.get(response.headers["location"], headers=bearer(created["tokens"]["gm"]))
     assert got.status_code == 200
     assert got.headers["etag"] == '"1"'
     session = got.json()
@@ -147,7 +112,7 @@ def test_create_answers_201_with_location_etag_tokens_and_the_start(
     assert session["summary"] == "Race (dash): increment 0 of 2 done; Ann 0, Bob 0."
     # A racer's own token reads the race.
     ann_token = created["tokens"]["parties"]["Ann"]
-    ann = store_client.get(response.headers["location"], headers=auth(ann_token))
+    ann = store_client.get(response.headers["location"], headers=bearer(ann_token))
     assert ann.status_code == 200
 
 
@@ -194,7 +159,7 @@ def obstacle(
     return {"kind": kind, "check": check, "dc": dc, "retry": retry, "damage": damage}
 
 
-# RULES.md §3.3's table of the Dakrothian marathon, increment by increment.
+# The Dakrothian marathon's table (docs/rules.md#race-presets), increment by increment.
 DAKROTHIAN_MARATHON = [
     increment("strength"),
     increment("strength"),
@@ -732,12 +697,12 @@ def test_resolve_runs_the_race_to_the_end_with_server_dice(store_client: TestCli
     ]
     race = Race(store_client, {"course": "typical", "competitors": competitors, "seed": 42})
     race.play({"Ann": {"check": 20}})  # some dice supplied, the rest from the seed
-    response = store_client.post(f"{race.url}/resolve", headers=auth(race.token))
+    response = store_client.post(f"{race.url}/resolve", headers=bearer(race.gm))
     assert response.status_code == 200, response.text
     answer = response.json()
     # The answer lists the last few rounds; all nine played are a GET away.
     assert answer["played"] == 9
-    listed = store_client.get(f"{race.url}/rounds?after=1", headers=auth(race.token))
+    listed = store_client.get(f"{race.url}/rounds?after=1", headers=bearer(race.gm))
     rounds = listed.json()["rounds"]
     assert answer["rounds"] == rounds[-5:]
     assert [record["number"] for record in rounds] == list(range(2, 11))
@@ -753,20 +718,20 @@ def test_resolve_runs_the_race_to_the_end_with_server_dice(store_client: TestCli
     assert rounds[-1]["finished"] is True
     assert rounds[-1]["winners"] == session["result"]["winners"]
     # Each DS is the sum of what was gained.
-    stored = store_client.get(f"{race.url}/rounds", headers=auth(race.token)).json()["rounds"]
+    stored = store_client.get(f"{race.url}/rounds", headers=bearer(race.gm)).json()["rounds"]
     assert [record["number"] for record in stored] == list(range(1, 11))
     for name in ds:
         assert ds[name] == sum(record["competitors"][name]["gained"] for record in stored)
     # The same seeded race resolves the same way.
     again = Race(store_client, {"course": "typical", "competitors": competitors, "seed": 42})
     again.play({"Ann": {"check": 20}})
-    replay = store_client.post(f"{again.url}/resolve", headers=auth(again.token)).json()
+    replay = store_client.post(f"{again.url}/resolve", headers=bearer(again.gm)).json()
     assert replay["session"]["state"] == session["state"]
-    replayed = store_client.get(f"{again.url}/rounds?after=1", headers=auth(again.token))
+    replayed = store_client.get(f"{again.url}/rounds?after=1", headers=bearer(again.gm))
     assert [record["rolls"] for record in replayed.json()["rounds"]] == [
         record["rolls"] for record in rounds
     ]
-    assert_problem(store_client.post(f"{race.url}/resolve", headers=auth(race.token)), 409)
+    assert_problem(store_client.post(f"{race.url}/resolve", headers=bearer(race.gm)), 409)
     assert_problem(race.post_round(), 409)
 
 
@@ -783,7 +748,7 @@ def test_resolve_a_dakrothian_marathon(store_client: TestClient) -> None:
         for name in ("Ann", "Bob", "Cid")
     ]
     race = Race(store_client, {"course": "dakrothian-marathon", "competitors": racers, "seed": 7})
-    response = store_client.post(f"{race.url}/resolve", headers=auth(race.token))
+    response = store_client.post(f"{race.url}/resolve", headers=bearer(race.gm))
     assert response.status_code == 200, response.text
     session = response.json()["session"]
     assert session["status"] == "finished"
@@ -891,7 +856,7 @@ def test_bad_supplied_dice_are_422_and_change_nothing(store_client: TestClient) 
         assert_problem(race.post_round(rolls), 422, loc)
     session = race.session()
     assert (session["version"], session["round"], session["state"]["increment"]) == (1, 0, 0)
-    listed = store_client.get(f"{race.url}/rounds", headers=auth(race.token)).json()
+    listed = store_client.get(f"{race.url}/rounds", headers=bearer(race.gm)).json()
     assert listed == {"rounds": []}
     record = race.play({"Ann": {"obstacle": 4, "damage": [6, 1]}})
     assert record["competitors"]["Ann"]["events"] == ["hazard-failed", "damage 7"]
@@ -903,20 +868,20 @@ def test_tokens_and_ids(store_client: TestClient) -> None:
     ann_token = race.created["tokens"]["parties"]["Ann"]
     assert_problem(store_client.post(f"{race.url}/rounds", json={}), 401)
     assert_problem(store_client.get(race.url), 401)
-    assert_problem(store_client.get(f"{URL}/nope", headers=auth(race.token)), 404)
-    assert_problem(store_client.get(race.url, headers=auth(other.token)), 404)
-    assert_problem(race.post_round(token=other.token), 404)
+    assert_problem(store_client.get(f"{URL}/nope", headers=bearer(race.gm)), 404)
+    assert_problem(store_client.get(race.url, headers=bearer(other.gm)), 404)
+    assert_problem(race.post_round(token=other.gm), 404)
     # A racer's token reads, but may not play, resolve or delete.
     assert_problem(race.post_round(token=ann_token), 403)
-    assert_problem(store_client.post(f"{race.url}/resolve", headers=auth(ann_token)), 403)
-    assert_problem(store_client.delete(race.url, headers=auth(ann_token)), 403)
+    assert_problem(store_client.post(f"{race.url}/resolve", headers=bearer(ann_token)), 403)
+    assert_problem(store_client.delete(race.url, headers=bearer(ann_token)), 403)
     assert race.session()["version"] == 1
     stale = store_client.post(
-        f"{race.url}/rounds", json={}, headers={**auth(race.token), "If-Match": '"7"'}
+        f"{race.url}/rounds", json={}, headers={**bearer(race.gm), "If-Match": '"7"'}
     )
     assert_problem(stale, 412)
-    assert store_client.delete(race.url, headers=auth(race.token)).status_code == 204
-    assert_problem(store_client.get(race.url, headers=auth(race.token)), 404)
+    assert store_client.delete(race.url, headers=bearer(race.gm)).status_code == 204
+    assert_problem(store_client.get(race.url, headers=bearer(race.gm)), 404)
 
 
 def test_summary_lines_and_text_plain(store_client: TestClient) -> None:
@@ -926,7 +891,7 @@ def test_summary_lines_and_text_plain(store_client: TestClient) -> None:
     response = store_client.post(
         f"{race.url}/rounds",
         json={"rolls": {"Ann": {"check": 1}, "Bob": {"check": 1}}},
-        headers={**auth(race.token), "Accept": "text/plain"},
+        headers={**bearer(race.gm), "Accept": "text/plain"},
     )
     assert response.status_code == 200
     assert response.text == (
@@ -1101,7 +1066,7 @@ def test_an_endless_retry_is_422_naming_the_work_limit(store_client: TestClient)
     race = new_race(store_client, course(never), runner("Ann"), max_retries=None, seed=3)
     problem = assert_problem(race.post_round(), 422)
     assert "100,000 dice" in problem["detail"] + str(problem["errors"])
-    resolved = store_client.post(f"{race.url}/resolve", json={}, headers=auth(race.token))
+    resolved = store_client.post(f"{race.url}/resolve", json={}, headers=bearer(race.gm))
     problem = assert_problem(resolved, 422)
     assert "100,000 dice" in problem["detail"] + str(problem["errors"])
     session = race.session()

@@ -1,4 +1,7 @@
-"""Regular contests as sessions, on SQLite and PostgreSQL (API.md "Regular contests", §1.4)."""
+"""Regular contests as sessions, on SQLite and PostgreSQL.
+
+The API is docs/api.md#regular-contests, the rules docs/rules.md#regular-contest.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
+from tests.helpers import Session, assert_problem
 
 URL = "/v1/regular-contests"
 SESSION_FIELDS = {
@@ -27,40 +32,14 @@ MADE = [1, 2, 3]  # 6
 MISSED = [6, 5, 4]  # 15
 
 
-class Contest:
-    """A created session: its id, GM headers and creation answer."""
+class Contest(Session):
+    """A regular contest created through the API."""
 
     def __init__(self, client: TestClient, body: dict[str, Any]) -> None:
-        response = client.post(URL, json=body)
-        assert response.status_code == 201, response.text
-        self.client = client
-        self.created: dict[str, Any] = response.json()
-        self.id: str = self.created["id"]
-        self.url = f"{URL}/{self.id}"
-        self.headers = {"Authorization": f"Bearer {self.created['tokens']['gm']}"}
-        assert response.headers["location"] == self.url
-        assert response.headers["etag"] == '"1"'
-
-    def get(self) -> dict[str, Any]:
-        response = self.client.get(self.url, headers=self.headers)
-        assert response.status_code == 200
-        session: dict[str, Any] = response.json()
-        assert response.headers["etag"] == f'"{session["version"]}"'
-        return session
-
-    def rounds(self) -> list[dict[str, Any]]:
-        response = self.client.get(f"{self.url}/rounds", headers=self.headers)
-        assert response.status_code == 200
-        played: list[dict[str, Any]] = response.json()["rounds"]
-        return played
-
-    def post_round(self, rolls: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-        body = {} if rolls is None else {"rolls": rolls}
-        headers = {**self.headers, **kwargs.pop("headers", {})}
-        return self.client.post(f"{self.url}/rounds", json=body, headers=headers, **kwargs)
+        super().__init__(client, "regular-contests", body)
 
     def play(self, rolls: dict[str, Any] | None = None) -> dict[str, Any]:
-        before = self.get()["version"]
+        before = self.session()["version"]
         response = self.post_round(rolls)
         assert response.status_code == 200, response.text
         answer: dict[str, Any] = response.json()
@@ -80,18 +59,6 @@ def make(client: TestClient, a: int = 3, b: int = 3, **extra: Any) -> Contest:
     return Contest(
         client, {"a": {"name": "Ann", "skill": a}, "b": {"name": "Bob", "skill": b}, **extra}
     )
-
-
-def assert_problem(response: Any, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail"} <= set(problem)
-    if status == 422:
-        assert problem["errors"]
-        if loc is not None:
-            assert loc in [error["loc"] for error in problem["errors"]]
 
 
 # --- creation -------------------------------------------------------------------------------
@@ -121,7 +88,7 @@ def test_creation_answers_201_with_the_session_and_a_gm_token(store_client: Test
     assert body["state"]["effective_skills"] == {"Ann": 12, "Bob": 10}
     assert body["state"]["rounds"] == 0
     assert body["state"]["winner"] is None
-    session = contest.get()
+    session = contest.session()
     assert "tokens" not in session
     assert session["config"] == body["config"]
 
@@ -263,7 +230,7 @@ def test_a_finished_contest_refuses_more_rounds(store_client: TestClient) -> Non
     contest.play({"Ann": {"success": MADE}, "Bob": {"success": MISSED}})
     assert_problem(contest.post_round(), 409)
     assert_problem(store_client.post(f"{contest.url}/resolve", headers=contest.headers), 409)
-    session = contest.get()
+    session = contest.session()
     assert (session["version"], session["round"]) == (2, 1)
 
 
@@ -314,7 +281,7 @@ def test_bad_supplied_dice_are_422_and_change_nothing(
     contest = make(store_client)
     contest.play({"Ann": {"success": MADE}, "Bob": {"success": MADE}})
     assert_problem(contest.post_round(rolls), 422, loc)
-    session = contest.get()
+    session = contest.session()
     assert (session["version"], session["round"], session["status"]) == (2, 1, "active")
     assert len(contest.rounds()) == 1
 
@@ -377,10 +344,10 @@ def test_seeded_sessions_are_reproducible(store_client: TestClient) -> None:
     resolved = store_client.post(f"{first.url}/resolve", headers=first.headers).json()["rounds"]
     # Round by round with server dice gives the same dice as resolve: (seed, round number).
     by_round = []
-    while second.get()["status"] == "active":
+    while second.session()["status"] == "active":
         by_round.append(second.play()["round"])
     assert by_round == resolved
-    assert first.get()["result"] == second.get()["result"]
+    assert first.session()["result"] == second.session()["result"]
 
 
 # --- the shared lifecycle -------------------------------------------------------------------
@@ -394,7 +361,7 @@ def test_tokens_and_unknown_sessions(store_client: TestClient) -> None:
     assert_problem(store_client.get(contest.url, headers=other.headers), 404)
     assert_problem(store_client.post(f"{contest.url}/rounds", json={}, headers=other.headers), 404)
     assert_problem(store_client.get(f"{URL}/nonexistent", headers=contest.headers), 404)
-    assert contest.get()["version"] == 1
+    assert contest.session()["version"] == 1
 
 
 def test_if_match(store_client: TestClient) -> None:
@@ -403,7 +370,7 @@ def test_if_match(store_client: TestClient) -> None:
         {"Ann": {"success": MADE}, "Bob": {"success": MADE}}, headers={"If-Match": '"7"'}
     )
     assert_problem(stale, 412)
-    assert contest.get()["version"] == 1
+    assert contest.session()["version"] == 1
     fresh = contest.post_round(
         {"Ann": {"success": MADE}, "Bob": {"success": MADE}}, headers={"If-Match": '"1"'}
     )
@@ -419,13 +386,13 @@ def test_idempotent_round(store_client: TestClient) -> None:
     assert first.status_code == again.status_code == 200
     assert again.headers["idempotent-replayed"] == "true"
     assert again.json() == first.json()
-    assert contest.get()["version"] == 2
+    assert contest.session()["version"] == 2
     other = contest.post_round(
         {"Ann": {"success": MISSED}, "Bob": {"success": MADE}},
         headers={"Idempotency-Key": "round-1"},
     )
     assert_problem(other, 422)
-    assert contest.get()["version"] == 2
+    assert contest.session()["version"] == 2
 
 
 def test_delete(store_client: TestClient) -> None:

@@ -1,4 +1,7 @@
-"""`GET|POST /v1/roll`: dice notation for ad-hoc rolls (API.md, RULES.md §5)."""
+"""`GET|POST /v1/roll`: dice notation for ad-hoc rolls.
+
+The API is docs/api.md#dice-notation-roll, the notation docs/rules.md#dice-notation.
+"""
 
 from __future__ import annotations
 
@@ -13,28 +16,15 @@ from hypothesis import strategies as st
 
 from app.api import notation as notation_api
 from app.notation import MAX_DICE, MAX_PARENTHESES, MAX_WORK
+from tests.helpers import assert_problem
 from tests.work_meter import WorkMeter
 
-PROBLEM = "application/problem+json"
 RESULT_FIELDS = {"expr", "total", "breakdown", "rule", "rolls", "summary"}
 
 
 def get(client: TestClient, expr: str, **params: Any) -> Response:
     response: Response = client.get("/v1/roll", params={"expr": expr, **params})
     return response
-
-
-def assert_problem(response: Response, status: int, loc: list[str | int] | None = None) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    body = response.json()
-    assert {"type", "title", "status", "detail"} <= body.keys()
-    assert body["status"] == status
-    if status == 422:
-        assert body["errors"], body
-        assert all({"loc", "msg"} <= error.keys() for error in body["errors"])
-        if loc is not None:
-            assert body["errors"][0]["loc"] == loc
 
 
 def assert_4d6kh3(body: dict[str, Any]) -> None:
@@ -186,7 +176,7 @@ def test_malformed_json_is_400(client: TestClient) -> None:
 def test_limits_are_422_fast(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, expr: str, evaluated: bool
 ) -> None:
-    # "Fast" as work done, not time: each request stays within the limits of RULES.md §5 and
+    # "Fast" as work done, not time: each request stays within docs/rules.md#limits and
     # app.notation's guards (MAX_DICE dice drawn, MAX_WORK dice looked at by d20's passes).
     meter = WorkMeter(monkeypatch)
     meter.count_draws(notation_api)

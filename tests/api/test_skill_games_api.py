@@ -1,4 +1,7 @@
-"""Legend skill games through HTTP (API.md "Skill games", RULES.md §4), on SQLite and PostgreSQL."""
+"""Legend skill games through HTTP, on SQLite and PostgreSQL.
+
+The API is docs/api.md#skill-games, the rules docs/rules.md#skill-games.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,6 @@ import asyncio
 import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -19,6 +21,7 @@ from app.api.lifecycle import mutate as original_mutate
 from app.rules import skill_games as skill_games_rules
 from app.rules.dice import SeededRng
 from app.store import repository
+from tests.helpers import Session, assert_problem, bearer
 
 URL = "/v1/skill-games"
 SKILLS = ["Athletics", "Stealth", "Persuasion"]
@@ -143,36 +146,11 @@ def winning_dice(party: str, skills: Sequence[str], tokens: int) -> dict[str, di
     return dice(party, skills, {(first, skill): 20 for skill in skills[:tokens]})
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+class Game(Session):
+    """A skill game created through the API; its calls are made as the GM or a party."""
 
-
-@dataclass
-class Game:
-    client: TestClient
-    id: str
-    gm: str
-    party_tokens: dict[str, str]
-    created: dict[str, Any]
-
-    @property
-    def url(self) -> str:
-        return f"{URL}/{self.id}"
-
-    def token(self, who: str) -> str:
-        return self.gm if who == "gm" else self.party_tokens[who]
-
-    def post(
-        self,
-        path: str,
-        body: Any,
-        who: str,
-        headers: Mapping[str, str] | None = None,
-    ) -> httpx.Response:
-        response: httpx.Response = self.client.post(
-            f"{self.url}/{path}", json=body, headers={**bearer(self.token(who)), **(headers or {})}
-        )
-        return response
+    def __init__(self, client: TestClient, body: dict[str, Any]) -> None:
+        super().__init__(client, "skill-games", body)
 
     def skills(
         self,
@@ -202,42 +180,6 @@ class Game:
 
     def buy(self, party: str, actions: Sequence[str], who: str | None = None) -> httpx.Response:
         return self.post("choices", {"party": party, "actions": list(actions)}, who or party)
-
-    def session(self, who: str = "gm") -> dict[str, Any]:
-        response = self.client.get(self.url, headers=bearer(self.token(who)))
-        assert response.status_code == 200, response.text
-        body: dict[str, Any] = response.json()
-        return body
-
-    def rounds(self, who: str = "gm") -> list[dict[str, Any]]:
-        response = self.client.get(f"{self.url}/rounds", headers=bearer(self.token(who)))
-        assert response.status_code == 200, response.text
-        rounds: list[dict[str, Any]] = response.json()["rounds"]
-        return rounds
-
-
-def new_game(client: TestClient, body: dict[str, Any]) -> Game:
-    response = client.post(URL, json=body)
-    assert response.status_code == 201, response.text
-    created = response.json()
-    return Game(
-        client, created["id"], created["tokens"]["gm"], created["tokens"]["parties"], created
-    )
-
-
-def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert body["status"] == status
-    assert {"type", "title", "detail"} <= set(body)
-    return body
-
-
-def assert_422_at(response: httpx.Response, loc: list[Any]) -> None:
-    body = assert_problem(response, 422)
-    assert body["errors"], body
-    assert loc in [error["loc"] for error in body["errors"]], body["errors"]
 
 
 def roll(who: str, purpose: str, value: int, source: str = "supplied") -> dict[str, Any]:
@@ -405,7 +347,7 @@ def _invalid_bodies() -> list[tuple[dict[str, Any], list[Any]]]:
 def test_creation_validation_names_the_field(
     store_client: TestClient, body: dict[str, Any], loc: list[Any]
 ) -> None:
-    assert_422_at(store_client.post(URL, json=body), loc)
+    assert_problem(store_client.post(URL, json=body), 422, loc)
 
 
 def test_malformed_create_body_is_400(store_client: TestClient) -> None:
@@ -431,7 +373,7 @@ def test_malformed_create_body_is_400(store_client: TestClient) -> None:
 def test_a_token_at_the_dc_and_at_dc_plus_one_under_both_token_rules(
     store_client: TestClient, token_rule: str, die: int, earns: bool
 ) -> None:
-    game = new_game(store_client, bidding_body(skills_per_round=1, token_rule=token_rule))
+    game = Game(store_client, bidding_body(skills_per_round=1, token_rule=token_rule))
     rolls = dice("Heroes", ["Athletics"], {("Ann", "Athletics"): die})
     response = game.skills("Heroes", ["Athletics"], rolls)
     assert response.status_code == 200
@@ -443,7 +385,7 @@ def test_a_token_at_the_dc_and_at_dc_plus_one_under_both_token_rules(
 
 
 def test_skills_answer_checks_tokens_rolls_and_the_session(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     rolls = dice(
         "Heroes",
         ["Stealth", "Persuasion"],
@@ -489,7 +431,7 @@ def test_skills_answer_checks_tokens_rolls_and_the_session(store_client: TestCli
 
 
 def test_skills_text_plain_is_the_summary_line(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body(skills_per_round=1))
+    game = Game(store_client, bidding_body(skills_per_round=1))
     response = store_client.post(
         f"{game.url}/skills",
         json={"party": "Heroes", "skills": ["Athletics"], "rolls": dice("Heroes", ["Athletics"])},
@@ -537,8 +479,8 @@ def test_skills_text_plain_is_the_summary_line(store_client: TestClient) -> None
 def test_invalid_skills_calls_are_422_and_change_nothing(
     store_client: TestClient, body: dict[str, Any], loc: list[Any]
 ) -> None:
-    game = new_game(store_client, bidding_body())
-    assert_422_at(game.post("skills", body, "gm"), loc)
+    game = Game(store_client, bidding_body())
+    assert_problem(game.post("skills", body, "gm"), 422, loc)
     session = game.session()
     assert session["version"] == 1
     assert session["state"]["skills_done"] == []
@@ -547,8 +489,8 @@ def test_invalid_skills_calls_are_422_and_change_nothing(
 def test_seeded_skill_dice_derive_from_seed_round_and_party(store_client: TestClient) -> None:
     seed = 2024
     skills = ["Athletics", "Stealth"]
-    first = new_game(store_client, bidding_body(seed=seed))
-    second = new_game(store_client, bidding_body(seed=seed))
+    first = Game(store_client, bidding_body(seed=seed))
+    second = Game(store_client, bidding_body(seed=seed))
     answers = []
     for game in (first, second):
         heroes = game.skills("Heroes", skills).json()
@@ -571,7 +513,7 @@ def test_seeded_skill_dice_derive_from_seed_round_and_party(store_client: TestCl
 
 def at_choices(client: TestClient, body: dict[str, Any], heroes: int, villains: int) -> Game:
     """A new game in its first choices phase; Rangers, when playing, earn nothing."""
-    game = new_game(client, body)
+    game = Game(client, body)
     game.earn("Heroes", heroes)
     game.earn("Villains", villains)
     if any(party["name"] == "Rangers" for party in body["parties"]):
@@ -581,7 +523,7 @@ def at_choices(client: TestClient, body: dict[str, Any], heroes: int, villains: 
 
 
 def test_phase_errors_are_409(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     assert_problem(game.bid("Heroes", "Charge", 0), 409)
     game.earn("Heroes", 1)
     assert_problem(game.skills("Heroes", ["Athletics", "Stealth"]), 409)  # twice in a round
@@ -652,7 +594,7 @@ def test_tokens_may_seal_only_their_own_party(store_client: TestClient) -> None:
     assert_problem(game.post("end", {}, "Villains"), 403)
     assert_problem(store_client.delete(game.url, headers=bearer(game.token("Heroes"))), 403)
     # An unknown party named by the GM is a 422 on `party`.
-    assert_422_at(game.bid("Nobody", "Charge", 0, who="gm"), ["body", "party"])
+    assert_problem(game.bid("Nobody", "Charge", 0, who="gm"), 422, ["body", "party"])
     assert game.session()["version"] == 4
 
     # A GM-controlled party may seal with the GM's token or its own.
@@ -662,7 +604,7 @@ def test_tokens_may_seal_only_their_own_party(store_client: TestClient) -> None:
 
 def test_missing_and_foreign_tokens(store_client: TestClient) -> None:
     game = at_choices(store_client, bidding_body(), 1, 1)
-    other = new_game(store_client, bidding_body())
+    other = Game(store_client, bidding_body())
     body = {"party": "Heroes", "action": "Charge", "bid": 0}
     assert_problem(store_client.post(f"{game.url}/choices", json=body), 401)
     assert_problem(store_client.get(game.url), 401)
@@ -706,7 +648,7 @@ def test_invalid_bids_are_422_and_change_nothing(
         body = assert_problem(response, 422)
         assert any(error["loc"][:4] == loc[:4] for error in body["errors"]), body
     else:
-        assert_422_at(response, loc)
+        assert_problem(response, 422, loc)
     after = game.session()
     assert after["version"] == before["version"]
     assert after["state"] == before["state"]
@@ -727,8 +669,8 @@ def test_option_purchases_over_budget_or_limit_are_422_and_change_nothing(
 ) -> None:
     game = at_choices(store_client, option_body(), 2, 1)
     before = game.session()
-    assert_422_at(game.buy("Heroes", actions), loc)
-    assert_422_at(game.bid("Heroes", "Scout", 1), ["body", "action"])
+    assert_problem(game.buy("Heroes", actions), 422, loc)
+    assert_problem(game.bid("Heroes", "Scout", 1), 422, ["body", "action"])
     after = game.session()
     assert after["version"] == before["version"]
     assert after["state"]["submitted"] == []
@@ -765,8 +707,8 @@ def test_idempotent_replay_of_a_sealed_choice(store_client: TestClient) -> None:
     assert replay.headers["idempotent-replayed"] == "true"
     assert replay.json() == first.json()
     assert game.session()["version"] == 4
-    assert_422_at(
-        game.post("choices", {**body, "bid": 0}, "Heroes", key), ["header", "Idempotency-Key"]
+    assert_problem(
+        game.post("choices", {**body, "bid": 0}, "Heroes", key), 422, ["header", "Idempotency-Key"]
     )
 
 
@@ -798,7 +740,7 @@ def _observe_before_reveal(
     else:
         body = option_body(seed=11)
         body["actions"].append({**gambit, "cost": 3917})
-    game = new_game(client, body)
+    game = Game(client, body)
     game.earn("Heroes", 1)
     game.earn("Villains", 1)
     assert (
@@ -1015,7 +957,7 @@ def test_max_rounds_ends_the_game_highest_progress_wins_else_a_tie(
 
 
 def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     response = game.post(
         "grants", {"party": "Heroes", "tokens": 3, "reason": "A rousing speech"}, "gm"
     )
@@ -1029,15 +971,19 @@ def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClie
     )
     taken = game.post("grants", {"party": "Heroes", "tokens": -1, "reason": "Taxes"}, "gm")
     assert taken.json()["session"]["state"]["tokens"]["Heroes"] == 2
-    assert_422_at(
+    assert_problem(
         game.post("grants", {"party": "Villains", "tokens": -1, "reason": "x"}, "gm"),
+        422,
         ["body", "tokens"],
     )
-    assert_422_at(
+    assert_problem(
         game.post("grants", {"party": "Nobody", "tokens": 1, "reason": "x"}, "gm"),
+        422,
         ["body", "party"],
     )
-    assert_422_at(game.post("grants", {"party": "Heroes", "tokens": 1}, "gm"), ["body", "reason"])
+    assert_problem(
+        game.post("grants", {"party": "Heroes", "tokens": 1}, "gm"), 422, ["body", "reason"]
+    )
     assert game.session()["version"] == 3
 
     game.earn("Heroes", 0)
@@ -1063,7 +1009,7 @@ def test_gm_grants_tokens_and_the_next_round_records_them(store_client: TestClie
 
 
 def test_gm_ends_the_game_discarding_sealed_choices(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     game.earn("Heroes", 2)
     game.earn("Villains", 1)
     assert game.bid("Heroes", "Charge", 2).status_code == 202
@@ -1087,14 +1033,14 @@ def test_gm_ends_the_game_discarding_sealed_choices(store_client: TestClient) ->
     assert_problem(game.bid("Villains", "Rally", 0, who="gm"), 409)
     assert_problem(game.post("end", {}, "gm"), 409)
     # Ending needs no body at all.
-    other = new_game(store_client, bidding_body())
+    other = Game(store_client, bidding_body())
     bare = store_client.post(f"{other.url}/end", headers=bearer(other.gm))
     assert bare.status_code == 200
     assert bare.json()["session"]["result"]["reason"] == "ended"
 
 
 def test_delete_by_the_gm_then_404(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     assert store_client.delete(game.url, headers=bearer(game.gm)).status_code == 204
     assert_problem(store_client.get(game.url, headers=bearer(game.gm)), 404)
     assert_problem(game.skills("Heroes", ["Athletics", "Stealth"]), 404)
@@ -1226,7 +1172,7 @@ def test_concurrent_last_submissions_reveal_exactly_once(
 
 
 def test_a_full_bidding_game_to_its_goal(store_client: TestClient) -> None:
-    game = new_game(store_client, bidding_body())
+    game = Game(store_client, bidding_body())
     records = []
 
     def play(
@@ -1370,7 +1316,7 @@ def test_a_full_bidding_game_to_its_goal(store_client: TestClient) -> None:
 
 
 def test_a_full_option_game_to_max_rounds(store_client: TestClient) -> None:
-    game = new_game(store_client, option_body())
+    game = Game(store_client, option_body())
     skills = ["Athletics", "Stealth"]
 
     def play(

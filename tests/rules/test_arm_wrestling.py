@@ -1,9 +1,7 @@
-"""Arm wrestling rules core (RULES.md §3.1)."""
+"""Arm wrestling rules core (docs/rules.md#arm-wrestling)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -13,36 +11,9 @@ from hypothesis import strategies as st
 from app.rules import arm_wrestling as aw
 from app.rules import serial
 from app.rules.common import CheckRoll
-from app.rules.dice import Dice, NotationResult
+from app.rules.dice import Dice
 from app.rules.errors import DiceError, PhaseError, RulesError
-
-Rolls = Mapping[str, Mapping[str, int | list[int]]]
-
-_NOTATION = re.compile(r"^(\d+)d(\d+)([+-]\d+)?$")
-
-
-def fake_notation(expr: str, draw: Callable[[int], int]) -> NotationResult:
-    """A tiny stand-in for the web layer's d20 evaluator: `NdS`, `NdS+K`, `NdS-K`."""
-    match = _NOTATION.match(expr.replace(" ", ""))
-    if match is None:
-        raise ValueError(f"the test evaluator cannot parse {expr!r}")
-    count, sides = int(match[1]), int(match[2])
-    bonus = int(match[3] or 0)
-    values = tuple(draw(sides) for _ in range(count))
-    breakdown = f"{count}d{sides} ({', '.join(map(str, values))})" + (
-        f" {match[3][0]} {abs(bonus)}" if bonus else ""
-    )
-    return NotationResult(sum(values) + bonus, breakdown, values, (sides,) * count)
-
-
-def dice_for(rolls: Rolls) -> Dice:
-    """Supplied dice keyed as API.md's round body: {name: {purpose: value or [values]}}."""
-    supplied: dict[tuple[str | None, str], tuple[int, ...]] = {
-        (name, purpose): tuple(value) if isinstance(value, list) else (value,)
-        for name, purposes in rolls.items()
-        for purpose, value in purposes.items()
-    }
-    return Dice(supplied=supplied, notation=fake_notation)
+from tests.helpers import DrawnRng, Rolls, fake_notation, supplied
 
 
 def competitor(name: str, **fields: Any) -> aw.Competitor:
@@ -60,7 +31,7 @@ def make_config(a: aw.Competitor, b: aw.Competitor, **settings_: Any) -> aw.Conf
 
 def play(config: aw.Config, state: aw.State, rolls: Rolls) -> tuple[aw.State, aw.Round, Dice]:
     """One round with every die supplied; every supplied die must be used."""
-    dice = dice_for(rolls)
+    dice = supplied(rolls)
     new_state, round_ = aw.play_round(config, state, dice)
     dice.require_all_used()
     return new_state, round_, dice
@@ -97,7 +68,7 @@ def strained(name: str) -> aw.Consequence:
 
 
 # --------------------------------------------------------------------------------------------
-# The worked example (RULES.md §3.1): Lydia +2 Strength, the Ogre +6.
+# The worked example (docs/rules.md#pushing-the-ds): Lydia +2 Strength, the Ogre +6.
 # --------------------------------------------------------------------------------------------
 
 LYDIA_AND_OGRE = (
@@ -229,7 +200,7 @@ def test_start_rolls_nothing_and_targets_are_configurable() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Fatigue (RULES.md §3.1 step 1)
+# Fatigue (docs/rules.md#fatigue)
 # --------------------------------------------------------------------------------------------
 
 
@@ -279,7 +250,7 @@ def test_endurance_adds_four_to_the_fatigue_check(endurance: bool, passed: bool)
         competitor("Ann", con_score=0, con_mod=0, endurance=endurance),
         competitor("Bea", con_score=5),
     )
-    dice = dice_for({"Ann": {"constitution": 6, "strength": 10}, "Bea": {"strength": 10}})
+    dice = supplied({"Ann": {"constitution": 6, "strength": 10}, "Bea": {"strength": 10}})
     _, round_ = aw.play_round(config, aw.start(config, Dice()), dice)
     (check,) = round_.fatigue
     assert check.total == (10 if endurance else 6)
@@ -321,7 +292,7 @@ def test_exactly_one_failure_hands_the_match_to_the_other_without_strength_check
 
 def test_a_fatigue_ending_leaves_supplied_strength_dice_unused() -> None:
     config = make_config(competitor("Ann", con_score=0), competitor("Bea", con_score=0))
-    dice = dice_for(
+    dice = supplied(
         {"Ann": {"constitution": 1, "strength": 10}, "Bea": {"constitution": 20, "strength": 10}}
     )
     state, _ = aw.play_round(config, aw.start(config, Dice()), dice)
@@ -685,16 +656,6 @@ def test_the_state_round_trips_even_with_reordered_keys() -> None:
 # --------------------------------------------------------------------------------------------
 # Properties
 # --------------------------------------------------------------------------------------------
-
-
-class DrawnRng:
-    """Server dice drawn by hypothesis, so failing matches shrink."""
-
-    def __init__(self, data: st.DataObject) -> None:
-        self._data = data
-
-    def die(self, sides: int) -> int:
-        return self._data.draw(st.integers(1, sides))
 
 
 def competitors(name: str) -> st.SearchStrategy[aw.Competitor]:

@@ -1,10 +1,11 @@
-"""The Cairn Hill roll (RULES.md §2): worked example, every band, criticals, magnitudes, odds."""
+"""The Cairn Hill roll (docs/rules.md#cairn-hill-roll): worked example, every band, criticals,
+magnitudes, odds."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 
@@ -25,26 +26,11 @@ from app.rules.cairn import (
 )
 from app.rules.dice import Dice
 from app.rules.errors import DiceError, RulesError
+from tests.helpers import ScriptedRng
 
 WORKED_DICE = (87, 78, 75, 62, 37, 36, 7)
 #: Distinct dice whose sorted position is obvious: worst 10 … best 70 (given out of order).
 LADDER = (40, 70, 10, 60, 20, 50, 30)
-
-
-class ScriptedRng:
-    """Server dice from a script, so a test knows every value (and how many were drawn)."""
-
-    def __init__(self, values: Iterable[int] = ()) -> None:
-        self.values = list(values)
-        self.drawn: list[int] = []
-
-    def die(self, sides: int) -> int:
-        if not self.values:
-            raise AssertionError("the rules drew more server dice than the test scripted")
-        value = self.values.pop(0)
-        assert 1 <= value <= sides
-        self.drawn.append(value)
-        return value
 
 
 def supplied(dice: Sequence[int], critical_die: int, magnitude_die: int | None = None) -> Dice:
@@ -502,8 +488,8 @@ def _rules_distribution(rating: int) -> dict[int, Fraction]:
     return {score: Fraction(count, denominator) for score, count in scores.items()}
 
 
-# RULES.md §2's table again, written out independently for icepool: keep masks over the sorted
-# dice, lowest first.
+# The table of docs/rules.md#cairn-hill-roll again, written out independently for icepool: keep
+# masks over the sorted dice, lowest first.
 ICEPOOL_KEEP = {
     -5: (1, 1, 0, 0, 0, 0, 0),
     12: (0, 0, 0, 1, 1, 0, 0),

@@ -1,9 +1,7 @@
-"""Chases (RULES.md §3.4): the Ralf example, starts, tactics, ends, endurance, properties."""
+"""Chases (docs/rules.md#chases): the Ralf example, starts, tactics, ends, endurance, properties."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -12,38 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import chases, serial
-from app.rules.dice import Dice, NotationResult, SeededRng
+from app.rules.dice import Dice, SeededRng
 from app.rules.errors import PhaseError, RulesError
 from app.rules.races import Competitor, Increment, Mount, Obstacle, Pacing
-
-Rolls = Mapping[str, Mapping[str, int | Sequence[int]]]
-
-
-class NoServerDice:
-    """Every die in these tests is supplied: a server roll is a test failure."""
-
-    def die(self, sides: int) -> int:
-        raise AssertionError(f"unexpected server d{sides}")
-
-
-def fake_notation(expr: str, draw: Callable[[int], int]) -> NotationResult:
-    """Enough dice notation for the tests: `NdS`, optionally `+K` or `-K`."""
-    match = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr.replace(" ", ""))
-    assert match is not None, expr
-    count, sides = int(match[1]), int(match[2])
-    values = tuple(draw(sides) for _ in range(count))
-    total = sum(values) + int(match[3] or 0)
-    return NotationResult(total, f"{expr} = {total}", values, (sides,) * count)
-
-
-def supplied(rolls: Rolls) -> Dice:
-    keyed: dict[tuple[str | None, str], list[int]] = {
-        (who, purpose): [values] if isinstance(values, int) else list(values)
-        for who, purposes in rolls.items()
-        for purpose, values in purposes.items()
-    }
-    return Dice(NoServerDice(), keyed, notation=fake_notation)
-
+from tests.helpers import Rolls, fake_notation, supplied
 
 RALF = Competitor(
     "Ralf", speed=30, mods={"strength": 1, "dexterity": 3, "hide": 5, "initiative": 2}
@@ -123,7 +93,7 @@ def violation_locs(error: pytest.ExceptionInfo[RulesError]) -> list[tuple[str | 
 
 
 def test_ralf_escapes_the_city_guard() -> None:
-    """RULES.md §3.4 worked example, with `hazard_base_cost: 0`."""
+    """The worked example of docs/rules.md#chase-increments, with `hazard_base_cost: 0`."""
     config = chase(lead=12, hazard_base_cost=0)
     state = begin(config)
     assert state == chases.State(lead=12, ds={"Ralf": 12, "guard": 0}, status_detail=None)
@@ -713,7 +683,8 @@ terrains = st.builds(
         Increment(
             check,
             dc=dc,
-            # As a round body without `on_fail` defaults it (RULES.md §3.3 rulings).
+            # As a round body without `on_fail` defaults it
+            # (docs/rules.md#dc-checks-climbing-and-swimming).
             on_fail=None if dc is None else "retry" if check == "climb" else "stall",
             modifier=modifier,
             obstacle=obstacle,

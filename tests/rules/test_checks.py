@@ -1,4 +1,4 @@
-"""The d20 check (RULES.md §0): `d20 + modifier`, success when `total >= DC`."""
+"""The d20 check (docs/rules.md#d20-checks): `d20 + modifier`, success when `total >= DC`."""
 
 from __future__ import annotations
 
@@ -10,15 +10,7 @@ from app.rules import checks, serial
 from app.rules.checks import CHECK, check_summary, d20_check, judge_check
 from app.rules.dice import Dice
 from app.rules.errors import DiceError, RulesError
-
-
-class ScriptedRng:
-    def __init__(self, *values: int) -> None:
-        self.values = list(values)
-
-    def die(self, sides: int) -> int:
-        assert sides == 20
-        return self.values.pop(0)
+from tests.helpers import ScriptedRng
 
 
 def test_total_meets_the_dc() -> None:
@@ -40,7 +32,7 @@ def test_without_a_dc_there_is_no_success() -> None:
 
 
 def test_supplied_die_is_used_and_logged() -> None:
-    dice = Dice(ScriptedRng(), {(None, CHECK): (14,)})
+    dice = Dice(ScriptedRng(sides=20), {(None, CHECK): (14,)})
     result = d20_check(-2, dice, dc=12)
     assert (result.roll, result.total, result.success) == (14, 12, True)
     assert dice.rolls() == [
@@ -49,7 +41,7 @@ def test_supplied_die_is_used_and_logged() -> None:
 
 
 def test_server_die_is_rolled_and_logged() -> None:
-    dice = Dice(ScriptedRng(9))
+    dice = Dice(ScriptedRng([9], sides=20))
     result = d20_check(5, dice, dc=15, who="Ann", purpose="spot")
     assert (result.roll, result.total, result.success) == (9, 14, False)
     assert dice.rolls() == [
@@ -59,7 +51,7 @@ def test_server_die_is_rolled_and_logged() -> None:
 
 def test_out_of_range_supplied_die_is_rejected() -> None:
     with pytest.raises(DiceError):
-        d20_check(0, Dice(ScriptedRng(), {(None, CHECK): (21,)}))
+        d20_check(0, Dice(ScriptedRng(sides=20), {(None, CHECK): (21,)}))
     with pytest.raises(RulesError) as caught:
         judge_check(0, 0)
     assert caught.value.violations[0].loc == ("roll",)
@@ -70,7 +62,7 @@ def test_out_of_range_supplied_die_is_rejected() -> None:
     [(1001, None, ("modifier",)), (-1001, 10, ("modifier",)), (0, 1001, ("dc",))],
 )
 def test_bounds(modifier: int, dc: int | None, loc: tuple[str, ...]) -> None:
-    rng = ScriptedRng()
+    rng = ScriptedRng(sides=20)
     with pytest.raises(RulesError) as caught:
         d20_check(modifier, Dice(rng), dc=dc)
     assert caught.value.violations[0].loc == loc

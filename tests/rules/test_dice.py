@@ -1,4 +1,5 @@
-"""The dice source (RULES.md §0): supplied values checked, server dice CSPRNG or seeded."""
+"""The dice source (docs/rules.md#dice-and-checks): supplied values checked, server dice CSPRNG
+or seeded."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The long throw (RULES.md §3.2): load table, distance, caber, precision, thrown creatures."""
+"""The long throw (docs/rules.md#long-throws): load table, distance, caber, precision, thrown
+creatures."""
 
 from __future__ import annotations
 
@@ -12,26 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import long_throw as lt
-from app.rules.dice import Dice, Key, SeededRng
+from app.rules.dice import Dice, SeededRng
 from app.rules.errors import DiceError, PhaseError, RulesError
+from tests.helpers import supplied_keys
 
 JAVELIN = lt.STANDARD_OBJECTS["javelin"]
 DISCUS = lt.STANDARD_OBJECTS["discus"]
 STONE = lt.STANDARD_OBJECTS["stone"]
 HALFLING = lt.STANDARD_OBJECTS["halfling"]
 LOG = lt.STANDARD_OBJECTS["log"]
-
-
-class NoServerDice:
-    """An Rng that fails the test if the rules ask the server for a die."""
-
-    def die(self, sides: int) -> int:
-        raise AssertionError(f"unexpected server d{sides}")
-
-
-def supplied(values: Mapping[tuple[str, str], Sequence[int]]) -> Dice:
-    keyed: dict[Key, Sequence[int]] = {(who, purpose): v for (who, purpose), v in values.items()}
-    return Dice(NoServerDice(), keyed)
 
 
 def run(
@@ -46,7 +36,7 @@ def run(
     config = lt.long_throw_config(
         thrown, throwers, mode=mode, into_wall=into_wall, max_series=max_series
     )
-    source = supplied(dice)
+    source = supplied_keys(dice)
     outcome = lt.resolve_long_throw(config, source)
     source.require_all_used()
     return outcome, source
@@ -57,7 +47,7 @@ def only(outcome: lt.LongThrow, name: str) -> lt.ThrowResult:
     return result
 
 
-# --- the carrying-capacity table (RULES.md §3.2.2) -------------------------------------------
+# --- the carrying-capacity table (docs/rules.md#who-may-throw-loads) -------------------------
 
 #: The 3.5 SRD table (light, medium, heavy maxima in lb), typed in from the SRD, not computed.
 SRD_TABLE = {
@@ -158,7 +148,7 @@ def test_given_load_limits_are_used_unscaled() -> None:
     assert (assessment.load, assessment.penalty, assessment.eligible) == ("heavy", -6, True)
 
 
-# --- distance (RULES.md §3.2.3) ---------------------------------------------------------------
+# --- distance (docs/rules.md#distance) --------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -290,7 +280,7 @@ def test_equal_highest_ds_is_a_tie() -> None:
     assert outcome.tie
 
 
-# --- thrown creatures (RULES.md §3.2.3) -------------------------------------------------------
+# --- thrown creatures (docs/rules.md#thrown-creatures) ----------------------------------------
 
 
 def test_halfling_lands_and_takes_1d6() -> None:
@@ -385,7 +375,7 @@ def test_objects_that_are_not_creatures_roll_no_landing_dice() -> None:
     assert len(log.log) == 1
 
 
-# --- caber (RULES.md §3.2.4) ------------------------------------------------------------------
+# --- caber (docs/rules.md#caber) --------------------------------------------------------------
 
 
 def test_caber_is_a_dexterity_check_with_load_penalty_and_no_feats() -> None:
@@ -421,7 +411,7 @@ def test_caber_halfling_still_lands() -> None:
     assert (landing.damage, landing.wall_damage) == (7, 7)
 
 
-# --- precision (RULES.md §3.2.4) --------------------------------------------------------------
+# --- precision (docs/rules.md#precision) ------------------------------------------------------
 
 
 def test_target_moves_back_one_increment_every_two_series() -> None:
@@ -610,12 +600,12 @@ def test_precision_series_after_the_end_is_a_phase_error() -> None:
     )
     state = lt.precision_start(config)
     state, series = lt.precision_series(
-        config, state, supplied({("Ann", "throw"): [20], ("Bob", "throw"): [1]})
+        config, state, supplied_keys({("Ann", "throw"): [20], ("Bob", "throw"): [1]})
     )
     assert series.out == ("Bob",)
     assert state == lt.PrecisionState(("Ann",), 1, True)
     with pytest.raises(PhaseError):
-        lt.precision_series(config, state, supplied({}))
+        lt.precision_series(config, state, supplied_keys({}))
 
 
 def test_supplied_precision_rolls_are_used_in_order_then_the_server_rolls() -> None:
@@ -644,7 +634,7 @@ def test_supplied_precision_rolls_are_used_in_order_then_the_server_rolls() -> N
 def test_supplied_die_out_of_range_is_a_dice_error() -> None:
     config = lt.long_throw_config(JAVELIN, [lt.Thrower("Ann", strength_score=10)])
     with pytest.raises(DiceError):
-        lt.resolve_long_throw(config, supplied({("Ann", "throw"): [21]}))
+        lt.resolve_long_throw(config, supplied_keys({("Ann", "throw"): [21]}))
 
 
 # --- validation -------------------------------------------------------------------------------

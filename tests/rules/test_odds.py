@@ -1,4 +1,4 @@
-"""The odds core (RULES.md §6) against brute force, independent counts and icepool."""
+"""The odds core (docs/rules.md#odds) against brute force, independent counts and icepool."""
 
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ def test_cairn_averages_against_icepool(rating: int) -> None:
 
 def test_cairn_worked_example_fits_the_distribution() -> None:
     odds = cairn_odds.cairn_odds(12, 45)
-    assert odds.distribution[56] > 0  # RULES.md §2's score
+    assert odds.distribution[56] > 0  # the score of docs/rules.md#cairn-hill-roll's example
 
 
 def _match(target: int, max_rounds: int, con: int = 3, **b: int) -> arm_wrestling.Config:

@@ -1,9 +1,9 @@
-"""Races (RULES.md §3.3): presets, the increment check, every increment kind, endurance, winners."""
+"""Races (docs/rules.md#races): presets, the increment check, every increment kind, endurance,
+winners."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Any
 
@@ -12,37 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import races, serial
-from app.rules.dice import Dice, NotationResult, SeededRng
+from app.rules.dice import Dice, SeededRng
 from app.rules.errors import PhaseError, RulesError
-
-Rolls = Mapping[str, Mapping[str, int | Sequence[int]]]
-
-
-class NoServerDice:
-    """Every die in these tests is supplied: a server roll is a test failure."""
-
-    def die(self, sides: int) -> int:
-        raise AssertionError(f"unexpected server d{sides}")
-
-
-def fake_notation(expr: str, draw: Callable[[int], int]) -> NotationResult:
-    """Enough dice notation for the tests: `NdS`, optionally `+K` or `-K`."""
-    match = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr.replace(" ", ""))
-    assert match is not None, expr
-    count, sides = int(match[1]), int(match[2])
-    values = tuple(draw(sides) for _ in range(count))
-    total = sum(values) + int(match[3] or 0)
-    return NotationResult(total, f"{expr} = {total}", values, (sides,) * count)
-
-
-def supplied(rolls: Rolls) -> Dice:
-    """A Dice source holding exactly `rolls` ({who: {purpose: value or [values]}})."""
-    keyed: dict[tuple[str | None, str], list[int]] = {
-        (who, purpose): [values] if isinstance(values, int) else list(values)
-        for who, purposes in rolls.items()
-        for purpose, values in purposes.items()
-    }
-    return Dice(NoServerDice(), keyed, notation=fake_notation)
+from tests.helpers import Rolls, fake_notation, supplied
 
 
 def play(config: races.Config, state: races.State, rolls: Rolls) -> tuple[races.State, races.Round]:

@@ -1,4 +1,5 @@
-"""Legend skill games (RULES.md §4): config, skill checks, sealed choices, reveal, endings."""
+"""Legend skill games (docs/rules.md#skill-games): config, skill checks, sealed choices, reveal,
+endings."""
 
 from __future__ import annotations
 
@@ -19,30 +20,11 @@ from app.rules import skill_games as sg
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice, SeededRng
 from app.rules.errors import PhaseError, RulesError
-
-
-class ConstantRng:
-    """Server dice that always show the same face (1 by default: no skill check earns)."""
-
-    def __init__(self, face: int = 1) -> None:
-        self.face = face
-
-    def die(self, sides: int) -> int:
-        return min(self.face, sides)
+from tests.helpers import ConstantRng, supplied_keys
 
 
 def ones() -> Dice:
     return Dice(ConstantRng())
-
-
-def supplied(rolls: Mapping[tuple[str, str], Sequence[int]]) -> Dice:
-    """Dice that must all come from `rolls`: any die not supplied is an error."""
-
-    class NoServerDice:
-        def die(self, sides: int) -> int:
-            raise AssertionError(f"an unsupplied d{sides} was rolled")
-
-    return Dice(NoServerDice(), {key: list(values) for key, values in rolls.items()})
 
 
 def bidding_body(**changes: Any) -> dict[str, Any]:
@@ -155,7 +137,7 @@ def play_bids(
 ) -> tuple[sg.State, sg.Round]:
     for party, choice in choices.items():
         state = sg.submit_choice(config, state, party, choice)
-    return sg.reveal(config, state, dice if dice is not None else supplied({}))
+    return sg.reveal(config, state, dice if dice is not None else supplied_keys({}))
 
 
 def game(body: Mapping[str, Any]) -> sg.Config:
@@ -408,7 +390,7 @@ def test_token_at_dc_and_dc_plus_one(token_rule: str, roll: int, earns: bool) ->
     config = game(bidding_body(skills_per_round=1, token_rule=token_rule))
     state = sg.start(config, ones())
     # Ann has Stealth +1, so her total is roll + 1; Bo's 1 + 5 = 6 never beats it.
-    dice = supplied({("Ann", "Stealth"): [roll], ("Bo", "Stealth"): [1]})
+    dice = supplied_keys({("Ann", "Stealth"): [roll], ("Bo", "Stealth"): [1]})
     after, checks = sg.choose_skills(config, state, "Heroes", ["Stealth"], dice)
 
     assert shown_checks(checks) == {
@@ -422,7 +404,7 @@ def test_token_at_dc_and_dc_plus_one(token_rule: str, roll: int, earns: bool) ->
 def test_checks_take_each_skills_best_member_and_roll_in_order() -> None:
     config = game(bidding_body())
     state = sg.start(config, ones())
-    dice = supplied(
+    dice = supplied_keys(
         {
             ("Ann", "Persuasion"): [14],  # lacks the skill: 14 + 0
             ("Bo", "Persuasion"): [17],  # 17 + 0 = 17 > 15
@@ -449,7 +431,7 @@ def test_checks_take_each_skills_best_member_and_roll_in_order() -> None:
     assert after.skills_done == ("Heroes",)
     assert sg.waiting_for(after) == ["Villains"]
 
-    dice = supplied({("Cy", "Athletics"): [20], ("Cy", "Persuasion"): [12]})
+    dice = supplied_keys({("Cy", "Athletics"): [20], ("Cy", "Persuasion"): [12]})
     done, villain_checks = sg.choose_skills(
         config, after, "Villains", ["Athletics", "Persuasion"], dice
     )
@@ -586,7 +568,7 @@ def test_choices_may_be_replaced_until_the_reveal() -> None:
     assert sg.all_submitted(state)
     assert sg.waiting_for(state) == []
 
-    after, record = sg.reveal(config, state, supplied({}))
+    after, record = sg.reveal(config, state, supplied_keys({}))
     assert present.round_outcome(record)["bids"] == {"Heroes": 1, "Villains": 2}
     assert present.round_outcome(record)["choices"] == {
         "Heroes": {"action": "Rally", "bid": 1},
@@ -779,7 +761,7 @@ def test_opponent_effects_reach_every_other_party_and_tokens_stop_at_zero() -> N
 def test_tied_bids_act_at_margin_zero_in_descending_d20_order() -> None:
     config = game(bidding_body())
     state = at_choices(config, {"Heroes": 2, "Villains": 3})
-    dice = supplied({("Heroes", "order"): [5], ("Villains", "order"): [12]})
+    dice = supplied_keys({("Heroes", "order"): [5], ("Villains", "order"): [12]})
     after, record = play_bids(
         config, state, {"Heroes": bid("Rally", 2), "Villains": bid("Sabotage", 2)}, dice
     )
@@ -803,7 +785,7 @@ def test_tied_bids_act_at_margin_zero_in_descending_d20_order() -> None:
     ]
 
     # The other order: Rally first, then Sabotage takes the new tokens away.
-    dice = supplied({("Heroes", "order"): [15], ("Villains", "order"): [12]})
+    dice = supplied_keys({("Heroes", "order"): [15], ("Villains", "order"): [12]})
     after, record = play_bids(
         config, state, {"Heroes": bid("Rally", 2), "Villains": bid("Sabotage", 2)}, dice
     )
@@ -819,7 +801,7 @@ def test_tied_bids_act_at_margin_zero_in_descending_d20_order() -> None:
 def test_tied_d20s_reroll_among_themselves_keeping_their_place() -> None:
     config = game(bidding_body(parties=three_parties()))
     state = at_choices(config)
-    dice = supplied(
+    dice = supplied_keys(
         {
             ("Heroes", "order"): [10, 3],
             ("Villains", "order"): [10, 8],
@@ -837,7 +819,7 @@ def test_tied_d20s_reroll_among_themselves_keeping_their_place() -> None:
     assert dice.unused() == []
 
     # The reroll decides only among the tied: a low reroll never drops below a lower first roll.
-    dice = supplied(
+    dice = supplied_keys(
         {
             ("Heroes", "order"): [10, 1],
             ("Villains", "order"): [10, 2],
@@ -857,7 +839,7 @@ def test_order_rolls_stop_after_twenty_rerolls_with_the_later_named_first() -> N
     config = game(bidding_body())
     state = at_choices(config)
     rolls = [7] * (1 + MAX_OPPOSED_REROLLS)
-    dice = supplied({("Heroes", "order"): rolls, ("Villains", "order"): rolls})
+    dice = supplied_keys({("Heroes", "order"): rolls, ("Villains", "order"): rolls})
     _, record = play_bids(
         config, state, {"Heroes": bid("Charge", 0), "Villains": bid("Rally", 0)}, dice
     )
@@ -869,7 +851,7 @@ def test_order_rolls_stop_after_twenty_rerolls_with_the_later_named_first() -> N
 def test_tied_parties_without_a_margin_zero_tier_do_nothing() -> None:
     config = game(bidding_body(parties=three_parties()))
     state = at_choices(config, {"Heroes": 3, "Villains": 3, "Rogues": 3})
-    dice = supplied({("Villains", "order"): [2], ("Rogues", "order"): [19]})
+    dice = supplied_keys({("Villains", "order"): [2], ("Rogues", "order"): [19]})
     after, record = play_bids(
         config,
         state,
@@ -885,7 +867,7 @@ def test_tied_parties_without_a_margin_zero_tier_do_nothing() -> None:
     # Only one tied party acts: it needs no order roll.
     two = game(bidding_body())
     state = at_choices(two, {"Heroes": 1, "Villains": 1})
-    dice = supplied({})
+    dice = supplied_keys({})
     after, record = play_bids(
         two, state, {"Heroes": bid("Ambush", 1), "Villains": bid("Charge", 1)}, dice
     )
@@ -896,7 +878,7 @@ def test_tied_parties_without_a_margin_zero_tier_do_nothing() -> None:
     # Nobody tied can act at margin 0: nothing happens, but the bids are paid.
     state = at_choices(two, {"Heroes": 1, "Villains": 1})
     after, record = play_bids(
-        two, state, {"Heroes": bid("Ambush", 1), "Villains": bid("Ambush", 1)}, supplied({})
+        two, state, {"Heroes": bid("Ambush", 1), "Villains": bid("Ambush", 1)}, supplied_keys({})
     )
     assert record.order == ()
     assert record.effects == ()
@@ -1171,7 +1153,7 @@ def test_state_round_trips_through_json_in_every_phase() -> None:
 
 def test_skill_checks_summary() -> None:
     config = game(bidding_body())
-    dice = supplied(
+    dice = supplied_keys(
         {
             ("Ann", "Athletics"): [16],
             ("Bo", "Athletics"): [2],

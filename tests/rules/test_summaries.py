@@ -10,9 +10,10 @@ from app.rules import skill_games as sg
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
 from app.rules.text import plural
+from tests.helpers import supplied
 from tests.rules.test_arm_wrestling import lydia_and_ogre_config, strength
 from tests.rules.test_arm_wrestling import play as wrestle
-from tests.rules.test_chases import STREET, begin, chase, supplied
+from tests.rules.test_chases import STREET, begin, chase
 from tests.rules.test_skill_games import bidding_body, game, ones
 
 

@@ -1,4 +1,4 @@
-"""Concurrent writers to one session, on SQLite and PostgreSQL (API.md "Shared behaviour").
+"""Concurrent writers to one session, on SQLite and PostgreSQL (docs/api.md#versions-and-if-match).
 
 `If-Match` with a stale version is a 412 that changes nothing. Without it, concurrent calls
 are serialised: none is lost, none is applied twice, round numbers stay contiguous, and the
@@ -23,9 +23,9 @@ from sqlalchemy import func, select
 
 from app.store.database import null_pool_engine
 from app.store.repository import rounds, sessions
+from tests.helpers import Session, assert_problem, bearer
 from tests.store.servers import Server, running_servers
 
-PROBLEM = "application/problem+json"
 REPLAYED = "idempotent-replayed"
 #: Server dice, unseeded: a request played twice would almost surely answer differently.
 SERVER_DICE: dict[str, Any] = {}
@@ -40,16 +40,6 @@ ARM_WRESTLE: dict[str, Any] = {
 TIE = {"rolls": {"Ann": {"strength": 10}, "Bob": {"strength": 10}}}
 WRITERS = 16
 ROUNDS_PER_WRITER = 5
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def assert_problem(response: Any, status: int) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    assert response.json()["status"] == status
 
 
 def count(database_url: str, table: Any, *where: Any) -> int:
@@ -121,17 +111,13 @@ def servers(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         yield started
 
 
-def new_session(server: Server) -> tuple[str, dict[str, str]]:
-    created = httpx.post(server.base_url + "/v1/arm-wrestles", json=ARM_WRESTLE, timeout=30)
-    assert created.status_code == 201, created.text
-    return created.headers["location"], bearer(created.json()["tokens"]["gm"])
-
-
 @pytest.mark.slow
 def test_concurrent_writers_on_many_processes_lose_and_repeat_nothing(
     servers: list[Server], database_url: str
 ) -> None:
-    path, auth = new_session(servers[0])
+    with httpx.Client(base_url=servers[0].base_url, timeout=30) as client:
+        made = Session(client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     start = Barrier(WRITERS)
 
     def writer(index: int) -> list[tuple[int, dict[str, Any]]]:
@@ -169,7 +155,9 @@ def test_concurrent_writers_on_many_processes_lose_and_repeat_nothing(
 def test_concurrent_writers_with_the_same_if_match_apply_exactly_one(
     servers: list[Server], database_url: str
 ) -> None:
-    path, auth = new_session(servers[0])
+    with httpx.Client(base_url=servers[0].base_url, timeout=30) as client:
+        made = Session(client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     start = Barrier(WRITERS)
 
     def writer(index: int) -> int:
@@ -191,7 +179,9 @@ def test_concurrent_writers_with_the_same_if_match_apply_exactly_one(
 def test_a_delete_among_concurrent_writers_leaves_no_orphan_rounds(
     servers: list[Server], database_url: str
 ) -> None:
-    path, auth = new_session(servers[0])
+    with httpx.Client(base_url=servers[0].base_url, timeout=30) as client:
+        made = Session(client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     session_id = path.rsplit("/", 1)[1]
     start = Barrier(WRITERS)
 

@@ -22,6 +22,7 @@ from sqlalchemy import select
 
 from app.store.database import null_pool_engine
 from app.store.repository import rounds, sessions
+from tests.helpers import Session
 from tests.store.servers import Server, kill_server, start_server, stop_server, wait_until_healthy
 
 #: A long arm wrestle: tied rounds never move a DS, so it never finishes under this load.
@@ -65,16 +66,6 @@ class Load:
                 return False
             self.up.clear()
             return True
-
-
-def create_sessions(server: Server) -> list[tuple[str, dict[str, str]]]:
-    created = []
-    for _ in range(SESSIONS):
-        answer = httpx.post(server.base_url + "/v1/arm-wrestles", json=ARM_WRESTLE, timeout=30)
-        assert answer.status_code == 201, answer.text
-        token = answer.json()["tokens"]["gm"]
-        created.append((answer.headers["location"], {"Authorization": f"Bearer {token}"}))
-    return created
 
 
 def writer(load: Load, path: str, auth: dict[str, str]) -> None:
@@ -139,7 +130,9 @@ def test_acknowledged_rounds_survive_three_kills_under_load(
     wait_until_healthy(first)
     load = Load(first)
     try:
-        created = create_sessions(first)
+        with httpx.Client(base_url=first.base_url, timeout=30) as client:
+            made = [Session(client, "arm-wrestles", ARM_WRESTLE) for _ in range(SESSIONS)]
+        created = [(session.url, session.headers) for session in made]
         load.up.set()
         with ThreadPoolExecutor(WRITERS) as pool:
             writing = [

@@ -1,4 +1,4 @@
-"""Live events (API.md "Live events"): the fan-out, LISTEN/NOTIFY between processes, the stream.
+"""Live events (docs/api.md#live-events): the fan-out, LISTEN/NOTIFY between processes, the stream.
 
 Three layers, each proven on its own:
 
@@ -36,6 +36,7 @@ from app.store import notify
 from app.store.database import upgrade_to_head
 from app.store.notify import ENDED, GAP, Event, Hub, Subscription, _chunks, postgres_dsn
 from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.helpers import Session
 from tests.store.servers import (
     STOP_TIMEOUT_S,
     free_port,
@@ -437,21 +438,6 @@ def served(database_url: str) -> Iterator[Served]:
         thread.join(READ_TIMEOUT_S)
 
 
-def create_arm_wrestle(client: httpx.Client) -> tuple[str, str, dict[str, str]]:
-    created = client.post(ARM, json=LONG_ARM_WRESTLE)
-    assert created.status_code == 201, created.text
-    body = created.json()
-    return body["id"], body["tokens"]["gm"], body["tokens"].get("parties", {})
-
-
-def play(client: httpx.Client, session_id: str, gm: str) -> httpx.Response:
-    played = client.post(
-        f"{ARM}/{session_id}/rounds", json={}, headers={"Authorization": f"Bearer {gm}"}
-    )
-    assert played.status_code == 200, played.text
-    return played
-
-
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'events.db'}"
@@ -461,7 +447,8 @@ def sqlite_url(tmp_path: Path) -> str:
 
 def test_the_stream_shows_the_session_then_each_change_then_resumes(sqlite_url: str) -> None:
     with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
-        session_id, gm, _ = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        session_id, gm = arm.id, arm.gm
         path = f"{ARM}/{session_id}/events"
         answers: list[dict[str, Any]] = []
         with stream(server.base, path, gm) as live:
@@ -469,7 +456,7 @@ def test_the_stream_shows_the_session_then_each_change_then_resumes(sqlite_url: 
             assert (version, name, data["session"]["id"]) == (1, "session", session_id)
             assert data["session"]["version"] == 1
             for _ in range(3):
-                played = play(client, session_id, gm)
+                played = arm.play_round()
                 answers.append(played.json())
                 server.publish(
                     session_id, answers[-1]["session"]["version"], "round", played.content
@@ -478,7 +465,7 @@ def test_the_stream_shows_the_session_then_each_change_then_resumes(sqlite_url: 
                 (v, "round", a) for v, a in zip((2, 3, 4), answers, strict=True)
             ]
         for _ in range(2):  # while nobody streams
-            played = play(client, session_id, gm)
+            played = arm.play_round()
             answers.append(played.json())
             server.publish(session_id, answers[-1]["session"]["version"], "round", played.content)
         with stream(server.base, path, gm, last_event_id=3) as resumed:
@@ -499,15 +486,16 @@ def test_a_resume_older_than_what_is_kept_shows_the_session(
 ) -> None:
     monkeypatch.setattr(notify, "RECENT_PER_SESSION", 2)
     with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
-        session_id, gm, _ = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        session_id, gm = arm.id, arm.gm
         for _ in range(4):
-            played = play(client, session_id, gm)
+            played = arm.play_round()
             server.publish(session_id, played.json()["session"]["version"], "round", played.content)
         with stream(server.base, f"{ARM}/{session_id}/events", gm, last_event_id=1) as resumed:
             version, name, data = resumed.next_event()
             current = client.get(f"{ARM}/{session_id}", headers={"Authorization": f"Bearer {gm}"})
             assert (version, name, data) == (5, "session", {"session": current.json()})
-            played = play(client, session_id, gm)
+            played = arm.play_round()
             server.publish(session_id, 6, "round", played.content)
             assert resumed.next_event() == (6, "round", played.json())
 
@@ -517,7 +505,8 @@ def test_an_idle_stream_gets_keep_alive_comments(
 ) -> None:
     monkeypatch.setattr(events, "KEEPALIVE_S", 0.01)
     with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
-        session_id, gm, _ = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        session_id, gm = arm.id, arm.gm
         with stream(server.base, f"{ARM}/{session_id}/events", gm) as live:
             assert live.next_event()[1] == "session"
             assert live.next_comment() == ": keep-alive"
@@ -526,8 +515,9 @@ def test_an_idle_stream_gets_keep_alive_comments(
 
 def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:
     with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
-        session_id, _gm, _ = create_arm_wrestle(client)
-        other_id, other_gm, _ = create_arm_wrestle(client)
+        session_id = Session(client, "arm-wrestles", LONG_ARM_WRESTLE).id
+        other = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        other_id, other_gm = other.id, other.gm
         path = f"{ARM}/{session_id}/events"
         missing = client.get(path)
         assert missing.status_code == 401
@@ -552,7 +542,8 @@ def test_a_server_told_to_stop_ends_its_streams_and_exits(sqlite_url: str, tmp_p
     try:
         wait_until_healthy(server)
         client = httpx.Client(base_url=server.base_url)
-        session_id, gm, _ = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        session_id, gm = arm.id, arm.gm
         with stream(server.base_url, f"{ARM}/{session_id}/events", gm) as live:
             assert live.next_event()[1] == "session"
             server.process.terminate()
@@ -569,17 +560,18 @@ def test_a_stream_on_one_server_sees_every_round_posted_to_another(
 ) -> None:
     with running_servers(postgres_url, 2, tmp_path) as (watched, written):
         client = httpx.Client(base_url=written.base_url)
-        session_id, gm, _ = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        session_id, gm = arm.id, arm.gm
         path = f"{ARM}/{session_id}/events"
         answers: list[dict[str, Any]] = []
         with stream(watched.base_url, path, gm) as live:
             assert live.next_event()[:2] == (1, "session")
             for _ in range(15):
-                answers.append(play(client, session_id, gm).json())
+                answers.append(arm.play_round().json())
             got = live.events(15)
         assert got == [(2 + i, "round", answer) for i, answer in enumerate(answers)]
         for _ in range(5):  # while nobody streams
-            answers.append(play(client, session_id, gm).json())
+            answers.append(arm.play_round().json())
         with stream(watched.base_url, path, gm, last_event_id=12) as resumed:
             assert resumed.events(9) == [
                 (13 + i, "round", answer) for i, answer in enumerate(answers[11:])

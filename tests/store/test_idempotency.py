@@ -1,4 +1,4 @@
-"""`Idempotency-Key` on every mutating call, on SQLite and PostgreSQL (API.md "Shared behaviour").
+"""`Idempotency-Key` on every mutating call, on SQLite and PostgreSQL (docs/api.md#idempotency-key).
 
 The same key with the same request within 24 h answers the stored status and body again with
 `Idempotent-Replayed: true` and changes nothing; another request under the key is a 422; a
@@ -24,8 +24,8 @@ from app.store import repository
 from app.store.database import Transaction, null_pool_engine
 from app.store.models import IdempotencyRecord
 from app.store.repository import idempotency, rounds, sessions
+from tests.helpers import Session, assert_problem, bearer
 
-PROBLEM = "application/problem+json"
 REPLAYED = "idempotent-replayed"
 #: A long arm wrestle: nobody tires before round 200, nor reaches DS 100 in the few rounds here.
 ARM_WRESTLE: dict[str, Any] = {
@@ -39,31 +39,11 @@ TIE = {"rolls": {"Ann": {"strength": 10}, "Bob": {"strength": 10}}}
 SERVER_DICE: dict[str, Any] = {}
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def assert_problem(response: Any, status: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert problem["status"] == status
-    if status == 422:
-        assert problem["errors"]
-    return problem
-
-
 @pytest.fixture
 def engine(database_url: str) -> Iterator[Engine]:
     direct = null_pool_engine(database_url)
     yield direct
     direct.dispose()
-
-
-def create(client: TestClient, body: dict[str, Any] = ARM_WRESTLE) -> tuple[str, dict[str, str]]:
-    created = client.post("/v1/arm-wrestles", json=body)
-    assert created.status_code == 201, created.text
-    return created.headers["location"], bearer(created.json()["tokens"]["gm"])
 
 
 def standing(client: TestClient, path: str, auth: dict[str, str]) -> tuple[int, int, int]:
@@ -86,7 +66,8 @@ def count(engine: Engine, table: Any, *where: Any) -> int:
 def test_a_replayed_round_answers_the_same_and_changes_nothing(
     store_client: TestClient, engine: Engine
 ) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     keyed = {**auth, "Idempotency-Key": "round-1"}
     first = store_client.post(path + "/rounds", json=SERVER_DICE, headers=keyed)
     assert first.status_code == 200, first.text
@@ -111,7 +92,8 @@ def test_a_replayed_round_answers_the_same_and_changes_nothing(
 
 
 def test_the_same_key_with_another_request_is_422(store_client: TestClient) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     keyed = {**auth, "Idempotency-Key": "reused"}
     assert store_client.post(path + "/rounds", json=TIE, headers=keyed).status_code == 200
 
@@ -126,7 +108,8 @@ def test_the_same_key_with_another_request_is_422(store_client: TestClient) -> N
 
 
 def test_keys_of_256_characters_are_422_and_255_are_fine(store_client: TestClient) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     too_long = {**auth, "Idempotency-Key": "k" * 256}
     problem = assert_problem(store_client.post(path + "/rounds", json=TIE, headers=too_long), 422)
     assert problem["errors"][0]["loc"] == ["header", "Idempotency-Key"]
@@ -147,8 +130,9 @@ def test_keys_of_256_characters_are_422_and_255_are_fine(store_client: TestClien
 
 
 def test_keys_belong_to_one_session(store_client: TestClient) -> None:
-    path_a, auth_a = create(store_client)
-    path_b, auth_b = create(store_client)
+    a, b = (Session(store_client, "arm-wrestles", ARM_WRESTLE) for _ in range(2))
+    path_a, auth_a = a.url, a.headers
+    path_b, auth_b = b.url, b.headers
     for path, auth in ((path_a, auth_a), (path_b, auth_b)):
         response = store_client.post(
             path + "/rounds", json=TIE, headers={**auth, "Idempotency-Key": "shared-key"}
@@ -222,7 +206,8 @@ def test_a_replayed_create_never_hands_the_tokens_to_another_client(
 def test_a_tampered_stored_answer_is_refused_not_replayed(
     store_client: TestClient, engine: Engine
 ) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
     keyed = {**auth, "Idempotency-Key": "tamper-with-me"}
     first = store_client.post(path + "/rounds", json=TIE, headers=keyed)
@@ -243,7 +228,8 @@ def test_a_tampered_stored_answer_is_refused_not_replayed(
 
 
 def test_a_replayed_delete_answers_204_again(store_client: TestClient, engine: Engine) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     keyed = {**auth, "Idempotency-Key": "delete-once"}
     first = store_client.delete(path, headers=keyed)
     assert (first.status_code, first.content) == (204, b"")
@@ -256,8 +242,9 @@ def test_a_replayed_delete_answers_204_again(store_client: TestClient, engine: E
 
 
 def test_a_stranger_reusing_a_key_of_the_session_gets_404(store_client: TestClient) -> None:
-    path, auth = create(store_client)
-    _other_path, other_auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
+    other_auth = Session(store_client, "arm-wrestles", ARM_WRESTLE).headers
     keyed = {**auth, "Idempotency-Key": "used-here"}
     assert store_client.post(path + "/rounds", json=TIE, headers=keyed).status_code == 200
     for stranger in (other_auth, bearer("no-such-token")):
@@ -273,7 +260,8 @@ def test_a_key_still_in_flight_is_409(store_client: TestClient, engine: Engine) 
     transaction lock, taken with the store's own `try_lock_key`. SQLite, where writers queue
     for the database's write lock instead, marks the key in flight in this process.
     """
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
     keyed = {**auth, "Idempotency-Key": "slow-one"}
     store = store_client.app.state.store  # type: ignore[attr-defined]
@@ -307,7 +295,8 @@ def test_a_key_still_in_flight_is_409(store_client: TestClient, engine: Engine) 
 
 
 def test_a_failed_request_stores_no_key(store_client: TestClient, engine: Engine) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     session_id = path.rsplit("/", 1)[1]
     scope = f"arm-wrestles/{session_id}"
     keyed = {**auth, "Idempotency-Key": "retry-me"}
@@ -335,7 +324,8 @@ def test_a_failed_request_stores_no_key(store_client: TestClient, engine: Engine
 
 
 def test_a_finished_session_keeps_no_key_for_its_409(store_client: TestClient) -> None:
-    path, auth = create(store_client, {**ARM_WRESTLE, "max_rounds": 1})
+    made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "max_rounds": 1})
+    path, auth = made.url, made.headers
     assert store_client.post(path + "/rounds", json=TIE, headers=auth).status_code == 200
     keyed = {**auth, "Idempotency-Key": "too-late"}
     for _ in range(2):
@@ -345,7 +335,8 @@ def test_a_finished_session_keeps_no_key_for_its_409(store_client: TestClient) -
 
 
 def test_answers_are_replayed_for_24_hours_only(store_client: TestClient, engine: Engine) -> None:
-    path, auth = create(store_client)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, auth = made.url, made.headers
     scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
     keyed = {**auth, "Idempotency-Key": "a-day"}
     first = store_client.post(path + "/rounds", json=TIE, headers=keyed)

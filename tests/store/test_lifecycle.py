@@ -1,4 +1,4 @@
-"""The session lifecycle through HTTP, on SQLite and PostgreSQL (API.md "Shared behaviour").
+"""The session lifecycle through HTTP, on SQLite and PostgreSQL (docs/api.md#sessions).
 
 Create, read, play, resolve and delete arm wrestles and regular contests; versions and ETags;
 tokens (shown once, stored only as hashes, 401/403/404); and seeded sessions: dice derived from
@@ -23,8 +23,8 @@ from sqlalchemy import Engine, select
 from app.rules.dice import SeededRng
 from app.store.database import null_pool_engine
 from app.store.repository import idempotency, rounds, sessions
+from tests.helpers import Session, assert_problem, bearer
 
-PROBLEM = "application/problem+json"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 #: A long arm wrestle: nobody tires before round 200 and nobody reaches DS 100 on ties.
@@ -46,28 +46,9 @@ SESSION_FIELDS = {
 BASE64URL = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def strength(lydia: int, ogre: int) -> dict[str, Any]:
     """A round body supplying both Strength dice of the arm wrestle."""
     return {"rolls": {"Lydia": {"strength": lydia}, "Ogre": {"strength": ogre}}}
-
-
-def create(client: TestClient, kind: str, body: dict[str, Any]) -> tuple[str, str]:
-    """Create a session; returns (its path, the GM token)."""
-    response = client.post(f"/v1/{kind}", json=body)
-    assert response.status_code == 201, response.text
-    return response.headers["location"], response.json()["tokens"]["gm"]
-
-
-def assert_problem(response: Any, status: int) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem = response.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail"} <= set(problem)
 
 
 @pytest.fixture
@@ -136,7 +117,7 @@ def test_create_answers_201_with_location_etag_and_tokens_shown_once(
 
 
 def test_gm_tokens_carry_at_least_128_bits(store_client: TestClient) -> None:
-    tokens = [create(store_client, "arm-wrestles", ARM_WRESTLE)[1] for _ in range(3)]
+    tokens = [Session(store_client, "arm-wrestles", ARM_WRESTLE).gm for _ in range(3)]
     for token in tokens:
         # URL-safe base64: 6 bits a character, so 128 bits need at least 22 characters.
         assert BASE64URL.fullmatch(token), token
@@ -148,8 +129,10 @@ def test_gm_tokens_carry_at_least_128_bits(store_client: TestClient) -> None:
 
 
 def test_rounds_advance_the_version_by_exactly_one(store_client: TestClient) -> None:
-    """RULES.md §3.1's worked example, one POST per round, with supplied dice."""
-    path, token = create(store_client, "arm-wrestles", ARM_WRESTLE)
+    """The worked example of docs/rules.md#pushing-the-ds, one POST per round, with supplied
+    dice."""
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, token = made.url, made.gm
     # Lydia beats the Ogre by 5, he beats her by 8, by 6, she beats him by 1, he beats her by 8.
     script = [
         (strength(15, 10), {"Lydia": 5, "Ogre": 0}, "Lydia"),
@@ -184,7 +167,8 @@ def test_rounds_advance_the_version_by_exactly_one(store_client: TestClient) -> 
 def test_resolve_plays_to_the_end_and_a_finished_session_refuses_more(
     store_client: TestClient,
 ) -> None:
-    path, token = create(store_client, "regular-contests", REGULAR_CONTEST)
+    made = Session(store_client, "regular-contests", REGULAR_CONTEST)
+    path, token = made.url, made.gm
     first = store_client.post(
         path + "/rounds",
         json={"rolls": {"Ann": {"success": [6, 6, 6]}, "Bob": {"success": [6, 6, 5]}}},
@@ -220,7 +204,8 @@ def test_resolve_plays_to_the_end_and_a_finished_session_refuses_more(
 
 
 def test_resolve_stops_at_max_rounds(store_client: TestClient) -> None:
-    path, token = create(store_client, "arm-wrestles", {**ARM_WRESTLE, "max_rounds": 3})
+    made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "max_rounds": 3})
+    path, token = made.url, made.gm
     resolved = store_client.post(path + "/resolve", headers=bearer(token))
     assert resolved.status_code == 200, resolved.text
     body = resolved.json()
@@ -235,7 +220,8 @@ def test_resolve_stops_at_max_rounds(store_client: TestClient) -> None:
 def test_delete_answers_204_then_everything_is_404(
     store_client: TestClient, engine: Engine
 ) -> None:
-    path, token = create(store_client, "arm-wrestles", ARM_WRESTLE)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, token = made.url, made.gm
     session_id = path.rsplit("/", 1)[1]
     assert store_client.post(path + "/rounds", json={}, headers=bearer(token)).status_code == 200
     assert len(round_rows(engine, session_id)) == 1
@@ -290,7 +276,8 @@ def test_the_store_keeps_only_hashes_of_tokens(store_client: TestClient, engine:
 
 
 def test_calls_without_a_token_are_401(store_client: TestClient) -> None:
-    path, token = create(store_client, "arm-wrestles", ARM_WRESTLE)
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    path, token = made.url, made.gm
     calls = [
         ("GET", path),
         ("GET", path + "/rounds"),
@@ -307,8 +294,9 @@ def test_calls_without_a_token_are_401(store_client: TestClient) -> None:
 
 
 def test_a_token_of_another_session_or_an_unknown_id_is_404(store_client: TestClient) -> None:
-    path_a, token_a = create(store_client, "regular-contests", REGULAR_CONTEST)
-    path_b, token_b = create(store_client, "regular-contests", REGULAR_CONTEST)
+    a, b = (Session(store_client, "regular-contests", REGULAR_CONTEST) for _ in range(2))
+    path_a, token_a = a.url, a.gm
+    path_b, token_b = b.url, b.gm
     unknown = "/v1/regular-contests/" + "0" * 32
     strangers = [
         (path_b, token_a),  # session A's GM token on session B: mutate's authorisation
@@ -375,14 +363,13 @@ def test_a_party_token_acting_as_gm_is_403(store_client: TestClient) -> None:
 # --- seeded sessions, stored rounds, replay -----------------------------------------------
 
 
-def play_rounds(client: TestClient, path: str, token: str, count: int) -> list[dict[str, Any]]:
+def play_rounds(session: Session, count: int) -> list[dict[str, Any]]:
     """Up to `count` rounds with server dice (fewer if the contest finishes)."""
     records = []
     for _ in range(count):
-        response = client.post(path + "/rounds", json={}, headers=bearer(token))
-        assert response.status_code == 200, response.text
-        records.append(response.json()["round"])
-        if response.json()["session"]["status"] == "finished":
+        answer = session.play_round().json()
+        records.append(answer["round"])
+        if answer["session"]["status"] == "finished":
             break
     return records
 
@@ -398,12 +385,13 @@ def test_sessions_with_the_same_seed_play_the_same_rounds(
     store_client: TestClient, kind: str, body: dict[str, Any]
 ) -> None:
     seeded = {**body, "seed": 20_261_129}
-    first = play_rounds(store_client, *create(store_client, kind, seeded), 8)
-    second = play_rounds(store_client, *create(store_client, kind, seeded), 8)
+    first = play_rounds(Session(store_client, kind, seeded), 8)
+    second = play_rounds(Session(store_client, kind, seeded), 8)
     assert first == second
     assert all(entry["source"] == "rolled" for record in first for entry in record["rolls"])
     # Resolving a third one plays the very same rounds too.
-    path, token = create(store_client, kind, seeded)
+    made = Session(store_client, kind, seeded)
+    path, token = made.url, made.gm
     assert store_client.post(path + "/resolve", headers=bearer(token)).status_code == 200
     resolved = store_client.get(path + "/rounds", headers=bearer(token)).json()["rounds"]
     assert resolved[: len(first)] == first
@@ -412,13 +400,14 @@ def test_sessions_with_the_same_seed_play_the_same_rounds(
 def test_a_seeded_round_rolls_dice_of_its_seed_and_number(store_client: TestClient) -> None:
     """Round 2's dice come from (seed, 2), whatever was rolled or supplied in round 1."""
     seed = 77
-    path_a, token_a = create(store_client, "arm-wrestles", {**ARM_WRESTLE, "seed": seed})
-    path_b, token_b = create(store_client, "arm-wrestles", {**ARM_WRESTLE, "seed": seed})
+    a = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "seed": seed})
+    b = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "seed": seed})
+    path_a, token_a = a.url, a.gm
     supplied = store_client.post(path_a + "/rounds", json=strength(3, 19), headers=bearer(token_a))
     assert supplied.status_code == 200
-    play_rounds(store_client, path_b, token_b, 1)
-    second_a = play_rounds(store_client, path_a, token_a, 1)[0]
-    second_b = play_rounds(store_client, path_b, token_b, 1)[0]
+    play_rounds(b, 1)
+    second_a = play_rounds(a, 1)[0]
+    second_b = play_rounds(b, 1)[0]
 
     round_two = SeededRng(seed, "round:2")
     expected = [round_two.die(20), round_two.die(20)]  # Lydia's Strength die, then the Ogre's
@@ -432,8 +421,8 @@ def test_a_seeded_round_rolls_dice_of_its_seed_and_number(store_client: TestClie
 
 
 def test_unseeded_sessions_roll_different_dice(store_client: TestClient) -> None:
-    first = play_rounds(store_client, *create(store_client, "arm-wrestles", ARM_WRESTLE), 5)
-    second = play_rounds(store_client, *create(store_client, "arm-wrestles", ARM_WRESTLE), 5)
+    first = play_rounds(Session(store_client, "arm-wrestles", ARM_WRESTLE), 5)
+    second = play_rounds(Session(store_client, "arm-wrestles", ARM_WRESTLE), 5)
     dice_first = [entry["values"] for record in first for entry in record["rolls"]]
     dice_second = [entry["values"] for record in second for entry in record["rolls"]]
     assert len(dice_first) == len(dice_second) == 10
@@ -443,7 +432,8 @@ def test_unseeded_sessions_roll_different_dice(store_client: TestClient) -> None
 def test_every_round_is_stored_with_its_inputs_and_dice(
     store_client: TestClient, engine: Engine
 ) -> None:
-    path, token = create(store_client, "arm-wrestles", {**ARM_WRESTLE, "seed": 5})
+    made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "seed": 5})
+    path, token = made.url, made.gm
     session_id = path.rsplit("/", 1)[1]
     bodies = [strength(12, 7), {}, {"rolls": {"Ogre": {"strength": 20}}}]
     answers = []
@@ -498,7 +488,8 @@ def without_source(record: dict[str, Any]) -> dict[str, Any]:
 def test_stored_dice_replay_the_same_outcomes(
     store_client: TestClient, engine: Engine, kind: str, body: dict[str, Any]
 ) -> None:
-    path, token = create(store_client, kind, body)
+    made = Session(store_client, kind, body)
+    path, token = made.url, made.gm
     resolved = store_client.post(path + "/resolve", headers=bearer(token))
     assert resolved.status_code == 200, resolved.text
     original = store_client.get(path + "/rounds?limit=500", headers=bearer(token)).json()["rounds"]
@@ -506,7 +497,8 @@ def test_stored_dice_replay_the_same_outcomes(
     stored = round_rows(engine, path.rsplit("/", 1)[1])
     assert [row["outcome"] for row in stored] == original
 
-    replay_path, replay_token = create(store_client, kind, body)
+    made = Session(store_client, kind, body)
+    replay_path, replay_token = made.url, made.gm
     replayed = []
     for row in stored:
         response = store_client.post(

@@ -26,6 +26,7 @@ from app.settings import Settings
 from app.store import repository
 from app.store.database import Store, null_pool_engine
 from app.store.repository import idempotency, rounds, sessions
+from tests.helpers import Session
 
 #: Tires within a few rounds, so a resolve finishes it.
 SHORT_BOUT: dict[str, Any] = {
@@ -122,15 +123,12 @@ def present(engine: Engine, session_ids: list[str]) -> set[str]:
 
 def played_session(client: TestClient, *, finish: bool) -> tuple[str, dict[str, str]]:
     """A session with two rounds played under Idempotency-Keys, resolved if `finish`."""
-    created = client.post("/v1/arm-wrestles", json=SHORT_BOUT)
-    assert created.status_code == 201, created.text
-    path = created.headers["location"]
-    auth = {"Authorization": f"Bearer {created.json()['tokens']['gm']}"}
+    bout = Session(client, "arm-wrestles", SHORT_BOUT)
+    path, auth = bout.url, bout.headers
     for number in (1, 2):
-        keyed = {**auth, "Idempotency-Key": f"round-{number}"}
-        assert client.post(path + "/rounds", json=TIE, headers=keyed).status_code == 200
+        bout.play_round(TIE, {"Idempotency-Key": f"round-{number}"})
     if finish:
-        resolved = client.post(path + "/resolve", headers={**auth, "Idempotency-Key": "end"})
+        resolved = bout.resolve(headers={"Idempotency-Key": "end"})
         assert resolved.status_code == 200, resolved.text
     assert client.get(path, headers=auth).json()["status"] == ("finished" if finish else "active")
     return path, auth

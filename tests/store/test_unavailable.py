@@ -18,7 +18,6 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 import psycopg
@@ -29,6 +28,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head
 from tests.conftest import IN_CI
+from tests.helpers import Session
 from tests.store.servers import free_port
 
 ARM_WRESTLE = {
@@ -116,19 +116,13 @@ def assert_unavailable(response: httpx.Response, retry_after: str) -> None:
     assert response.json()["status"] == 503
 
 
-def create_arm_wrestle(client: TestClient) -> tuple[str, dict[str, str]]:
-    created = client.post("/v1/arm-wrestles", json=ARM_WRESTLE)
-    assert created.status_code == 201, created.text
-    body: dict[str, Any] = created.json()
-    return f"/v1/arm-wrestles/{body['id']}", {"authorization": f"Bearer {body['tokens']['gm']}"}
-
-
 def test_postgres_going_away_is_503_and_coming_back_needs_no_restart(
     cluster: Cluster, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="arbiter")
     with TestClient(create_app(Settings(database_url=cluster.url))) as client:
-        path, gm = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", ARM_WRESTLE)
+        path, gm = arm.url, arm.headers
         assert client.post(path + "/rounds", json={}, headers=gm).status_code == 200
         assert client.get("/readyz").status_code == 200
 
@@ -212,7 +206,8 @@ def test_a_sqlite_write_lock_held_too_long_is_503(
     # No waiting at all: the first attempt that finds the lock taken gives up.
     settings = Settings(database_url=f"sqlite:///{sqlite_file}", sqlite_busy_timeout_ms=0)
     with TestClient(create_app(settings)) as client:
-        session, gm = create_arm_wrestle(client)
+        arm = Session(client, "arm-wrestles", ARM_WRESTLE)
+        session, gm = arm.url, arm.headers
         other_process = sqlite3.connect(sqlite_file, isolation_level=None)
         other_process.execute("BEGIN IMMEDIATE")
         try:
