@@ -23,6 +23,8 @@ CITATION = re.compile(r"docs/(rules|api)\.md#([\w-]+)")
 #: A markdown link target inside a docs page: `(rules.md#x)`, `(api.md#x)` or `(#x)`.
 DOCS_LINK = re.compile(r"\]\(((?:rules|api)\.md)?#([\w-]+)\)")
 FENCE = re.compile(r"^(```|~~~)")
+#: Any markdown link's target: `[text](target)`.
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 #: Each contest kind of the rules, and each GURPS roll, has a section of its own there.
 RULES_SECTIONS = (
@@ -60,11 +62,12 @@ def headings(page: Path) -> list[str]:
     return found
 
 
-def anchors(page: str) -> set[str]:
-    """Every anchor of a docs page, a repeated heading's `-1`, `-2`… included."""
+def anchors(page: str | Path) -> set[str]:
+    """Every anchor of a docs page (a name in docs/, or any Markdown file's path), a repeated
+    heading's `-1`, `-2`… included."""
     seen: dict[str, int] = {}
     out: set[str] = set()
-    for heading in headings(DOCS / page):
+    for heading in headings(page if isinstance(page, Path) else DOCS / page):
         base = slug(heading)
         count = seen.get(base, 0)
         seen[base] = count + 1
@@ -117,6 +120,37 @@ def test_every_link_within_the_docs_names_a_heading(page: str) -> None:
         for target, anchor in links
         if anchor not in anchors(target or page)
     ]
+    assert broken == []
+
+
+def prose(path: Path) -> str:
+    """The file's text without its fenced code (where `](…)` is code, not a link)."""
+    kept: list[str] = []
+    fenced = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if FENCE.match(line.lstrip()):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def test_every_relative_link_of_the_markdown_pages_resolves() -> None:
+    """README.md, ARCHITECTURE.md and docs/*.md: a relative link names a file of the
+    repository, and an anchor into a Markdown file one of its headings."""
+    broken: list[str] = []
+    pages = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted(DOCS.glob("*.md"))]
+    for page in pages:
+        for target in MARKDOWN_LINK.findall(prose(page)):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            lands = linked.is_file() and (
+                not anchor or linked.suffix != ".md" or anchor in anchors(linked)
+            )
+            if not lands:
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert broken == []
 
 

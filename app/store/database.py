@@ -287,7 +287,7 @@ class Store:
     which would sleep on the event loop. Readers do not wait for writers (WAL).
     PostgreSQL: asyncpg connections from a pool, so many transactions wait on the server at
     once and commits share the server's WAL flushes. (psycopg, the driver of `DATABASE_URL`
-    and of migrations, costs more CPU per statement in asyncio mode: see the README.)
+    and of migrations, costs more CPU per statement in asyncio mode: see docs/performance.md.)
 
     A database that cannot answer (down, failing over, out of connections, SQLite's write
     lock held elsewhere past `busy_timeout_ms`) makes `run` raise `Unavailable`. It is
