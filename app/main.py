@@ -10,15 +10,16 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from functools import partial
-from typing import Any
 
 from fastapi import FastAPI
 
-from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, odds, operations
+from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, operations
 from app.api.contract import declare_contract
 from app.api.docs import install_docs
 from app.api.events import start_events, stop_events
-from app.api.kinds import ContestKind
+from app.api.kinds import AnyKind
+from app.api.odds import routes as odds_routes
+from app.api.odds import worker as odds_worker
 from app.api.registry import KINDS
 from app.api.routing import index_routes
 from app.cors import add_cors
@@ -40,9 +41,7 @@ guarded by bearer tokens.
 """
 
 
-def create_app(
-    settings: Settings | None = None, kinds: Mapping[str, ContestKind[Any, Any, Any]] = KINDS
-) -> FastAPI:
+def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = KINDS) -> FastAPI:
     """Build the service: its routes, middleware and error mapping; the lifespan opens the store.
 
     `kinds` are the long-running contests served: each gets the shared lifecycle and its own
@@ -62,7 +61,7 @@ def create_app(
         app.state.store = store
         # The odds worker process (shared by every app of this process; it ends with it)
         # starts now, so a first heavy question does not wait for it.
-        odds.start_pool()
+        odds_worker.start_pool()
         await start_events(app, settings.database_url)
         # `GET /metrics` sets the active-sessions gauge from the database when scraped.
         app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)
@@ -102,7 +101,7 @@ def create_app(
     install_error_handlers(app)
     # Every request is matched through an index of path prefixes (app/api/routing.py).
     router = index_routes(app)
-    for module in (operations, gurps, cairn, d20, long_throws, notation, odds):
+    for module in (operations, gurps, cairn, d20, long_throws, notation, odds_routes):
         app.include_router(module.router())
     for kind in kinds.values():
         app.include_router(lifecycle.router(kind))

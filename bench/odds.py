@@ -29,7 +29,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.api.odds import TOKENS_EXAMPLE  # noqa: E402
+from app.api.odds.skill_games import TOKENS_EXAMPLE  # noqa: E402
 from bench.run import server  # noqa: E402
 
 QUICK = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}

@@ -83,6 +83,19 @@ def cited_files() -> Iterator[Path]:
     yield from sorted(DOCS.glob("*.md"))
 
 
+def test_the_code_cites_only_what_is_in_the_repository() -> None:
+    """Rules and API citations name the repository's own documents, never design references
+    that are not in it."""
+    gone = re.compile(r"\b(?:RULES|API)\.md\b")
+    citing = [
+        str(path.relative_to(ROOT))
+        for folder in ("app", "tests", "bench", "scripts", "clients/python", "migrations")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path != Path(__file__) and gone.search(path.read_text(encoding="utf-8"))
+    ]
+    assert citing == []
+
+
 def test_slug_matches_githubs() -> None:
     assert slug("Who may throw: loads") == "who-may-throw-loads"
     assert slug("Arbiter's rules") == "arbiters-rules"

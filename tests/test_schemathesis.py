@@ -30,6 +30,7 @@ from schemathesis.specs.openapi.checks import ignored_auth, positive_data_accept
 from starlette.routing import Match
 
 from app.api.contract import declare_contract
+from app.api.kinds import RoundKind
 from app.api.registry import KINDS
 from app.main import create_app
 from app.settings import Settings
@@ -119,7 +120,7 @@ def new_session(case: Case[Any], *, finished: bool) -> dict[str, Any]:
     created = create.call()
     assert created.status_code == 201, created.text
     session: dict[str, Any] = created.json()
-    if finished and kind.resolvable:
+    if finished and isinstance(kind, RoundKind):
         body: dict[str, Any] = (
             {"body": kind.examples.resolve or {}, "media_type": "application/json"}
             if kind.resolve_model is not None

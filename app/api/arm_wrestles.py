@@ -3,7 +3,8 @@ docs/rules.md#arm-wrestling)."""
 
 from __future__ import annotations
 
-from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
+from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.schemas.arm_wrestles import (
     ArmWrestleCheck,
     ArmWrestleConfig,
@@ -18,13 +19,21 @@ from app.api.schemas.arm_wrestles import (
     ArmWrestleSession,
     ArmWrestleState,
 )
+from app.api.schemas.odds import OddsArmWrestleAnswer
 from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
 from app.rules import serial
 from app.rules.dice import Dice
 
 
-class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
+async def odds_from(
+    config: rules.Config, state: rules.State, question: OddsQuestion
+) -> OddsArmWrestleAnswer:
+    """The odds from where the match stands (an estimate's seed from the question)."""
+    return await arm_wrestle_odds(config, state, question.seed or 0)
+
+
+class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
     """Two competitors push one DS at a time towards the target (docs/rules.md#arm-wrestling)."""
 
     path = "arm-wrestles"
@@ -35,8 +44,8 @@ class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
     create_model = ArmWrestleCreate
     round_model = ArmWrestleRound
     resolve_model = None
-    resolvable = True
     dice_model = ArmWrestleDice
+    odds = SessionOdds(OddsArmWrestleAnswer, odds_from)
     schemas = Schemas(
         config=ArmWrestleConfig,
         state=ArmWrestleState,
@@ -140,17 +149,15 @@ class ArmWrestles(ContestKind[rules.Config, rules.State, rules.Round]):
 
 
 def _consequence(consequence: rules.Consequence) -> ArmWrestleConsequence:
-    return {"name": consequence.name, "effect": consequence.effect, "detail": consequence.detail}
+    shown: ArmWrestleConsequence = serial.dump(consequence)
+    return shown
 
 
 def _fatigue_check(check: rules.FatigueCheck) -> ArmWrestleFatigueCheck:
-    return {
-        "name": check.name,
-        "dc": check.dc,
-        "roll": check.roll,
-        "total": check.total,
-        "passed": check.passed,
-    }
+    # `passed` is worked out from the check (a property), so it is added to its fields.
+    shown: ArmWrestleFatigueCheck = serial.dump_as(check, name=check.name)
+    shown["passed"] = check.passed
+    return shown
 
 
 KIND = ArmWrestles()

@@ -10,14 +10,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fastapi import Request
+from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from app.api.common import message_doc
-from app.api.kinds import ContestKind, Examples, Schemas, load_session
+from app.api.kinds import (
+    Examples,
+    OddsBody,
+    OddsQuestion,
+    RoundKind,
+    Schemas,
+    SessionOdds,
+    load_session,
+)
 from app.api.lifecycle import Change, gm_only, kind_router, mutate
+from app.api.odds.chases import chase_odds_from
 from app.api.presentation import session_answer
-from app.api.races import check_damage_notation, check_record
+from app.api.races import check_damage_notation
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.chases import (
     ChaseConfig,
@@ -34,15 +44,87 @@ from app.api.schemas.chases import (
     ChaseSideRecord,
     ChaseState,
     ChaseTacticRecord,
+    ChaseTerrain,
 )
+from app.api.schemas.common import validate_json
+from app.api.schemas.odds import OddsChaseAnswer, OddsChaseFromHereRequest
 from app.api.security import Role
 from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice
+from app.rules.errors import RulesError
+from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
 
-class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
+def check_terrain(config: rules.Config, terrain: rules.Terrain) -> None:
+    """A terrain asked about as a round body's would be checked: the rules' checks, mounts,
+    damage notation."""
+    chase_odds.check_terrain(config, terrain)
+    _check_damage(terrain)
+
+
+def _check_damage(terrain: rules.Terrain) -> None:
+    """An obstacle's damage is rollable dice notation."""
+    obstacle = terrain.increment.obstacle
+    if obstacle is not None and obstacle.damage is not None:
+        check_damage_notation([(("terrain", "obstacle", "damage"), obstacle.damage)])
+
+
+async def odds_from(
+    config: rules.Config, state: rules.State, question: OddsQuestion
+) -> OddsChaseAnswer:
+    """A chase's odds from here: `question.terrain` is the terrain as a round body's JSON
+    (`{"check": "strength", ...}`), the tactic policy optional (`none`), the seed optional."""
+    if question.terrain is None:
+        raise RulesError("the terrain of the increments to come is needed", ("query", "terrain"))
+    try:
+        terrain = validate_json(ChaseTerrain, question.terrain.encode()).to_terrain()
+    except ValidationError as error:
+        raise RulesError(
+            "not a terrain: " + "; ".join(str(e["msg"]) for e in error.errors()),
+            ("query", "terrain"),
+        ) from None
+    policy = question.tactic_policy or "none"
+    check_terrain(config, terrain)
+    return await chase_odds_from(config, state, terrain, policy, question.seed or 0)
+
+
+async def odds_asked(
+    config: rules.Config, state: rules.State, body: OddsChaseFromHereRequest
+) -> OddsChaseAnswer:
+    """A chase's odds from here asked with a JSON body (`POST …/odds`): the same answer as
+    `odds_from` for the same terrain, policy and seed."""
+    terrain = body.terrain.to_terrain()
+    check_terrain(config, terrain)
+    return await chase_odds_from(config, state, terrain, body.tactic_policy, body.seed or 0)
+
+
+ODDS = SessionOdds(
+    OddsChaseAnswer,
+    odds_from,
+    OddsBody(
+        OddsChaseFromHereRequest,
+        "oddsChaseFromHereWithTerrain",
+        {
+            "strength, hiding when it can": {
+                "terrain": {"check": "strength"},
+                "tactic_policy": "hide-when-possible",
+            },
+            "an obstacle, seeded": {
+                "terrain": {
+                    "check": "strength",
+                    "obstacle": {"kind": "obstacle", "check": "jump", "dc": 12},
+                },
+                "seed": 7,
+            },
+        },
+        odds_asked,
+    ),
+)
+
+
+class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
     """An escapee, a chaser and the lead between them, increment by increment
     (docs/rules.md#chases)."""
 
@@ -54,8 +136,8 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
     create_model = ChaseCreate
     round_model = ChaseRound
     resolve_model = ChaseResolve
-    resolvable = True
     dice_model = ChasePurposeDice
+    odds = ODDS
     schemas = Schemas(
         config=ChaseConfig,
         state=ChaseState,
@@ -81,9 +163,14 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
     def start(self, body: ChaseCreate, dice: Dice) -> tuple[rules.Config, rules.State]:
         """A chase at its start lead (docs/rules.md#starting-lead); the initiative die is rolled
         here."""
+        config = self.configure(body)
+        return config, rules.start(config, dice)
+
+    def configure(self, body: ChaseCreate) -> rules.Config:
+        """The chase's config, with the creation's checks (the odds of a chase ask the same)."""
         config = body.to_rules()
         rules.check_config(config)
-        return config, rules.start(config, dice)
+        return config
 
     def parties(self, config: rules.Config) -> tuple[str, str]:
         return (config.escapee.name, config.chaser.name)
@@ -97,9 +184,7 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
         """One increment: the tactic, then both sides' increment checks (docs/rules.md#chases)."""
         round_input = body.to_rules()
         rules.check_round_input(round_input)
-        obstacle = round_input.terrain.increment.obstacle
-        if obstacle is not None and obstacle.damage is not None:
-            check_damage_notation([(("terrain", "obstacle", "damage"), obstacle.damage)])
+        _check_damage(round_input.terrain)
         return rules.play_round(config, state, round_input, dice)
 
     def resolve_move(
@@ -142,28 +227,11 @@ class Chases(ContestKind[rules.Config, rules.State, rules.Round]):
         state: rules.State,  # noqa: ARG002
         played: rules.Round,
     ) -> ChaseRoundOutcome:
-        increment = played.terrain.increment
-        obstacle = increment.obstacle
+        # The terrain as the round body gave it: the increment's fields beside `flat`.
+        terrain = {**serial.dump(played.terrain.increment), "flat": played.terrain.flat}
         return {
             "increment": played.increment,
-            "terrain": {
-                "check": increment.check,
-                "dc": increment.dc,
-                "on_fail": increment.on_fail,
-                "drown_margin": increment.drown_margin,
-                "modifier": increment.modifier,
-                "mounted": increment.mounted,
-                "obstacle": None
-                if obstacle is None
-                else {
-                    "kind": obstacle.kind,
-                    "check": obstacle.check,
-                    "dc": obstacle.dc,
-                    "retry": obstacle.retry,
-                    "damage": obstacle.damage,
-                },
-                "flat": played.terrain.flat,
-            },
+            "terrain": terrain,  # type: ignore[typeddict-item]
             "lead_before": played.lead_before,
             "tactic": None if played.tactic is None else tactic_record(played.tactic),
             "gains": played.gains,
@@ -233,14 +301,9 @@ def tactic_record(tactic: rules.TacticRecord) -> ChaseTacticRecord:
 
 
 def side_record(side: rules.SideRound) -> ChaseSideRecord:
-    return {
-        "gained": side.gained,
-        "total": side.total,
-        "rested": side.rested,
-        "held_up": side.held_up,
-        "events": list(side.events),
-        "checks": [check_record(check) for check in side.checks],
-    }
+    """A side's increment, under the side's name."""
+    shown: ChaseSideRecord = serial.dump_as(side, leave_out=("name",))
+    return shown
 
 
 #: `…/end` with no body: the chaser gives up.

@@ -19,7 +19,7 @@ On PostgreSQL every server process and replica sees every other's changes (LISTE
 on SQLite, a stream sees the changes made by the process serving it only.
 
 How the app uses it: `start_events(app, url)` / `stop_events(app)` in the lifespan; the
-lifecycle calls `publish(...)` after each committed change and mounts `events_route(kind)`.
+lifecycle calls `publish(...)` after each committed change and routes `stream_events` per kind.
 """
 
 from __future__ import annotations
@@ -27,18 +27,17 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import Any, Final
 
 import orjson
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import FastAPI, Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import BaseRoute
 
-from app.api.kinds import ContestKind
+from app.api.kinds import AnyKind
 from app.api.presentation import session_answer
-from app.api.routing import LeanRoute
 from app.api.security import bearer_token, identify
 from app.api.work import unit_of_work
 from app.errors import NotFound, ServiceUnavailable
@@ -56,7 +55,6 @@ KEEPALIVE = b": keep-alive\n\n"
 #: not even by mistake.
 _TOKENS = b'"tokens":{"gm"'
 #: Reads a session (None once it is deleted).
-Reader = Callable[[Store, str], Awaitable[SessionRecord | None]]
 
 
 def hub_of(app: FastAPI) -> Hub | None:
@@ -136,83 +134,76 @@ def _last_event_id(request: Request) -> int | None:
     return int(value) if value.isdigit() and len(value) < 19 else None
 
 
-def events_route(kind: ContestKind[Any, Any, Any]) -> BaseRoute:
-    """`GET /v1/{kind.path}/{session_id}/events`, for `lifecycle.routes(kind)` to mount."""
-    prefix = "".join(word.capitalize() for word in kind.title.split())
+async def read_session(store: Store, kind: AnyKind, session_id: str) -> SessionRecord | None:
+    """The session as stored now (None once it is gone), read in a transaction of its own."""
 
-    async def read(store: Store, session_id: str) -> SessionRecord | None:
-        async def transaction(connection: Transaction) -> SessionRecord | None:
-            return await repository.get_session(connection, session_id, kind.path, lock=False)
+    async def transaction(connection: Transaction) -> SessionRecord | None:
+        return await repository.get_session(connection, session_id, kind.path, lock=False)
 
-        return await store.run("read", transaction)
+    return await store.run("read", transaction)
 
-    async def events(request: Request, session_id: str) -> Response:
-        """Live events of the session (any token of it), as `text/event-stream`.
 
-        One event per change, `id` = the session's version after it; `Last-Event-ID` resumes
-        after that version. A `: keep-alive` comment comes every 15 s.
-        """
-        token = bearer_token(request)
-        hub = hub_of(request.app)
-        if hub is None:
-            raise ServiceUnavailable("live events are not running")
-        store = unit_of_work(request).store
-        record = await read(store, session_id)
-        if (
-            record is None
-            or identify(token, record.gm_token_hash, record.party_token_hashes) is None
-        ):
-            raise NotFound(f"no {kind.title} with id {session_id}")
-        last = _last_event_id(request)
-        resumed = last is not None and last <= record.version
-        after = last if resumed and last is not None else record.version
-        subscription = hub.subscribe(session_id, after)
-        subscription.expect(record.version)
-        opening = None if resumed else record
-        return StreamingResponse(
-            _stream(kind, store, subscription, opening, read),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Response:
+    """Live events of the session (any token of it), as `text/event-stream`.
 
-    router = APIRouter(prefix=f"/v1/{kind.path}", route_class=LeanRoute)
-    router.add_api_route(
-        "/{session_id}/events",
-        events,
-        methods=["GET"],
-        response_class=StreamingResponse,
-        responses={
-            200: {
-                "description": "The session's changes as server-sent events",
-                "content": {
-                    "text/event-stream": {
-                        # One event of the stream: its version, its name and its JSON.
-                        "schema": {
-                            "type": "object",
-                            "properties": {
-                                "id": {"type": "string"},
-                                "event": {"type": "string"},
-                                "data": {"type": "string"},
-                            },
-                            "required": ["data"],
-                        }
-                    }
-                },
-            }
-        },
-        summary=f"Live events of {'an' if kind.title[:1] in 'aeiou' else 'a'} {kind.title}",
-        operation_id=f"stream{prefix}Events",
-        tags=[kind.title[0].upper() + kind.title[1:] + "s"],
+    One event per change, `id` = the session's version after it; `Last-Event-ID` resumes
+    after that version. A `: keep-alive` comment comes every 15 s.
+    """
+    token = bearer_token(request)
+    hub = hub_of(request.app)
+    if hub is None:
+        raise ServiceUnavailable("live events are not running")
+    store = unit_of_work(request).store
+    record = await read_session(store, kind, session_id)
+    if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
+        raise NotFound(f"no {kind.title} with id {session_id}")
+    last = _last_event_id(request)
+    resumed = last is not None and last <= record.version
+    after = last if resumed and last is not None else record.version
+    subscription = hub.subscribe(session_id, after)
+    subscription.expect(record.version)
+    opening = None if resumed else record
+    return StreamingResponse(
+        _stream(kind, store, subscription, opening),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-    return router.routes[0]
+
+
+@dataclass(frozen=True, slots=True)
+class EventsDoc:
+    """How `GET …/events` is documented: a stream, not JSON."""
+
+    response_class: type[Response]
+    responses: dict[int | str, dict[str, Any]]
+
+
+EVENTS_DOC: Final = EventsDoc(
+    StreamingResponse,
+    {
+        200: {
+            "description": "The session's changes as server-sent events",
+            "content": {
+                "text/event-stream": {
+                    # One event of the stream: its version, its name and its JSON.
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "string"},
+                            "event": {"type": "string"},
+                            "data": {"type": "string"},
+                        },
+                        "required": ["data"],
+                    }
+                }
+            },
+        }
+    },
+)
 
 
 async def _stream(
-    kind: ContestKind[Any, Any, Any],
-    store: Store,
-    subscription: Subscription,
-    opening: SessionRecord | None,
-    read: Reader,
+    kind: AnyKind, store: Store, subscription: Subscription, opening: SessionRecord | None
 ) -> AsyncIterator[bytes]:
     session_id = subscription.session_id
     try:
@@ -227,7 +218,7 @@ async def _stream(
                 subscription.refresh()
             elif isinstance(got, Gap):
                 # What was missed is gone: show the session as it is now, go on from there.
-                current = await read(store, session_id)
+                current = await read_session(store, kind, session_id)
                 if current is None:
                     data = orjson.dumps({"id": session_id})
                     yield frame("deleted", subscription.known + 1, data)
@@ -242,5 +233,5 @@ async def _stream(
         subscription.close()
 
 
-def _session_data(kind: ContestKind[Any, Any, Any], record: SessionRecord) -> bytes:
+def _session_data(kind: AnyKind, record: SessionRecord) -> bytes:
     return orjson.dumps({"session": session_answer(kind, record)})

@@ -28,7 +28,7 @@ from app.api.schemas.gurps import (
     SuccessRollAnswer,
     SuccessRollRequest,
 )
-from app.rules import gurps
+from app.rules import gurps, serial
 from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
 from app.rules.text import plural
@@ -41,16 +41,9 @@ REGULAR_CONTEST_RULE = "docs/rules.md#regular-contest"
 
 
 def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
-    """`name`, then the success roll's keys in the order of its fields."""
-    return {
-        "name": name,
-        "skill": result.skill,
-        "roll": list(result.roll),
-        "total": result.total,
-        "success": result.success,
-        "critical": result.critical,
-        "margin": result.margin,
-    }
+    """`name`, then the success roll's fields."""
+    shown: GurpsCompetitorRoll = serial.dump_as(result, name=name)
+    return shown
 
 
 async def success_roll(
@@ -107,7 +100,7 @@ async def quick_contest(
     """Both roll; the better margin wins, with the margin of victory
     (docs/rules.md#quick-contest)."""
     a, b = body.a, body.b
-    _distinct(a.name, b.name)
+    distinct_names(a.name, b.name)
     dice = make_dice(
         request_rng(body.seed),
         {(a.name, gurps.SUCCESS): a.roll, (b.name, gurps.SUCCESS): b.roll},
@@ -146,7 +139,7 @@ async def resistance_roll(
     """The attacker rolls; only on a success does the defender resist
     (docs/rules.md#resistance-roll)."""
     attacker, defender = body.attacker, body.defender
-    _distinct(attacker.name, defender.name, ("defender", "name"))
+    distinct_names(attacker.name, defender.name, ("defender", "name"))
     dice = make_dice(
         request_rng(body.seed),
         {
@@ -268,10 +261,12 @@ async def regular_contest(
 
 
 def _side(result: gurps.SuccessRoll) -> RegularRoundSide:
+    # A regular contest's round shows only what decides it: the roll, its total, success.
     return {"roll": list(result.roll), "total": result.total, "success": result.success}
 
 
-def _distinct(first: str, second: str, loc: tuple[str, ...] = ("b", "name")) -> None:
+def distinct_names(first: str, second: str, loc: tuple[str, ...] = ("b", "name")) -> None:
+    """Two competitors of one contest need different names (the odds ask the same)."""
     if first == second:
         raise RulesError("the two competitors need different names", loc)
 

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 
 import orjson
 from fastapi import Request
@@ -33,6 +34,7 @@ from app.store.database import Contended, Transaction
 from app.store.repository import StoredResponse
 
 MAX_IDEMPOTENCY_KEY = 255
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +140,9 @@ async def keyed(request: Request, scope: str, token: str | None) -> Keyed | None
 
 async def guarded(
     work: UnitOfWork,
-    transaction: Callable[[Transaction], Awaitable[Answer]],
+    transaction: Callable[[Transaction], Awaitable[T]],
     key: Keyed | None,
-) -> Answer:
+) -> T:
     """Run the transaction, refusing a second request under a key still in flight here.
 
     A keyed change runs in a locking transaction (its answer is stored with it); any other in

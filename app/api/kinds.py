@@ -1,9 +1,17 @@
-"""What a kind of long-running contest provides (`ContestKind`), and the registry of kinds.
+"""What a kind of long-running contest provides, and its optional capabilities.
 
 A kind is data: its rules (pure functions over frozen dataclasses), its schemas (pydantic
 request bodies that build the rules' config with `to_rules()`, and TypedDicts describing its
 answers) and its presentation (the JSON record, the summary line). The shared lifecycle
 (`app/api/lifecycle.py`) knows nothing else about a kind.
+
+Two shapes:
+* `ContestKind`: what every kind has (creation, how a session is shown, its own routes); a
+  phase-based kind (skill games: skills, sealed choices, a reveal) is this and its routes.
+* `RoundKind`: a kind played round by round, each round one call with its dice (`POST
+  …/rounds`), or to its end with server dice (`POST …/resolve`).
+Optional capabilities are attributes a kind sets or leaves None: `odds` (`SessionOdds`: the
+odds from a session's state, `GET`/`POST …/odds`).
 
 Stored state is `serial.dump(state)`; the stored config is `public_config(config)`, which must
 load back with `serial.load(config_type, ...)` (it may add derived keys, which loading ignores).
@@ -12,9 +20,9 @@ load back with `serial.load(config_type, ...)` (it may add derived keys, which l
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 from starlette.routing import BaseRoute
@@ -58,7 +66,49 @@ class Schemas:
     session: Any
 
 
-class ContestKind(Protocol[ConfigT, StateT, RoundT]):
+# --- odds from a session ----------------------------------------------------------------------
+
+TacticPolicy = Literal["none", "hide-when-possible"]
+
+
+@dataclass(frozen=True, slots=True)
+class OddsQuestion:
+    """What `GET …/odds` asks besides the session: each kind reads what it needs."""
+
+    #: The seed of a Monte Carlo estimate.
+    seed: int | None = None
+    #: A chase's terrain of the increments to come, as a round body's `terrain` in JSON.
+    terrain: str | None = None
+    #: When a chase's escapee hides.
+    tactic_policy: TacticPolicy | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OddsBody(Generic[ConfigT, StateT]):
+    """The odds from a session asked with a JSON body (`POST …/odds`): the body's model, the
+    operation's id and examples, and the answer from the config, state and validated body."""
+
+    model: type[BaseModel]
+    operation_id: str
+    examples: Mapping[str, Any]
+    ask: Callable[[ConfigT, StateT, Any], Awaitable[Mapping[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOdds(Generic[ConfigT, StateT]):
+    """A kind's odds from the state of one of its sessions (`GET …/odds`; with `body`,
+    `POST …/odds` too): the answer's type and how it is worked out."""
+
+    answer: Any
+    ask: Callable[[ConfigT, StateT, OddsQuestion], Awaitable[Mapping[str, Any]]]
+    body: OddsBody[ConfigT, StateT] | None = None
+
+
+# --- the kinds --------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class ContestKind(Protocol[ConfigT, StateT]):
     """Everything the shared lifecycle needs to know about one kind of long-running contest."""
 
     #: The URL segment (`/v1/{path}`) and the kind's name in stored sessions.
@@ -71,15 +121,12 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
     config_type: type[ConfigT]
     state_type: type[StateT]
     create_model: type[BaseModel]
-    #: The body of `POST …/rounds`; None: the kind has no plain rounds.
-    round_model: type[BaseModel] | None
-    #: The body of `POST …/resolve` (None: no body); only read when `resolvable`.
-    resolve_model: type[BaseModel] | None
-    resolvable: bool
     #: The dice a caller may supply for one name: its fields are the dice purposes.
     dice_model: type[BaseModel]
     schemas: Schemas
     examples: Examples
+    #: The odds from a session's state, when the kind has them.
+    odds: SessionOdds[ConfigT, StateT] | None = None
 
     def __hash__(self) -> int:
         """Kinds are hashable (by identity): `create_app` builds each kind's routes once."""
@@ -92,18 +139,6 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
     def parties(self, config: ConfigT) -> tuple[str, ...]:  # noqa: ARG002 - by default none
         """The parties that get a token of their own besides the GM's."""
         return ()
-
-    def names(self, config: ConfigT) -> Iterable[str]:
-        """Who dice may be supplied for in a round."""
-        ...
-
-    def play(self, config: ConfigT, state: StateT, body: Any, dice: Dice) -> tuple[StateT, RoundT]:
-        """One round: the round body (a `round_model`) and dice -> new state and the round."""
-        ...
-
-    def resolve_move(self, config: ConfigT, state: StateT, body: Any) -> Any:
-        """The round body each server-dice round of `resolve` plays (`body`: a resolve_model)."""
-        ...
 
     def finished(self, state: StateT) -> bool: ...
 
@@ -119,12 +154,6 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
         """The session's `state` as shown (a `schemas.state`): never a sealed secret."""
         ...
 
-    def round_record(self, config: ConfigT, state: StateT, played: RoundT) -> Mapping[str, Any]:
-        """The round's JSON record without `number`, `rolls` and `summary`."""
-        ...
-
-    def round_summary(self, config: ConfigT, state: StateT, played: RoundT) -> str: ...
-
     def describe(self, config: ConfigT, state: StateT) -> str | None:
         """The session's one-line `summary`, or None for none."""
         ...
@@ -134,8 +163,39 @@ class ContestKind(Protocol[ConfigT, StateT, RoundT]):
         return ()
 
 
+@runtime_checkable
+class RoundKind(ContestKind[ConfigT, StateT], Protocol[ConfigT, StateT, RoundT]):
+    """A kind played round by round (`POST …/rounds`), or to its end (`POST …/resolve`)."""
+
+    #: The body of `POST …/rounds`.
+    round_model: type[BaseModel]
+    #: The body of `POST …/resolve` (None: it takes none).
+    resolve_model: type[BaseModel] | None
+
+    def names(self, config: ConfigT) -> Iterable[str]:
+        """Who dice may be supplied for in a round."""
+        ...
+
+    def play(self, config: ConfigT, state: StateT, body: Any, dice: Dice) -> tuple[StateT, RoundT]:
+        """One round: the round body (a `round_model`) and dice -> new state and the round."""
+        ...
+
+    def resolve_move(self, config: ConfigT, state: StateT, body: Any) -> Any:
+        """The round body each server-dice round of `resolve` plays (`body`: a resolve_model)."""
+        ...
+
+    def round_record(self, config: ConfigT, state: StateT, played: RoundT) -> Mapping[str, Any]:
+        """The round's JSON record without `number`, `rolls` and `summary`."""
+        ...
+
+    def round_summary(self, config: ConfigT, state: StateT, played: RoundT) -> str: ...
+
+
+AnyKind = ContestKind[Any, Any]
+
+
 def load_session(
-    kind: ContestKind[ConfigT, StateT, Any],
+    kind: ContestKind[ConfigT, StateT],
     config: Mapping[str, Any],
     state: Mapping[str, Any],
     session_id: str | None = None,
@@ -148,7 +208,7 @@ def load_session(
 
 
 def load_config(
-    kind: ContestKind[ConfigT, Any, Any], config: Mapping[str, Any], session_id: str
+    kind: ContestKind[ConfigT, Any], config: Mapping[str, Any], session_id: str
 ) -> ConfigT:
     """A stored session's config as the rules' dataclass.
 
@@ -173,6 +233,6 @@ CONFIGS_KEPT: Final = 4096
 _configs: OrderedDict[tuple[str, str], Any] = OrderedDict()
 
 
-def purposes(kind: ContestKind[Any, Any, Any]) -> frozenset[str]:
+def purposes(kind: AnyKind) -> frozenset[str]:
     """The dice purposes a kind takes: the fields of its dice model."""
     return frozenset(kind.dice_model.model_fields)

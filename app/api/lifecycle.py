@@ -1,21 +1,27 @@
 """Long-running contests: the lifecycle every kind shares (docs/api.md#sessions).
 
-`routes(kind)` turns a `ContestKind` into its create / get / rounds / round / resolve / delete
-routes, plus the kind's own (`extra_routes`). Every change, the kinds' own included, goes
-through `mutate`, which gives it the same guarantees:
+Its endpoints are the functions below, each taking the kind it serves first; `router(kind)`
+binds them to one kind: create / get / rounds / events / delete for every kind, play a round
+and resolve for a `RoundKind`, odds from here for a kind with `odds`, then the kind's own
+routes. Every change, the kinds' own included, goes through `mutate`, which gives it the same
+guarantees:
 
-* one write transaction per request (see app/store/database.py);
+* one write transaction per request (see app/store/database.py), the body read before it;
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
   a role that may not do this 403;
 * `If-Match` against the session's version (412 and nothing changes);
 * `Idempotency-Key` (app/api/idempotency.py): the stored answer is written in the same
   transaction as the change and replayed for the same request;
-* every round appended with its inputs and every die, version bumped by exactly one.
+* every round appended with its inputs and every die, version bumped by exactly one;
+* what the change announces (its live event) and counts (rounds, finished sessions) comes
+  back from the transaction as its `Applied` result, acted on once it has committed (an
+  optimistic transaction may run more than once).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import time
 import uuid
@@ -30,22 +36,20 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from app.api import odds
 from app.api.common import header, message_doc, read_body, respond
-from app.api.events import events_route, publish
+from app.api.events import EVENTS_DOC, publish, stream_events
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
-from app.api.kinds import ContestKind, load_session, purposes
-from app.api.presentation import AnswerTypes, etag, session_answer
-from app.api.routing import DeferredBody, LeanRoute, declare_body, declare_no_body
-from app.api.routing import answers as answers_doc
-from app.api.security import (
-    Role,
-    bearer_token,
-    identify,
-    new_token,
-    optional_bearer,
-    token_hash,
+from app.api.kinds import (
+    AnyKind,
+    OddsQuestion,
+    RoundKind,
+    TacticPolicy,
+    load_session,
+    purposes,
 )
+from app.api.presentation import AnswerTypes, etag, session_answer
+from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
+from app.api.security import Role, bearer_token, identify, new_token, optional_bearer, token_hash
 from app.api.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
 from app.notation import NOTATION_ROLLER
@@ -64,7 +68,8 @@ from app.store.repository import SessionRecord
 
 Status = Literal["active", "finished"]
 StateT = TypeVar("StateT")
-AnyKind = ContestKind[Any, Any, Any]
+E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
+AnyRoundKind = RoundKind[Any, Any, Any]
 #: A safety net on rounds played by one `resolve`; every kind's own limit is lower.
 MAX_RESOLVE_ROUNDS = 10_000
 #: Rounds listed by `GET …/rounds`: by default, and at most, per page.
@@ -124,6 +129,25 @@ class Change(Generic[StateT]):
 @dataclass(frozen=True)
 class Deletion:
     """The mutation deletes the session."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """What a committed change announces and counts, once it has committed."""
+
+    #: The session's version after the change, and the name of its live event.
+    version: int
+    event: str
+    rounds_played: int = 0
+    newly_finished: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A mutation's transaction's result: its answer, and its effects (None for a replay)."""
+
+    answer: Answer
+    effects: Effects | None = None
 
 
 Authorize = Callable[[Role, SessionRecord], None]
@@ -187,11 +211,11 @@ async def mutate(
     work = unit_of_work(request)
     token = bearer_token(request)
     if_match = _if_match(request)
+    # The whole body is read before the transaction: a slow client holds no lock.
+    await read_body(request)
     key = await keyed(request, f"{kind.path}/{session_id}", token)
-    tally: list[int] = []  # rounds stored, and whether the session finished
-    announced: list[Any] = []  # the committed change's version and event name
 
-    async def transaction(connection: Transaction) -> Answer:
+    async def transaction(connection: Transaction) -> Applied:
         reused: InvalidInput | None = None
         if key is not None:
             try:
@@ -202,7 +226,7 @@ async def mutate(
                 reused = exc
             else:
                 if replay is not None:
-                    return replay
+                    return Applied(replay)
         # With a key, the stored answer is written with the change, in a transaction holding
         # the session's row lock; without one, the change is one optimistic statement.
         record = await repository.get_session(
@@ -224,51 +248,61 @@ async def mutate(
             )
         made = mutation(record, role)
         change = await made if inspect.isawaitable(made) else made
-        if isinstance(change, Deletion):
-            await repository.delete_session(connection, record)
-            answer = Answer(204, {}, b"")
-            announced[:] = [record.version + 1, "deleted"]
-        else:
-            updated = await repository.update_session(
-                connection,
-                record,
-                status=change.status,
-                state=_stored_state(change.state, record.state),
-                result=None if change.result is None else dict(change.result),
-                updated_at=repository.now(),
-                rounds=[
-                    {
-                        "number": played.number,
-                        "inputs": played.inputs,
-                        "dice": played.dice,
-                        "outcome": played.outcome,
-                    }
-                    for played in change.rounds
-                ],
-            )
-            # Counted once the transaction commits (an optimistic one may run again).
-            newly_finished = change.status == "finished" and record.status == "active"
-            tally[:] = [len(change.rounds), newly_finished]
-            shown: Mapping[str, Any]
-            if change.answer is None:
-                status, shown = 200, {"session": session_answer(kind, updated)}
-            else:
-                status, shown = change.answer(updated)
-            answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(shown))
-            announced[:] = [updated.version, change.event]
+        applied = await _apply(connection, kind, record, change)
         if key is not None:
-            await key.remember(connection, answer)
-        return answer
+            await key.remember(connection, applied.answer)
+        return applied
 
-    answer = await guarded(work, transaction, key)
-    if announced and not answer.replayed:
-        publish(request.app, session_id, announced[0], announced[1], answer.body)
-    if tally and not answer.replayed:
-        played, finished = tally
-        count_rounds_played(kind.path, played)
-        if finished:
+    applied = await guarded(work, transaction, key)
+    effects = applied.effects
+    if effects is not None:
+        publish(request.app, session_id, effects.version, effects.event, applied.answer.body)
+        if effects.rounds_played:
+            count_rounds_played(kind.path, effects.rounds_played)
+        if effects.newly_finished:
             count_session_finished(kind.path)
-    return answer_response(request, answer)
+    return answer_response(request, applied.answer)
+
+
+async def _apply(
+    connection: Transaction, kind: AnyKind, record: SessionRecord, change: Change[Any] | Deletion
+) -> Applied:
+    """Store the change (or the deletion) and make its answer and effects."""
+    if isinstance(change, Deletion):
+        await repository.delete_session(connection, record)
+        return Applied(Answer(204, {}, b""), Effects(record.version + 1, "deleted"))
+    updated = await repository.update_session(
+        connection,
+        record,
+        status=change.status,
+        state=_stored_state(change.state, record.state),
+        result=None if change.result is None else dict(change.result),
+        updated_at=repository.now(),
+        rounds=[
+            {
+                "number": played.number,
+                "inputs": played.inputs,
+                "dice": played.dice,
+                "outcome": played.outcome,
+            }
+            for played in change.rounds
+        ],
+    )
+    shown: Mapping[str, Any]
+    if change.answer is None:
+        status, shown = 200, {"session": session_answer(kind, updated)}
+    else:
+        status, shown = change.answer(updated)
+    answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(shown))
+    return Applied(
+        answer,
+        Effects(
+            updated.version,
+            change.event,
+            rounds_played=len(change.rounds),
+            newly_finished=change.status == "finished" and record.status == "active",
+        ),
+    )
 
 
 # --- rounds ---------------------------------------------------------------------------------
@@ -324,7 +358,7 @@ def round_dice(
 
 
 def play_one(
-    kind: ContestKind[Any, StateT, Any],
+    kind: RoundKind[Any, StateT, Any],
     config: Any,
     state: StateT,
     seed: int | None,
@@ -367,313 +401,204 @@ def _status(kind: AnyKind, state: Any) -> Status:
     return "finished" if kind.finished(state) else "active"
 
 
-# --- the routes -----------------------------------------------------------------------------
+# --- the endpoints --------------------------------------------------------------------------
 
 
-def _a(noun: str) -> str:
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+async def create(kind: AnyKind, request: Request, body: Any) -> Response:
+    """Create a session: 201 with Location, ETag and the tokens (shown only here)."""
+    work = unit_of_work(request)
+    caller = optional_bearer(request)
+    key = await keyed(request, creation_scope(kind.path, caller), caller)
+
+    async def transaction(connection: Transaction) -> Answer:
+        if key is not None:
+            replay = await key.claim(connection)
+            if replay is not None:
+                return replay
+        answer, tokenless = await _create(kind, body, connection)
+        if key is not None:
+            # A replay must never hand the tokens to anyone but their creator: they are
+            # kept only under a key the caller scoped with a secret of its own.
+            await key.remember(connection, answer if caller is not None else tokenless)
+        return answer
+
+    return answer_response(request, await guarded(work, transaction, key))
 
 
-def schema_prefix(kind: AnyKind) -> str:
-    """The kind in schema and operation names: "arm wrestle" -> "ArmWrestle"."""
-    return "".join(word.capitalize() for word in kind.title.split())
+async def get(kind: AnyKind, request: Request, session_id: str) -> Response:
+    """The session (any token of this session); ETag carries its version."""
+    record = await _read(kind, request, session_id)
+    return respond(request, session_answer(kind, record), 200, {"ETag": etag(record.version)})
 
 
-def kind_router(kind: AnyKind) -> APIRouter:
-    """An empty router for a kind's routes: its prefix, its tag, the lean route class."""
-    return APIRouter(
-        prefix=f"/v1/{kind.path}",
-        tags=[kind.title[0].upper() + kind.title[1:] + "s"],
-        route_class=LeanRoute,
-    )
+async def list_rounds(
+    kind: AnyKind,
+    request: Request,
+    session_id: str,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_ROUND_NUMBER, description="only rounds numbered above this")
+    ] = 0,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_PAGE, description=f"at most this many (≤ {MAX_PAGE})")
+    ] = DEFAULT_PAGE,
+) -> Response:
+    """The rounds played, oldest first, a page at a time (any token of this session).
 
-
-@cache
-def router(kind: AnyKind) -> APIRouter:
-    """The shared lifecycle routes of one kind, then the kind's own.
-
-    Built once per kind by the first `create_app` (routes hold no state; building one
-    generates its schemas, which costs far more than serving a request).
+    `Link: <…>; rel="next"` points at the next page while more rounds remain.
     """
-    router = kind_router(kind)
-    answers = AnswerTypes.of(schema_prefix(kind), kind.schemas.session, kind.schemas.round)
-    prefix = schema_prefix(kind)
+    token = bearer_token(request)
 
-    async def create(request: Request, body: Any) -> Response:
-        """Create a session: 201 with Location, ETag and the tokens (shown only here)."""
-        work = unit_of_work(request)
-        caller = optional_bearer(request)
-        key = await keyed(request, creation_scope(kind.path, caller), caller)
+    async def transaction(connection: Transaction) -> tuple[SessionRecord, list[dict[str, Any]]]:
+        record = await _readable(connection, kind, session_id, token)
+        page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
+        return record, page
 
-        async def transaction(connection: Transaction) -> Answer:
-            if key is not None:
-                replay = await key.claim(connection)
-                if replay is not None:
-                    return replay
-            answer, tokenless = await _create(kind, body, connection)
-            if key is not None:
-                # A replay must never hand the tokens to anyone but their creator: they are
-                # kept only under a key the caller scoped with a secret of its own.
-                await key.remember(connection, answer if caller is not None else tokenless)
-            return answer
+    record, page = await unit_of_work(request).run("read", transaction)
+    headers = {"ETag": etag(record.version)}
+    last = after + len(page)
+    if page and last < record.rounds_played:
+        headers["Link"] = (
+            f'</v1/{kind.path}/{session_id}/rounds?after={last}&limit={limit}>; rel="next"'
+        )
+    return respond(request, {"rounds": page}, 200, headers)
 
-        return answer_response(request, await guarded(work, transaction, key))
 
-    router.add_api_route(
-        "",
-        declare_body(create, kind.create_model, {"create": kind.examples.create}, eager=True),
-        methods=["POST"],
-        status_code=201,
-        responses=answers_doc(201, answers.created),
-        summary=f"Create {_a(kind.title)}",
-        operation_id=f"create{prefix}",
-    )
+async def play_round(
+    kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any]
+) -> Response:
+    """Play one round (GM token) with supplied or server dice."""
 
-    async def get(request: Request, session_id: str) -> Response:
-        """The session (any token of this session); ETag carries its version."""
-        token = bearer_token(request)
-
-        async def transaction(connection: Transaction) -> SessionRecord:
-            return await _readable(connection, kind, session_id, token)
-
-        record = await unit_of_work(request).run("read", transaction)
-        return respond(request, session_answer(kind, record), 200, {"ETag": etag(record.version)})
-
-    router.add_api_route(
-        "/{session_id}",
-        get,
-        methods=["GET"],
-        responses=message_doc(model=answers.session),
-        summary=f"Get {_a(kind.title)}",
-        operation_id=f"get{prefix}",
-    )
-
-    async def rounds(
-        request: Request,
-        session_id: str,
-        after: Annotated[
-            int, Query(ge=0, le=MAX_ROUND_NUMBER, description="only rounds numbered above this")
-        ] = 0,
-        limit: Annotated[
-            int, Query(ge=1, le=MAX_PAGE, description=f"at most this many (≤ {MAX_PAGE})")
-        ] = DEFAULT_PAGE,
-    ) -> Response:
-        """The rounds played, oldest first, a page at a time (any token of this session).
-
-        `Link: <…>; rel="next"` points at the next page while more rounds remain.
-        """
-        token = bearer_token(request)
-
-        async def transaction(
-            connection: Transaction,
-        ) -> tuple[SessionRecord, list[dict[str, Any]]]:
-            record = await _readable(connection, kind, session_id, token)
-            page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
-            return record, page
-
-        record, page = await unit_of_work(request).run("read", transaction)
-        headers = {"ETag": etag(record.version)}
-        last = after + len(page)
-        if page and last < record.rounds_played:
-            headers["Link"] = (
-                f'</v1/{kind.path}/{session_id}/rounds?after={last}&limit={limit}>; rel="next"'
-            )
-        return respond(request, {"rounds": page}, 200, headers)
-
-    router.add_api_route(
-        "/{session_id}/rounds",
-        rounds,
-        methods=["GET"],
-        responses=message_doc(text=False, model=answers.rounds),
-        summary=f"Rounds of {_a(kind.title)}",
-        operation_id=f"list{prefix}Rounds",
-    )
-
-    if kind.round_model is not None:
-
-        async def play_round(
-            request: Request, session_id: str, body: DeferredBody[Any]
-        ) -> Response:
-            """Play one round (GM token) with supplied or server dice."""
-
-            def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
-                require_active(record)
-                config, state = load_session(kind, record.config, record.state, record.id)
-                after, stored = play_one(
-                    kind, config, state, record.seed, record.rounds_played + 1, body.value
-                )
-                return Change(
-                    after,
-                    _status(kind, after),
-                    kind.result(config, after),
-                    [stored],
-                    lambda updated: (
-                        200,
-                        {
-                            "round": stored.outcome,
-                            "session": session_answer(kind, updated, after),
-                            "summary": stored.outcome["summary"],
-                        },
-                    ),
-                )
-
-            return await mutate(request, kind, session_id, mutation, body=body)
-
-        router.add_api_route(
-            "/{session_id}/rounds",
-            declare_body(play_round, kind.round_model, {"round": kind.examples.round or {}}),
-            methods=["POST"],
-            responses=message_doc(model=answers.round),
-            summary=f"Play a round of {_a(kind.title)}",
-            operation_id=f"play{prefix}Round",
+    def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
+        require_active(record)
+        config, state = load_session(kind, record.config, record.state, record.id)
+        after, stored = play_one(
+            kind, config, state, record.seed, record.rounds_played + 1, body.value
+        )
+        return Change(
+            after,
+            _status(kind, after),
+            kind.result(config, after),
+            [stored],
+            lambda updated: (
+                200,
+                {
+                    "round": stored.outcome,
+                    "session": session_answer(kind, updated, after),
+                    "summary": stored.outcome["summary"],
+                },
+            ),
         )
 
-    if kind.resolvable:
-        resolve_model = kind.resolve_model
+    return await mutate(request, kind, session_id, mutation, body=body)
 
-        async def resolve(
-            request: Request, session_id: str, body: DeferredBody[Any] | None = None
-        ) -> Response:
-            """Play rounds with server dice until the contest finishes (GM token)."""
 
-            async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
-                require_active(record)
-                config, state = load_session(kind, record.config, record.state, record.id)
-                played: list[StoredRound] = []
-                recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
-                number = record.rounds_played
-                move_body = body.value if body is not None else None
-                budget = DiceBudget(MAX_DICE_PER_REQUEST)
-                slice_ends = time.perf_counter() + SLICE_SECONDS
-                while not kind.finished(state) and len(played) < MAX_RESOLVE_ROUNDS:
-                    number += 1
-                    move = kind.resolve_move(config, state, move_body)
-                    state, stored = play_one(
-                        kind, config, state, record.seed, number, move, budget=budget
-                    )
-                    recent.append(stored.outcome)
-                    played.append(stored.packed())
-                    if time.perf_counter() >= slice_ends:
-                        # A long resolve gives the worker's other requests their turn.
-                        await asyncio.sleep(0)
-                        slice_ends = time.perf_counter() + SLICE_SECONDS
-                return Change(
-                    state,
-                    _status(kind, state),
-                    kind.result(config, state),
-                    played,
-                    lambda updated: (200, resolved_answer(kind, updated, len(played), recent)),
-                )
+async def resolve(
+    kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any] | None = None
+) -> Response:
+    """Play rounds with server dice until the contest finishes (GM token)."""
 
-            return await mutate(request, kind, session_id, mutation, body=body)
-
-        if resolve_model is not None:
-            declare_body(resolve, resolve_model, {"resolve": kind.examples.resolve or {}})
-        else:
-            declare_no_body(resolve)
-        router.add_api_route(
-            "/{session_id}/resolve",
-            resolve,
-            methods=["POST"],
-            responses=message_doc(model=answers.resolved),
-            summary=f"Play {_a(kind.title)} to its end",
-            operation_id=f"resolve{prefix}",
+    async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
+        require_active(record)
+        config, state = load_session(kind, record.config, record.state, record.id)
+        move_body = body.value if body is not None else None
+        state, played, recent = await play_to_the_end(kind, config, state, record, move_body)
+        return Change(
+            state,
+            _status(kind, state),
+            kind.result(config, state),
+            played,
+            lambda updated: (200, resolved_answer(kind, updated, len(played), recent)),
         )
 
-    if kind.path in odds.SESSION_ODDS:
+    return await mutate(request, kind, session_id, mutation, body=body)
 
-        async def session_odds(
-            request: Request,
-            session_id: str,
-            seed: Annotated[
-                int | None, Query(ge=0, lt=2**63, description="for a Monte Carlo estimate")
-            ] = None,
-            terrain: Annotated[
-                str | None,
-                Query(
-                    max_length=4096,
-                    description="chases (required there): the terrain of the increments to "
-                    "come, as a round body's `terrain`, in JSON; other kinds ignore it",
-                ),
-            ] = None,
-            tactic_policy: Annotated[
-                Literal["none", "hide-when-possible"] | None,
-                Query(description="chases: when the escapee hides; other kinds ignore it"),
-            ] = None,
-        ) -> Response:
-            """The odds from the session's current state (any token of this session).
 
-            `ETag` names the version they were computed at.
-            """
-            token = bearer_token(request)
+async def play_to_the_end(
+    kind: AnyRoundKind, config: Any, state: Any, record: SessionRecord, move_body: Any
+) -> tuple[Any, list[StoredRound], deque[dict[str, Any]]]:
+    """Server-dice rounds until the contest finishes (or `MAX_RESOLVE_ROUNDS`), in slices of
+    `SLICE_SECONDS` between which the worker's other requests get their turn, under one dice
+    budget: the state after them, every round (packed), and the last few records."""
+    played: list[StoredRound] = []
+    recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
+    number = record.rounds_played
+    budget = DiceBudget(MAX_DICE_PER_REQUEST)
+    slice_ends = time.perf_counter() + SLICE_SECONDS
+    while not kind.finished(state) and len(played) < MAX_RESOLVE_ROUNDS:
+        number += 1
+        move = kind.resolve_move(config, state, move_body)
+        state, stored = play_one(kind, config, state, record.seed, number, move, budget=budget)
+        recent.append(stored.outcome)
+        played.append(stored.packed())
+        if time.perf_counter() >= slice_ends:
+            await asyncio.sleep(0)
+            slice_ends = time.perf_counter() + SLICE_SECONDS
+    return state, played, recent
 
-            async def transaction(connection: Transaction) -> SessionRecord:
-                return await _readable(connection, kind, session_id, token)
 
-            record = await unit_of_work(request).run("read", transaction)
-            config, state = load_session(kind, record.config, record.state, record.id)
-            given = {"seed": seed, "terrain": terrain, "tactic_policy": tactic_policy}
-            query = {name: str(value) for name, value in given.items() if value is not None}
-            answer = await odds.session_odds(kind.path, config, state, query)
-            return respond(request, answer, 200, {"ETag": etag(record.version)})
+async def odds_from_here(
+    kind: AnyKind,
+    request: Request,
+    session_id: str,
+    seed: Annotated[
+        int | None, Query(ge=0, lt=2**63, description="for a Monte Carlo estimate")
+    ] = None,
+    terrain: Annotated[
+        str | None,
+        Query(
+            max_length=4096,
+            description="chases (required there): the terrain of the increments to "
+            "come, as a round body's `terrain`, in JSON; other kinds ignore it",
+        ),
+    ] = None,
+    tactic_policy: Annotated[
+        TacticPolicy | None,
+        Query(description="chases: when the escapee hides; other kinds ignore it"),
+    ] = None,
+) -> Response:
+    """The odds from the session's current state (any token of this session).
 
-        router.add_api_route(
-            "/{session_id}/odds",
-            session_odds,
-            methods=["GET"],
-            responses=answers_doc(200, odds.SESSION_ODDS[kind.path]),
-            summary=f"Odds of {_a(kind.title)} from where it stands",
-            operation_id=f"odds{prefix}FromHere",
-        )
+    `ETag` names the version they were computed at.
+    """
+    odds = kind.odds
+    assert odds is not None  # routed only for kinds with odds
+    record = await _read(kind, request, session_id)
+    config, state = load_session(kind, record.config, record.state, record.id)
+    answer = await odds.ask(config, state, OddsQuestion(seed, terrain, tactic_policy))
+    return respond(request, answer, 200, {"ETag": etag(record.version)})
 
-    asked = odds.SESSION_ODDS_BODIES.get(kind.path)
-    if asked is not None:
 
-        async def session_odds_asked(
-            request: Request, session_id: str, body: DeferredBody[Any]
-        ) -> Response:
-            """The odds from the session's current state, the question in a JSON body (any
-            token of this session; the body is read once the token is known to hold a role
-            here). Changes nothing: the same answer as `GET …/odds` for the same question.
+async def odds_asked(
+    kind: AnyKind, request: Request, session_id: str, body: DeferredBody[Any]
+) -> Response:
+    """The odds from the session's current state, the question in a JSON body (any
+    token of this session; the body is read once the token is known to hold a role
+    here). Changes nothing: the same answer as `GET …/odds` for the same question.
 
-            `ETag` names the version they were computed at.
-            """
-            token = bearer_token(request)
+    `ETag` names the version they were computed at.
+    """
+    asked = kind.odds.body if kind.odds is not None else None
+    assert asked is not None  # routed only for kinds whose odds take a body
+    record = await _read(kind, request, session_id)
+    question = await body.load()
+    config, state = load_session(kind, record.config, record.state, record.id)
+    answer = await asked.ask(config, state, question)
+    return respond(request, answer, 200, {"ETag": etag(record.version)})
 
-            async def transaction(connection: Transaction) -> SessionRecord:
-                return await _readable(connection, kind, session_id, token)
 
-            record = await unit_of_work(request).run("read", transaction)
-            question = await body.load()
-            config, state = load_session(kind, record.config, record.state, record.id)
-            answer = await asked.answer(config, state, question)
-            return respond(request, answer, 200, {"ETag": etag(record.version)})
+async def remove(kind: AnyKind, request: Request, session_id: str) -> Response:
+    """Delete the session and its rounds (GM token); afterwards it is 404."""
+    return await mutate(request, kind, session_id, lambda _record, _role: Deletion())
 
-        router.add_api_route(
-            "/{session_id}/odds",
-            declare_body(session_odds_asked, asked.model, asked.examples),
-            methods=["POST"],
-            responses=answers_doc(200, odds.SESSION_ODDS[kind.path]),
-            summary=f"Odds of {_a(kind.title)} from where it stands, asked in JSON",
-            operation_id=asked.operation_id,
-        )
 
-    async def remove(request: Request, session_id: str) -> Response:
-        """Delete the session and its rounds (GM token); afterwards it is 404."""
-        await read_body(request)  # ignored, but it still counts towards the size limit
-        return await mutate(request, kind, session_id, lambda _record, _role: Deletion())
+async def _read(kind: AnyKind, request: Request, session_id: str) -> SessionRecord:
+    """The session, for a token holding a role in it (404 for any other)."""
+    token = bearer_token(request)
 
-    router.add_api_route(
-        "/{session_id}",
-        remove,
-        methods=["DELETE"],
-        status_code=204,
-        response_class=Response,
-        summary=f"Delete {_a(kind.title)}",
-        operation_id=f"delete{prefix}",
-    )
-    router.routes.extend((events_route(kind), *kind.extra_routes()))
-    return router
+    async def transaction(connection: Transaction) -> SessionRecord:
+        return await _readable(connection, kind, session_id, token)
+
+    return await unit_of_work(request).run("read", transaction)
 
 
 async def _readable(
@@ -729,3 +654,147 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
         Answer(201, headers, orjson.dumps({**public, "tokens": tokens})),
         Answer(201, headers, orjson.dumps(public)),
     )
+
+
+# --- the routes -----------------------------------------------------------------------------
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def schema_prefix(kind: AnyKind) -> str:
+    """The kind in schema and operation names: "arm wrestle" -> "ArmWrestle"."""
+    return "".join(word.capitalize() for word in kind.title.split())
+
+
+def kind_router(kind: AnyKind) -> APIRouter:
+    """An empty router for a kind's routes: its prefix, its tag, the lean route class."""
+    return APIRouter(
+        prefix=f"/v1/{kind.path}",
+        tags=[kind.title[0].upper() + kind.title[1:] + "s"],
+        route_class=LeanRoute,
+    )
+
+
+def bound(endpoint: E, kind: AnyKind) -> E:
+    """`endpoint` serving `kind`: the kind given, the rest of its signature and its docstring
+    (the operation's description) as they are."""
+    served: Any = functools.partial(endpoint, kind)
+    served.__name__ = endpoint.__name__
+    served.__doc__ = endpoint.__doc__
+    # FastAPI reads the annotations of what the partial wraps in that function's module.
+    served.__wrapped__ = endpoint
+    signature = inspect.signature(endpoint, eval_str=True)
+    served.__signature__ = signature.replace(parameters=list(signature.parameters.values())[1:])
+    result: E = served
+    return result
+
+
+@cache
+def router(kind: AnyKind) -> APIRouter:
+    """The shared lifecycle routes of one kind, then the kind's own.
+
+    Built once per kind by the first `create_app` (routes hold no state; building one
+    generates its schemas, which costs far more than serving a request).
+    """
+    router = kind_router(kind)
+    answer = AnswerTypes.of(schema_prefix(kind), kind.schemas.session, kind.schemas.round)
+    prefix = schema_prefix(kind)
+
+    def add(path: str, endpoint: Callable[..., Any], operation_id: str, **options: Any) -> None:
+        # Named by its operation, so `url_path_for("getArmWrestle", ...)` finds it.
+        router.add_api_route(
+            path, endpoint, operation_id=operation_id, name=operation_id, **options
+        )
+
+    add(
+        "",
+        declare_body(
+            bound(create, kind), kind.create_model, {"create": kind.examples.create}, eager=True
+        ),
+        f"create{prefix}",
+        methods=["POST"],
+        status_code=201,
+        responses=answers(201, answer.created),
+        summary=f"Create {_a(kind.title)}",
+    )
+    add(
+        "/{session_id}",
+        bound(get, kind),
+        f"get{prefix}",
+        methods=["GET"],
+        responses=message_doc(model=answer.session),
+        summary=f"Get {_a(kind.title)}",
+    )
+    add(
+        "/{session_id}/rounds",
+        bound(list_rounds, kind),
+        f"list{prefix}Rounds",
+        methods=["GET"],
+        responses=message_doc(text=False, model=answer.rounds),
+        summary=f"Rounds of {_a(kind.title)}",
+    )
+    if isinstance(kind, RoundKind):
+        add(
+            "/{session_id}/rounds",
+            declare_body(
+                bound(play_round, kind), kind.round_model, {"round": kind.examples.round or {}}
+            ),
+            f"play{prefix}Round",
+            methods=["POST"],
+            responses=message_doc(model=answer.round),
+            summary=f"Play a round of {_a(kind.title)}",
+        )
+        resolving = bound(resolve, kind)
+        if kind.resolve_model is not None:
+            declare_body(resolving, kind.resolve_model, {"resolve": kind.examples.resolve or {}})
+        else:
+            declare_no_body(resolving)
+        add(
+            "/{session_id}/resolve",
+            resolving,
+            f"resolve{prefix}",
+            methods=["POST"],
+            responses=message_doc(model=answer.resolved),
+            summary=f"Play {_a(kind.title)} to its end",
+        )
+    if kind.odds is not None:
+        add(
+            "/{session_id}/odds",
+            bound(odds_from_here, kind),
+            f"odds{prefix}FromHere",
+            methods=["GET"],
+            responses=answers(200, kind.odds.answer),
+            summary=f"Odds of {_a(kind.title)} from where it stands",
+        )
+        asked = kind.odds.body
+        if asked is not None:
+            add(
+                "/{session_id}/odds",
+                declare_body(bound(odds_asked, kind), asked.model, asked.examples),
+                asked.operation_id,
+                methods=["POST"],
+                responses=answers(200, kind.odds.answer),
+                summary=f"Odds of {_a(kind.title)} from where it stands, asked in JSON",
+            )
+    add(
+        "/{session_id}",
+        bound(remove, kind),
+        f"delete{prefix}",
+        methods=["DELETE"],
+        status_code=204,
+        response_class=Response,
+        summary=f"Delete {_a(kind.title)}",
+    )
+    add(
+        "/{session_id}/events",
+        bound(stream_events, kind),
+        f"stream{prefix}Events",
+        methods=["GET"],
+        response_class=EVENTS_DOC.response_class,
+        responses=EVENTS_DOC.responses,
+        summary=f"Live events of {_a(kind.title)}",
+    )
+    router.routes.extend(kind.extra_routes())
+    return router

@@ -19,7 +19,7 @@ from typing import Any, Generic, Literal, NotRequired, TypeVar
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from app.api.kinds import ContestKind, load_config, load_session
+from app.api.kinds import AnyKind, load_config, load_session
 from app.api.schemas.common import ANSWER, RuleLink
 from app.store.repository import SessionRecord
 
@@ -72,7 +72,7 @@ def etag(version: int) -> str:
 
 
 def session_answer(
-    kind: ContestKind[Any, Any, Any], record: SessionRecord, state: Any = None
+    kind: AnyKind, record: SessionRecord, state: Any = None
 ) -> Session[Any, Any, Any]:
     """A stored session of `kind` as every answer shows it (`state`: the rules' state that
     `record.state` stores, when the caller has it at hand)."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
+from app.api.odds.races import race_odds_from
+from app.api.schemas.odds import OddsRaceAnswer
 from app.api.schemas.races import (
     RaceCheckRecord,
     RaceCompetitorLine,
@@ -44,7 +46,14 @@ def check_damage_notation(increments: Iterable[tuple[Loc, str]]) -> None:
         raise RulesError(first.msg, first.loc, more=rest)
 
 
-class Races(ContestKind[rules.Config, rules.State, rules.Round]):
+async def odds_from(
+    config: rules.Config, state: rules.State, question: OddsQuestion
+) -> OddsRaceAnswer:
+    """A seeded estimate from where the race stands."""
+    return await race_odds_from(config, state, question.seed or 0)
+
+
+class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     """Every competitor races the course's increments; the highest DS wins (docs/rules.md#races)."""
 
     path = "races"
@@ -55,8 +64,8 @@ class Races(ContestKind[rules.Config, rules.State, rules.Round]):
     create_model = RaceCreate
     round_model = RaceRound
     resolve_model = None
-    resolvable = True
     dice_model = RaceDice
+    odds = SessionOdds(OddsRaceAnswer, odds_from)
     schemas = Schemas(
         config=RaceConfig,
         state=RaceState,
@@ -177,25 +186,14 @@ class Races(ContestKind[rules.Config, rules.State, rules.Round]):
 
 def check_record(check: CheckRecord) -> RaceCheckRecord:
     """One check of an increment, as round records (races' and chases') show it."""
-    return {
-        "kind": check.kind,
-        "check": check.check,
-        "roll": check.roll,
-        "total": check.total,
-        "dc": check.dc,
-        "success": check.success,
-    }
+    shown: RaceCheckRecord = serial.dump(check)
+    return shown
 
 
 def competitor_line(line: CompetitorRound) -> RaceCompetitorLine:
-    return {
-        "gained": line.gained,
-        "total": line.total,
-        "ds": line.ds,
-        "standing": line.standing,
-        "events": list(line.events),
-        "checks": [check_record(check) for check in line.checks],
-    }
+    """A competitor's line of a round, under the competitor's name."""
+    shown: RaceCompetitorLine = serial.dump_as(line, leave_out=("name",))
+    return shown
 
 
 KIND = Races()

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from app.api import arm_wrestles, chases, races, regular_contests, skill_games
-from app.api.kinds import ContestKind
+from app.api.kinds import AnyKind
 
-KINDS: Mapping[str, ContestKind[Any, Any, Any]] = {
+KINDS: Mapping[str, AnyKind] = {
     kind.path: kind
     for kind in (
         arm_wrestles.KIND,

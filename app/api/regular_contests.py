@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from app.api.kinds import ContestKind, Examples, Schemas
+from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
+from app.api.odds.gurps import regular_contest_answer
+from app.api.schemas.odds import OddsRegularContestAnswer
 from app.api.schemas.regular_contests import (
     RegularContestConfig,
     RegularContestCreate,
@@ -18,11 +20,20 @@ from app.api.schemas.regular_contests import (
     RegularContestState,
     RegularRollSupply,
 )
-from app.rules import gurps
+from app.rules import gurps, serial
 from app.rules.dice import Dice
 
 
-class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps.RegularRound]):
+async def odds_from(
+    config: gurps.RegularConfig,
+    state: gurps.RegularState,
+    question: OddsQuestion,  # noqa: ARG001 - exact: nothing to ask
+) -> OddsRegularContestAnswer:
+    """The exact odds from the rounds played so far."""
+    return regular_contest_answer(config, state)
+
+
+class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.RegularRound]):
     """Both roll each round until exactly one succeeds (docs/rules.md#regular-contest)."""
 
     path = "regular-contests"
@@ -33,8 +44,8 @@ class RegularContests(ContestKind[gurps.RegularConfig, gurps.RegularState, gurps
     create_model = RegularContestCreate
     round_model = RegularContestRound
     resolve_model = None
-    resolvable = True
     dice_model = RegularRollSupply
+    odds = SessionOdds(OddsRegularContestAnswer, odds_from)
     schemas = Schemas(
         config=RegularContestConfig,
         state=RegularContestState,
@@ -151,15 +162,8 @@ def _effective_skills(config: gurps.RegularConfig) -> dict[str, int]:
 
 
 def _side(name: str, roll: gurps.SuccessRoll) -> RegularContestSide:
-    return {
-        "name": name,
-        "roll": list(roll.roll),
-        "total": roll.total,
-        "success": roll.success,
-        "skill": roll.skill,
-        "margin": roll.margin,
-        "critical": roll.critical,
-    }
+    shown: RegularContestSide = serial.dump_as(roll, name=name)
+    return shown
 
 
 KIND = RegularContests()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
 from fastapi import Request
 from pydantic import BaseModel
@@ -39,7 +39,7 @@ from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
 from app.api.common import message_doc
-from app.api.kinds import Examples, Schemas, load_session
+from app.api.kinds import ContestKind, Examples, Schemas, SessionOdds, load_session
 from app.api.lifecycle import (
     Authorize,
     Change,
@@ -207,13 +207,8 @@ def _effect_config(effect: rules.Effect) -> SkillGameEffectConfig:
 
 
 def _party_config(party: rules.Party) -> SkillGamePartyConfig:
-    return {
-        "name": party.name,
-        "controller": party.controller,
-        "members": [
-            {"name": member.name, "skills": dict(member.skills)} for member in party.members
-        ],
-    }
+    shown: SkillGamePartyConfig = serial.dump(party)
+    return shown
 
 
 def public_state(state: rules.State) -> SkillGameState:
@@ -345,8 +340,9 @@ CREATE_EXAMPLE: dict[str, Any] = {
 }
 
 
-class SkillGames:
-    """Legend skill games: no plain rounds; skills, sealed choices, grants and end instead."""
+class SkillGames(ContestKind[rules.Config, "StoredGame"]):
+    """Legend skill games, played in phases: no plain rounds; skills, sealed choices, grants
+    and end instead (its own routes)."""
 
     path: str = "skill-games"
     title: str = "skill game"
@@ -354,9 +350,6 @@ class SkillGames:
     config_type: type[rules.Config] = rules.Config
     state_type: type[StoredGame] = StoredGame
     create_model: type[BaseModel] = SkillGameCreate
-    round_model: type[BaseModel] | None = None
-    resolve_model: type[BaseModel] | None = None
-    resolvable: bool = False
     dice_model: type[BaseModel] = SkillGameOrderDice
     schemas: Schemas = Schemas(
         config=SkillGameConfig,
@@ -366,6 +359,7 @@ class SkillGames:
         session=SkillGameSession,
     )
     examples: Examples = Examples(create=CREATE_EXAMPLE)
+    odds: SessionOdds[rules.Config, StoredGame] | None = None
 
     def start(self, body: SkillGameCreate, dice: Dice) -> tuple[rules.Config, StoredGame]:
         config = body.to_rules()
@@ -374,16 +368,6 @@ class SkillGames:
 
     def parties(self, config: rules.Config) -> tuple[str, ...]:
         return config.party_names
-
-    def names(self, _config: rules.Config) -> Iterable[str]:
-        """None: dice come with the skills and choices calls, which check their own names."""
-        return ()
-
-    def play(self, config: rules.Config, state: StoredGame, body: Any, dice: Dice) -> NoReturn:
-        raise NotImplementedError("a skill game is played with skills and sealed choices")
-
-    def resolve_move(self, config: rules.Config, state: StoredGame, body: Any) -> NoReturn:
-        raise NotImplementedError("a skill game is not resolved with server dice")
 
     def finished(self, state: StoredGame) -> bool:
         return state.game.finished
@@ -396,14 +380,6 @@ class SkillGames:
 
     def public_state(self, _config: rules.Config, state: StoredGame) -> SkillGameState:
         return public_state(state.game)
-
-    def round_record(
-        self, _config: rules.Config, _state: StoredGame, played: rules.Round
-    ) -> SkillGameRoundOutcome:
-        return round_outcome(played)
-
-    def round_summary(self, config: rules.Config, state: StoredGame, played: rules.Round) -> str:
-        return rules.round_summary(config, state.game, played)
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         router = kind_router(self)

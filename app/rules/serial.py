@@ -57,6 +57,16 @@ def dump(value: Any) -> JSONValue:
     raise TypeError(f"cannot serialise a {type(value).__name__}")
 
 
+def dump_as(value: Any, *, leave_out: tuple[str, ...] = (), **first: Any) -> JSONValue:
+    """`dump(value)` of a dataclass reshaped a little, for an answer that is the dataclass
+    with a key more or less: the keys `first` (given as they are), then its fields but those
+    it leaves out."""
+    dumped: dict[str, Any] = dump(value)
+    for name in leave_out:
+        del dumped[name]
+    return {**first, **dumped} if first else dumped
+
+
 #: Types dumped as they are, and the field names of every dataclass dumped so far: a round
 #: dumps hundreds of dataclasses (every die it rolled), so the lookup is kept to one.
 _PLAIN: frozenset[type] = frozenset({str, int, float, bool, type(None)})

@@ -202,8 +202,9 @@ def test_url_path_for_and_url_for(served: tuple[FastAPI, TestClient]) -> None:
     app, client = served
     assert app.url_path_for("probe-link", name="x") == "/probe/links/x"
     assert client.get("/probe/links/y").json() == {"url": "http://testserver/probe/links/y"}
-    # The service's own routes are named and found the same way.
-    assert app.url_path_for("get", session_id="abc") == "/v1/arm-wrestles/abc"
+    # The service's own routes are named by their operation and found the same way.
+    assert app.url_path_for("getArmWrestle", session_id="abc") == "/v1/arm-wrestles/abc"
+    assert app.url_path_for("playChaseRound", session_id="c") == "/v1/chases/c/rounds"
 
 
 def test_a_synchronous_endpoint(served: tuple[FastAPI, TestClient]) -> None:
@@ -253,7 +254,7 @@ async def _response_parameter_endpoint(response: Response) -> dict[str, str]:
     return {}
 
 
-async def _background_endpoint(tasks: BackgroundTasks) -> Response:
+async def _background_endpoint(tasks: BackgroundTasks) -> Response:  # noqa: ARG001
     return Response()
 
 

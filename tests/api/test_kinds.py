@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from app.api.kinds import ContestKind, Examples, Schemas, purposes
+from app.api.kinds import AnyKind, Examples, RoundKind, Schemas, purposes
 from app.api.presentation import SessionFields
 from app.api.registry import KINDS
 from app.main import create_app
@@ -79,7 +79,7 @@ class CoinRaceSession(SessionFields):
     result: dict[str, Any] | None
 
 
-class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
+class CoinRaces(RoundKind[CoinConfig, CoinState, CoinFlip]):
     """A toy kind: first to `target` heads."""
 
     path = "coin-races"
@@ -89,7 +89,6 @@ class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
     create_model = CoinCreate
     round_model = CoinRound
     resolve_model = None
-    resolvable = True
     dice_model = CoinDice
     schemas = Schemas(
         config=dict[str, Any],
@@ -142,12 +141,12 @@ class CoinRaces(ContestKind[CoinConfig, CoinState, CoinFlip]):
         return f"{config.name}: {state.heads} heads."
 
 
-TOY: ContestKind[Any, Any, Any] = CoinRaces()
+TOY: AnyKind = CoinRaces()
 ALL = {**KINDS, TOY.path: TOY}
 
 
 @pytest.fixture(params=sorted(ALL))
-def kind(request: pytest.FixtureRequest) -> ContestKind[Any, Any, Any]:
+def kind(request: pytest.FixtureRequest) -> AnyKind:
     return ALL[request.param]
 
 
@@ -159,14 +158,12 @@ def kinds_client(database_url: str) -> Iterator[TestClient]:
         yield test_client
 
 
-def test_every_kind_names_its_dice_purposes(kind: ContestKind[Any, Any, Any]) -> None:
+def test_every_kind_names_its_dice_purposes(kind: AnyKind) -> None:
     assert purposes(kind) == frozenset(kind.dice_model.model_fields)
     assert purposes(kind)
 
 
-def test_the_lifecycle_of_every_kind(
-    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
-) -> None:
+def test_the_lifecycle_of_every_kind(kinds_client: TestClient, kind: AnyKind) -> None:
     made = Session(kinds_client, kind.path, dict(kind.examples.create))
     path, body = made.url, made.created
     assert (body["kind"], body["version"], body["round"]) == (kind.path, 1, 0)
@@ -177,7 +174,7 @@ def test_the_lifecycle_of_every_kind(
     got = kinds_client.get(path, headers=gm)
     assert (got.status_code, got.headers["etag"]) == (200, '"1"')
     assert got.json()["id"] == body["id"]
-    if kind.round_model is not None and kind.examples.round is not None:
+    if isinstance(kind, RoundKind) and kind.examples.round is not None:
         played = kinds_client.post(path + "/rounds", json=dict(kind.examples.round), headers=gm)
         assert played.status_code == 200, played.text
         answer = played.json()
@@ -203,7 +200,7 @@ def test_the_lifecycle_of_every_kind(
 
 
 def test_a_creation_replay_to_a_stranger_holds_no_token(
-    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
+    kinds_client: TestClient, kind: AnyKind
 ) -> None:
     keyed = {"Idempotency-Key": f"public-{kind.path}"}
     first = kinds_client.post(f"/v1/{kind.path}", json=dict(kind.examples.create), headers=keyed)
@@ -214,9 +211,7 @@ def test_a_creation_replay_to_a_stranger_holds_no_token(
     assert first.json()["tokens"]["gm"] not in again.text
 
 
-def test_openapi_documents_every_kinds_lifecycle(
-    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
-) -> None:
+def test_openapi_documents_every_kinds_lifecycle(kinds_client: TestClient, kind: AnyKind) -> None:
     document = kinds_client.get("/openapi.json").json()
     prefix = "".join(word.capitalize() for word in kind.title.split())
     operations = {
@@ -235,16 +230,15 @@ def test_openapi_documents_every_kinds_lifecycle(
 
 
 def test_a_session_call_checks_its_token_before_its_body(
-    kinds_client: TestClient, kind: ContestKind[Any, Any, Any]
+    kinds_client: TestClient, kind: AnyKind
 ) -> None:
     """No token: 401; a token of no role here: 404 — whatever the body (it is not read)."""
     path = Session(kinds_client, kind.path, dict(kind.examples.create)).url
     malformed = b'{"not": "a valid body"'
     json_type = {"content-type": "application/json"}
     calls = [("delete", path)]
-    if kind.round_model is not None:
+    if isinstance(kind, RoundKind):
         calls.append(("post", path + "/rounds"))
-    if kind.resolvable:
         calls.append(("post", path + "/resolve"))
     for method, url in calls:
         missing = kinds_client.request(method.upper(), url, content=malformed, headers=json_type)

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api import odds
+from app.api.kinds import OddsQuestion
+from app.api.odds import chases as chase_answers
+from app.api.odds import gurps as gurps_answers
+from app.api.odds import skill_games as token_answers
+from app.api.odds.worker import as_json
+from app.api.registry import KINDS
 from app.main import create_app
 from app.rules import arm_wrestling, gurps
 from app.rules.errors import RulesError
@@ -149,23 +155,29 @@ def test_charts(odds_client: TestClient) -> None:
     assert text.text.startswith("Ann (skill 12) wins")
 
 
+async def ask(
+    path: str, config: Any, state: Any, question: OddsQuestion | None = None
+) -> Mapping[str, Any]:
+    """The odds a kind's session answers from `state` (`GET …/odds`)."""
+    odds = KINDS[path].odds
+    assert odds is not None
+    return await odds.ask(config, state, question or OddsQuestion())
+
+
 def test_session_odds_equal_fresh_odds_from_that_state() -> None:
     asyncio.run(_session_odds())
 
 
 async def _session_odds() -> None:
     config = gurps.RegularConfig(gurps.Contestant("A", 12), gurps.Contestant("B", 10), max_rounds=5)
-    here = await odds.session_odds("regular-contests", config, gurps.RegularState(rounds=2), {})
-    fresh = odds.regular_contest_answer(
+    here = await ask("regular-contests", config, gurps.RegularState(rounds=2))
+    fresh = gurps_answers.regular_contest_answer(
         gurps.RegularConfig(gurps.Contestant("A", 12), gurps.Contestant("B", 10), max_rounds=3),
         gurps.RegularState(),
     )
     assert here["a_wins_exact"] == fresh["a_wins_exact"]
-    done = await odds.session_odds(
-        "regular-contests",
-        config,
-        gurps.RegularState(rounds=3, winner="b", finished=True),
-        {},
+    done = await ask(
+        "regular-contests", config, gurps.RegularState(rounds=3, winner="b", finished=True)
     )
     assert (done["b_wins"], done["a_wins"]) == (1.0, 0.0)
     match = arm_wrestling.Config(
@@ -175,12 +187,12 @@ async def _session_odds() -> None:
         max_rounds=3,
     )
     state = arm_wrestling.State(names=("A", "B"), ds=(2, 0), rounds_played=1)
-    answer = await odds.session_odds("arm-wrestles", match, state, {})
+    answer = await ask("arm-wrestles", match, state)
     assert answer["rounds_played"] == 1
     assert answer["method"] == "exact"
 
 
-GAME = odds.TOKENS_EXAMPLE["game"]
+GAME = token_answers.TOKENS_EXAMPLE["game"]
 
 
 def test_skill_game_token_odds(odds_client: TestClient) -> None:
@@ -240,7 +252,7 @@ def test_large_skill_game_token_odds_run_in_the_worker(odds_client: TestClient) 
             GAME["parties"][1],
         ],
     }
-    assert odds.INLINE_TOKEN_CHECKS < 60 * 5
+    assert token_answers.INLINE_TOKEN_CHECKS < 60 * 5
     body = odds_client.post(
         "/v1/odds/skill-games/tokens", json={"game": game, "skills": {"Horde": skills}}
     ).json()
@@ -360,7 +372,7 @@ async def _race_and_chase_from_here() -> None:
     state, _ = races.play_round(
         config, state, Dice(supplied={("Ann", races.CHECK): [20], ("Bob", races.CHECK): [1]})
     )
-    here = await odds.session_odds("races", config, state, {"seed": "2"})
+    here = await ask("races", config, state, OddsQuestion(seed=2))
     assert here["increments_played"] == 1
     assert here["wins"]["Ann"] > 0.9
     chase = chases.Config(
@@ -370,20 +382,20 @@ async def _race_and_chase_from_here() -> None:
         max_rounds=30,
     )
     later = chases.State(lead=7, ds={"Ralf": 9, "Guard": 2}, increments=3)
-    answer = await odds.session_odds("chases", chase, later, {"terrain": '{"check": "strength"}'})
-    fresh = odds.chase_answer(
-        odds._json(chase),
-        odds._json(chases.State(lead=7, ds={"Ralf": 7, "Guard": 0}, increments=3)),
-        odds._json(chases.Terrain(races.Increment(check="strength"))),
+    answer = await ask("chases", chase, later, OddsQuestion(terrain='{"check": "strength"}'))
+    fresh = chase_answers.chase_answer(
+        as_json(chase),
+        as_json(chases.State(lead=7, ds={"Ralf": 7, "Guard": 0}, increments=3)),
+        as_json(chases.Terrain(races.Increment(check="strength"))),
         "none",
         0,
     )
     assert answer["caught_exact"] == fresh["caught_exact"]
     assert answer["increments_played"] == 3
     with pytest.raises(RulesError):
-        await odds.session_odds("chases", chase, later, {})
+        await ask("chases", chase, later)
     done = chases.State(lead=0, ds={"Ralf": 0, "Guard": 0}, status_detail="caught", increments=4)
-    caught = await odds.session_odds("chases", chase, done, {"terrain": '{"check": "strength"}'})
+    caught = await ask("chases", chase, done, OddsQuestion(terrain='{"check": "strength"}'))
     assert (caught["caught"], caught["expected_increments"]) == (1.0, 4.0)
 
 

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api import charts, drawing
-from app.api.odds import TOKENS_EXAMPLE
+from app.api.odds.skill_games import TOKENS_EXAMPLE
 from app.main import create_app
 from app.settings import Settings
 from tests.conformance import Conforming

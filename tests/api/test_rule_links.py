@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.api.kinds import RoundKind
 from app.api.registry import KINDS
 from tests.test_docs import anchors
 
@@ -128,7 +129,7 @@ def test_every_session_answer_links_its_kinds_rule(store_client: TestClient, pat
     shown = store_client.get(location, headers=gm)
     assert shown.status_code == 200, shown.text
     assert_links(shown.json()["rule"], section)
-    if kind.round_model is not None and kind.examples.round is not None:
+    if isinstance(kind, RoundKind) and kind.examples.round is not None:
         played = store_client.post(f"{location}/rounds", json=dict(kind.examples.round), headers=gm)
         assert played.status_code == 200, played.text
         assert_links(played.json()["session"]["rule"], section)

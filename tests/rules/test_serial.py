@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.rules import serial
+from app.rules.races import CheckRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,3 +111,16 @@ def test_unknown_types_are_refused() -> None:
         serial.dump(object())
     with pytest.raises(TypeError, match="cannot load"):
         serial.load(set[int], [])
+
+
+def test_dump_as_reshapes_a_dataclass_by_a_key() -> None:
+    check = CheckRecord("increment", "strength", 12, 14, dc=10, success=True)
+    assert serial.dump_as(check, leave_out=("kind", "dc")) == {
+        "check": "strength",
+        "roll": 12,
+        "total": 14,
+        "success": True,
+    }
+    named = serial.dump_as(check, name="Ann")
+    assert list(named) == ["name", "kind", "check", "roll", "total", "dc", "success"]
+    assert serial.dump_as(check) == serial.dump(check)

@@ -1,5 +1,5 @@
-"""Odds of an arm wrestle (docs/rules.md#arm-wrestling, §6): exact dynamic programming, else Monte
-Carlo.
+"""Odds of an arm wrestle (docs/rules.md#arm-wrestling, docs/rules.md#odds): exact dynamic
+programming, else Monte Carlo.
 
 The exact method walks the match round by round over every reachable DS pair, with integer
 weights over one common denominator (each round multiplies it by 400 for the two Strength

@@ -1,4 +1,4 @@
-"""Exact odds of the Cairn Hill roll (docs/rules.md#cairn-hill-roll, §6).
+"""Exact odds of the Cairn Hill roll (docs/rules.md#cairn-hill-roll, docs/rules.md#odds).
 
 The two dice a rating averages are two order statistics of 7d100 (`cairn.chosen_positions`).
 Their exact joint distribution comes from the cumulative count

@@ -1,5 +1,5 @@
-"""Odds of a chase over known terrain (docs/rules.md#chases, §6): exact over the lead, else Monte
-Carlo.
+"""Odds of a chase over known terrain (docs/rules.md#chases, docs/rules.md#odds): exact over the
+lead, else Monte Carlo.
 
 The terrain is the same every increment and the escapee follows a tactic policy (`none` or
 `hide-when-possible`, as `resolve` takes them). The exact method walks the chase increment by

@@ -1,4 +1,5 @@
-"""Every outcome of a rule function that rolls dice, with its exact probability (§6).
+"""Every outcome of a rule function that rolls dice, with its exact probability
+(docs/rules.md#odds).
 
 `outcomes(play)` runs `play(dice)` once per distinct sequence of dice it can draw, depth first
 (a replaying `Rng`: the values given so far, then 1s; each run opens the siblings of the dice

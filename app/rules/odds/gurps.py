@@ -1,4 +1,5 @@
-"""Exact odds of GURPS contests (docs/rules.md#gurps, §6), from `app.rules.gurps`'s own judges.
+"""Exact odds of GURPS contests (docs/rules.md#gurps, docs/rules.md#odds), from `app.rules.gurps`'s
+own judges.
 
 A success roll depends on its 3d6 only through their total, so each of the 16 totals is
 judged once by `judge_success` (with a representative roll) and weighted by how many of the

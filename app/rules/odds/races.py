@@ -1,4 +1,4 @@
-"""Odds of a race (docs/rules.md#races, §6): a seeded Monte Carlo estimate.
+"""Odds of a race (docs/rules.md#races, docs/rules.md#odds): a seeded Monte Carlo estimate.
 
 A race's state space (every racer's DS, standing and retries over every increment, obstacles,
 hazards and endurance included) is too large to walk exactly, so the race is played by its own

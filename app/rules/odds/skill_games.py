@@ -1,4 +1,4 @@
-"""Token odds of one round of a skill game (docs/rules.md#skill-games, §6): exact.
+"""Token odds of one round of a skill game (docs/rules.md#skill-games, docs/rules.md#odds): exact.
 
 Each member of a party rolls `d20 + modifier` for each chosen skill and the party's best
 result earns a token when `skill_games._earns_token` says so (it exceeds the DC, or meets it

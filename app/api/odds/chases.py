@@ -1,0 +1,89 @@
+"""The odds of a chase over known terrain (docs/rules.md#chases)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from app.api.odds.figures import percent, probability
+from app.api.odds.worker import as_json, off_loop
+from app.api.schemas.odds import OddsChaseAnswer
+from app.rules import chases, serial
+from app.rules.odds import chases as chase_odds
+from app.rules.odds import fraction_text
+
+
+def chase_answer(
+    config_json: str,
+    state_json: str | None,
+    terrain_json: str,
+    policy: chase_odds.Policy,
+    seed: int,
+) -> OddsChaseAnswer:
+    """The chase answer (computed in the worker process); `state_json` None: from the start."""
+    config = serial.load(chases.Config, json.loads(config_json))
+    state = None if state_json is None else serial.load(chases.State, json.loads(state_json))
+    terrain = serial.load(chases.Terrain, json.loads(terrain_json))
+    odds = chase_odds.chase_odds(config, state, terrain, policy, seed)
+    names = ("caught", "escaped", "hid", "gave_up")
+    answer: OddsChaseAnswer = {
+        "method": "exact",
+        "escapee": config.escapee.name,
+        "chaser": config.chaser.name,
+        "tactic_policy": policy,
+        "caught": 0.0,
+        "caught_exact": None,
+        "escaped": 0.0,
+        "escaped_exact": None,
+        "hid": 0.0,
+        "hid_exact": None,
+        "gave_up": 0.0,
+        "gave_up_exact": None,
+        "expected_increments": 0.0,
+        "expected_increments_exact": None,
+        "standard_error": None,
+        "trials": None,
+        "seed": None,
+        "increments_played": 0 if state is None else state.increments,
+        "summary": "",
+    }
+    if isinstance(odds, chase_odds.ChaseOdds):
+        for name in names:
+            chance: Fraction = getattr(odds, name)
+            answer[name] = probability(chance)  # type: ignore[literal-required]
+            answer[f"{name}_exact"] = fraction_text(chance)  # type: ignore[literal-required]
+        answer["expected_increments"] = probability(odds.expected_increments)
+        answer["expected_increments_exact"] = fraction_text(odds.expected_increments)
+    else:
+        answer["method"] = "monte-carlo"
+        for name in names:
+            answer[name] = getattr(odds, name).probability  # type: ignore[literal-required]
+        answer["standard_error"] = {name: getattr(odds, name).standard_error for name in names}
+        answer["expected_increments"] = odds.expected_increments
+        answer["trials"], answer["seed"] = odds.trials, odds.seed
+    answer["summary"] = (
+        f"{config.chaser.name} catches {config.escapee.name} {percent(answer['caught'])}, "
+        f"{config.escapee.name} escapes {percent(answer['escaped'])} (hiding "
+        f"{percent(answer['hid'])}), still on after {config.max_rounds} increments "
+        f"{percent(answer['gave_up'])}; {answer['expected_increments']:.2f} increments "
+        f"expected ({answer['method']})."
+    )
+    return answer
+
+
+async def chase_odds_from(
+    config: chases.Config,
+    state: chases.State | None,
+    terrain: chases.Terrain,
+    policy: chase_odds.Policy,
+    seed: int,
+) -> OddsChaseAnswer:
+    """`chase_answer` for this question, in the worker (`state` None: from the start)."""
+    return await off_loop(
+        chase_answer,
+        as_json(config),
+        None if state is None else as_json(state),
+        as_json(terrain),
+        policy,
+        seed,
+    )

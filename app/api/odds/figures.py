@@ -1,0 +1,68 @@
+"""Probabilities as the odds answers write them, and an answer's chart alternative."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TypeVar
+
+from fastapi import Request
+from starlette.responses import Response
+
+from app.api import charts
+from app.api.odds.worker import off_loop
+from app.rules.odds import fraction_text
+
+T = TypeVar("T")
+
+
+def probability(value: Fraction) -> float:
+    """A probability as an answer's float."""
+    return float(value)
+
+
+def exact(probability: Fraction) -> str:
+    text = fraction_text(probability)
+    if text is None:  # small denominators only reach here (6**6, 100**9)
+        raise ValueError("an exact fraction too long to write")
+    return text
+
+
+def distribution(values: Mapping[int, Fraction]) -> tuple[dict[str, float], dict[str, str]]:
+    return (
+        {str(value): float(p) for value, p in values.items()},
+        {str(value): exact(p) for value, p in values.items()},
+    )
+
+
+def percent(probability: float) -> str:
+    return f"{probability * 100:.1f}%"
+
+
+async def maybe_chart(
+    request: Request, answer: T, distribution: Mapping[str, float], title: str, xlabel: str
+) -> T | Response:
+    kind = charts.wanted_image(request)
+    if kind is None:
+        return answer
+    body = await off_loop(charts.bar_chart_bytes, tuple(distribution.items()), title, xlabel, kind)
+    return Response(body, media_type=kind)
+
+
+async def maybe_grouped_chart(
+    request: Request,
+    answer: T,
+    series: Mapping[str, Mapping[str, float]],
+    title: str,
+    xlabel: str,
+    legend_title: str,
+) -> T | Response:
+    """`maybe_chart` for several distributions, one per name: grouped bars, a legend."""
+    kind = charts.wanted_image(request)
+    if kind is None:
+        return answer
+    hashable = tuple((name, tuple(values.items())) for name, values in series.items())
+    body = await off_loop(
+        charts.grouped_bar_chart_bytes, hashable, title, xlabel, kind, legend_title
+    )
+    return Response(body, media_type=kind)

@@ -1,0 +1,41 @@
+"""The odds of a race: a seeded Monte Carlo estimate (docs/rules.md#races)."""
+
+from __future__ import annotations
+
+import json
+
+from app.api.odds.figures import percent
+from app.api.odds.worker import as_json, off_loop
+from app.api.schemas.odds import OddsRaceAnswer
+from app.rules import races, serial
+from app.rules.odds import races as race_odds
+
+
+def race_answer(config_json: str, state_json: str, seed: int) -> OddsRaceAnswer:
+    """The race answer (computed in the worker process)."""
+    config = serial.load(races.Config, json.loads(config_json))
+    state = serial.load(races.State, json.loads(state_json))
+    odds = race_odds.race_odds(config, state, seed)
+    errors = {f"wins.{name}": e.standard_error for name, e in odds.wins.items()}
+    errors.update({f"forfeits.{name}": e.standard_error for name, e in odds.forfeits.items()})
+    errors.update(tie=odds.tie.standard_error, nobody=odds.nobody.standard_error)
+    wins = {name: e.probability for name, e in odds.wins.items()}
+    leader = max(wins, key=wins.__getitem__)
+    return {
+        "method": "exact" if odds.exact else "monte-carlo",
+        "wins": wins,
+        "forfeits": {name: e.probability for name, e in odds.forfeits.items()},
+        "tie": odds.tie.probability,
+        "nobody": odds.nobody.probability,
+        "standard_error": errors,
+        "trials": odds.trials,
+        "seed": odds.seed,
+        "increments_played": state.increment,
+        "summary": f"{leader} wins {percent(wins[leader])} of {odds.trials} races; a tie "
+        f"{percent(odds.tie.probability)}.",
+    }
+
+
+async def race_odds_from(config: races.Config, state: races.State, seed: int) -> OddsRaceAnswer:
+    """`race_answer` for this question, in the worker."""
+    return await off_loop(race_answer, as_json(config), as_json(state), seed)

@@ -1,0 +1,348 @@
+"""The `POST /v1/odds/...` endpoints (docs/api.md#odds).
+
+Each takes the body of the matching resolution or session creation (its dice and seed are not
+used, except the seed of a Monte Carlo estimate), checked as that call checks it (for a kind,
+its own `start` or `configure`), and answers from its family's module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request
+from starlette.responses import Response
+
+from app.api import charts
+from app.api.arm_wrestles import KIND as ARM_WRESTLES
+from app.api.chases import KIND as CHASES
+from app.api.chases import check_terrain
+from app.api.common import examples
+from app.api.gurps import distinct_names
+from app.api.odds import cairn, chases, gurps, races, skill_games
+from app.api.odds.arm_wrestles import arm_wrestle_odds
+from app.api.odds.figures import maybe_chart, maybe_grouped_chart
+from app.api.odds.worker import inline_cached, off_loop
+from app.api.races import KIND as RACES
+from app.api.routing import LeanRoute
+from app.api.schemas.arm_wrestles import ArmWrestleCreate
+from app.api.schemas.cairn import CairnRollRequest
+from app.api.schemas.gurps import (
+    QuickContestRequest,
+    RegularContestRequest,
+    ResistanceRollRequest,
+    SuccessRollRequest,
+)
+from app.api.schemas.odds import (
+    OddsArmWrestleAnswer,
+    OddsCairnAnswer,
+    OddsChaseAnswer,
+    OddsChaseRequest,
+    OddsQuickContestAnswer,
+    OddsRaceAnswer,
+    OddsRegularContestAnswer,
+    OddsResistanceRollAnswer,
+    OddsSkillGameTokensAnswer,
+    OddsSkillGameTokensRequest,
+    OddsSuccessRollAnswer,
+)
+from app.api.schemas.races import RaceCreate
+from app.api.skill_games import KIND as SKILL_GAMES
+from app.rules import cairn as cairn_rules
+from app.rules import chases as chase_rules
+from app.rules import gurps as gurps_rules
+from app.rules.dice import Dice
+from app.rules.errors import RulesError
+from app.rules.odds import gurps as gurps_odds
+from app.rules.odds import skill_games as skill_odds
+
+# --- GURPS --------------------------------------------------------------------------------
+
+
+async def success_roll(
+    request: Request,
+    body: Annotated[
+        SuccessRollRequest,
+        Body(openapi_examples=examples({"skill 12": {"skill": 12}})),
+    ],
+) -> OddsSuccessRollAnswer | Response:
+    """Exact odds of a success roll: success, criticals, the signed margin
+    (docs/rules.md#success-roll)."""
+    answer = gurps.success_roll_answer(body.skill)
+    return await maybe_chart(
+        request, answer, answer["margin"], f"Skill {body.skill}: signed margin", "margin"
+    )
+
+
+async def quick_contest(
+    request: Request,
+    body: Annotated[
+        QuickContestRequest,
+        Body(
+            openapi_examples=examples(
+                {"12 vs 10": {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}}
+            )
+        ),
+    ],
+) -> OddsQuickContestAnswer | Response:
+    """Exact odds of a quick contest, with the margin of victory (docs/rules.md#quick-contest)."""
+    a, b = body.a, body.b
+    distinct_names(a.name, b.name)
+    answer = gurps.quick_contest_answer(a.name, a.skill, b.name, b.skill)
+    return await maybe_chart(
+        request,
+        answer,
+        answer["margin_of_victory"],
+        f"{a.name} vs {b.name}: margin of victory",
+        "margin of victory",
+    )
+
+
+async def resistance_roll(
+    body: Annotated[
+        ResistanceRollRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "14 vs 11": {
+                        "attacker": {"name": "Wizard", "skill": 14},
+                        "defender": {"name": "Orc", "skill": 11},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsResistanceRollAnswer:
+    """Exact probability that the defender is affected (docs/rules.md#resistance-roll)."""
+    attacker, defender = body.attacker, body.defender
+    distinct_names(attacker.name, defender.name, ("defender", "name"))
+    return gurps.resistance_roll_answer(
+        attacker.name, attacker.skill, defender.name, defender.skill
+    )
+
+
+async def regular_contest(
+    body: Annotated[
+        RegularContestRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "giants": {
+                        "a": {"name": "Giant", "skill": 600},
+                        "b": {"name": "Ogre", "skill": 500},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsRegularContestAnswer:
+    """Exact odds of a regular contest within `max_rounds`, with the expected rounds
+    (docs/rules.md#regular-contest)."""
+    config = body.to_rules()
+    gurps_rules.check_regular_config(config)
+    return gurps.regular_contest_answer(config, gurps_rules.RegularState())
+
+
+# --- Cairn Hill ---------------------------------------------------------------------------
+
+
+async def cairn_roll(
+    request: Request,
+    body: Annotated[
+        CairnRollRequest,
+        Body(openapi_examples=examples({"rating 12 vs 45": {"rating": 12, "target": 45}})),
+    ],
+) -> OddsCairnAnswer | Response:
+    """The exact score distribution of a Cairn Hill roll, its mean and criticals
+    (docs/rules.md#cairn-hill-roll)."""
+    rating = cairn_rules.resolve_rating(body.rating, body.stats)
+    answer = await off_loop(cairn.cairn_answer, rating, body.target)
+    return await maybe_chart(
+        request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
+    )
+
+
+# --- the kinds, from their start ----------------------------------------------------------
+
+
+async def arm_wrestles(
+    body: Annotated[
+        ArmWrestleCreate,
+        Body(
+            openapi_examples=examples(
+                {
+                    "Lydia vs the Ogre": {
+                        "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+                        "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsArmWrestleAnswer:
+    """Odds of an arm wrestle from its start: exact when small, else Monte Carlo
+    (docs/rules.md#arm-wrestling)."""
+    config, state = ARM_WRESTLES.start(body, Dice())
+    return await arm_wrestle_odds(config, state, body.seed or 0)
+
+
+async def chase(
+    body: Annotated[
+        OddsChaseRequest,
+        Body(
+            openapi_examples=examples(
+                {
+                    "Ralf and the guard": {
+                        "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2}},
+                        "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
+                        "start": {"mode": "lead", "lead": 12},
+                        "terrain": {"check": "strength"},
+                        "tactic_policy": "hide-when-possible",
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsChaseAnswer:
+    """Odds that a chase over the same terrain every increment ends caught or escaped: exact
+    over the lead when small, else Monte Carlo (docs/rules.md#chases)."""
+    config = CHASES.configure(body)
+    state: chase_rules.State | None = None
+    supplied = (body.rolls or {}).get(config.escapee.name)
+    if not isinstance(config.start, chase_rules.InitiativeStart):
+        chase_rules.start(config, Dice())  # the creation's 422 for a start with no lead
+    elif supplied is not None and supplied.initiative is not None:
+        die: dict[tuple[str | None, str], list[int]] = {
+            (config.escapee.name, chase_rules.INITIATIVE): [supplied.initiative]
+        }
+        state = chase_rules.start(config, Dice(supplied=die))
+    terrain = body.terrain.to_terrain()
+    check_terrain(config, terrain)
+    return await chases.chase_odds_from(config, state, terrain, body.tactic_policy, body.seed or 0)
+
+
+async def race(
+    body: Annotated[
+        RaceCreate,
+        Body(
+            openapi_examples=examples(
+                {
+                    "a dash": {
+                        "course": "dash",
+                        "competitors": [
+                            {"name": "Ann", "speed": 30, "mods": {"strength": 2}},
+                            {"name": "Bob", "speed": 40, "mods": {"strength": 0}},
+                        ],
+                        "seed": 7,
+                    }
+                }
+            )
+        ),
+    ],
+) -> OddsRaceAnswer:
+    """A seeded Monte Carlo estimate of who wins a race and who forfeits
+    (docs/rules.md#races)."""
+    config, state = RACES.start(body, Dice())
+    return await races.race_odds_from(config, state, body.seed or 0)
+
+
+# --- skill-game tokens --------------------------------------------------------------------
+
+
+def _checked_tokens_request(body: OddsSkillGameTokensRequest) -> int:
+    """The creation's checks (their errors under `game`), then the skills call's; how many
+    (member, skill) checks the question asks."""
+    try:
+        config, _ = SKILL_GAMES.start(body.game, Dice())
+    except RulesError as error:
+        raise skill_odds.located_under(error, ("game",)) from None
+    skill_odds.check_choices(config, body.skills)
+    checks = 0
+    for party, chosen in body.skills.items():
+        side = config.party(party)
+        assert side is not None  # checked
+        checks += len(side.members) * len(chosen)
+    return checks
+
+
+async def skill_game_tokens(
+    request: Request,
+    body: Annotated[
+        OddsSkillGameTokensRequest,
+        Body(openapi_examples=examples({"two parties": skill_games.TOKENS_EXAMPLE})),
+    ],
+) -> OddsSkillGameTokensAnswer | Response:
+    """Exact odds of the tokens each party earns in one round for its chosen skills
+    (docs/rules.md#skill-games); for `Accept: image/svg+xml` or `image/png`, the parties'
+    distributions as grouped bars."""
+    checks = _checked_tokens_request(body)
+    body_json = body.model_dump_json()
+    if checks <= skill_games.INLINE_TOKEN_CHECKS:
+        answer = inline_cached(skill_games.skill_game_tokens_answer, body_json)
+    else:
+        answer = await off_loop(skill_games.skill_game_tokens_answer, body_json)
+    series = {party: tokens["tokens"] for party, tokens in answer["parties"].items()}
+    return await maybe_grouped_chart(
+        request,
+        answer,
+        series,
+        f"Tokens earned in one round (DC {answer['dc']}, token rule {answer['token_rule']})",
+        "tokens earned",
+        "party",
+    )
+
+
+# --- the routes ---------------------------------------------------------------------------
+
+
+@cache
+def router() -> APIRouter:
+    """The odds routes, built by the first `create_app` (they hold no state)."""
+    # Once per process, about 1 ms: a first quick-contest question then costs table lookups.
+    gurps_odds.warm_verdicts()
+    router = APIRouter(prefix="/v1/odds", tags=["Odds"], route_class=LeanRoute)
+    routes: tuple[tuple[str, Callable[..., Any], str, Any, bool], ...] = (
+        ("/gurps/success-roll", success_roll, "oddsGurpsSuccess", OddsSuccessRollAnswer, True),
+        (
+            "/gurps/quick-contest",
+            quick_contest,
+            "oddsGurpsQuickContest",
+            OddsQuickContestAnswer,
+            True,
+        ),
+        (
+            "/gurps/resistance-roll",
+            resistance_roll,
+            "oddsGurpsResistanceRoll",
+            OddsResistanceRollAnswer,
+            False,
+        ),
+        (
+            "/gurps/regular-contest",
+            regular_contest,
+            "oddsGurpsRegularContest",
+            OddsRegularContestAnswer,
+            False,
+        ),
+        ("/cairn", cairn_roll, "oddsCairn", OddsCairnAnswer, True),
+        ("/arm-wrestles", arm_wrestles, "oddsArmWrestle", OddsArmWrestleAnswer, False),
+        ("/chases", chase, "oddsChase", OddsChaseAnswer, False),
+        ("/races", race, "oddsRace", OddsRaceAnswer, False),
+        (
+            "/skill-games/tokens",
+            skill_game_tokens,
+            "oddsSkillGameTokens",
+            OddsSkillGameTokensAnswer,
+            True,
+        ),
+    )
+    for path, endpoint, operation_id, answer, charted in routes:
+        router.add_api_route(
+            path,
+            endpoint,
+            methods=["POST"],
+            responses=charts.chart_doc(charted, model=answer),
+            operation_id=operation_id,
+        )
+    return router

@@ -1,0 +1,76 @@
+"""The token odds of one round of a skill game (docs/rules.md#skill-games)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from app.api.odds.figures import distribution, exact, percent, probability
+from app.api.schemas.odds import (
+    OddsPartyTokens,
+    OddsSkillGameTokensAnswer,
+    OddsSkillGameTokensRequest,
+)
+from app.rules.odds import skill_games as skill_odds
+
+#: Up to this many (member, skill) checks the token odds are computed inline (well under a
+#: millisecond); past it, in the worker process (64 members x 64 skills: tens of ms).
+INLINE_TOKEN_CHECKS: Final = 256
+
+
+def skill_game_tokens_answer(body_json: str) -> OddsSkillGameTokensAnswer:
+    """The token odds of a request already checked (`_check_tokens_request`), from its JSON
+    (hashable, for the cache, and cheap to send to the worker process)."""
+    body = OddsSkillGameTokensRequest.model_validate_json(body_json)
+    config = body.game.to_rules()
+    parties: dict[str, OddsPartyTokens] = {}
+    lines: list[str] = []
+    for odds in skill_odds.token_odds(config, body.skills):
+        tokens, tokens_exact = distribution(odds.tokens)
+        parties[odds.party] = {
+            "skills": list(odds.skills),
+            "token": {skill: probability(p) for skill, p in odds.token.items()},
+            "token_exact": {skill: exact(p) for skill, p in odds.token.items()},
+            "tokens": tokens,
+            "tokens_exact": tokens_exact,
+            "expected_tokens": probability(odds.expected),
+            "expected_tokens_exact": exact(odds.expected),
+        }
+        chances = ", ".join(f"{skill} {percent(float(p))}" for skill, p in odds.token.items())
+        lines.append(f"{odds.party}: {float(odds.expected):.2f} tokens expected ({chances})")
+    return {
+        "method": "exact",
+        "dc": config.dc,
+        "token_rule": config.token_rule,
+        "parties": parties,
+        "summary": "; ".join(lines) + ".",
+    }
+
+
+#: The token-odds example of the document (two parties of a three-skill game), which the
+#: tests and the benchmark ask too.
+TOKENS_EXAMPLE: Final[dict[str, Any]] = {
+    "game": {
+        "dc": 14,
+        "skill_list": ["Climb", "Lore", "Sneak"],
+        "skills_per_round": 2,
+        "kind": "option",
+        "actions": [{"name": "Rest", "cost": 0, "effects": [{"text": "rest"}]}],
+        "goal": 5,
+        "parties": [
+            {
+                "name": "Heroes",
+                "controller": "players",
+                "members": [
+                    {"name": "Ann", "skills": {"Climb": 4}},
+                    {"name": "Bo", "skills": {"Lore": 6}},
+                ],
+            },
+            {
+                "name": "Rivals",
+                "controller": "gm",
+                "members": [{"name": "Cy", "skills": {"Sneak": 5}}],
+            },
+        ],
+    },
+    "skills": {"Heroes": ["Climb", "Lore"], "Rivals": ["Sneak", "Lore"]},
+}
