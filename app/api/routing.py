@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Final, Generic, TypeVar
 
 from fastapi import APIRouter, Body, FastAPI, Request, params
+from fastapi._body_limit import wrap_app_with_body_limit
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.dependencies.utils import get_typed_return_annotation, request_params_to_args
 from fastapi.exceptions import FastAPIError, RequestValidationError
@@ -38,6 +39,7 @@ from fastapi.routing import (
     _effective_route_context_var,
     _EffectiveRouteContext,
     _get_fastapi_scope,
+    _get_scope_effective_route_context,
     _IncludedRouter,
     _update_scope,
     iter_route_contexts,
@@ -45,9 +47,10 @@ from fastapi.routing import (
 from fastapi.telemetry._api import _route_selected
 from pydantic import BaseModel
 from starlette._utils import get_route_path
+from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.common import examples, parse_body, read_body, respond, text_plain_doc
 
@@ -201,7 +204,34 @@ class LeanRoute(APIRoute):
         # `APIRoute.get_route_handler` reads it.
         context = _effective_route_context_var.get()
         route: Any = context if context is not None and context.original_route is self else self
-        return _lean_handler(route, f"{route.path} ({self.name})")
+        handler = _lean_handler(route, f"{route.path} ({self.name})")
+        # What `handle` runs for the route as built here (as FastAPI keeps `app` on each).
+        route.lean_app = wrap_app_with_body_limit(_lean_app(handler), route.max_body_size)
+        return handler
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The request, handed to the lean handler's app: FastAPI's route app without its two
+        exit stacks (for dependencies, which a lean route has none of) and its per-route
+        exception wrapper; what the handler raises goes to the app's exception middleware,
+        which answers it with the same handlers (Starlette's own lookup, sync ones included).
+        """
+        context = _get_scope_effective_route_context(scope)
+        route: Any = context if context is not None and context.original_route is self else self
+        methods = route.methods
+        if methods and scope["method"] not in methods:
+            # As Starlette's and FastAPI's routes answer a method they do not serve.
+            raise HTTPException(status_code=405, headers={"Allow": ", ".join(methods)})
+        await route.lean_app(scope, receive, send)
+
+
+def _lean_app(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+    """The ASGI app of a lean route: the handler's response, sent."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        response = await handler(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    return app
 
 
 def _answer_type(endpoint: Callable[..., Any]) -> Any:

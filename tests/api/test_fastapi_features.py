@@ -22,6 +22,7 @@ from fastapi import (
     Depends,
     FastAPI,
     Header,
+    HTTPException,
     Query,
     Request,
     Response,
@@ -117,11 +118,29 @@ def ordinary_router() -> APIRouter:
     return router
 
 
+def lean_router() -> APIRouter:
+    """Lean routes raising what the app's exception handlers answer."""
+    router = APIRouter(prefix="/lean-probe", route_class=LeanRoute)
+
+    async def raises(kind: str) -> Response:
+        raised: dict[str, Exception] = {
+            "sync": SyncHandled(),
+            "async": AsyncHandled(),
+            "http": HTTPException(status_code=418, detail="a teapot"),
+            "bug": ZeroDivisionError("a bug"),
+        }
+        raise raised[kind]
+
+    router.add_api_route("/{kind}", raises, methods=["GET"])
+    return router
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FastAPI, TestClient]]:
     path: Path = tmp_path_factory.mktemp("features") / "features.db"
     app = create_app(Settings(database_url=f"sqlite:///{path}"))
     app.include_router(ordinary_router())
+    app.include_router(lean_router())
 
     @app.get("/probe-on-the-app/{word}")
     async def on_the_app(word: str, user: Annotated[str, Depends(current_user)]) -> Account:
@@ -196,6 +215,27 @@ def test_sync_and_async_exception_handlers(served: tuple[FastAPI, TestClient]) -
     assert (sync.status_code, sync.json()) == (418, {"handled": "sync"})
     asynchronous = client.get("/probe/async-error")
     assert (asynchronous.status_code, asynchronous.json()) == (409, {"handled": "async"})
+
+
+def test_a_lean_route_s_errors_meet_the_app_s_handlers(
+    served: tuple[FastAPI, TestClient],
+) -> None:
+    """A lean route's exceptions are answered by the app's exception handlers, as Starlette
+    chooses them: by class (a sync handler and an async one), by status for an HTTPException,
+    and an unexpected one by the handler for `Exception` (a 500 problem)."""
+    app, _ = served
+    with TestClient(app, raise_server_exceptions=False) as client:
+        sync = client.get("/lean-probe/sync")
+        assert (sync.status_code, sync.json()) == (418, {"handled": "sync"})
+        asynchronous = client.get("/lean-probe/async")
+        assert (asynchronous.status_code, asynchronous.json()) == (409, {"handled": "async"})
+        teapot = client.get("/lean-probe/http")
+        assert teapot.status_code == 418
+        assert teapot.headers["content-type"] == "application/problem+json"
+        bug = client.get("/lean-probe/bug")
+        assert bug.status_code == 500
+        assert bug.headers["content-type"] == "application/problem+json"
+        assert client.post("/lean-probe/sync").status_code == 405
 
 
 def test_url_path_for_and_url_for(served: tuple[FastAPI, TestClient]) -> None:
