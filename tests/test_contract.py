@@ -170,3 +170,29 @@ def test_answer_headers(document: dict[str, Any]) -> None:
     unauthorized = operation(document, "get", "/v1/races/{session_id}")["responses"]["401"]
     assert set(unauthorized["headers"]) == {"X-Request-ID", "WWW-Authenticate"}
     assert document["components"]["headers"]["Location"]["required"] is True
+
+
+def _integer_schemas(node: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            found.append(node)
+        for value in node.values():
+            found.extend(_integer_schemas(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_integer_schemas(value))
+    return found
+
+
+def test_integer_bounds_are_integers(document: dict[str, Any]) -> None:
+    """A generator reads a float bound as a number it may send: `< 2**63` is written exactly."""
+    bounds = [
+        (keyword, schema[keyword])
+        for schema in _integer_schemas(document)
+        for keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+        if keyword in schema
+    ]
+    assert bounds
+    assert [bound for bound in bounds if not isinstance(bound[1], int)] == []
+    assert ("exclusiveMaximum", 2**63) in bounds  # every seed's

@@ -93,6 +93,27 @@ def declare_contract(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+#: The keywords bounding a number.
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def integer_bounds(node: Any) -> None:
+    """Bounds of integers written as integers: pydantic writes one past 64 bits (the seed's
+    `< 2**63`) as a float, `9.223372036854776e+18`, which generators read as a number they
+    may send, and which the service refuses."""
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            for keyword in BOUNDS:
+                bound = node.get(keyword)
+                if isinstance(bound, float) and bound.is_integer():
+                    node[keyword] = int(bound)
+        for value in node.values():
+            integer_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            integer_bounds(value)
+
+
 def complete(generated: Document) -> Document:
     """The document with every operation's statuses, security and headers declared."""
     document = copy.deepcopy(generated)
@@ -112,6 +133,7 @@ def complete(generated: Document) -> Document:
     }
     components.setdefault("headers", {}).update(HEADERS)
     close_keyed_objects(schemas)
+    integer_bounds(document)
     for path, item in paths.items():
         for method, operation in item.items():
             if method in ("get", "put", "post", "delete", "patch", "head", "options"):
