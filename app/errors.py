@@ -85,8 +85,16 @@ class PreconditionFailed(ApiError):
     status, title, slug = 412, "Precondition Failed", "precondition-failed"
 
 
+class RequestTimeout(ApiError):
+    status, title, slug = 408, "Request Timeout", "request-timeout"
+
+
 class PayloadTooLarge(ApiError):
     status, title, slug = 413, "Payload Too Large", "payload-too-large"
+
+
+class UnsupportedMediaType(ApiError):
+    status, title, slug = 415, "Unsupported Media Type", "unsupported-media-type"
 
 
 class InvalidInput(ApiError):

@@ -52,6 +52,8 @@ METHODS: Final = frozenset(
 #: nginx's "client closed request": counted and logged apart from server errors.
 CLIENT_CLOSED: Final = 499
 UNMATCHED: Final = "unmatched"
+#: Set in a request's scope when its peer is a trusted proxy (its X-Client-Key then counts).
+VIA_TRUSTED_PROXY: Final = "arbiter.via_trusted_proxy"
 
 
 def settings_of(scope: Scope, given: Settings | None) -> Settings:
@@ -118,7 +120,8 @@ class Edge:
     - its id: the client's `X-Request-ID` when sane, else a new one; sent back on every answer;
     - its client: the peer, or from X-Forwarded-For when the peer is a trusted proxy;
     - the body limit: 413 for bodies over `max_bytes`, at once from Content-Length, else
-      counted while the body is read;
+      counted while the body is read (its deadline is the server protocol's,
+      app/serving.py);
     - metrics: every answer counted by method, route template and status, and timed;
     - the request log line;
     - a client that goes away mid-request is a 499 and one info line, not a server error;
@@ -173,10 +176,12 @@ class Edge:
                 forwarded = value
         if request_id is None:
             request_id = new_request_id()
-        if forwarded is not None and self.proxies is not None:
+        if self.proxies is not None:
             peer = scope.get("client")
             if peer and self.proxies.trusts(peer[0]):
-                scope["client"] = (self.proxies.client(peer[0], forwarded), 0)
+                scope[VIA_TRUSTED_PROXY] = True
+                if forwarded is not None:
+                    scope["client"] = (self.proxies.client(peer[0], forwarded), 0)
         id_header = (b"x-request-id", request_id)
         seen = 0
         status = 0
@@ -401,8 +406,11 @@ class RedisWindows:
 class RateLimit:
     """At most `per_minute` requests per client in any sliding 60 s, then 429 with Retry-After.
 
-    A client is its `X-Client-Key` when it sends a sane one, else its address (which
-    `Edge` has already taken from X-Forwarded-For when the peer is a trusted proxy). The
+    A client is its address (which `Edge` has already taken from X-Forwarded-For when the
+    peer is a trusted proxy), or its `X-Client-Key` when that key can be believed: one the
+    operator handed out (`rate_limit_client_keys`), or any sane one a trusted proxy passes
+    on. A key sent straight from a client is otherwise ignored: a new key a request would
+    otherwise be a new client. The
     windows live in Redis when `redis_url` is set, so every worker and replica shares them;
     otherwise in this process.
     """
@@ -423,9 +431,15 @@ class RateLimit:
         self.max_clients = max_clients
         self.settings = settings
         self.windows: LocalWindows | RedisWindows | None = None
+        self.known_keys: frozenset[bytes] = frozenset()
 
     def bind(self, scope: Scope) -> LocalWindows | RedisWindows:
         settings = settings_of(scope, self.settings)
+        self.known_keys = frozenset(
+            key.strip().encode()
+            for key in (settings.rate_limit_client_keys or "").split(",")
+            if key.strip()
+        )
         local = LocalWindows(self.per_minute, self.WINDOW_SECONDS, self.max_clients)
         self.windows = (
             RedisWindows(
@@ -448,7 +462,7 @@ class RateLimit:
         if scope["type"] != "http" or scope["path"] in self.EXEMPT:
             await self.app(scope, receive, send)
             return
-        wait = await windows.admit(client_identity(scope))
+        wait = await windows.admit(client_identity(scope, self.known_keys))
         if wait > 0.0:
             seconds = max(1, int(wait + 0.999))
             response = api_error_response(
@@ -470,10 +484,16 @@ class RateLimit:
         return closing_receive
 
 
-def client_identity(scope: Scope) -> str:
-    """The rate limit's key for a request: its client key (hashed), else its address."""
+def client_identity(scope: Scope, known_keys: frozenset[bytes] = frozenset()) -> str:
+    """The rate limit's key for a request: its client key (hashed) when it can be believed
+    (one of `known_keys`, or passed on by a trusted proxy), else its address."""
+    trusted = scope.get(VIA_TRUSTED_PROXY, False)
     for name, value in scope["headers"]:
-        if name == b"x-client-key" and SANE_CLIENT_KEY.fullmatch(value):
+        if (
+            name == b"x-client-key"
+            and SANE_CLIENT_KEY.fullmatch(value)
+            and (trusted or value in known_keys)
+        ):
             return "key:" + hashlib.blake2b(value, digest_size=16).hexdigest()
     client = scope.get("client")
     return "address:" + (client[0] if client else "unknown")

@@ -21,8 +21,13 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL: sqlite:///path or postgresql+psycopg://user@host/db",
     )
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    #: Requests per minute per client (its `X-Client-Key` if sent, else its address); 0: off.
+    #: Requests per minute per client (its address, or the `X-Client-Key` a trusted proxy
+    #: passes on or that is one of `rate_limit_client_keys`); 0: off.
     rate_limit_per_minute: int = Field(default=0, ge=0)
+    #: Client keys the operator handed out (comma-separated): a request sending one of them as
+    #: `X-Client-Key` is limited as that key, from whatever address. Any other key counts only
+    #: when a trusted proxy (`forwarded_allow_ips`) passes it on; otherwise the address does.
+    rate_limit_client_keys: str | None = None
     #: Where the rate limit's windows live so that every worker and replica shares them
     #: (`redis://host:6379/0`); unset: each process keeps its own (so N workers let N times
     #: the limit through).
@@ -39,6 +44,13 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=10, ge=1)
     #: How long a SQLite writer waits for the write lock, in milliseconds.
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=0)
+    #: A request's head (request line and headers) at most this large, with at most this many
+    #: headers (then 431), arriving within this many seconds (then 408); app/serving.py.
+    max_header_bytes: int = Field(default=32 * 1024, ge=1024)
+    max_headers: int = Field(default=100, ge=10)
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    #: How long a request's body may take to arrive, in seconds (then 408).
+    body_read_timeout_seconds: float = Field(default=10.0, gt=0)
     #: How long idempotency keys are remembered, in seconds.
     idempotency_ttl_seconds: int = Field(default=24 * 3600, ge=60)
     #: Finished sessions (and their rounds) are deleted this many days after they finished.

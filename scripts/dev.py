@@ -118,7 +118,9 @@ def uvicorn_arguments(env: Mapping[str, str]) -> list[str]:
         "--workers",
         str(workers),
         "--no-access-log",
-        # uvicorn has no timeout for a request's headers: a proxy in front sets that one.
+        # uvicorn's protocol with limits on a request's headers: size, count, time.
+        "--http",
+        "app.serving:GuardedHttpTools",
         "--timeout-keep-alive",
         env.get("ARBITER_KEEP_ALIVE_SECONDS", "5"),
         "--timeout-graceful-shutdown",

@@ -74,6 +74,7 @@ def test_statuses_follow_the_place_of_each_operation(document: dict[str, Any]) -
         "200",
         "400",
         "413",
+        "415",
         "422",
         "429",
     }
@@ -84,6 +85,7 @@ def test_statuses_follow_the_place_of_each_operation(document: dict[str, Any]) -
         "401",
         "409",
         "413",
+        "415",
         "422",
         "429",
         "503",
@@ -112,6 +114,7 @@ def test_statuses_follow_the_place_of_each_operation(document: dict[str, Any]) -
         "409",
         "412",
         "413",
+        "415",
         "422",
         "429",
         "503",
@@ -196,3 +199,21 @@ def test_integer_bounds_are_integers(document: dict[str, Any]) -> None:
     assert bounds
     assert [bound for bound in bounds if not isinstance(bound[1], int)] == []
     assert ("exclusiveMaximum", 2**63) in bounds  # every seed's
+
+
+def test_a_body_not_sent_as_json_is_415(document: dict[str, Any]) -> None:
+    """A body with another content type (or none) is refused, whatever it holds."""
+    app = create_app(Settings(database_url="sqlite:///:memory:"))
+    with TestClient(app) as client:
+        for headers in ({"content-type": "text/plain"}, {}, {"content-type": "application/xml"}):
+            answer = client.post(
+                "/v1/gurps/success-roll", content=b'{"skill": 12}', headers=headers
+            )
+            assert answer.status_code == 415, headers
+            assert answer.headers["content-type"] == "application/problem+json"
+        for kind in ("application/json", "application/json; charset=utf-8", "application/x+json"):
+            answer = client.post(
+                "/v1/gurps/success-roll", content=b'{"skill": 12}', headers={"content-type": kind}
+            )
+            assert answer.status_code == 200, kind
+    assert "415" in statuses(document, "post", "/v1/gurps/success-roll")

@@ -208,7 +208,11 @@ def test_request_id_on_every_error(tmp_path: Path) -> None:
         answers = {
             404: test_client.get("/nowhere", headers={"x-request-id": "r-404"}),
             413: test_client.post(QUICK, content=b"x" * 70_000, headers={"x-request-id": "r-413"}),
-            400: test_client.post(QUICK, content=b"{", headers={"x-request-id": "r-400"}),
+            400: test_client.post(
+                QUICK,
+                content=b"{",
+                headers={"x-request-id": "r-400", "content-type": "application/json"},
+            ),
             422: test_client.post(QUICK, json={}, headers={"x-request-id": "r-422"}),
             500: test_client.get("/boom", headers={"x-request-id": "r-500"}),
         }

@@ -90,14 +90,35 @@ def test_per_process_limit_with_retry_after(tmp_path: Path) -> None:
         assert client.get("/metrics").status_code == 200
 
 
-def test_keyed_by_client_key_when_sent(tmp_path: Path) -> None:
-    with TestClient(app_on(tmp_path, rate_limit_per_minute=2)) as client:
+def test_keyed_by_a_client_key_the_operator_handed_out(tmp_path: Path) -> None:
+    app = app_on(tmp_path, rate_limit_per_minute=2, rate_limit_client_keys="bot-1, bot-2")
+    with TestClient(app) as client:
         assert [roll(client, **{"x-client-key": "bot-1"}) for _ in range(3)] == [200, 200, 429]
         assert [roll(client, **{"x-client-key": "bot-2"}) for _ in range(3)] == [200, 200, 429]
         # Without a key, the address: a window of its own.
         assert [roll(client) for _ in range(3)] == [200, 200, 429]
-        # A key too long to be one is ignored: the address's window, already full.
+        # A key nobody handed out, or one too long to be one, is ignored: the address's window.
+        assert roll(client, **{"x-client-key": "bot-3"}) == 429
         assert roll(client, **{"x-client-key": "k" * 129}) == 429
+
+
+def test_a_new_key_each_time_is_still_one_client(tmp_path: Path) -> None:
+    """A key sent straight from a client is not believed: 60 keys from one address at 20 a
+    minute get 20 requests through, not 60."""
+    with TestClient(app_on(tmp_path, rate_limit_per_minute=20)) as client:
+        statuses = [roll(client, **{"x-client-key": f"key-{n}"}) for n in range(60)]
+    assert statuses == [200] * 20 + [429] * 40
+
+
+def test_a_trusted_proxy_passes_client_keys_on(tmp_path: Path) -> None:
+    app = app_on(tmp_path, rate_limit_per_minute=1, forwarded_allow_ips="10.0.0.1")
+    with TestClient(app, client=("10.0.0.1", 5000)) as proxy:
+        assert roll(proxy, **{"x-client-key": "tenant-a"}) == 200
+        assert roll(proxy, **{"x-client-key": "tenant-b"}) == 200
+        assert roll(proxy, **{"x-client-key": "tenant-a"}) == 429
+    with TestClient(app, client=("10.0.0.9", 5000)) as direct:
+        assert roll(direct, **{"x-client-key": "tenant-c"}) == 200
+        assert roll(direct, **{"x-client-key": "tenant-d"}) == 429
 
 
 def test_forwarded_for_ignored_from_an_untrusted_peer(tmp_path: Path) -> None:
@@ -146,6 +167,7 @@ def test_redis_window_is_shared_between_processes(tmp_path: Path, redis_prefix: 
         "rate_limit_per_minute": 5,
         "redis_url": REDIS_URL,
         "rate_limit_redis_prefix": redis_prefix,
+        "rate_limit_client_keys": "shared",
     }
     (tmp_path / "1").mkdir()
     (tmp_path / "2").mkdir()

@@ -22,7 +22,7 @@ from starlette.responses import Response
 
 from app.api import formats
 from app.api.schemas.common import validate_json
-from app.errors import MalformedJson, invalid_input_from_validation
+from app.errors import MalformedJson, UnsupportedMediaType, invalid_input_from_validation
 from app.rules.dice import Dice, Key, NotationRoller, Rng
 from app.rules.errors import Loc
 
@@ -93,9 +93,24 @@ async def read_body(request: Request) -> bytes:
 BODY: Final = "arbiter.body"
 
 
+def is_json_type(content_type: str | None) -> bool:
+    """Whether a Content-Type names JSON: `application/json` or `application/<x>+json`."""
+    if content_type is None:
+        return False
+    media_type = content_type.partition(";")[0].strip().lower()
+    return media_type == "application/json" or (
+        media_type.startswith("application/") and media_type.endswith("+json")
+    )
+
+
 async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
-    """Read and validate the JSON body: 400 when malformed, 422 naming the field when invalid."""
+    """Read and validate the JSON body: 415 when it is not sent as JSON, 400 when malformed,
+    422 naming the field when invalid."""
     raw = await read_body(request)
+    if raw and not is_json_type(header(request, b"content-type")):
+        raise UnsupportedMediaType(
+            "the request body must be sent as JSON (Content-Type: application/json)"
+        )
     # pydantic's parser takes NaN and ±Infinity as numbers, which JSON has not. Finding the
     # words costs about a twentieth of the parse (`find`: `in` first tries the needle as an
     # int); only a body containing them is parsed a second time.

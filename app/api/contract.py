@@ -56,6 +56,8 @@ WHY: dict[int, str] = {
     "integrity check.",
     412: "`If-Match` does not name the session's current version; nothing changed.",
     413: "The request body is over the server's size limit.",
+    415: "A request body sent without a JSON content type (`application/json`, or another "
+    "`application/*+json`).",
     422: "Invalid input: every error is listed in `errors` as `{loc, msg}` (at most "
     f"{MAX_ERRORS}; `errors_omitted` counts the rest). Besides the schema's shape and "
     "bounds this covers the rules that span fields (described on the body's schema), dice "
@@ -270,7 +272,7 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
     has_query = any(p.get("in") == "query" for p in operation.get("parameters", ()))
     statuses: set[int] = set()
     if has_body:
-        statuses |= {400, 413, 422}
+        statuses |= {400, 413, 415, 422}
     if method == "delete":
         statuses.add(413)  # the body is read (and ignored), so it counts towards the limit
     if has_query or keyed:

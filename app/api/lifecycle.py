@@ -210,7 +210,6 @@ async def mutate(
     """
     work = unit_of_work(request)
     token = bearer_token(request)
-    if_match = _if_match(request)
     # The whole body is read before the transaction: a slow client holds no lock.
     await read_body(request)
     key = await keyed(request, f"{kind.path}/{session_id}", token)
@@ -239,6 +238,8 @@ async def mutate(
             raise NotFound(f"no {kind.title} with id {session_id}")
         if reused is not None:
             raise reused
+        # Read once the token is known to hold a role here: a stranger learns nothing from it.
+        if_match = _if_match(request)
         if body is not None:
             await body.load()
         authorize(role, record)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import re
 import types
 import typing
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
@@ -49,7 +50,7 @@ from pydantic import BaseModel
 from starlette._utils import get_route_path
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Match, Mount
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.common import examples, parse_body, read_body, respond, text_plain_doc
@@ -366,6 +367,8 @@ def prefix_of(path: str) -> str:
 
 
 _ROUTES_VERSION: Final = operator.attrgetter("_routes_version")
+#: Where FastAPI keeps a request's telemetry, when it records any (it tells it the route).
+TELEMETRY: Final = "fastapi.telemetry"
 #: A route whose paths cannot be told by their first two segments: a candidate for every path.
 ANY: Final = None
 
@@ -389,6 +392,9 @@ class _Entry:
     route: BaseRoute
     context: Any = None
     included: Any = None
+    #: The path pattern that must match for the route to match at all, when that is all its
+    #: path decides (FastAPI's and Starlette's routes): other paths are passed over with it.
+    pattern: re.Pattern[str] | None = None
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if self.context is None:
@@ -411,11 +417,14 @@ class _Entry:
             return
         # What the included router's entry does, handing the request to its route: its form
         # limits, itself and the route as included, in FastAPI's part of the scope.
-        _apply_router_form_limits(scope, self.included.include_context.form_limits)
+        form_limits = self.included.include_context.form_limits
+        if form_limits:
+            _apply_router_form_limits(scope, form_limits)
         fastapi_scope = _get_fastapi_scope(scope)
         fastapi_scope[_FASTAPI_INCLUDED_ROUTER_KEY] = self.included
         _update_scope(scope, child_scope)
-        _route_selected(scope=scope, path=self.context.path_format, mount=False)
+        if TELEMETRY in scope:
+            _route_selected(scope=scope, path=self.context.path_format, mount=False)
         fastapi_scope[_FASTAPI_EFFECTIVE_ROUTE_CONTEXT_KEY] = self.context
         await self.route.handle(scope, receive, send)
 
@@ -436,10 +445,15 @@ def _entries(route: BaseRoute) -> list[tuple[_Entry, str | None]]:
         ]
         if len(contexts) == len(candidates):
             return [
-                (_Entry(context.original_route, context, route), _prefix(context.path, False))
+                (
+                    _Entry(context.original_route, context, route, context.path_regex),
+                    _prefix(context.path, False),
+                )
                 for context in contexts
             ]
-    entry = _Entry(route)
+    # A route's own path pattern decides whether it matches at all (a Mount's does not).
+    pattern = route.path_regex if isinstance(route, Route) else None
+    entry = _Entry(route, pattern=pattern)
     prefixes = {
         _prefix(context.path, isinstance(context.original_route, Mount))
         for context in iter_route_contexts([route])
@@ -484,11 +498,16 @@ class IndexedRouter(APIRouter):
         if index is None or index.version != self._version(index.routers):
             index = self.reindex()
         if index.by_prefix or index.anywhere:
-            places = index.by_prefix.get(prefix_of(get_route_path(scope)), index.anywhere)
-            _apply_router_form_limits(scope, self.form_limits)
+            path = get_route_path(scope)
+            places = index.by_prefix.get(prefix_of(path), index.anywhere)
+            if self.form_limits:
+                _apply_router_form_limits(scope, self.form_limits)
             scope.setdefault("router", self)
             partial: tuple[_Entry, Scope] | None = None
             for place in places:
+                pattern = place.pattern
+                if pattern is not None and pattern.match(path) is None:
+                    continue
                 match, child_scope = place.matches(scope)
                 if match is Match.FULL:
                     await place.handle(scope, child_scope, receive, send)

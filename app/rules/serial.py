@@ -36,14 +36,11 @@ def dump(value: Any) -> JSONValue:
     kind = type(value)
     if kind in _PLAIN:
         return value
-    names = _FIELD_NAMES.get(kind)
-    if names is not None:
-        # Plain fields are taken as they are here, without a call each (most fields are).
-        dumped = {}
-        for name in names:
-            item = getattr(value, name)
-            dumped[name] = item if type(item) in _PLAIN else dump(item)
-        return dumped
+    dumper = _DUMPERS.get(kind)
+    if dumper is not None:
+        return dumper(value)
+    if kind is tuple or kind is list:
+        return [item if type(item) in _PLAIN else dump(item) for item in value]
     if isinstance(value, str | int | float):
         return value
     if isinstance(value, tuple | list):
@@ -51,8 +48,8 @@ def dump(value: Any) -> JSONValue:
     if isinstance(value, Mapping):
         return {str(key): dump(item) for key, item in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # Dumped once the slow way; from then on its field names come from the table.
-        _FIELD_NAMES[kind] = tuple(field.name for field in dataclasses.fields(value))
+        # Dumped once the slow way: from then on by a function of its own (`_dumper`).
+        _DUMPERS[kind] = _dumper(kind)
         return dump(value)
     raise TypeError(f"cannot serialise a {type(value).__name__}")
 
@@ -64,13 +61,47 @@ def dump_as(value: Any, *, leave_out: tuple[str, ...] = (), **first: Any) -> JSO
     dumped: dict[str, Any] = dump(value)
     for name in leave_out:
         del dumped[name]
-    return {**first, **dumped} if first else dumped
+    if first:
+        first.update(dumped)
+        return first
+    return dumped
 
 
-#: Types dumped as they are, and the field names of every dataclass dumped so far: a round
-#: dumps hundreds of dataclasses (every die it rolled), so the lookup is kept to one.
+def _dumper(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """A function dumping a `cls`: one dict display of its fields, each taken as it is when
+    its type is plain (`int`, `str`, `Literal["a", "b"]`, optional or not) and dumped
+    otherwise, as a hand-written `to_dict` would be; compiled from the dataclass's fields
+    (their names are identifiers), as `dataclasses` builds `__init__`."""
+    hints = typing.get_type_hints(cls)
+    entries = [
+        f"{field.name!r}: value.{field.name}"
+        if _dumped_as_is(hints.get(field.name, Any))
+        else f"{field.name!r}: dump(value.{field.name})"
+        for field in dataclasses.fields(cls)
+    ]
+    source = f"def dump_{cls.__name__}(value):\n    return {{{', '.join(entries)}}}\n"
+    namespace: dict[str, Any] = {"dump": dump}
+    exec(source, namespace)
+    made: Callable[[Any], dict[str, Any]] = namespace[f"dump_{cls.__name__}"]
+    return made
+
+
+def _dumped_as_is(tp: Any) -> bool:
+    """Whether every value of type `tp` is plain JSON already."""
+    if tp in _PLAIN or tp is None:
+        return True
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        return all(type(arg) in _PLAIN for arg in typing.get_args(tp))
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_dumped_as_is(arg) for arg in typing.get_args(tp))
+    return False
+
+
+#: Types dumped as they are, and the dumper of every dataclass dumped so far: a round dumps
+#: hundreds of dataclasses (every die it rolled), so the lookup is kept to one.
 _PLAIN: frozenset[type] = frozenset({str, int, float, bool, type(None)})
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_DUMPERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
 
 
 def load(cls: type[T], data: JSONValue) -> T:

@@ -26,7 +26,7 @@ from app.rules import serial
 from app.rules.dice import Dice
 from app.settings import Settings
 from tests.conformance import Conforming
-from tests.helpers import PROBLEM, Session, bearer
+from tests.helpers import PROBLEM, Session, assert_problem, bearer
 
 # --- a toy kind, defined here alone: first to `target` heads on a d2 ----------------------
 
@@ -345,3 +345,28 @@ def test_odds_from_a_fresh_session_equal_the_odds_of_its_body(kinds_client: Test
         assert from_here.json()[field] == fresh[field]
     assert kinds_client.get(path + "/odds").status_code == 401
     assert kinds_client.get(path + "/odds", headers=bearer("nobody")).status_code == 404
+
+
+def test_a_session_call_checks_its_token_before_if_match(
+    kinds_client: TestClient, kind: AnyKind
+) -> None:
+    """A malformed If-Match tells a stranger nothing: 404 before the 412 a holder gets."""
+    made = Session(kinds_client, kind.path, dict(kind.examples.create))
+    malformed = {"If-Match": "not-a-version"}
+    stranger = kinds_client.delete(made.url, headers={**malformed, **bearer("not-a-token")})
+    assert stranger.status_code == 404, stranger.text
+    holder = kinds_client.delete(made.url, headers={**malformed, **made.headers})
+    assert holder.status_code == 412, holder.text
+
+
+def test_names_hold_no_nul(client: TestClient) -> None:
+    answer = client.post(
+        "/v1/gurps/quick-contest",
+        json={"a": {"name": "Ann\x00", "skill": 12}, "b": {"name": "Bob", "skill": 10}},
+    )
+    assert_problem(answer, 422, ["body", "a", "name"])
+    fine = client.post(
+        "/v1/gurps/quick-contest",
+        json={"a": {"name": "Ann\tLee", "skill": 12}, "b": {"name": "Bob", "skill": 10}},
+    )
+    assert fine.status_code == 200

@@ -203,7 +203,9 @@ def test_the_document_declares_a_read_with_a_body(store_client: TestClient) -> N
     assert set(answer["headers"]) == {"X-Request-ID", "ETag"}
     # A session call that only reads: a token, but no If-Match, Idempotency-Key, 403, 409, 412.
     assert asked["security"] == [{"bearer": []}]
-    assert set(asked["responses"]) == {"200", "400", "401", "404", "413", "422", "429", "503"}
+    assert set(asked["responses"]) == {
+        *("200", "400", "401", "404", "413", "415", "422", "429", "503")
+    }
     assert [parameter["name"] for parameter in asked["parameters"]] == [
         "session_id",
         "X-Request-ID",

@@ -30,7 +30,11 @@ WHITE_SPACE = (
 )
 
 
-NOT_BLANK = r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+BLANKS = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = f"[^{BLANKS}]"
+#: Text that is not blank and holds no NUL (which C strings, terminals and chat clients cut
+#: at): a character of neither, anywhere, and no NUL before or after it.
+TEXT = f"^[^\\x00]*[^\\x00{BLANKS}][^\\x00]*$"
 
 
 def trimmed(value: str) -> str:
@@ -45,11 +49,11 @@ def trimmed(value: str) -> str:
 #: says exactly what is accepted: its length before trimming, not blank by `NOT_BLANK`), then
 #: trimmed. A competitor, party or member name: how results and supplied dice refer to them.
 Name = Annotated[
-    str, StringConstraints(min_length=1, max_length=64, pattern=NOT_BLANK), AfterValidator(trimmed)
+    str, StringConstraints(min_length=1, max_length=64, pattern=TEXT), AfterValidator(trimmed)
 ]
 #: The same for up to 500 characters (an effect's text).
 Text = Annotated[
-    str, StringConstraints(min_length=1, max_length=500, pattern=NOT_BLANK), AfterValidator(trimmed)
+    str, StringConstraints(min_length=1, max_length=500, pattern=TEXT), AfterValidator(trimmed)
 ]
 Seed = Annotated[int, Field(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")]
 D6 = Annotated[int, Field(ge=1, le=6)]

@@ -1,0 +1,181 @@
+"""The HTTP server's protocol: uvicorn's httptools protocol with limits on a request's head.
+
+uvicorn bounds neither a request's headers nor the time they take: a 16 MB header, a
+hundred thousand headers, or a client sending one byte a second (slowloris) were all served
+or held forever. `GuardedHttpTools` (`uvicorn --http app.serving:GuardedHttpTools`, as
+`scripts/dev.py` serves) refuses, before the app sees the request:
+
+* a head (request line and headers) over `max_header_bytes`, or with more than
+  `max_headers` headers: 431, and the connection closed;
+* a head not complete within `header_timeout_seconds` of its first byte, and a connection
+  that sends nothing that long after it opens: 408, and the connection closed;
+* a body not complete within `body_read_timeout_seconds` of its head: 408 (problem+json,
+  if no answer has begun), and the connection closed. The app reads every body before it
+  takes a lock or a database connection (app/api/lifecycle.py), so a slow body holds
+  nothing shared meanwhile; once closed, the app sees the client gone.
+
+A request whose body comes in the same reads as its head (almost every one) arms no timer.
+
+Between requests, an idle keep-alive connection is closed by uvicorn's own
+`--timeout-keep-alive`. The app's settings (app/settings.py) give the limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httptools
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from app.errors import RequestTimeout, api_error_response
+from app.settings import get_settings
+
+
+class HeadRefused(Exception):
+    """A request's head over its limits."""
+
+
+class GuardedHttpTools(HttpToolsProtocol):
+    """uvicorn's httptools protocol, refusing heads over their size, count or time limits."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        settings = get_settings()
+        self.max_head_bytes = settings.max_header_bytes
+        self.max_headers = settings.max_headers
+        self.head_timeout = settings.header_timeout_seconds
+        self.body_timeout = settings.body_read_timeout_seconds
+        self.body_timer: asyncio.TimerHandle | None = None
+        #: Whether the next bytes are a request's head (till its headers are complete).
+        self.in_head = True
+        #: The head's bytes as received, and as parsed (a head complete in one read).
+        self.head_bytes = 0
+        self.parsed_head = 0
+        self.header_count = 0
+        self.head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self._disarm_body()
+        super().connection_lost(exc)
+
+    def _disarm_body(self) -> None:
+        if self.body_timer is not None:
+            self.body_timer.cancel()
+            self.body_timer = None
+
+    def _body_too_slow(self) -> None:
+        self.body_timer = None
+        cycle = self.cycle
+        if cycle is None or not cycle.more_body or self.transport.is_closing():
+            return
+        if not cycle.response_started:
+            late = RequestTimeout(f"the request body did not arrive within {self.body_timeout:g} s")
+            answer = api_error_response(late)
+            self.transport.write(
+                b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/problem+json\r\n"
+                b"content-length: %d\r\nconnection: close\r\n\r\n%s"
+                % (len(answer.body), bytes(answer.body))
+            )
+        # Answered (or past answering): what the app would still send goes nowhere, and its
+        # read of the body ends as the client's leaving.
+        cycle.disconnected = True
+        cycle.message_event.set()
+        self.transport.close()
+
+    def _arm(self) -> None:
+        if self.head_timer is None:
+            self.head_timer = self.loop.call_later(self.head_timeout, self._head_too_slow)
+
+    def _disarm(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self.head_timer = None
+        if self.in_head and not self.transport.is_closing():
+            self._refuse(408, "Request Timeout", "the request's headers took too long")
+
+    def _refuse(self, status: int, reason: str, message: str) -> None:
+        body = message.encode("ascii")
+        self.transport.write(
+            b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: %d\r\nconnection: close\r\n\r\n%s"
+            % (status, reason.encode("ascii"), len(body), body)
+        )
+        self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self.in_head:
+            self.head_bytes += len(data)
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserCallbackError as error:
+            if isinstance(error.__context__, HeadRefused):
+                self._refuse(431, "Request Header Fields Too Large", str(error.__context__))
+                return
+            self.logger.warning("Invalid HTTP request received.")
+            self.send_400_response("Invalid HTTP request received.")
+            return
+        except httptools.HttpParserError:
+            self.logger.warning("Invalid HTTP request received.")
+            self.send_400_response("Invalid HTTP request received.")
+            return
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+            return
+        if self.in_head and self.head_bytes > self.max_head_bytes:
+            # A head still arriving past the limit (httptools would buffer it all).
+            self._refuse(431, "Request Header Fields Too Large", "the request's head is too large")
+        elif (
+            not self.in_head
+            and self.body_timer is None
+            and self.cycle is not None
+            and self.cycle.more_body
+            and not self.cycle.response_complete
+        ):
+            # The head is in and the body is not: from now on it has its time.
+            self.body_timer = self.loop.call_later(self.body_timeout, self._body_too_slow)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.in_head = True
+        self.parsed_head = self.header_count = 0
+        self._arm()
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.header_count += 1
+        if self.header_count > self.max_headers:
+            raise HeadRefused(f"more than {self.max_headers} headers")
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
+
+    def _count(self, size: int) -> None:
+        self.parsed_head += size
+        if self.parsed_head > self.max_head_bytes:
+            raise HeadRefused(f"the request's head is over {self.max_head_bytes} bytes")
+
+    def on_message_complete(self) -> None:
+        self._disarm_body()
+        super().on_message_complete()
+
+    def on_headers_complete(self) -> None:
+        self.in_head = False
+        self.head_bytes = 0
+        self.parsed_head = 0
+        self._disarm()
+        super().on_headers_complete()
