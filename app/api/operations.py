@@ -43,7 +43,7 @@ async def readyz(request: Request) -> Readiness:
     store = getattr(request.app.state, "store", None)
     if store is None:
         return {"status": "ready", "store": "none"}
-    problem = await run_in_threadpool(store.readiness_problem)
+    problem = await store.ready()
     if problem:
         raise ServiceUnavailable(problem)
     return {"status": "ready"}

@@ -90,7 +90,9 @@ def _postgres_is_away(exc: BaseException) -> bool:
         return True
     if isinstance(
         exc,
-        asyncpg.ConnectionDoesNotExistError
+        # A connection broken mid-protocol by a shutdown: "cannot switch to state 15".
+        asyncpg.InternalClientError
+        | asyncpg.ConnectionDoesNotExistError
         | asyncpg.PostgresConnectionError
         | asyncpg.OperatorInterventionError
         | asyncpg.InsufficientResourcesError
@@ -103,14 +105,25 @@ def _postgres_is_away(exc: BaseException) -> bool:
 
 
 def _sqlite_is_away(exc: BaseException) -> bool:
-    """Whether a SQLite error means the file cannot be used now (locked, unreadable)."""
+    """Whether a SQLite error means the file cannot be used now (locked, unreadable, or its
+    disk full)."""
     if not isinstance(exc, sqlite3.OperationalError):
         return False
     message = str(exc)
     return any(
         sign in message
-        for sign in ("database is locked", "unable to open", "disk I/O error", "is busy")
+        for sign in (
+            "database is locked",
+            "unable to open",
+            "disk I/O error",
+            "is busy",
+            "database or disk is full",
+        )
     )
+
+
+class _Probed(Exception):
+    """The write probe's statement ran: its transaction is rolled back by this."""
 
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
@@ -487,6 +500,26 @@ class Store:
             return self._readiness.submit(self._check_readiness).result(READINESS_TIMEOUT_S)
         except TimeoutError:
             return f"the database did not answer within {READINESS_TIMEOUT_S:g} s"
+
+    async def ready(self) -> str | None:
+        """`readiness_problem`, and while requests meet an outage (`away`: a full disk, a
+        read-only standby, a dropped connection) a write too, rolled back: the database may
+        answer reads and still refuse every change."""
+        problem = await asyncio.to_thread(self.readiness_problem)
+        if problem is not None or not self.away:
+            return problem
+
+        async def probe(transaction: Transaction) -> None:
+            await transaction.execute("CREATE TABLE arbiter_readiness_probe (x INTEGER)", ())
+            raise _Probed
+
+        try:
+            await self.run("write", probe)
+        except _Probed:
+            return None
+        except Unavailable:
+            return "the database refuses changes (full, read-only or going away)"
+        return None
 
     def _check_readiness(self) -> str | None:
         try:

@@ -245,3 +245,32 @@ def test_the_purge_loop_adds_no_line_of_its_own_to_an_outage(
     asyncio.run(main.purge_expired(None, Settings(), stop))  # type: ignore[arg-type]
     assert attempts == [1]
     assert [record for record in caplog.records if record.name.startswith("arbiter")] == []
+
+
+def test_a_full_sqlite_disk_is_503_and_readiness_says_so(tmp_path: Path) -> None:
+    """SQLite's "database or disk is full" (the file held at its size with max_page_count, as
+    a full disk would hold it): rounds answer 503 with Retry-After, readiness is 503 while
+    changes are refused, and both recover once there is room, without a restart."""
+    url = f"sqlite:///{tmp_path / 'full.db'}"
+    upgrade_to_head(url)
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", {**ARM_WRESTLE, "target": 100, "max_rounds": 100})
+        assert client.get("/readyz").status_code == 200
+        store = client.app.state.store  # type: ignore[attr-defined]
+        writer = store._writer_connection.driver_connection
+        pages = writer.execute("PRAGMA page_count").fetchone()[0]
+        writer.execute(f"PRAGMA max_page_count = {pages}")
+        statuses = []
+        for _ in range(200):
+            answer = client.post(made.url + "/rounds", json={}, headers=made.headers)
+            statuses.append(answer.status_code)
+            if answer.status_code != 200:
+                break
+        assert statuses[-1] == 503, statuses
+        assert int(answer.headers["retry-after"]) >= 1
+        assert answer.headers["content-type"] == "application/problem+json"
+        assert client.get("/readyz").status_code == 503
+        writer.execute(f"PRAGMA max_page_count = {pages * 100}")
+        assert client.get("/readyz").status_code == 200
+        after = client.post(made.url + "/rounds", json={}, headers=made.headers)
+        assert after.status_code in (200, 409), after.text  # 409: the match was won meanwhile
