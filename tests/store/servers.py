@@ -42,10 +42,13 @@ def free_port() -> int:
         return port
 
 
-def start_server(database_url: str, log_dir: Path) -> Server:
-    """Start one uvicorn process on `database_url`; it is not waited for here."""
+def start_server(
+    database_url: str, log_dir: Path, settings: dict[str, str] | None = None
+) -> Server:
+    """Start one uvicorn process on `database_url` (with these `ARBITER_*` settings too), on
+    the protocol `scripts/dev.py` serves with; it is not waited for here."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url}
+    env = {**os.environ, "DATABASE_URL": database_url, **(settings or {})}
     env.pop("ARBITER_DATABASE_URL", None)
     env.pop("ARBITER_RATE_LIMIT_PER_MINUTE", None)
     log = log_dir / f"uvicorn-{port}.log"
@@ -61,6 +64,8 @@ def start_server(database_url: str, log_dir: Path) -> Server:
                 "127.0.0.1",
                 "--port",
                 str(port),
+                "--http",
+                "app.serving:GuardedHttpTools",
                 "--log-level",
                 "warning",
             ],
