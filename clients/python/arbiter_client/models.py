@@ -43,7 +43,7 @@ class LoserDamage(RootModel[str]):
 
 class Seed(RootModel[int]):
     root: Annotated[
-        int, Field(description="0 <= seed < 2**63", ge=0, lt=9223372036854776000, title="Seed")
+        int, Field(description="0 <= seed < 2**63", ge=0, lt=9223372036854775808, title="Seed")
     ]
 
 
@@ -130,7 +130,7 @@ class ArmWrestleRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -180,7 +180,7 @@ class ArmWrestler(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -487,7 +487,7 @@ class Contestant(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -507,7 +507,7 @@ class CustomObject(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -570,7 +570,7 @@ class GurpsCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -610,7 +610,7 @@ class HazardTactic(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Chaser Check",
         ),
     ] = "balance"
@@ -750,7 +750,7 @@ class LongThrowCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -1162,7 +1162,7 @@ class Skill(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
         ),
     ]
 
@@ -1239,7 +1239,7 @@ class Feat(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
         ),
     ]
 
@@ -1343,7 +1343,7 @@ class Name(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -1411,7 +1411,7 @@ class RaceObstacle(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Check",
         ),
     ]
@@ -1460,7 +1460,7 @@ class RaceRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -1760,14 +1760,14 @@ class Action(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Action",
         ),
     ]
 
 
 class Bid(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=4611686018427388000, title="Bid")]
+    root: Annotated[int, Field(ge=0, le=4611686018427387904, title="Bid")]
 
 
 class Action1(RootModel[str]):
@@ -1776,7 +1776,7 @@ class Action1(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
         ),
     ]
 
@@ -1791,7 +1791,7 @@ class SkillListItem(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
         ),
     ]
 
@@ -1826,7 +1826,7 @@ class SkillGameEffect(BaseModel):
         Field(
             max_length=500,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Text",
         ),
     ]
@@ -1856,7 +1856,7 @@ class Reason(RootModel[str]):
         Field(
             max_length=500,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Reason",
         ),
     ]
@@ -1878,7 +1878,7 @@ class SkillGameGrant(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Party",
         ),
     ]
@@ -1888,7 +1888,7 @@ class SkillGameGrant(BaseModel):
         Field(
             max_length=500,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Reason",
         ),
     ]
@@ -1916,7 +1916,7 @@ class SkillGameMember(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -1925,7 +1925,7 @@ class SkillGameMember(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -1981,7 +1981,7 @@ class SkillGameParty(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -2037,7 +2037,7 @@ class SkillGameSkills(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Party",
         ),
     ]
@@ -2047,7 +2047,7 @@ class SkillGameSkills(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2056,7 +2056,7 @@ class SkillGameSkills(BaseModel):
                 Annotated[
                     str,
                     StringConstraints(
-                        pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                        pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                         min_length=1,
                         max_length=64,
                     ),
@@ -2412,7 +2412,7 @@ class ChaseTerrain(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Check",
         ),
     ]
@@ -2569,7 +2569,7 @@ class RaceCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -2580,7 +2580,7 @@ class RaceCompetitor(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2634,7 +2634,7 @@ class RaceIncrement(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Check",
         ),
     ]
@@ -2769,7 +2769,7 @@ class RegularContestRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2888,7 +2888,7 @@ class SkillGameAction(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Name",
         ),
     ]
@@ -2922,7 +2922,7 @@ class SkillGameChoice(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Party",
         ),
     ]
@@ -2934,7 +2934,7 @@ class SkillGameChoice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3234,7 +3234,7 @@ class ChaseCreate(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3302,7 +3302,7 @@ class ChaseRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3456,7 +3456,7 @@ class OddsChaseRequest(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3492,7 +3492,7 @@ class OddsSkillGameTokensRequest(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
                     min_length=1,
                     max_length=64,
                 ),
