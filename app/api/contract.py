@@ -149,17 +149,21 @@ def complete(generated: Document) -> Document:
 
 
 def close_keyed_objects(node: Any) -> None:
-    """Objects keyed by non-blank names take only such keys.
+    """Objects keyed by non-blank names take only such keys, said as generators read it.
 
     pydantic describes a `dict` whose keys must match a pattern with `patternProperties`,
-    which leaves other keys free in JSON Schema; the models refuse them, so the document
-    says so (`additionalProperties: false`, and the pattern on `propertyNames`).
+    which leaves other keys free in JSON Schema (the models refuse them), and which
+    generators turn into an empty model (openapi-python-client: a map of the players' own
+    dice became `{}`). The document says it as `additionalProperties: <the value's schema>`
+    and `propertyNames: {pattern}`: the same keys and values, in the form they all read.
     """
     if isinstance(node, dict):
         patterns = node.get("patternProperties")
         if isinstance(patterns, dict) and len(patterns) == 1 and "additionalProperties" not in node:
-            node["additionalProperties"] = False
-            node.setdefault("propertyNames", {})["pattern"] = next(iter(patterns))
+            ((pattern, value),) = patterns.items()
+            del node["patternProperties"]
+            node["additionalProperties"] = value
+            node.setdefault("propertyNames", {})["pattern"] = pattern
         for value in node.values():
             close_keyed_objects(value)
     elif isinstance(node, list):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from typing_extensions import TypeAliasType
 
 
 class ArmWrestleCheck(BaseModel):
@@ -1156,7 +1157,7 @@ class OddsSkillGameTokensAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
-class Skill(RootModel[str]):
+class SkillsAdditionalPropertyItem(RootModel[str]):
     root: Annotated[
         str,
         Field(
@@ -1165,6 +1166,11 @@ class Skill(RootModel[str]):
             pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
         ),
     ]
+
+
+SkillsAdditionalProperty = TypeAliasType(
+    "SkillsAdditionalProperty", Annotated[list[SkillsAdditionalPropertyItem], Field(max_length=64)]
+)
 
 
 class OddsSuccessRollAnswer(BaseModel):
@@ -1221,6 +1227,11 @@ class RaceCheckRecord(BaseModel):
     total: Annotated[int, Field(title="Total")]
     dc: Annotated[int | None, Field(title="Dc")]
     success: Annotated[bool | None, Field(title="Success")]
+
+
+ModsAdditionalProperty = TypeAliasType(
+    "ModsAdditionalProperty", Annotated[int, Field(ge=-1000, le=1000)]
+)
 
 
 class ConScore(RootModel[int]):
@@ -1907,6 +1918,11 @@ class SkillGameGrantRecord(BaseModel):
     reason: Annotated[str, Field(title="Reason")]
 
 
+SkillsAdditionalProperty1 = TypeAliasType(
+    "SkillsAdditionalProperty1", Annotated[int, Field(ge=-100, le=100)]
+)
+
+
 class SkillGameMember(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
@@ -1930,10 +1946,10 @@ class SkillGameMember(BaseModel):
                     max_length=64,
                 ),
             ],
-            int,
+            SkillsAdditionalProperty1,
         ]
         | None,
-        Field(title="Skills"),
+        Field(max_length=64, title="Skills"),
     ] = None
 
 
@@ -2024,6 +2040,41 @@ class SkillGameResult(BaseModel):
     reason: Annotated[Literal["goal", "max_rounds", "ended"] | None, Field(title="Reason")]
 
 
+class Skill(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+        ),
+    ]
+
+
+RollsAdditionalPropertyAdditionalProperty = TypeAliasType(
+    "RollsAdditionalPropertyAdditionalProperty", Annotated[int, Field(ge=1, le=20)]
+)
+
+
+RollsAdditionalProperty = TypeAliasType(
+    "RollsAdditionalProperty",
+    Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RollsAdditionalPropertyAdditionalProperty,
+        ],
+        Field(max_length=64),
+    ],
+)
+
+
 class SkillGameSkills(BaseModel):
     """
     A party's skills for this round; `rolls` are its members' d20s, `{member: {skill: d20}}`.
@@ -2052,17 +2103,7 @@ class SkillGameSkills(BaseModel):
                     max_length=64,
                 ),
             ],
-            dict[
-                Annotated[
-                    str,
-                    StringConstraints(
-                        pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
-                        min_length=1,
-                        max_length=64,
-                    ),
-                ],
-                int,
-            ],
+            RollsAdditionalProperty,
         ]
         | None,
         Field(title="Rolls"),
@@ -2585,7 +2626,7 @@ class RaceCompetitor(BaseModel):
                     max_length=64,
                 ),
             ],
-            int,
+            ModsAdditionalProperty,
         ]
         | None,
         Field(
@@ -3497,9 +3538,9 @@ class OddsSkillGameTokensRequest(BaseModel):
                     max_length=64,
                 ),
             ],
-            list[Skill],
+            SkillsAdditionalProperty,
         ],
-        Field(title="Skills"),
+        Field(max_length=16, min_length=1, title="Skills"),
     ]
 
 
