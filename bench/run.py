@@ -90,7 +90,8 @@ def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -
         "warning",
     ]
     if factory:
-        args.insert(4, "--factory")
+        # Arbiter as scripts/dev.py serves it: with its protocol's limits on requests' heads.
+        args[4:4] = ["--factory", "--http", "app.serving:GuardedHttpTools"]
     # The server's request log goes to a file, as it would to a log collector: written to a
     # terminal, the terminal would be what is measured.
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the server
