@@ -17,6 +17,9 @@ batch operation recreates a table by copying it and dropping the original, and w
 keys on, dropping `sessions` deletes every round (`ON DELETE CASCADE`). After each step
 `PRAGMA foreign_key_check` must find no row naming a missing one, or the migration fails and
 the transaction, every step of it, is rolled back. (PostgreSQL checks foreign keys itself.)
+
+A downgrade step that would drop data (a table or a column holding any) refuses unless the
+caller allows it: `alembic -x allow-data-loss=true downgrade ...` (migrations/guard.py).
 """
 
 from __future__ import annotations

@@ -6,14 +6,15 @@ processes upgrading one fresh database at once all succeed (replicas starting to
 sessions stored before the generic serialiser (`data/sessions_before_the_serialiser.json`:
 one of each kind as the service at commit b938e43 stored them, made through its API) answer
 and play on after 0004, and go back to their old shape on downgrade; sessions of every kind,
-their rounds and stored answers go down every revision and back up with nothing lost; SQLite
-migrates with foreign keys off and checks them after every step, the app's connections keep
-them on;
+their rounds and stored answers go down every revision and back up with nothing lost; a
+downgrade that would drop data refuses unless `-x allow-data-loss=true`; SQLite migrates with
+foreign keys off and checks them after every step, the app's connections keep them on;
 `/readyz` is 503 while the database is unreachable or behind head, and 200 once migrated.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing
 import os
@@ -32,6 +33,8 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.operations import Operations
+from alembic.runtime.environment import EnvironmentContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from fastapi.testclient import TestClient
@@ -49,6 +52,7 @@ from app.store.database import (
 )
 from app.store.models import Base
 from app.store.repository import touched_hour
+from migrations.guard import refuse_data_loss
 from tests.conformance import Conforming
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.helpers import Session
@@ -57,6 +61,8 @@ from tests.store.migrator import migrate_after
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TABLES = {"sessions", "rounds", "idempotency_keys"}
 UNREACHABLE = "postgresql+psycopg://postgres@127.0.0.1:1/x"
+#: The `-x` argument that lets a downgrade drop data (migrations/guard.py).
+ALLOW_DATA_LOSS = "allow-data-loss=true"
 ARM_WRESTLE: dict[str, Any] = {
     "a": {"name": "Ann", "strength_mod": 0, "con_score": 12, "con_mod": 1},
     "b": {"name": "Bob", "strength_mod": 0, "con_score": 12, "con_mod": 1},
@@ -76,8 +82,9 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
         drop_postgres_database(url)
 
 
-def alembic_config(url: str) -> Config:
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+def alembic_config(url: str, *x: str) -> Config:
+    """Alembic's configuration for `url`, with `x` as the command line's `-x` arguments."""
+    config = Config(str(PROJECT_ROOT / "alembic.ini"), cmd_opts=argparse.Namespace(x=list(x)))
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["database_url"] = normalise_url(url)
     return config
@@ -178,7 +185,7 @@ def test_downgrade_to_base_then_upgrade_again(empty_database_url: str) -> None:
     with TestClient(create_app(Settings(database_url=empty_database_url))) as client:
         assert client.post("/v1/arm-wrestles", json=ARM_WRESTLE).status_code == 201
 
-    command.downgrade(config, "base")
+    command.downgrade(alembic_config(empty_database_url, ALLOW_DATA_LOSS), "base")
     assert schema(empty_database_url) == (set(), [])
     assert ready(empty_database_url).status_code == 503
 
@@ -612,6 +619,97 @@ def test_every_step_down_and_up_loses_nothing(empty_database_url: str) -> None:
         assert shown(client, made) == showing
         for change in keyed:
             change.replay(client)
+
+
+# --- downgrades that would drop data --------------------------------------------------------
+
+
+def failure(outcome: subprocess.CompletedProcess[str]) -> str:
+    """The one line alembic's command line prints on stdout for a failed command."""
+    assert outcome.returncode != 0
+    failed = [line for line in outcome.stdout.splitlines() if line.startswith("FAILED: ")]
+    assert len(failed) == 1, outcome.stdout
+    return failed[0]
+
+
+def test_a_downgrade_that_would_drop_data_refuses_unless_allowed(empty_database_url: str) -> None:
+    """`alembic downgrade base` on a database holding sessions fails with one line naming what
+    would be lost and how to allow it, and changes nothing (the steps before the refusing one
+    are rolled back with it); with `-x allow-data-loss=true` it drops everything. Offline it
+    refuses too, since nothing can be counted; on empty tables it asks nothing."""
+    url = empty_database_url
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", ARM_WRESTLE)
+        assert made.post("rounds", {}, headers={"Idempotency-Key": "once"}).status_code == 200
+    before = contents(url)
+
+    assert failure(alembic_cli(url, "downgrade", "base")) == (
+        "FAILED: downgrade 0001 -> base would lose 1 row of sessions, 1 row of rounds, "
+        "1 row of idempotency_keys (nothing was changed); "
+        "to allow it: alembic -x allow-data-loss=true downgrade base"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+    # However the downgrade is named, and whatever else -x says.
+    relative = alembic_cli(url, "-x", "allow-data-loss=false", "downgrade", "-4")
+    assert failure(relative).endswith("; to allow it: alembic -x allow-data-loss=true downgrade -4")
+    unclear = alembic_cli(url, "-x", "allow-data-loss=maybe", "downgrade", "base")
+    assert failure(unclear) == "FAILED: -x allow-data-loss=maybe: say true or false"
+    offline = alembic_cli(url, "downgrade", "--sql", "0001:base")
+    assert failure(offline) == (
+        "FAILED: downgrade 0001 -> base drops sessions, rounds, idempotency_keys, and offline it "
+        "cannot tell whether they hold data; "
+        "to allow it: alembic -x allow-data-loss=true downgrade base"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+
+    allowed = alembic_cli(url, "-x", "allow-data-loss=true", "downgrade", "base")
+    assert allowed.returncode == 0, allowed.stderr
+    assert schema(url) == (set(), [])
+
+    command.upgrade(alembic_config(url), "head")
+    command.downgrade(alembic_config(url), "base")  # nothing to lose: nothing asked
+    assert schema(url) == (set(), [])
+
+
+def guard_columns(url: str, columns: list[tuple[str, str]], *x: str) -> None:
+    """`refuse_data_loss` on `columns`, as a downgrade to 0001 would call it."""
+    config = alembic_config(url, *x)
+    engine = null_pool_engine(url)
+    try:
+        with (
+            engine.connect() as connection,
+            EnvironmentContext(
+                config, ScriptDirectory.from_config(config), destination_rev="0001"
+            ) as environment,
+        ):
+            environment.configure(connection=connection)
+            with Operations.context(environment.get_context()):
+                refuse_data_loss("0002 -> 0001", columns=columns)
+    finally:
+        engine.dispose()
+
+
+def test_a_dropped_column_counts_its_values(empty_database_url: str) -> None:
+    """A step dropping columns refuses when they hold values (nulls are nothing), naming each
+    with its count, unless allowed."""
+    url = empty_database_url
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seed": 3})
+        for _ in range(2):
+            made.play_round()
+    seed, dice, result = ("sessions", "seed"), ("rounds", "dice"), ("sessions", "result")
+    guard_columns(url, [result])  # still in play: no result
+    guard_columns(url, [seed, dice, result], ALLOW_DATA_LOSS)
+    with pytest.raises(CommandError) as refused:
+        guard_columns(url, [seed, dice, result])
+    assert str(refused.value) == (
+        "downgrade 0002 -> 0001 would lose 1 value of sessions.seed, 2 values of rounds.dice "
+        "(nothing was changed); to allow it: alembic -x allow-data-loss=true downgrade 0001"
+    )
 
 
 # --- foreign keys on SQLite -----------------------------------------------------------------
