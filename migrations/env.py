@@ -11,13 +11,28 @@ applies what is missing in one critical section, so the later runs find the data
 * SQLite: every migration in one transaction (SQLite's DDL is transactional) that begins with
   `BEGIN IMMEDIATE`, so the file's write lock covers the read of the revision and every step;
   other runs wait in busy_timeout.
+
+On SQLite the migrations run with foreign keys off (the app's own connections keep them on): a
+batch operation recreates a table by copying it and dropping the original, and with foreign
+keys on, dropping `sessions` deletes every round (`ON DELETE CASCADE`). After each step
+`PRAGMA foreign_key_check` must find no row naming a missing one, or the migration fails and
+the transaction, every step of it, is rolled back. (PostgreSQL checks foreign keys itself.)
+
+A downgrade step that would drop data (a table or a column holding any) refuses unless the
+caller allows it: `alembic -x allow-data-loss=true downgrade ...` (migrations/guard.py).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from logging.config import fileConfig
+from typing import Any
 
 from alembic import context
+from alembic.migration import MigrationContext, MigrationInfo
+from alembic.util import CommandError
 from sqlalchemy import Connection, text
 
 from app.settings import get_settings
@@ -51,6 +66,55 @@ def run_offline() -> None:
         context.run_migrations()
 
 
+@contextmanager
+def foreign_keys_off(connection: Connection) -> Iterator[None]:
+    """SQLite's foreign keys off on `connection` while the migrations run, then as they were.
+
+    The pragma is a no-op inside a transaction, so it is set on the driver's connection before
+    the migrations' transaction begins (through SQLAlchemy it would begin one)."""
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    enforced = driver.execute("PRAGMA foreign_keys").fetchone()[0]
+    driver.execute("PRAGMA foreign_keys=OFF")
+    if driver.execute("PRAGMA foreign_keys").fetchone()[0]:
+        raise CommandError(
+            "SQLite's foreign keys cannot be turned off for the migrations inside a "
+            "transaction: pass a connection with none open"
+        )
+    try:
+        yield
+    finally:
+        if enforced:
+            driver.execute("PRAGMA foreign_keys=ON")
+
+
+def revision_names(names: tuple[str, ...]) -> str:
+    return ", ".join(names) or "base"
+
+
+def check_foreign_keys(
+    ctx: MigrationContext,
+    step: MigrationInfo,
+    heads: Collection[Any],  # noqa: ARG001 (alembic passes every argument by name)
+    run_args: Mapping[str, Any],  # noqa: ARG001
+) -> None:
+    """After each SQLite step, inside its transaction: no row may name a row that is not
+    there (`PRAGMA foreign_key_check`); if one does, the migration fails and is rolled back."""
+    assert ctx.connection is not None
+    violations = ctx.connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if not violations:
+        return
+    found = Counter((table, parent) for table, _rowid, parent, _key in violations)
+    rows = ", ".join(
+        f"{count} of {table} naming no row of {parent}" for (table, parent), count in found.items()
+    )
+    source, destination = step.source_revision_ids, step.destination_revision_ids
+    raise CommandError(
+        f"migration {revision_names(source)} -> {revision_names(destination)} leaves rows "
+        f"whose foreign key names no row ({rows}); nothing was changed"
+    )
+
+
 def run_with(connection: Connection) -> None:
     sqlite = connection.dialect.name == "sqlite"
     context.configure(
@@ -61,8 +125,10 @@ def run_with(connection: Connection) -> None:
         # revision it read valid until the last step (see the module's docstring).
         transactional_ddl=True if sqlite else None,
         compare_type=True,
+        on_version_apply=check_foreign_keys if sqlite else None,
     )
-    with context.begin_transaction():
+    keys_off = foreign_keys_off(connection) if sqlite else nullcontext()
+    with keys_off, context.begin_transaction():
         context.run_migrations()
 
 

@@ -14,6 +14,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
+from migrations.guard import refuse_data_loss
+
 revision: str = "0001"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
@@ -76,6 +78,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    refuse_data_loss("0001 -> base", tables=("sessions", "rounds", "idempotency_keys"))
     op.drop_index("ix_idempotency_keys_created_at", table_name="idempotency_keys")
     op.drop_table("idempotency_keys")
     op.drop_table("rounds")

@@ -40,6 +40,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # `touched_hour` holds nothing of its own (the hour of `updated_at`, which the upgrade
+    # works out again), so dropping it loses nothing and needs no allow-data-loss. On SQLite
+    # the batch recreates `sessions`: with foreign keys on, that would delete every round
+    # (migrations/env.py turns them off and checks them after each step).
     op.drop_index("ix_sessions_status_touched_hour", table_name="sessions")
     op.create_index("ix_sessions_status_updated_at", "sessions", ["status", "updated_at"])
     with op.batch_alter_table("sessions") as batch:

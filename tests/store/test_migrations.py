@@ -5,19 +5,25 @@ same schema (no autogenerate drift); downgrading to base and upgrading again wor
 processes upgrading one fresh database at once all succeed (replicas starting together);
 sessions stored before the generic serialiser (`data/sessions_before_the_serialiser.json`:
 one of each kind as the service at commit b938e43 stored them, made through its API) answer
-and play on after 0004, and go back to their old shape on downgrade;
+and play on after 0004, and go back to their old shape on downgrade; sessions of every kind,
+their rounds and stored answers go down every revision and back up with nothing lost; a
+downgrade that would drop data refuses unless `-x allow-data-loss=true`; SQLite migrates with
+foreign keys off and checks them after every step, the app's connections keep them on;
 `/readyz` is 503 while the database is unreachable or behind head, and 200 once migrated.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,22 +33,36 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.operations import Operations
+from alembic.runtime.environment import EnvironmentContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from fastapi.testclient import TestClient
-from sqlalchemy import Column, Engine, Integer, MetaData, create_engine, inspect, text
+from sqlalchemy import Column, Engine, Integer, MetaData, create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from app.main import create_app
 from app.settings import Settings
-from app.store.database import MIGRATIONS_DIR, migration_head, normalise_url, null_pool_engine
+from app.store.database import (
+    MIGRATIONS_DIR,
+    build_engine,
+    migration_head,
+    normalise_url,
+    null_pool_engine,
+)
 from app.store.models import Base
 from app.store.repository import touched_hour
+from migrations.guard import refuse_data_loss
 from tests.conformance import Conforming
 from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.helpers import Session
 from tests.store.migrator import migrate_after
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TABLES = {"sessions", "rounds", "idempotency_keys"}
 UNREACHABLE = "postgresql+psycopg://postgres@127.0.0.1:1/x"
+#: The `-x` argument that lets a downgrade drop data (migrations/guard.py).
+ALLOW_DATA_LOSS = "allow-data-loss=true"
 ARM_WRESTLE: dict[str, Any] = {
     "a": {"name": "Ann", "strength_mod": 0, "con_score": 12, "con_mod": 1},
     "b": {"name": "Bob", "strength_mod": 0, "con_score": 12, "con_mod": 1},
@@ -62,8 +82,9 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
         drop_postgres_database(url)
 
 
-def alembic_config(url: str) -> Config:
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+def alembic_config(url: str, *x: str) -> Config:
+    """Alembic's configuration for `url`, with `x` as the command line's `-x` arguments."""
+    config = Config(str(PROJECT_ROOT / "alembic.ini"), cmd_opts=argparse.Namespace(x=list(x)))
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["database_url"] = normalise_url(url)
     return config
@@ -164,7 +185,7 @@ def test_downgrade_to_base_then_upgrade_again(empty_database_url: str) -> None:
     with TestClient(create_app(Settings(database_url=empty_database_url))) as client:
         assert client.post("/v1/arm-wrestles", json=ARM_WRESTLE).status_code == 201
 
-    command.downgrade(config, "base")
+    command.downgrade(alembic_config(empty_database_url, ALLOW_DATA_LOSS), "base")
     assert schema(empty_database_url) == (set(), [])
     assert ready(empty_database_url).status_code == 503
 
@@ -335,6 +356,407 @@ def test_the_states_go_back_to_their_old_shape_on_downgrade(empty_database_url: 
     command.stamp(config, "0003")
     command.upgrade(config, "head")  # 0004 again, on states already in the new shape
     assert stored_states(empty_database_url) == upgraded
+
+
+# --- nothing lost in either direction -------------------------------------------------------
+
+LONG_ARM_WRESTLE: dict[str, Any] = {
+    "a": {"name": "Ann", "strength_mod": 0, "con_score": 200, "con_mod": 0},
+    "b": {"name": "Bob", "strength_mod": 0, "con_score": 200, "con_mod": 0},
+    "target": 100,
+    "max_rounds": 10_000,
+}
+SKILL_GAME: dict[str, Any] = {
+    "dc": 12,
+    "skill_list": ["Persuade", "Intimidate", "Insight"],
+    "skills_per_round": 2,
+    "kind": "bidding",
+    "actions": [
+        {
+            "name": "Press",
+            "effects": [
+                {"min_margin": 0, "text": "a small concession", "progress": 1},
+                {"min_margin": 2, "text": "a confession", "progress": 2},
+            ],
+        },
+        {"name": "Rally", "effects": [{"text": "Second wind.", "tokens": 2}]},
+    ],
+    "goal": 6,
+    "parties": [
+        {
+            "name": "Heroes",
+            "controller": "players",
+            "members": [{"name": "Ann", "skills": {"Persuade": 5}}],
+        },
+        {
+            "name": "Villains",
+            "controller": "gm",
+            "members": [{"name": "Rook", "skills": {"Intimidate": 3}}],
+        },
+    ],
+}
+SKILLS = ("Persuade", "Insight")
+CHASE_TERRAIN: dict[str, Any] = {"terrain": {"check": "strength"}, "tactic": None}
+CHASE_HAZARD: dict[str, Any] = {
+    "terrain": {"check": "strength"},
+    "tactic": {"kind": "hazard", "penalty": 2},
+}
+#: A call on a session: (its path under the session, its body, who makes it).
+Call = tuple[str, Any, str]
+#: The sessions the round trip carries, made through the API of the code now, and the calls
+#: made on each: every kind, one finished (a resolved arm wrestle), seeded and unseeded ones,
+#: a race with an option away from its default, a chase with mounts and a hazard tactic, a
+#: skill game with grants, a revealed round and a sealed bid pending.
+SESSIONS: list[tuple[str, dict[str, Any], list[Call]]] = [
+    ("arm-wrestles", LONG_ARM_WRESTLE, [("rounds", {}, "gm")] * 3),
+    ("arm-wrestles", {**ARM_WRESTLE, "seed": 7}, [("resolve", None, "gm")]),
+    (
+        "regular-contests",
+        {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 11}, "seed": 3},
+        [("rounds", {}, "gm")] * 2,
+    ),
+    (
+        "races",
+        {
+            "course": "typical",
+            "competitors": [
+                {"name": "Ann", "speed": 30, "mods": {"strength": 2}},
+                {"name": "Bob", "speed": 40},
+            ],
+            "speed_bonus": "every-roll",
+            "seed": 5,
+        },
+        [("rounds", {}, "gm")] * 2,
+    ),
+    (
+        "chases",
+        {
+            "escapee": {
+                "name": "Ralf",
+                "speed": 30,
+                "mods": {"dexterity": 3},
+                "mount": {"strength_mod": 4, "speed": 50, "con_score": 15, "con_mod": 2},
+            },
+            "chaser": {
+                "name": "Guard",
+                "speed": 30,
+                "mods": {"balance": 1},
+                "mount": {"strength_mod": 4, "speed": 50, "con_score": 15, "con_mod": 2},
+            },
+            "start": {"mode": "lead", "lead": 2},
+            "hazard_base_cost": 2,
+            "seed": 11,
+        },
+        [("rounds", CHASE_TERRAIN, "gm"), ("rounds", CHASE_HAZARD, "gm")],
+    ),
+    (
+        "skill-games",
+        {**SKILL_GAME, "seed": 9},
+        [
+            ("grants", {"party": "Heroes", "tokens": 1, "reason": "a bribe"}, "gm"),
+            ("skills", {"party": "Heroes", "skills": SKILLS}, "Heroes"),
+            ("skills", {"party": "Villains", "skills": SKILLS}, "gm"),
+            ("choices", {"party": "Heroes", "action": "Press", "bid": 1}, "Heroes"),
+            ("choices", {"party": "Villains", "action": "Rally", "bid": 0}, "gm"),
+            ("grants", {"party": "Villains", "tokens": 2, "reason": "reinforcements"}, "gm"),
+            ("skills", {"party": "Heroes", "skills": SKILLS}, "Heroes"),
+            ("skills", {"party": "Villains", "skills": SKILLS}, "gm"),
+            ("choices", {"party": "Villains", "action": "Press", "bid": 1}, "gm"),
+        ],
+    ),
+]
+
+
+class Keyed:
+    """A change made with an Idempotency-Key, and its first answer: replayed, it must answer
+    the same again."""
+
+    def __init__(self, path: str, body: Any, headers: dict[str, str], answer: Any) -> None:
+        self.path, self.body, self.headers = path, body, headers
+        self.status, self.content = answer.status_code, answer.content
+
+    def replay(self, client: TestClient) -> None:
+        again = client.post(self.path, json=self.body, headers=self.headers)
+        assert (again.status_code, again.headers.get("idempotent-replayed")) == (
+            self.status,
+            "true",
+        ), (self.path, again.text)
+        assert again.content == self.content, self.path
+
+
+def fill(client: TestClient) -> tuple[dict[str, dict[str, str]], list[Keyed]]:
+    """Every session of `SESSIONS`, made and played through the API, each change with an
+    Idempotency-Key; (each session's path and GM headers, the keyed changes)."""
+    made: dict[str, dict[str, str]] = {}
+    keyed: list[Keyed] = []
+    for number, (kind, body, calls) in enumerate(SESSIONS):
+        # A creation key scoped with a secret of the caller's: its replay carries the tokens.
+        headers = {"Idempotency-Key": f"create-{number}", "Authorization": "Bearer my-secret"}
+        created = client.post(f"/v1/{kind}", json=body, headers=headers)
+        assert created.status_code == 201, created.text
+        keyed.append(Keyed(f"/v1/{kind}", body, headers, created))
+        path, tokens = created.headers["location"], created.json()["tokens"]
+        made[path] = {"Authorization": f"Bearer {tokens['gm']}"}
+        for step, (action, call, who) in enumerate(calls):
+            token = tokens["gm"] if who == "gm" else tokens["parties"][who]
+            headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": f"{number}-{step}"}
+            answer = client.post(f"{path}/{action}", json=call, headers=headers)
+            assert answer.status_code in (200, 202), (kind, action, answer.text)
+            keyed.append(Keyed(f"{path}/{action}", call, headers, answer))
+    return made, keyed
+
+
+def shown(client: TestClient, made: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """What the API shows of each session: the session and all its rounds."""
+    return {
+        path: (
+            client.get(path, headers=gm).json(),
+            client.get(f"{path}/rounds?limit=500", headers=gm).json(),
+        )
+        for path, gm in made.items()
+    }
+
+
+Contents = dict[str, list[dict[str, Any]]]
+
+
+def contents(url: str) -> Contents:
+    """Every row of the app's tables, in key order, with the columns the revision has."""
+    engine = null_pool_engine(url)
+    try:
+        with engine.connect() as connection:
+            metadata = MetaData()
+            metadata.reflect(connection, only=sorted(TABLES))
+            found: Contents = {}
+            for name in sorted(TABLES):
+                table = metadata.tables[name]
+                query = select(table).order_by(*table.primary_key.columns)
+                found[name] = [dict(row) for row in connection.execute(query).mappings()]
+            return found
+    finally:
+        engine.dispose()
+
+
+def counts(found: Contents) -> dict[str, int]:
+    return {name: len(rows) for name, rows in found.items()}
+
+
+def in_columns_of(found: Contents, like: Contents, less: dict[str, set[str]]) -> Contents:
+    """`found`, each table with only the columns it has in `like`, less those of `less`."""
+    kept = {
+        name: set(rows[0]) - less.get(name, set()) if rows else set() for name, rows in like.items()
+    }
+    return {
+        name: [{key: value for key, value in row.items() if key in kept[name]} for row in rows]
+        for name, rows in found.items()
+    }
+
+
+def assert_rounds_match(found: Contents, revision: str) -> None:
+    """Each session has the rounds its `rounds_played` counts, numbered 1 to n, and a version
+    past its first when it has any."""
+    numbers: dict[str, list[int]] = {}
+    for played in found["rounds"]:
+        numbers.setdefault(played["session_id"], []).append(played["number"])
+    for session in found["sessions"]:
+        counted = sorted(numbers.get(session["id"], []))
+        assert counted == list(range(1, session["rounds_played"] + 1)), (
+            revision,
+            session["kind"],
+            session["rounds_played"],
+            len(counted),
+        )
+        # Rounds are changes (a resolve is one, however many it plays).
+        assert session["version"] > 1 or not counted, (revision, session["kind"])
+
+
+def revisions() -> list[str]:
+    """Every revision, head first."""
+    return [script.revision for script in ScriptDirectory(str(MIGRATIONS_DIR)).walk_revisions()]
+
+
+def test_every_step_down_and_up_loses_nothing(empty_database_url: str) -> None:
+    """Sessions of every kind, their rounds and stored answers, made through the API at head,
+    go down a revision at a time to the lowest one holding them (the first: it made the
+    tables) and back up: at every revision the same rows (all columns but the state 0004
+    writes in the old shape), each session's rounds counted by its `rounds_played` and its
+    version; back at a revision, exactly what was there on the way down; back at head,
+    exactly what was there before, shown by the API as before, and every keyed change
+    replays its stored answer. Then the same in one command each way."""
+    url = empty_database_url
+    config = alembic_config(url)
+    command.upgrade(config, "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made, keyed = fill(client)
+        showing = shown(client, made)
+    before = contents(url)
+    assert counts(before)["sessions"] == len(SESSIONS)
+    assert counts(before)["rounds"] > 2 * len(SESSIONS)
+    assert counts(before)["idempotency_keys"] == len(keyed)
+    assert {session["status"] for session in before["sessions"]} == {"active", "finished"}
+    assert_rounds_match(before, "head")
+
+    down = revisions()
+    seen = {down[0]: before}
+    for revision in down[1:]:
+        command.downgrade(config, revision)
+        now = contents(url)
+        assert counts(now) == counts(before), f"at {revision}: {counts(now)}"
+        assert_rounds_match(now, revision)
+        rewritten = {"sessions": {"state"}}
+        assert in_columns_of(now, now, rewritten) == in_columns_of(before, now, rewritten)
+        seen[revision] = now
+    for revision in reversed(down[:-1]):
+        command.upgrade(config, revision)
+        assert contents(url) == seen[revision], f"back at {revision}"
+
+    command.downgrade(config, down[-1])
+    assert contents(url) == seen[down[-1]]
+    command.upgrade(config, "head")
+    assert contents(url) == before
+
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        assert shown(client, made) == showing
+        for change in keyed:
+            change.replay(client)
+
+
+# --- downgrades that would drop data --------------------------------------------------------
+
+
+def failure(outcome: subprocess.CompletedProcess[str]) -> str:
+    """The one line alembic's command line prints on stdout for a failed command."""
+    assert outcome.returncode != 0
+    failed = [line for line in outcome.stdout.splitlines() if line.startswith("FAILED: ")]
+    assert len(failed) == 1, outcome.stdout
+    return failed[0]
+
+
+def test_a_downgrade_that_would_drop_data_refuses_unless_allowed(empty_database_url: str) -> None:
+    """`alembic downgrade base` on a database holding sessions fails with one line naming what
+    would be lost and how to allow it, and changes nothing (the steps before the refusing one
+    are rolled back with it); with `-x allow-data-loss=true` it drops everything. Offline it
+    refuses too, since nothing can be counted; on empty tables it asks nothing."""
+    url = empty_database_url
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", ARM_WRESTLE)
+        assert made.post("rounds", {}, headers={"Idempotency-Key": "once"}).status_code == 200
+    before = contents(url)
+
+    assert failure(alembic_cli(url, "downgrade", "base")) == (
+        "FAILED: downgrade 0001 -> base would lose 1 row of sessions, 1 row of rounds, "
+        "1 row of idempotency_keys (nothing was changed); "
+        "to allow it: alembic -x allow-data-loss=true downgrade base"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+    # However the downgrade is named, and whatever else -x says.
+    relative = alembic_cli(url, "-x", "allow-data-loss=false", "downgrade", "-4")
+    assert failure(relative).endswith("; to allow it: alembic -x allow-data-loss=true downgrade -4")
+    unclear = alembic_cli(url, "-x", "allow-data-loss=maybe", "downgrade", "base")
+    assert failure(unclear) == "FAILED: -x allow-data-loss=maybe: say true or false"
+    offline = alembic_cli(url, "downgrade", "--sql", "0001:base")
+    assert failure(offline) == (
+        "FAILED: downgrade 0001 -> base drops sessions, rounds, idempotency_keys, and offline it "
+        "cannot tell whether they hold data; "
+        "to allow it: alembic -x allow-data-loss=true downgrade base"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+
+    allowed = alembic_cli(url, "-x", "allow-data-loss=true", "downgrade", "base")
+    assert allowed.returncode == 0, allowed.stderr
+    assert schema(url) == (set(), [])
+
+    command.upgrade(alembic_config(url), "head")
+    command.downgrade(alembic_config(url), "base")  # nothing to lose: nothing asked
+    assert schema(url) == (set(), [])
+
+
+def guard_columns(url: str, columns: list[tuple[str, str]], *x: str) -> None:
+    """`refuse_data_loss` on `columns`, as a downgrade to 0001 would call it."""
+    config = alembic_config(url, *x)
+    engine = null_pool_engine(url)
+    try:
+        with (
+            engine.connect() as connection,
+            EnvironmentContext(
+                config, ScriptDirectory.from_config(config), destination_rev="0001"
+            ) as environment,
+        ):
+            environment.configure(connection=connection)
+            with Operations.context(environment.get_context()):
+                refuse_data_loss("0002 -> 0001", columns=columns)
+    finally:
+        engine.dispose()
+
+
+def test_a_dropped_column_counts_its_values(empty_database_url: str) -> None:
+    """A step dropping columns refuses when they hold values (nulls are nothing), naming each
+    with its count, unless allowed."""
+    url = empty_database_url
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seed": 3})
+        for _ in range(2):
+            made.play_round()
+    seed, dice, result = ("sessions", "seed"), ("rounds", "dice"), ("sessions", "result")
+    guard_columns(url, [result])  # still in play: no result
+    guard_columns(url, [seed, dice, result], ALLOW_DATA_LOSS)
+    with pytest.raises(CommandError) as refused:
+        guard_columns(url, [seed, dice, result])
+    assert str(refused.value) == (
+        "downgrade 0002 -> 0001 would lose 1 value of sessions.seed, 2 values of rounds.dice "
+        "(nothing was changed); to allow it: alembic -x allow-data-loss=true downgrade 0001"
+    )
+
+
+# --- foreign keys on SQLite -----------------------------------------------------------------
+
+
+def test_sqlite_migrations_check_foreign_keys_after_each_step(tmp_path: Path) -> None:
+    """Migrations run with SQLite's foreign keys off, so `PRAGMA foreign_key_check` after each
+    step is what catches a row naming one that is not there: the migration fails, naming it,
+    and nothing is changed."""
+    path = tmp_path / "orphan.db"
+    url = f"sqlite:///{path}"
+    config = alembic_config(url)
+    command.upgrade(config, "head")
+    with closing(sqlite3.connect(path)) as raw, raw:  # sqlite3's foreign keys are off
+        raw.execute(
+            "INSERT INTO rounds (session_id, number, inputs, dice, outcome, created_at)"
+            " VALUES ('gone', 1, '{}', '[]', '{}', '2026-12-01 00:00:00')"
+        )
+    before = contents(url)
+    with pytest.raises(CommandError) as refused:
+        command.downgrade(config, "0003")
+    assert str(refused.value) == (
+        "migration 0004 -> 0003 leaves rows whose foreign key names no row "
+        "(1 of rounds naming no row of sessions); nothing was changed"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+
+
+def test_sqlite_migrations_leave_the_apps_foreign_keys_on(tmp_path: Path) -> None:
+    """A connection handed to the migrations gets its foreign keys back, and the app's own
+    connections keep them: deleting a session deletes its rounds."""
+    url = f"sqlite:///{tmp_path / 'keys.db'}"
+    config = alembic_config(url)
+    engine = build_engine(url)
+    try:
+        with engine.connect() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar_one() == 1
+    finally:
+        engine.dispose()
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        made.play_round()
+        assert client.delete(made.url, headers=made.headers).status_code == 204
+    assert counts(contents(url)) == {"idempotency_keys": 0, "rounds": 0, "sessions": 0}
 
 
 # --- several processes migrating at once ---------------------------------------------------
