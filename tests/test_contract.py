@@ -217,3 +217,19 @@ def test_a_body_not_sent_as_json_is_415(document: dict[str, Any]) -> None:
             )
             assert answer.status_code == 200, kind
     assert "415" in statuses(document, "post", "/v1/gurps/success-roll")
+
+
+def test_a_request_field_with_a_default_is_optional_without_a_default_keyword(
+    document: dict[str, Any],
+) -> None:
+    """openapi-typescript types a property with `default` as always present: in the schemas
+    of requests the default is said in the description, and the field stays optional."""
+    wrestler = document["components"]["schemas"]["ArmWrestler"]
+    endurance = wrestler["properties"]["endurance"]
+    assert "default" not in endurance
+    assert endurance["description"].endswith("Default: false.")
+    assert "endurance" not in wrestler["required"]
+    # An answer's schema keeps its keywords as they are.
+    session = document["components"]["schemas"]["ArmWrestleSession"]["properties"]
+    assert session["created_at"]["format"] == "date-time"
+    assert session["start_rolls"]["items"] == {"$ref": "#/components/schemas/RollRecord"}

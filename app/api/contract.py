@@ -21,6 +21,7 @@ runs while a contest is served.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -116,6 +117,55 @@ def integer_bounds(node: Any) -> None:
             integer_bounds(value)
 
 
+def _refs(node: Any, into: set[str]) -> set[str]:
+    """The names of the schemas `node` refers to, directly."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            into.add(ref.rsplit("/", 1)[1])
+        for value in node.values():
+            _refs(value, into)
+    elif isinstance(node, list):
+        for value in node:
+            _refs(value, into)
+    return into
+
+
+def _reached(schemas: Document, names: set[str]) -> set[str]:
+    """`names` and every schema they refer to, at any depth."""
+    seen, todo = set(names), list(names)
+    while todo:
+        for name in _refs(schemas.get(todo.pop(), {}), set()) - seen:
+            seen.add(name)
+            todo.append(name)
+    return seen
+
+
+def optional_with_defaults(document: Document) -> None:
+    """A request's field that has a default is optional, said as generators read it.
+
+    openapi-typescript (by default) types a property with a `default` as always present,
+    which an answer's is, but a request's is not: a body leaving out `endurance` would not
+    type-check. In the schemas that only requests use, a property's default is said in its
+    description (`Default: false.`) instead of as `default`; it stays out of `required`.
+    """
+    schemas: Document = document.get("components", {}).get("schemas", {})
+    asked: set[str] = set()
+    answered: set[str] = set()
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict):
+                _refs(operation.get("requestBody", {}), asked)
+                _refs(operation.get("parameters", []), asked)
+                _refs(operation.get("responses", {}), answered)
+    for name in _reached(schemas, asked) - _reached(schemas, answered):
+        for field in schemas[name].get("properties", {}).values():
+            if isinstance(field, dict) and "default" in field:
+                said = json.dumps(field.pop("default"))
+                text = field.get("description", "").rstrip()
+                field["description"] = f"{text} Default: {said}.".lstrip()
+
+
 def complete(generated: Document) -> Document:
     """The document with every operation's statuses, security and headers declared."""
     document = copy.deepcopy(generated)
@@ -136,6 +186,7 @@ def complete(generated: Document) -> Document:
     components.setdefault("headers", {}).update(HEADERS)
     close_keyed_objects(schemas)
     integer_bounds(document)
+    optional_with_defaults(document)
     for path, item in paths.items():
         for method, operation in item.items():
             if method in ("get", "put", "post", "delete", "patch", "head", "options"):

@@ -14,13 +14,13 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any, Generic, Literal, NotRequired, TypeVar
+from typing import Annotated, Any, Generic, Literal, NotRequired, TypeVar
 
-from pydantic import with_config
+from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
 from app.api.kinds import AnyKind, load_config, load_session
-from app.api.schemas.common import ANSWER, RuleLink
+from app.api.schemas.common import ANSWER, RollRecord, RuleLink
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")
@@ -28,6 +28,8 @@ S = TypeVar("S")
 R = TypeVar("R")
 Status = Literal["active", "finished"]
 FORBID = ANSWER
+#: A moment as the answers write it: ISO 8601, in UTC.
+DateTime = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
 
 
 @with_config(FORBID)
@@ -50,11 +52,11 @@ class SessionFields(TypedDict):
     kind: str
     status: Status
     version: int
-    created_at: str
-    updated_at: str
+    created_at: DateTime
+    updated_at: DateTime
     round: int
     rule: RuleLink
-    start_rolls: NotRequired[list[Any]]
+    start_rolls: NotRequired[list[RollRecord]]
     summary: NotRequired[str]
 
 

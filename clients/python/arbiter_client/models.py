@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
 
 
@@ -188,10 +188,16 @@ class ArmWrestler(BaseModel):
     strength_mod: Annotated[int, Field(ge=-100, le=100, title="Strength Mod")]
     con_score: Annotated[int, Field(ge=0, le=200, title="Con Score")]
     con_mod: Annotated[int, Field(ge=-100, le=100, title="Con Mod")]
-    endurance: Annotated[bool | None, Field(title="Endurance")] = False
-    off_hand: Annotated[bool | None, Field(title="Off Hand")] = False
-    two_weapon_fighting: Annotated[bool | None, Field(title="Two Weapon Fighting")] = False
-    misc_mod: Annotated[int | None, Field(ge=-100, le=100, title="Misc Mod")] = 0
+    endurance: Annotated[bool | None, Field(description="Default: false.", title="Endurance")] = (
+        None
+    )
+    off_hand: Annotated[bool | None, Field(description="Default: false.", title="Off Hand")] = None
+    two_weapon_fighting: Annotated[
+        bool | None, Field(description="Default: false.", title="Two Weapon Fighting")
+    ] = None
+    misc_mod: Annotated[
+        int | None, Field(description="Default: 0.", ge=-100, le=100, title="Misc Mod")
+    ] = None
     caster_level: Annotated[CasterLevel | None, Field(title="Caster Level")] = None
     int_mod: Annotated[IntMod | None, Field(title="Int Mod")] = None
     wis_score: Annotated[WisScore | None, Field(title="Wis Score")] = None
@@ -309,12 +315,12 @@ class MaxRetries(RootModel[int]):
     root: Annotated[
         int,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap",
+            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
             ge=0,
             le=100,
             title="Max Retries",
         ),
-    ] = 5
+    ]
 
 
 class Check(RootModel[int]):
@@ -404,7 +410,9 @@ class ChaseEnd(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    reason: Annotated[Literal["gave-up"], Field(title="Reason")] = "gave-up"
+    reason: Annotated[
+        Literal["gave-up"] | None, Field(description='Default: "gave-up".', title="Reason")
+    ] = None
 
 
 class ChaseResult(BaseModel):
@@ -514,8 +522,8 @@ class CustomObject(BaseModel):
     ]
     weight_lb: Annotated[float, Field(gt=0.0, le=1000000000000000.0, title="Weight Lb")]
     range_increment_ft: Annotated[int, Field(ge=1, le=10000, title="Range Increment Ft")]
-    weapon: Annotated[bool | None, Field(title="Weapon")] = False
-    creature: Annotated[bool | None, Field(title="Creature")] = False
+    weapon: Annotated[bool | None, Field(description="Default: false.", title="Weapon")] = None
+    creature: Annotated[bool | None, Field(description="Default: false.", title="Creature")] = None
 
 
 class Dc1(RootModel[int]):
@@ -609,12 +617,13 @@ class HazardTactic(BaseModel):
     chaser_check: Annotated[
         str | None,
         Field(
+            description='Default: "balance".',
             max_length=64,
             min_length=1,
             pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
             title="Chaser Check",
         ),
-    ] = "balance"
+    ] = None
 
 
 class Health(BaseModel):
@@ -770,33 +779,35 @@ class LongThrowCompetitor(BaseModel):
             "colossal",
         ]
         | None,
-        Field(title="Size"),
-    ] = "medium"
+        Field(description='Default: "medium".', title="Size"),
+    ] = None
     strength_mod: Annotated[
         StrengthMod | None,
         Field(description="defaults to the modifier of strength_score", title="Strength Mod"),
     ] = None
-    dex_mod: Annotated[int | None, Field(ge=-1000, le=1000, title="Dex Mod")] = 0
+    dex_mod: Annotated[
+        int | None, Field(description="Default: 0.", ge=-1000, le=1000, title="Dex Mod")
+    ] = None
     ranged_attack_bonus: Annotated[
-        int | None, Field(ge=-1000, le=1000, title="Ranged Attack Bonus")
-    ] = 0
+        int | None, Field(description="Default: 0.", ge=-1000, le=1000, title="Ranged Attack Bonus")
+    ] = None
     weapon_focus: Annotated[
         bool | None,
         Field(
-            description="Weapon Focus in this object as a weapon: +1 on the distance check when the object is a weapon",
+            description="Weapon Focus in this object as a weapon: +1 on the distance check when the object is a weapon Default: false.",
             title="Weapon Focus",
         ),
-    ] = False
-    far_shot: Annotated[bool | None, Field(title="Far Shot")] = False
+    ] = None
+    far_shot: Annotated[bool | None, Field(description="Default: false.", title="Far Shot")] = None
     tumble_mod: Annotated[
         int | None,
         Field(
-            description="Tumble modifier of the creature she throws",
+            description="Tumble modifier of the creature she throws Default: 0.",
             ge=-1000,
             le=1000,
             title="Tumble Mod",
         ),
-    ] = 0
+    ] = None
     roll: Annotated[
         Roll2 | Roll3 | None,
         Field(
@@ -898,11 +909,16 @@ class LongThrowRequest(BaseModel):
         Literal["javelin", "discus", "stone", "halfling", "small-boulder", "log"] | CustomObject,
         Field(title="Object"),
     ]
-    mode: Annotated[Literal["distance", "caber", "precision"] | None, Field(title="Mode")] = (
-        "distance"
+    mode: Annotated[
+        Literal["distance", "caber", "precision"] | None,
+        Field(description='Default: "distance".', title="Mode"),
+    ] = None
+    into_wall: Annotated[bool | None, Field(description="Default: false.", title="Into Wall")] = (
+        None
     )
-    into_wall: Annotated[bool | None, Field(title="Into Wall")] = False
-    max_series: Annotated[int | None, Field(ge=1, le=10000, title="Max Series")] = 40
+    max_series: Annotated[
+        int | None, Field(description="Default: 40.", ge=1, le=10000, title="Max Series")
+    ] = None
     competitors: Annotated[
         list[LongThrowCompetitor], Field(max_length=64, min_length=1, title="Competitors")
     ]
@@ -1376,8 +1392,9 @@ class RaceMount(BaseModel):
         ConMod | None, Field(description="defaults to con_score's", title="Con Mod")
     ] = None
     living: Annotated[
-        bool | None, Field(description="a mount that is not living never tires", title="Living")
-    ] = True
+        bool | None,
+        Field(description="a mount that is not living never tires Default: true.", title="Living"),
+    ] = None
 
 
 class RaceMountConfig(BaseModel):
@@ -1427,7 +1444,7 @@ class RaceObstacle(BaseModel):
         ),
     ]
     dc: Annotated[int, Field(ge=0, le=1000, title="Dc")]
-    retry: Annotated[bool | None, Field(title="Retry")] = False
+    retry: Annotated[bool | None, Field(description="Default: false.", title="Retry")] = None
     damage: Annotated[Damage4 | None, Field(title="Damage")] = None
 
 
@@ -1562,9 +1579,13 @@ class RegularContestCreate(BaseModel):
     )
     a: Contestant
     b: Contestant
-    normalize: Annotated[bool | None, Field(title="Normalize")] = True
-    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 100
-    seconds_per_round: Annotated[int | None, Field(ge=0, le=86400, title="Seconds Per Round")] = 1
+    normalize: Annotated[bool | None, Field(description="Default: true.", title="Normalize")] = None
+    max_rounds: Annotated[
+        int | None, Field(description="Default: 100.", ge=1, le=10000, title="Max Rounds")
+    ] = None
+    seconds_per_round: Annotated[
+        int | None, Field(description="Default: 1.", ge=0, le=86400, title="Seconds Per Round")
+    ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -1841,9 +1862,15 @@ class SkillGameEffect(BaseModel):
             title="Text",
         ),
     ]
-    progress: Annotated[int | None, Field(ge=-1000000, le=1000000, title="Progress")] = 0
-    tokens: Annotated[int | None, Field(ge=-1000000, le=1000000, title="Tokens")] = 0
-    target: Annotated[Literal["self", "opponents"] | None, Field(title="Target")] = "self"
+    progress: Annotated[
+        int | None, Field(description="Default: 0.", ge=-1000000, le=1000000, title="Progress")
+    ] = None
+    tokens: Annotated[
+        int | None, Field(description="Default: 0.", ge=-1000000, le=1000000, title="Tokens")
+    ] = None
+    target: Annotated[
+        Literal["self", "opponents"] | None, Field(description='Default: "self".', title="Target")
+    ] = None
 
 
 class SkillGameEffectConfig(BaseModel):
@@ -2271,11 +2298,16 @@ class ArmWrestleCreate(BaseModel):
     )
     a: ArmWrestler
     b: ArmWrestler
-    target: Annotated[int | None, Field(ge=1, le=100, title="Target")] = 20
+    target: Annotated[
+        int | None, Field(description="Default: 20.", ge=1, le=100, title="Target")
+    ] = None
     variant: Annotated[
-        Literal["standard", "spikes", "psychic", "mental"] | None, Field(title="Variant")
-    ] = "standard"
-    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 200
+        Literal["standard", "spikes", "psychic", "mental"] | None,
+        Field(description='Default: "standard".', title="Variant"),
+    ] = None
+    max_rounds: Annotated[
+        int | None, Field(description="Default: 200.", ge=1, le=10000, title="Max Rounds")
+    ] = None
     loser_damage: Annotated[LoserDamage | None, Field(title="Loser Damage")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
@@ -2292,8 +2324,8 @@ class ArmWrestleCreated(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -2303,7 +2335,7 @@ class ArmWrestleCreated(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ArmWrestleConfig
     state: ArmWrestleState
@@ -2358,8 +2390,8 @@ class ArmWrestleSession(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -2369,7 +2401,7 @@ class ArmWrestleSession(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ArmWrestleConfig
     state: ArmWrestleState
@@ -2459,11 +2491,15 @@ class ChaseTerrain(BaseModel):
     ]
     dc: Annotated[Dc | None, Field(title="Dc")] = None
     on_fail: Annotated[Literal["retry", "stall"] | None, Field(title="On Fail")] = None
-    drown_margin: Annotated[int | None, Field(ge=1, le=1000, title="Drown Margin")] = 5
-    modifier: Annotated[int | None, Field(ge=-1000, le=1000, title="Modifier")] = 0
-    mounted: Annotated[bool | None, Field(title="Mounted")] = False
+    drown_margin: Annotated[
+        int | None, Field(description="Default: 5.", ge=1, le=1000, title="Drown Margin")
+    ] = None
+    modifier: Annotated[
+        int | None, Field(description="Default: 0.", ge=-1000, le=1000, title="Modifier")
+    ] = None
+    mounted: Annotated[bool | None, Field(description="Default: false.", title="Mounted")] = None
     obstacle: RaceObstacle | None = None
-    flat: Annotated[bool | None, Field(title="Flat")] = False
+    flat: Annotated[bool | None, Field(description="Default: false.", title="Flat")] = None
 
 
 class ChaseTerrainRecord(BaseModel):
@@ -2567,8 +2603,9 @@ class OddsChaseFromHereRequest(BaseModel):
     )
     terrain: ChaseTerrain
     tactic_policy: Annotated[
-        Literal["none", "hide-when-possible"] | None, Field(title="Tactic Policy")
-    ] = "none"
+        Literal["none", "hide-when-possible"] | None,
+        Field(description='Default: "none".', title="Tactic Policy"),
+    ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -2639,7 +2676,10 @@ class RaceCompetitor(BaseModel):
         ConMod | None, Field(description="defaults to con_score's", title="Con Mod")
     ] = None
     feats: Annotated[Feats | None, Field(description="run, endurance, ...", title="Feats")] = None
-    pacing: Annotated[Literal["normal", "sprint", "pace"] | None, Field(title="Pacing")] = "normal"
+    pacing: Annotated[
+        Literal["normal", "sprint", "pace"] | None,
+        Field(description='Default: "normal".', title="Pacing"),
+    ] = None
     mount: RaceMount | None = None
 
 
@@ -2681,9 +2721,13 @@ class RaceIncrement(BaseModel):
     ]
     dc: Annotated[Dc2 | None, Field(title="Dc")] = None
     on_fail: Annotated[Literal["retry", "stall"] | None, Field(title="On Fail")] = None
-    drown_margin: Annotated[int | None, Field(ge=1, le=1000, title="Drown Margin")] = 5
-    modifier: Annotated[int | None, Field(ge=-1000, le=1000, title="Modifier")] = 0
-    mounted: Annotated[bool | None, Field(title="Mounted")] = False
+    drown_margin: Annotated[
+        int | None, Field(description="Default: 5.", ge=1, le=1000, title="Drown Margin")
+    ] = None
+    modifier: Annotated[
+        int | None, Field(description="Default: 0.", ge=-1000, le=1000, title="Modifier")
+    ] = None
+    mounted: Annotated[bool | None, Field(description="Default: false.", title="Mounted")] = None
     obstacle: RaceObstacle | None = None
 
 
@@ -2760,8 +2804,8 @@ class RegularContestCreated(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -2771,7 +2815,7 @@ class RegularContestCreated(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RegularContestConfig
     state: RegularContestState
@@ -2794,9 +2838,13 @@ class RegularContestRequest(BaseModel):
     )
     a: Contestant
     b: Contestant
-    normalize: Annotated[bool | None, Field(title="Normalize")] = True
-    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 100
-    seconds_per_round: Annotated[int | None, Field(ge=0, le=86400, title="Seconds Per Round")] = 1
+    normalize: Annotated[bool | None, Field(description="Default: true.", title="Normalize")] = None
+    max_rounds: Annotated[
+        int | None, Field(description="Default: 100.", ge=1, le=10000, title="Max Rounds")
+    ] = None
+    seconds_per_round: Annotated[
+        int | None, Field(description="Default: 1.", ge=0, le=86400, title="Seconds Per Round")
+    ] = None
     rounds: Annotated[list[SuppliedRound] | None, Field(max_length=10000, title="Rounds")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
@@ -2862,8 +2910,8 @@ class RegularContestSession(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -2873,7 +2921,7 @@ class RegularContestSession(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RegularContestConfig
     state: RegularContestState
@@ -3039,7 +3087,10 @@ class SkillGameCreate(BaseModel):
     actions: Annotated[list[SkillGameAction], Field(max_length=64, min_length=1, title="Actions")]
     goal: Annotated[Goal | None, Field(title="Goal")] = None
     max_rounds: Annotated[MaxRounds | None, Field(title="Max Rounds")] = None
-    token_rule: Annotated[Literal["exceed", "meet"] | None, Field(title="Token Rule")] = "exceed"
+    token_rule: Annotated[
+        Literal["exceed", "meet"] | None,
+        Field(description='Default: "exceed".', title="Token Rule"),
+    ] = None
     parties: Annotated[list[SkillGameParty], Field(max_length=16, min_length=2, title="Parties")]
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
@@ -3056,8 +3107,8 @@ class SkillGameCreated(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -3067,7 +3118,7 @@ class SkillGameCreated(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: SkillGameConfig
     state: SkillGameState
@@ -3121,8 +3172,8 @@ class SkillGameSession(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -3132,7 +3183,7 @@ class SkillGameSession(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: SkillGameConfig
     state: SkillGameState
@@ -3243,32 +3294,35 @@ class ChaseCreate(BaseModel):
     hazard_base_cost: Annotated[
         int | None,
         Field(
-            description="DS a hazard costs the escapee on top of its penalty (the source's example: 0)",
+            description="DS a hazard costs the escapee on top of its penalty (the source's example: 0) Default: 5.",
             ge=0,
             le=10000,
             title="Hazard Base Cost",
         ),
-    ] = 5
-    endurance_rule: Annotated[bool | None, Field(title="Endurance Rule")] = True
-    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 200
+    ] = None
+    endurance_rule: Annotated[
+        bool | None, Field(description="Default: true.", title="Endurance Rule")
+    ] = None
+    max_rounds: Annotated[
+        int | None, Field(description="Default: 200.", ge=1, le=10000, title="Max Rounds")
+    ] = None
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap",
+            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
             title="Max Retries",
-            validate_default=True,
         ),
-    ] = 5
-    damage_instead_of_forfeit: Annotated[bool | None, Field(title="Damage Instead Of Forfeit")] = (
-        False
-    )
+    ] = None
+    damage_instead_of_forfeit: Annotated[
+        bool | None, Field(description="Default: false.", title="Damage Instead Of Forfeit")
+    ] = None
     speed_bonus: Annotated[
         Literal["increment", "every-roll"] | None,
         Field(
-            description="the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll)",
+            description='the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll) Default: "increment".',
             title="Speed Bonus",
         ),
-    ] = "increment"
+    ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
     rolls: Annotated[
         dict[
@@ -3299,8 +3353,8 @@ class ChaseCreated(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -3310,7 +3364,7 @@ class ChaseCreated(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ChaseConfig
     state: ChaseState
@@ -3328,8 +3382,9 @@ class ChaseResolve(BaseModel):
     )
     terrain: ChaseTerrain
     tactic_policy: Annotated[
-        Literal["none", "hide-when-possible"] | None, Field(title="Tactic Policy")
-    ] = "none"
+        Literal["none", "hide-when-possible"] | None,
+        Field(description='Default: "none".', title="Tactic Policy"),
+    ] = None
 
 
 class ChaseRound(BaseModel):
@@ -3403,8 +3458,8 @@ class ChaseSession(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -3414,7 +3469,7 @@ class ChaseSession(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: ChaseConfig
     state: ChaseState
@@ -3465,32 +3520,35 @@ class OddsChaseRequest(BaseModel):
     hazard_base_cost: Annotated[
         int | None,
         Field(
-            description="DS a hazard costs the escapee on top of its penalty (the source's example: 0)",
+            description="DS a hazard costs the escapee on top of its penalty (the source's example: 0) Default: 5.",
             ge=0,
             le=10000,
             title="Hazard Base Cost",
         ),
-    ] = 5
-    endurance_rule: Annotated[bool | None, Field(title="Endurance Rule")] = True
-    max_rounds: Annotated[int | None, Field(ge=1, le=10000, title="Max Rounds")] = 200
+    ] = None
+    endurance_rule: Annotated[
+        bool | None, Field(description="Default: true.", title="Endurance Rule")
+    ] = None
+    max_rounds: Annotated[
+        int | None, Field(description="Default: 200.", ge=1, le=10000, title="Max Rounds")
+    ] = None
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap",
+            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
             title="Max Retries",
-            validate_default=True,
         ),
-    ] = 5
-    damage_instead_of_forfeit: Annotated[bool | None, Field(title="Damage Instead Of Forfeit")] = (
-        False
-    )
+    ] = None
+    damage_instead_of_forfeit: Annotated[
+        bool | None, Field(description="Default: false.", title="Damage Instead Of Forfeit")
+    ] = None
     speed_bonus: Annotated[
         Literal["increment", "every-roll"] | None,
         Field(
-            description="the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll)",
+            description='the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll) Default: "increment".',
             title="Speed Bonus",
         ),
-    ] = "increment"
+    ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
     rolls: Annotated[
         dict[
@@ -3509,8 +3567,9 @@ class OddsChaseRequest(BaseModel):
     ] = None
     terrain: ChaseTerrain
     tactic_policy: Annotated[
-        Literal["none", "hide-when-possible"] | None, Field(title="Tactic Policy")
-    ] = "none"
+        Literal["none", "hide-when-possible"] | None,
+        Field(description='Default: "none".', title="Tactic Policy"),
+    ] = None
 
 
 class OddsSkillGameTokensRequest(BaseModel):
@@ -3582,33 +3641,34 @@ class RaceCreate(BaseModel):
     damage_instead_of_forfeit: Annotated[
         bool | None,
         Field(
-            description="a failed obstacle or hazard costs only its damage; the racer goes on as usual",
+            description="a failed obstacle or hazard costs only its damage; the racer goes on as usual Default: false.",
             title="Damage Instead Of Forfeit",
         ),
-    ] = False
-    endurance_rule: Annotated[bool | None, Field(title="Endurance Rule")] = True
+    ] = None
+    endurance_rule: Annotated[
+        bool | None, Field(description="Default: true.", title="Endurance Rule")
+    ] = None
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap",
+            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
             title="Max Retries",
-            validate_default=True,
         ),
-    ] = 5
+    ] = None
     speed_bonus: Annotated[
         Literal["increment", "every-roll"] | None,
         Field(
-            description="the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll)",
+            description='the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll) Default: "increment".',
             title="Speed Bonus",
         ),
-    ] = "increment"
+    ] = None
     pacing_rule: Annotated[
         Literal["safe-increments", "constitution-score"] | None,
         Field(
-            description="pacing and sprinting change the safe increments only (safe-increments), or the Constitution score itself, and so its modifier (constitution-score)",
+            description='pacing and sprinting change the safe increments only (safe-increments), or the Constitution score itself, and so its modifier (constitution-score) Default: "safe-increments".',
             title="Pacing Rule",
         ),
-    ] = "safe-increments"
+    ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -3803,8 +3863,8 @@ class RaceCreated(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -3814,7 +3874,7 @@ class RaceCreated(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RaceConfig
     state: RaceState
@@ -3834,8 +3894,8 @@ class RaceSession(BaseModel):
     kind: Annotated[str, Field(title="Kind")]
     status: Annotated[Literal["active", "finished"], Field(title="Status")]
     version: Annotated[int, Field(title="Version")]
-    created_at: Annotated[str, Field(title="Created At")]
-    updated_at: Annotated[str, Field(title="Updated At")]
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     round: Annotated[int, Field(title="Round")]
     rule: Annotated[
         str,
@@ -3845,7 +3905,7 @@ class RaceSession(BaseModel):
             title="Rule",
         ),
     ]
-    start_rolls: Annotated[list[Any] | None, Field(title="Start Rolls")] = None
+    start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     config: RaceConfig
     state: RaceState
