@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from app.api.formats import error_message, plain, preferred_form
 from app.rules.errors import PhaseError, RulesError
 from app.store.database import Unavailable
 
@@ -137,7 +138,8 @@ def problem_response(
         "type": TYPE_BASE + slug,
         "title": title,
         "status": status,
-        "detail": detail,
+        # A caller's name in it is postable as it is: one line, no mentions.
+        "detail": plain(detail),
     }
     if errors is not None:
         body["errors"] = list(errors)
@@ -218,53 +220,68 @@ def method_not_allowed(request: Request, allow: str | None = None) -> ApiError:
     )
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Map every error, ours and the framework's, to problem+json."""
-
-    async def on_api_error(_: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
+def error_answer(request: Request, exc: ApiError) -> Response:
+    """The error as problem+json, or, for a caller asking for `text/plain` or `text/markdown`
+    (a chat bot), its detail as one line of that form: its status says the rest."""
+    form = preferred_form(request.headers.get("accept"))
+    if form == "json":
         return api_error_response(exc)
+    media_type = "text/plain; charset=utf-8" if form == "text" else "text/markdown; charset=utf-8"
+    return Response(
+        error_message(form, exc.detail),
+        exc.status,
+        headers={**(exc.headers or {}), "Vary": "Accept"},
+        media_type=media_type,
+    )
 
-    async def on_rules_error(_: Request, exc: Exception) -> Response:
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map every error, ours and the framework's, to problem+json (or a chat line)."""
+
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_answer(request, exc)
+
+    async def on_rules_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RulesError)
-        return api_error_response(rules_error(exc))
+        return error_answer(request, rules_error(exc))
 
-    async def on_phase_error(_: Request, exc: Exception) -> Response:
-        return api_error_response(Conflict(str(exc)))
+    async def on_phase_error(request: Request, exc: Exception) -> Response:
+        return error_answer(request, Conflict(str(exc)))
 
-    async def on_request_validation(_: Request, exc: Exception) -> Response:
+    async def on_request_validation(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return api_error_response(invalid_input(exc.errors()))
+        return error_answer(request, invalid_input(exc.errors()))
 
-    async def on_unavailable(_: Request, exc: Exception) -> Response:
+    async def on_unavailable(request: Request, exc: Exception) -> Response:
         # The store logged the incident once; a line per request would bury it.
         assert isinstance(exc, Unavailable)
-        return api_error_response(ServiceUnavailable(str(exc), retry_after=exc.retry_after))
+        return error_answer(request, ServiceUnavailable(str(exc), retry_after=exc.retry_after))
 
-    async def on_client_disconnect(_: Request, __: Exception) -> Response:
-        return api_error_response(ClientClosedRequest("the client closed the connection"))
+    async def on_client_disconnect(request: Request, _: Exception) -> Response:
+        return error_answer(request, ClientClosedRequest("the client closed the connection"))
 
     async def on_http_exception(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 405:
             allow = (exc.headers or {}).get("Allow")
-            return api_error_response(method_not_allowed(request, allow))
+            return error_answer(request, method_not_allowed(request, allow))
         titles = {404: NotFound, 405: MethodNotAllowed, 413: PayloadTooLarge}
         kind = titles.get(exc.status_code)
         if kind is not None:
             detail = exc.detail if exc.status_code != 404 else "no such resource"
-            return api_error_response(kind(str(detail), headers=dict(exc.headers or {})))
-        return problem_response(
+            return error_answer(request, kind(str(detail), headers=dict(exc.headers or {})))
+        other = ApiError(str(exc.detail), headers=dict(exc.headers or {}))
+        other.status, other.title, other.slug = (
             exc.status_code,
             str(exc.detail),
-            str(exc.detail),
-            slug=f"http-{exc.status_code}",
-            headers=dict(exc.headers or {}),
+            f"http-{exc.status_code}",
         )
+        return error_answer(request, other)
 
-    async def on_unexpected(_: Request, exc: Exception) -> Response:
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error", exc_info=exc)
-        return api_error_response(ApiError("an unexpected error occurred; nothing was changed"))
+        return error_answer(request, ApiError("an unexpected error occurred; nothing was changed"))
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RulesError, on_rules_error)

@@ -8,10 +8,9 @@ Request bodies are read as bytes and validated with pydantic's JSON parser in on
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping
-from typing import Any, Final, Literal, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import orjson
 from fastapi import Request
@@ -21,6 +20,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from app.api import formats
+from app.api.formats import Form, _negotiate, preferred_form
 from app.api.schemas.common import validate_json
 from app.errors import MalformedJson, UnsupportedMediaType, invalid_input_from_validation
 from app.rules.dice import Dice, Key, NotationRoller, Rng
@@ -31,19 +31,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
 MARKDOWN = "text/markdown; charset=utf-8"
-
-#: How an answer is written: JSON (the default), its summary line, or a markdown message.
-Form = Literal["json", "text", "markdown"]
-#: The media ranges that choose a form; any other range is ignored.
-_RANGES: Final[dict[str, Form]] = {
-    "application/json": "json",
-    "application/*": "json",
-    "*/*": "json",
-    "text/plain": "text",
-    "text/markdown": "markdown",
-}
-#: Between ranges of one form, the most specific decides its quality.
-_SPECIFICITY: Final = {"*/*": 0, "application/*": 1}
 
 
 def header(request: Request, name: bytes) -> str | None:
@@ -136,44 +123,6 @@ def is_strict_json(raw: bytes) -> bool:
     return True
 
 
-def preferred_form(accept: str | None) -> Form:
-    """The form `Accept` prefers: the highest quality, the first listed among equals.
-
-    JSON unless a text form is named: a header without `text/` (none, `*/*`, JSON) is decided
-    by one substring test, as every JSON request pays it (so the text forms are recognised
-    written in lower case, as clients send them).
-    """
-    if accept is None or "text/" not in accept:
-        return "json"
-    return _negotiate(accept)
-
-
-@functools.lru_cache(maxsize=256)
-def _negotiate(accept: str) -> Form:
-    # Per form: (quality, specificity of the range that set it, position of that range).
-    found: dict[Form, tuple[float, int, int]] = {}
-    for position, media_range in enumerate(accept.split(",")):
-        media_type, *parameters = media_range.split(";")
-        media_type = media_type.strip().lower()
-        form = _RANGES.get(media_type)
-        if form is None:
-            continue
-        quality = 1.0
-        for parameter in parameters:
-            name, _, value = parameter.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    quality = min(max(float(value), 0.0), 1.0)
-                except ValueError:
-                    quality = 0.0
-        specificity = _SPECIFICITY.get(media_type, 2)
-        if form not in found or specificity > found[form][1]:
-            found[form] = (quality, specificity, position)
-    acceptable = [(-quality, position, form) for form, (quality, _, position) in found.items()]
-    best = min((choice for choice in acceptable if choice[0] < 0), default=None)
-    return "json" if best is None else best[2]
-
-
 def wants_text(request: Request) -> bool:
     """`Accept` prefers the summary line alone (`text/plain`) to JSON and markdown."""
     return preferred_form(header(request, b"accept")) == "text"
@@ -182,6 +131,8 @@ def wants_text(request: Request) -> bool:
 def json_response(
     body: Mapping[str, Any], status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
+    """The answer as JSON, its summary lines postable as they are (`formats.postable`)."""
+    formats.postable(body)
     if headers or status < 200 or status in (204, 304):
         return Response(orjson.dumps(body), status, headers=dict(headers or {}), media_type=JSON)
     return JsonAnswer(orjson.dumps(body), status)

@@ -18,9 +18,10 @@ that asks for JSON (`respond` in app/api/common.py decides).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeVar, cast
 
 from app.notation import roll_notation
 
@@ -31,12 +32,16 @@ TEXT_POINTER: Final = " … (shortened: ask for application/json for the whole a
 MARKDOWN_POINTER: Final = "… (shortened: ask for application/json for every die)"
 
 ZERO_WIDTH_SPACE: Final = "\u200b"
+AnswerT = TypeVar("AnswerT", bound=Mapping[str, Any])
 #: Line breaks and other control characters (C0, DEL, C1, the Unicode line and paragraph
 #: separators), a run of them becoming one space.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-_MENTIONS = {"@": "@" + ZERO_WIDTH_SPACE, "<": "<" + ZERO_WIDTH_SPACE}
-_PLAIN = str.maketrans(_MENTIONS)
-_MARKDOWN = str.maketrans({**{char: "\\" + char for char in "\\*_~`|>#[]()"}, **_MENTIONS})
+#: `@` and `<` not already followed by the zero-width space that breaks a mention.
+_MENTION = re.compile("([@<])(?!\u200b)")
+_MARKDOWN = str.maketrans({char: "\\" + char for char in "\\*_~`|>#[]()"})
+#: What the one-line text form escapes: the marks that act inside a line (emphasis, strike,
+#: code, spoilers); a line's brackets and parentheses are left as they read.
+_INLINE_MARKUP = str.maketrans({char: "\\" + char for char in "\\*_~`|"})
 #: What makes a line a list item in Discord: `- x`, `+ x`, `1. x`.
 _LIST_ITEM = re.compile(r"[-+]|\d+(?=\.)")
 #: Dice a `rolls` entry shows as its values; anything else is dice notation.
@@ -44,14 +49,93 @@ _PLAIN_DICE = re.compile(r"\d*d\d+")
 _ANNOTATION = re.compile(r"(\[[^\]]*\])")
 
 
+#: How an answer is written: JSON (the default), its summary line, or a markdown message.
+Form = Literal["json", "text", "markdown"]
+#: The media ranges that choose a form; any other range is ignored.
+_RANGES: Final[dict[str, Form]] = {
+    "application/json": "json",
+    "application/*": "json",
+    "*/*": "json",
+    "text/plain": "text",
+    "text/markdown": "markdown",
+}
+#: Between ranges of one form, the most specific decides its quality.
+_SPECIFICITY: Final = {"*/*": 0, "application/*": 1}
+
+
+def preferred_form(accept: str | None) -> Form:
+    """The form `Accept` prefers: the highest quality, the first listed among equals.
+
+    JSON unless a text form is named: a header without `text/` (none, `*/*`, JSON) is decided
+    by one substring test, as every JSON request pays it (so the text forms are recognised
+    written in lower case, as clients send them).
+    """
+    if accept is None or "text/" not in accept:
+        return "json"
+    return _negotiate(accept)
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiate(accept: str) -> Form:
+    # Per form: (quality, specificity of the range that set it, position of that range).
+    found: dict[Form, tuple[float, int, int]] = {}
+    for position, media_range in enumerate(accept.split(",")):
+        media_type, *parameters = media_range.split(";")
+        media_type = media_type.strip().lower()
+        form = _RANGES.get(media_type)
+        if form is None:
+            continue
+        quality = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = min(max(float(value), 0.0), 1.0)
+                except ValueError:
+                    quality = 0.0
+        specificity = _SPECIFICITY.get(media_type, 2)
+        if form not in found or specificity > found[form][1]:
+            found[form] = (quality, specificity, position)
+    acceptable = [(-quality, position, form) for form, (quality, _, position) in found.items()]
+    best = min((choice for choice in acceptable if choice[0] < 0), default=None)
+    return "json" if best is None else best[2]
+
+
 def plain(text: str) -> str:
-    """Caller-chosen text made safe for a one-line chat message: one line, no mentions."""
-    return _CONTROLS.sub(" ", text).translate(_PLAIN)
+    """Caller-chosen text made safe for a one-line chat message: one line, no mentions (and
+    the same text again, made safe twice)."""
+    return _MENTION.sub("\\1" + ZERO_WIDTH_SPACE, _CONTROLS.sub(" ", text))
+
+
+def postable(answer: AnswerT) -> AnswerT:
+    """An answer whose `summary` lines (its own, its session's, its round's and its rounds')
+    may be posted to a chat as they are: `plain`. In place (an answer is a dict of this
+    request's own); the answer is returned."""
+    body = cast(dict[str, Any], answer)
+    summary = body.get("summary")
+    if type(summary) is str:
+        body["summary"] = plain(summary)
+    for part in ("session", "round"):
+        nested = body.get(part)
+        if type(nested) is dict:
+            postable(nested)
+    rounds = body.get("rounds")
+    if type(rounds) is list:
+        for played in rounds:
+            if type(played) is dict:
+                postable(played)
+    return answer
+
+
+def one_line(text: str) -> str:
+    """Text for the one-line form (`text/plain`): `plain`, and the marks that would act in
+    a line escaped (`**bold**`, `||spoiler||`, `~~strike~~`, `` `code` ``)."""
+    return plain(text.translate(_INLINE_MARKUP))
 
 
 def markdown(text: str) -> str:
     """Caller-chosen text made inert in markdown: one line, no mentions, markdown escaped."""
-    escaped = _CONTROLS.sub(" ", text).translate(_MARKDOWN)
+    escaped = plain(_CONTROLS.sub(" ", text).translate(_MARKDOWN))
     item = _LIST_ITEM.match(escaped)
     if item is None:
         return escaped
@@ -74,6 +158,15 @@ def markdown_breakdown(breakdown: str) -> str:
     )
 
 
+def one_line_breakdown(breakdown: str) -> str:
+    """d20's breakdown for the one-line form: its marks (`~~dropped~~`) kept, the text of
+    its `[annotations]` (a caller's) made safe as `one_line` makes it."""
+    parts = _ANNOTATION.split(breakdown)
+    return "".join(
+        one_line(part) if index % 2 else plain(part) for index, part in enumerate(parts)
+    )
+
+
 def units(text: str) -> int:
     """The length of `text` as Discord counts it (UTF-16 code units)."""
     return len(text.encode("utf-16-le")) // 2
@@ -87,10 +180,20 @@ def text_message(body: Mapping[str, Any]) -> str | None:
     summary = body.get("summary")
     if not isinstance(summary, str):
         return None
-    line = plain(summary)
+    # A notation roll's summary is its breakdown: d20's own marks kept, its annotations not.
+    line = one_line_breakdown(summary) if summary == body.get("breakdown") else one_line(summary)
     if units(line) + 1 <= MESSAGE_LIMIT:
         return line + "\n"
     return _cut(line, MESSAGE_LIMIT - units(TEXT_POINTER) - 1) + TEXT_POINTER + "\n"
+
+
+def error_message(form: Form, detail: str) -> str:
+    """An error's detail as a one-line chat message of `form` (its status says the rest),
+    made safe as a summary line is in that form."""
+    line = markdown(detail) if form == "markdown" else one_line(detail)
+    if units(line) + 1 > MESSAGE_LIMIT:
+        line = _cut(line, MESSAGE_LIMIT - 1)
+    return line + "\n"
 
 
 # --- text/markdown ---------------------------------------------------------------------------
@@ -218,11 +321,37 @@ def _shortened(lines: list[str]) -> str:
     return "\n".join((*kept, MARKDOWN_POINTER)) + "\n"
 
 
+#: What a shortened line keeps of its end (where a summary says its outcome and total).
+KEPT_END: Final = 300
+ELLIPSIS: Final = " … "
+
+
 def _cut(line: str, budget: int) -> str:
-    """The longest start of `line` within `budget` units, ending before a space if it can.
+    """`line` within `budget` units: its start and its end (`KEPT_END`, where the outcome and
+    total are), the middle left out, each cut before a space if it can.
 
     Escapes and broken mentions hold no space, so cutting at one never splits them.
     """
+    if units(line) <= budget:
+        return line
+    tail = _end(line, min(KEPT_END, budget // 2))
+    return _start(line, budget - units(tail) - units(ELLIPSIS)) + ELLIPSIS + tail
+
+
+def _end(line: str, budget: int) -> str:
+    """The longest end of `line` within `budget` units, starting after a space if it can."""
+    end = line[-budget:] if budget else ""
+    while units(end) > budget:
+        end = end[units(end) - budget :]
+    if len(end) < len(line) and line[-len(end) - 1] != " ":
+        space = end.find(" ")
+        if 0 <= space < len(end) - 1:
+            end = end[space + 1 :]
+    return end.lstrip()
+
+
+def _start(line: str, budget: int) -> str:
+    """The longest start of `line` within `budget` units, ending before a space if it can."""
     cut = line[:budget]
     while units(cut) > budget:
         # Each character dropped takes away one unit or two.

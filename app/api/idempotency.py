@@ -18,7 +18,8 @@ import orjson
 from fastapi import Request
 from starlette.responses import Response
 
-from app.api.common import JSON, header, message_response, preferred_form, read_body
+from app.api.common import JSON, header, message_response, read_body
+from app.api.formats import preferred_form
 from app.api.security import (
     TamperedAnswer,
     key_digest,

@@ -38,6 +38,7 @@ from starlette.responses import Response
 
 from app.api.common import header, message_doc, read_body, respond
 from app.api.events import EVENTS_DOC, publish, stream_events
+from app.api.formats import postable
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import (
     AnyKind,
@@ -294,7 +295,7 @@ async def _apply(
         status, shown = 200, {"session": session_answer(kind, updated)}
     else:
         status, shown = change.answer(updated)
-    answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(shown))
+    answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(postable(dict(shown))))
     return Applied(
         answer,
         Effects(
@@ -649,7 +650,7 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
     tokens: dict[str, Any] = {"gm": gm_token}
     if party_tokens:
         tokens["parties"] = party_tokens
-    public = session_answer(kind, record)
+    public = postable(session_answer(kind, record))
     headers = {"Location": f"/v1/{kind.path}/{record.id}", "ETag": etag(1)}
     return (
         Answer(201, headers, orjson.dumps({**public, "tokens": tokens})),

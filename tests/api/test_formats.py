@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from app.api import formats
 from app.api.common import header, preferred_form, respond
-from tests.helpers import bearer
+from tests.helpers import Session, bearer
 
 MARKDOWN = {"Accept": "text/markdown"}
 TEXT = {"Accept": "text/plain"}
@@ -140,7 +140,7 @@ def test_notation_annotations_are_caller_text(client: TestClient) -> None:
     markdown = assert_message(client.post("/v1/roll", json=roll, headers=MARKDOWN), "text/markdown")
     assert markdown == f"2d6kl1 (~~4~~, 1) \\[@{ZWSP}everyone \\*\\*now\\*\\*\\] \\* 2 = 2\n"
     text = assert_message(client.post("/v1/roll", json=roll, headers=TEXT), "text/plain")
-    assert text == f"2d6kl1 (~~4~~, 1) [@{ZWSP}everyone **now**] * 2 = 2\n"
+    assert text == f"2d6kl1 (~~4~~, 1) [@{ZWSP}everyone \\*\\*now\\*\\*] * 2 = 2\n"
 
 
 # --- names -----------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ def test_names_are_neutralised(name: str, as_text: str, as_markdown: str) -> Non
     assert formats.markdown(name) == as_markdown
 
 
-HOSTILE = ("@everyone", "<@123456>", "Ann\nBob", "**bold**")
+HOSTILE = ("@everyone", "<@123456>", "Ann\nBob", "**bold**", "||spoiler||")
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -186,9 +186,18 @@ def test_hostile_names_in_a_quick_contest(client: TestClient, name: str) -> None
     )
     assert text.count("\n") == 1
     assert text == (
-        f"{formats.plain(name)} (skill 12) rolled 18, missed by 6 (critical failure); "
+        f"{formats.one_line(name)} (skill 12) rolled 18, missed by 6 (critical failure); "
         "Bob (skill 10) rolled 9, made it by 1. Bob wins by 7.\n"
     )
+    # The JSON summary is postable as it is too: one line, no mentions.
+    summary = client.post(QUICK_CONTEST, json=body).json()["summary"]
+    assert summary == (
+        f"{formats.plain(name)} (skill 12) rolled 18, missed by 6 (critical failure); "
+        "Bob (skill 10) rolled 9, made it by 1. Bob wins by 7."
+    )
+    assert "\n" not in summary
+    assert "@everyone" not in summary
+    assert "<@1" not in summary
     assert markdown.splitlines() == [
         f"{formats.markdown(name)} \\(skill 12\\) rolled 18, missed by 6 \\(critical failure\\); "
         "Bob \\(skill 10\\) rolled 9, made it by 1. Bob wins by 7.",
@@ -198,7 +207,8 @@ def test_hostile_names_in_a_quick_contest(client: TestClient, name: str) -> None
     for message in (text, markdown):
         assert "@everyone" not in message
         assert "<@" not in message
-        assert "**bold**" not in markdown
+        assert "**bold**" not in message
+        assert "||" not in message
 
 
 # --- sessions --------------------------------------------------------------------------------
@@ -277,7 +287,7 @@ def test_a_long_resolve_is_shortened_with_a_pointer(store_client: TestClient) ->
     racers = [{"name": f"Racer {n:02} {'@everyone' * 6}", "speed": 30} for n in range(64)]
     shown = (
         (MARKDOWN, formats.MARKDOWN_POINTER, formats.markdown),
-        (TEXT, formats.TEXT_POINTER, formats.plain),
+        (TEXT, formats.TEXT_POINTER, formats.one_line),
     )
     for accept, pointer, neutralised in shown:
         created = store_client.post(
@@ -296,12 +306,17 @@ def test_a_long_resolve_is_shortened_with_a_pointer(store_client: TestClient) ->
         assert message.endswith(pointer + "\n")
         assert formats.units(message) > formats.MESSAGE_LIMIT - 100
         assert "@everyone" not in message
-        # The summary line cut at a word (nothing fits after it), then the pointer.
+        # The summary line's start and its end (the outcome: who won), each cut at a word,
+        # the middle left out, then the pointer.
         kept = message.removesuffix(pointer + "\n").removesuffix("\n")
         assert "\n" not in kept
         whole = neutralised(summary)
-        assert whole.startswith(kept)
-        assert whole[len(kept)] == " "
+        start, _, end = kept.partition(formats.ELLIPSIS)
+        assert whole.startswith(start)
+        assert whole[len(start)] == " "
+        assert whole.endswith(end)
+        assert end.endswith("wins the race with DS 48.") or "wins" in end
+        assert whole[-len(end) - 1] == " "
 
 
 @pytest.mark.parametrize("accept", [MARKDOWN, TEXT, {"Accept": "text/markdown, text/plain"}])
@@ -378,8 +393,11 @@ def test_the_limit_counts_utf16_units_and_cuts_at_a_word() -> None:
     assert formats.units(text) <= formats.MESSAGE_LIMIT
     assert text.endswith(formats.TEXT_POINTER + "\n")
     kept = text.removesuffix(formats.TEXT_POINTER + "\n")
-    assert summary.startswith(kept)
-    assert summary[len(kept)] == " "
+    start, _, end = kept.partition(formats.ELLIPSIS)
+    assert summary.startswith(start)
+    assert summary[len(start)] == " "
+    assert summary.endswith(end)
+    assert summary[-len(end) - 1] == " "
     lines = ["Summary.", *(f"- die {n}: 1d20 → {n % 20 + 1}" for n in range(200))]
     markdown = formats.markdown_message(
         {
@@ -427,3 +445,51 @@ def test_header_lookup_agrees_with_starlettes() -> None:
         assert header(request, name.encode()) == request.headers.get(name)
     assert header(request, b"accept") == "text/plain"  # the first of a repeated header
     assert header(request, b"x-name") == "Zo\u00eb"
+
+
+def test_a_shortened_roll_keeps_its_total(client: TestClient) -> None:
+    """700d6 writes every die before its total: the shortened message keeps the total."""
+    whole = client.post("/v1/roll", json={"expr": "700d6", "seed": 3}).json()
+    total = whole["total"]
+    for accept in (TEXT, MARKDOWN):
+        answer = client.post("/v1/roll", json={"expr": "700d6", "seed": 3}, headers=accept)
+        message = assert_message(answer, accept["Accept"])
+        assert formats.units(message) <= formats.MESSAGE_LIMIT
+        first = message.splitlines()[0]
+        assert first.endswith(f"= {total}") or f"= {total} " in first, first
+
+
+@pytest.mark.parametrize(
+    ("accept", "media_type"), [(TEXT, "text/plain"), (MARKDOWN, "text/markdown")]
+)
+def test_an_error_in_a_chat_form_is_one_safe_line(
+    store_client: TestClient, accept: dict[str, str], media_type: str
+) -> None:
+    """An error quoting a caller's name: with a chat form asked, one line of that form, the
+    name neutralised; as JSON, its detail is postable as it is."""
+    made = Session(
+        store_client,
+        "arm-wrestles",
+        {
+            "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+            "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+        },
+    )
+    round_body = {"rolls": {"@here <@&99>\nhi": {"strength": 3}}}
+    answer = store_client.post(
+        made.url + "/rounds", json=round_body, headers={**made.headers, **accept}
+    )
+    assert answer.status_code == 422
+    assert answer.headers["content-type"].startswith(media_type)
+    assert answer.text.count("\n") == 1
+    assert answer.text.endswith("\n")
+    assert "here" in answer.text
+    assert "@here" not in answer.text
+    assert "<@&" not in answer.text
+    detail = store_client.post(made.url + "/rounds", json=round_body, headers=made.headers)
+    assert detail.headers["content-type"] == "application/problem+json"
+    shown = detail.json()["detail"]
+    assert "here" in shown
+    assert "@here" not in shown
+    assert "<@&" not in shown
+    assert "\n" not in shown
