@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 from starlette.requests import Request
 
 from app.api import formats
-from app.api.common import header, preferred_form, respond
+from app.api.common import header, respond
+from app.api.formats import preferred_form
 from tests.helpers import Session, bearer
 
 MARKDOWN = {"Accept": "text/markdown"}
