@@ -22,11 +22,11 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head
 from tests.conformance import Conforming
+from tests.requirements import missing
 
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 @pytest.fixture
@@ -45,9 +45,11 @@ def create_postgres_database() -> str:
         with engine.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except Exception as exc:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is mandatory in CI and unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {POSTGRES_URL}: {type(exc).__name__}")
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        missing(
+            f"PostgreSQL unreachable at {POSTGRES_URL} ({type(exc).__name__}: {reason})",
+            "start it, or set ARBITER_TEST_POSTGRES_URL",
+        )
     finally:
         engine.dispose()
     return make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)

@@ -24,6 +24,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.store.database import upgrade_to_head
+from tests.requirements import missing
 from tests.store.servers import PROJECT_ROOT, Server, free_port, stop_server, wait_until_healthy
 from tests.test_rate_limit import REDIS_URL
 
@@ -121,7 +122,11 @@ def test_metrics_and_rate_limit_hold_across_two_workers(tmp_path: Path) -> None:
     try:
         connection.ping()
     except redis.RedisError as exc:
-        pytest.fail(f"Redis unreachable at {REDIS_URL}: {exc}")
+        connection.close()
+        missing(
+            f"Redis unreachable at {REDIS_URL} ({type(exc).__name__}: {exc})",
+            "start it, or set ARBITER_TEST_REDIS_URL",
+        )
     prefix = f"arbiter-test:{uuid.uuid4().hex}:"
     try:
         with two_workers(tmp_path, prefix) as (server, metrics), ThreadPoolExecutor(16) as pool:
