@@ -49,6 +49,8 @@ def two_workers(tmp_path: Path, prefix: str) -> Iterator[tuple[Server, Path]]:
         "ARBITER_RATE_LIMIT_PER_MINUTE": "40",
         "ARBITER_REDIS_URL": REDIS_URL,
         "ARBITER_RATE_LIMIT_REDIS_PREFIX": prefix,
+        # No odds worker process per worker: none is asked for here (see servers.py).
+        "ARBITER_ODDS_PRESTART": "0",
     }
     env.pop("ARBITER_DATABASE_URL", None)
     log = tmp_path / "uvicorn.log"
