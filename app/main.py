@@ -60,8 +60,9 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         await store.open()
         app.state.store = store
         # The odds worker process (shared by every app of this process; it ends with it)
-        # starts now, so a first heavy question does not wait for it.
-        odds_worker.start_pool()
+        # starts now, so a first heavy question does not wait for it; else at that question.
+        if settings.odds_prestart:
+            odds_worker.start_pool()
         await start_events(app, settings.database_url)
         # `GET /metrics` sets the active-sessions gauge from the database when scraped.
         app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)

@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     json_logs: bool = True
     #: The request log: one line per request (id, method, route template, status, duration).
     log_requests: bool = True
+    #: Start the odds worker process with the app, so that a first heavy odds question does
+    #: not wait for it (about 0.7 s); off: it starts at that question.
+    odds_prestart: bool = True
 
 
 @lru_cache(maxsize=1)

@@ -12,26 +12,32 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from app.main import create_app
-from app.settings import Settings
-from app.store.database import upgrade_to_head
-from tests.conformance import Conforming
+from tests.requirements import missing
+
+# The app, FastAPI and SQLAlchemy are imported where they are used: with `-n`, pytest's
+# controlling process loads this file too, and runs no test; importing them here held it up
+# (and with it the workers' start) by a second.
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     """A client for an app on a fresh SQLite file (enough for the one-shot endpoints)."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+    from tests.conformance import Conforming
+
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'one-shot.db'}")
     with TestClient(Conforming(create_app(settings))) as test_client:
         yield test_client
@@ -39,21 +45,29 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 def create_postgres_database() -> str:
     """A new, empty PostgreSQL database; returns its URL."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
     name = f"arbiter_test_{uuid.uuid4().hex[:12]}"
     engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except Exception as exc:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is mandatory in CI and unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {POSTGRES_URL}: {type(exc).__name__}")
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        missing(
+            f"PostgreSQL unreachable at {POSTGRES_URL} ({type(exc).__name__}: {reason})",
+            "start it, or set ARBITER_TEST_POSTGRES_URL",
+        )
     finally:
         engine.dispose()
     return make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
 
 
 def drop_postgres_database(url: str) -> None:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
     name = make_url(url).database
     engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
     with engine.connect() as connection:
@@ -66,6 +80,8 @@ def database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """A migrated database of each kind, shared by the tests of one run."""
+    from app.store.database import upgrade_to_head
+
     if request.param == "sqlite":
         path: Path = tmp_path_factory.mktemp("sqlite") / "arbiter.db"
         url = f"sqlite:///{path}"
@@ -83,5 +99,11 @@ def database_url(
 @pytest.fixture
 def store_client(database_url: str) -> Iterator[TestClient]:
     """A client for an app on a migrated SQLite or PostgreSQL database."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+    from tests.conformance import Conforming
+
     with TestClient(Conforming(create_app(Settings(database_url=database_url)))) as test_client:
         yield test_client

@@ -21,7 +21,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; only safe_load is used
 
 from app.store.database import upgrade_to_head
-from tests.store.servers import free_port
+from tests.store.servers import POLL_INTERVAL_S, STARTUP_TIMEOUT_S, free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 POSTGRES = "postgresql+psycopg://arbiter@db:5432/arbiter"
@@ -201,8 +201,10 @@ def test_start_serves_two_workers_sharing_their_metrics(tmp_path: Path) -> None:
             )
             assert contest.status_code == 200, contest.text
             assert contest.json()["summary"].endswith("Ann wins by 4.")
-        # Each worker keeps its values in files of its own pid; the stale file is gone.
-        written = {path.name for path in metrics.iterdir()}
+        # Each worker keeps its values in files of its own pid; the stale file is gone. The
+        # first worker up answers /readyz: the second may still be starting (a loaded
+        # machine), and writes its files as it imports the app.
+        written = metric_files(metrics, until_pids=2)
         assert "counter_1.db" not in written
         assert len({name.rsplit("_", 1)[1] for name in written if name.endswith(".db")}) == 2
     finally:
@@ -211,8 +213,9 @@ def test_start_serves_two_workers_sharing_their_metrics(tmp_path: Path) -> None:
 
 
 def wait_ready(client: httpx.Client, server: subprocess.Popen[bytes]) -> bool:
-    """Poll /readyz until the server answers 200 or exits (bounded by a count of tries)."""
-    for _ in range(300):
+    """Poll /readyz until the server answers 200 or exits (or STARTUP_TIMEOUT_S passes)."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
         if server.poll() is not None:
             return False
         try:
@@ -220,8 +223,20 @@ def wait_ready(client: httpx.Client, server: subprocess.Popen[bytes]) -> bool:
                 return True
         except httpx.TransportError:
             pass
-        time.sleep(0.1)
+        time.sleep(POLL_INTERVAL_S)
     return False
+
+
+def metric_files(directory: Path, *, until_pids: int) -> set[str]:
+    """The names of the files in `directory`, once `.db` files of `until_pids` processes are
+    among them (or STARTUP_TIMEOUT_S has passed: the caller's assertions say what is wrong)."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while True:
+        names = {path.name for path in directory.iterdir()}
+        pids = {name.rsplit("_", 1)[1] for name in names if name.endswith(".db")}
+        if len(pids) >= until_pids or time.monotonic() > deadline:
+            return names
+        time.sleep(POLL_INTERVAL_S)
 
 
 # --- docker-compose.yml and the image's build context -----------------------------------------

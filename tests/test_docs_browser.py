@@ -15,7 +15,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,9 +25,11 @@ from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
 from app.api.docs import STATIC_URL
 from app.store.database import upgrade_to_head
+from tests.requirements import program
 from tests.store.servers import start_server, stop_server, wait_until_healthy
 
-CHROMIUM = os.environ.get("ARBITER_TEST_CHROMIUM", "/usr/bin/chromium")
+#: The browser: Debian's Chromium, or the executable ARBITER_TEST_CHROMIUM names.
+CHROMIUM = os.environ.get("ARBITER_TEST_CHROMIUM") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -165,10 +166,13 @@ def origins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Origins]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
+    executable = program(
+        CHROMIUM,
+        "apt-get install chromium, or set ARBITER_TEST_CHROMIUM to a Chromium",
+        called="Chromium",
+    )
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -22,9 +22,9 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.middleware import LocalWindows, TrustedProxies
 from app.settings import Settings
+from tests.requirements import missing
 
 REDIS_URL = os.environ.get("ARBITER_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 ROLL = "/v1/gurps/success-roll"
 
 
@@ -46,9 +46,10 @@ def redis_prefix() -> Iterator[str]:
         connection.ping()
     except redis.RedisError as exc:
         connection.close()
-        if IN_CI:
-            pytest.fail(f"Redis is mandatory in CI and unreachable: {exc}")
-        pytest.skip(f"Redis unreachable at {REDIS_URL}: {type(exc).__name__}")
+        missing(
+            f"Redis unreachable at {REDIS_URL} ({type(exc).__name__}: {exc})",
+            "start it, or set ARBITER_TEST_REDIS_URL",
+        )
     prefix = f"arbiter-test:{uuid.uuid4().hex}:"
     try:
         yield prefix

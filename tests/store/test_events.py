@@ -38,7 +38,9 @@ from app.store.notify import ENDED, GAP, Event, Hub, Subscription, _chunks, post
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.helpers import Session
 from tests.store.servers import (
+    POLL_INTERVAL_S,
     STOP_TIMEOUT_S,
+    Server,
     free_port,
     running_servers,
     start_server,
@@ -425,13 +427,13 @@ def served(database_url: str) -> Iterator[Served]:
     thread.start()
     try:
         with httpx.Client(base_url=server.base) as client:
-            for _ in range(600):  # polled until it is up, as servers.py does
+            for _ in range(1500):  # polled until it is up, as servers.py does
                 try:
                     if client.get("/healthz").status_code == 200:
                         break
                 except httpx.TransportError:
                     pass
-                threading.Event().wait(0.05)
+                threading.Event().wait(POLL_INTERVAL_S)
         yield server
     finally:
         uvicorn_server.should_exit = True
@@ -536,6 +538,17 @@ def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:
 # --- server processes, with the lifecycle's own wiring ---------------------------------------
 
 
+@pytest.fixture(scope="module")
+def two_servers(
+    postgres_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, Server]]:
+    """Two server processes on the module's PostgreSQL database, one streaming what is posted
+    to the other (the tests share them: each plays sessions of its own)."""
+    with running_servers(postgres_url, 2, tmp_path_factory.mktemp("servers")) as started:
+        watched, written = started
+        yield watched, written
+
+
 @pytest.mark.slow
 def test_a_server_told_to_stop_ends_its_streams_and_exits(sqlite_url: str, tmp_path: Path) -> None:
     server = start_server(sqlite_url, tmp_path)
@@ -556,71 +569,71 @@ def test_a_server_told_to_stop_ends_its_streams_and_exits(sqlite_url: str, tmp_p
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_a_stream_on_one_server_sees_every_round_posted_to_another(
-    postgres_url: str, tmp_path: Path
+    two_servers: tuple[Server, Server],
 ) -> None:
-    with running_servers(postgres_url, 2, tmp_path) as (watched, written):
-        client = httpx.Client(base_url=written.base_url)
-        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
-        session_id, gm = arm.id, arm.gm
-        path = f"{ARM}/{session_id}/events"
-        answers: list[dict[str, Any]] = []
-        with stream(watched.base_url, path, gm) as live:
-            assert live.next_event()[:2] == (1, "session")
-            for _ in range(15):
-                answers.append(arm.play_round().json())
-            got = live.events(15)
-        assert got == [(2 + i, "round", answer) for i, answer in enumerate(answers)]
-        for _ in range(5):  # while nobody streams
+    watched, written = two_servers
+    client = httpx.Client(base_url=written.base_url)
+    arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+    session_id, gm = arm.id, arm.gm
+    path = f"{ARM}/{session_id}/events"
+    answers: list[dict[str, Any]] = []
+    with stream(watched.base_url, path, gm) as live:
+        assert live.next_event()[:2] == (1, "session")
+        for _ in range(15):
             answers.append(arm.play_round().json())
-        with stream(watched.base_url, path, gm, last_event_id=12) as resumed:
-            assert resumed.events(9) == [
-                (13 + i, "round", answer) for i, answer in enumerate(answers[11:])
-            ]
-        for base in (watched.base_url, written.base_url):
-            assert httpx.get(base + path).status_code == 401
-            wrong = httpx.get(base + path, headers={"Authorization": "Bearer nope"})
-            assert wrong.status_code == 404
+        got = live.events(15)
+    assert got == [(2 + i, "round", answer) for i, answer in enumerate(answers)]
+    for _ in range(5):  # while nobody streams
+        answers.append(arm.play_round().json())
+    with stream(watched.base_url, path, gm, last_event_id=12) as resumed:
+        assert resumed.events(9) == [
+            (13 + i, "round", answer) for i, answer in enumerate(answers[11:])
+        ]
+    for base in (watched.base_url, written.base_url):
+        assert httpx.get(base + path).status_code == 401
+        wrong = httpx.get(base + path, headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 404
 
 
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_a_sealed_choice_never_appears_in_an_event(postgres_url: str, tmp_path: Path) -> None:
+def test_a_sealed_choice_never_appears_in_an_event(two_servers: tuple[Server, Server]) -> None:
     create = KINDS["skill-games"].examples.create
-    with running_servers(postgres_url, 2, tmp_path) as (watched, written):
-        client = httpx.Client(base_url=written.base_url)
-        made = client.post(SKILL, json=create)
-        assert made.status_code == 201, made.text
-        session_id = made.json()["id"]
-        tokens = made.json()["tokens"]
-        as_heroes = {"Authorization": f"Bearer {tokens['parties']['Heroes']}"}
-        as_gm = {"Authorization": f"Bearer {tokens['gm']}"}
-        with stream(watched.base_url, f"{SKILL}/{session_id}/events", tokens["gm"]) as live:
-            assert live.next_event()[1] == "session"
-            for party, headers in (("Heroes", as_heroes), ("Bandits", as_gm)):
-                skills = {"party": party, "skills": ["Athletics", "Stealth"]}
-                chosen = client.post(f"{SKILL}/{session_id}/skills", json=skills, headers=headers)
-                assert chosen.status_code == 200, chosen.text
-            sealed = client.post(
-                f"{SKILL}/{session_id}/choices",
-                json={"party": "Heroes", "action": "Rally", "bid": 0},
-                headers=as_heroes,
-            )
-            assert sealed.status_code == 202, sealed.text
-            revealing = client.post(
-                f"{SKILL}/{session_id}/choices",
-                json={"party": "Bandits", "action": "Charge", "bid": 0},
-                headers=as_gm,
-            )
-            assert revealing.status_code == 200, revealing.text
-            got = live.events(4)
-        versions = [version for version, _name, _data in got]
-        assert versions == [2, 3, 4, 5]
-        (_, name, submitted) = got[2]
-        assert name == "submitted"
-        assert submitted["party"] == "Heroes"
-        assert set(submitted) <= set(events.SUBMITTED_KEYS)
-        text = orjson.dumps(submitted).decode()
-        assert '"bid"' not in text
-        assert '"action"' not in text
-        assert "Rally" not in text.replace('"name":"Rally"', "")  # only the config names it
-        assert got[3][1] == "revealed"
+    watched, written = two_servers
+    client = httpx.Client(base_url=written.base_url)
+    made = client.post(SKILL, json=create)
+    assert made.status_code == 201, made.text
+    session_id = made.json()["id"]
+    tokens = made.json()["tokens"]
+    as_heroes = {"Authorization": f"Bearer {tokens['parties']['Heroes']}"}
+    as_gm = {"Authorization": f"Bearer {tokens['gm']}"}
+    with stream(watched.base_url, f"{SKILL}/{session_id}/events", tokens["gm"]) as live:
+        assert live.next_event()[1] == "session"
+        for party, headers in (("Heroes", as_heroes), ("Bandits", as_gm)):
+            skills = {"party": party, "skills": ["Athletics", "Stealth"]}
+            chosen = client.post(f"{SKILL}/{session_id}/skills", json=skills, headers=headers)
+            assert chosen.status_code == 200, chosen.text
+        sealed = client.post(
+            f"{SKILL}/{session_id}/choices",
+            json={"party": "Heroes", "action": "Rally", "bid": 0},
+            headers=as_heroes,
+        )
+        assert sealed.status_code == 202, sealed.text
+        revealing = client.post(
+            f"{SKILL}/{session_id}/choices",
+            json={"party": "Bandits", "action": "Charge", "bid": 0},
+            headers=as_gm,
+        )
+        assert revealing.status_code == 200, revealing.text
+        got = live.events(4)
+    versions = [version for version, _name, _data in got]
+    assert versions == [2, 3, 4, 5]
+    (_, name, submitted) = got[2]
+    assert name == "submitted"
+    assert submitted["party"] == "Heroes"
+    assert set(submitted) <= set(events.SUBMITTED_KEYS)
+    text = orjson.dumps(submitted).decode()
+    assert '"bid"' not in text
+    assert '"action"' not in text
+    assert "Rally" not in text.replace('"name":"Rally"', "")  # only the config names it
+    assert got[3][1] == "revealed"

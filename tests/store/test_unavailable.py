@@ -27,8 +27,8 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head
-from tests.conftest import IN_CI
 from tests.helpers import Session
+from tests.requirements import missing
 from tests.store.servers import free_port
 
 ARM_WRESTLE = {
@@ -83,9 +83,7 @@ class Cluster:
 def cluster() -> Iterator[Cluster]:
     bin_dir = postgres_bin()
     if bin_dir is None:
-        if IN_CI:
-            pytest.fail("PostgreSQL's server binaries (initdb, pg_ctl) are mandatory in CI")
-        pytest.skip("PostgreSQL's server binaries (initdb, pg_ctl) are not installed")
+        missing("no PostgreSQL server programs (initdb, pg_ctl)", "apt-get install postgresql")
     # Not under pytest's temporary directory: the server's user must be able to reach it.
     root = Path(tempfile.mkdtemp(prefix="arbiter-cluster-"))
     if os.geteuid() == 0:

@@ -1,0 +1,39 @@
+"""What some tests need besides Python: a server or a program, and what to do without it.
+
+The README's test command needs Python, PostgreSQL and Redis. A test that needs anything
+else (Chromium, Node.js and npm, PostgreSQL's server programs) or a server that is not
+reachable is skipped with one line saying what to install or start; in CI (`CI=true`) it
+fails instead, so CI can never pass without what it is meant to test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def missing(what: str, remedy: str) -> NoReturn:
+    """`what` is not there: fail in CI, skip elsewhere, saying `remedy` (what to install)."""
+    if IN_CI:
+        pytest.fail(f"{what}, which is mandatory in CI: {remedy}", pytrace=False)
+    pytest.skip(f"{what}: {remedy}")
+
+
+def program(name: str, remedy: str, *, called: str | None = None) -> str:
+    """The path of the program `name` (looked up on PATH, or a path given as `name`), or
+    `missing` (saying "no <called> at <path>" or "no <name> on PATH")."""
+    if os.sep in name:
+        path = Path(name)
+        if path.is_file() and os.access(path, os.X_OK):
+            return name
+        missing(f"no {called or 'program'} at {name}", remedy)
+    found = shutil.which(name)
+    if found is None:
+        missing(f"no {called or name} on PATH", remedy)
+    return found
