@@ -36,7 +36,7 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, text
 
 from app.settings import get_settings
-from app.store.database import build_engine, normalise_url
+from app.store.database import build_engine, missing_database, normalise_url
 from app.store.models import Base
 
 config = context.config
@@ -155,7 +155,14 @@ def run_online() -> None:
         return
     engine = build_engine(database_url(), pool_size=1)
     try:
-        with engine.connect() as connection:
+        try:
+            connection_ = engine.connect()
+        except Exception as exc:
+            missing = missing_database(database_url(), exc)
+            if missing is None:
+                raise
+            raise SystemExit(missing) from None
+        with connection_ as connection:
             connection.execution_options(arbiter_mode="write")
             run_locked(connection)
             connection.commit()

@@ -133,6 +133,23 @@ def _json_serializer(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+def missing_database(url: str, exc: BaseException) -> str | None:
+    """One line saying a PostgreSQL database does not exist and how to create it, when that
+    is what `exc` (from connecting to `url`) says; else None."""
+    text = str(exc)
+    if "does not exist" not in text or "database" not in text:
+        return None
+    parsed = make_url(normalise_url(url))
+    if not parsed.drivername.startswith("postgresql"):
+        return None
+    host, port = parsed.host or "localhost", parsed.port or 5432
+    user = f" -U {parsed.username}" if parsed.username else ""
+    return (
+        f'the PostgreSQL database "{parsed.database}" does not exist on {host}:{port}; '
+        f"create it first: createdb -h {host} -p {port}{user} {parsed.database}"
+    )
+
+
 def normalise_url(url: str) -> str:
     """Accept the common PostgreSQL spellings and use the psycopg 3 driver for them."""
     for prefix in ("postgres://", "postgresql://"):
@@ -530,7 +547,8 @@ class Store:
                     .all()
                 )
         except Exception as exc:  # any driver error means: not ready
-            return f"database unreachable or not migrated: {type(exc).__name__}"
+            missing = missing_database(self.url, exc)
+            return missing or f"database unreachable or not migrated: {type(exc).__name__}"
         head = migration_head()
         if head not in current:
             return f"database at {sorted(current) or 'no revision'}, expected {head}"

@@ -888,3 +888,25 @@ def test_readyz_503_is_problem_json() -> None:
     response = ready(UNREACHABLE)
     assert response.headers["content-type"].startswith("application/problem+json")
     assert {"type", "title", "status", "detail"} <= set(response.json())
+
+
+def test_a_missing_postgres_database_is_one_clear_line() -> None:
+    """Migrating (as `scripts/dev.py serve` does first) to a database that does not exist
+    says so in one line, with how to create it: no traceback."""
+    existing = create_postgres_database()  # skips (or fails in CI) without a server
+    drop_postgres_database(existing)
+    url = make_url(existing)  # a database that was there, and is not any more
+    done = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "DATABASE_URL": url.render_as_string(hide_password=False)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr
+    assert f'"{url.database}" does not exist' in lines[0]
+    assert f"createdb -h {url.host}" in lines[0]
+    assert "Traceback" not in done.stderr
