@@ -162,9 +162,7 @@ def one_line_breakdown(breakdown: str) -> str:
     """d20's breakdown for the one-line form: its marks (`~~dropped~~`) kept, the text of
     its `[annotations]` (a caller's) made safe as `one_line` makes it."""
     parts = _ANNOTATION.split(breakdown)
-    return "".join(
-        one_line(part) if index % 2 else plain(part) for index, part in enumerate(parts)
-    )
+    return "".join(one_line(part) if index % 2 else plain(part) for index, part in enumerate(parts))
 
 
 def units(text: str) -> int:

@@ -2,27 +2,23 @@
 and `tsc` (default settings, strict on, no emit) type-checks `clients/typescript/example.ts`
 against them — and refuses a misuse, so the check is known to look at the generated types.
 
-The tools are the exact versions of `clients/typescript/package-lock.json` (`npm ci`); they
-need Node.js and npm (without them the tests are skipped, except in CI: tests/requirements.py).
+The tools are the exact versions of `clients/typescript/package-lock.json` (`npm ci`); without
+Node.js and npm the tests are skipped, except in CI (tests/clients/node.py).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from app.main import create_app
-from tests.requirements import program
+from tests.clients.node import BIN, PACKAGE, run, typescript_tools
 
 pytestmark = pytest.mark.slow
 
-PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
-BIN = PACKAGE / "node_modules" / ".bin"
-NODE = "install Node.js 20 and npm"
 MISUSE = """\
 import type { paths } from "./arbiter";
 type Answer =
@@ -31,20 +27,10 @@ export const wrong: Answer["margin_of_victory"] = "by four";
 """
 
 
-def run(*command: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
-
-
 @pytest.fixture(scope="module")
 def typed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding the document, the types generated from it and the example."""
-    program("node", NODE, called="Node.js (node)")  # the tools are Node.js scripts
-    if not (BIN / "tsc").exists():
-        npm = program("npm", NODE)
-        installed = run(npm, "ci", "--no-audit", "--no-fund", cwd=PACKAGE)
-        assert installed.returncode == 0, installed.stdout + installed.stderr
+    typescript_tools()
     folder = tmp_path_factory.mktemp("typescript")
     (folder / "openapi.json").write_text(json.dumps(create_app().openapi()), encoding="utf-8")
     generated = run(
