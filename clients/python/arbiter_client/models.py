@@ -1047,6 +1047,24 @@ class OddsChaseAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsPair(BaseModel):
+    """
+    One opponent's own figures: the chance that the competitor beats it, ties with it (a
+    GURPS quick contest only), or is beaten by it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    opponent: Annotated[str, Field(title="Opponent")]
+    beats: Annotated[float, Field(title="Beats")]
+    beats_exact: Annotated[str, Field(title="Beats Exact")]
+    ties: Annotated[float, Field(title="Ties")]
+    ties_exact: Annotated[str, Field(title="Ties Exact")]
+    beaten_by: Annotated[float, Field(title="Beaten By")]
+    beaten_by_exact: Annotated[str, Field(title="Beaten By Exact")]
+
+
 class OddsPartyTokens(BaseModel):
     """
     One party's round: `token` is each chosen skill's chance of earning a token (its best
@@ -1113,6 +1131,21 @@ class OddsRaceAnswer(BaseModel):
     seed: Annotated[int, Field(title="Seed")]
     increments_played: Annotated[int, Field(title="Increments Played")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsRankedEntry(BaseModel):
+    """
+    A competitor's chance to place first alone, and to share first place.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    first: Annotated[float, Field(title="First")]
+    first_exact: Annotated[str, Field(title="First Exact")]
+    shared_first: Annotated[float, Field(title="Shared First")]
+    shared_first_exact: Annotated[str, Field(title="Shared First Exact")]
 
 
 class OddsRegularContestAnswer(BaseModel):
@@ -1210,6 +1243,138 @@ class OddsSuccessRollAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OpposedAttempt(BaseModel):
+    """
+    One pair of checks: each side's natural d20 and total.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor_roll: Annotated[int, Field(title="Competitor Roll")]
+    competitor_total: Annotated[int, Field(title="Competitor Total")]
+    opponent_roll: Annotated[int, Field(title="Opponent Roll")]
+    opponent_total: Annotated[int, Field(title="Opponent Total")]
+
+
+class Roll4(RootModel[int]):
+    root: Annotated[
+        int, Field(description="the natural d20, if already rolled", ge=1, le=20, title="Roll")
+    ]
+
+
+class RerollsAdditionalPropertyItem(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+RerollsAdditionalProperty = TypeAliasType(
+    "RerollsAdditionalProperty",
+    Annotated[list[RerollsAdditionalPropertyItem], Field(max_length=20)],
+)
+
+
+class OpposedCompetitor(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            title="Name",
+        ),
+    ]
+    modifier: Annotated[int, Field(ge=-1000, le=1000, title="Modifier")]
+    roll: Annotated[
+        Roll4 | None, Field(description="the natural d20, if already rolled", title="Roll")
+    ] = None
+    rerolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RerollsAdditionalProperty,
+        ]
+        | None,
+        Field(
+            description="the competitor's own rerolls of a tie, by opponent: a pair that ties with equal modifiers rolls again, the competitor's reroll that pair's own",
+            title="Rerolls",
+        ),
+    ] = None
+
+
+class Reroll(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Rerolls(RootModel[list[Reroll]]):
+    root: Annotated[
+        list[Reroll],
+        Field(
+            description="the opponent's rerolls of a tie, in order", max_length=20, title="Rerolls"
+        ),
+    ]
+
+
+class OpposedOpponent(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            title="Name",
+        ),
+    ]
+    modifier: Annotated[int, Field(ge=-1000, le=1000, title="Modifier")]
+    roll: Annotated[
+        Roll4 | None, Field(description="the natural d20, if already rolled", title="Roll")
+    ] = None
+    rerolls: Annotated[
+        Rerolls | None,
+        Field(description="the opponent's rerolls of a tie, in order", title="Rerolls"),
+    ] = None
+
+
+class OpposedPairResult(BaseModel):
+    """
+    One opponent's opposed check against the competitor: every attempt (the first holds
+    the competitor's one d20; the last decided it).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    opponent: Annotated[str, Field(title="Opponent")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    winner: Annotated[str, Field(title="Winner")]
+    attempts: Annotated[list[OpposedAttempt], Field(title="Attempts")]
+
+
+class QuickContestPair(BaseModel):
+    """
+    One opponent's roll and its quick contest with the competitor.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    opponent: GurpsCompetitorRoll
+    winner: Annotated[str | None, Field(title="Winner")]
+    tie: Annotated[bool, Field(title="Tie")]
+    margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
+
+
 class QuickContestRequest(BaseModel):
     """
     A quick contest: both competitors roll once (docs/rules.md#quick-contest).
@@ -1223,6 +1388,55 @@ class QuickContestRequest(BaseModel):
     )
     a: GurpsCompetitor
     b: GurpsCompetitor
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class Opponents(RootModel[list[GurpsCompetitor]]):
+    root: Annotated[list[GurpsCompetitor], Field(max_length=64, min_length=1, title="Opponents")]
+
+
+class Competitors(RootModel[list[GurpsCompetitor]]):
+    root: Annotated[list[GurpsCompetitor], Field(max_length=64, min_length=2, title="Competitors")]
+
+
+class QuickContestsOddsRequest(BaseModel):
+    """
+    The same body as `POST /v1/gurps/quick-contests`; supplied rolls are not read.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[
+        Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
+    ] = None
+    competitor: GurpsCompetitor | None = None
+    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class QuickContestsRequest(BaseModel):
+    """
+    One competitor's single roll against each opponent's own (`mode` "versus", the
+    default: `competitor` and `opponents`), or everyone ranked by one roll each (`mode`
+    "ranked": `competitors`). docs/rules.md#one-against-many.
+
+    Rules across fields:
+    - "versus" takes `competitor` and `opponents` and no `competitors`; "ranked" takes
+      `competitors` and neither of the others;
+    - every name differs from every other.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[
+        Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
+    ] = None
+    competitor: GurpsCompetitor | None = None
+    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -1552,6 +1766,24 @@ class RaceState(BaseModel):
     standing: Annotated[dict[str, Literal["racing", "forfeited"]], Field(title="Standing")]
     damage: Annotated[dict[str, int], Field(title="Damage")]
     flags: Annotated[dict[str, list[str]], Field(title="Flags")]
+
+
+class RankedEntry(BaseModel):
+    """
+    A competitor's place (1 is first; equal results share a place, the next skipped).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    place: Annotated[int, Field(title="Place")]
+    name: Annotated[str, Field(title="Name")]
+    skill: Annotated[int, Field(title="Skill")]
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+    margin: Annotated[int, Field(title="Margin")]
 
 
 class Readiness(BaseModel):
@@ -2207,12 +2439,12 @@ class SuccessRollAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
-class Roll4Item(RootModel[int]):
+class Roll6Item(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=6)]
 
 
-class Roll4(RootModel[list[Roll4Item]]):
-    root: Annotated[list[Roll4Item], Field(max_length=3, min_length=3, title="Roll")]
+class Roll6(RootModel[list[Roll6Item]]):
+    root: Annotated[list[Roll6Item], Field(max_length=3, min_length=3, title="Roll")]
 
 
 class SuccessRollRequest(BaseModel):
@@ -2220,7 +2452,7 @@ class SuccessRollRequest(BaseModel):
         extra="ignore",
     )
     skill: Annotated[int, Field(description="effective skill", ge=-100, le=1000, title="Skill")]
-    roll: Annotated[Roll4 | None, Field(title="Roll")] = None
+    roll: Annotated[Roll6 | None, Field(title="Roll")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -2609,6 +2841,101 @@ class OddsChaseFromHereRequest(BaseModel):
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
+class OddsGroupAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/gurps/quick-contests` and `POST /v1/odds/d20/opposed-checks`
+    (docs/rules.md#one-against-many), exact, over the competitor's one shared roll.
+
+    `pairs` per opponent; `beaten` the distribution of how many opponents are beaten (keys
+    "0" to "n"); `all_beaten` its last; `beaten_by_any` the chance that at least one opponent
+    wins its pair; `independent_all_beaten` the product of the pairs' `beats`, which is what
+    treating the pairs as independent would claim (wrong: they share the competitor's roll),
+    for comparison. In "ranked" mode only `ranking` and `nobody_alone_first` apply (the others
+    are empty or null).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    mode: Annotated[Literal["versus", "ranked"], Field(title="Mode")]
+    competitor: Annotated[str | None, Field(title="Competitor")]
+    pairs: Annotated[list[OddsPair], Field(title="Pairs")]
+    beaten: Annotated[dict[str, float], Field(title="Beaten")]
+    beaten_exact: Annotated[dict[str, str], Field(title="Beaten Exact")]
+    all_beaten: Annotated[float | None, Field(title="All Beaten")]
+    all_beaten_exact: Annotated[str | None, Field(title="All Beaten Exact")]
+    beaten_by_any: Annotated[float | None, Field(title="Beaten By Any")]
+    beaten_by_any_exact: Annotated[str | None, Field(title="Beaten By Any Exact")]
+    independent_all_beaten: Annotated[float | None, Field(title="Independent All Beaten")]
+    independent_all_beaten_exact: Annotated[str | None, Field(title="Independent All Beaten Exact")]
+    ranking: Annotated[list[OddsRankedEntry], Field(title="Ranking")]
+    nobody_alone_first: Annotated[float | None, Field(title="Nobody Alone First")]
+    nobody_alone_first_exact: Annotated[str | None, Field(title="Nobody Alone First Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OpposedChecksAnswer(BaseModel):
+    """
+    The answer of `POST /v1/d20/opposed-checks`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor: Annotated[str, Field(title="Competitor")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    roll: Annotated[int, Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    results: Annotated[list[OpposedPairResult], Field(title="Results")]
+    beaten: Annotated[int, Field(title="Beaten")]
+    beaten_by: Annotated[int, Field(title="Beaten By")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OpposedChecksOddsRequest(BaseModel):
+    """
+    The same body as `POST /v1/d20/opposed-checks`; supplied rolls are not read.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor: OpposedCompetitor
+    opponents: Annotated[
+        list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")
+    ]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class OpposedChecksRequest(BaseModel):
+    """
+    One d20 check against each opponent's opposed check (docs/rules.md#one-against-many).
+
+    Rules across fields:
+    - every name differs from every other;
+    - `competitor.rerolls` names opponents of this call.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor: OpposedCompetitor
+    opponents: Annotated[
+        list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")
+    ]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
 class QuickContestAnswer(BaseModel):
     """
     The answer of `POST /v1/gurps/quick-contest`: both rolls and who won by how much.
@@ -2622,6 +2949,37 @@ class QuickContestAnswer(BaseModel):
     margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
     a: GurpsCompetitorRoll
     b: GurpsCompetitorRoll
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class QuickContestsAnswer(BaseModel):
+    """
+    The answer of `POST /v1/gurps/quick-contests`. In "versus" mode `competitor`, `results`
+    (one per opponent, in their order) and the counts; in "ranked" mode `ranking` (best first)
+    and `winner` (null when first place is shared). What does not apply to the mode is null
+    (or empty).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["versus", "ranked"], Field(title="Mode")]
+    competitor: GurpsCompetitorRoll | None
+    results: Annotated[list[QuickContestPair], Field(title="Results")]
+    beaten: Annotated[int | None, Field(title="Beaten")]
+    beaten_by: Annotated[int | None, Field(title="Beaten By")]
+    ties: Annotated[int | None, Field(title="Ties")]
+    ranking: Annotated[list[RankedEntry], Field(title="Ranking")]
+    winner: Annotated[str | None, Field(title="Winner")]
     rule: Annotated[
         str,
         Field(
