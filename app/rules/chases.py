@@ -26,8 +26,9 @@ Rulings where docs/rules.md#chases is silent:
   once the increment's checks are made ("then ... the lead is re-evaluated").
 - *Forfeits.* An escapee who forfeits at a terrain obstacle is caught; a chaser who forfeits (and
   an escapee who does not) lets her escape. `max_retries` (5; `null` for no cap, bounded by the
-  request's dice budget) and `damage_instead_of_forfeit` (false; with it a failed terrain
-  obstacle or hazard costs only its damage) work as in races (`app.rules.races`, *Options*).
+  request's dice budget; an obstacle no die can pass then forfeits at once) and
+  `damage_instead_of_forfeit` (false; with it a failed terrain obstacle or hazard costs only its
+  damage) work as in races (`app.rules.races`, *Options*).
   **Ruling:** the hazard an escapee *creates* carries no damage, so with
   `damage_instead_of_forfeit` it still holds the chaser up.
 - **Ruling:** `speed_bonus` works as in races (`"increment"` by default; `"every-roll"` adds the

@@ -315,7 +315,7 @@ class MaxRetries(RootModel[int]):
     root: Annotated[
         int,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             ge=0,
             le=100,
             title="Max Retries",
@@ -3309,7 +3309,7 @@ class ChaseCreate(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
@@ -3535,7 +3535,7 @@ class OddsChaseRequest(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
@@ -3651,7 +3651,7 @@ class RaceCreate(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
