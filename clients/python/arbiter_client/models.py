@@ -1763,13 +1763,15 @@ class Cost(RootModel[int]):
 
 class SkillGameBid(BaseModel):
     """
-    A revealed bidding choice.
+    A revealed bidding choice: its bid, and its action when the reader may see it — the
+    action of a party that took it, or the reader's own (a party's token), or any (the GM's)
+    (docs/rules.md#bidding).
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
-    action: Annotated[str, Field(title="Action")]
+    action: Annotated[str | None, Field(title="Action")] = None
     bid: Annotated[int, Field(title="Bid")]
 
 
