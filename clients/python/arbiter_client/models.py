@@ -889,6 +889,18 @@ class LongThrowPrecisionThrow(BaseModel):
     hit: Annotated[bool, Field(title="Hit")]
 
 
+class TossDistanceFt(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+            ge=15,
+            le=1000000,
+            title="Toss Distance Ft",
+        ),
+    ]
+
+
 class LongThrowRequest(BaseModel):
     """
     A long-throw competition: the object, the mode and the throwers
@@ -898,8 +910,11 @@ class LongThrowRequest(BaseModel):
     - competitor names are unique;
     - every competitor gives `strength_score`, `load_limits` or both;
     - `load_limits` are in order: light <= medium <= heavy;
-    - in `distance` mode, and in `caber` with a creature thrown `into_wall`, a competitor who
-      can lift the object needs `strength_mod` or `strength_score`.
+    - in `distance` and `halfling-toss` mode, and in `caber` with a creature thrown
+      `into_wall`, a competitor who can lift the object needs `strength_mod` or
+      `strength_score`;
+    - `halfling-toss` throws a creature (`halfling`, or a custom object with `creature: true`),
+      never `into_wall`; `toss_distance_ft` is for that mode only.
     """
 
     model_config = ConfigDict(
@@ -910,14 +925,31 @@ class LongThrowRequest(BaseModel):
         Field(title="Object"),
     ]
     mode: Annotated[
-        Literal["distance", "caber", "precision"] | None,
-        Field(description='Default: "distance".', title="Mode"),
+        Literal["distance", "caber", "precision", "halfling-toss"] | None,
+        Field(
+            description='distance, caber, precision, or halfling-toss: a toss into a snow bank or hay bale toss_distance_ft away, where a thrower who falls short loses Default: "distance".',
+            title="Mode",
+        ),
     ] = None
     into_wall: Annotated[bool | None, Field(description="Default: false.", title="Into Wall")] = (
         None
     )
     max_series: Annotated[
         int | None, Field(description="Default: 40.", ge=1, le=10000, title="Max Series")
+    ] = None
+    toss_distance_ft: Annotated[
+        TossDistanceFt | None,
+        Field(
+            description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+            title="Toss Distance Ft",
+        ),
+    ] = None
+    far_shot_doubles: Annotated[
+        Literal["check", "die"] | None,
+        Field(
+            description='what Far Shot doubles in a distance or halfling-toss DS: the whole check (check) or the d20 alone (die) Default: "check".',
+            title="Far Shot Doubles",
+        ),
     ] = None
     competitors: Annotated[
         list[LongThrowCompetitor], Field(max_length=64, min_length=1, title="Competitors")
@@ -2565,6 +2597,7 @@ class LongThrowCompetitorResult(BaseModel):
     ds: Annotated[int | None, Field(title="Ds")]
     increments: Annotated[int | None, Field(title="Increments")] = None
     distance_ft: Annotated[int | None, Field(title="Distance Ft")] = None
+    landed: Annotated[bool | None, Field(title="Landed")] = None
     creature_damage: LongThrowCreatureDamage | None = None
     out_in_series: Annotated[int | None, Field(title="Out In Series")] = None
 
@@ -3486,12 +3519,13 @@ class LongThrowAnswer(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    mode: Annotated[Literal["distance", "caber", "precision"], Field(title="Mode")]
+    mode: Annotated[Literal["distance", "caber", "precision", "halfling-toss"], Field(title="Mode")]
     object: LongThrowObject
     winners: Annotated[list[str], Field(title="Winners")]
     tie: Annotated[bool, Field(title="Tie")]
     competitors: Annotated[list[LongThrowCompetitorResult], Field(title="Competitors")]
     series: Annotated[list[LongThrowSeries] | None, Field(title="Series")] = None
+    toss_distance_ft: Annotated[int | None, Field(title="Toss Distance Ft")] = None
     rule: Annotated[
         str,
         Field(
