@@ -157,7 +157,7 @@ async def cairn_roll(
     """The exact score distribution of a Cairn Hill roll, its mean and criticals
     (docs/rules.md#cairn-hill-roll)."""
     rating = cairn_rules.resolve_rating(body.rating, body.stats)
-    answer = await off_loop(cairn.cairn_answer, rating, body.target)
+    answer = await off_loop(cairn.cairn_answer, rating, body.target, body.success_x2_x3)
     return await maybe_chart(
         request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
     )

@@ -298,6 +298,13 @@ class CairnRollRequest(BaseModel):
     stats: Annotated[Stats | None, Field(title="Stats")] = None
     target: Annotated[Target | None, Field(title="Target")] = None
     dice: Annotated[Dice | None, Field(title="Dice")] = None
+    success_x2_x3: Annotated[
+        Literal["raised", "lowered"] | None,
+        Field(
+            description='a critical success on the x2 and x3 rows: "raised" like the other rows, or "lowered", as the source writes those two rows (docs/rules.md#cairn-hill-roll) Default: "raised".',
+            title="Success X2 X3",
+        ),
+    ] = None
     critical_die: Annotated[
         CriticalDie | None, Field(description="the critical d100", title="Critical Die")
     ] = None
