@@ -127,10 +127,13 @@ class InitiativeStart:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DistanceStart:
-    """The lead is 5 x the `increments` of the chaser's speed between them."""
+    """The lead is 5 x the `increments` of the chaser's speed between them; with
+    `with_initiative`, that is added to the escapee's initiative check (the source's "the
+    escapee's starting DS is increased by 5 times that number", docs/rules.md#starting-lead)."""
 
     mode: Literal["distance"] = "distance"
     increments: int
+    with_initiative: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,12 +173,26 @@ def check_config(config: Config) -> None:
     violations = Violations()
     if config.escapee.name == config.chaser.name:
         violations.add(("chaser", "name"), "the chaser and the escapee need different names")
-    if (
-        isinstance(config.start, InitiativeStart)
-        and BEST_D20 + config.escapee.modifier(INITIATIVE) <= CAUGHT_AT
-    ):
+    best = BEST_D20 + config.escapee.modifier(INITIATIVE)
+    if isinstance(config.start, InitiativeStart) and best <= CAUGHT_AT:
         violations.add(("start", "mode"), "the escapee's initiative can never give a lead")
+    if (
+        isinstance(config.start, DistanceStart)
+        and config.start.with_initiative
+        and best + DS_PER_DISTANCE_INCREMENT * config.start.increments <= CAUGHT_AT
+    ):
+        violations.add(
+            ("start", "with_initiative"),
+            "the escapee's initiative and the distance can never give a lead",
+        )
     violations.raise_if_any()
+
+
+def rolls_initiative(begin: InitiativeStart | DistanceStart | LeadStart) -> bool:
+    """Whether the start rolls the escapee's initiative die (docs/rules.md#starting-lead)."""
+    return isinstance(begin, InitiativeStart) or (
+        isinstance(begin, DistanceStart) and begin.with_initiative
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,7 +253,8 @@ class State:
 
 
 def start(config: Config, dice: Dice) -> State:
-    """The starting lead (docs/rules.md#starting-lead): initiative roll, 5 x increments, or given.
+    """The starting lead (docs/rules.md#starting-lead): initiative roll, 5 x increments (plus the
+    initiative roll `with_initiative`), or given.
 
     The escapee's DS is the lead and the chaser's 0. A lead of 30 or more has escaped already.
     """
@@ -253,6 +271,14 @@ def start(config: Config, dice: Dice) -> State:
         lead = DS_PER_DISTANCE_INCREMENT * begin.increments
         if lead <= CAUGHT_AT:
             raise RulesError("the chase would be over already: lead <= 0", ("start", "increments"))
+        if begin.with_initiative:
+            lead += dice.d20(who=escapee.name, purpose=INITIATIVE) + escapee.modifier(INITIATIVE)
+            if lead <= CAUGHT_AT:
+                raise RulesError(
+                    f"{escapee.name}'s initiative and the distance give a lead of {lead}: the "
+                    "chase would be over",
+                    ("start", "with_initiative"),
+                )
     else:
         lead = begin.lead
         if lead <= CAUGHT_AT:

@@ -533,6 +533,24 @@ def test_chase_from_initiative_is_the_mixture_of_its_starts() -> None:
     assert odds.caught == mixture
 
 
+def test_chase_from_a_distance_start_with_initiative_weighs_every_initiative_roll() -> None:
+    # 2 increments (10) plus the escapee's initiative d20 - 5: leads 6 to 25, each 1 in 20.
+    start = chases.DistanceStart(increments=2, with_initiative=True)
+    config = replace(CHASES["plain, two increments"][0], start=start, max_rounds=3)
+    config = replace(config, escapee=_racer("E", mods={"strength": 2, "initiative": -5}))
+    terrain = CHASES["plain, two increments"][1]
+    starts = chase_odds.starting_states(config)
+    assert sorted(state.lead for state, _ in starts) == list(range(6, 26))
+    assert all(p == Fraction(1, 20) for _, p in starts)
+    odds = chase_odds.chase_odds(config, None, terrain, "none")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    alone = chase_odds.chase_odds(
+        replace(config, start=chases.DistanceStart(increments=2)), None, terrain, "none"
+    )
+    assert isinstance(alone, chase_odds.ChaseOdds)
+    assert odds.caught < alone.caught  # a longer lead on average is caught less often
+
+
 def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
     config, terrain, _ = CHASES["an obstacle with one retry"]
     config = replace(config, max_retries=None, max_rounds=5)

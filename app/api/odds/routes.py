@@ -210,7 +210,7 @@ async def chase(
     config = CHASES.configure(body)
     state: chase_rules.State | None = None
     supplied = (body.rolls or {}).get(config.escapee.name)
-    if not isinstance(config.start, chase_rules.InitiativeStart):
+    if not chase_rules.rolls_initiative(config.start):
         chase_rules.start(config, Dice())  # the creation's 422 for a start with no lead
     elif supplied is not None and supplied.initiative is not None:
         die: dict[tuple[str | None, str], list[int]] = {

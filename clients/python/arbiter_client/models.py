@@ -449,6 +449,7 @@ class ChaseStartConfig(BaseModel):
     )
     mode: Annotated[Literal["initiative", "distance", "lead"], Field(title="Mode")]
     increments: Annotated[int | None, Field(title="Increments")] = None
+    with_initiative: Annotated[bool | None, Field(title="With Initiative")] = None
     lead: Annotated[int | None, Field(title="Lead")] = None
 
 
@@ -567,6 +568,13 @@ class DistanceStart(BaseModel):
     )
     mode: Annotated[Literal["distance"], Field(title="Mode")]
     increments: Annotated[int, Field(ge=1, le=10000, title="Increments")]
+    with_initiative: Annotated[
+        bool | None,
+        Field(
+            description="add the 5 DS per increment to the escapee's initiative check (the source's 'increased by') rather than making them the whole lead Default: false.",
+            title="With Initiative",
+        ),
+    ] = None
 
 
 class Roll1Item(RootModel[int]):
@@ -3324,7 +3332,9 @@ class ChaseCreate(BaseModel):
     - an `initiative` start needs an escapee whose initiative can give a lead at all: the best
       d20, 20, plus her `mods.initiative` must be above 0 (docs/rules.md#starting-lead), and
       a rolled lead of 0 or less is refused;
-    - `rolls` supplies only the escapee's `initiative` die, and only with an `initiative` start.
+    - `rolls` supplies only the escapee's `initiative` die, and only with a start that rolls
+      it: `initiative`, or `distance` `with_initiative` (whose best roll, 20, plus her
+      `mods.initiative` plus the distance's DS must be above 0 too).
     """
 
     model_config = ConfigDict(
