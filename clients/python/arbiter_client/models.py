@@ -50,7 +50,7 @@ class Seed(RootModel[int]):
 
 class ArmWrestleDamage(BaseModel):
     """
-    Damage the loser takes (spikes, or `loser_damage` in `mental`).
+    Damage the loser takes (spikes, or `loser_damage` in `mental` and `psychic`).
     """
 
     model_config = ConfigDict(
@@ -2339,7 +2339,8 @@ class ArmWrestleCreate(BaseModel):
     - the two competitors' names differ;
     - the `psychic` variant needs `caster_level` from both competitors;
     - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
-    - `loser_damage` is only for the `mental` variant, and is valid dice notation.
+    - `loser_damage` is only for the `mental` and `psychic` variants, and is valid dice
+      notation.
     """
 
     model_config = ConfigDict(
