@@ -7,7 +7,9 @@ A `text/event-stream` of the session's changes, one event per change, in version
     data: {"round": {...}, "session": {...}, "summary": "..."}
 
 `id` is the session's version after the change and `data` the JSON the change's own answer
-carries (never a token; a sealed choice's `submitted` event says who, never what). A stream
+carries (never a token; a sealed choice's `submitted` event says who, never what), as the
+stream's token may read it: a party's token reads round records as the kind shows them to that
+party (a bidding game's losing actions are that party's and the GM's alone). A stream
 opened without `Last-Event-ID` starts with the session as it is (`event: session`, `data:
 {"session": ...}`, `id` its version); with `Last-Event-ID: n`, it resumes with the changes
 after version n. When those are no longer kept (a process keeps its last changes: see
@@ -155,8 +157,12 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
         raise ServiceUnavailable("live events are not running")
     store = unit_of_work(request).store
     record = await read_session(store, kind, session_id)
-    if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
+    role = (
+        None if record is None else identify(token, record.gm_token_hash, record.party_token_hashes)
+    )
+    if record is None or role is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
+    party = None if role.is_gm else role.party
     last = _last_event_id(request)
     resumed = last is not None and last <= record.version
     after = last if resumed and last is not None else record.version
@@ -164,7 +170,7 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     subscription.expect(record.version)
     opening = None if resumed else record
     return StreamingResponse(
-        _stream(kind, store, subscription, opening),
+        _stream(kind, store, subscription, opening, party),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -202,8 +208,25 @@ EVENTS_DOC: Final = EventsDoc(
 )
 
 
+def shown_to(kind: AnyKind, party: str | None, data: bytes) -> bytes:
+    """An event's data as the stream's token reads it: whole for the GM (`party` None) and for
+    kinds that show every token every record; else its round records as the kind shows them to
+    `party` (`ContestKind.round_view`: a bidding game's losing actions)."""
+    view = kind.round_view
+    if view is None or party is None or b'"round' not in data:
+        return data
+    answer = orjson.loads(data)
+    if not isinstance(answer, dict):
+        return data
+    return orjson.dumps(view.of_answer(answer, party))
+
+
 async def _stream(
-    kind: AnyKind, store: Store, subscription: Subscription, opening: SessionRecord | None
+    kind: AnyKind,
+    store: Store,
+    subscription: Subscription,
+    opening: SessionRecord | None,
+    party: str | None = None,
 ) -> AsyncIterator[bytes]:
     session_id = subscription.session_id
     try:
@@ -226,7 +249,7 @@ async def _stream(
                 subscription.resync(current.version)
                 yield frame("session", current.version, _session_data(kind, current))
             else:
-                yield frame(got.name, got.version, got.data)
+                yield frame(got.name, got.version, shown_to(kind, party, got.data))
                 if got.name == "deleted":
                     return
     finally:

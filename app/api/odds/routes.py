@@ -157,7 +157,7 @@ async def cairn_roll(
     """The exact score distribution of a Cairn Hill roll, its mean and criticals
     (docs/rules.md#cairn-hill-roll)."""
     rating = cairn_rules.resolve_rating(body.rating, body.stats)
-    answer = await off_loop(cairn.cairn_answer, rating, body.target)
+    answer = await off_loop(cairn.cairn_answer, rating, body.target, body.success_x2_x3)
     return await maybe_chart(
         request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
     )
@@ -210,7 +210,7 @@ async def chase(
     config = CHASES.configure(body)
     state: chase_rules.State | None = None
     supplied = (body.rolls or {}).get(config.escapee.name)
-    if not isinstance(config.start, chase_rules.InitiativeStart):
+    if not chase_rules.rolls_initiative(config.start):
         chase_rules.start(config, Dice())  # the creation's 422 for a start with no lead
     elif supplied is not None and supplied.initiative is not None:
         die: dict[tuple[str | None, str], list[int]] = {

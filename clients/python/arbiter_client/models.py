@@ -50,7 +50,7 @@ class Seed(RootModel[int]):
 
 class ArmWrestleDamage(BaseModel):
     """
-    Damage the loser takes (spikes, or `loser_damage` in `mental`).
+    Damage the loser takes (spikes, or `loser_damage` in `mental` and `psychic`).
     """
 
     model_config = ConfigDict(
@@ -298,6 +298,13 @@ class CairnRollRequest(BaseModel):
     stats: Annotated[Stats | None, Field(title="Stats")] = None
     target: Annotated[Target | None, Field(title="Target")] = None
     dice: Annotated[Dice | None, Field(title="Dice")] = None
+    success_x2_x3: Annotated[
+        Literal["raised", "lowered"] | None,
+        Field(
+            description='a critical success on the x2 and x3 rows: "raised" like the other rows, or "lowered", as the source writes those two rows (docs/rules.md#cairn-hill-roll) Default: "raised".',
+            title="Success X2 X3",
+        ),
+    ] = None
     critical_die: Annotated[
         CriticalDie | None, Field(description="the critical d100", title="Critical Die")
     ] = None
@@ -315,7 +322,7 @@ class MaxRetries(RootModel[int]):
     root: Annotated[
         int,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             ge=0,
             le=100,
             title="Max Retries",
@@ -442,6 +449,7 @@ class ChaseStartConfig(BaseModel):
     )
     mode: Annotated[Literal["initiative", "distance", "lead"], Field(title="Mode")]
     increments: Annotated[int | None, Field(title="Increments")] = None
+    with_initiative: Annotated[bool | None, Field(title="With Initiative")] = None
     lead: Annotated[int | None, Field(title="Lead")] = None
 
 
@@ -560,6 +568,13 @@ class DistanceStart(BaseModel):
     )
     mode: Annotated[Literal["distance"], Field(title="Mode")]
     increments: Annotated[int, Field(ge=1, le=10000, title="Increments")]
+    with_initiative: Annotated[
+        bool | None,
+        Field(
+            description="add the 5 DS per increment to the escapee's initiative check (the source's 'increased by') rather than making them the whole lead Default: false.",
+            title="With Initiative",
+        ),
+    ] = None
 
 
 class Roll1Item(RootModel[int]):
@@ -889,6 +904,18 @@ class LongThrowPrecisionThrow(BaseModel):
     hit: Annotated[bool, Field(title="Hit")]
 
 
+class TossDistanceFt(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+            ge=15,
+            le=1000000,
+            title="Toss Distance Ft",
+        ),
+    ]
+
+
 class LongThrowRequest(BaseModel):
     """
     A long-throw competition: the object, the mode and the throwers
@@ -898,8 +925,11 @@ class LongThrowRequest(BaseModel):
     - competitor names are unique;
     - every competitor gives `strength_score`, `load_limits` or both;
     - `load_limits` are in order: light <= medium <= heavy;
-    - in `distance` mode, and in `caber` with a creature thrown `into_wall`, a competitor who
-      can lift the object needs `strength_mod` or `strength_score`.
+    - in `distance` and `halfling-toss` mode, and in `caber` with a creature thrown
+      `into_wall`, a competitor who can lift the object needs `strength_mod` or
+      `strength_score`;
+    - `halfling-toss` throws a creature (`halfling`, or a custom object with `creature: true`),
+      never `into_wall`; `toss_distance_ft` is for that mode only.
     """
 
     model_config = ConfigDict(
@@ -910,14 +940,31 @@ class LongThrowRequest(BaseModel):
         Field(title="Object"),
     ]
     mode: Annotated[
-        Literal["distance", "caber", "precision"] | None,
-        Field(description='Default: "distance".', title="Mode"),
+        Literal["distance", "caber", "precision", "halfling-toss"] | None,
+        Field(
+            description='distance, caber, precision, or halfling-toss: a toss into a snow bank or hay bale toss_distance_ft away, where a thrower who falls short loses Default: "distance".',
+            title="Mode",
+        ),
     ] = None
     into_wall: Annotated[bool | None, Field(description="Default: false.", title="Into Wall")] = (
         None
     )
     max_series: Annotated[
         int | None, Field(description="Default: 40.", ge=1, le=10000, title="Max Series")
+    ] = None
+    toss_distance_ft: Annotated[
+        TossDistanceFt | None,
+        Field(
+            description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+            title="Toss Distance Ft",
+        ),
+    ] = None
+    far_shot_doubles: Annotated[
+        Literal["check", "die"] | None,
+        Field(
+            description='what Far Shot doubles in a distance or halfling-toss DS: the whole check (check) or the d20 alone (die) Default: "check".',
+            title="Far Shot Doubles",
+        ),
     ] = None
     competitors: Annotated[
         list[LongThrowCompetitor], Field(max_length=64, min_length=1, title="Competitors")
@@ -1995,13 +2042,15 @@ class Cost(RootModel[int]):
 
 class SkillGameBid(BaseModel):
     """
-    A revealed bidding choice.
+    A revealed bidding choice: its bid, and its action when the reader may see it — the
+    action of a party that took it, or the reader's own (a party's token), or any (the GM's)
+    (docs/rules.md#bidding).
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
-    action: Annotated[str, Field(title="Action")]
+    action: Annotated[str | None, Field(title="Action")] = None
     bid: Annotated[int, Field(title="Bid")]
 
 
@@ -2522,7 +2571,8 @@ class ArmWrestleCreate(BaseModel):
     - the two competitors' names differ;
     - the `psychic` variant needs `caster_level` from both competitors;
     - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
-    - `loser_damage` is only for the `mental` variant, and is valid dice notation.
+    - `loser_damage` is only for the `mental` and `psychic` variants, and is valid dice
+      notation.
     """
 
     model_config = ConfigDict(
@@ -2795,6 +2845,7 @@ class LongThrowCompetitorResult(BaseModel):
     ds: Annotated[int | None, Field(title="Ds")]
     increments: Annotated[int | None, Field(title="Increments")] = None
     distance_ft: Annotated[int | None, Field(title="Distance Ft")] = None
+    landed: Annotated[bool | None, Field(title="Landed")] = None
     creature_damage: LongThrowCreatureDamage | None = None
     out_in_series: Annotated[int | None, Field(title="Out In Series")] = None
 
@@ -3640,7 +3691,9 @@ class ChaseCreate(BaseModel):
     - an `initiative` start needs an escapee whose initiative can give a lead at all: the best
       d20, 20, plus her `mods.initiative` must be above 0 (docs/rules.md#starting-lead), and
       a rolled lead of 0 or less is refused;
-    - `rolls` supplies only the escapee's `initiative` die, and only with an `initiative` start.
+    - `rolls` supplies only the escapee's `initiative` die, and only with a start that rolls
+      it: `initiative`, or `distance` `with_initiative` (whose best roll, 20, plus her
+      `mods.initiative` plus the distance's DS must be above 0 too).
     """
 
     model_config = ConfigDict(
@@ -3667,7 +3720,7 @@ class ChaseCreate(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
@@ -3842,12 +3895,13 @@ class LongThrowAnswer(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    mode: Annotated[Literal["distance", "caber", "precision"], Field(title="Mode")]
+    mode: Annotated[Literal["distance", "caber", "precision", "halfling-toss"], Field(title="Mode")]
     object: LongThrowObject
     winners: Annotated[list[str], Field(title="Winners")]
     tie: Annotated[bool, Field(title="Tie")]
     competitors: Annotated[list[LongThrowCompetitorResult], Field(title="Competitors")]
     series: Annotated[list[LongThrowSeries] | None, Field(title="Series")] = None
+    toss_distance_ft: Annotated[int | None, Field(title="Toss Distance Ft")] = None
     rule: Annotated[
         str,
         Field(
@@ -3893,7 +3947,7 @@ class OddsChaseRequest(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
@@ -4009,7 +4063,7 @@ class RaceCreate(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
