@@ -107,6 +107,16 @@ class SessionOdds(Generic[ConfigT, StateT]):
 # --- the kinds --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class LiveEvent:
+    """One live event of a kind's own routes (app/api/events.py): its `event:` name, the schema
+    of its `data:` (the answer of the call that makes it) and that call, in markdown."""
+
+    name: str
+    schema: str
+    made_by: str
+
+
 @runtime_checkable
 class ContestKind(Protocol[ConfigT, StateT]):
     """Everything the shared lifecycle needs to know about one kind of long-running contest."""
@@ -127,6 +137,8 @@ class ContestKind(Protocol[ConfigT, StateT]):
     examples: Examples
     #: The odds from a session's state, when the kind has them.
     odds: SessionOdds[ConfigT, StateT] | None = None
+    #: The live events its own routes make (`extra_routes`), as the stream documents them.
+    events: tuple[LiveEvent, ...] = ()
 
     def __hash__(self) -> int:
         """Kinds are hashable (by identity): `create_app` builds each kind's routes once."""
