@@ -4,7 +4,8 @@ types openapi-typescript generates from the document, and run by Node.js against
 `tests/clients/live_events.ts` drives it and prints what it saw: its event-stream parser on a
 stream cut at awkward places, then typed calls playing an arm wrestle while a live-events reader
 follows it through a dropped connection, resuming with `Last-Event-ID`. tsc also refuses calls
-the types forbid, so the calls are known to be checked. Without Node.js and npm the tests are
+the types forbid, so the calls are known to be checked, and compiles README.md's example of it.
+Without Node.js and npm the tests are
 skipped, except in CI (tests/clients/node.py).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ from tests.store.servers import running_servers
 pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+TS_BLOCK = re.compile(r"^[ \t]*```ts[ \t]*\n(.*?)^[ \t]*```", re.M | re.S)
 #: Calls the types forbid, and the error tsc refuses each with.
 MISUSES = [
     ('arbiter.call("post", "/v1/arm-wrestles")', "TS2554"),  # no body
@@ -172,3 +176,27 @@ def test_tsc_refuses_calls_the_types_forbid(compiled: Path) -> None:
         assert re.search(rf"misuse\.ts\({line},\d+\): error {error}", checked.stdout), (
             f"tsc did not refuse {call} with {error}:\n{checked.stdout}"
         )
+
+
+def test_the_readmes_typescript_compiles(compiled: Path) -> None:
+    """README.md's TypeScript client example, in a function, `match` an arm wrestle's body."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = TS_BLOCK.findall(readme)
+    assert len(blocks) == 1
+    source = "\n".join(
+        [
+            'import { Arbiter, ifMatch } from "./client";',
+            'import type { components } from "./arbiter";',
+            'declare const match: components["schemas"]["ArmWrestleCreate"];',
+            "export async function readme(): Promise<void> {",
+            textwrap.dedent(blocks[0]),
+            "}",
+        ]
+    )
+    (compiled / "readme.ts").write_text(source, encoding="utf-8")
+
+    checked = run(
+        BIN / "tsc", "--noEmit", "--strict", "--target", "es2022", "readme.ts", cwd=compiled
+    )
+
+    assert checked.returncode == 0, checked.stdout + checked.stderr + "\n" + source
