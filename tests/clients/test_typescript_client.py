@@ -5,8 +5,7 @@ types openapi-typescript generates from the document, and run by Node.js against
 stream cut at awkward places, then typed calls playing an arm wrestle while a live-events reader
 follows it through a dropped connection, resuming with `Last-Event-ID`. tsc also refuses calls
 the types forbid, so the calls are known to be checked, and compiles README.md's example of it.
-Without Node.js and npm the tests are
-skipped, except in CI (tests/clients/node.py).
+Without Node.js and npm the tests are skipped, except in CI (tests/clients/node.py).
 """
 
 from __future__ import annotations
