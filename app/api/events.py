@@ -38,7 +38,7 @@ import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response, StreamingResponse
 
-from app.api.kinds import AnyKind
+from app.api.kinds import AnyKind, LiveEvent
 from app.api.presentation import session_answer
 from app.api.security import bearer_token, identify
 from app.api.work import unit_of_work
@@ -178,33 +178,58 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
 
 @dataclass(frozen=True, slots=True)
 class EventsDoc:
-    """How `GET …/events` is documented: a stream, not JSON."""
+    """How `GET …/events` is documented: a stream of text, not JSON, each event described."""
 
     response_class: type[Response]
     responses: dict[int | str, dict[str, Any]]
+    openapi_extra: dict[str, Any]
 
 
-EVENTS_DOC: Final = EventsDoc(
-    StreamingResponse,
-    {
-        200: {
-            "description": "The session's changes as server-sent events",
-            "content": {
-                "text/event-stream": {
-                    # One event of the stream: its version, its name and its JSON.
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string"},
-                            "event": {"type": "string"},
-                            "data": {"type": "string"},
-                        },
-                        "required": ["data"],
+LAST_EVENT_ID: Final = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": "Resume after this version (the `id:` of the last event read): the stream "
+    "starts with the changes after it, or with a `session` event when those are no longer "
+    "kept. Without it, the stream starts with a `session` event.",
+    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+}
+
+
+def events_doc(prefix: str, kind: AnyKind, *, plays_rounds: bool) -> EventsDoc:
+    """The document's account of one kind's stream (`prefix` names the kind's schemas:
+    `ArmWrestle`): the 200 is `text/event-stream`, a string, its events each described with
+    the schema of their `data:`."""
+    events = [LiveEvent("session", f"{prefix}Session", "")]
+    if plays_rounds:
+        events += [
+            LiveEvent("round", f"{prefix}RoundAnswer", "`POST …/rounds`"),
+            LiveEvent("round", f"{prefix}Resolved", "`POST …/resolve`"),
+        ]
+    events += kind.events
+    events.append(LiveEvent("deleted", "", "`DELETE …/{session_id}`"))
+    return EventsDoc(
+        StreamingResponse,
+        {
+            200: {
+                "description": _events_description(events),
+                "content": {
+                    "text/event-stream": {
+                        # Text read as it comes: a generated client keeps it a string.
+                        "schema": {"type": "string"},
+                        "example": _EXAMPLE,
                     }
-                }
-            },
-        }
-    },
+                },
+            }
+        },
+        {"parameters": [LAST_EVENT_ID]},
+    )
+
+
+_EXAMPLE = (
+    'id: 1\nevent: session\ndata: {"session": {"id": "…", "version": 1, …}}\n\n'
+    ": keep-alive\n\n"
+    'id: 2\nevent: round\ndata: {"round": {…}, "session": {…}, "summary": "…"}\n\n'
 )
 
 
@@ -219,6 +244,31 @@ def shown_to(kind: AnyKind, party: str | None, data: bytes) -> bytes:
     if not isinstance(answer, dict):
         return data
     return orjson.dumps(view.of_answer(answer, party))
+
+
+def _events_description(events: list[LiveEvent]) -> str:
+    lines = [
+        "The session's changes as server-sent events, in version order. Each event is "
+        "`id: <version>` (the session's version after the change: send it back as "
+        "`Last-Event-ID` to resume), `event: <name>` and one line `data: <JSON>`, then a "
+        "blank line; a comment line `: keep-alive` comes every 15 s. The events and the "
+        "schema of their `data`:",
+        "",
+    ]
+    for event in events:
+        if event.name == "session":
+            what = (
+                f'`{{"session": {event.schema}}}`: the session as it is, first on a stream '
+                "opened without `Last-Event-ID`, and after changes that are no longer kept"
+            )
+        elif event.name == "deleted":
+            what = f'`{{"id": <session id>}}`, made by {event.made_by}: it ends the stream'
+        else:
+            what = f"`{event.schema}`, the answer of {event.made_by}"
+            if event.name == "submitted":
+                what += " (who submitted, never what)"
+        lines.append(f"- `{event.name}`: {what}")
+    return "\n".join(lines)
 
 
 async def _stream(

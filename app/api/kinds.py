@@ -134,6 +134,16 @@ class RoundView:
 # --- the kinds --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class LiveEvent:
+    """One live event of a kind's own routes (app/api/events.py): its `event:` name, the schema
+    of its `data:` (the answer of the call that makes it) and that call, in markdown."""
+
+    name: str
+    schema: str
+    made_by: str
+
+
 @runtime_checkable
 class ContestKind(Protocol[ConfigT, StateT]):
     """Everything the shared lifecycle needs to know about one kind of long-running contest."""
@@ -156,6 +166,8 @@ class ContestKind(Protocol[ConfigT, StateT]):
     odds: SessionOdds[ConfigT, StateT] | None = None
     #: What a party's token sees of a round record, when not all of it (None: all of it).
     round_view: RoundView | None = None
+    #: The live events its own routes make (`extra_routes`), as the stream documents them.
+    events: tuple[LiveEvent, ...] = ()
 
     def __hash__(self) -> int:
         """Kinds are hashable (by identity): `create_app` builds each kind's routes once."""

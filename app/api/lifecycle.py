@@ -37,7 +37,7 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from app.api.common import header, message_doc, read_body, respond
-from app.api.events import EVENTS_DOC, publish, stream_events
+from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import (
@@ -807,13 +807,15 @@ def router(kind: AnyKind) -> APIRouter:
         response_class=Response,
         summary=f"Delete {_a(kind.title)}",
     )
+    events = events_doc(prefix, kind, plays_rounds=isinstance(kind, RoundKind))
     add(
         "/{session_id}/events",
         bound(stream_events, kind),
         f"stream{prefix}Events",
         methods=["GET"],
-        response_class=EVENTS_DOC.response_class,
-        responses=EVENTS_DOC.responses,
+        response_class=events.response_class,
+        responses=events.responses,
+        openapi_extra=events.openapi_extra,
         summary=f"Live events of {_a(kind.title)}",
     )
     router.routes.extend(kind.extra_routes())

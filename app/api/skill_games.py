@@ -44,7 +44,15 @@ from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
 from app.api.common import message_doc
-from app.api.kinds import ContestKind, Examples, RoundView, Schemas, SessionOdds, load_session
+from app.api.kinds import (
+    ContestKind,
+    Examples,
+    LiveEvent,
+    RoundView,
+    Schemas,
+    SessionOdds,
+    load_session,
+)
 from app.api.lifecycle import (
     Authorize,
     Change,
@@ -387,6 +395,13 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
     state_type: type[StoredGame] = StoredGame
     create_model: type[BaseModel] = SkillGameCreate
     dice_model: type[BaseModel] = SkillGameOrderDice
+    events: tuple[LiveEvent, ...] = (
+        LiveEvent("skills", "SkillGameSkillsAnswer", "`POST …/skills`"),
+        LiveEvent("submitted", "SkillGameSealed", "`POST …/choices` answering 202"),
+        LiveEvent("revealed", "SkillGameRevealed", "`POST …/choices` answering 200"),
+        LiveEvent("granted", "SkillGameGranted", "`POST …/grants`"),
+        LiveEvent("ended", "SkillGameEnded", "`POST …/end`"),
+    )
     schemas: Schemas = Schemas(
         config=SkillGameConfig,
         state=SkillGameState,
