@@ -165,7 +165,9 @@ class OddsWorker:
         self._waiting: dict[str, deque[_Question]] = {}
         self._queued = 0
         self._running: _Question | None = None
-        self._cost: dict[str, float] = {}
+        #: Each kind of question's recent time in the worker, in seconds (the quickest kind
+        #: waiting goes first).
+        self.cost: dict[str, float] = {}
 
     def configure(self, *, queue_limit: int, deadline_seconds: float, cache_bytes: int) -> None:
         with self._lock:
@@ -325,7 +327,7 @@ class OddsWorker:
         kinds = [kind for kind, waiting in self._waiting.items() if waiting]
         if not kinds:
             return None
-        kind = min(kinds, key=lambda name: self._cost.get(name, 0.0))
+        kind = min(kinds, key=lambda name: self.cost.get(name, 0.0))
         self._queued -= 1
         return self._waiting[kind].popleft()
 
@@ -388,8 +390,8 @@ class OddsWorker:
                     )
             else:
                 elapsed = time.monotonic() - question.started
-                old = self._cost.get(question.kind)
-                self._cost[question.kind] = (
+                old = self.cost.get(question.kind)
+                self.cost[question.kind] = (
                     elapsed if old is None else old + COST_WEIGHT * (elapsed - old)
                 )
                 if error is not None:
@@ -404,7 +406,7 @@ class OddsWorker:
         """Seconds until the questions waiting now are likely answered (at least 1)."""
         with self._lock:
             waiting = sum(
-                self._cost.get(kind, 0.0) * len(questions)
+                self.cost.get(kind, 0.0) * len(questions)
                 for kind, questions in self._waiting.items()
             )
         return max(1, min(MAX_RETRY_AFTER, math.ceil(waiting)))
