@@ -210,6 +210,54 @@ def test_the_quickest_kind_of_question_goes_first(worker: OddsWorker, manager: S
     asyncio.run(scenario())
 
 
+def test_with_the_queue_full_a_quicker_question_takes_a_slow_ones_place(
+    worker: OddsWorker, manager: SyncManager
+) -> None:
+    async def scenario() -> None:
+        computed = manager.list()
+        held = Gate(manager)
+        first = asyncio.create_task(worker.ask(odds_jobs.gated, *held.args("slow 1", computed)))
+        await held.wait_started()
+        worker.cost[f"{odds_jobs.__name__}.gated"] = 1.0
+        worker.cost[f"{odds_jobs.__name__}.counted"] = 0.001
+        slow = [
+            await queued(worker, odds_jobs.gated, *held.args(name, computed))
+            for name in ("slow 2", "slow 3")
+        ]
+        quick = await queued(worker, odds_jobs.counted, "quick", computed)
+        # The newest of the slow ones gave up its place: refused as the queue is full.
+        with pytest.raises(OddsBusy):
+            await slow[1]
+        held.open()
+        await asyncio.gather(first, slow[0], quick)
+        assert list(computed) == ["slow 1", "quick", "slow 2"]
+
+    asyncio.run(scenario())
+
+
+def test_a_question_computing_when_its_worker_dies_is_asked_of_the_next(
+    worker: OddsWorker, manager: SyncManager
+) -> None:
+    async def scenario() -> None:
+        computed = manager.list()
+        held = Gate(manager)
+        asked = asyncio.create_task(worker.ask(odds_jobs.gated, *held.args("held", computed)))
+        await held.wait_started()
+        held.started.clear()
+        dead = worker.pid
+        assert dead is not None
+        os.kill(dead, signal.SIGKILL)
+        # The new worker computes it again, and waits at the gate again.
+        await held.wait_started()
+        assert worker.pid != dead
+        held.open()
+        assert orjson.loads(await asked) == {"name": "held"}
+        assert list(computed) == ["held", "held"]
+        assert worker.problem() is None
+
+    asyncio.run(scenario())
+
+
 # --- a worker that ends ---------------------------------------------------------------------
 
 

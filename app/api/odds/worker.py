@@ -9,9 +9,11 @@ the cache of their answers (docs/api.md#odds; ARCHITECTURE.md, "Speed").
   so that every question still waiting here can be dropped. At most `queue_limit` wait (one
   more is an `OddsBusy` 503 with `Retry-After`); the quickest kind of question goes first
   (each kind's recent time, kept here), so a Cairn question does not wait behind a hundred
-  races. Each question has a deadline: not answered by then, it is an `OddsLate` 503. A
-  question whose caller went away, or whose deadline passed, before it started is never
-  computed; one already computing finishes, and its answer is kept for the next asker.
+  races, and with the queue full it takes the place of the newest of the slowest kind
+  waiting (which is answered `OddsBusy` instead). Each question has a deadline: not answered
+  by then, it is an `OddsLate` 503. A question whose caller went away, or whose deadline
+  passed, before it started is never computed; one already computing finishes, and its answer
+  is kept for the next asker.
 * **Answers kept as bytes**, their encoded JSON (or an image), up to `cache_bytes` in all
   (questions included), oldest out first: a bound in memory, not in answers.
 """
@@ -296,12 +298,16 @@ class OddsWorker:
         encode: bool,
     ) -> _Question:
         with self._lock:
+            kind = f"{function.__module__}.{function.__qualname__}"
             if self._running is not None and self._queued >= self.queue_limit:
-                raise OddsBusy(
+                busy = OddsBusy(
                     f"the odds worker has {self._queued} questions waiting, as many as it takes",
                     retry_after=self._retry_after(),
                 )
-            kind = f"{function.__module__}.{function.__qualname__}"
+                displaced = self._displaced_by(kind)
+                if displaced is None:
+                    raise busy
+                displaced.answer.set_exception(busy)
             question = _Question(
                 key, kind, function, args, encode, time.monotonic() + self.deadline_seconds
             )
@@ -321,6 +327,21 @@ class OddsWorker:
             if waiting is not None and question in waiting:
                 waiting.remove(question)
                 self._queued -= 1
+
+    def _displaced_by(self, kind: str) -> _Question | None:
+        """With the queue full, the question a quicker kind's takes the place of: the newest
+        of the slowest kind waiting, when that kind is slower (under the lock)."""
+        cost = self.cost.get(kind, 0.0)
+        slower = [
+            other
+            for other, waiting in self._waiting.items()
+            if waiting and self.cost.get(other, 0.0) > cost
+        ]
+        if not slower:
+            return None
+        slowest = max(slower, key=lambda name: self.cost.get(name, 0.0))
+        self._queued -= 1
+        return self._waiting[slowest].pop()
 
     def _next(self) -> _Question | None:
         """The oldest question of the quickest kind (a kind not yet timed first)."""
