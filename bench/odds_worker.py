@@ -149,7 +149,14 @@ async def warm(client: httpx.AsyncClient) -> None:
 async def timed_post(client: httpx.AsyncClient, path: str, body: object) -> tuple[int, float]:
     start = time.perf_counter()
     answer = await client.post(path, json=body)
-    return answer.status_code, time.perf_counter() - start
+    return status(answer), time.perf_counter() - start
+
+
+def status(answer: httpx.Response) -> Any:
+    """The answer's status, and for a problem its type's last segment (`503 odds-busy`)."""
+    if answer.headers.get("content-type") == "application/problem+json":
+        return f"{answer.status_code} {answer.json()['type'].rsplit('/', 1)[-1]}"
+    return answer.status_code
 
 
 async def flood() -> None:
@@ -171,7 +178,7 @@ async def flood() -> None:
             )
             answered = await asyncio.gather(*races)
             drained = time.perf_counter() - start
-    statuses = Counter(status for status, _ in answered)
+    statuses = Counter(str(status) for status, _ in answered)
     print(
         f"flood: {FLOOD} race questions at once, then a Cairn question: the Cairn answered "
         f"{cairn_status} after {cairn_s * 1000:.0f} ms; the races: "
@@ -202,7 +209,7 @@ async def event_loop() -> None:
                 (await health.get("/healthz")).raise_for_status()
                 waits.append(time.perf_counter() - start)
             answered = await questions
-    statuses = Counter(status for status, _ in answered)
+    statuses = Counter(str(status) for status, _ in answered)
     waits.sort()
     print(
         f"event loop: GET /healthz while {TOKEN_QUESTIONS} token questions (64 members, 64 "
@@ -220,7 +227,7 @@ async def memory() -> None:
             await warm(client)
             before = rss_mb(pid)
             start = time.perf_counter()
-            statuses: Counter[int] = Counter()
+            statuses: Counter[str] = Counter()
             for n in range(0, MEMORY_QUESTIONS, 2):
                 pair = await asyncio.gather(
                     *(
@@ -228,7 +235,7 @@ async def memory() -> None:
                         for m in (n, n + 1)
                     )
                 )
-                statuses.update(status for status, _ in pair)
+                statuses.update(str(status) for status, _ in pair)
             elapsed = time.perf_counter() - start
             after = rss_mb(pid)
     print(

@@ -110,14 +110,16 @@ class _Question:
     deadline: float
     #: What the asker awaits: pending while the question waits (cancelling it drops it).
     answer: Future[bytes] = field(default_factory=Future)
-    started: float = 0.0
     tries: int = 0
 
 
-def _run(function: Callable[..., Any], args: tuple[Any, ...], encode: bool) -> bytes:
-    """In the worker: the answer as JSON (`encode`), or the bytes the function gives."""
+def _run(function: Callable[..., Any], args: tuple[Any, ...], encode: bool) -> tuple[bytes, float]:
+    """In the worker: the answer as JSON (`encode`), or the bytes the function gives, and the
+    seconds it took (the worker's own: not the wait for a worker still starting)."""
+    start = time.perf_counter()
     answer = function(*args)
-    return orjson.dumps(answer) if encode else cast(bytes, answer)
+    encoded = orjson.dumps(answer) if encode else cast(bytes, answer)
+    return encoded, time.perf_counter() - start
 
 
 def _ready() -> int:
@@ -378,7 +380,6 @@ class OddsWorker:
                     _run, question.function, question.args, question.encode
                 )
             self._running = question
-            question.started = time.monotonic()
             job.add_done_callback(partial(self._finished, question))
 
     def _replaced(self) -> ProcessPoolExecutor:
@@ -389,7 +390,7 @@ class OddsWorker:
         self._ended = self._ended or "the odds worker process ended"
         return self._live_pool()
 
-    def _finished(self, question: _Question, job: Future[bytes]) -> None:
+    def _finished(self, question: _Question, job: Future[tuple[bytes, float]]) -> None:
         """In the pool's thread: the question's answer (kept), or its error; the next one."""
         with self._lock:
             self._running = None
@@ -409,18 +410,16 @@ class OddsWorker:
                             retry_after=1,
                         )
                     )
+            elif error is not None:
+                question.answer.set_exception(error)
             else:
-                elapsed = time.monotonic() - question.started
+                answer, elapsed = job.result()
                 old = self.cost.get(question.kind)
                 self.cost[question.kind] = (
                     elapsed if old is None else old + COST_WEIGHT * (elapsed - old)
                 )
-                if error is not None:
-                    question.answer.set_exception(error)
-                else:
-                    answer = job.result()
-                    self.cache.put(question.key, answer)
-                    question.answer.set_result(answer)
+                self.cache.put(question.key, answer)
+                question.answer.set_result(answer)
             self._dispatch()
 
     def _retry_after(self) -> int:
