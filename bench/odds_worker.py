@@ -1,16 +1,17 @@
 """The odds worker under load, over HTTP on one uvicorn process, a fresh server per figure.
 
-    .venv/bin/python bench/odds_worker.py      (also the last part of `make bench`)
+    .venv/bin/python bench/odds_worker.py [flood] [event-loop] [memory]
+                                             (all three: the last part of `make bench`)
 
 Prints three figures:
 
 * a flood: 120 different race questions (Monte Carlo, about 0.1 s each) sent at once, then a
   Cairn Hill question (a few ms): how long the Cairn waits for its answer, what it answered,
   how the 120 were answered (200, or 503 past the queue's bound) and how long they took;
-* the event loop: the longest `GET /healthz` round trip (one after another, on a connection
-  of its own) while 40 different skill-game token questions of the largest shape the
-  benchmarks ask (64 members in two parties choosing 64 skills; an answer of about 530 KB)
-  run (target: none over 100 ms);
+* the event loop: the longest `GET /healthz` round trip (one after another, from this
+  process, while another process asks the questions) while 40 different skill-game token
+  questions of the largest shape the benchmarks ask (64 members in two parties choosing 64
+  skills; an answer of about 530 KB) run (target: none over 100 ms);
 * memory: the server process's resident set (its odds worker process apart) before and after
   600 different such token questions, asked two at a time.
 """
@@ -25,7 +26,9 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -187,29 +190,43 @@ async def flood() -> None:
     )
 
 
-async def event_loop() -> None:
-    limits = httpx.Limits(max_connections=TOKEN_QUESTIONS + 10)
-    with serving() as (base, _):
-        async with (
-            httpx.AsyncClient(base_url=base, timeout=900, limits=limits) as client,
-            httpx.AsyncClient(base_url=base, timeout=900) as health,
-        ):
-            await warm(client)
-            for _ in range(20):
-                await health.get("/healthz")
-            questions = asyncio.gather(
+def token_load(base: str, count: int) -> list[str]:
+    """In a process of its own (so that the probe's timings are the server's, not this
+    client's): `count` different token questions at once; their statuses."""
+
+    async def ask() -> list[str]:
+        limits = httpx.Limits(max_connections=count + 10)
+        async with httpx.AsyncClient(base_url=base, timeout=900, limits=limits) as client:
+            answered = await asyncio.gather(
                 *(
                     timed_post(client, "/v1/odds/skill-games/tokens", big_tokens(n))
-                    for n in range(TOKEN_QUESTIONS)
+                    for n in range(count)
                 )
             )
-            waits: list[float] = []
+        return [str(status) for status, _ in answered]
+
+    return asyncio.run(ask())
+
+
+async def event_loop() -> None:
+    with serving() as (base, _):
+        async with httpx.AsyncClient(base_url=base, timeout=900) as client:
+            await warm(client)
+        waits: list[float] = []
+        with (
+            httpx.Client(base_url=base, timeout=900) as health,
+            ProcessPoolExecutor(1, mp_context=get_context("spawn")) as load,
+        ):
+            load.submit(int).result()  # the load's process started
+            for _ in range(20):
+                health.get("/healthz")
+            questions = load.submit(token_load, base, TOKEN_QUESTIONS)
             while not questions.done():
                 start = time.perf_counter()
-                (await health.get("/healthz")).raise_for_status()
+                health.get("/healthz").raise_for_status()
                 waits.append(time.perf_counter() - start)
-            answered = await questions
-    statuses = Counter(str(status) for status, _ in answered)
+            answered = questions.result()
+    statuses = Counter(answered)
     waits.sort()
     print(
         f"event loop: GET /healthz while {TOKEN_QUESTIONS} token questions (64 members, 64 "
@@ -246,10 +263,13 @@ async def memory() -> None:
     )
 
 
+FIGURES = {"flood": flood, "event-loop": event_loop, "memory": memory}
+
+
 def main() -> None:
-    asyncio.run(flood())
-    asyncio.run(event_loop())
-    asyncio.run(memory())
+    """Every figure, or those named (`flood`, `event-loop`, `memory`; a name again: again)."""
+    for name in sys.argv[1:] or list(FIGURES):
+        asyncio.run(FIGURES[name]())
 
 
 if __name__ == "__main__":
