@@ -19,6 +19,7 @@ from multiprocessing.managers import SyncManager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 from fastapi.testclient import TestClient
@@ -35,6 +36,7 @@ from app.store.database import upgrade_to_head
 from tests.api import odds_jobs
 from tests.conformance import Conforming
 from tests.helpers import assert_problem
+from tests.store.servers import start_server, stop_server, wait_until_healthy
 
 #: Long enough for any question of these tests on a loaded machine; never reached when they pass.
 PATIENCE_S = 60.0
@@ -380,3 +382,58 @@ def test_the_apps_odds_cache_stays_within_its_setting(tmp_path: Path) -> None:
         # A Cairn answer is about 9 KB: some, not all, of the twelve are kept.
         assert 0 < len(cache) < 12
         assert cache.bytes >= len(cache) * min(sizes)
+
+
+def test_a_served_worker_killed_is_replaced(tmp_path: Path) -> None:
+    """The same, with the server as it is deployed (a uvicorn process, its odds worker a
+    child process of it)."""
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    upgrade_to_head(url)
+    server = start_server(url, tmp_path, {"ARBITER_ODDS_PRESTART": "1"})
+    try:
+        wait_until_healthy(server)
+        with httpx.Client(base_url=server.base_url, timeout=PATIENCE_S) as client:
+            assert client.post("/v1/odds/cairn", json={"rating": 3}).status_code == 200
+            pid = odds_worker_of(server.process.pid)
+            ended = os.pidfd_open(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                assert select.select([ended], [], [], PATIENCE_S)[0] == [ended]
+            finally:
+                os.close(ended)
+            ready = client.get("/readyz")
+            assert assert_problem(ready, 503)["detail"] == (
+                "the odds worker process ended; a new odds worker is starting"
+            )
+            answer = client.post("/v1/odds/cairn", json={"rating": 7, "target": 20})
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["rating"] == 7
+            assert client.get("/readyz").json() == {"status": "ready"}
+            assert odds_worker_of(server.process.pid) != pid
+    finally:
+        stop_server(server)
+
+
+def odds_worker_of(server: int) -> int:
+    """The server's odds worker: its child process started by multiprocessing's spawn (its
+    other such child is multiprocessing's resource tracker)."""
+    children = [
+        int(child)
+        for task in Path(f"/proc/{server}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    ]
+    workers = [
+        child
+        for child in children
+        if b"spawn_main" in command_line(child) and b"resource_tracker" not in command_line(child)
+    ]
+    assert len(workers) == 1, children
+    return workers[0]
+
+
+def command_line(pid: int) -> bytes:
+    """A process's command line; empty for one that has ended (a zombie's is empty too)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
