@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.api.odds.skill_games import TOKENS_EXAMPLE
+
+#: A skill game of two parties, as the odds' own example has it.
+TOKENS_GAME: dict[str, Any] = TOKENS_EXAMPLE["game"]
+
 
 def gated(name: str, started: Any, gate: Any, computed: Any) -> dict[str, str]:
     """Computed: say so, then wait until the test opens the gate."""

@@ -14,6 +14,7 @@ import select
 import signal
 import threading
 from collections.abc import Iterator
+from fractions import Fraction
 from multiprocessing import get_context
 from multiprocessing.managers import SyncManager
 from pathlib import Path
@@ -27,6 +28,7 @@ from starlette.requests import Request
 from starlette.types import Message
 
 from app.api.common import CALLER
+from app.api.odds import skill_games as token_answers
 from app.api.odds import worker as odds_worker
 from app.api.odds.worker import AnswerCache, OddsWorker, weight
 from app.errors import ClientClosedRequest, OddsBusy, OddsLate
@@ -336,6 +338,49 @@ def test_a_full_queue_is_a_503_problem_with_retry_after(
             holder.join()
         assert client.post("/v1/odds/cairn", json={"rating": 8, "target": 33}).status_code == 200
     assert list(computed) == ["held"]
+
+
+def test_a_large_token_question_is_checked_and_written_by_the_worker(
+    app_client: TestClient,
+) -> None:
+    """A body past `INLINE_TOKEN_BODY_BYTES` goes to the worker whole: the same answers in
+    every form, and the same 400, 415 and 422, as a small one's."""
+    skills = ["Sneak", *(f"Skill {n}" for n in range(15))]
+    members = [{"name": f"Member {n}", "skills": {skills[n % 16]: n % 10}} for n in range(60)]
+    game = {
+        **odds_jobs.TOKENS_GAME,
+        "skill_list": skills,
+        "skills_per_round": 16,
+        "parties": [
+            {"name": "Horde", "controller": "gm", "members": members},
+            odds_jobs.TOKENS_GAME["parties"][1],
+        ],
+    }
+    question = {"game": game, "skills": {"Horde": skills}}
+    raw = orjson.dumps(question)
+    assert len(raw) > token_answers.INLINE_TOKEN_BODY_BYTES
+    path = "/v1/odds/skill-games/tokens"
+    answer = app_client.post(path, content=raw, headers={"content-type": "application/json"})
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"] == "application/json"
+    body = answer.json()
+    assert list(body["parties"]) == ["Horde"]
+    assert sum(Fraction(p) for p in body["parties"]["Horde"]["tokens_exact"].values()) == 1
+    text = app_client.post(path, json=question, headers={"accept": "text/plain"})
+    assert text.headers["content-type"] == "text/plain; charset=utf-8"
+    assert text.headers["vary"] == "Accept"
+    assert text.text == body["summary"] + "\n"
+    svg = app_client.post(path, json=question, headers={"accept": "image/svg+xml"})
+    assert svg.headers["content-type"] == "image/svg+xml"
+    assert b"Tokens earned in one round" in svg.content
+    stranger = {**question, "skills": {"Nobody": skills}}
+    assert_problem(app_client.post(path, json=stranger), 422, ["body", "skills", "Nobody"])
+    not_json = raw[:-2] + b"NaN}}"
+    assert_problem(
+        app_client.post(path, content=not_json, headers={"content-type": "application/json"}),
+        400,
+    )
+    assert_problem(app_client.post(path, content=raw, headers={"content-type": "text/plain"}), 415)
 
 
 # --- the cache ------------------------------------------------------------------------------

@@ -111,6 +111,8 @@ class _Question:
     #: What the asker awaits: pending while the question waits (cancelling it drops it).
     answer: Future[bytes] = field(default_factory=Future)
     tries: int = 0
+    #: Its asker stopped waiting (left, or past the deadline): not asked again of a new worker.
+    abandoned: bool = False
 
 
 def _run(function: Callable[..., Any], args: tuple[Any, ...], encode: bool) -> tuple[bytes, float]:
@@ -282,6 +284,7 @@ class OddsWorker:
             if gone is not None:
                 gone.cancel()
             # A question not started yet is dropped; one computing finishes (and is kept).
+            question.abandoned = not answer.done()
             answer.cancel()
         if answer in done:
             return answer.result()
@@ -398,15 +401,16 @@ class OddsWorker:
             if isinstance(error, BrokenProcessPool):
                 if self._pool is not None and self._dead(self._pool):
                     self._ended = "the odds worker process ended while computing"
-                    self._replaced()
-                if question.tries < 2:
+                    with suppress(RuntimeError):  # the interpreter is exiting: none to start
+                        self._replaced()
+                if question.tries < 2 and not question.abandoned:
                     # Asked once more of the new worker, ahead of the others.
                     self._waiting.setdefault(question.kind, deque()).appendleft(question)
                     self._queued += 1
                 else:
                     question.answer.set_exception(
                         ServiceUnavailable(
-                            "the odds worker ended twice while computing this question",
+                            "the odds worker ended while computing this question, twice",
                             retry_after=1,
                         )
                     )
