@@ -1556,7 +1556,8 @@ class RaceState(BaseModel):
 
 class Readiness(BaseModel):
     """
-    The store is reachable and migrated to head (`store: "none"` without a store).
+    The store is reachable and migrated to head (`store: "none"` without a store), and the
+    odds worker is running.
     """
 
     model_config = ConfigDict(
