@@ -61,6 +61,11 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.state.store = store
         # The odds worker process (shared by every app of this process; it ends with it)
         # starts now, so a first heavy question does not wait for it; else at that question.
+        odds_worker.WORKER.configure(
+            queue_limit=settings.odds_queue_limit,
+            deadline_seconds=settings.odds_deadline_seconds,
+            cache_bytes=settings.odds_cache_bytes,
+        )
         if settings.odds_prestart:
             odds_worker.start_pool()
         await start_events(app, settings.database_url)

@@ -177,9 +177,11 @@ def lint() -> None:
 
 
 def bench(extra: list[str]) -> None:
-    """Throughput and latency against a bare app (bench/run.py), then the odds (bench/odds.py)."""
+    """Throughput and latency against a bare app (bench/run.py), then the odds (bench/odds.py)
+    and the odds worker under load (bench/odds_worker.py)."""
     run(PYTHON, "bench/run.py", *extra)
     run(PYTHON, "bench/odds.py")
+    run(PYTHON, "bench/odds_worker.py")
 
 
 def main() -> None:

@@ -1835,7 +1835,8 @@ class RankedEntry(BaseModel):
 
 class Readiness(BaseModel):
     """
-    The store is reachable and migrated to head (`store: "none"` without a store).
+    The store is reachable and migrated to head (`store: "none"` without a store), and the
+    odds worker is running.
     """
 
     model_config = ConfigDict(
