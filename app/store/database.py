@@ -28,7 +28,7 @@ from typing import Any, Final, Literal, TypeVar
 
 import orjson
 from sqlalchemy import Connection, Dialect, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
 T = TypeVar("T")
@@ -142,6 +142,17 @@ def missing_database(url: str, exc: BaseException) -> str | None:
     parsed = make_url(normalise_url(url))
     if not parsed.drivername.startswith("postgresql"):
         return None
+    hosts = postgres_hosts(parsed)
+    if len(hosts) > 1:
+        # createdb's -h and -p would take the first server that answers, maybe a standby.
+        servers = ",".join(hosts)
+        user = f"{parsed.username}@" if parsed.username else ""
+        return (
+            f'the PostgreSQL database "{parsed.database}" does not exist on the primary of '
+            f"{servers}; create it first: createdb --maintenance-db="
+            f"'postgresql://{user}{servers}/postgres?target_session_attrs=read-write' "
+            f"{parsed.database}"
+        )
     host, port = parsed.host or "localhost", parsed.port or 5432
     user = f" -U {parsed.username}" if parsed.username else ""
     return (
@@ -150,12 +161,58 @@ def missing_database(url: str, exc: BaseException) -> str | None:
     )
 
 
+#: What a URL naming several PostgreSQL servers asks for unless it says otherwise: the one
+#: that takes writes (the store writes on every change; a standby could only refuse them).
+DEFAULT_TARGET_SESSION_ATTRS = "read-write"
+
+
 def normalise_url(url: str) -> str:
-    """Accept the common PostgreSQL spellings and use the psycopg 3 driver for them."""
+    """Accept the common PostgreSQL spellings and use the psycopg 3 driver for them.
+
+    Several servers (a primary and its standbys) may be named as libpq names them,
+    `postgresql://user@host1:5432,host2:5432/arbiter?target_session_attrs=read-write`, or as
+    SQLAlchemy does, `...@/arbiter?host=host1:5432&host=host2:5432`; both become the latter,
+    and without `target_session_attrs` they get `read-write`, so that each new connection
+    goes to whichever of them is the primary then."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
+            url = "postgresql+psycopg://" + url[len(prefix) :]
+            break
+    if not url.startswith("postgresql"):
+        return url
+    scheme, _, rest = url.partition("://")
+    authority, _, tail = rest.partition("/")
+    credentials, at, hostlist = authority.rpartition("@")
+    if "," in hostlist:
+        path, _, query = tail.partition("?")
+        hosts = "&".join(f"host={host}" for host in hostlist.split(",") if host)
+        url = f"{scheme}://{credentials}{at}/{path}?{hosts}" + (f"&{query}" if query else "")
+    if len(postgres_hosts(make_url(url))) > 1 and "target_session_attrs=" not in url:
+        attrs = f"target_session_attrs={DEFAULT_TARGET_SESSION_ATTRS}"
+        url += ("&" if "?" in url else "?") + attrs
     return url
+
+
+def postgres_hosts(parsed: URL) -> list[str]:
+    """The `host[:port]` of every server a PostgreSQL URL names, in the order they are tried
+    (one, or none for the driver's default)."""
+    listed = parsed.query.get("host")
+    if listed:
+        return [listed] if isinstance(listed, str) else list(listed)
+    if parsed.host is None:
+        return []
+    return [f"{parsed.host}:{parsed.port}" if parsed.port else parsed.host]
+
+
+def asyncpg_dsn(url: str) -> str:
+    """asyncpg's DSN for a PostgreSQL URL (any spelling `normalise_url` accepts): several
+    servers as one comma-separated `host` (asyncpg keeps only the last of repeated ones),
+    tried in order for the one `target_session_attrs` asks for."""
+    parsed = make_url(normalise_url(url)).set(drivername="postgresql")
+    hosts = postgres_hosts(parsed)
+    if len(hosts) > 1:
+        parsed = parsed.update_query_dict({"host": ",".join(hosts)})
+    return parsed.render_as_string(hide_password=False)
 
 
 def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000) -> Engine:
@@ -377,7 +434,7 @@ class Store:
 
             self._postgres_dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]
             self._postgres_pool = await asyncpg.create_pool(
-                make_url(self.url).set(drivername="postgresql").render_as_string(False),
+                asyncpg_dsn(self.url),
                 min_size=0,
                 max_size=self.pool_size,
                 timeout=5,

@@ -49,6 +49,8 @@ from typing import Any
 import orjson
 from sqlalchemy.engine import make_url
 
+from app.store.database import asyncpg_dsn, normalise_url
+
 log = logging.getLogger("arbiter")
 
 #: The one channel of every process of one database.
@@ -203,10 +205,9 @@ def _chunks(data: bytes, size: int) -> list[str]:
 
 def postgres_dsn(url: str) -> str | None:
     """asyncpg's DSN for a PostgreSQL URL (any SQLAlchemy driver spelling); None otherwise."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "postgresql":
+    if make_url(normalise_url(url)).get_backend_name() != "postgresql":
         return None
-    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    return asyncpg_dsn(url)
 
 
 class Hub:
