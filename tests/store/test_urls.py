@@ -72,8 +72,7 @@ def test_libpq_and_sqlalchemy_host_lists_become_one_form() -> None:
     )
     assert normalise_url(SQLALCHEMY) == SQLALCHEMY + "&target_session_attrs=read-write"
     assert normalise_url("postgres://arbiter@db1,db2/arbiter") == (
-        "postgresql+psycopg://arbiter@/arbiter"
-        "?host=db1&host=db2&target_session_attrs=read-write"
+        "postgresql+psycopg://arbiter@/arbiter?host=db1&host=db2&target_session_attrs=read-write"
     )
 
 
