@@ -93,6 +93,8 @@ class Node:
     log: Path
     #: The node's process group, once it is known; None again once the node is lost.
     group: int | None = None
+    #: A shared memory segment its killed server left, if any.
+    leftover_segment: int | None = None
 
     def postmaster(self) -> int | None:
         """The postmaster's process id, while its data directory says it runs."""
@@ -277,6 +279,12 @@ class Cluster:
         """SIGKILL the primary's keeper and postmaster (and so its backends), at once."""
         node = self.nodes["a"]
         assert node.group is not None, node.tail()
+        # A killed postmaster leaves its System V segment behind (a few bytes): its id, from
+        # the 7th line of postmaster.pid ("key id"), to remove once the node is stopped.
+        with suppress(OSError, IndexError, ValueError):
+            node.leftover_segment = int(
+                (node.data / "postmaster.pid").read_text().split("\n")[6].split()[1]
+            )
         os.killpg(node.group, signal.SIGKILL)
         node.group = None
         node.process.wait(timeout=STOPPING_TIMEOUT_S)
@@ -305,6 +313,14 @@ class Cluster:
                         os.killpg(node.group, signal.SIGKILL)
                 node.process.kill()
                 node.process.wait(timeout=STOPPING_TIMEOUT_S)
+        for node in nodes:
+            if node.leftover_segment is not None:
+                subprocess.run(
+                    [*self._as_server_user(), "ipcrm", "-m", str(node.leftover_segment)],
+                    capture_output=True,
+                    check=False,
+                    timeout=10,
+                )
 
 
 @contextmanager
