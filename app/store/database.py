@@ -21,7 +21,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
@@ -73,6 +73,9 @@ LOCKED_RETRY_AFTER = 1
 #: the database is answering too slowly to be of use, and the request gets a 503.
 POOL_ACQUIRE_TIMEOUT_S = 10.0
 STATEMENT_TIMEOUT_S = 15.0
+#: Longest wait for one PostgreSQL server to accept a request connection (each server of a
+#: URL naming several is given this much in turn).
+CONNECT_TIMEOUT_S = 5.0
 #: Longest a readiness check may take: probes must not queue behind an unreachable host.
 READINESS_TIMEOUT_S = 4.0
 #: The first and the longest pause between attempts at SQLite's write lock.
@@ -198,7 +201,8 @@ def postgres_hosts(parsed: URL) -> list[str]:
     (one, or none for the driver's default)."""
     listed = parsed.query.get("host")
     if listed:
-        return [listed] if isinstance(listed, str) else list(listed)
+        entries = [listed] if isinstance(listed, str) else list(listed)
+        return [host for entry in entries for host in entry.split(",") if host]
     if parsed.host is None:
         return []
     return [f"{parsed.host}:{parsed.port}" if parsed.port else parsed.host]
@@ -213,6 +217,38 @@ def asyncpg_dsn(url: str) -> str:
     if len(hosts) > 1:
         parsed = parsed.update_query_dict({"host": ",".join(hosts)})
     return parsed.render_as_string(hide_password=False)
+
+
+def asyncpg_dsns(url: str) -> list[str]:
+    """One asyncpg DSN per server of a PostgreSQL URL, in order, each with the URL's
+    `target_session_attrs` (see `connect_asyncpg`)."""
+    parsed = make_url(normalise_url(url)).set(drivername="postgresql")
+    hosts = postgres_hosts(parsed)
+    if len(hosts) <= 1:
+        return [asyncpg_dsn(url)]
+    return [
+        parsed.update_query_dict({"host": host}).render_as_string(hide_password=False)
+        for host in hosts
+    ]
+
+
+async def connect_asyncpg(dsns: Sequence[str], **options: Any) -> Any:
+    """An asyncpg connection to the first of `dsns` that takes it and is what its
+    `target_session_attrs` asks for, each tried with the whole `timeout` of `options`.
+
+    asyncpg's own host list shares one timeout between all its hosts: a server that hangs
+    rather than refusing (a lost machine, a frozen one) would use it all up, and the next
+    server, the new primary, would never be tried. libpq gives each its own, as here."""
+    import asyncpg
+
+    last: BaseException | None = None
+    for dsn in dsns:
+        try:
+            return await asyncpg.connect(dsn, **options)
+        except (OSError, asyncpg.PostgresError, asyncpg.InternalClientError) as exc:
+            last = exc  # refused, hung (TimeoutError), starting up, a standby: the next one
+    assert last is not None, "no server to connect to"
+    raise last
 
 
 def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000) -> Engine:
@@ -433,11 +469,16 @@ class Store:
             from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 
             self._postgres_dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]
+            dsns = asyncpg_dsns(self.url)
+
+            async def connect(_pool_dsn: None, **options: Any) -> Any:
+                return await connect_asyncpg(dsns, **options)
+
             self._postgres_pool = await asyncpg.create_pool(
-                asyncpg_dsn(self.url),
+                connect=connect,
                 min_size=0,
                 max_size=self.pool_size,
-                timeout=5,
+                timeout=CONNECT_TIMEOUT_S,
                 command_timeout=STATEMENT_TIMEOUT_S,
                 reset=_end_open_transaction,
             )

@@ -49,7 +49,7 @@ from typing import Any
 import orjson
 from sqlalchemy.engine import make_url
 
-from app.store.database import asyncpg_dsn, normalise_url
+from app.store.database import asyncpg_dsn, asyncpg_dsns, connect_asyncpg, normalise_url
 
 log = logging.getLogger("arbiter")
 
@@ -399,8 +399,10 @@ class Hub:
         pause = RECONNECT_FIRST_S
         while not self._stopping:
             try:
-                connection = await asyncpg.connect(dsn, timeout=5)
-            except (OSError, asyncpg.PostgresError) as exc:
+                connection = await connect_asyncpg(asyncpg_dsns(dsn), timeout=5)
+            # InternalClientError: no server of several is the one target_session_attrs
+            # asks for (only standbys while a failover is under way).
+            except (OSError, asyncpg.PostgresError, asyncpg.InternalClientError) as exc:
                 log.warning("live events: cannot listen (%s); retrying", type(exc).__name__)
                 await self._pause(pause)
                 pause = min(pause * 2, RECONNECT_MAX_S)

@@ -8,6 +8,7 @@ unless the URL says otherwise), so each new connection goes to the primary.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import asyncpg
@@ -161,3 +162,32 @@ def test_asyncpg_refuses_a_list_without_a_writable_server(server_list_url: str) 
 
     with pytest.raises((OSError, asyncpg.TargetServerAttributeNotMatched)):
         asyncio.run(connect())
+
+
+@pytest.fixture
+def hung_server() -> Iterator[int]:
+    """A port that accepts connections and never answers, as a frozen machine would."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        yield listener.getsockname()[1]
+
+
+@pytest.mark.postgres
+def test_a_server_that_hangs_costs_its_timeout_and_the_next_is_tried(hung_server: int) -> None:
+    """asyncpg's own host list would spend its one timeout on the hung server, and never try
+    the next; each server gets a timeout of its own, as libpq gives it (readiness)."""
+    url = create_postgres_database()
+    try:
+        parsed = make_url(url)
+        hosts = f"127.0.0.1:{hung_server},{parsed.host}:{parsed.port or 5432}"
+        user = f"{parsed.username}@" if parsed.username else ""
+        listed = f"postgresql://{user}{hosts}/{parsed.database}"
+        upgrade_to_head(url)
+        with TestClient(create_app(Settings(database_url=listed))) as client:
+            assert client.get("/readyz").status_code == 200
+            arm = Session(client, "arm-wrestles", ARM_WRESTLE)
+            played = client.post(arm.url + "/rounds", json={}, headers=arm.headers)
+            assert played.status_code == 200, played.text
+    finally:
+        drop_postgres_database(url)
