@@ -8,6 +8,8 @@
     python3 scripts/dev.py check     # lint, types, then the tests
     python3 scripts/dev.py migrate   # apply migrations to DATABASE_URL
     python3 scripts/dev.py bench     # benchmarks (bench/), not tests
+    python3 scripts/dev.py failover [RUNS]   # the failover test RUNS times (1), with its
+                                     # figures (needs pg_autoctl: see README)
 
 The first command creates `.venv` and installs the pinned, hash-checked dependencies of
 `requirements.lock`; later runs reinstall only when the lock file changes.
@@ -184,6 +186,26 @@ def bench(extra: list[str]) -> None:
     run(PYTHON, "bench/odds_worker.py")
 
 
+def failover(extra: list[str]) -> None:
+    """The failover test (tests/store/test_failover.py) `RUNS` times in a row, each logging
+    its figures: acknowledged rounds stored, seconds until the service served again."""
+    runs = int(extra.pop(0)) if extra and extra[0].isdigit() else 1
+    for _ in range(runs):
+        run(
+            PYTHON,
+            "-m",
+            "pytest",
+            "-p",
+            "no:xdist",
+            "-q",
+            "-o",
+            "log_cli=true",
+            "--log-cli-level=INFO",
+            "tests/store/test_failover.py",
+            *extra,
+        )
+
+
 def main() -> None:
     command, *extra = sys.argv[1:] or ["help"]
     if command in ("help", "-h", "--help"):
@@ -207,9 +229,12 @@ def main() -> None:
         migrate()
     elif command == "bench":
         bench(extra)
+    elif command == "failover":
+        failover(extra)
     else:
         sys.exit(
-            f"unknown command {command!r}; try: serve, start, test, check, lint, migrate, bench"
+            f"unknown command {command!r}; "
+            "try: serve, start, test, check, lint, migrate, bench, failover"
         )
 
 

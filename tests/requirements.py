@@ -1,9 +1,9 @@
 """What some tests need besides Python: a server or a program, and what to do without it.
 
 The README's test command needs Python, PostgreSQL and Redis. A test that needs anything
-else (Chromium, Node.js and npm, PostgreSQL's server programs) or a server that is not
-reachable is skipped with one line saying what to install or start; in CI (`CI=true`) it
-fails instead, so CI can never pass without what it is meant to test.
+else (Chromium, Node.js and npm, PostgreSQL's server programs, pg_auto_failover) or a server
+that is not reachable is skipped with one line saying what to install or start; in CI
+(`CI=true`) it fails instead, so CI can never pass without what it is meant to test.
 """
 
 from __future__ import annotations

@@ -21,14 +21,14 @@ import asyncio
 import logging
 import sqlite3
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
 import orjson
 from sqlalchemy import Connection, Dialect, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
 T = TypeVar("T")
@@ -73,6 +73,9 @@ LOCKED_RETRY_AFTER = 1
 #: the database is answering too slowly to be of use, and the request gets a 503.
 POOL_ACQUIRE_TIMEOUT_S = 10.0
 STATEMENT_TIMEOUT_S = 15.0
+#: Longest wait for one PostgreSQL server to accept a request connection (each server of a
+#: URL naming several is given this much in turn).
+CONNECT_TIMEOUT_S = 5.0
 #: Longest a readiness check may take: probes must not queue behind an unreachable host.
 READINESS_TIMEOUT_S = 4.0
 #: The first and the longest pause between attempts at SQLite's write lock.
@@ -142,6 +145,17 @@ def missing_database(url: str, exc: BaseException) -> str | None:
     parsed = make_url(normalise_url(url))
     if not parsed.drivername.startswith("postgresql"):
         return None
+    hosts = postgres_hosts(parsed)
+    if len(hosts) > 1:
+        # createdb's -h and -p would take the first server that answers, maybe a standby.
+        servers = ",".join(hosts)
+        user = f"{parsed.username}@" if parsed.username else ""
+        return (
+            f'the PostgreSQL database "{parsed.database}" does not exist on the primary of '
+            f"{servers}; create it first: createdb --maintenance-db="
+            f"'postgresql://{user}{servers}/postgres?target_session_attrs=read-write' "
+            f"{parsed.database}"
+        )
     host, port = parsed.host or "localhost", parsed.port or 5432
     user = f" -U {parsed.username}" if parsed.username else ""
     return (
@@ -150,12 +164,91 @@ def missing_database(url: str, exc: BaseException) -> str | None:
     )
 
 
+#: What a URL naming several PostgreSQL servers asks for unless it says otherwise: the one
+#: that takes writes (the store writes on every change; a standby could only refuse them).
+DEFAULT_TARGET_SESSION_ATTRS = "read-write"
+
+
 def normalise_url(url: str) -> str:
-    """Accept the common PostgreSQL spellings and use the psycopg 3 driver for them."""
+    """Accept the common PostgreSQL spellings and use the psycopg 3 driver for them.
+
+    Several servers (a primary and its standbys) may be named as libpq names them,
+    `postgresql://user@host1:5432,host2:5432/arbiter?target_session_attrs=read-write`, or as
+    SQLAlchemy does, `...@/arbiter?host=host1:5432&host=host2:5432`; both become the latter,
+    and without `target_session_attrs` they get `read-write`, so that each new connection
+    goes to whichever of them is the primary then."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
+            url = "postgresql+psycopg://" + url[len(prefix) :]
+            break
+    if not url.startswith("postgresql"):
+        return url
+    scheme, _, rest = url.partition("://")
+    authority, _, tail = rest.partition("/")
+    credentials, at, hostlist = authority.rpartition("@")
+    if "," in hostlist:
+        path, _, query = tail.partition("?")
+        hosts = "&".join(f"host={host}" for host in hostlist.split(",") if host)
+        url = f"{scheme}://{credentials}{at}/{path}?{hosts}" + (f"&{query}" if query else "")
+    if len(postgres_hosts(make_url(url))) > 1 and "target_session_attrs=" not in url:
+        attrs = f"target_session_attrs={DEFAULT_TARGET_SESSION_ATTRS}"
+        url += ("&" if "?" in url else "?") + attrs
     return url
+
+
+def postgres_hosts(parsed: URL) -> list[str]:
+    """The `host[:port]` of every server a PostgreSQL URL names, in the order they are tried
+    (one, or none for the driver's default)."""
+    listed = parsed.query.get("host")
+    if listed:
+        entries = [listed] if isinstance(listed, str) else list(listed)
+        return [host for entry in entries for host in entry.split(",") if host]
+    if parsed.host is None:
+        return []
+    return [f"{parsed.host}:{parsed.port}" if parsed.port else parsed.host]
+
+
+def asyncpg_dsn(url: str) -> str:
+    """asyncpg's DSN for a PostgreSQL URL (any spelling `normalise_url` accepts): several
+    servers as one comma-separated `host` (asyncpg keeps only the last of repeated ones),
+    tried in order for the one `target_session_attrs` asks for."""
+    parsed = make_url(normalise_url(url)).set(drivername="postgresql")
+    hosts = postgres_hosts(parsed)
+    if len(hosts) > 1:
+        parsed = parsed.update_query_dict({"host": ",".join(hosts)})
+    return parsed.render_as_string(hide_password=False)
+
+
+def asyncpg_dsns(url: str) -> list[str]:
+    """One asyncpg DSN per server of a PostgreSQL URL, in order, each with the URL's
+    `target_session_attrs` (see `connect_asyncpg`)."""
+    parsed = make_url(normalise_url(url)).set(drivername="postgresql")
+    hosts = postgres_hosts(parsed)
+    if len(hosts) <= 1:
+        return [asyncpg_dsn(url)]
+    return [
+        parsed.update_query_dict({"host": host}).render_as_string(hide_password=False)
+        for host in hosts
+    ]
+
+
+async def connect_asyncpg(dsns: Sequence[str], **options: Any) -> Any:
+    """An asyncpg connection to the first of `dsns` that takes it and is what its
+    `target_session_attrs` asks for, each tried with the whole `timeout` of `options`.
+
+    asyncpg's own host list shares one timeout between all its hosts: a server that hangs
+    rather than refusing (a lost machine, a frozen one) would use it all up, and the next
+    server, the new primary, would never be tried. libpq gives each its own, as here."""
+    import asyncpg
+
+    last: BaseException | None = None
+    for dsn in dsns:
+        try:
+            return await asyncpg.connect(dsn, **options)
+        except (OSError, asyncpg.PostgresError, asyncpg.InternalClientError) as exc:
+            last = exc  # refused, hung (TimeoutError), starting up, a standby: the next one
+    assert last is not None, "no server to connect to"
+    raise last
 
 
 def build_engine(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 30_000) -> Engine:
@@ -376,11 +469,16 @@ class Store:
             from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 
             self._postgres_dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]
+            dsns = asyncpg_dsns(self.url)
+
+            async def connect(_pool_dsn: None, **options: Any) -> Any:
+                return await connect_asyncpg(dsns, **options)
+
             self._postgres_pool = await asyncpg.create_pool(
-                make_url(self.url).set(drivername="postgresql").render_as_string(False),
+                connect=connect,
                 min_size=0,
                 max_size=self.pool_size,
-                timeout=5,
+                timeout=CONNECT_TIMEOUT_S,
                 command_timeout=STATEMENT_TIMEOUT_S,
                 reset=_end_open_transaction,
             )

@@ -49,6 +49,8 @@ from typing import Any
 import orjson
 from sqlalchemy.engine import make_url
 
+from app.store.database import asyncpg_dsn, asyncpg_dsns, connect_asyncpg, normalise_url
+
 log = logging.getLogger("arbiter")
 
 #: The one channel of every process of one database.
@@ -203,10 +205,9 @@ def _chunks(data: bytes, size: int) -> list[str]:
 
 def postgres_dsn(url: str) -> str | None:
     """asyncpg's DSN for a PostgreSQL URL (any SQLAlchemy driver spelling); None otherwise."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "postgresql":
+    if make_url(normalise_url(url)).get_backend_name() != "postgresql":
         return None
-    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    return asyncpg_dsn(url)
 
 
 class Hub:
@@ -398,8 +399,10 @@ class Hub:
         pause = RECONNECT_FIRST_S
         while not self._stopping:
             try:
-                connection = await asyncpg.connect(dsn, timeout=5)
-            except (OSError, asyncpg.PostgresError) as exc:
+                connection = await connect_asyncpg(asyncpg_dsns(dsn), timeout=5)
+            # InternalClientError: no server of several is the one target_session_attrs
+            # asks for (only standbys while a failover is under way).
+            except (OSError, asyncpg.PostgresError, asyncpg.InternalClientError) as exc:
                 log.warning("live events: cannot listen (%s); retrying", type(exc).__name__)
                 await self._pause(pause)
                 pause = min(pause * 2, RECONNECT_MAX_S)
