@@ -24,6 +24,11 @@ from tests.requirements import missing
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient
 
+# The odds' deadline (10 s by default) is about a served question's wait; a test machine busy
+# with both test processes and their servers can take longer than that to start an odds worker.
+# The tests of the deadline set their own.
+os.environ.setdefault("ARBITER_ODDS_DEADLINE_SECONDS", "120")
+
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
