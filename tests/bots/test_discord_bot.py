@@ -25,6 +25,7 @@ from aiohttp import web
 from arbiter_bot import ArbiterBot
 from arbiter_client import AsyncArbiter
 
+from app.api.formats import markdown
 from app.store.database import upgrade_to_head
 from tests.store.servers import running_servers
 
@@ -210,7 +211,7 @@ class Table:
         self.bot._connection.parse_interaction_create(payload)
         posted = await asyncio.wait_for(self.discord.messages.get(), timeout=30)
         assert posted["token"] == payload["token"]
-        assert self.discord.callbacks[-1] == {"type": DEFERRED_CHANNEL_MESSAGE, "data": {"flags": 0}}
+        assert self.discord.callbacks[-1] == {"type": DEFERRED_CHANNEL_MESSAGE}
         return posted
 
 
@@ -271,3 +272,127 @@ def test_the_bot_registers_its_slash_commands(
     skill = commands["contest"]["options"][1]
     assert (skill["type"], skill["min_value"], skill["max_value"]) == (INTEGER, -100, 1000)
     assert [sub["name"] for sub in commands["session"]["options"]] == ["start", "round"]
+
+
+def test_a_quick_contest_posts_arbiters_message_with_names_made_inert(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = {"a_name": "@everyone", "b_name": "<@1400000000000000004>\nhi **there**"}
+    options: dict[str, str | int] = {**names, "a_skill": 12, "b_skill": 10, "seed": 7}
+    body = {
+        "a": {"name": names["a_name"], "skill": 12},
+        "b": {"name": names["b_name"], "skill": 10},
+        "seed": 7,
+    }
+
+    async def scenario() -> dict[str, Any]:
+        async with table(base_url, monkeypatch) as played:
+            return await played.command("contest", options)
+
+    posted = asyncio.run(scenario())
+    content = posted["content"]
+    assert content == markdown_answer(base_url, "/v1/gurps/quick-contest", body)
+    assert posted["allowed_mentions"] == {"parse": []}
+    # The outcome is the one Arbiter resolves for these dice.
+    answer = httpx.post(base_url + "/v1/gurps/quick-contest", json=body).json()
+    summary, ann_dice, bob_dice, end = content.split("\n")
+    assert end == ""
+    a_values = ", ".join(map(str, answer["rolls"][0]["values"]))
+    b_values = ", ".join(map(str, answer["rolls"][1]["values"]))
+    assert ann_dice == f"- @{ZERO_WIDTH_SPACE}everyone · success: 3d6 → {a_values}"
+    assert bob_dice == (
+        f"- <{ZERO_WIDTH_SPACE}@{ZERO_WIDTH_SPACE}1400000000000000004\\> hi \\*\\*there\\*\\* "
+        f"· success: 3d6 → {b_values}"
+    )
+    assert summary.startswith(
+        f"@{ZERO_WIDTH_SPACE}everyone \\(skill 12\\) rolled {answer['a']['total']},"
+    )
+    if answer["tie"]:
+        assert summary.endswith("tie.")
+    else:
+        winner = "@\u200beveryone" if answer["winner"] == names["a_name"] else "hi \\*\\*there"
+        assert winner in summary.rsplit(".", 2)[-2]
+        assert summary.endswith(f" wins by {answer['margin_of_victory']}.")
+    assert "@everyone" not in content
+    assert "<@" not in content
+    assert "**" not in content.replace("\\*\\*", "")
+
+
+def test_odds_are_posted_as_arbiter_computes_them(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options: dict[str, str | int] = {"a_name": "Ann", "a_skill": 12, "b_name": "Bob", "b_skill": 10}
+
+    async def scenario() -> dict[str, Any]:
+        async with table(base_url, monkeypatch) as played:
+            return await played.command("odds", options)
+
+    posted = asyncio.run(scenario())
+    # 3d6 under 12 against 3d6 under 10, exactly: Ann 9905/15552, Bob 4345/15552, tie 217/2592.
+    assert posted["content"] == "Ann \\(skill 12\\) wins 63.7%, Bob \\(skill 10\\) 27.9%, tie 8.4%.\n"
+    assert posted["allowed_mentions"] == {"parse": []}
+
+
+def test_a_session_is_started_and_played_round_by_round(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sides: dict[str, str | int] = {"a_name": "Giant", "a_skill": 14, "b_name": "Ogre", "b_skill": 13}
+
+    async def scenario() -> tuple[list[str], str, str, int, dict[str, Any]]:
+        async with table(base_url, monkeypatch) as played:
+            none_yet = await played.command("session", {}, sub="round")
+            started = await played.command("session", {**sides, "seed": 11}, sub="start")
+            rounds = [
+                (await played.command("session", {}, sub="round"))["content"] for _ in range(2)
+            ]
+            session = played.bot.sessions[int(CHANNEL_ID)]
+            async with AsyncArbiter(base_url) as arbiter:
+                page = await arbiter.http.get(
+                    f"/v1/regular-contests/{session.id}/rounds",
+                    headers={"authorization": f"Bearer {session.gm_token}"},
+                )
+            return rounds, none_yet["content"], started["content"], session.version, page.json()
+
+    rounds, none_yet, started, version, page = asyncio.run(scenario())
+    assert none_yet == "No contest in this channel: start one with `/session start`."
+    # The same contest with the same seed, played here directly, answers the same messages.
+    body = {"a": {"name": "Giant", "skill": 14}, "b": {"name": "Ogre", "skill": 13}, "seed": 11}
+    created = httpx.post(base_url + "/v1/regular-contests", json=body)
+    assert created.status_code == 201
+    again = created.json()
+    gm = {"authorization": f"Bearer {again['tokens']['gm']}"}
+    url = f"{base_url}/v1/regular-contests/{again['id']}"
+    assert started == httpx.get(url, headers={**gm, **MARKDOWN}).text
+    expected = []
+    for number in (1, 2):
+        round_answer = httpx.post(
+            f"{url}/rounds",
+            json={},
+            headers={**gm, **MARKDOWN, "if-match": f'"{number}"', "idempotency-key": str(number)},
+        )
+        assert round_answer.status_code == 200
+        expected.append(round_answer.text)
+    assert rounds == expected
+    # The bot played the rounds it posted, each on the version it last saw.
+    assert version == 3
+    summaries = [played["summary"] for played in page["rounds"]]
+    assert [text.split("\n")[0] for text in rounds] == [markdown(line) for line in summaries]
+    assert all("Giant" in summary and "Ogre" in summary for summary in summaries)
+
+
+def test_arbiters_refusal_is_posted_as_its_one_line(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options: dict[str, str | int] = {"a_name": "Ann", "a_skill": 12, "b_name": "Ann", "b_skill": 10}
+
+    async def scenario() -> dict[str, Any]:
+        async with table(base_url, monkeypatch) as played:
+            return await played.command("contest", options)
+
+    posted = asyncio.run(scenario())
+    body = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Ann", "skill": 10}}
+    refused = httpx.post(base_url + "/v1/gurps/quick-contest", json=body, headers=MARKDOWN)
+    assert refused.status_code == 422
+    assert posted["content"] == refused.text
+    assert posted["content"].count("\n") == 1
+    assert "name" in posted["content"]
