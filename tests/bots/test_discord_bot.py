@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import discord
 import httpx
@@ -60,7 +60,9 @@ interaction_ids = itertools.count(1500000000000000000)
 
 def json_answer(body: Any) -> web.Response:
     # Discord's own content type, which discord.py reads JSON by (no charset parameter).
-    return web.Response(body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    return web.Response(
+        body=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
 
 
 @dataclass
@@ -329,14 +331,21 @@ def test_odds_are_posted_as_arbiter_computes_them(
 
     posted = asyncio.run(scenario())
     # 3d6 under 12 against 3d6 under 10, exactly: Ann 9905/15552, Bob 4345/15552, tie 217/2592.
-    assert posted["content"] == "Ann \\(skill 12\\) wins 63.7%, Bob \\(skill 10\\) 27.9%, tie 8.4%.\n"
+    assert (
+        posted["content"] == "Ann \\(skill 12\\) wins 63.7%, Bob \\(skill 10\\) 27.9%, tie 8.4%.\n"
+    )
     assert posted["allowed_mentions"] == {"parse": []}
 
 
 def test_a_session_is_started_and_played_round_by_round(
     base_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sides: dict[str, str | int] = {"a_name": "Giant", "a_skill": 14, "b_name": "Ogre", "b_skill": 13}
+    sides: dict[str, str | int] = {
+        "a_name": "Giant",
+        "a_skill": 14,
+        "b_name": "Ogre",
+        "b_skill": 13,
+    }
 
     async def scenario() -> tuple[list[str], str, str, int, dict[str, Any]]:
         async with table(base_url, monkeypatch) as played:
