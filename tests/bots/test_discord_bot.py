@@ -351,8 +351,9 @@ def test_a_session_is_started_and_played_round_by_round(
         async with table(base_url, monkeypatch) as played:
             none_yet = await played.command("session", {}, sub="round")
             started = await played.command("session", {**sides, "seed": 11}, sub="start")
+            # Two rounds decide it with this seed; a third is refused.
             rounds = [
-                (await played.command("session", {}, sub="round"))["content"] for _ in range(2)
+                (await played.command("session", {}, sub="round"))["content"] for _ in range(3)
             ]
             session = played.bot.sessions[int(CHANNEL_ID)]
             async with AsyncArbiter(base_url) as arbiter:
@@ -372,20 +373,25 @@ def test_a_session_is_started_and_played_round_by_round(
     gm = {"authorization": f"Bearer {again['tokens']['gm']}"}
     url = f"{base_url}/v1/regular-contests/{again['id']}"
     assert started == httpx.get(url, headers={**gm, **MARKDOWN}).text
+    assert started == (
+        "Giant \\(effective 14\\) vs Ogre \\(effective 13\\): 0 rounds played, no winner yet.\n"
+    )
     expected = []
-    for number in (1, 2):
+    for number in (1, 2, 3):
         round_answer = httpx.post(
             f"{url}/rounds",
             json={},
             headers={**gm, **MARKDOWN, "if-match": f'"{number}"', "idempotency-key": str(number)},
         )
-        assert round_answer.status_code == 200
+        assert round_answer.status_code == (200 if number < 3 else 409)
         expected.append(round_answer.text)
     assert rounds == expected
+    assert rounds[1].split("\n")[0].endswith("Giant wins the contest.")
+    assert rounds[2].count("\n") == 1
     # The bot played the rounds it posted, each on the version it last saw.
     assert version == 3
     summaries = [played["summary"] for played in page["rounds"]]
-    assert [text.split("\n")[0] for text in rounds] == [markdown(line) for line in summaries]
+    assert [text.split("\n")[0] for text in rounds[:2]] == [markdown(line) for line in summaries]
     assert all("Giant" in summary and "Ogre" in summary for summary in summaries)
 
 
