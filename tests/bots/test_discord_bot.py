@@ -22,8 +22,8 @@ import discord
 import httpx
 import pytest
 from aiohttp import web
-from arbiter_bot import ArbiterBot
-from arbiter_client import AsyncArbiter
+from arbiter_bot import ArbiterBot, error_message
+from arbiter_client import AsyncArbiter, Problem, ServiceUnavailable
 
 from app.api.formats import markdown
 from app.store.database import upgrade_to_head
@@ -411,3 +411,15 @@ def test_arbiters_refusal_is_posted_as_its_one_line(
     assert posted["content"] == refused.text
     assert posted["content"].count("\n") == 1
     assert "name" in posted["content"]
+
+
+def test_an_error_not_written_for_chat_is_posted_as_its_status_alone() -> None:
+    # A proxy's page in front of Arbiter: its text is nobody's to post.
+    problem = Problem(title="Bad Gateway", status=502, detail="<html>@everyone</html>")
+    proxied = ServiceUnavailable(problem, httpx.Headers({"content-type": "text/html"}))
+    assert error_message(proxied) == "Arbiter answered 502."
+    written = ServiceUnavailable(
+        Problem(title="Service Unavailable", status=503, detail="the store is busy\n"),
+        httpx.Headers({"content-type": "text/markdown; charset=utf-8"}),
+    )
+    assert error_message(written) == "the store is busy\n"
