@@ -42,6 +42,9 @@ CHROMIUM_ARGS = [
 ]
 #: Swagger UI reads OpenAPI 3.1 (what FastAPI emits) from version 5 on.
 SWAGGER_UI_VERSION = re.compile(rb'PACKAGE_VERSION:"(\d+)\.(\d+)\.(\d+)"')
+#: How long a page may take to render: Redoc parses its 1 MB bundle and the whole document
+#: first, which takes a loaded machine longer than `expect`'s default 5 s.
+RENDER_TIMEOUT_MS = 30_000
 ASSET_URL = re.compile(r'(?:src|href)="([^"]*)"')
 LYDIA = {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1}
 OGRE = {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2}
@@ -269,7 +272,7 @@ def test_swagger_ui_lists_every_operation_offline(confined: Confined, origins: O
     page.goto(origins.api + "/docs")
     blocks = page.locator(".opblock-summary")
     # Waits (polling the page) until Swagger UI has rendered them all.
-    expect(blocks).to_have_count(len(expected))
+    expect(blocks).to_have_count(len(expected), timeout=RENDER_TIMEOUT_MS)
     listed = blocks.evaluate_all(
         """blocks => blocks.map(block => [
              block.querySelector('.opblock-summary-method').textContent,
@@ -292,7 +295,9 @@ def test_redoc_lists_every_operation_offline(confined: Confined, origins: Origin
     expected = operations(document)
     page = confined.page
     page.goto(origins.api + "/redoc")
-    expect(page.locator("[data-section-id*='/operation/']")).to_have_count(len(expected))
+    expect(page.locator("[data-section-id*='/operation/']")).to_have_count(
+        len(expected), timeout=RENDER_TIMEOUT_MS
+    )
     ids = [
         section.split("/operation/")[1]
         for section in page.eval_on_selector_all(
@@ -311,7 +316,7 @@ def test_redoc_asks_nothing_of_another_host(confined: Confined, origins: Origins
     page = confined.page
     page.goto(origins.api + "/redoc")
     expect(page.locator("[data-section-id$='/operation/createArmWrestle']")).to_have_count(
-        1, timeout=30_000
+        1, timeout=RENDER_TIMEOUT_MS
     )
     # The side menu's attribution is there, without Redocly's logo from its CDN.
     attribution = page.locator("a[href='https://redocly.com/redoc/']")
