@@ -84,7 +84,8 @@ class ArbiterBot(discord.Client):
 
     async def setup_hook(self) -> None:
         if self.sync_commands:
-            # Registers the commands with Discord (global commands show within the hour).
+            # Registers the commands with Discord as global commands (a server may take a few
+            # minutes to list them).
             await self.tree.sync()
 
     async def ask(self, call: Call[T], *, token: str | None = None) -> T:
