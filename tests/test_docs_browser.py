@@ -2,7 +2,8 @@
 
 The pages' own answers are checked with `TestClient`; that they render is proven in a real
 headless Chromium (Debian's, driven by Playwright) against live servers, with every request
-to another host refused, as on a machine without internet.
+to another host refused, as on a machine without internet, and every request the page makes
+and every violation of its Content-Security-Policy recorded.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
-from app.api.docs import STATIC_URL
+from app.api.docs import REDOC_POLICY, STATIC_URL, SWAGGER_UI_POLICY
 from app.store.database import upgrade_to_head
 from tests.requirements import program
 from tests.store.servers import start_server, stop_server, wait_until_healthy
@@ -41,6 +42,9 @@ CHROMIUM_ARGS = [
 ]
 #: Swagger UI reads OpenAPI 3.1 (what FastAPI emits) from version 5 on.
 SWAGGER_UI_VERSION = re.compile(rb'PACKAGE_VERSION:"(\d+)\.(\d+)\.(\d+)"')
+#: How long a page may take to render: Redoc parses its 1 MB bundle and the whole document
+#: first, which takes a loaded machine longer than `expect`'s default 5 s.
+RENDER_TIMEOUT_MS = 30_000
 ASSET_URL = re.compile(r'(?:src|href)="([^"]*)"')
 LYDIA = {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1}
 OGRE = {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2}
@@ -80,8 +84,37 @@ def test_the_pages_use_only_assets_served_by_the_app(
         assert len(asset.content) > 1000, url
     policy = answer.headers["content-security-policy"]
     assert "default-src 'self'" in policy
-    assert "img-src 'self' data:" in policy
     assert "connect-src 'self'" in policy
+
+
+def test_each_page_allows_only_the_urls_it_makes_itself(client: TestClient) -> None:
+    swagger = client.get("/docs").headers["content-security-policy"]
+    redoc = client.get("/redoc").headers["content-security-policy"]
+    assert (swagger, redoc) == (SWAGGER_UI_POLICY, REDOC_POLICY)
+    # Swagger UI's image answers are blob: URLs; Redoc's search worker is one.
+    assert "img-src 'self' data: blob:;" in swagger
+    assert "worker-src 'none';" in swagger
+    assert "img-src 'self' data:;" in redoc
+    assert "worker-src 'self' blob:;" in redoc
+    for policy in (swagger, redoc):
+        assert "http" not in policy
+        assert "*" not in policy
+
+
+def test_redocs_bundle_is_served_without_the_redocly_logo(client: TestClient) -> None:
+    bundle = client.get(f"{STATIC_URL}/redoc.standalone.js")
+    assert bundle.status_code == 200
+    assert bundle.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert b"redocly logo" not in bundle.content
+    assert b"cdn.redoc.ly" not in bundle.content
+    # The rest of the side menu's attribution is left as Redoc has it.
+    assert b'"API docs by Redocly"' in bundle.content
+    assert len(bundle.content) > 1_000_000
+    again = client.get(
+        f"{STATIC_URL}/redoc.standalone.js", headers={"If-None-Match": bundle.headers["etag"]}
+    )
+    assert again.status_code == 304
+    assert again.content == b""
 
 
 def test_the_pages_read_this_services_openapi_document(client: TestClient) -> None:
@@ -177,13 +210,25 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+#: Every Content-Security-Policy violation the page reports, kept where the test reads it.
+RECORD_VIOLATIONS = """
+window.violations = [];
+document.addEventListener("securitypolicyviolation", event => {
+  window.violations.push(`${event.effectiveDirective} refused ${event.blockedURI}`);
+});
+"""
+
+
 @dataclass
 class Confined:
-    """A browser page that may reach `allowed` origins only; what else it asked is `refused`."""
+    """A browser page that may reach `allowed` origins only; what else it asked is `refused`.
+    Every request it made is in `requested`, its console's errors in `errors`."""
 
     page: Page
     allowed: frozenset[str]
     refused: list[str]
+    requested: list[str]
+    errors: list[str]
 
     def route(self, route: Route) -> None:
         if origin(route.request.url) in self.allowed:
@@ -192,16 +237,31 @@ class Confined:
             self.refused.append(route.request.url)
             route.abort("internetdisconnected")
 
+    def violations(self) -> list[str]:
+        found: list[str] = self.page.evaluate("window.violations")
+        return found
+
 
 @pytest.fixture
 def confined(browser: Browser, origins: Origins) -> Iterator[Confined]:
     context = browser.new_context()
     page = context.new_page()
     allowed = frozenset({origins.page, origins.api, origins.api_without_cors})
-    confined = Confined(page, allowed, [])
+    confined = Confined(page, allowed, [], [], [])
     page.route("**/*", confined.route)
+    page.on("request", lambda request: confined.requested.append(request.url))
+    page.on(
+        "console",
+        lambda message: confined.errors.append(message.text) if message.type == "error" else None,
+    )
+    page.add_init_script(RECORD_VIOLATIONS)
     yield confined
     context.close()
+
+
+def request_origin(url: str) -> str:
+    """The origin a request went to; a `blob:` URL's is the origin of the page that made it."""
+    return origin(url.removeprefix("blob:"))
 
 
 @pytest.mark.slow
@@ -212,7 +272,7 @@ def test_swagger_ui_lists_every_operation_offline(confined: Confined, origins: O
     page.goto(origins.api + "/docs")
     blocks = page.locator(".opblock-summary")
     # Waits (polling the page) until Swagger UI has rendered them all.
-    expect(blocks).to_have_count(len(expected))
+    expect(blocks).to_have_count(len(expected), timeout=RENDER_TIMEOUT_MS)
     listed = blocks.evaluate_all(
         """blocks => blocks.map(block => [
              block.querySelector('.opblock-summary-method').textContent,
@@ -235,7 +295,9 @@ def test_redoc_lists_every_operation_offline(confined: Confined, origins: Origin
     expected = operations(document)
     page = confined.page
     page.goto(origins.api + "/redoc")
-    expect(page.locator("[data-section-id*='/operation/']")).to_have_count(len(expected))
+    expect(page.locator("[data-section-id*='/operation/']")).to_have_count(
+        len(expected), timeout=RENDER_TIMEOUT_MS
+    )
     ids = [
         section.split("/operation/")[1]
         for section in page.eval_on_selector_all(
@@ -246,8 +308,61 @@ def test_redoc_lists_every_operation_offline(confined: Confined, origins: Origin
     assert set(ids) == set(expected)
     heading = page.locator("[data-section-id$='/operation/createArmWrestle'] h2").first
     assert heading.inner_text() == document["paths"]["/v1/arm-wrestles"]["post"]["summary"]
-    # Redoc's footer logo comes from its CDN: the page's policy refuses it before any request.
     assert confined.refused == []
+
+
+@pytest.mark.slow
+def test_redoc_asks_nothing_of_another_host(confined: Confined, origins: Origins) -> None:
+    page = confined.page
+    page.goto(origins.api + "/redoc")
+    expect(page.locator("[data-section-id$='/operation/createArmWrestle']")).to_have_count(
+        1, timeout=RENDER_TIMEOUT_MS
+    )
+    # The side menu's attribution is there, without Redocly's logo from its CDN.
+    attribution = page.locator("a[href='https://redocly.com/redoc/']")
+    expect(attribution).to_have_text("API docs by Redocly")
+    assert attribution.locator("img").count() == 0
+    page.wait_for_load_state("networkidle")
+    assert {request_origin(url) for url in confined.requested} == {origins.api}
+    assert f"{origins.api}/openapi.json" in confined.requested
+    assert f"{origins.api}{STATIC_URL}/redoc.standalone.js" in confined.requested
+    assert confined.violations() == []
+    assert confined.refused == []
+    assert confined.errors == []
+
+
+@pytest.mark.slow
+def test_swagger_ui_shows_an_odds_chart_tried_out(confined: Confined, origins: Origins) -> None:
+    page = confined.page
+    page.goto(origins.api + "/docs")
+    operation = page.locator(".opblock").filter(
+        has=page.locator("[data-path='/v1/odds/gurps/success-roll']")
+    )
+    operation.locator(".opblock-summary").click()
+    operation.locator(".try-out__btn").click()
+    operation.locator(
+        "tr.response[data-code='200'] .response-control-media-type select"
+    ).select_option("image/png")
+    operation.locator(".execute").click()
+    chart = operation.locator(".live-responses-table .response-col_description img")
+    # The first chart starts the odds worker process (matplotlib's import): seconds.
+    expect(chart).to_have_count(1, timeout=60_000)
+    page.wait_for_function("image => image.complete", arg=chart.element_handle())
+    source = chart.get_attribute("src")
+    assert source is not None
+    assert source.startswith(f"blob:{origins.api}/")
+    # Loaded, not refused: a refused image has no width.
+    width, height = chart.evaluate("image => [image.naturalWidth, image.naturalHeight]")
+    assert width > 100
+    assert height > 100
+    status = operation.locator(".live-responses-table tbody .response-col_status")
+    assert status.inner_text() == "200"
+    asked = [url for url in confined.requested if "/v1/odds/" in url]
+    assert asked == [f"{origins.api}/v1/odds/gurps/success-roll"]
+    assert {request_origin(url) for url in confined.requested} == {origins.api}
+    assert confined.violations() == []
+    assert confined.refused == []
+    assert confined.errors == []
 
 
 FETCH_A_SESSION = """
