@@ -43,7 +43,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -72,6 +72,14 @@ OUTBOX_LIMIT = 10_000
 WATCHED_LIMIT = 10_000
 #: Events being put back together at most.
 PARTIAL_LIMIT = 1_000
+#: Events a subscription holds that its stream has not written yet, at most: a stream that
+#: falls further behind (its client reads too slowly) is ended, and its client resumes with
+#: `Last-Event-ID` from what the process keeps (as many of a session's last events).
+BEHIND_LIMIT = 64
+#: Subscriptions handed one event per turn of the event loop, at most: a session's event
+#: reaches thousands of streams over several turns, and other requests are served between
+#: them (each woken stream writes the event in that turn).
+FANOUT_BATCH = 64
 #: Pauses between attempts to (re)open the listening connection: the first and the longest.
 RECONNECT_FIRST_S = 0.1
 RECONNECT_MAX_S = 5.0
@@ -79,12 +87,24 @@ RECONNECT_MAX_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One change of a session: its version after the change, its name and its JSON."""
+    """One change of a session: its version after the change, its name and its JSON.
+
+    `frame` is the server-sent event itself, encoded once here for every stream it goes to.
+    """
 
     session_id: str
     version: int
     name: str
     data: bytes
+    frame: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "frame", sse_frame(self.name, self.version, self.data))
+
+
+def sse_frame(name: str, version: int, data: bytes) -> bytes:
+    """One server-sent event (orjson never writes a line break, so `data` is one line)."""
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, name.encode(), data)
 
 
 class Gap:
@@ -125,15 +145,27 @@ class Subscription:
         #: The highest version known to exist.
         self.known = after
         self._pending: dict[int, Event] = {}
-        self._arrived = asyncio.Event()
+        #: What `next` awaits while nothing is ready (one future, no task per wait).
+        self._waiter: asyncio.Future[None] | None = None
         self._missing_since: float | None = None
         self._ended = hub.ending
+        #: Ended because its stream fell more than `BEHIND_LIMIT` events behind.
+        self.behind = False
 
     def offer(self, event: Event) -> None:
         if event.version >= self.expected and event.version not in self._pending:
+            if len(self._pending) >= BEHIND_LIMIT:
+                self.behind = True
+                self.end()
+                return
             self._pending[event.version] = event
             self.known = max(self.known, event.version)
-            self._arrived.set()
+            self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def expect(self, version: int) -> None:
         """`version` exists (the database says so): wait for every version up to it."""
@@ -148,7 +180,20 @@ class Subscription:
 
     def end(self) -> None:
         self._ended = True
-        self._arrived.set()
+        self._wake()
+
+    def ready(self) -> list[Event]:
+        """The events that follow the last one handed out, without waiting (maybe none)."""
+        ready: list[Event] = []
+        while not self._ended:
+            event = self._pending.pop(self.expected, None)
+            if event is None:
+                break
+            ready.append(event)
+            self.expected += 1
+        if ready:
+            self._missing_since = None
+        return ready
 
     async def next(self, timeout: float) -> Event | Gap | Ended | None:
         """The next event, `GAP`, `ENDED`, or None when nothing came within `timeout` s."""
@@ -175,9 +220,13 @@ class Subscription:
                 wait_until = min(wait_until, gap_at)
             if now >= give_up:
                 return None
-            self._arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), wait_until - now)
+            waiter = self._waiter = loop.create_future()
+            alarm = loop.call_at(wait_until, _settle, waiter)
+            try:
+                await waiter
+            finally:
+                alarm.cancel()
+                self._waiter = None
 
     def refresh(self) -> None:
         """Tell the other processes this stream is still open (and where it stands)."""
@@ -185,6 +234,11 @@ class Subscription:
 
     def close(self) -> None:
         self.hub.unsubscribe(self)
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _chunks(data: bytes, size: int) -> list[str]:
@@ -220,6 +274,10 @@ class Hub:
         #: Tells this process's messages from the others' (its own are delivered directly).
         self.origin = secrets.token_hex(8)
         self._subscribers: dict[str, set[Subscription]] = {}
+        #: Events still being handed to their subscriptions (`_fan_out`), in the order they
+        #: were published: (event, its subscriptions, how many have had it).
+        self._deliveries: deque[tuple[Event, list[Subscription], int]] = deque()
+        self._delivering = False
         #: Every session's kept events in one queue, oldest first (see `_remember`).
         self._recent: deque[Event] = deque()
         self._recent_bytes = 0
@@ -250,8 +308,7 @@ class Hub:
         """Announce a committed change: to this process's streams, its recent events, and
         (PostgreSQL) to the other processes when one of them streams the session."""
         self._remember(event)
-        for subscription in self._subscribers.get(event.session_id, ()):
-            subscription.offer(event)
+        self._fan_out(event)
         if self.postgres is not None:
             until = self._watched.get(event.session_id)
             if until is not None:
@@ -259,6 +316,38 @@ class Hub:
                     self._announce(event)
                 else:
                     del self._watched[event.session_id]
+
+    def _fan_out(self, event: Event) -> None:
+        """Hand the event to its session's subscriptions, `FANOUT_BATCH` per turn of the
+        event loop, in the order events were published (so no subscription sees a later
+        version first)."""
+        subscriptions = self._subscribers.get(event.session_id)
+        if not subscriptions:
+            return
+        if not self._deliveries and len(subscriptions) <= FANOUT_BATCH:
+            for subscription in subscriptions:
+                subscription.offer(event)
+            return
+        self._deliveries.append((event, list(subscriptions), 0))
+        if not self._delivering:
+            self._deliver()
+
+    def _deliver(self) -> None:
+        budget = FANOUT_BATCH
+        deliveries = self._deliveries
+        while deliveries and budget > 0:
+            event, subscriptions, done = deliveries[0]
+            upto = min(len(subscriptions), done + budget)
+            for subscription in subscriptions[done:upto]:
+                subscription.offer(event)
+            budget -= upto - done
+            if upto == len(subscriptions):
+                deliveries.popleft()
+            else:
+                deliveries[0] = (event, subscriptions, upto)
+        self._delivering = bool(deliveries)
+        if self._delivering:
+            asyncio.get_running_loop().call_soon(self._deliver)
 
     def _remember(self, event: Event) -> None:
         """Keep the event for resumed streams, forgetting the oldest beyond the bounds.
@@ -369,9 +458,7 @@ class Hub:
                 return
             del self._partial[key]
             data = "".join(part or "" for part in parts).encode()
-            event = Event(session_id, version, str(header["e"]), data)
-            for subscription in self._subscribers.get(session_id, ()):
-                subscription.offer(event)
+            self._fan_out(Event(session_id, version, str(header["e"]), data))
 
     def _on_notification(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
         try:
