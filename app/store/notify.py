@@ -79,7 +79,10 @@ BEHIND_LIMIT = 64
 #: Subscriptions handed one event per turn of the event loop, at most: a session's event
 #: reaches thousands of streams over several turns, and other requests are served between
 #: them (each woken stream writes the event in that turn).
-FANOUT_BATCH = 64
+FANOUT_BATCH = 16
+#: An alarm ringing this close to its time counts as on time (the loop runs timers up to
+#: its clock's resolution early).
+ALARM_SLACK_S = 0.001
 #: Pauses between attempts to (re)open the listening connection: the first and the longest.
 RECONNECT_FIRST_S = 0.1
 RECONNECT_MAX_S = 5.0
@@ -145,8 +148,11 @@ class Subscription:
         #: The highest version known to exist.
         self.known = after
         self._pending: dict[int, Event] = {}
-        #: What `next` awaits while nothing is ready (one future, no task per wait).
+        #: What `next` awaits while nothing is ready (one future, no task per wait), and the
+        #: timer that wakes it at `_wake_at` (see `_arm`).
         self._waiter: asyncio.Future[None] | None = None
+        self._alarm: asyncio.TimerHandle | None = None
+        self._wake_at = 0.0
         self._missing_since: float | None = None
         self._ended = hub.ending
         #: Ended because its stream fell more than `BEHIND_LIMIT` events behind.
@@ -221,24 +227,49 @@ class Subscription:
             if now >= give_up:
                 return None
             waiter = self._waiter = loop.create_future()
-            alarm = loop.call_at(wait_until, _settle, waiter)
+            self._arm(loop, wait_until)
             try:
                 await waiter
             finally:
-                alarm.cancel()
                 self._waiter = None
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, wake_at: float) -> None:
+        """Wake the waiting `next` at `wake_at` at the latest.
+
+        An alarm set by an earlier wait that rings no later is kept (it sets itself again for
+        `wake_at` when it rings early): a stream's events do not each leave a timer behind
+        them, which under a fan-out to thousands of streams would be thousands of objects an
+        event outliving the collector's young generations (and a full collection each few
+        events, walking every stream).
+        """
+        self._wake_at = wake_at
+        alarm = self._alarm
+        if alarm is not None:
+            if alarm.when() <= wake_at:
+                return
+            alarm.cancel()
+        self._alarm = loop.call_at(wake_at, self._ring)
+
+    def _ring(self) -> None:
+        self._alarm = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        loop = waiter.get_loop()
+        if loop.time() + ALARM_SLACK_S >= self._wake_at:
+            waiter.set_result(None)
+        else:
+            self._alarm = loop.call_at(self._wake_at, self._ring)
 
     def refresh(self) -> None:
         """Tell the other processes this stream is still open (and where it stands)."""
         self.hub.watch(self.session_id, self.expected - 1)
 
     def close(self) -> None:
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
         self.hub.unsubscribe(self)
-
-
-def _settle(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 def _chunks(data: bytes, size: int) -> list[str]:
