@@ -92,7 +92,7 @@ class StreamReader(asyncio.Protocol):
         if found:
             self.owner.seen(self.index, int(found[-1]))
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:  # noqa: ARG002 - reopened alike
         self.owner.lost(self.index)
 
 
@@ -140,7 +140,8 @@ class Subscribers:
 
     async def run(self) -> None:
         for start in range(0, self.count, 100):
-            await asyncio.gather(*(self.open(i) for i in range(start, min(self.count, start + 100))))
+            batch = range(start, min(self.count, start + 100))
+            await asyncio.gather(*(self.open(index) for index in batch))
         await asyncio.Event().wait()
 
 
@@ -351,4 +352,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-

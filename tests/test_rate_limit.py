@@ -23,6 +23,7 @@ import pytest
 import redis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette.types import Message
 
 from app.main import create_app
 from app.middleware import (
@@ -298,8 +299,8 @@ class FakeRedis:
 async def lifespan_of(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """The app started (its lifespan run, through every middleware) and a client for it, in
     this event loop."""
-    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    inbox: asyncio.Queue[Message] = asyncio.Queue()
+    outbox: asyncio.Queue[Message] = asyncio.Queue()
     running = asyncio.create_task(
         app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, inbox.get, outbox.put)
     )
