@@ -158,9 +158,12 @@ class Subscription:
         #: Ended because its stream fell more than `BEHIND_LIMIT` events behind.
         self.behind = False
 
-    def offer(self, event: Event) -> None:
+    def offer(self, event: Event, *, replay: bool = False) -> None:
+        """Hold the event for `next`. A stream already `BEHIND_LIMIT` events behind is ended
+        instead, unless this is the replay of a resume (its client would only come back
+        for the same events)."""
         if event.version >= self.expected and event.version not in self._pending:
-            if len(self._pending) >= BEHIND_LIMIT:
+            if len(self._pending) >= BEHIND_LIMIT and not replay:
                 self.behind = True
                 self.end()
                 return
@@ -409,7 +412,7 @@ class Hub:
         subscription = Subscription(self, session_id, after)
         self._subscribers.setdefault(session_id, set()).add(subscription)
         for event in self.recent(session_id, after):
-            subscription.offer(event)
+            subscription.offer(event, replay=True)
         self.watch(session_id, after)
         return subscription
 
