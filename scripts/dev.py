@@ -177,9 +177,11 @@ def lint() -> None:
 
 
 def bench(extra: list[str]) -> None:
-    """Throughput and latency against a bare app (bench/run.py), then the odds (bench/odds.py)."""
+    """Throughput and latency against a bare app (bench/run.py), the odds (bench/odds.py),
+    then live events at scale and a hung Redis (bench/events.py)."""
     run(PYTHON, "bench/run.py", *extra)
     run(PYTHON, "bench/odds.py")
+    run(PYTHON, "bench/events.py")
 
 
 def main() -> None:
