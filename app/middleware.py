@@ -378,6 +378,8 @@ class RedisWindows:
         self.script: Any = None
         self.loop: Any = None
         self.probe_task: asyncio.Task[None] | None = None
+        #: Calls given up on (past their budget) and not yet ended.
+        self.abandoned: set[asyncio.Future[Any]] = set()
         #: Whether requests use Redis: its last PING was answered, and no call since has
         #: overrun its budget (False until the first PING is answered).
         self.healthy = False
@@ -420,6 +422,7 @@ class RedisWindows:
         self._checked = asyncio.Event()
         self._checks_begun = self._checks_done = 0
         self.healthy = False
+        self.abandoned = set()
         self.probe_task = asyncio.create_task(self._probe())
 
     async def admit(self, client: str) -> float:
@@ -430,11 +433,19 @@ class RedisWindows:
         if not self.healthy:
             return self.fallback.admit_at(client, time.monotonic())
         member = f"{self.member_prefix}{next(self.sequence)}"
+        call = asyncio.ensure_future(
+            self.script(keys=[self.prefix + client], args=[self.limit, self.window_ms, member])
+        )
+        done, _ = await asyncio.wait((call,), timeout=self.budget)
         try:
-            async with asyncio.timeout(self.budget):
-                admitted, wait_ms = await self.script(
-                    keys=[self.prefix + client], args=[self.limit, self.window_ms, member]
-                )
+            if not done:
+                # Not cancelled: its connection stays usable (a cancelled call would close
+                # it, and the next call pay for a new one), and a late answer still counts
+                # the request in the shared window. It ends by the socket timeout at most.
+                self.abandoned.add(call)
+                call.add_done_callback(self._forget)
+                raise TimeoutError
+            admitted, wait_ms = call.result()
         except (TimeoutError, RedisError, OSError):
             # Given up or failed: this request is limited here, and the next ones too until
             # the probe hears from Redis again.
@@ -442,6 +453,11 @@ class RedisWindows:
             self._wake.set()
             return self.fallback.admit_at(client, time.monotonic())
         return 0.0 if admitted else max(int(wait_ms), 1) / 1000.0
+
+    def _forget(self, call: asyncio.Future[Any]) -> None:
+        self.abandoned.discard(call)
+        if not call.cancelled():
+            call.exception()  # retrieved: a late failure is no news
 
     async def _probe(self) -> None:
         while True:
@@ -483,10 +499,11 @@ class RedisWindows:
 
     async def close(self) -> None:
         task, self.probe_task = self.probe_task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for pending in (task, *self.abandoned):
+            if pending is not None:
+                pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError, TimeoutError, RedisError, OSError):
+                    await pending
         for client in (self.client, self.probe_client):
             if client is not None:
                 await client.aclose()
