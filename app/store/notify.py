@@ -9,6 +9,11 @@ change that rolled back. Each process keeps:
   session, within `RECENT_BYTES` and `RECENT_EVENTS` in all),
   which are what a resumed stream (`Last-Event-ID`) replays.
 
+An event reaches its subscriptions `FANOUT_BATCH` per turn of the event loop, so that a session
+streamed thousands of times does not hold the process's other requests up for the whole
+fan-out; a subscription more than `BEHIND_LIMIT` events behind its stream is ended (its client
+resumes).
+
 **SQLite** (or no database URL): one process; its `recent` holds every change, so a resume is
 replayed at once, and one older than what is kept is answered with the current session (see
 app/api/events.py). Other processes on the same SQLite file do not see each other's events.
