@@ -127,6 +127,18 @@ class ServiceUnavailable(ApiError):
         super().__init__(detail, headers={"Retry-After": str(retry_after)})
 
 
+class OddsBusy(ServiceUnavailable):
+    """503: the odds worker has as many questions waiting as it takes (`odds_queue_limit`)."""
+
+    title, slug = "Odds Worker Busy", "odds-busy"
+
+
+class OddsLate(ServiceUnavailable):
+    """503: an odds question not answered within its deadline (`odds_deadline_seconds`)."""
+
+    title, slug = "Odds Past Their Deadline", "odds-late"
+
+
 class ClientClosedRequest(ApiError):
     """The client went away before its request was read: nobody receives this answer, but
     access logs and metrics see 499 (as nginx names it), not a server error."""

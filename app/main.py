@@ -13,7 +13,7 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from app.api import cairn, d20, gurps, lifecycle, long_throws, notation, operations
+from app.api import cairn, d20, groups, gurps, lifecycle, long_throws, notation, operations
 from app.api.contract import declare_contract
 from app.api.docs import install_docs
 from app.api.events import start_events, stop_events
@@ -61,6 +61,11 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.state.store = store
         # The odds worker process (shared by every app of this process; it ends with it)
         # starts now, so a first heavy question does not wait for it; else at that question.
+        odds_worker.WORKER.configure(
+            queue_limit=settings.odds_queue_limit,
+            deadline_seconds=settings.odds_deadline_seconds,
+            cache_bytes=settings.odds_cache_bytes,
+        )
         if settings.odds_prestart:
             odds_worker.start_pool()
         await start_events(app, settings.database_url)
@@ -104,6 +109,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
     router = index_routes(app)
     for module in (operations, gurps, cairn, d20, long_throws, notation, odds_routes):
         app.include_router(module.router())
+    for one_against_many in groups.routers():
+        app.include_router(one_against_many)
     for kind in kinds.values():
         app.include_router(lifecycle.router(kind))
     install_docs(app)

@@ -72,6 +72,15 @@ class Settings(BaseSettings):
     #: Start the odds worker process with the app, so that a first heavy odds question does
     #: not wait for it (about 0.7 s); off: it starts at that question.
     odds_prestart: bool = True
+    #: Odds questions waiting for the odds worker (beside the one it computes); one more is
+    #: a 503 with `Retry-After`.
+    odds_queue_limit: int = Field(default=64, ge=0)
+    #: How long an odds question may wait and compute, in seconds; past it, a 503 with
+    #: `Retry-After` (a question not started by then is never computed).
+    odds_deadline_seconds: float = Field(default=10.0, gt=0)
+    #: The odds answers a process keeps (identical questions), in bytes of their encoded
+    #: answers and questions; 0: none kept.
+    odds_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
 
 
 @lru_cache(maxsize=1)

@@ -177,10 +177,12 @@ def lint() -> None:
 
 
 def bench(extra: list[str]) -> None:
-    """Throughput and latency against a bare app (bench/run.py), the odds (bench/odds.py),
-    then live events at scale and a hung Redis (bench/events.py)."""
+    """Throughput and latency against a bare app (bench/run.py), the odds (bench/odds.py), the
+    odds worker under load (bench/odds_worker.py), then live events at scale and a hung Redis
+    (bench/events.py)."""
     run(PYTHON, "bench/run.py", *extra)
     run(PYTHON, "bench/odds.py")
+    run(PYTHON, "bench/odds_worker.py")
     run(PYTHON, "bench/events.py")
 
 

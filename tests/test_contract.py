@@ -79,6 +79,17 @@ def test_statuses_follow_the_place_of_each_operation(document: dict[str, Any]) -
         "429",
     }
     assert statuses(document, "get", "/v1/roll") == {"200", "422", "429"}
+    # An odds question may find the odds worker's queue full, or pass its deadline.
+    assert statuses(document, "post", "/v1/odds/cairn") == {
+        "200",
+        "400",
+        "413",
+        "415",
+        "422",
+        "429",
+        "503",
+    }
+    assert "503" in statuses(document, "get", "/v1/arm-wrestles/{session_id}/odds")
     assert statuses(document, "post", "/v1/arm-wrestles") == {
         "201",
         "400",

@@ -10,6 +10,7 @@ cores).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -85,6 +86,34 @@ def served_operations() -> list[tuple[str, str, GenerationMode]]:
     return cases
 
 
+def per_event_streams(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with each event stream's schema read per event.
+
+    Before OpenAPI 3.2 (`itemSchema`), schemathesis reads a `text/event-stream` schema as each
+    event's; the document's is the whole stream's, a string, as generators read it. Here each
+    event is described instead: a version for `id`, an `event` of those its 200 lists, and
+    `data`."""
+    rewritten: dict[str, Any] = json.loads(json.dumps(document))
+    for item in rewritten["paths"].values():
+        for operation in item.values():
+            answer = operation.get("responses", {}).get("200", {})
+            stream = answer.get("content", {}).get("text/event-stream")
+            if stream is None:
+                continue
+            names = sorted(set(re.findall(r"^- `(\w+)`", answer["description"], re.M)))
+            assert names, answer["description"]
+            stream["schema"] = {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "event": {"enum": names},
+                    "data": {"type": "string"},
+                },
+                "required": ["id", "event", "data"],
+            }
+    return rewritten
+
+
 @pytest.fixture(scope="module")
 def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesis.BaseSchema]:
     url = f"sqlite:///{tmp_path_factory.mktemp('schemathesis') / 'arbiter.db'}"
@@ -103,7 +132,9 @@ def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesi
             },
         }
     )
-    loaded = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
+    loaded = schemathesis.openapi.from_dict(per_event_streams(app.openapi()), config=config)
+    loaded.app = app
+    loaded.location = "/openapi.json"
     yield loaded
     # schemathesis started the app's lifespan (the store) on its own event loop.
     asgi.shutdown_lifespans()

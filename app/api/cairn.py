@@ -62,7 +62,7 @@ async def roll(
             MAGNITUDE_KEY: ("magnitude_die",),
         },
     )
-    result = cairn.cairn_roll(rating, dice, target=body.target)
+    result = cairn.cairn_roll(rating, dice, target=body.target, success_rows=body.success_x2_x3)
     # A magnitude die supplied for a roll without a critical is ignored, not a wrong count.
     dice.require_all_used(ignore=[MAGNITUDE_KEY])
     answer: CairnRollAnswer = {

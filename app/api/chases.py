@@ -17,6 +17,7 @@ from starlette.routing import BaseRoute
 from app.api.common import message_doc
 from app.api.kinds import (
     Examples,
+    LiveEvent,
     OddsBody,
     OddsQuestion,
     RoundKind,
@@ -137,6 +138,7 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
     round_model = ChaseRound
     resolve_model = ChaseResolve
     dice_model = ChasePurposeDice
+    events = (LiveEvent("ended", "ChaseEnded", "`POST …/end`"),)
     odds = ODDS
     schemas = Schemas(
         config=ChaseConfig,

@@ -66,7 +66,9 @@ WHY: dict[int, str] = {
     "dice budget, and an Idempotency-Key reused with another request.",
     429: "Too many requests from this client (when the server limits its rate), or a live "
     "event stream past its caps (streams per session, per token).",
-    503: "The session store is away or busy past its wait; retry after `Retry-After` seconds.",
+    503: "The session store is away or busy past its wait, or (odds) the odds worker has as "
+    "many questions waiting as it takes or the question passed its deadline; retry after "
+    "`Retry-After` seconds.",
 }
 
 STRING: Document = {"type": "string"}
@@ -319,6 +321,11 @@ CREATION_KEY = {
 REQUEST_ID = parameter("X-Request-ID", REQUEST_ID_DOC, STRING)
 
 
+def is_odds(path: str) -> bool:
+    """An odds question (`/v1/odds/…`, a session's `…/odds`): the odds worker may be busy."""
+    return path.startswith("/v1/odds/") or path.endswith("/odds")
+
+
 def declare(path: str, method: str, operation: Operation, *, creation: bool) -> None:
     """Complete one operation: its error statuses, security, and request and answer headers."""
     session = SESSION_PARAMETER in path
@@ -339,7 +346,7 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
         statuses |= {403, 409, 412}
     if creation:
         statuses |= {401, 409, 503}
-    if path in STORE_OPERATIONS:
+    if path in STORE_OPERATIONS or is_odds(path):
         statuses.add(503)
     if path not in RateLimit.EXEMPT:
         statuses.add(429)

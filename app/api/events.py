@@ -7,7 +7,9 @@ A `text/event-stream` of the session's changes, one event per change, in version
     data: {"round": {...}, "session": {...}, "summary": "..."}
 
 `id` is the session's version after the change and `data` the JSON the change's own answer
-carries (never a token; a sealed choice's `submitted` event says who, never what). A stream
+carries (never a token; a sealed choice's `submitted` event says who, never what), as the
+stream's token may read it: a party's token reads round records as the kind shows them to that
+party (a bidding game's losing actions are that party's and the GM's alone). A stream
 opened without `Last-Event-ID` starts with the session as it is (`event: session`, `data:
 {"session": ...}`, `id` its version); with `Last-Event-ID: n`, it resumes with the changes
 after version n. When those are no longer kept (a process keeps its last changes: see
@@ -45,7 +47,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.api.kinds import AnyKind
+from app.api.kinds import AnyKind, LiveEvent
 from app.api.presentation import session_answer
 from app.api.security import bearer_token, identify
 from app.api.work import unit_of_work
@@ -228,8 +230,12 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
         raise ServiceUnavailable("live events are not running")
     store = unit_of_work(request).store
     record = await read_session(store, kind, session_id)
-    if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
+    role = (
+        None if record is None else identify(token, record.gm_token_hash, record.party_token_hashes)
+    )
+    if record is None or role is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
+    party = None if role.is_gm else role.party
     release = slots_of(request.app).claim(session_id, token)
     last = _last_event_id(request)
     resumed = last is not None and last <= record.version
@@ -242,7 +248,7 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
         subscription.close()
         release()
 
-    return EventStream(_stream(kind, store, subscription, opening), subscription.end, closed)
+    return EventStream(_stream(kind, store, subscription, opening, party), subscription.end, closed)
 
 
 class EventStream(Response):
@@ -288,38 +294,105 @@ async def _disconnected(receive: Receive) -> None:
 
 @dataclass(frozen=True, slots=True)
 class EventsDoc:
-    """How `GET …/events` is documented: a stream, not JSON."""
+    """How `GET …/events` is documented: a stream of text, not JSON, each event described."""
 
     response_class: type[Response]
     responses: dict[int | str, dict[str, Any]]
+    openapi_extra: dict[str, Any]
 
 
-EVENTS_DOC: Final = EventsDoc(
-    StreamingResponse,
-    {
-        200: {
-            "description": "The session's changes as server-sent events",
-            "content": {
-                "text/event-stream": {
-                    # One event of the stream: its version, its name and its JSON.
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string"},
-                            "event": {"type": "string"},
-                            "data": {"type": "string"},
-                        },
-                        "required": ["data"],
+LAST_EVENT_ID: Final = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": "Resume after this version (the `id:` of the last event read): the stream "
+    "starts with the changes after it, or with a `session` event when those are no longer "
+    "kept. Without it, the stream starts with a `session` event.",
+    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+}
+
+
+def events_doc(prefix: str, kind: AnyKind, *, plays_rounds: bool) -> EventsDoc:
+    """The document's account of one kind's stream (`prefix` names the kind's schemas:
+    `ArmWrestle`): the 200 is `text/event-stream`, a string, its events each described with
+    the schema of their `data:`."""
+    events = [LiveEvent("session", f"{prefix}Session", "")]
+    if plays_rounds:
+        events += [
+            LiveEvent("round", f"{prefix}RoundAnswer", "`POST …/rounds`"),
+            LiveEvent("round", f"{prefix}Resolved", "`POST …/resolve`"),
+        ]
+    events += kind.events
+    events.append(LiveEvent("deleted", "", "`DELETE …/{session_id}`"))
+    return EventsDoc(
+        StreamingResponse,
+        {
+            200: {
+                "description": _events_description(events),
+                "content": {
+                    "text/event-stream": {
+                        # Text read as it comes: a generated client keeps it a string.
+                        "schema": {"type": "string"},
+                        "example": _EXAMPLE,
                     }
-                }
-            },
-        }
-    },
+                },
+            }
+        },
+        {"parameters": [LAST_EVENT_ID]},
+    )
+
+
+_EXAMPLE = (
+    'id: 1\nevent: session\ndata: {"session": {"id": "…", "version": 1, …}}\n\n'
+    ": keep-alive\n\n"
+    'id: 2\nevent: round\ndata: {"round": {…}, "session": {…}, "summary": "…"}\n\n'
 )
 
 
+def shown_to(kind: AnyKind, party: str | None, data: bytes) -> bytes:
+    """An event's data as the stream's token reads it: whole for the GM (`party` None) and for
+    kinds that show every token every record; else its round records as the kind shows them to
+    `party` (`ContestKind.round_view`: a bidding game's losing actions)."""
+    view = kind.round_view
+    if view is None or party is None or b'"round' not in data:
+        return data
+    answer = orjson.loads(data)
+    if not isinstance(answer, dict):
+        return data
+    return orjson.dumps(view.of_answer(answer, party))
+
+
+def _events_description(events: list[LiveEvent]) -> str:
+    lines = [
+        "The session's changes as server-sent events, in version order. Each event is "
+        "`id: <version>` (the session's version after the change: send it back as "
+        "`Last-Event-ID` to resume), `event: <name>` and one line `data: <JSON>`, then a "
+        "blank line; a comment line `: keep-alive` comes every 15 s. The events and the "
+        "schema of their `data`:",
+        "",
+    ]
+    for event in events:
+        if event.name == "session":
+            what = (
+                f'`{{"session": {event.schema}}}`: the session as it is, first on a stream '
+                "opened without `Last-Event-ID`, and after changes that are no longer kept"
+            )
+        elif event.name == "deleted":
+            what = f'`{{"id": <session id>}}`, made by {event.made_by}: it ends the stream'
+        else:
+            what = f"`{event.schema}`, the answer of {event.made_by}"
+            if event.name == "submitted":
+                what += " (who submitted, never what)"
+        lines.append(f"- `{event.name}`: {what}")
+    return "\n".join(lines)
+
+
 async def _stream(
-    kind: AnyKind, store: Store, subscription: Subscription, opening: SessionRecord | None
+    kind: AnyKind,
+    store: Store,
+    subscription: Subscription,
+    opening: SessionRecord | None,
+    party: str | None = None,
 ) -> AsyncIterator[bytes]:
     session_id = subscription.session_id
     try:
@@ -348,17 +421,24 @@ async def _stream(
                 # Whatever else is ready goes in the same write.
                 following = subscription.ready()
                 if not following:
-                    yield got.frame
+                    yield _framed(kind, party, got)
                     continue
-                frames = [got.frame]
+                frames = [_framed(kind, party, got)]
                 for event in following:
-                    frames.append(event.frame)
+                    frames.append(_framed(kind, party, event))
                     if event.name == "deleted":
                         yield b"".join(frames)
                         return
                 yield b"".join(frames)
     finally:
         subscription.close()
+
+
+def _framed(kind: AnyKind, party: str | None, event: Event) -> bytes:
+    """The event's frame as the stream's token reads it: the frame encoded once for every
+    stream, unless the kind shows this party less of it."""
+    data = shown_to(kind, party, event.data)
+    return event.frame if data is event.data else sse_frame(event.name, event.version, data)
 
 
 def _session_data(kind: AnyKind, record: SessionRecord) -> bytes:

@@ -11,7 +11,8 @@ Two shapes:
 * `RoundKind`: a kind played round by round, each round one call with its dice (`POST
   …/rounds`), or to its end with server dice (`POST …/resolve`).
 Optional capabilities are attributes a kind sets or leaves None: `odds` (`SessionOdds`: the
-odds from a session's state, `GET`/`POST …/odds`).
+odds from a session's state, `GET`/`POST …/odds`) and `round_view` (`RoundView`: what a party's
+token sees of a round record — its rounds, its answers and its live events alike).
 
 Stored state is `serial.dump(state)`; the stored config is `public_config(config)`, which must
 load back with `serial.load(config_type, ...)` (it may add derived keys, which loading ignores).
@@ -104,7 +105,43 @@ class SessionOdds(Generic[ConfigT, StateT]):
     body: OddsBody[ConfigT, StateT] | None = None
 
 
+# --- what a party's token sees ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RoundView:
+    """What a party's token sees of a kind's round records, when it may not see all of them
+    (a bidding game's losing actions, docs/rules.md#bidding): `shown(record, party)` is the
+    stored record as that party's token reads it. The GM's token reads every record whole."""
+
+    shown: Callable[[Mapping[str, Any], str], Mapping[str, Any]]
+
+    def of_answer(self, answer: Mapping[str, Any], party: str) -> dict[str, Any]:
+        """An answer or event (`{"round": record, ...}` or `{"rounds": [record, ...], ...}`) as
+        `party`'s token reads it."""
+        shown = dict(answer)
+        record = shown.get("round")
+        if isinstance(record, Mapping):
+            shown["round"] = self.shown(record, party)
+        records = shown.get("rounds")
+        if isinstance(records, list):
+            shown["rounds"] = [
+                self.shown(item, party) if isinstance(item, Mapping) else item for item in records
+            ]
+        return shown
+
+
 # --- the kinds --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LiveEvent:
+    """One live event of a kind's own routes (app/api/events.py): its `event:` name, the schema
+    of its `data:` (the answer of the call that makes it) and that call, in markdown."""
+
+    name: str
+    schema: str
+    made_by: str
 
 
 @runtime_checkable
@@ -127,6 +164,10 @@ class ContestKind(Protocol[ConfigT, StateT]):
     examples: Examples
     #: The odds from a session's state, when the kind has them.
     odds: SessionOdds[ConfigT, StateT] | None = None
+    #: What a party's token sees of a round record, when not all of it (None: all of it).
+    round_view: RoundView | None = None
+    #: The live events its own routes make (`extra_routes`), as the stream documents them.
+    events: tuple[LiveEvent, ...] = ()
 
     def __hash__(self) -> int:
         """Kinds are hashable (by identity): `create_app` builds each kind's routes once."""

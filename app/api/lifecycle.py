@@ -37,7 +37,7 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from app.api.common import header, message_doc, read_body, respond
-from app.api.events import EVENTS_DOC, publish, stream_events
+from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
 from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
 from app.api.kinds import (
@@ -125,6 +125,9 @@ class Change(Generic[StateT]):
     answer: Callable[[SessionRecord], tuple[int, Mapping[str, Any]]] | None = None
     #: Its live event's name (app/api/events.py).
     event: str = "round"
+    #: The live event's data when the answer is trimmed for the token that asked (a party's
+    #: view of a round, `RoundView`): built like `answer`, whole; None: the answer's own.
+    event_answer: Callable[[SessionRecord], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ class Effects:
     event: str
     rounds_played: int = 0
     newly_finished: bool = False
+    #: The live event's data when it is not the answer's body (`Change.event_answer`).
+    event_body: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +263,8 @@ async def mutate(
     applied = await guarded(work, transaction, key)
     effects = applied.effects
     if effects is not None:
-        publish(request.app, session_id, effects.version, effects.event, applied.answer.body)
+        data = applied.answer.body if effects.event_body is None else effects.event_body
+        publish(request.app, session_id, effects.version, effects.event, data)
         if effects.rounds_played:
             count_rounds_played(kind.path, effects.rounds_played)
         if effects.newly_finished:
@@ -296,6 +302,11 @@ async def _apply(
     else:
         status, shown = change.answer(updated)
     answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(postable(dict(shown))))
+    event_body = (
+        None
+        if change.event_answer is None
+        else orjson.dumps(postable(dict(change.event_answer(updated))))
+    )
     return Applied(
         answer,
         Effects(
@@ -303,6 +314,7 @@ async def _apply(
             change.event,
             rounds_played=len(change.rounds),
             newly_finished=change.status == "finished" and record.status == "active",
+            event_body=event_body,
         ),
     )
 
@@ -444,7 +456,8 @@ async def list_rounds(
         int, Query(ge=1, le=MAX_PAGE, description=f"at most this many (≤ {MAX_PAGE})")
     ] = DEFAULT_PAGE,
 ) -> Response:
-    """The rounds played, oldest first, a page at a time (any token of this session).
+    """The rounds played, oldest first, a page at a time (any token of this session; a
+    party's token sees each record as the kind shows it to that party).
 
     `Link: <…>; rel="next"` points at the next page while more rounds remain.
     """
@@ -453,6 +466,11 @@ async def list_rounds(
     async def transaction(connection: Transaction) -> tuple[SessionRecord, list[dict[str, Any]]]:
         record = await _readable(connection, kind, session_id, token)
         page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
+        view = kind.round_view
+        if view is not None:
+            role = identify(token, record.gm_token_hash, record.party_token_hashes)
+            if role is not None and role.party is not None and not role.is_gm:
+                page = [dict(view.shown(played, role.party)) for played in page]
         return record, page
 
     record, page = await unit_of_work(request).run("read", transaction)
@@ -789,13 +807,15 @@ def router(kind: AnyKind) -> APIRouter:
         response_class=Response,
         summary=f"Delete {_a(kind.title)}",
     )
+    events = events_doc(prefix, kind, plays_rounds=isinstance(kind, RoundKind))
     add(
         "/{session_id}/events",
         bound(stream_events, kind),
         f"stream{prefix}Events",
         methods=["GET"],
-        response_class=EVENTS_DOC.response_class,
-        responses=EVENTS_DOC.responses,
+        response_class=events.response_class,
+        responses=events.responses,
+        openapi_extra=events.openapi_extra,
         summary=f"Live events of {_a(kind.title)}",
     )
     router.routes.extend(kind.extra_routes())

@@ -126,6 +126,14 @@ async def long_throws(
                             {"name": "Gnome", "strength_score": 8, "size": "small"},
                         ],
                     },
+                    "halfling toss": {
+                        "object": "halfling",
+                        "mode": "halfling-toss",
+                        "competitors": [
+                            {"name": "Ogre", "strength_score": 18, "roll": 16},
+                            {"name": "Bram", "strength_score": 14, "roll": 12},
+                        ],
+                    },
                     "precision": {
                         "object": "javelin",
                         "mode": "precision",
@@ -145,14 +153,16 @@ async def long_throws(
         ),
     ],
 ) -> LongThrowAnswer:
-    """Throw for distance, caber rotation or precision; highest DS or last one in wins
-    (docs/rules.md#long-throws)."""
+    """Throw for distance, caber rotation, precision or a halfling toss; highest DS or last
+    one in wins (docs/rules.md#long-throws)."""
     config = long_throw.long_throw_config(
         _thrown(body),
         [_thrower(competitor) for competitor in body.competitors],
         mode=body.mode,
         into_wall=body.into_wall,
         max_series=body.max_series,
+        toss_distance_ft=body.toss_distance_ft,
+        far_shot_doubles=body.far_shot_doubles,
     )
     supplied, locs = _supplied(body.competitors)
     dice = make_dice(request_rng(body.seed), supplied, locs)
@@ -196,6 +206,8 @@ async def long_throws(
             "rolls": rolls,
             "summary": summary,
         }
+        if config.mode == "halfling-toss":
+            answer["toss_distance_ft"] = config.toss_distance_ft
     return answer
 
 
@@ -234,10 +246,12 @@ def _throw_entry(
         "check": result.check,
         "ds": result.degree_of_success,
     }
-    if config.mode == "distance":
+    if config.mode in ("distance", "halfling-toss"):
         distance = result.distance
         entry["increments"] = distance.increments if distance else None
         entry["distance_ft"] = distance.distance_ft if distance else None
+    if config.mode == "halfling-toss":
+        entry["landed"] = result.landed
     if config.creature_landings:
         landing = result.creature_damage
         entry["creature_damage"] = _landing(landing) if landing else None

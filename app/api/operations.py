@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import PlainTextResponse, Response
 from typing_extensions import TypedDict
 
+from app.api.odds import worker as odds_worker
 from app.api.routing import LeanRoute
 from app.api.schemas.common import ANSWER
 from app.errors import ServiceUnavailable
@@ -27,7 +28,8 @@ class Health(TypedDict):
 
 @with_config(ANSWER)
 class Readiness(TypedDict):
-    """The store is reachable and migrated to head (`store: "none"` without a store)."""
+    """The store is reachable and migrated to head (`store: "none"` without a store), and the
+    odds worker is running."""
 
     status: Literal["ready"]
     store: NotRequired[Literal["none"]]
@@ -39,13 +41,19 @@ async def healthz() -> Health:
 
 
 async def readyz(request: Request) -> Readiness:
-    """Ready: the store is reachable and migrated to head."""
+    """Ready: the store is reachable and migrated to head, and the odds worker is running (or
+    not needed yet)."""
     store = getattr(request.app.state, "store", None)
-    if store is None:
-        return {"status": "ready", "store": "none"}
-    problem = await store.ready()
+    problem = None if store is None else await store.ready()
     if problem:
         raise ServiceUnavailable(problem)
+    # An odds worker that ended is replaced here; not ready until its successor has started
+    # (about a second).
+    problem = odds_worker.WORKER.problem()
+    if problem:
+        raise ServiceUnavailable(problem, retry_after=1)
+    if store is None:
+        return {"status": "ready", "store": "none"}
     return {"status": "ready"}
 
 

@@ -53,7 +53,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.common import examples, parse_body, read_body, respond, text_plain_doc
+from app.api.common import CALLER, examples, parse_body, read_body, respond, text_plain_doc
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
@@ -324,7 +324,12 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
                 arguments[body_name] = body_default
             else:
                 arguments[body_name] = await parse_body(request, body_model)
-        answer = await endpoint(**arguments)
+        # Work handed to the odds worker notices this caller leaving while it waits.
+        caller = CALLER.set(request)
+        try:
+            answer = await endpoint(**arguments)
+        finally:
+            CALLER.reset(caller)
         if isinstance(answer, Response):
             return answer
         return respond(request, answer, status)

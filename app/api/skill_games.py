@@ -21,6 +21,11 @@ session's seed: `SeededRng(seed, "round:{n}:skills:{party}")` for a party's skil
 `SeededRng(seed, "round:{n}:reveal")` for the order d20s, where n is the round being played
 (rounds played + 1). The same game with the same seed and calls rolls the same dice.
 
+**What a party reads of a round.** The store keeps the round whole, every choice in it; a
+party's token reads it through `round_shown_to` (the kind's `round_view`): every bid, the
+actions taken, and of the actions not taken only its own (docs/rules.md#bidding) — in
+`GET …/rounds`, the revealing answer and the live events; the GM's token reads it whole.
+
 **Order dice** are supplied by each party for itself with its choice. Unused ones (no tie)
 are dropped silently: refusing them would tell the last submitter, before anything is
 final, whether the highest bids tied.
@@ -39,7 +44,15 @@ from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
 from app.api.common import message_doc
-from app.api.kinds import ContestKind, Examples, Schemas, SessionOdds, load_session
+from app.api.kinds import (
+    ContestKind,
+    Examples,
+    LiveEvent,
+    RoundView,
+    Schemas,
+    SessionOdds,
+    load_session,
+)
 from app.api.lifecycle import (
     Authorize,
     Change,
@@ -280,6 +293,37 @@ def round_outcome(played: rules.Round) -> SkillGameRoundOutcome:
     }
 
 
+def acting_parties(record: Mapping[str, Any]) -> frozenset[str]:
+    """The parties of a revealed bidding round that took their action (docs/rules.md#bidding):
+    the single highest bidder, or the tied highest bidders in `order` (those with a margin-0
+    tier). Everyone sees their actions; every other party's action is its own and the GM's."""
+    bids: Mapping[str, int] = record["bids"]
+    top = max(bids.values())
+    leaders = [party for party, bid in bids.items() if bid == top]
+    if len(leaders) == 1:
+        return frozenset(leaders)
+    return frozenset(record.get("order") or ())
+
+
+def round_shown_to(record: Mapping[str, Any], party: str) -> Mapping[str, Any]:
+    """A revealed round's record as `party`'s token reads it (docs/rules.md#bidding).
+
+    The parties "reveal the number of tokens they bid, but not the actions they chose": in a
+    bidding game every bid shows, and the action of each party that took it; another party's
+    action that was not taken (a losing bid, or a tied bid without a margin-0 tier) is left out
+    of its choice, which shows its `bid` alone. An option game reveals every action.
+    """
+    if record.get("bids") is None:
+        return record
+    acting = acting_parties(record)
+    choices: Mapping[str, Mapping[str, Any]] = record["choices"]
+    shown = {
+        name: choice if name in acting or name == party else {"bid": choice["bid"]}
+        for name, choice in choices.items()
+    }
+    return {**record, "choices": shown}
+
+
 def _standings(party_names: Sequence[str], values: Mapping[str, int]) -> str:
     return ", ".join(f"{party} {values[party]}" for party in party_names)
 
@@ -351,6 +395,13 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
     state_type: type[StoredGame] = StoredGame
     create_model: type[BaseModel] = SkillGameCreate
     dice_model: type[BaseModel] = SkillGameOrderDice
+    events: tuple[LiveEvent, ...] = (
+        LiveEvent("skills", "SkillGameSkillsAnswer", "`POST …/skills`"),
+        LiveEvent("submitted", "SkillGameSealed", "`POST …/choices` answering 202"),
+        LiveEvent("revealed", "SkillGameRevealed", "`POST …/choices` answering 200"),
+        LiveEvent("granted", "SkillGameGranted", "`POST …/grants`"),
+        LiveEvent("ended", "SkillGameEnded", "`POST …/end`"),
+    )
     schemas: Schemas = Schemas(
         config=SkillGameConfig,
         state=SkillGameState,
@@ -360,6 +411,7 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
     )
     examples: Examples = Examples(create=CREATE_EXAMPLE)
     odds: SessionOdds[rules.Config, StoredGame] | None = None
+    round_view: RoundView | None = RoundView(round_shown_to)
 
     def start(self, body: SkillGameCreate, dice: Dice) -> tuple[rules.Config, StoredGame]:
         config = body.to_rules()
@@ -572,9 +624,16 @@ def _order_dice(body: SkillGameChoice) -> tuple[int, ...] | None:
 
 
 def _reveal(
-    record: SessionRecord, config: rules.Config, sealed: rules.State, pending: Pending
+    record: SessionRecord,
+    config: rules.Config,
+    sealed: rules.State,
+    pending: Pending,
+    role: Role,
 ) -> Change[StoredGame]:
-    """Reveal and resolve the round; the record lists every die of the round (see module)."""
+    """Reveal and resolve the round; the record lists every die of the round (see module).
+
+    The answer shows the round as the submitting token reads it (`round_shown_to`); the live
+    event carries it whole, for each stream to show as its own token reads it."""
     number = record.rounds_played + 1
     supplied: dict[Key, list[int]] = {
         (party, rules.ORDER_PURPOSE): list(values) for party, values in pending.order_dice.items()
@@ -600,16 +659,23 @@ def _reveal(
         "order_dice": {party: list(values) for party, values in pending.order_dice.items()},
     }
     stored_outcome: dict[str, Any] = dict(outcome)
+    shown_outcome = (
+        stored_outcome
+        if role.is_gm or role.party is None
+        else round_shown_to(stored_outcome, role.party)
+    )
+
+    def whole(updated: SessionRecord) -> dict[str, Any]:
+        return {"round": outcome, "session": session_answer(KIND, updated), "summary": summary}
+
     return Change(
         StoredGame(after, Pending()),
         "finished" if after.finished else "active",
         result(config, after),
         [StoredRound(number, inputs, stored_outcome["rolls"], stored_outcome)],
-        answer=lambda updated: (
-            200,
-            {"round": outcome, "session": session_answer(KIND, updated), "summary": summary},
-        ),
+        answer=lambda updated: (200, {**whole(updated), "round": shown_outcome}),
         event="revealed",
+        event_answer=whole,
     )
 
 
@@ -622,7 +688,7 @@ async def seal_choice(
 ) -> Response:
     """Seal a party's choice (its token; GM for GM parties); the last one reveals the round."""
 
-    def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+    def mutation(record: SessionRecord, role: Role) -> Change[StoredGame]:
         sent = body.value
         require_active(record, "the skill game")
         config, stored = _load(record)
@@ -639,7 +705,7 @@ async def seal_choice(
         # "Am I the last?" is decided on the version this change applies to; the store
         # serialises writers of one session, so only one submission can reveal.
         if rules.all_submitted(sealed):
-            return _reveal(record, config, sealed, kept)
+            return _reveal(record, config, sealed, kept, role)
         waiting = rules.waiting_for(sealed)
         summary = f"{sent.party} has sealed its choice; waiting for {', '.join(waiting)}."
         return Change(

@@ -18,6 +18,9 @@ Rulings where docs/rules.md#arm-wrestling is silent (each is marked **Ruling** w
 - A match that ends on fatigue has a loser, so `spikes` damage and `loser_damage` apply to her just
   as on a target win; a draw or a `max_rounds` stop has no loser and so no damage.
 - Damage from `loser_damage` below 0 counts as 0 (damage never heals).
+- `loser_damage` serves `psychic` as well as `mental`: the source's "The GM can optionally rule
+  that the loser takes damage" follows both in one paragraph, and a psychic match without it
+  (the default) takes no damage, as before (docs/rules.md#arm-wrestling-variants).
 - Score fields (`con_score`, `wis_score`) and `caster_level` must not be negative, and names must
   not be blank (the create body's schema checks both); the two names must differ (they key the
   supplied dice, docs/rules.md#names).
@@ -39,6 +42,8 @@ from app.rules.errors import PhaseError, RulesError
 from app.rules.violations import Violations
 
 Variant = Literal["standard", "spikes", "psychic", "mental"]
+#: The variants whose match may name `loser_damage` (docs/rules.md#arm-wrestling-variants).
+LOSER_DAMAGE_VARIANTS: Final[tuple[Variant, ...]] = ("mental", "psychic")
 Reason = Literal["target", "fatigue", "draw", "max_rounds"]
 Effect = Literal["strained-arm", "injured-hand", "damage"]
 
@@ -117,7 +122,8 @@ def check_config(config: Config) -> None:
     The create body's schema has already checked every field on its own (types, bounds, the
     variant's name); this adds what depends on another field: the two names differ, `psychic`
     needs `caster_level` and `mental` needs `int_mod` and `wis_score` from both competitors, and
-    `loser_damage` is only for `mental`. Raises one `RulesError` listing every violation.
+    `loser_damage` is only for `mental` and `psychic`. Raises one `RulesError` listing every
+    violation.
     """
     violations = Violations()
     for side, competitor in (("a", config.a), ("b", config.b)):
@@ -130,8 +136,10 @@ def check_config(config: Config) -> None:
                 violations.add((side, "wis_score"), "the mental variant needs wis_score")
     if config.a.name == config.b.name:
         violations.add(("b", "name"), "the two competitors need different names")
-    if config.loser_damage is not None and config.variant != "mental":
-        violations.add(("loser_damage",), "loser_damage is only for the mental variant")
+    if config.loser_damage is not None and config.variant not in LOSER_DAMAGE_VARIANTS:
+        violations.add(
+            ("loser_damage",), "loser_damage is only for the mental and psychic variants"
+        )
     violations.raise_if_any()
 
 
@@ -229,7 +237,7 @@ class Consequence:
 
 @dataclass(frozen=True, slots=True)
 class Damage:
-    """Damage the loser takes (spikes, or `loser_damage` in `mental`)."""
+    """Damage the loser takes (spikes, or `loser_damage` in `mental` and `psychic`)."""
 
     name: str
     amount: int
@@ -333,7 +341,8 @@ def _strained_arm(config: Config, name: str) -> Consequence:
 def _loser_pays(
     config: Config, winner: int, dice: Dice
 ) -> tuple[tuple[Consequence, ...], Damage | None]:
-    """Spikes damage and injury, or `mental` `loser_damage` (docs/rules.md#arm-wrestling-variants).
+    """Spikes damage and injury, or `loser_damage` in `mental` and `psychic`
+    (docs/rules.md#arm-wrestling-variants).
 
     **Ruling:** applied on every ending that has a loser, fatigue endings included.
     """
@@ -356,7 +365,7 @@ def _loser_pays(
                 "heals",
             ),
         ), Damage(loser, amount)
-    if config.variant == "mental" and config.loser_damage is not None:
+    if config.variant in LOSER_DAMAGE_VARIANTS and config.loser_damage is not None:
         rolled = dice.notation(config.loser_damage, who=loser, purpose=DAMAGE)
         # Ruling: damage below 0 counts as 0 (damage never heals).
         amount = max(rolled.total, 0)

@@ -27,6 +27,11 @@ from app.rules.dice import Dice
 from app.rules.errors import Loc, RulesError
 
 Critical = Literal["success", "failure"] | None
+#: How the x2 and x3 rows treat a critical success (docs/rules.md#cairn-hill-roll): "raised",
+#: like the other rows (the default, a Ruling), or "lowered", as the text writes those two rows.
+SuccessRows = Literal["raised", "lowered"]
+#: The rows whose text says "lowered" for a critical success and failure alike.
+LOWERED_AS_WRITTEN: Final = (2, 3)
 
 #: docs/rules.md#cairn-hill-roll
 MIN_RATING: Final = -100
@@ -126,13 +131,19 @@ def multiplier_of(magnitude_die: int) -> int:
     return 10
 
 
-def adjustment_of(rating: int, critical: Critical, multiplier: int | None) -> int:
+def adjustment_of(
+    rating: int, critical: Critical, multiplier: int | None, success_rows: SuccessRows = "raised"
+) -> int:
     """`|r| * multiplier`, added on a critical success, subtracted on a failure
-    (docs/rules.md#cairn-hill-roll, a Ruling)."""
+    (docs/rules.md#cairn-hill-roll, a Ruling). With `success_rows` "lowered" a critical
+    success on the x2 and x3 rows is subtracted too, as the text writes those rows."""
     if critical is None or multiplier is None:
         return 0
     size = abs(rating) * multiplier
-    return size if critical == "success" else -size
+    if critical == "success":
+        lowered = success_rows == "lowered" and multiplier in LOWERED_AS_WRITTEN
+        return -size if lowered else size
+    return -size
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,11 +173,12 @@ def judge_cairn(
     critical_die: int,
     magnitude_die: int | None,
     target: int | None = None,
+    success_rows: SuccessRows = "raised",
 ) -> CairnRoll:
     """Judge a Cairn Hill roll from its die values (docs/rules.md#cairn-hill-roll).
 
     `dice` are the seven d100s in any order. `magnitude_die` is needed on a critical and
-    ignored otherwise.
+    ignored otherwise. `success_rows`: see `adjustment_of`.
     """
     check_rating(rating)
     if len(dice) != DICE_COUNT:
@@ -187,7 +199,7 @@ def judge_cairn(
     else:
         _check_d100s((magnitude_die,), ("magnitude_die",))
         multiplier = multiplier_of(magnitude_die)
-    adjustment = adjustment_of(rating, critical, multiplier)
+    adjustment = adjustment_of(rating, critical, multiplier, success_rows)
     score = base_score + adjustment
     return CairnRoll(
         rating=rating,
@@ -213,7 +225,9 @@ def _check_d100s(values: Sequence[int], loc: Loc) -> None:
             raise RulesError(f"die value {value} is outside 1..{DIE_SIDES}", loc)
 
 
-def cairn_roll(rating: int, dice: Dice, *, target: int | None = None) -> CairnRoll:
+def cairn_roll(
+    rating: int, dice: Dice, *, target: int | None = None, success_rows: SuccessRows = "raised"
+) -> CairnRoll:
     """Roll 7d100 and the critical die, and the magnitude die on a critical
     (docs/rules.md#cairn-hill-roll)."""
     check_rating(rating)
@@ -222,7 +236,7 @@ def cairn_roll(rating: int, dice: Dice, *, target: int | None = None) -> CairnRo
     magnitude_die = None
     if critical_of(rating, critical_die) is not None:
         magnitude_die = dice.die(DIE_SIDES, who=None, purpose=MAGNITUDE)
-    return judge_cairn(rating, values, critical_die, magnitude_die, target)
+    return judge_cairn(rating, values, critical_die, magnitude_die, target, success_rows)
 
 
 # --- presentation -------------------------------------------------------------------------

@@ -26,8 +26,9 @@ Rulings where docs/rules.md#chases is silent:
   once the increment's checks are made ("then ... the lead is re-evaluated").
 - *Forfeits.* An escapee who forfeits at a terrain obstacle is caught; a chaser who forfeits (and
   an escapee who does not) lets her escape. `max_retries` (5; `null` for no cap, bounded by the
-  request's dice budget) and `damage_instead_of_forfeit` (false; with it a failed terrain
-  obstacle or hazard costs only its damage) work as in races (`app.rules.races`, *Options*).
+  request's dice budget; an obstacle no die can pass then forfeits at once) and
+  `damage_instead_of_forfeit` (false; with it a failed terrain obstacle or hazard costs only its
+  damage) work as in races (`app.rules.races`, *Options*).
   **Ruling:** the hazard an escapee *creates* carries no damage, so with
   `damage_instead_of_forfeit` it still holds the chaser up.
 - **Ruling:** `speed_bonus` works as in races (`"increment"` by default; `"every-roll"` adds the
@@ -126,10 +127,13 @@ class InitiativeStart:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DistanceStart:
-    """The lead is 5 x the `increments` of the chaser's speed between them."""
+    """The lead is 5 x the `increments` of the chaser's speed between them; with
+    `with_initiative`, that is added to the escapee's initiative check (the source's "the
+    escapee's starting DS is increased by 5 times that number", docs/rules.md#starting-lead)."""
 
     mode: Literal["distance"] = "distance"
     increments: int
+    with_initiative: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,12 +173,26 @@ def check_config(config: Config) -> None:
     violations = Violations()
     if config.escapee.name == config.chaser.name:
         violations.add(("chaser", "name"), "the chaser and the escapee need different names")
-    if (
-        isinstance(config.start, InitiativeStart)
-        and BEST_D20 + config.escapee.modifier(INITIATIVE) <= CAUGHT_AT
-    ):
+    best = BEST_D20 + config.escapee.modifier(INITIATIVE)
+    if isinstance(config.start, InitiativeStart) and best <= CAUGHT_AT:
         violations.add(("start", "mode"), "the escapee's initiative can never give a lead")
+    if (
+        isinstance(config.start, DistanceStart)
+        and config.start.with_initiative
+        and best + DS_PER_DISTANCE_INCREMENT * config.start.increments <= CAUGHT_AT
+    ):
+        violations.add(
+            ("start", "with_initiative"),
+            "the escapee's initiative and the distance can never give a lead",
+        )
     violations.raise_if_any()
+
+
+def rolls_initiative(begin: InitiativeStart | DistanceStart | LeadStart) -> bool:
+    """Whether the start rolls the escapee's initiative die (docs/rules.md#starting-lead)."""
+    return isinstance(begin, InitiativeStart) or (
+        isinstance(begin, DistanceStart) and begin.with_initiative
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -235,7 +253,8 @@ class State:
 
 
 def start(config: Config, dice: Dice) -> State:
-    """The starting lead (docs/rules.md#starting-lead): initiative roll, 5 x increments, or given.
+    """The starting lead (docs/rules.md#starting-lead): initiative roll, 5 x increments (plus the
+    initiative roll `with_initiative`), or given.
 
     The escapee's DS is the lead and the chaser's 0. A lead of 30 or more has escaped already.
     """
@@ -252,6 +271,14 @@ def start(config: Config, dice: Dice) -> State:
         lead = DS_PER_DISTANCE_INCREMENT * begin.increments
         if lead <= CAUGHT_AT:
             raise RulesError("the chase would be over already: lead <= 0", ("start", "increments"))
+        if begin.with_initiative:
+            lead += dice.d20(who=escapee.name, purpose=INITIATIVE) + escapee.modifier(INITIATIVE)
+            if lead <= CAUGHT_AT:
+                raise RulesError(
+                    f"{escapee.name}'s initiative and the distance give a lead of {lead}: the "
+                    "chase would be over",
+                    ("start", "with_initiative"),
+                )
     else:
         lead = begin.lead
         if lead <= CAUGHT_AT:

@@ -1,11 +1,14 @@
 """The long throw: a direct-DS competition of strength (or dexterity, or aim)
 (docs/rules.md#long-throws).
 
-Three modes. `distance` (the default): each thrower able to lift the object makes one Strength
-check, which is her DS (doubled with Far Shot), and the check gives how far the object flies.
-`caber`: one Dexterity check each, which is her DS. `precision`: series of attack rolls against
-an AC 5 target that starts 4 range increments away and moves one increment further after every
-two series; whoever misses while someone else hits is out, the last thrower in wins.
+Four modes. `distance` (the default): each thrower able to lift the object makes one Strength
+check, which is her DS (doubled with Far Shot: the whole check, or with `far_shot_doubles: "die"`
+the d20 alone), and the check gives how far the object flies. `caber`: one Dexterity check each,
+which is her DS. `precision`: series of attack rolls against an AC 5 target that starts 4 range
+increments away and moves one increment further after every two series; whoever misses while
+someone else hits is out, the last thrower in wins. `halfling-toss` (docs/rules.md#halfling-toss):
+the distance throw of a creature at a bank `toss_distance_ft` (15 or more) away; a toss that falls
+short misses and loses, the highest DS among those who landed it wins.
 
 Whether a thrower may compete, and her penalty, come from her load limits
 (docs/rules.md#who-may-throw-loads): the
@@ -66,13 +69,17 @@ from app.rules.common import ability_modifier
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
 
-Mode = Literal["distance", "caber", "precision"]
+Mode = Literal["distance", "caber", "precision", "halfling-toss"]
+#: What Far Shot doubles in a distance check's DS (docs/rules.md#distance): the whole check
+#: (the default) or the d20 alone.
+FarShotRule = Literal["check", "die"]
 Size = Literal[
     "fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan", "colossal"
 ]
 Load = Literal["light", "medium", "heavy", "over"]
 
 MODES: Final[tuple[Mode, ...]] = get_args(Mode)
+FAR_SHOT_RULES: Final[tuple[FarShotRule, ...]] = get_args(FarShotRule)
 SIZES: Final[tuple[Size, ...]] = get_args(Size)
 
 #: Dice purposes (docs/api.md#long-throws).
@@ -107,6 +114,9 @@ TARGET_AC: Final = 5
 START_INCREMENTS: Final = 4
 SERIES_PER_MOVE: Final = 2
 RANGE_PENALTY_PER_INCREMENT: Final = 2
+#: docs/rules.md#halfling-toss: "from a distance of 15 ft or more".
+HALFLING_TOSS_DISTANCE_FT: Final = 15
+MAX_TOSS_DISTANCE_FT: Final = 1_000_000
 
 #: docs/rules.md#who-may-throw-loads: heavy-load maximum (lb) of a Medium biped by Strength score,
 #: 1..29.
@@ -292,12 +302,16 @@ class LongThrowConfig:
     mode: Mode = "distance"
     into_wall: bool = False
     max_series: int = DEFAULT_MAX_SERIES
+    #: `halfling-toss`: how far away the snow bank or hay bale is.
+    toss_distance_ft: int = HALFLING_TOSS_DISTANCE_FT
+    far_shot_doubles: FarShotRule = "check"
 
     @property
     def creature_landings(self) -> bool:
         """Whether thrown creatures land and take damage in this mode.
 
-        Ruling: in `distance` and `caber`; a `precision` series scores hits, not landings.
+        Ruling: in `distance`, `caber` and `halfling-toss`; a `precision` series scores hits,
+        not landings.
         """
         return self.thrown.creature and self.mode != "precision"
 
@@ -307,7 +321,9 @@ class LongThrowConfig:
 
 
 def _needs_strength_mod(mode: Mode, thrown: ThrownObject, into_wall: bool) -> bool:
-    return mode == "distance" or (thrown.creature and into_wall and mode == "caber")
+    return mode in ("distance", "halfling-toss") or (
+        thrown.creature and into_wall and mode == "caber"
+    )
 
 
 def long_throw_config(
@@ -317,10 +333,14 @@ def long_throw_config(
     mode: Mode = "distance",
     into_wall: bool = False,
     max_series: int = DEFAULT_MAX_SERIES,
+    toss_distance_ft: int | None = None,
+    far_shot_doubles: FarShotRule = "check",
 ) -> LongThrowConfig:
     """Validate a long-throw competition (docs/rules.md#long-throws, docs/api.md#limits).
 
-    Every violation is reported at once, each with its location in the request body.
+    Every violation is reported at once, each with its location in the request body. A
+    `halfling-toss` throws a creature (not `into_wall`) at a bank `toss_distance_ft` away (15,
+    the default, or more); `toss_distance_ft` belongs to that mode alone.
     """
     found: list[RuleViolation] = []
 
@@ -331,6 +351,23 @@ def long_throw_config(
         bad(("mode",), f"mode must be one of {', '.join(MODES)}")
     if not 1 <= max_series <= MAX_SERIES_LIMIT:
         bad(("max_series",), f"max_series must be 1..{MAX_SERIES_LIMIT}")
+    if far_shot_doubles not in FAR_SHOT_RULES:
+        bad(("far_shot_doubles",), f"far_shot_doubles must be one of {', '.join(FAR_SHOT_RULES)}")
+    if mode == "halfling-toss":
+        if not thrown.creature:
+            bad(("object",), "a halfling toss throws a creature (the halfling, or creature: true)")
+        if into_wall:
+            bad(("into_wall",), "a halfling toss lands in a snow bank or hay bale, not a wall")
+        if toss_distance_ft is not None and not (
+            HALFLING_TOSS_DISTANCE_FT <= toss_distance_ft <= MAX_TOSS_DISTANCE_FT
+        ):
+            bad(
+                ("toss_distance_ft",),
+                f"a halfling toss is from {HALFLING_TOSS_DISTANCE_FT} ft or more "
+                f"(at most {MAX_TOSS_DISTANCE_FT})",
+            )
+    elif toss_distance_ft is not None:
+        bad(("toss_distance_ft",), "toss_distance_ft applies only to mode halfling-toss")
     if not (math.isfinite(thrown.weight_lb) and 0 < thrown.weight_lb <= MAX_WEIGHT_LB):
         bad(("object", "weight_lb"), f"weight_lb must be above 0 and at most {MAX_WEIGHT_LB}")
     if not 1 <= thrown.range_increment_ft <= MAX_RANGE_INCREMENT_FT:
@@ -358,7 +395,15 @@ def long_throw_config(
     if found:
         first, *rest = found
         raise RulesError(first.msg, first.loc, more=rest)
-    return LongThrowConfig(thrown, tuple(throwers), mode, into_wall, max_series)
+    return LongThrowConfig(
+        thrown,
+        tuple(throwers),
+        mode,
+        into_wall,
+        max_series,
+        HALFLING_TOSS_DISTANCE_FT if toss_distance_ft is None else toss_distance_ft,
+        far_shot_doubles,
+    )
 
 
 def _thrower_violations(thrower: Thrower, loc: Loc) -> list[RuleViolation]:
@@ -486,6 +531,7 @@ class ThrowResult:
     docs/rules.md#long-throw-variants).
 
     An ineligible thrower rolls nothing: `roll`, `check` and `degree_of_success` are None.
+    `landed` (`halfling-toss` only): whether the toss carried to the bank.
     """
 
     assessment: Assessment
@@ -494,6 +540,7 @@ class ThrowResult:
     degree_of_success: int | None = None
     distance: Distance | None = None
     creature_damage: CreatureDamage | None = None
+    landed: bool | None = None
 
     @property
     def name(self) -> str:
@@ -513,7 +560,9 @@ def throw_once(config: LongThrowConfig, assessment: Assessment, dice: Dice) -> T
         degree_of_success = check
     else:
         check = roll + distance_check_modifier(config.thrown, assessment)
-        degree_of_success = check * 2 if thrower.far_shot else check
+        degree_of_success = far_shot_ds(
+            roll, check, far_shot=thrower.far_shot, rule=config.far_shot_doubles
+        )
         distance = throw_distance(
             check, config.thrown.range_increment_ft, far_shot=thrower.far_shot
         )
@@ -522,13 +571,32 @@ def throw_once(config: LongThrowConfig, assessment: Assessment, dice: Dice) -> T
         if config.creature_landings
         else None
     )
-    return ThrowResult(assessment, roll, check, degree_of_success, distance, landing)
+    landed = (
+        distance.distance_ft >= config.toss_distance_ft
+        if config.mode == "halfling-toss" and distance is not None
+        else None
+    )
+    return ThrowResult(assessment, roll, check, degree_of_success, distance, landing, landed)
+
+
+def far_shot_ds(roll: int, check: int, *, far_shot: bool, rule: FarShotRule = "check") -> int:
+    """A distance check's DS: the check, with Far Shot doubled — the whole check (`rule`
+    "check", the default: the book's "instead of doubling their result") or the d20 alone
+    ("die": `2 * roll + modifier`) (docs/rules.md#distance)."""
+    if not far_shot:
+        return check
+    return check * 2 if rule == "check" else check + roll
 
 
 def highest_degree_of_success(results: Sequence[ThrowResult]) -> tuple[str, ...]:
     """Names with the highest DS among eligible throwers; more than one is a tie
-    (docs/rules.md#distance)."""
-    scored = [result for result in results if result.degree_of_success is not None]
+    (docs/rules.md#distance). In a halfling toss a thrower who missed the bank has lost
+    (docs/rules.md#halfling-toss): only those who landed it count."""
+    scored = [
+        result
+        for result in results
+        if result.degree_of_success is not None and result.landed is not False
+    ]
     if not scored:
         return ()
     best = max(result.degree_of_success or 0 for result in scored)
@@ -686,6 +754,12 @@ def _describe_throw(config: LongThrowConfig, result: ThrowResult) -> str:
             parts.append(f"{increments} {unit} ({result.distance.distance_ft} ft)")
         else:
             parts.append(f"{result.distance.distance_ft} ft")
+    if result.landed is not None:
+        parts.append(
+            "lands it"
+            if result.landed
+            else "misses: loses, and is pelted with stones by the halflings"
+        )
     landing = result.creature_damage
     if landing is not None:
         text = (
@@ -713,7 +787,12 @@ def long_throw_summary(outcome: LongThrow) -> str:
     head = f"Long throw ({config.thrown.name}, {config.mode})"
     if config.mode != "precision":
         lines = "; ".join(_describe_throw(config, result) for result in outcome.throws)
-        return f"{head}: {lines}. {_verdict(outcome, 'Nobody can lift it.')}"
+        nobody = "Nobody can lift it."
+        if config.mode == "halfling-toss":
+            head = f"Halfling toss ({config.thrown.name}, {config.toss_distance_ft} ft)"
+            if any(result.landed is False for result in outcome.throws):
+                nobody = "Nobody lands it."
+        return f"{head}: {lines}. {_verdict(outcome, nobody)}"
     unable = [a.thrower.name for a in config.assessments if not a.eligible]
     parts: list[str] = []
     if unable:

@@ -69,8 +69,11 @@ each default is the reading Arbiter has always used:
 - **Ruling:** `max_retries` — default 5, a guard of Arbiter's own (the source names no cap:
   "Each retry decreases your current DS by 10 points"), 0..100; `null` means no cap. An uncapped
   retry loop draws every die from the round's `Dice`, so the request's dice budget
-  (`app.rules.dice.MAX_DICE_PER_REQUEST`) bounds it: a retry that never passes ends in
+  (`app.rules.dice.MAX_DICE_PER_REQUEST`) bounds it: a retry that keeps failing ends in
   `WorkLimitExceeded` (422, naming the limit) and the round changes nothing.
+- **Ruling:** an uncapped retry that no die can pass (`20 + modifier` below the DC) is not
+  tried: she forfeits at once, with the event `impassable`, rather than leaving the race stuck
+  (docs/rules.md#obstacles-and-hazards). A capped retry is rolled as usual.
 - A race whose competitors have all forfeited is finished at once, with no winners.
 
 Dice, keyed (who, purpose) with who the competitor's name: "constitution" (the Constitution check,
@@ -511,6 +514,16 @@ class IncrementOutcome:
 
 
 RESTED: Final = IncrementOutcome(gained=0, total=None, events=("rested",))
+#: The event of an uncapped retry that no die can pass (docs/rules.md#obstacles-and-hazards).
+IMPASSABLE: Final = "impassable"
+#: The highest face of the d20 every check rolls.
+D20_FACES: Final = 20
+
+
+def can_pass(modifier: int, dc: int) -> bool:
+    """Whether some d20 passes the check: a natural 20 is not automatic on a check
+    (docs/rules.md#d20-checks), so `20 + modifier` must reach the DC."""
+    return D20_FACES + modifier >= dc
 
 
 class _Increment:
@@ -570,13 +583,19 @@ class _Increment:
         self.events.append(f"damage {amount}")
 
     def retry_until_passed(
-        self, attempt: Callable[[], bool], on_failure: Callable[[], None]
+        self, attempt: Callable[[], bool], on_failure: Callable[[], None], *, passable: bool
     ) -> bool:
         """Retries at 10 DS each until one passes; False after `max_retries` failed retries.
 
-        Without a cap (`max_retries` None) it goes on until one passes: every attempt draws its
-        die from `self.dice`, whose request budget stops a retry that never passes.
+        Without a cap (`max_retries` None) it goes on until one passes — unless no die can pass
+        (`passable` False: a natural 20 plus the modifier is still below the DC), when no retry
+        is made and she forfeits at once, the event `impassable` saying why
+        (docs/rules.md#obstacles-and-hazards). Every attempt draws its die from `self.dice`,
+        whose request budget still bounds a retry that could pass but keeps failing.
         """
+        if self.max_retries is None and not passable:
+            self.events.append(IMPASSABLE)
+            return False
         attempts = itertools.count() if self.max_retries is None else range(self.max_retries)
         for _ in attempts:
             self.retries += 1
@@ -618,6 +637,7 @@ class _Increment:
             if self.retry_until_passed(
                 lambda: self.d20_check("retry", increment.check, OBSTACLE, modifier, target),
                 lambda: self.events.append("check-failed"),
+                passable=can_pass(modifier, target),
             ):
                 return self.outcome(0, total)
             return self.outcome(0, total, forfeited=True)
@@ -651,7 +671,9 @@ class _Increment:
         failed()
         if self.damage_instead_of_forfeit:
             return None
-        if obstacle.retry and self.retry_until_passed(attempt, failed):
+        if obstacle.retry and self.retry_until_passed(
+            attempt, failed, passable=can_pass(modifier, obstacle.dc)
+        ):
             return self.outcome(0, None)
         return self.outcome(0, None, forfeited=True)
 

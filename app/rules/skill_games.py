@@ -29,7 +29,10 @@ a bid or the action a party sealed. A config's cross-field rules are `check_conf
 - The end condition is checked once, at the end of the round, on the final progress.
 - A grant may be negative down to 0 tokens, but never while that party's choice is sealed (it
   could make the sealed choice unaffordable).
-- All choices, losing bids' actions included, are shown in the round record once revealed.
+- The round record (`Round.choices`) keeps every choice; what a party may read of it — every
+  bid, the actions taken, and of the actions not taken only its own (the Legend text's "reveal
+  the number of tokens they bid, but not the actions they chose", docs/rules.md#bidding) — is
+  the presentation's (`app.api.skill_games.round_shown_to`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers import Session, assert_problem
+from tests.helpers import Session, assert_problem, bearer
 
 URL = "/v1/arm-wrestles"
 SESSION_FIELDS = {
@@ -530,6 +530,27 @@ def test_psychic_uses_caster_level(store_client: TestClient) -> None:
         "Ogre": {"roll": 10, "total": 12},
     }
     assert (record["round_winner"], record["difference"]) == ("Lydia", 3)
+
+
+def test_psychic_loser_damage(store_client: TestClient) -> None:
+    # Caster levels 5 and 1 (+1 misc): 10 + 5 beats 10 + 2 by 3, the target; the Ogre takes
+    # the match's loser_damage. Its odds are those of the same match without it.
+    match = {
+        "variant": "psychic",
+        "a": {**LYDIA, "caster_level": 5},
+        "b": {**OGRE, "caster_level": 1, "misc_mod": 1},
+        "target": 3,
+    }
+    wrestle = Wrestle(store_client, **match, loser_damage="1d6+2")
+    assert wrestle.created["config"]["loser_damage"] == "1d6+2"
+    record, session = wrestle.play(dice(10, 10, ogre_damage=[5]))
+    assert (record["winner"], record["reason"]) == ("Lydia", "target")
+    assert session["result"]["damage"] == {"name": "Ogre", "amount": 7}
+    fresh = Wrestle(store_client, **match, loser_damage="1d6+2")
+    plain = Wrestle(store_client, **match)
+    with_damage = store_client.get(f"{fresh.url}/odds", headers=bearer(fresh.gm)).json()
+    without = store_client.get(f"{plain.url}/odds", headers=bearer(plain.gm)).json()
+    assert with_damage["a_wins"] == without["a_wins"]
 
 
 def test_psychic_needs_caster_level(store_client: TestClient) -> None:

@@ -106,6 +106,18 @@ def test_critical_success_adds(client: TestClient) -> None:
     assert body["score"] == 200
 
 
+def test_success_x2_x3_lowered_as_written(client: TestClient) -> None:
+    body = {**WORKED, "critical_die": 12, "magnitude_die": 51}
+    raised = client.post(URL, json=body).json()
+    lowered = client.post(URL, json={**body, "success_x2_x3": "lowered"}).json()
+    assert (raised["adjustment"], raised["score"]) == (24, 104)
+    assert (lowered["critical"], lowered["adjustment"], lowered["score"]) == ("success", -24, 56)
+    odds = client.post("/v1/odds/cairn", json={"rating": 12, "success_x2_x3": "lowered"}).json()
+    default = client.post("/v1/odds/cairn", json={"rating": 12}).json()
+    assert odds["mean"] < default["mean"]
+    assert client.post(URL, json={**body, "success_x2_x3": "up"}).status_code == 422
+
+
 def test_server_dice_are_listed_and_seed_is_deterministic(client: TestClient) -> None:
     request = {"rating": 5, "seed": 123456789}
     first = client.post(URL, json=request)

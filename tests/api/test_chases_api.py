@@ -231,8 +231,46 @@ def test_distance_and_lead_starts(
     chase = new_chase(store_client, start)
     assert chase.created["state"]["lead"] == expected
     assert chase.created["state"]["ds"] == {"Ralf": expected, "the guard": 0}
-    assert chase.created["config"]["start"] == start
+    shown = {**start, "with_initiative": False} if start["mode"] == "distance" else start
+    assert chase.created["config"]["start"] == shown
     assert "start_rolls" not in chase.created
+
+
+def test_a_distance_start_with_initiative_adds_the_initiative_check(
+    store_client: TestClient,
+) -> None:
+    # "The escapee's starting DS is increased by 5 times that number": 3 increments (15) on top
+    # of Ralf's initiative, 8 + 2.
+    start = {"mode": "distance", "increments": 3, "with_initiative": True}
+    escapee = side("Ralf", mods={"initiative": 2})
+    chase = new_chase(store_client, start, escapee, rolls={"Ralf": {"initiative": 8}})
+    assert chase.created["state"]["lead"] == 8 + 2 + 15
+    assert chase.created["config"]["start"] == start
+    (roll,) = chase.created["start_rolls"]
+    assert (roll["who"], roll["purpose"], roll["values"]) == ("Ralf", "initiative", [8])
+    # Alone (the default), the same body's initiative die is the wrong count.
+    alone = {**start, "with_initiative": False}
+    body = {"escapee": escapee, "chaser": side("the guard"), "start": alone}
+    refused = store_client.post(URL, json={**body, "rolls": {"Ralf": {"initiative": 8}}})
+    assert_problem(refused, 422)
+    # The odds from the start weigh every initiative roll: the lead starts at 18 to 37.
+    odds = store_client.post("/v1/odds/chases", json={**body, "start": start, "terrain": STRENGTH})
+    assert odds.status_code == 200, odds.text
+    fixed = store_client.post(
+        "/v1/odds/chases",
+        json={**body, "start": start, "terrain": STRENGTH, "rolls": {"Ralf": {"initiative": 8}}},
+    )
+    assert fixed.status_code == 200, fixed.text
+    assert fixed.json() != odds.json()
+
+
+def test_a_distance_start_with_initiative_that_can_give_no_lead_is_refused(
+    store_client: TestClient,
+) -> None:
+    start = {"mode": "distance", "increments": 1, "with_initiative": True}
+    body = {"escapee": side("Ralf", mods={"initiative": -30}), "chaser": side("the guard")}
+    problem = assert_problem(store_client.post(URL, json={**body, "start": start}), 422)
+    assert ["body", "start", "with_initiative"] in [error["loc"] for error in problem["errors"]]
 
 
 def test_a_start_lead_of_thirty_has_escaped_already(store_client: TestClient) -> None:
@@ -798,9 +836,16 @@ def test_chase_speed_bonus_every_roll_on_a_terrain_hazard(store_client: TestClie
     assert record["tactic"]["chaser_total"] == 3
 
 
-def test_chase_endless_retry_is_422_naming_the_work_limit(store_client: TestClient) -> None:
+def test_a_chase_terrain_no_retry_can_pass_ends_it_instead_of_sticking(
+    store_client: TestClient,
+) -> None:
+    # DC 100 with a +0 climb can never pass: with no cap on retries both sides forfeit at once
+    # (`impassable`) and the escapee's forfeit is a catch, rather than a 422 at the work limit.
     chase = new_chase(store_client, lead(10), max_retries=None, seed=5)
     never = {"check": "climb", "dc": 100, "on_fail": "retry"}
-    problem = assert_problem(chase.post("rounds", {"terrain": never}), 422)
-    assert "100,000 dice" in problem["detail"] + str(problem["errors"])
-    assert chase.session()["version"] == 1
+    played = chase.post("rounds", {"terrain": never})
+    assert played.status_code == 200, played.text
+    record = played.json()["round"]
+    assert record["sides"]["Ralf"]["events"] == ["check-failed", "impassable", "forfeited"]
+    assert record["outcome"] == "caught"
+    assert chase.session()["status"] == "finished"

@@ -561,12 +561,87 @@ def test_sixty_four_competitors_are_accepted(client: TestClient) -> None:
     assert len(response.json()["competitors"]) == 64
 
 
+def test_the_halfling_toss(client: TestClient) -> None:
+    # From 15 ft (3 of the halfling's 5 ft increments): the Ogre (Str 18, +4) rolls 16, check
+    # 20, 3 increments, 15 ft — into the bank; Bram (Str 14, +2) rolls 12, check 14, 10 ft —
+    # short: he loses, pelted with stones.
+    body = {
+        "object": "halfling",
+        "mode": "halfling-toss",
+        "competitors": [
+            {"name": "Ogre", "strength_score": 18, "roll": 16, "damage_roll": 2, "tumble_roll": 3},
+            {"name": "Bram", "strength_score": 14, "roll": 12, "damage_roll": 4, "tumble_roll": 5},
+        ],
+    }
+    response = post(client, body)
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert (result["mode"], result["toss_distance_ft"]) == ("halfling-toss", 15)
+    assert (result["winners"], result["tie"]) == (["Ogre"], False)
+    ogre, bram = result["competitors"]
+    assert {key: ogre[key] for key in ("check", "ds", "increments", "distance_ft", "landed")} == {
+        "check": 20, "ds": 20, "increments": 3, "distance_ft": 15, "landed": True,
+    }  # fmt: skip
+    assert {key: bram[key] for key in ("check", "distance_ft", "landed")} == {
+        "check": 14, "distance_ft": 10, "landed": False,
+    }  # fmt: skip
+    assert ogre["creature_damage"]["damage"] == 2
+    assert (
+        "Bram rolled 12, check 14, DS 14, 2 increments (10 ft), misses: loses"
+        in (result["summary"])
+    )
+    assert result["summary"].endswith("Ogre wins.")
+    # From 20 ft the Ogre's 15 ft falls short too: nobody lands it.
+    farther = post(client, {**body, "toss_distance_ft": 20}).json()
+    assert (farther["winners"], farther["toss_distance_ft"]) == ([], 20)
+    assert [entry["landed"] for entry in farther["competitors"]] == [False, False]
+
+
+@pytest.mark.parametrize(
+    ("changes", "loc"),
+    [
+        ({"object": "stone"}, ["body", "object"]),
+        ({"into_wall": True}, ["body", "into_wall"]),
+        ({"toss_distance_ft": 10}, ["body", "toss_distance_ft"]),
+        ({"mode": "distance", "toss_distance_ft": 20}, ["body", "toss_distance_ft"]),
+    ],
+)
+def test_halfling_toss_refusals(
+    client: TestClient, changes: dict[str, Any], loc: list[str]
+) -> None:
+    body = {
+        "object": "halfling",
+        "mode": "halfling-toss",
+        "competitors": [{"name": "Ogre", "strength_score": 18}],
+        **changes,
+    }
+    problem = assert_problem(post(client, body), 422)
+    assert [error["loc"] for error in problem["errors"]] == [loc]
+
+
+def test_far_shot_doubles_the_check_or_the_die(client: TestClient) -> None:
+    # Str 14 (+2), Far Shot, a d20 of 15: check 17; DS 34 (the whole check doubled, the
+    # default) or 2 * 15 + 2 = 32 (the die alone). Either way 2 increments of 60 ft.
+    body = {
+        "object": "javelin",
+        "competitors": [{"name": "Far", "strength_score": 14, "far_shot": True, "roll": 15}],
+    }
+    whole = post(client, body).json()["competitors"][0]
+    die = post(client, {**body, "far_shot_doubles": "die"}).json()["competitors"][0]
+    assert (whole["check"], whole["ds"], whole["distance_ft"]) == (17, 34, 120)
+    assert (die["check"], die["ds"], die["distance_ft"]) == (17, 32, 120)
+    problem = assert_problem(post(client, {**body, "far_shot_doubles": "roll"}), 422)
+    assert problem["errors"][0]["loc"] == ["body", "far_shot_doubles"]
+
+
 def test_openapi_documents_the_endpoint_with_examples(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     operation = schema["paths"][URL]["post"]
     content = operation["requestBody"]["content"]["application/json"]
     assert content["schema"]["$ref"] == "#/components/schemas/LongThrowRequest"
-    assert {"distance", "halfling into a wall", "precision"} <= set(content["examples"])
+    assert {"distance", "halfling into a wall", "precision", "halfling toss"} <= set(
+        content["examples"]
+    )
     assert "LongThrowRequest" in schema["components"]["schemas"]
     for example in content["examples"].values():
         assert post(client, example["value"]).status_code == 200
@@ -635,7 +710,8 @@ bodies = st.fixed_dictionaries(
         "competitors": competitors(),
     },
     optional={
-        "mode": st.sampled_from(["distance", "caber", "precision"]),
+        "mode": st.sampled_from(["distance", "caber", "precision", "halfling-toss"]),
+        "far_shot_doubles": st.sampled_from(["check", "die"]),
         "into_wall": st.booleans(),
         "max_series": st.integers(1, 100),
         "seed": st.integers(0, 2**63 - 1),

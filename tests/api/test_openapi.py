@@ -19,7 +19,7 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     ids = [operation["operationId"] for _, _, operation in operations(document)]
-    assert len(ids) == len(set(ids)) == 64
+    assert len(ids) == len(set(ids)) == 68
     assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", operation_id) for operation_id in ids), ids
     assert {"createArmWrestle", "playArmWrestleRound", "rollGurpsSuccess", "endChase"} <= set(ids)
 
@@ -41,3 +41,44 @@ def test_schema_names_are_the_models_own(client: TestClient) -> None:
     names = client.get("/openapi.json").json()["components"]["schemas"]
     assert not [name for name in names if "__" in name or re.search(r"_[A-Z]", name)]
     assert "CompetitorResult" not in names
+
+
+def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    streams = {
+        path: operation
+        for method, path, operation in operations(document)
+        if method == "GET" and path.endswith("/{session_id}/events")
+    }
+    listed: dict[str, list[tuple[str, str]]] = {}
+    for path, operation in streams.items():
+        answer = operation["responses"]["200"]
+        assert list(answer["content"]) == ["text/event-stream"], path
+        assert answer["content"]["text/event-stream"]["schema"] == {"type": "string"}
+        assert "Last-Event-ID" in [parameter["name"] for parameter in operation["parameters"]]
+        # One line per event: "- `name`: `Schema`, ..." (the session's and deletion's data
+        # are shapes around a schema, or none).
+        listed[path] = re.findall(r"^- `(\w+)`: `([^`]+)`", answer["description"], re.M)
+        for _, schema in listed[path]:
+            for name in re.findall(r"[A-Z]\w+", schema):
+                assert name in document["components"]["schemas"], (path, name)
+
+    assert len(streams) == 5
+    assert listed["/v1/arm-wrestles/{session_id}/events"] == [
+        ("session", '{"session": ArmWrestleSession}'),
+        ("round", "ArmWrestleRoundAnswer"),
+        ("round", "ArmWrestleResolved"),
+        ("deleted", '{"id": <session id>}'),
+    ]
+    assert [name for name, _ in listed["/v1/chases/{session_id}/events"]] == [
+        "session", "round", "round", "ended", "deleted"
+    ]  # fmt: skip
+    assert listed["/v1/skill-games/{session_id}/events"] == [
+        ("session", '{"session": SkillGameSession}'),
+        ("skills", "SkillGameSkillsAnswer"),
+        ("submitted", "SkillGameSealed"),
+        ("revealed", "SkillGameRevealed"),
+        ("granted", "SkillGameGranted"),
+        ("ended", "SkillGameEnded"),
+        ("deleted", '{"id": <session id>}'),
+    ]

@@ -1060,14 +1060,33 @@ def test_uncapped_retries_pass_when_a_die_passes(store_client: TestClient) -> No
     assert (ann["standing"], ann["gained"], ann["events"].count("retry")) == ("racing", -80, 8)
 
 
-def test_an_endless_retry_is_422_naming_the_work_limit(store_client: TestClient) -> None:
-    # DC 100 with a +0 climb can never pass: no cap, so only the dice budget stops it.
-    never = {"check": "climb", "dc": 100, "on_fail": "retry"}
-    race = new_race(store_client, course(never), runner("Ann"), max_retries=None, seed=3)
-    problem = assert_problem(race.post_round(), 422)
-    assert "100,000 dice" in problem["detail"] + str(problem["errors"])
+def test_an_obstacle_no_retry_can_pass_forfeits_instead_of_sticking_the_race(
+    store_client: TestClient,
+) -> None:
+    # DC 25 with a +0 jump: even a natural 20 falls short, so with no cap on retries Ann
+    # forfeits at once (`impassable`) instead of retrying until the work limit; Bob, +6, can
+    # pass it and races on. Server dice: the round is played, not refused.
+    wall = {
+        "check": "strength",
+        "obstacle": {"kind": "obstacle", "check": "jump", "dc": 25, "retry": True},
+    }
+    race = new_race(
+        store_client,
+        course(wall, STRENGTH),
+        runner("Ann"),
+        runner("Bob", mods={"jump": 6}),
+        max_retries=None,
+        seed=3,
+    )
+    played = race.post_round()
+    assert played.status_code == 200, played.text
+    ann = played.json()["round"]["competitors"]["Ann"]
+    assert ann["standing"] == "forfeited"
+    assert ann["events"] == ["obstacle-failed", "impassable", "forfeited"]
+    assert "Ann forfeited [obstacle-failed, impassable]" in played.json()["summary"]
+    assert played.json()["session"]["state"]["standing"]["Bob"] == "racing"
     resolved = store_client.post(f"{race.url}/resolve", json={}, headers=bearer(race.gm))
-    problem = assert_problem(resolved, 422)
-    assert "100,000 dice" in problem["detail"] + str(problem["errors"])
-    session = race.session()
-    assert (session["version"], session["round"], session["state"]["increment"]) == (1, 0, 0)
+    assert resolved.status_code == 200, resolved.text
+    session = resolved.json()["session"]
+    assert session["status"] == "finished"
+    assert session["result"]["winners"] == ["Bob"]

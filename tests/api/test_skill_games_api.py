@@ -555,7 +555,13 @@ def test_a_submission_is_202_until_the_last_and_may_be_replaced(store_client: Te
     revealed = last.json()
     assert set(revealed) >= {"round", "session", "summary"}
     record = revealed["round"]
+    # The Rangers' token sees its own action and the winner's, not the Heroes' losing one.
     assert record["choices"] == {
+        "Heroes": {"bid": 0},
+        "Villains": {"action": "Sabotage", "bid": 1},
+        "Rangers": {"action": "Charge", "bid": 0},
+    }
+    assert game.rounds()[0]["choices"] == {
         "Heroes": {"action": "Rally", "bid": 0},
         "Villains": {"action": "Sabotage", "bid": 1},
         "Rangers": {"action": "Charge", "bid": 0},
@@ -815,6 +821,129 @@ def test_nothing_of_a_sealed_choice_shows_before_the_reveal(
     assert revealed.status_code == 200
     assert revealed.json()["round"]["choices"]["Heroes"] == secret
     assert "Moonlit Gambit" in orjson.dumps(game.rounds("Villains")).decode()
+
+
+# --- what each token reads of a revealed bidding round ----------------------------------------
+
+
+def _without_config(value: Any) -> Any:
+    """`value` without any session's `config` (which lists every action of the game)."""
+    if isinstance(value, dict):
+        return {key: _without_config(item) for key, item in value.items() if key != "config"}
+    if isinstance(value, list):
+        return [_without_config(item) for item in value]
+    return value
+
+
+def _reads(response: httpx.Response) -> str:
+    """What a reader gets from an answer, as text, the config (the action set) left out."""
+    if response.headers["content-type"].startswith("application/json"):
+        return orjson.dumps(_without_config(response.json())).decode()
+    return response.text
+
+
+def test_a_party_token_never_reads_another_partys_losing_action(store_client: TestClient) -> None:
+    # Legend: the parties "reveal the number of tokens they bid, but not the actions they
+    # chose". The Villains win with Charge (bid 2); the Heroes lose with Ambush (bid 1), the
+    # Rangers with Rally (bid 0). Everyone reads every bid and the Villains' Charge; the
+    # Heroes' Ambush is theirs and the GM's alone, the Rangers' Rally likewise.
+    game = at_choices(store_client, bidding_body(parties=parties(RANGERS)), 1, 2)
+    assert game.bid("Heroes", "Ambush", 1).status_code == 202
+    assert game.bid("Villains", "Charge", 2, who="gm").status_code == 202
+    key = {"Idempotency-Key": "reveal-1"}
+    body = {"party": "Rangers", "action": "Rally", "bid": 0}
+    markdown = game.post("choices", body, "Rangers", {**key, "Accept": "text/markdown"})
+    assert markdown.status_code == 200, markdown.text
+    revealed = game.post("choices", body, "Rangers", key)
+    assert revealed.headers["idempotent-replayed"] == "true"
+    record = revealed.json()["round"]
+    assert record["bids"] == {"Heroes": 1, "Villains": 2, "Rangers": 0}
+    assert record["choices"] == {
+        "Heroes": {"bid": 1},
+        "Villains": {"action": "Charge", "bid": 2},
+        "Rangers": {"action": "Rally", "bid": 0},
+    }
+    assert record["effects"] == [
+        {"party": "Villains", "action": "Charge", "margin": 1, "tier": 0,
+         "text": "A scramble forward."},
+    ]  # fmt: skip
+    assert record["summary"] == (
+        "Round 1: Bids: Heroes 1, Villains 2, Rangers 0. Villains wins the bid by 1. "
+        "Villains — Charge: A scramble forward. Progress: Heroes 0, Villains 1, Rangers 0. "
+        "Tokens: Heroes 0, Villains 0, Rangers 0."
+    )
+    text = game.post("choices", body, "Rangers", {**key, "Accept": "text/plain"})
+    for answer in (markdown, revealed, text):
+        assert "Ambush" not in _reads(answer)
+    assert "Rally" not in _reads(text) + markdown.text  # the summary names only Charge
+
+    # The GM reads every action.
+    (whole,) = game.rounds()
+    assert whole["choices"] == {
+        "Heroes": {"action": "Ambush", "bid": 1},
+        "Villains": {"action": "Charge", "bid": 2},
+        "Rangers": {"action": "Rally", "bid": 0},
+    }
+    assert {**whole, "choices": None} == {**record, "choices": None}
+
+    # Each party's token, through every read of the session.
+    for party, own, hidden in (("Heroes", "Ambush", "Rally"), ("Rangers", "Rally", "Ambush")):
+        (seen,) = game.rounds(party)
+        assert seen["choices"][party] == {"action": own, "bid": record["bids"][party]}
+        assert seen["choices"]["Villains"] == {"action": "Charge", "bid": 2}
+        other = "Rangers" if party == "Heroes" else "Heroes"
+        assert seen["choices"][other] == {"bid": record["bids"][other]}
+        reads = [
+            game.get("rounds", party),
+            game.get("rounds", party, {"Accept": "text/markdown"}),
+            game.get("rounds", party, {"Accept": "text/plain"}),
+            game.get("", party),
+            game.get("", party, {"Accept": "text/markdown"}),
+            game.get("", party, {"Accept": "text/plain"}),
+            # Skill games have no odds from a session; the token odds take no session.
+            game.get("odds", party),
+        ]
+        assert reads[-1].status_code in (404, 405)
+        for answer in reads:
+            assert hidden not in _reads(answer), (party, answer.request.url)
+        assert own in _reads(reads[0])
+
+
+def test_tied_bidders_actions_show_and_a_tied_bidder_who_did_nothing_keeps_hers(
+    store_client: TestClient,
+) -> None:
+    # Heroes (Charge) and Villains (Ambush, no margin-0 tier) tie at 1; the Rangers bid 0 on
+    # Rally. The Heroes take Charge, so all read it; the Villains take nothing, so their
+    # Ambush is theirs and the GM's, as is the Rangers' losing Rally.
+    game = at_choices(store_client, bidding_body(parties=parties(RANGERS)), 1, 1)
+    assert game.bid("Heroes", "Charge", 1).status_code == 202
+    assert game.bid("Villains", "Ambush", 1, who="gm").status_code == 202
+    revealed = game.bid("Rangers", "Rally", 0)
+    assert revealed.status_code == 200
+    record = revealed.json()["round"]
+    assert record["order"] == ["Heroes"]
+    assert record["choices"] == {
+        "Heroes": {"action": "Charge", "bid": 1},
+        "Villains": {"bid": 1},
+        "Rangers": {"action": "Rally", "bid": 0},
+    }
+    assert game.rounds("Heroes")[0]["choices"] == {
+        "Heroes": {"action": "Charge", "bid": 1},
+        "Villains": {"bid": 1},
+        "Rangers": {"bid": 0},
+    }
+    assert game.rounds("Villains")[0]["choices"]["Villains"] == {"action": "Ambush", "bid": 1}
+
+
+def test_an_option_game_reveals_every_action_to_every_party(store_client: TestClient) -> None:
+    # "All parties simultaneously reveal their chosen actions."
+    game = at_choices(store_client, option_body(), 2, 1)
+    assert game.buy("Heroes", ["Bribe"]).status_code == 202
+    assert game.buy("Villains", ["Scout"], who="gm").status_code == 200
+    assert game.rounds("Heroes")[0]["choices"] == {
+        "Heroes": {"actions": ["Bribe"]},
+        "Villains": {"actions": ["Scout"]},
+    }
 
 
 # --- the reveal --------------------------------------------------------------------------------
@@ -1160,7 +1289,12 @@ def test_concurrent_last_submissions_reveal_exactly_once(
         record = revealing.json()["round"]
         assert record["number"] == 1
         assert record["bids"]["Heroes"] == 1
-        assert game.rounds() == [record]
+        # The record as the revealing token reads it (a party's hides the others' losing
+        # actions: docs/rules.md#bidding).
+        revealer = (
+            "gm" if revealing.request.headers["authorization"] == f"Bearer {game.gm}" else "Heroes"
+        )
+        assert game.rounds(revealer) == [record]
         session = game.session()
         assert session["round"] == 1
         assert session["version"] == (7 if extra else 5)
@@ -1298,7 +1432,26 @@ def test_a_full_bidding_game_to_its_goal(store_client: TestClient) -> None:
     assert (four["finished"], four["winner"]) == (True, "Heroes")
 
     assert [record["number"] for record in records] == [1, 2, 3, 4]
-    assert game.rounds("Villains") == records
+    assert game.rounds() == records
+    # A party's token reads every bid and the actions taken, and of the actions not taken
+    # only its own: round 1's losing Sabotage is the Villains' and the GM's alone.
+    villains = game.rounds("Villains")
+    assert [record["choices"] for record in villains] == [
+        {"Heroes": {"action": "Charge", "bid": 2}, "Villains": {"action": "Sabotage", "bid": 1}},
+        {"Heroes": {"bid": 0}, "Villains": {"action": "Ambush", "bid": 1}},
+        {"Heroes": {"action": "Charge", "bid": 4}, "Villains": {"action": "Rally", "bid": 0}},
+        {"Heroes": {"action": "Charge", "bid": 1}, "Villains": {"action": "Rally", "bid": 1}},
+    ]
+    assert [{**record, "choices": None} for record in villains] == [
+        {**record, "choices": None} for record in records
+    ]
+    assert game.rounds("Heroes")[0]["choices"] == {
+        "Heroes": {"action": "Charge", "bid": 2},
+        "Villains": {"bid": 1},
+    }
+    assert game.rounds("Heroes")[1:] == [
+        skill_games_api.round_shown_to(record, "Heroes") for record in records[1:]
+    ]
     session = game.session("Heroes")
     assert (session["status"], session["round"]) == ("finished", 4)
     assert session["result"] == {

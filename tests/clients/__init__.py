@@ -1,5 +1,6 @@
-"""Tests of the clients under `clients/`: the Python package against a live server, and the
-TypeScript types generated from the document, checked by `tsc`."""
+"""Tests of the clients under `clients/`: the Python package against a live server, the
+TypeScript types generated from the document, checked by `tsc`, and the TypeScript client
+compiled against them and run by Node.js against a live server."""
 
 import sys
 from pathlib import Path

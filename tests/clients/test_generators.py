@@ -7,7 +7,9 @@ unchanged (`Model.from_dict(body).to_dict() == body`), and each JSON object in i
 a generated model with typed fields, none left a dict or kept as untyped extra fields. (While
 the document published name-keyed maps as patternProperties, the generator made them empty
 models, which dropped every name.) The generated client then plays an arm wrestle's round with
-supplied dice against a live server, its body built from the generated models.
+supplied dice against a live server, its body built from the generated models, and reads a
+session's live events: the stream's 200 is text (`text/event-stream`, a string schema), which the
+generated client keeps a string (an object schema made it call `from_dict` on one).
 
 openapi-typescript (clients/typescript's, default options) generates types, and `tsc --strict`
 compiles a file that assigns every request body of README.md's curl examples, extracted here, to
@@ -26,14 +28,17 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import typing
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import attrs
+import httpx
 import pytest
 
 from app.main import create_app
@@ -374,6 +379,75 @@ def test_the_generated_client_plays_a_round_with_supplied_dice(
         ("Ogre", "strength", [8], "supplied"),
     ]
     assert all(roll.source is models.RollRecordSource.SUPPLIED for roll in rolls)
+
+
+def sse_events(text: str) -> list[tuple[str, str, Any]]:
+    """(id, event, data as JSON) of each event of a `text/event-stream` (one `data:` line each,
+    as the server writes them); comments left out."""
+    events: list[tuple[str, str, Any]] = []
+    for block in text.split("\n\n"):
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if line and not line.startswith(":")
+        )
+        if fields:
+            events.append((fields["id"], fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def test_the_generated_client_reads_a_sessions_events_as_text(
+    generated: ModuleType, base_url: str
+) -> None:
+    """The stream's 200 is text to the generated client (an object schema made it call
+    `from_dict` on a string): read to its end, a round played and the session deleted on the
+    way, it is every event, in order."""
+    models = importlib.import_module(f"{PACKAGE}.models")
+    arm_wrestles = f"{PACKAGE}.api.arm_wrestles"
+    create = importlib.import_module(f"{arm_wrestles}.create_arm_wrestle")
+    stream = importlib.import_module(f"{arm_wrestles}.stream_arm_wrestle_events")
+    assert typing.get_type_hints(stream.sync_detailed)["return"].__args__ == (models.Problem | str,)
+    match = models.ArmWrestleCreate(
+        a=models.ArmWrestler(name="Lydia", strength_mod=2, con_score=12, con_mod=1),
+        b=models.ArmWrestler(name="Ogre", strength_mod=6, con_score=15, con_mod=2),
+    )
+    with generated.Client(base_url=base_url) as client:
+        session = create.sync_detailed(client=client, body=match).parsed
+    gm = session.tokens.gm
+    assert stream._get_kwargs(session.id, last_event_id="1")["headers"] == {"Last-Event-ID": "1"}
+
+    # The stream's headers are in (so it is subscribed) before the round is played.
+    opened = threading.Event()
+    hooks = {"response": [lambda _response: opened.set()]}
+    reader = generated.AuthenticatedClient(
+        base_url=base_url, token=gm, timeout=httpx.Timeout(20.0), httpx_args={"event_hooks": hooks}
+    )
+    with reader, ThreadPoolExecutor(1) as pool:
+        read = pool.submit(stream.sync_detailed, session.id, client=reader)
+        assert opened.wait(20.0), "the stream did not open"
+        headers = {"authorization": f"Bearer {gm}"}
+        dice = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
+        url = f"{base_url}/v1/arm-wrestles/{session.id}"
+        assert httpx.post(f"{url}/rounds", json=dice, headers=headers).status_code == 200
+        assert httpx.delete(url, headers=headers).status_code == 204
+        answer = read.result(timeout=20.0)
+
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert isinstance(answer.parsed, str)
+    events = sse_events(answer.parsed)
+    assert [(number, name) for number, name, _ in events] == [
+        ("1", "session"),
+        ("2", "round"),
+        ("3", "deleted"),
+    ]
+    (_, _, opening), (_, _, played), (_, _, deleted) = events
+    assert (opening["session"]["id"], opening["session"]["version"]) == (session.id, 1)
+    assert [(roll["who"], roll["values"], roll["source"]) for roll in played["round"]["rolls"]] == [
+        ("Lydia", [17], "supplied"),
+        ("Ogre", [8], "supplied"),
+    ]
+    assert played["session"]["version"] == 2
+    assert deleted == {"id": session.id}
+    assert "tokens" not in answer.parsed
 
 
 # -- openapi-typescript --------------------------------------------------------------------------

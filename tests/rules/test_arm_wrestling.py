@@ -523,6 +523,46 @@ def test_mental_loser_damage_below_zero_counts_as_zero() -> None:
     assert state.damage == aw.Damage("Sage", 0)
 
 
+def psychic_config(**settings_: Any) -> aw.Config:
+    return make_config(
+        competitor("Mage", caster_level=7, con_score=10),
+        competitor("Sorcerer", caster_level=3, con_score=10),
+        variant="psychic",
+        target=4,
+        **settings_,
+    )
+
+
+def test_psychic_loser_takes_loser_damage_too() -> None:
+    # "The GM can optionally rule that the loser takes damage" serves psychic matches too: the
+    # Mage's 10 + 7 beats the Sorcerer's 10 + 3 by 4, the target; the Sorcerer takes 1d6+1.
+    config = psychic_config(loser_damage="1d6+1")
+    rolls: Rolls = {"Mage": {"strength": 10}, "Sorcerer": {"strength": 10, "damage": 3}}
+    state, round_, dice = play(config, aw.start(config, Dice()), rolls)
+    assert (round_.winner, state.ds) == ("Mage", (4, 0))
+    assert state.damage == aw.Damage("Sorcerer", 4)
+    assert state.consequences == (
+        aw.Consequence("Sorcerer", "damage", "4 damage (1d6+1: 1d6 (3) + 1)"),
+    )
+    assert serial.dump(dice.log[-1])["purpose"] == "damage"
+    # Without it (the default) a psychic match hurts nobody, as before.
+    plain = psychic_config()
+    state, _, dice = play(plain, aw.start(plain, Dice()), strength("Mage", 10, "Sorcerer", 10))
+    assert state.damage is None
+    assert len(dice.log) == 2
+
+
+def test_psychic_loser_damage_leaves_the_odds_alone() -> None:
+    # Damage follows the loser once the match is decided: it never changes who wins.
+    from app.rules.odds import arm_wrestling as arm_odds
+
+    plain = psychic_config()
+    hurting = psychic_config(loser_damage="2d6")
+    assert arm_odds.arm_wrestle_odds(hurting, aw.start(hurting, Dice())) == (
+        arm_odds.arm_wrestle_odds(plain, aw.start(plain, Dice()))
+    )
+
+
 def test_mental_without_loser_damage_hurts_nobody() -> None:
     config = mental_config()
     state, _, dice = play(config, aw.start(config, Dice()), strength("Psion", 10, "Sage", 10))

@@ -224,6 +224,30 @@ def test_critical_success_on_the_roll() -> None:
     assert result.success is True
 
 
+@pytest.mark.parametrize(
+    ("magnitude_die", "raised", "lowered"),
+    [(20, 92, 92), (51, 104, 56), (70, 116, 44), (100, 200, 200)],
+)
+def test_success_rows_lowered_as_the_text_writes_the_x2_and_x3_rows(
+    magnitude_die: int, raised: int, lowered: int
+) -> None:
+    # The worked example's dice (base score 80, rating 12) with a critical success (die 5):
+    # x1 and x10 are "raised or lowered" in the text, x2 and x3 only "lowered".
+    by_default = judge_cairn(12, WORKED_DICE, 5, magnitude_die)
+    as_written = judge_cairn(12, WORKED_DICE, 5, magnitude_die, success_rows="lowered")
+    assert by_default.critical == as_written.critical == "success"
+    assert (by_default.score, as_written.score) == (raised, lowered)
+    # A critical failure is lowered either way: the worked example itself.
+    failure = judge_cairn(12, WORKED_DICE, 13, 51, target=45, success_rows="lowered")
+    assert (failure.adjustment, failure.score, failure.success) == (-24, 56, True)
+
+
+def test_success_rows_lowered_on_the_roll_reports_the_adjustment() -> None:
+    result = cairn_roll(12, supplied(WORKED_DICE, 5, 51), success_rows="lowered")
+    assert (result.multiplier, result.adjustment, result.score) == (2, -24, 56)
+    assert "critical success, magnitude 51 (x2): -24; score 56" in cairn.cairn_summary(result)
+
+
 def test_no_critical_leaves_the_base_score() -> None:
     result = judge_cairn(12, WORKED_DICE, 21, 51)
     assert result.critical is None

@@ -194,6 +194,34 @@ def test_initiative_start_without_a_lead_is_rejected() -> None:
 def test_distance_start_is_5_per_increment() -> None:
     config = checked(chases.Config(RALF, GUARD, chases.DistanceStart(increments=3)))
     assert begin(config).lead == 15
+    assert not chases.rolls_initiative(config.start)
+
+
+def test_distance_start_with_initiative_adds_the_initiative_check() -> None:
+    # Ralf's initiative +2 rolls 7 (9), increased by 5 x 3 increments: a lead of 24.
+    start = chases.DistanceStart(increments=3, with_initiative=True)
+    config = checked(chases.Config(RALF, GUARD, start))
+    assert chases.rolls_initiative(config.start)
+    dice = supplied({"Ralf": {"initiative": 7}})
+    state = chases.start(config, dice)
+    dice.require_all_used()
+    assert (state.lead, state.ds) == (24, {"Ralf": 24, "guard": 0})
+    # A lead that reaches 30 has escaped already: 20 + 2 + 15.
+    escaped = chases.start(config, supplied({"Ralf": {"initiative": 20}}))
+    assert (escaped.lead, escaped.status_detail) == (37, "escaped")
+
+
+def test_distance_start_with_initiative_without_a_lead_is_rejected() -> None:
+    slow = replace(RALF, mods={"initiative": -12})
+    start = chases.DistanceStart(increments=1, with_initiative=True)
+    config = checked(chases.Config(slow, GUARD, start))
+    with pytest.raises(RulesError) as error:
+        chases.start(config, supplied({"Ralf": {"initiative": 2}}))  # 2 - 12 + 5 = -5
+    assert violation_locs(error) == [("start", "with_initiative")]
+    hopeless = replace(RALF, mods={"initiative": -30})
+    with pytest.raises(RulesError) as error:
+        checked(chases.Config(hopeless, GUARD, start))
+    assert violation_locs(error) == [("start", "with_initiative")]
 
 
 @pytest.mark.parametrize(
@@ -587,7 +615,11 @@ def test_config_defaults_and_round_trip() -> None:
     for start in (chases.InitiativeStart(), chases.DistanceStart(increments=3)):
         other = replace(config, start=start)
         assert serial.load(chases.Config, serial.dump(other)) == other
-    assert serial.dump(chases.DistanceStart(increments=3)) == {"mode": "distance", "increments": 3}
+    assert serial.dump(chases.DistanceStart(increments=3)) == {
+        "mode": "distance",
+        "increments": 3,
+        "with_initiative": False,
+    }
     assert serial.dump(chases.InitiativeStart()) == {"mode": "initiative"}
 
 

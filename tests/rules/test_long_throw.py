@@ -32,9 +32,17 @@ def run(
     mode: lt.Mode = "distance",
     into_wall: bool = False,
     max_series: int = lt.DEFAULT_MAX_SERIES,
+    toss_distance_ft: int | None = None,
+    far_shot_doubles: lt.FarShotRule = "check",
 ) -> tuple[lt.LongThrow, Dice]:
     config = lt.long_throw_config(
-        thrown, throwers, mode=mode, into_wall=into_wall, max_series=max_series
+        thrown,
+        throwers,
+        mode=mode,
+        into_wall=into_wall,
+        max_series=max_series,
+        toss_distance_ft=toss_distance_ft,
+        far_shot_doubles=far_shot_doubles,
     )
     source = supplied_keys(dice)
     outcome = lt.resolve_long_throw(config, source)
@@ -221,6 +229,140 @@ def test_far_shot_doubles_ds_and_the_range_increment_not_the_check() -> None:
     assert ann.distance == lt.Distance(2, 60)
     assert far.distance == lt.Distance(2, 120)
     assert outcome.winners == ("Far",)
+
+
+def test_far_shot_doubles_the_die_alone_with_far_shot_doubles_die() -> None:
+    # Strength 14 (+2), a d20 of 15: the check is 17; doubling the check gives DS 34, doubling
+    # the die 2 * 15 + 2 = 32. The distance doubles the range increment either way.
+    throwers = [lt.Thrower("Far", strength_score=14, far_shot=True)]
+    dice = {("Far", "throw"): [15]}
+    whole, _ = run(JAVELIN, throwers, dice)
+    die, _ = run(JAVELIN, throwers, dice, far_shot_doubles="die")
+    assert (only(whole, "Far").check, only(whole, "Far").degree_of_success) == (17, 34)
+    assert (only(die, "Far").check, only(die, "Far").degree_of_success) == (17, 32)
+    assert only(die, "Far").distance == only(whole, "Far").distance == lt.Distance(2, 120)
+    # Without Far Shot the option changes nothing.
+    plain, _ = run(JAVELIN, [lt.Thrower("Ann", strength_score=14)], {("Ann", "throw"): [15]},
+                   far_shot_doubles="die")  # fmt: skip
+    assert only(plain, "Ann").degree_of_success == 17
+
+
+def test_far_shot_doubles_die_can_change_the_winner() -> None:
+    # Ann (+8, no Far Shot) rolls 12: DS 20. Far (+0, Far Shot) rolls 11: the whole check
+    # doubled is 22 and wins; the die doubled is 22 too. With +1: check 12 → 24, die → 23.
+    throwers = [
+        lt.Thrower("Ann", strength_score=10, strength_mod=8),
+        lt.Thrower("Far", strength_score=10, strength_mod=-1, far_shot=True),
+    ]
+    dice = {("Ann", "throw"): [12], ("Far", "throw"): [11]}
+    whole, _ = run(DISCUS, throwers, dice)
+    die, _ = run(DISCUS, throwers, dice, far_shot_doubles="die")
+    assert only(whole, "Far").degree_of_success == 20  # (11 - 1) * 2
+    assert only(die, "Far").degree_of_success == 21  # 2 * 11 - 1
+    assert whole.winners == ("Ann", "Far")
+    assert die.winners == ("Far",)
+
+
+# --- the halfling toss (docs/rules.md#halfling-toss) ----------------------------------------
+
+
+def test_halfling_toss_a_toss_short_of_15_ft_misses_and_loses() -> None:
+    # Halfling: 30 lb, 5 ft increments. Ogre (Str 18, +4) rolls 14: check 18, 3 increments,
+    # 15 ft — into the bank. Bram (Str 14, +2) rolls 15: check 17, 2 increments, 10 ft — short.
+    throwers = [lt.Thrower("Ogre", strength_score=18), lt.Thrower("Bram", strength_score=14)]
+    dice = {
+        ("Ogre", "throw"): [14], ("Ogre", "damage"): [3], ("Ogre", "tumble"): [2],
+        ("Bram", "throw"): [15], ("Bram", "damage"): [5], ("Bram", "tumble"): [19],
+    }  # fmt: skip
+    outcome, log = run(HALFLING, throwers, dice, mode="halfling-toss")
+    ogre, bram = only(outcome, "Ogre"), only(outcome, "Bram")
+    assert (ogre.check, ogre.degree_of_success, ogre.distance, ogre.landed) == (
+        18, 18, lt.Distance(3, 15), True,
+    )  # fmt: skip
+    assert (bram.check, bram.distance, bram.landed) == (17, lt.Distance(2, 10), False)
+    assert outcome.winners == ("Ogre",)
+    # Every tossed halfling lands somewhere: 1d6, and its Tumble check (DC 15).
+    assert ogre.creature_damage is not None
+    assert ogre.creature_damage.damage == 3
+    assert bram.creature_damage is not None
+    assert bram.creature_damage.negated
+    assert [(e.who, e.purpose) for e in log.log] == [
+        ("Ogre", "throw"), ("Ogre", "damage"), ("Ogre", "tumble"),
+        ("Bram", "throw"), ("Bram", "damage"), ("Bram", "tumble"),
+    ]  # fmt: skip
+    assert lt.long_throw_summary(outcome) == (
+        "Halfling toss (halfling, 15 ft): Ogre rolled 14, check 18, DS 18, 3 increments (15 ft), "
+        "lands it, the halfling takes 3 damage; Bram rolled 15, check 17, DS 17, 2 increments "
+        "(10 ft), misses: loses, and is pelted with stones by the halflings, the halfling tumbles "
+        "clear. Ogre wins."
+    )
+
+
+def test_halfling_toss_a_longer_miss_loses_to_a_shorter_landing() -> None:
+    # From 20 ft: Ann's check 21 throws 15 ft (DS 21) and misses; Bob's Far Shot makes his
+    # increments 10 ft, so his check 14 throws 2 of them, 20 ft (DS 28), into the bank.
+    throwers = [
+        lt.Thrower("Ann", strength_score=10, strength_mod=5),
+        lt.Thrower("Bob", strength_score=10, strength_mod=0, far_shot=True),
+    ]
+    dice = {
+        ("Ann", "throw"): [16], ("Ann", "damage"): [1], ("Ann", "tumble"): [1],
+        ("Bob", "throw"): [14], ("Bob", "damage"): [1], ("Bob", "tumble"): [1],
+    }  # fmt: skip
+    outcome, _ = run(HALFLING, throwers, dice, mode="halfling-toss", toss_distance_ft=20)
+    assert (only(outcome, "Ann").distance, only(outcome, "Ann").landed) == (
+        lt.Distance(3, 15), False,
+    )  # fmt: skip
+    assert (only(outcome, "Bob").distance, only(outcome, "Bob").landed) == (
+        lt.Distance(2, 20), True,
+    )  # fmt: skip
+    assert outcome.winners == ("Bob",)
+
+
+def test_halfling_toss_everyone_misses_nobody_wins_and_landings_tie() -> None:
+    throwers = [lt.Thrower("Ann", strength_score=10), lt.Thrower("Bob", strength_score=10)]
+    dice = {
+        ("Ann", "throw"): [9], ("Ann", "damage"): [1], ("Ann", "tumble"): [1],
+        ("Bob", "throw"): [17], ("Bob", "damage"): [1], ("Bob", "tumble"): [1],
+    }  # fmt: skip
+    missed, _ = run(HALFLING, throwers, dice, mode="halfling-toss")
+    assert missed.winners == ()
+    assert lt.long_throw_summary(missed).endswith("Nobody lands it.")
+    both = {**dice, ("Ann", "throw"): [18], ("Bob", "throw"): [18]}
+    landed, _ = run(HALFLING, throwers, both, mode="halfling-toss")
+    assert landed.winners == ("Ann", "Bob")
+    assert landed.tie
+
+
+@pytest.mark.parametrize(
+    ("options", "loc"),
+    [
+        ({"thrown": STONE}, ("object",)),
+        ({"into_wall": True}, ("into_wall",)),
+        ({"toss_distance_ft": 14}, ("toss_distance_ft",)),
+        ({"mode": "distance", "toss_distance_ft": 20}, ("toss_distance_ft",)),
+    ],
+)
+def test_halfling_toss_config_violations(options: dict[str, object], loc: tuple[str]) -> None:
+    settings_: dict[str, object] = {"thrown": HALFLING, "mode": "halfling-toss", **options}
+    thrown = settings_.pop("thrown")
+    assert isinstance(thrown, lt.ThrownObject)
+    with pytest.raises(RulesError) as error:
+        lt.long_throw_config(thrown, [lt.Thrower("Ann", strength_score=10)], **settings_)  # type: ignore[arg-type]
+    assert [violation.loc for violation in error.value.violations] == [loc]
+
+
+def test_halfling_toss_takes_any_creature() -> None:
+    # "One man tried to play Dwarf toss": a custom creature may be tossed too.
+    dwarf = lt.ThrownObject("dwarf", 150, 2, creature=True)
+    throwers = [lt.Thrower("Ogre", strength_score=30, size="large")]
+    dice = {("Ogre", "throw"): [20], ("Ogre", "damage"): [6], ("Ogre", "tumble"): [1]}
+    outcome, _ = run(dwarf, throwers, dice, mode="halfling-toss")
+    # Str 30 (+10), check 30: 6 increments of 2 ft, 12 ft — short of 15.
+    assert (only(outcome, "Ogre").distance, only(outcome, "Ogre").landed) == (
+        lt.Distance(6, 12), False,
+    )  # fmt: skip
+    assert outcome.winners == ()
 
 
 @pytest.mark.parametrize(
@@ -814,6 +956,7 @@ def throwers(draw: st.DrawFn) -> list[lt.Thrower]:
     into_wall=st.booleans(),
     max_series=st.integers(1, 60),
     seed=st.integers(0, 2**32),
+    far_shot_doubles=st.sampled_from(lt.FAR_SHOT_RULES),
 )
 def test_a_competition_resolves_or_raises_and_obeys_its_formulas(
     thrown: lt.ThrownObject,
@@ -822,17 +965,31 @@ def test_a_competition_resolves_or_raises_and_obeys_its_formulas(
     into_wall: bool,
     max_series: int,
     seed: int,
+    far_shot_doubles: lt.FarShotRule,
 ) -> None:
     error: RulesError | None = None
     try:
         config = lt.long_throw_config(
-            thrown, competitors, mode=mode, into_wall=into_wall, max_series=max_series
+            thrown,
+            competitors,
+            mode=mode,
+            into_wall=into_wall,
+            max_series=max_series,
+            far_shot_doubles=far_shot_doubles,
         )
     except RulesError as exc:
         error = exc
     if error is not None:
-        # the only way these inputs break a rule: a needed strength_mod is missing
-        assert [v.loc[-1] for v in error.violations] == ["strength_mod"] * len(error.violations)
+        # the only ways these inputs break a rule: a needed strength_mod is missing, or a
+        # halfling toss of something that is no creature, or into a wall
+        tossing = mode == "halfling-toss"
+        expected = [("object",)] if tossing and not thrown.creature else []
+        expected += [("into_wall",)] if tossing and into_wall else []
+        shown = [v.loc for v in error.violations]
+        assert shown[: len(expected)] == expected
+        assert [loc[-1] for loc in shown[len(expected) :]] == ["strength_mod"] * (
+            len(shown) - len(expected)
+        )
         return
     outcome = lt.resolve_long_throw(config, Dice(SeededRng(seed)))
     assessments = config.assessments
@@ -842,7 +999,12 @@ def test_a_competition_resolves_or_raises_and_obeys_its_formulas(
         assert assessment.penalty in (0, -3, -6)
     assert set(outcome.winners) <= set(eligible)
     assert outcome.tie == (len(outcome.winners) > 1)
-    assert bool(outcome.winners) == bool(eligible)
+    if mode == "halfling-toss":
+        landed = [r.name for r in outcome.throws if r.landed]
+        assert set(outcome.winners) <= set(landed)
+        assert bool(outcome.winners) == bool(landed)
+    else:
+        assert bool(outcome.winners) == bool(eligible)
     if mode == "precision":
         _check_precision(config, outcome, eligible)
         return
@@ -863,17 +1025,24 @@ def test_a_competition_resolves_or_raises_and_obeys_its_formulas(
             strength_mod = thrower.effective_strength_mod
             assert strength_mod is not None
             assert result.check == result.roll + strength_mod + assessment.penalty + focus
-            assert result.degree_of_success == result.check * (2 if thrower.far_shot else 1)
+            doubled = result.check if far_shot_doubles == "check" else result.roll
+            assert result.degree_of_success == result.check + (doubled if thrower.far_shot else 0)
             assert result.distance == lt.throw_distance(
                 result.check, thrown.range_increment_ft, far_shot=thrower.far_shot
             )
+            if mode == "halfling-toss":
+                assert result.landed == (result.distance.distance_ft >= 15)
         landing = result.creature_damage
         assert (landing is not None) == thrown.creature
         if landing is not None:
             assert landing.damage == (0 if landing.negated else landing.rolled)
             assert landing.negated == (landing.tumble_total >= 15)
             assert (landing.wall_damage is not None) == into_wall
-    scores = [r.degree_of_success for r in outcome.throws if r.degree_of_success is not None]
+    scores = [
+        r.degree_of_success
+        for r in outcome.throws
+        if r.degree_of_success is not None and r.landed is not False
+    ]
     winning = [r.degree_of_success for r in outcome.throws if r.name in outcome.winners]
     assert winning == [max(scores, default=0)] * len(winning)
     assert len(winning) == scores.count(max(scores, default=0))

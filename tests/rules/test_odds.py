@@ -150,6 +150,34 @@ def test_cairn_distribution_sums_to_one_and_matches_its_parts(rating: int) -> No
     assert odds.critical_failure == Fraction(criticals["failure"], 100)
 
 
+def test_cairn_odds_with_the_x2_and_x3_rows_lowered_on_a_success() -> None:
+    # Rating 12: a critical success 12 times in 100; then x2 (33 in 100) and x3 (33 in 100)
+    # lower the score by 24 and 36 instead of raising it: the mean falls by twice that.
+    raised = cairn_odds.cairn_odds(12, 45)
+    lowered = cairn_odds.cairn_odds(12, 45, "lowered")
+    shift = Fraction(12, 100) * (Fraction(33, 100) * 2 * 24 + Fraction(33, 100) * 2 * 36)
+    assert raised.mean - lowered.mean == shift
+    assert sum(lowered.distribution.values()) == 1
+    assert (lowered.critical_success, lowered.critical_failure) == (
+        raised.critical_success,
+        raised.critical_failure,
+    )
+    assert lowered.success is not None
+    assert raised.success is not None
+    assert lowered.success < raised.success
+    # Each score's chance, counted by judging every (critical, magnitude) pair for one set of
+    # dice: the adjustments are the roll's own.
+    counts = cairn_odds.critical_counts(12, "lowered")
+    judged: Counter[tuple[cairn.Critical, int]] = Counter()
+    for critical_die in range(1, 101):
+        for magnitude_die in range(1, 101):
+            roll = cairn.judge_cairn(
+                12, [50] * 7, critical_die, magnitude_die, success_rows="lowered"
+            )
+            judged[(roll.critical, roll.adjustment)] += 1
+    assert counts == dict(judged)
+
+
 @pytest.mark.parametrize("rating", [12, 0, 10])
 def test_cairn_averages_against_icepool(rating: int) -> None:
     icepool = pytest.importorskip("icepool")
@@ -503,6 +531,24 @@ def test_chase_from_initiative_is_the_mixture_of_its_starts() -> None:
         Fraction(0),
     )
     assert odds.caught == mixture
+
+
+def test_chase_from_a_distance_start_with_initiative_weighs_every_initiative_roll() -> None:
+    # 2 increments (10) plus the escapee's initiative d20 - 5: leads 6 to 25, each 1 in 20.
+    start = chases.DistanceStart(increments=2, with_initiative=True)
+    config = replace(CHASES["plain, two increments"][0], start=start, max_rounds=3)
+    config = replace(config, escapee=_racer("E", mods={"strength": 2, "initiative": -5}))
+    terrain = CHASES["plain, two increments"][1]
+    starts = chase_odds.starting_states(config)
+    assert sorted(state.lead for state, _ in starts) == list(range(6, 26))
+    assert all(p == Fraction(1, 20) for _, p in starts)
+    odds = chase_odds.chase_odds(config, None, terrain, "none")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    alone = chase_odds.chase_odds(
+        replace(config, start=chases.DistanceStart(increments=2)), None, terrain, "none"
+    )
+    assert isinstance(alone, chase_odds.ChaseOdds)
+    assert odds.caught < alone.caught  # a longer lead on average is caught less often
 
 
 def test_unbounded_retries_fall_back_to_monte_carlo() -> None:

@@ -1190,16 +1190,83 @@ def test_max_retries_null_retries_until_one_passes() -> None:
     assert state.ds == {"Ann": -60}
 
 
+class _AlwaysOne:
+    """An `Rng` rolling 1 on every die: a retry that could pass but never does."""
+
+    def die(self, sides: int) -> int:
+        del sides
+        return 1
+
+
 def test_max_retries_null_is_bounded_by_the_dice_budget() -> None:
     from app.rules.dice import DiceBudget, WorkLimitExceeded
 
-    never = Increment("strength", obstacle=Obstacle("obstacle", "climb", 100, retry=True))
-    config = race([never], max_retries=None)
+    # DC 15 with +0 can pass (on 15 or more), so the retries go on until the budget stops them.
+    wall = Increment("strength", obstacle=Obstacle("obstacle", "climb", 15, retry=True))
+    config = race([wall], runner(speed=0), max_retries=None)
     budget = DiceBudget(1_000)
-    dice = Dice(SeededRng(7), budget=budget)
+    dice = Dice(_AlwaysOne(), budget=budget)
     with pytest.raises(WorkLimitExceeded, match="more than 1,000 dice"):
         races.play_round(config, races.start(config, dice), dice)
     assert budget.left < 0
+
+
+def test_an_uncapped_retry_no_die_can_pass_forfeits_at_once() -> None:
+    # DC 25 with +0: even a natural 20 gives 20, so no retry is tried and she forfeits.
+    wall = Increment("strength", obstacle=Obstacle("obstacle", "climb", 25, retry=True))
+    config = race(
+        [wall, STRENGTH], runner("Ann", speed=0), runner("Bob", speed=0), max_retries=None
+    )
+    state, record = play(
+        config,
+        races.start(config, supplied({})),
+        {"Ann": {"obstacle": 20}, "Bob": {"obstacle": 20}},
+    )
+    assert line(record)["events"] == ["obstacle-failed", "impassable", "forfeited"]
+    assert (line(record)["gained"], line(record)["standing"]) == (0, "forfeited")
+    assert [check["total"] for check in line(record)["checks"]] == [20]
+    assert races.is_finished(state)
+    assert "Ann forfeited [obstacle-failed, impassable] (DS 0)" in races.round_summary(
+        config, state, record
+    )
+
+
+def test_an_impassable_retry_ends_one_racer_and_the_race_goes_on() -> None:
+    # Ann (climb +0) cannot reach DC 21; Bob (climb +1) can, on a natural 20, after retries.
+    wall = Increment("strength", obstacle=Obstacle("obstacle", "climb", 21, retry=True))
+    bob = runner("Bob", speed=0, mods={"climb": 1})
+    config = race([wall, STRENGTH], runner("Ann", speed=0), bob, max_retries=None)
+    state, record = play(
+        config,
+        races.start(config, supplied({})),
+        {"Ann": {"obstacle": 7}, "Bob": {"obstacle": [3, 19, 20]}},
+    )
+    assert line(record, "Bob")["events"] == [
+        "obstacle-failed", "retry", "obstacle-failed", "retry",
+    ]  # fmt: skip
+    assert state.standing == {"Ann": "forfeited", "Bob": "racing"}
+    assert state.ds == {"Ann": 0, "Bob": -20}
+    state, record = play(config, state, {"Bob": {"check": 12}})
+    assert races.is_finished(state)
+    assert races.winners(state) == ("Bob",)
+    assert state.ds == {"Ann": 0, "Bob": -8}
+
+
+def test_an_impassable_dc_check_with_uncapped_retries_forfeits_at_once() -> None:
+    # A climbing increment's own DC (on_fail retry): check 20 + 0 can never reach DC 22.
+    cliff = Increment("climb", dc=22, on_fail="retry")
+    _, record = first_round([cliff], {"Ann": {"check": 20}}, runner(speed=0), max_retries=None)
+    assert line(record)["events"] == ["check-failed", "impassable", "forfeited"]
+    assert line(record)["standing"] == "forfeited"
+
+
+def test_a_capped_retry_is_rolled_even_when_no_die_can_pass() -> None:
+    wall = Increment("strength", obstacle=Obstacle("obstacle", "climb", 25, retry=True))
+    _, record = first_round([wall], {"Ann": {"obstacle": [20, 20]}}, runner(), max_retries=1)
+    assert line(record)["events"] == [
+        "obstacle-failed", "retry", "obstacle-failed", "forfeited",
+    ]  # fmt: skip
+    assert line(record)["gained"] == -10
 
 
 def test_options_round_trip_through_the_stored_config() -> None:

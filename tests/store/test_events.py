@@ -279,6 +279,30 @@ def test_an_event_never_carries_tokens_and_a_deletion_names_its_session() -> Non
     assert event_data("s1", "round", plain) is plain  # untouched: no parsing on the way
 
 
+def test_a_partys_stream_reads_round_records_as_its_token_may() -> None:
+    # docs/rules.md#bidding: a losing party's action is that party's and the GM's alone.
+    record = {
+        "bids": {"Heroes": 2, "Bandits": 1},
+        "choices": {
+            "Heroes": {"action": "Charge", "bid": 2},
+            "Bandits": {"action": "Sneak", "bid": 1},
+        },
+        "effects": [],
+    }
+    data = orjson.dumps({"round": record, "session": {"round": 1}, "summary": "..."})
+    skill_games = KINDS["skill-games"]
+    assert events.shown_to(skill_games, None, data) is data  # the GM's: whole
+    assert orjson.loads(events.shown_to(skill_games, "Bandits", data))["round"] == record
+    heroes = orjson.loads(events.shown_to(skill_games, "Heroes", data))
+    assert heroes["round"]["choices"] == {
+        "Heroes": {"action": "Charge", "bid": 2},
+        "Bandits": {"bid": 1},
+    }
+    assert heroes["session"] == {"round": 1}
+    chases = KINDS["chases"]
+    assert events.shown_to(chases, "escapee", data) is data  # a kind that hides nothing
+
+
 # --- processes sharing PostgreSQL -------------------------------------------------------------
 
 
@@ -583,6 +607,75 @@ def test_an_idle_stream_gets_keep_alive_comments(
             assert live.next_event()[1] == "session"
             assert live.next_comment() == ": keep-alive"
             assert live.next_comment() == ": keep-alive"
+
+
+def test_each_tokens_stream_of_a_bidding_game_hides_the_others_losing_actions(
+    sqlite_url: str,
+) -> None:
+    create = KINDS["skill-games"].examples.create
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        made = client.post(SKILL, json=create)
+        assert made.status_code == 201, made.text
+        session_id, tokens = made.json()["id"], made.json()["tokens"]
+        heroes, bandits, gm = (
+            tokens["parties"]["Heroes"],
+            tokens["parties"]["Bandits"],
+            tokens["gm"],
+        )
+        path = f"{SKILL}/{session_id}/events"
+
+        def post(what: str, body: dict[str, Any], token: str) -> httpx.Response:
+            headers = {"Authorization": f"Bearer {token}"}
+            return client.post(f"{SKILL}/{session_id}/{what}", json=body, headers=headers)
+
+        with (
+            stream(server.base, path, heroes) as as_heroes,
+            stream(server.base, path, bandits) as as_bandits,
+            stream(server.base, path, gm) as as_gm,
+        ):
+            for live in (as_heroes, as_bandits, as_gm):
+                assert live.next_event()[1] == "session"
+            # Ann's Athletics 20 + 5 earns the Heroes a token; Rook's dice earn nothing.
+            heroes_rolls = {"Ann": {"Athletics": 20, "Stealth": 1}}
+            bandits_rolls = {"Rook": {"Athletics": 1, "Stealth": 1}}
+            skills = ["Athletics", "Stealth"]
+            for party, rolls, token in (
+                ("Heroes", heroes_rolls, heroes),
+                ("Bandits", bandits_rolls, gm),
+            ):
+                chosen = post("skills", {"party": party, "skills": skills, "rolls": rolls}, token)
+                assert chosen.status_code == 200, chosen.text
+            assert (
+                post("choices", {"party": "Bandits", "action": "Rally", "bid": 0}, gm).status_code
+                == 202
+            )
+            revealed = post("choices", {"party": "Heroes", "action": "Charge", "bid": 1}, heroes)
+            assert revealed.status_code == 200, revealed.text
+            # The Heroes win with Charge; the Bandits' Rally lost.
+            assert revealed.json()["round"]["choices"] == {
+                "Heroes": {"action": "Charge", "bid": 1},
+                "Bandits": {"bid": 0},
+            }
+            seen = {
+                name: live.events(4)[-1]
+                for name, live in (("Heroes", as_heroes), ("Bandits", as_bandits), ("gm", as_gm))
+            }
+    for name, (version, event_name, _data) in seen.items():
+        assert (version, event_name) == (5, "revealed"), name
+    choices = {name: data["round"]["choices"] for name, (_v, _n, data) in seen.items()}
+    assert choices == {
+        "Heroes": {"Heroes": {"action": "Charge", "bid": 1}, "Bandits": {"bid": 0}},
+        "Bandits": {
+            "Heroes": {"action": "Charge", "bid": 1},
+            "Bandits": {"action": "Rally", "bid": 0},
+        },
+        "gm": {
+            "Heroes": {"action": "Charge", "bid": 1},
+            "Bandits": {"action": "Rally", "bid": 0},
+        },
+    }
+    heroes_event = orjson.dumps(seen["Heroes"][2]).decode()
+    assert "Rally" not in heroes_event.replace('"name":"Rally"', "")  # only the config names it
 
 
 def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:

@@ -9,9 +9,11 @@ from app.rules import cairn
 from app.rules.odds import cairn as cairn_odds
 
 
-def cairn_answer(rating: int, target: int | None) -> OddsCairnAnswer:
+def cairn_answer(
+    rating: int, target: int | None, success_rows: cairn.SuccessRows = "raised"
+) -> OddsCairnAnswer:
     """The Cairn answer (computed in the worker process: about 5-10 ms cold)."""
-    odds = cairn_odds.cairn_odds(rating, target)
+    odds = cairn_odds.cairn_odds(rating, target, success_rows)
     scores, scores_exact = distribution(odds.distribution)
     lower, higher = odds.chosen
     line = (

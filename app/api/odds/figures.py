@@ -10,7 +10,7 @@ from fastapi import Request
 from starlette.responses import Response
 
 from app.api import charts
-from app.api.odds.worker import off_loop
+from app.api.odds.worker import off_loop_bytes
 from app.rules.odds import fraction_text
 
 T = TypeVar("T")
@@ -45,7 +45,9 @@ async def maybe_chart(
     kind = charts.wanted_image(request)
     if kind is None:
         return answer
-    body = await off_loop(charts.bar_chart_bytes, tuple(distribution.items()), title, xlabel, kind)
+    body = await off_loop_bytes(
+        charts.bar_chart_bytes, tuple(distribution.items()), title, xlabel, kind
+    )
     return Response(body, media_type=kind)
 
 
@@ -62,7 +64,7 @@ async def maybe_grouped_chart(
     if kind is None:
         return answer
     hashable = tuple((name, tuple(values.items())) for name, values in series.items())
-    body = await off_loop(
+    body = await off_loop_bytes(
         charts.grouped_bar_chart_bytes, hashable, title, xlabel, kind, legend_title
     )
     return Response(body, media_type=kind)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from app.api.odds.figures import distribution, exact, percent, probability
-from app.api.odds.worker import CACHE_SIZE
 from app.api.schemas.odds import (
     OddsQuickContestAnswer,
     OddsRegularContestAnswer,
@@ -40,6 +39,10 @@ def success_roll_answer(skill: int) -> OddsSuccessRollAnswer:
     }
 
 
+#: Pairs of skills whose quick-contest parts are kept (a few KB each).
+QUICK_CONTEST_PAIRS: Final = 512
+
+
 class _QuickContestParts(NamedTuple):
     """What a quick contest's answer says whoever asks (the names aside), written once."""
 
@@ -53,7 +56,7 @@ class _QuickContestParts(NamedTuple):
     margin_exact: dict[str, str]
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@lru_cache(maxsize=QUICK_CONTEST_PAIRS)
 def _quick_contest_parts(skill_a: int, skill_b: int) -> _QuickContestParts:
     # Kept whole per pair of skills: a repeated question costs no Fraction or string work.
     # The dicts are shared by every answer built from them, and never changed.

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
+import orjson
 from fastapi import APIRouter, Body, Request
 from starlette.responses import Response
 
@@ -18,14 +19,24 @@ from app.api import charts
 from app.api.arm_wrestles import KIND as ARM_WRESTLES
 from app.api.chases import KIND as CHASES
 from app.api.chases import check_terrain
-from app.api.common import examples
+from app.api.common import (
+    MARKDOWN,
+    TEXT,
+    JsonAnswer,
+    examples,
+    header,
+    parse_json,
+    read_body,
+    refuse_other_types,
+)
+from app.api.formats import markdown_message, postable, preferred_form, text_message
 from app.api.gurps import distinct_names
 from app.api.odds import cairn, chases, gurps, races, skill_games
 from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.odds.figures import maybe_chart, maybe_grouped_chart
-from app.api.odds.worker import inline_cached, off_loop
+from app.api.odds.worker import inline_cached, off_loop, off_loop_bytes
 from app.api.races import KIND as RACES
-from app.api.routing import LeanRoute
+from app.api.routing import DeferredBody, LeanRoute, declare_body
 from app.api.schemas.arm_wrestles import ArmWrestleCreate
 from app.api.schemas.cairn import CairnRollRequest
 from app.api.schemas.gurps import (
@@ -157,7 +168,7 @@ async def cairn_roll(
     """The exact score distribution of a Cairn Hill roll, its mean and criticals
     (docs/rules.md#cairn-hill-roll)."""
     rating = cairn_rules.resolve_rating(body.rating, body.stats)
-    answer = await off_loop(cairn.cairn_answer, rating, body.target)
+    answer = await off_loop(cairn.cairn_answer, rating, body.target, body.success_x2_x3)
     return await maybe_chart(
         request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
     )
@@ -210,7 +221,7 @@ async def chase(
     config = CHASES.configure(body)
     state: chase_rules.State | None = None
     supplied = (body.rolls or {}).get(config.escapee.name)
-    if not isinstance(config.start, chase_rules.InitiativeStart):
+    if not chase_rules.rolls_initiative(config.start):
         chase_rules.start(config, Dice())  # the creation's 422 for a start with no lead
     elif supplied is not None and supplied.initiative is not None:
         die: dict[tuple[str | None, str], list[int]] = {
@@ -267,30 +278,69 @@ def _checked_tokens_request(body: OddsSkillGameTokensRequest) -> int:
 
 
 async def skill_game_tokens(
-    request: Request,
-    body: Annotated[
-        OddsSkillGameTokensRequest,
-        Body(openapi_examples=examples({"two parties": skill_games.TOKENS_EXAMPLE})),
-    ],
+    request: Request, body: DeferredBody[OddsSkillGameTokensRequest]
 ) -> OddsSkillGameTokensAnswer | Response:
     """Exact odds of the tokens each party earns in one round for its chosen skills
     (docs/rules.md#skill-games); for `Accept: image/svg+xml` or `image/png`, the parties'
     distributions as grouped bars."""
-    checks = _checked_tokens_request(body)
-    body_json = body.model_dump_json()
+    raw = await read_body(request)
+    if len(raw) > skill_games.INLINE_TOKEN_BODY_BYTES:
+        refuse_other_types(request, raw)
+        form = _answer_form(request)
+        encoded = await off_loop_bytes(_encoded_tokens_answer, raw, form)
+        if form == "json":
+            return JsonAnswer(encoded)
+        if form in (charts.SVG, charts.PNG):
+            return Response(encoded, media_type=form)
+        media_type = TEXT if form == "text" else MARKDOWN
+        return Response(encoded, headers={"Vary": "Accept"}, media_type=media_type)
+    question = await body.load()
+    checks = _checked_tokens_request(question)
+    body_json = question.model_dump_json()
     if checks <= skill_games.INLINE_TOKEN_CHECKS:
         answer = inline_cached(skill_games.skill_game_tokens_answer, body_json)
     else:
         answer = await off_loop(skill_games.skill_game_tokens_answer, body_json)
+    return await maybe_grouped_chart(request, answer, *_token_chart(answer))
+
+
+def _token_chart(
+    answer: OddsSkillGameTokensAnswer,
+) -> tuple[dict[str, dict[str, float]], str, str, str]:
+    """The token answer's chart: its series, title, axis and legend."""
     series = {party: tokens["tokens"] for party, tokens in answer["parties"].items()}
-    return await maybe_grouped_chart(
-        request,
-        answer,
-        series,
-        f"Tokens earned in one round (DC {answer['dc']}, token rule {answer['token_rule']})",
-        "tokens earned",
-        "party",
-    )
+    title = f"Tokens earned in one round (DC {answer['dc']}, token rule {answer['token_rule']})"
+    return series, title, "tokens earned", "party"
+
+
+def _answer_form(request: Request) -> str:
+    """What the caller asks for: a chart's image type, `text`, `markdown` or `json`."""
+    image = charts.wanted_image(request)
+    if image is not None:
+        return image
+    return preferred_form(header(request, b"accept"))
+
+
+def _encoded_tokens_answer(raw: bytes, form: str) -> bytes:
+    """In the worker: a large token question checked as the route checks a small one (the
+    same 400s and 422s), answered, and written in `form` (`_answer_form`)."""
+    question = parse_json(raw, OddsSkillGameTokensRequest)
+    _checked_tokens_request(question)
+    answer = skill_games.tokens_answer(question)
+    if form in (charts.SVG, charts.PNG):
+        series, title, xlabel, legend = _token_chart(answer)
+        return charts.grouped_bar_chart_bytes(
+            tuple((name, tuple(values.items())) for name, values in series.items()),
+            title,
+            xlabel,
+            cast(charts.ImageType, form),
+            legend,
+        )
+    if form == "text":
+        return (text_message(answer) or "").encode()
+    if form == "markdown":
+        return (markdown_message(answer) or "").encode()
+    return orjson.dumps(postable(answer))
 
 
 # --- the routes ---------------------------------------------------------------------------
@@ -331,7 +381,11 @@ def router() -> APIRouter:
         ("/races", race, "oddsRace", OddsRaceAnswer, False),
         (
             "/skill-games/tokens",
-            skill_game_tokens,
+            declare_body(
+                skill_game_tokens,
+                OddsSkillGameTokensRequest,
+                {"two parties": skill_games.TOKENS_EXAMPLE},
+            ),
             "oddsSkillGameTokens",
             OddsSkillGameTokensAnswer,
             True,

@@ -15,12 +15,20 @@ from app.rules.odds import skill_games as skill_odds
 #: Up to this many (member, skill) checks the token odds are computed inline (well under a
 #: millisecond); past it, in the worker process (64 members x 64 skills: tens of ms).
 INLINE_TOKEN_CHECKS: Final = 256
+#: A token question's body up to this size is checked here (its checks take well under a
+#: millisecond); a larger one is read, checked, answered and written in the worker process:
+#: the 64-member question's checks alone take about 12 ms, and its answer is about 530 KB.
+INLINE_TOKEN_BODY_BYTES: Final = 2048
 
 
 def skill_game_tokens_answer(body_json: str) -> OddsSkillGameTokensAnswer:
     """The token odds of a request already checked (`_check_tokens_request`), from its JSON
     (hashable, for the cache, and cheap to send to the worker process)."""
-    body = OddsSkillGameTokensRequest.model_validate_json(body_json)
+    return tokens_answer(OddsSkillGameTokensRequest.model_validate_json(body_json))
+
+
+def tokens_answer(body: OddsSkillGameTokensRequest) -> OddsSkillGameTokensAnswer:
+    """The token odds of a request already checked (`_check_tokens_request`)."""
     config = body.game.to_rules()
     parties: dict[str, OddsPartyTokens] = {}
     lines: list[str] = []

@@ -65,7 +65,8 @@ class ArmWrestleCreate(Strict):
     - the two competitors' names differ;
     - the `psychic` variant needs `caster_level` from both competitors;
     - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
-    - `loser_damage` is only for the `mental` variant, and is valid dice notation.
+    - `loser_damage` is only for the `mental` and `psychic` variants, and is valid dice
+      notation.
     """
 
     a: ArmWrestler
@@ -155,7 +156,7 @@ class ArmWrestleConsequence(TypedDict):
 
 @with_config(ANSWER)
 class ArmWrestleDamage(TypedDict):
-    """Damage the loser takes (spikes, or `loser_damage` in `mental`)."""
+    """Damage the loser takes (spikes, or `loser_damage` in `mental` and `psychic`)."""
 
     name: str
     amount: int

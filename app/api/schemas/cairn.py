@@ -46,6 +46,11 @@ class CairnRollRequest(Strict):
         ]
         | None
     ) = None
+    success_x2_x3: Literal["raised", "lowered"] = Field(
+        default="raised",
+        description='a critical success on the x2 and x3 rows: "raised" like the other rows, '
+        'or "lowered", as the source writes those two rows (docs/rules.md#cairn-hill-roll)',
+    )
     critical_die: Annotated[D100 | None, Field(description="the critical d100")] = None
     magnitude_die: Annotated[
         D100 | None,

@@ -64,9 +64,14 @@ class DistanceStart(Strict):
 
     mode: Literal["distance"]
     increments: Annotated[int, Field(ge=1, le=MAX_START)]
+    with_initiative: bool = Field(
+        default=False,
+        description="add the 5 DS per increment to the escapee's initiative check (the "
+        "source's 'increased by') rather than making them the whole lead",
+    )
 
     def to_rules(self) -> rules.DistanceStart:
-        return rules.DistanceStart(increments=self.increments)
+        return rules.DistanceStart(increments=self.increments, with_initiative=self.with_initiative)
 
 
 class LeadStart(Strict):
@@ -98,7 +103,9 @@ class ChaseCreate(Strict):
     - an `initiative` start needs an escapee whose initiative can give a lead at all: the best
       d20, 20, plus her `mods.initiative` must be above 0 (docs/rules.md#starting-lead), and
       a rolled lead of 0 or less is refused;
-    - `rolls` supplies only the escapee's `initiative` die, and only with an `initiative` start.
+    - `rolls` supplies only the escapee's `initiative` die, and only with a start that rolls
+      it: `initiative`, or `distance` `with_initiative` (whose best roll, 20, plus her
+      `mods.initiative` plus the distance's DS must be above 0 too).
     """
 
     escapee: RaceCompetitor
@@ -220,6 +227,8 @@ class ChaseStartConfig(TypedDict):
 
     mode: rules.StartMode
     increments: NotRequired[int]
+    #: A distance start: whether the escapee's initiative check is added to it.
+    with_initiative: NotRequired[bool]
     lead: NotRequired[int]
 
 

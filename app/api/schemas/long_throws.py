@@ -11,14 +11,17 @@ from typing_extensions import TypedDict  # pydantic needs this one before Python
 from app.api.schemas.common import ANSWER, D6, D20, Name, RollRecord, RuleLink, Seed, Strict
 from app.rules.long_throw import (
     DEFAULT_MAX_SERIES,
+    HALFLING_TOSS_DISTANCE_FT,
     MAX_COMPETITORS,
     MAX_LOAD_LB,
     MAX_MODIFIER,
     MAX_RANGE_INCREMENT_FT,
     MAX_SERIES_LIMIT,
     MAX_STRENGTH,
+    MAX_TOSS_DISTANCE_FT,
     MAX_WEIGHT_LB,
     MIN_STRENGTH,
+    FarShotRule,
     Load,
     Mode,
     Size,
@@ -86,14 +89,32 @@ class LongThrowRequest(Strict):
     - competitor names are unique;
     - every competitor gives `strength_score`, `load_limits` or both;
     - `load_limits` are in order: light <= medium <= heavy;
-    - in `distance` mode, and in `caber` with a creature thrown `into_wall`, a competitor who
-      can lift the object needs `strength_mod` or `strength_score`.
+    - in `distance` and `halfling-toss` mode, and in `caber` with a creature thrown
+      `into_wall`, a competitor who can lift the object needs `strength_mod` or
+      `strength_score`;
+    - `halfling-toss` throws a creature (`halfling`, or a custom object with `creature: true`),
+      never `into_wall`; `toss_distance_ft` is for that mode only.
     """
 
     object: StandardObject | CustomObject
-    mode: Mode = "distance"
+    mode: Mode = Field(
+        default="distance",
+        description="distance, caber, precision, or halfling-toss: a toss into a snow bank or "
+        "hay bale toss_distance_ft away, where a thrower who falls short loses",
+    )
     into_wall: bool = False
     max_series: Annotated[int, Field(ge=1, le=MAX_SERIES_LIMIT)] = DEFAULT_MAX_SERIES
+    toss_distance_ft: (
+        Annotated[int, Field(ge=HALFLING_TOSS_DISTANCE_FT, le=MAX_TOSS_DISTANCE_FT)] | None
+    ) = Field(
+        default=None,
+        description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+    )
+    far_shot_doubles: FarShotRule = Field(
+        default="check",
+        description="what Far Shot doubles in a distance or halfling-toss DS: the whole check "
+        "(check) or the d20 alone (die)",
+    )
     competitors: Annotated[
         list[LongThrowCompetitor], Field(min_length=1, max_length=MAX_COMPETITORS)
     ]
@@ -151,9 +172,11 @@ class LongThrowCompetitorResult(TypedDict):
     roll: int | list[int] | None
     check: int | list[int] | None
     ds: int | None
-    # distance mode only.
+    # distance and halfling-toss only.
     increments: NotRequired[int | None]
     distance_ft: NotRequired[int | None]
+    # halfling-toss only: whether the toss carried to the bank (a miss loses).
+    landed: NotRequired[bool | None]
     # distance and caber with a creature only.
     creature_damage: NotRequired[LongThrowCreatureDamage | None]
     # precision only.
@@ -191,6 +214,8 @@ class LongThrowAnswer(TypedDict):
     tie: bool
     competitors: list[LongThrowCompetitorResult]
     series: NotRequired[list[LongThrowSeries]]
+    #: halfling-toss only: how far away the bank was.
+    toss_distance_ft: NotRequired[int]
     rule: RuleLink
     rolls: list[RollRecord]
     summary: str

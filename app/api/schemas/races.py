@@ -70,7 +70,10 @@ Notation = Annotated[
 #: budget.
 MaxRetries = Annotated[
     Annotated[int, Field(ge=0, le=MAX_RETRIES_LIMIT)] | None,
-    Field(description="retries allowed after a failed obstacle; null: no cap"),
+    Field(
+        description="retries allowed after a failed obstacle; null: no cap (an obstacle no die "
+        "can pass then forfeits at once, `impassable`)"
+    ),
 ]
 #: Which rolls the speed bonus goes to (docs/rules.md#races options).
 SpeedBonus = Annotated[

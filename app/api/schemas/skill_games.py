@@ -272,9 +272,11 @@ class SkillGameCheck(TypedDict):
 
 @with_config(ANSWER)
 class SkillGameBid(TypedDict):
-    """A revealed bidding choice."""
+    """A revealed bidding choice: its bid, and its action when the reader may see it — the
+    action of a party that took it, or the reader's own (a party's token), or any (the GM's)
+    (docs/rules.md#bidding)."""
 
-    action: str
+    action: NotRequired[str]
     bid: int
 
 

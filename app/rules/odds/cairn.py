@@ -118,7 +118,9 @@ class CairnOdds:
     success: Fraction | None
 
 
-def critical_counts(rating: int) -> dict[tuple[cairn.Critical, int], int]:
+def critical_counts(
+    rating: int, success_rows: cairn.SuccessRows = "raised"
+) -> dict[tuple[cairn.Critical, int], int]:
     """Of the 100 x 100 (critical, magnitude) dice, how many give each (critical, adjustment)."""
     multipliers = Counter(cairn.multiplier_of(die) for die in range(1, SIDES + 1))
     counts: Counter[tuple[cairn.Critical, int]] = Counter()
@@ -128,17 +130,21 @@ def critical_counts(rating: int) -> dict[tuple[cairn.Critical, int], int]:
             counts[(None, 0)] += SIDES  # the magnitude die is not rolled: all 100 alike
             continue
         for multiplier, count in multipliers.items():
-            counts[(critical, cairn.adjustment_of(rating, critical, multiplier))] += count
+            adjustment = cairn.adjustment_of(rating, critical, multiplier, success_rows)
+            counts[(critical, adjustment)] += count
     return dict(counts)
 
 
 @lru_cache(maxsize=512)
-def cairn_odds(rating: int, target: int | None = None) -> CairnOdds:
-    """The exact odds of a Cairn Hill roll with this rating (docs/rules.md#cairn-hill-roll)."""
+def cairn_odds(
+    rating: int, target: int | None = None, success_rows: cairn.SuccessRows = "raised"
+) -> CairnOdds:
+    """The exact odds of a Cairn Hill roll with this rating (docs/rules.md#cairn-hill-roll);
+    `success_rows` as the roll takes it (`cairn.adjustment_of`)."""
     cairn.check_rating(rating)
     lower, higher = cairn.chosen_positions(rating)
     averages = average_counts(lower, higher)
-    criticals = critical_counts(rating)
+    criticals = critical_counts(rating, success_rows)
     scores: Counter[int] = Counter()
     for average, count in averages.items():
         base = average + rating

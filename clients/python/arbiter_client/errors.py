@@ -102,7 +102,8 @@ class TooManyRequests(ArbiterError):
 
 
 class ServiceUnavailable(ArbiterError):
-    """503: the store is away or busy; retry after `retry_after` seconds."""
+    """503: the store is away or busy, or the odds worker is (`odds-busy`) or was too slow
+    (`odds-late`); retry after `retry_after` seconds."""
 
     status = 503
 

@@ -50,7 +50,7 @@ class Seed(RootModel[int]):
 
 class ArmWrestleDamage(BaseModel):
     """
-    Damage the loser takes (spikes, or `loser_damage` in `mental`).
+    Damage the loser takes (spikes, or `loser_damage` in `mental` and `psychic`).
     """
 
     model_config = ConfigDict(
@@ -298,6 +298,13 @@ class CairnRollRequest(BaseModel):
     stats: Annotated[Stats | None, Field(title="Stats")] = None
     target: Annotated[Target | None, Field(title="Target")] = None
     dice: Annotated[Dice | None, Field(title="Dice")] = None
+    success_x2_x3: Annotated[
+        Literal["raised", "lowered"] | None,
+        Field(
+            description='a critical success on the x2 and x3 rows: "raised" like the other rows, or "lowered", as the source writes those two rows (docs/rules.md#cairn-hill-roll) Default: "raised".',
+            title="Success X2 X3",
+        ),
+    ] = None
     critical_die: Annotated[
         CriticalDie | None, Field(description="the critical d100", title="Critical Die")
     ] = None
@@ -315,7 +322,7 @@ class MaxRetries(RootModel[int]):
     root: Annotated[
         int,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             ge=0,
             le=100,
             title="Max Retries",
@@ -442,6 +449,7 @@ class ChaseStartConfig(BaseModel):
     )
     mode: Annotated[Literal["initiative", "distance", "lead"], Field(title="Mode")]
     increments: Annotated[int | None, Field(title="Increments")] = None
+    with_initiative: Annotated[bool | None, Field(title="With Initiative")] = None
     lead: Annotated[int | None, Field(title="Lead")] = None
 
 
@@ -560,6 +568,13 @@ class DistanceStart(BaseModel):
     )
     mode: Annotated[Literal["distance"], Field(title="Mode")]
     increments: Annotated[int, Field(ge=1, le=10000, title="Increments")]
+    with_initiative: Annotated[
+        bool | None,
+        Field(
+            description="add the 5 DS per increment to the escapee's initiative check (the source's 'increased by') rather than making them the whole lead Default: false.",
+            title="With Initiative",
+        ),
+    ] = None
 
 
 class Roll1Item(RootModel[int]):
@@ -889,6 +904,18 @@ class LongThrowPrecisionThrow(BaseModel):
     hit: Annotated[bool, Field(title="Hit")]
 
 
+class TossDistanceFt(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+            ge=15,
+            le=1000000,
+            title="Toss Distance Ft",
+        ),
+    ]
+
+
 class LongThrowRequest(BaseModel):
     """
     A long-throw competition: the object, the mode and the throwers
@@ -898,8 +925,11 @@ class LongThrowRequest(BaseModel):
     - competitor names are unique;
     - every competitor gives `strength_score`, `load_limits` or both;
     - `load_limits` are in order: light <= medium <= heavy;
-    - in `distance` mode, and in `caber` with a creature thrown `into_wall`, a competitor who
-      can lift the object needs `strength_mod` or `strength_score`.
+    - in `distance` and `halfling-toss` mode, and in `caber` with a creature thrown
+      `into_wall`, a competitor who can lift the object needs `strength_mod` or
+      `strength_score`;
+    - `halfling-toss` throws a creature (`halfling`, or a custom object with `creature: true`),
+      never `into_wall`; `toss_distance_ft` is for that mode only.
     """
 
     model_config = ConfigDict(
@@ -910,14 +940,31 @@ class LongThrowRequest(BaseModel):
         Field(title="Object"),
     ]
     mode: Annotated[
-        Literal["distance", "caber", "precision"] | None,
-        Field(description='Default: "distance".', title="Mode"),
+        Literal["distance", "caber", "precision", "halfling-toss"] | None,
+        Field(
+            description='distance, caber, precision, or halfling-toss: a toss into a snow bank or hay bale toss_distance_ft away, where a thrower who falls short loses Default: "distance".',
+            title="Mode",
+        ),
     ] = None
     into_wall: Annotated[bool | None, Field(description="Default: false.", title="Into Wall")] = (
         None
     )
     max_series: Annotated[
         int | None, Field(description="Default: 40.", ge=1, le=10000, title="Max Series")
+    ] = None
+    toss_distance_ft: Annotated[
+        TossDistanceFt | None,
+        Field(
+            description="halfling-toss only: how far away the bank is, 15 (the default) or more",
+            title="Toss Distance Ft",
+        ),
+    ] = None
+    far_shot_doubles: Annotated[
+        Literal["check", "die"] | None,
+        Field(
+            description='what Far Shot doubles in a distance or halfling-toss DS: the whole check (check) or the d20 alone (die) Default: "check".',
+            title="Far Shot Doubles",
+        ),
     ] = None
     competitors: Annotated[
         list[LongThrowCompetitor], Field(max_length=64, min_length=1, title="Competitors")
@@ -1047,6 +1094,24 @@ class OddsChaseAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsPair(BaseModel):
+    """
+    One opponent's own figures: the chance that the competitor beats it, ties with it (a
+    GURPS quick contest only), or is beaten by it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    opponent: Annotated[str, Field(title="Opponent")]
+    beats: Annotated[float, Field(title="Beats")]
+    beats_exact: Annotated[str, Field(title="Beats Exact")]
+    ties: Annotated[float, Field(title="Ties")]
+    ties_exact: Annotated[str, Field(title="Ties Exact")]
+    beaten_by: Annotated[float, Field(title="Beaten By")]
+    beaten_by_exact: Annotated[str, Field(title="Beaten By Exact")]
+
+
 class OddsPartyTokens(BaseModel):
     """
     One party's round: `token` is each chosen skill's chance of earning a token (its best
@@ -1113,6 +1178,21 @@ class OddsRaceAnswer(BaseModel):
     seed: Annotated[int, Field(title="Seed")]
     increments_played: Annotated[int, Field(title="Increments Played")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsRankedEntry(BaseModel):
+    """
+    A competitor's chance to place first alone, and to share first place.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    first: Annotated[float, Field(title="First")]
+    first_exact: Annotated[str, Field(title="First Exact")]
+    shared_first: Annotated[float, Field(title="Shared First")]
+    shared_first_exact: Annotated[str, Field(title="Shared First Exact")]
 
 
 class OddsRegularContestAnswer(BaseModel):
@@ -1210,6 +1290,138 @@ class OddsSuccessRollAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OpposedAttempt(BaseModel):
+    """
+    One pair of checks: each side's natural d20 and total.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor_roll: Annotated[int, Field(title="Competitor Roll")]
+    competitor_total: Annotated[int, Field(title="Competitor Total")]
+    opponent_roll: Annotated[int, Field(title="Opponent Roll")]
+    opponent_total: Annotated[int, Field(title="Opponent Total")]
+
+
+class Roll4(RootModel[int]):
+    root: Annotated[
+        int, Field(description="the natural d20, if already rolled", ge=1, le=20, title="Roll")
+    ]
+
+
+class RerollsAdditionalPropertyItem(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+RerollsAdditionalProperty = TypeAliasType(
+    "RerollsAdditionalProperty",
+    Annotated[list[RerollsAdditionalPropertyItem], Field(max_length=20)],
+)
+
+
+class OpposedCompetitor(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            title="Name",
+        ),
+    ]
+    modifier: Annotated[int, Field(ge=-1000, le=1000, title="Modifier")]
+    roll: Annotated[
+        Roll4 | None, Field(description="the natural d20, if already rolled", title="Roll")
+    ] = None
+    rerolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RerollsAdditionalProperty,
+        ]
+        | None,
+        Field(
+            description="the competitor's own rerolls of a tie, by opponent: a pair that ties with equal modifiers rolls again, the competitor's reroll that pair's own",
+            title="Rerolls",
+        ),
+    ] = None
+
+
+class Reroll(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Rerolls(RootModel[list[Reroll]]):
+    root: Annotated[
+        list[Reroll],
+        Field(
+            description="the opponent's rerolls of a tie, in order", max_length=20, title="Rerolls"
+        ),
+    ]
+
+
+class OpposedOpponent(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            title="Name",
+        ),
+    ]
+    modifier: Annotated[int, Field(ge=-1000, le=1000, title="Modifier")]
+    roll: Annotated[
+        Roll4 | None, Field(description="the natural d20, if already rolled", title="Roll")
+    ] = None
+    rerolls: Annotated[
+        Rerolls | None,
+        Field(description="the opponent's rerolls of a tie, in order", title="Rerolls"),
+    ] = None
+
+
+class OpposedPairResult(BaseModel):
+    """
+    One opponent's opposed check against the competitor: every attempt (the first holds
+    the competitor's one d20; the last decided it).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    opponent: Annotated[str, Field(title="Opponent")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    winner: Annotated[str, Field(title="Winner")]
+    attempts: Annotated[list[OpposedAttempt], Field(title="Attempts")]
+
+
+class QuickContestPair(BaseModel):
+    """
+    One opponent's roll and its quick contest with the competitor.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    opponent: GurpsCompetitorRoll
+    winner: Annotated[str | None, Field(title="Winner")]
+    tie: Annotated[bool, Field(title="Tie")]
+    margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
+
+
 class QuickContestRequest(BaseModel):
     """
     A quick contest: both competitors roll once (docs/rules.md#quick-contest).
@@ -1223,6 +1435,55 @@ class QuickContestRequest(BaseModel):
     )
     a: GurpsCompetitor
     b: GurpsCompetitor
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class Opponents(RootModel[list[GurpsCompetitor]]):
+    root: Annotated[list[GurpsCompetitor], Field(max_length=64, min_length=1, title="Opponents")]
+
+
+class Competitors(RootModel[list[GurpsCompetitor]]):
+    root: Annotated[list[GurpsCompetitor], Field(max_length=64, min_length=2, title="Competitors")]
+
+
+class QuickContestsOddsRequest(BaseModel):
+    """
+    The same body as `POST /v1/gurps/quick-contests`; supplied rolls are not read.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[
+        Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
+    ] = None
+    competitor: GurpsCompetitor | None = None
+    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class QuickContestsRequest(BaseModel):
+    """
+    One competitor's single roll against each opponent's own (`mode` "versus", the
+    default: `competitor` and `opponents`), or everyone ranked by one roll each (`mode`
+    "ranked": `competitors`). docs/rules.md#one-against-many.
+
+    Rules across fields:
+    - "versus" takes `competitor` and `opponents` and no `competitors`; "ranked" takes
+      `competitors` and neither of the others;
+    - every name differs from every other.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[
+        Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
+    ] = None
+    competitor: GurpsCompetitor | None = None
+    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -1554,9 +1815,28 @@ class RaceState(BaseModel):
     flags: Annotated[dict[str, list[str]], Field(title="Flags")]
 
 
+class RankedEntry(BaseModel):
+    """
+    A competitor's place (1 is first; equal results share a place, the next skipped).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    place: Annotated[int, Field(title="Place")]
+    name: Annotated[str, Field(title="Name")]
+    skill: Annotated[int, Field(title="Skill")]
+    roll: Annotated[list[int], Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    success: Annotated[bool, Field(title="Success")]
+    critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
+    margin: Annotated[int, Field(title="Margin")]
+
+
 class Readiness(BaseModel):
     """
-    The store is reachable and migrated to head (`store: "none"` without a store).
+    The store is reachable and migrated to head (`store: "none"` without a store), and the
+    odds worker is running.
     """
 
     model_config = ConfigDict(
@@ -1763,13 +2043,15 @@ class Cost(RootModel[int]):
 
 class SkillGameBid(BaseModel):
     """
-    A revealed bidding choice.
+    A revealed bidding choice: its bid, and its action when the reader may see it — the
+    action of a party that took it, or the reader's own (a party's token), or any (the GM's)
+    (docs/rules.md#bidding).
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
-    action: Annotated[str, Field(title="Action")]
+    action: Annotated[str | None, Field(title="Action")] = None
     bid: Annotated[int, Field(title="Bid")]
 
 
@@ -2207,12 +2489,12 @@ class SuccessRollAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
-class Roll4Item(RootModel[int]):
+class Roll6Item(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=6)]
 
 
-class Roll4(RootModel[list[Roll4Item]]):
-    root: Annotated[list[Roll4Item], Field(max_length=3, min_length=3, title="Roll")]
+class Roll6(RootModel[list[Roll6Item]]):
+    root: Annotated[list[Roll6Item], Field(max_length=3, min_length=3, title="Roll")]
 
 
 class SuccessRollRequest(BaseModel):
@@ -2220,7 +2502,7 @@ class SuccessRollRequest(BaseModel):
         extra="ignore",
     )
     skill: Annotated[int, Field(description="effective skill", ge=-100, le=1000, title="Skill")]
-    roll: Annotated[Roll4 | None, Field(title="Roll")] = None
+    roll: Annotated[Roll6 | None, Field(title="Roll")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -2290,7 +2572,8 @@ class ArmWrestleCreate(BaseModel):
     - the two competitors' names differ;
     - the `psychic` variant needs `caster_level` from both competitors;
     - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
-    - `loser_damage` is only for the `mental` variant, and is valid dice notation.
+    - `loser_damage` is only for the `mental` and `psychic` variants, and is valid dice
+      notation.
     """
 
     model_config = ConfigDict(
@@ -2563,6 +2846,7 @@ class LongThrowCompetitorResult(BaseModel):
     ds: Annotated[int | None, Field(title="Ds")]
     increments: Annotated[int | None, Field(title="Increments")] = None
     distance_ft: Annotated[int | None, Field(title="Distance Ft")] = None
+    landed: Annotated[bool | None, Field(title="Landed")] = None
     creature_damage: LongThrowCreatureDamage | None = None
     out_in_series: Annotated[int | None, Field(title="Out In Series")] = None
 
@@ -2609,6 +2893,101 @@ class OddsChaseFromHereRequest(BaseModel):
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
+class OddsGroupAnswer(BaseModel):
+    """
+    The answer of `POST /v1/odds/gurps/quick-contests` and `POST /v1/odds/d20/opposed-checks`
+    (docs/rules.md#one-against-many), exact, over the competitor's one shared roll.
+
+    `pairs` per opponent; `beaten` the distribution of how many opponents are beaten (keys
+    "0" to "n"); `all_beaten` its last; `beaten_by_any` the chance that at least one opponent
+    wins its pair; `independent_all_beaten` the product of the pairs' `beats`, which is what
+    treating the pairs as independent would claim (wrong: they share the competitor's roll),
+    for comparison. In "ranked" mode only `ranking` and `nobody_alone_first` apply (the others
+    are empty or null).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    method: Annotated[Literal["exact"], Field(title="Method")]
+    mode: Annotated[Literal["versus", "ranked"], Field(title="Mode")]
+    competitor: Annotated[str | None, Field(title="Competitor")]
+    pairs: Annotated[list[OddsPair], Field(title="Pairs")]
+    beaten: Annotated[dict[str, float], Field(title="Beaten")]
+    beaten_exact: Annotated[dict[str, str], Field(title="Beaten Exact")]
+    all_beaten: Annotated[float | None, Field(title="All Beaten")]
+    all_beaten_exact: Annotated[str | None, Field(title="All Beaten Exact")]
+    beaten_by_any: Annotated[float | None, Field(title="Beaten By Any")]
+    beaten_by_any_exact: Annotated[str | None, Field(title="Beaten By Any Exact")]
+    independent_all_beaten: Annotated[float | None, Field(title="Independent All Beaten")]
+    independent_all_beaten_exact: Annotated[str | None, Field(title="Independent All Beaten Exact")]
+    ranking: Annotated[list[OddsRankedEntry], Field(title="Ranking")]
+    nobody_alone_first: Annotated[float | None, Field(title="Nobody Alone First")]
+    nobody_alone_first_exact: Annotated[str | None, Field(title="Nobody Alone First Exact")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OpposedChecksAnswer(BaseModel):
+    """
+    The answer of `POST /v1/d20/opposed-checks`.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor: Annotated[str, Field(title="Competitor")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    roll: Annotated[int, Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    results: Annotated[list[OpposedPairResult], Field(title="Results")]
+    beaten: Annotated[int, Field(title="Beaten")]
+    beaten_by: Annotated[int, Field(title="Beaten By")]
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OpposedChecksOddsRequest(BaseModel):
+    """
+    The same body as `POST /v1/d20/opposed-checks`; supplied rolls are not read.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor: OpposedCompetitor
+    opponents: Annotated[
+        list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")
+    ]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class OpposedChecksRequest(BaseModel):
+    """
+    One d20 check against each opponent's opposed check (docs/rules.md#one-against-many).
+
+    Rules across fields:
+    - every name differs from every other;
+    - `competitor.rerolls` names opponents of this call.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    competitor: OpposedCompetitor
+    opponents: Annotated[
+        list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")
+    ]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
 class QuickContestAnswer(BaseModel):
     """
     The answer of `POST /v1/gurps/quick-contest`: both rolls and who won by how much.
@@ -2622,6 +3001,37 @@ class QuickContestAnswer(BaseModel):
     margin_of_victory: Annotated[int | None, Field(title="Margin Of Victory")]
     a: GurpsCompetitorRoll
     b: GurpsCompetitorRoll
+    rule: Annotated[
+        str,
+        Field(
+            description="the rule applied: a section of the repository's rules reference, e.g. docs/rules.md#quick-contest",
+            examples=["docs/rules.md#quick-contest"],
+            title="Rule",
+        ),
+    ]
+    rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class QuickContestsAnswer(BaseModel):
+    """
+    The answer of `POST /v1/gurps/quick-contests`. In "versus" mode `competitor`, `results`
+    (one per opponent, in their order) and the counts; in "ranked" mode `ranking` (best first)
+    and `winner` (null when first place is shared). What does not apply to the mode is null
+    (or empty).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    mode: Annotated[Literal["versus", "ranked"], Field(title="Mode")]
+    competitor: GurpsCompetitorRoll | None
+    results: Annotated[list[QuickContestPair], Field(title="Results")]
+    beaten: Annotated[int | None, Field(title="Beaten")]
+    beaten_by: Annotated[int | None, Field(title="Beaten By")]
+    ties: Annotated[int | None, Field(title="Ties")]
+    ranking: Annotated[list[RankedEntry], Field(title="Ranking")]
+    winner: Annotated[str | None, Field(title="Winner")]
     rule: Annotated[
         str,
         Field(
@@ -3282,7 +3692,9 @@ class ChaseCreate(BaseModel):
     - an `initiative` start needs an escapee whose initiative can give a lead at all: the best
       d20, 20, plus her `mods.initiative` must be above 0 (docs/rules.md#starting-lead), and
       a rolled lead of 0 or less is refused;
-    - `rolls` supplies only the escapee's `initiative` die, and only with an `initiative` start.
+    - `rolls` supplies only the escapee's `initiative` die, and only with a start that rolls
+      it: `initiative`, or `distance` `with_initiative` (whose best roll, 20, plus her
+      `mods.initiative` plus the distance's DS must be above 0 too).
     """
 
     model_config = ConfigDict(
@@ -3309,7 +3721,7 @@ class ChaseCreate(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
@@ -3484,12 +3896,13 @@ class LongThrowAnswer(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    mode: Annotated[Literal["distance", "caber", "precision"], Field(title="Mode")]
+    mode: Annotated[Literal["distance", "caber", "precision", "halfling-toss"], Field(title="Mode")]
     object: LongThrowObject
     winners: Annotated[list[str], Field(title="Winners")]
     tie: Annotated[bool, Field(title="Tie")]
     competitors: Annotated[list[LongThrowCompetitorResult], Field(title="Competitors")]
     series: Annotated[list[LongThrowSeries] | None, Field(title="Series")] = None
+    toss_distance_ft: Annotated[int | None, Field(title="Toss Distance Ft")] = None
     rule: Annotated[
         str,
         Field(
@@ -3535,7 +3948,7 @@ class OddsChaseRequest(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None
@@ -3651,7 +4064,7 @@ class RaceCreate(BaseModel):
     max_retries: Annotated[
         MaxRetries | None,
         Field(
-            description="retries allowed after a failed obstacle; null: no cap Default: 5.",
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
             title="Max Retries",
         ),
     ] = None

@@ -1,0 +1,238 @@
+"""One against many, and everyone at once (docs/rules.md#one-against-many).
+
+- `quick_contests`: one GURPS success roll against each opponent's own success roll, every pair
+  judged as a quick contest (docs/rules.md#quick-contest); the one roll is shared by all pairs.
+- `ranked`: everyone makes one success roll; the better result places higher, as a quick
+  contest would judge each pair.
+- `opposed_checks`: one d20 check against each opponent's opposed check
+  (docs/rules.md#opposed-checks); the one first d20 is shared, and a pair's tie-break rerolls
+  are that pair's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from app.rules import gurps
+from app.rules.common import MAX_OPPOSED_REROLLS, CheckRoll
+from app.rules.dice import Dice
+from app.rules.errors import RulesError
+
+#: Most opponents one competitor faces in one call, and most competitors a ranking takes.
+MAX_OPPONENTS: Final = 64
+MAX_RANKED: Final = 64
+#: Dice purposes: the d20 of an opposed check, and a pair's tie-break reroll of the one side.
+CHECK: Final = "check"
+REROLL_PREFIX: Final = "reroll against "
+#: An opposed check's modifier lies in this range (as a lone check's: docs/rules.md#d20-checks).
+MODIFIER_LIMIT: Final = 1000
+
+
+def reroll_purpose(opponent: str) -> str:
+    """The purpose of the one side's rerolls in its tie with `opponent`."""
+    return REROLL_PREFIX + opponent
+
+
+def check_names(names: Sequence[str], loc: tuple[str | int, ...]) -> None:
+    """Everyone of one call needs a name of their own (the results are keyed by name)."""
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        if name in seen:
+            raise RulesError(f"the name {name!r} is used twice", (*loc, index, "name"))
+        seen.add(name)
+
+
+# --- GURPS: one against many ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """One opponent's roll and how its quick contest with the one competitor ended: `winner`
+    is "competitor", "opponent" or None (a tie)."""
+
+    name: str
+    roll: gurps.SuccessRoll
+    winner: Literal["competitor", "opponent"] | None
+    margin_of_victory: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class QuickContests:
+    competitor: gurps.SuccessRoll
+    results: tuple[PairResult, ...]
+
+    @property
+    def beaten(self) -> int:
+        return sum(result.winner == "competitor" for result in self.results)
+
+    @property
+    def beaten_by(self) -> int:
+        return sum(result.winner == "opponent" for result in self.results)
+
+    @property
+    def ties(self) -> int:
+        return sum(result.winner is None for result in self.results)
+
+
+def judge_pair(name: str, competitor: gurps.SuccessRoll, opponent: gurps.SuccessRoll) -> PairResult:
+    """How the quick contest of `competitor`'s roll and opponent `name`'s ends
+    (docs/rules.md#quick-contest)."""
+    contest = gurps.judge_quick_contest(competitor, opponent)
+    winner: Literal["competitor", "opponent"] | None = (
+        None if contest.winner is None else "competitor" if contest.winner == "a" else "opponent"
+    )
+    return PairResult(name, opponent, winner, contest.margin_of_victory)
+
+
+def quick_contests(
+    competitor: tuple[str, int], opponents: Sequence[tuple[str, int]], dice: Dice
+) -> QuickContests:
+    """`competitor` (name, skill) rolls once; each opponent rolls and is judged against it."""
+    name, skill = competitor
+    own = gurps.success_roll(skill, dice, who=name)
+    results = tuple(
+        judge_pair(opponent, own, gurps.success_roll(opponent_skill, dice, who=opponent))
+        for opponent, opponent_skill in opponents
+    )
+    return QuickContests(own, results)
+
+
+# --- GURPS: everyone ranked -------------------------------------------------------------------
+
+
+def standing(result: gurps.SuccessRoll) -> tuple[bool, int]:
+    """What ranks a success roll: success first, then the signed margin (as a quick contest
+    judges a pair: docs/rules.md#quick-contest)."""
+    return result.success, result.margin
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A competitor's place (1 is first; equal results share a place, the next skipped)."""
+
+    name: str
+    place: int
+    roll: gurps.SuccessRoll
+
+
+def ranked(competitors: Sequence[tuple[str, int]], dice: Dice) -> tuple[Placed, ...]:
+    """Everyone rolls once, in the order given; the ranking, best first (equal results keep
+    the order given)."""
+    rolled = [(name, gurps.success_roll(skill, dice, who=name)) for name, skill in competitors]
+    order = sorted(range(len(rolled)), key=lambda index: standing(rolled[index][1]), reverse=True)
+    placed: list[Placed] = []
+    for position, index in enumerate(order):
+        name, result = rolled[index]
+        if placed and standing(placed[-1].roll) == standing(result):
+            place = placed[-1].place
+        else:
+            place = position + 1
+        placed.append(Placed(name, place, result))
+    return tuple(placed)
+
+
+# --- d20: one against many --------------------------------------------------------------------
+
+
+def check_modifier(modifier: int, loc: tuple[str | int, ...]) -> None:
+    if not -MODIFIER_LIMIT <= modifier <= MODIFIER_LIMIT:
+        raise RulesError(f"a modifier must be between {-MODIFIER_LIMIT} and {MODIFIER_LIMIT}", loc)
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedPair:
+    """One opponent's opposed check against the one competitor: every pair of checks made
+    (the first holds the competitor's shared d20; the last decided it)."""
+
+    name: str
+    modifier: int
+    competitor_wins: bool
+    attempts: tuple[tuple[CheckRoll, CheckRoll], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedChecks:
+    competitor: CheckRoll
+    modifier: int
+    results: tuple[OpposedPair, ...]
+
+    @property
+    def beaten(self) -> int:
+        return sum(result.competitor_wins for result in self.results)
+
+
+def opposed_checks(
+    competitor: tuple[str, int], opponents: Sequence[tuple[str, int]], dice: Dice
+) -> OpposedChecks:
+    """`competitor` (name, modifier) rolls one d20; each opponent rolls its own and the pair is
+    judged as an opposed check: the higher total wins, equal totals go to the higher modifier,
+    equal modifiers as well and the pair rolls again (the competitor's reroll is that pair's
+    own), at most `MAX_OPPOSED_REROLLS` times, after which the opponent (the defending side)
+    wins."""
+    name, modifier = competitor
+    first = dice.d20(who=name, purpose=CHECK)
+    own = CheckRoll(first, first + modifier)
+    results = []
+    for opponent, opponent_modifier in opponents:
+        attempts: list[tuple[CheckRoll, CheckRoll]] = []
+        ours = own
+        wins = False
+        for attempt in range(1 + MAX_OPPOSED_REROLLS):
+            if attempt:
+                roll = dice.d20(who=name, purpose=reroll_purpose(opponent))
+                ours = CheckRoll(roll, roll + modifier)
+            theirs_roll = dice.d20(who=opponent, purpose=CHECK)
+            theirs = CheckRoll(theirs_roll, theirs_roll + opponent_modifier)
+            attempts.append((ours, theirs))
+            if ours.total != theirs.total:
+                wins = ours.total > theirs.total
+                break
+            if modifier != opponent_modifier:
+                wins = modifier > opponent_modifier
+                break
+        results.append(OpposedPair(opponent, opponent_modifier, wins, tuple(attempts)))
+    return OpposedChecks(own, modifier, tuple(results))
+
+
+# --- summaries --------------------------------------------------------------------------------
+
+
+def quick_contests_summary(name: str, contests: QuickContests) -> str:
+    """`Ann (skill 12) rolled 9, made it by 3: beats 2 of 3 (Bob, Cid); loses to Dee.`"""
+    own = gurps.describe_roll(name, contests.competitor)
+    beaten = [r.name for r in contests.results if r.winner == "competitor"]
+    lost = [r.name for r in contests.results if r.winner == "opponent"]
+    tied = [r.name for r in contests.results if r.winner is None]
+    parts = [f"beats {len(beaten)} of {len(contests.results)}"]
+    if beaten:
+        parts[0] += f" ({', '.join(beaten)})"
+    if lost:
+        parts.append(f"loses to {', '.join(lost)}")
+    if tied:
+        parts.append(f"ties with {', '.join(tied)}")
+    return f"{own}: {'; '.join(parts)}."
+
+
+def ranked_summary(placed: Sequence[Placed]) -> str:
+    """`1. Ann (skill 12) rolled 9, made it by 3; 2. Bob (skill 10) rolled 11, missed by 1.`"""
+    return "; ".join(f"{p.place}. {gurps.describe_roll(p.name, p.roll)}" for p in placed) + "."
+
+
+def opposed_checks_summary(name: str, checks: OpposedChecks) -> str:
+    """`Ann (d20 14 + 3 = 17) beats 2 of 3 (Bob, Cid); loses to Dee.`"""
+    own = f"{name} (d20 {checks.competitor.roll} {_signed(checks.modifier)} = "
+    own += f"{checks.competitor.total})"
+    beaten = [r.name for r in checks.results if r.competitor_wins]
+    lost = [r.name for r in checks.results if not r.competitor_wins]
+    text = f"{own} beats {len(beaten)} of {len(checks.results)}"
+    if beaten:
+        text += f" ({', '.join(beaten)})"
+    if lost:
+        text += f"; loses to {', '.join(lost)}"
+    return text + "."
+
+
+def _signed(modifier: int) -> str:
+    return f"+ {modifier}" if modifier >= 0 else f"- {-modifier}"

@@ -1,0 +1,240 @@
+"""One against many over HTTP (docs/api.md#one-against-many): `POST /v1/gurps/quick-contests`,
+`POST /v1/d20/opposed-checks` and their odds."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.helpers import assert_problem
+
+QUICK = "/v1/gurps/quick-contests"
+OPPOSED = "/v1/d20/opposed-checks"
+QUICK_ODDS = "/v1/odds/gurps/quick-contests"
+OPPOSED_ODDS = "/v1/odds/d20/opposed-checks"
+
+GUARDS: dict[str, Any] = {
+    "competitor": {"name": "Thief", "skill": 13, "roll": [2, 3, 4]},
+    "opponents": [
+        {"name": "Guard", "skill": 10, "roll": [5, 5, 1]},
+        {"name": "Captain", "skill": 10, "roll": [1, 1, 2]},
+        {"name": "Dog", "skill": 17, "roll": [4, 4, 5]},
+    ],
+}
+
+
+def test_one_roll_against_three(client: TestClient) -> None:
+    answer = client.post(QUICK, json=GUARDS).json()
+    assert answer["mode"] == "versus"
+    assert answer["competitor"]["margin"] == 4
+    assert [
+        (r["opponent"]["name"], r["winner"], r["tie"], r["margin_of_victory"])
+        for r in answer["results"]
+    ] == [
+        ("Guard", "Thief", False, 5),
+        ("Captain", "Captain", False, 2),
+        ("Dog", None, True, None),
+    ]
+    assert (answer["beaten"], answer["beaten_by"], answer["ties"]) == (1, 1, 1)
+    assert answer["ranking"] == []
+    assert answer["winner"] is None
+    assert [(r["who"], r["values"], r["source"]) for r in answer["rolls"]] == [
+        ("Thief", [2, 3, 4], "supplied"),
+        ("Guard", [5, 5, 1], "supplied"),
+        ("Captain", [1, 1, 2], "supplied"),
+        ("Dog", [4, 4, 5], "supplied"),
+    ]
+    assert answer["summary"] == (
+        "Thief (skill 13) rolled 9, made it by 4: beats 1 of 3 (Guard); loses to Captain; "
+        "ties with Dog."
+    )
+
+
+def test_server_dice_are_listed(client: TestClient) -> None:
+    body = {
+        "competitor": {"name": "Thief", "skill": 13},
+        "opponents": [{"name": f"Guard {i}", "skill": 10} for i in range(64)],
+        "seed": 7,
+    }
+    answer = client.post(QUICK, json=body).json()
+    assert len(answer["rolls"]) == 65
+    assert {r["source"] for r in answer["rolls"]} == {"rolled"}
+    assert next(r["values"] for r in answer["rolls"]) == answer["competitor"]["roll"]
+    assert answer["beaten"] + answer["beaten_by"] + answer["ties"] == 64
+    assert client.post(QUICK, json=body).json() == answer  # the seed decides every die
+
+
+def test_ranked(client: TestClient) -> None:
+    body = {
+        "mode": "ranked",
+        "competitors": [
+            {"name": "Ann", "skill": 12, "roll": [5, 5, 1]},
+            {"name": "Bob", "skill": 10, "roll": [2, 3, 4]},
+            {"name": "Dee", "skill": 14, "roll": [6, 6, 6]},
+        ],
+    }
+    answer = client.post(QUICK, json=body).json()
+    assert [(e["place"], e["name"]) for e in answer["ranking"]] == [
+        (1, "Ann"),
+        (1, "Bob"),
+        (3, "Dee"),
+    ]
+    assert answer["winner"] is None  # first place shared
+    assert answer["competitor"] is None
+    assert answer["results"] == []
+    assert answer["summary"].startswith("1. Ann (skill 12) rolled 11, made it by 1; 1. Bob")
+
+
+def test_opposed_checks_with_a_rerolled_tie(client: TestClient) -> None:
+    body = {
+        "competitor": {"name": "Thief", "modifier": 7, "roll": 11, "rerolls": {"Captain": [15]}},
+        "opponents": [
+            {"name": "Guard", "modifier": 2, "roll": 18},
+            {"name": "Captain", "modifier": 7, "roll": 11, "rerolls": [9]},
+        ],
+    }
+    answer = client.post(OPPOSED, json=body).json()
+    assert (answer["roll"], answer["total"]) == (11, 18)
+    assert [(r["opponent"], r["winner"], len(r["attempts"])) for r in answer["results"]] == [
+        ("Guard", "Guard", 1),
+        ("Captain", "Thief", 2),
+    ]
+    assert answer["results"][1]["attempts"][1] == {
+        "competitor_roll": 15,
+        "competitor_total": 22,
+        "opponent_roll": 9,
+        "opponent_total": 16,
+    }
+    assert [(r["who"], r["purpose"], r["values"]) for r in answer["rolls"]] == [
+        ("Thief", "check", [11]),
+        ("Guard", "check", [18]),
+        ("Captain", "check", [11]),
+        ("Thief", "reroll against Captain", [15]),
+        ("Captain", "check", [9]),
+    ]
+    assert answer["summary"] == ("Thief (d20 11 + 7 = 18) beats 1 of 2 (Captain); loses to Guard.")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "loc"),
+    [
+        (QUICK, {"competitor": {"name": "A", "skill": 10}}, ["body", "opponents"]),
+        (QUICK, {"opponents": [{"name": "A", "skill": 10}]}, ["body", "competitor"]),
+        (
+            QUICK,
+            {"mode": "ranked", "competitor": {"name": "A", "skill": 1}, "competitors": []},
+            ["body", "competitors"],
+        ),
+        (
+            QUICK,
+            {
+                "mode": "ranked",
+                "competitor": {"name": "Z", "skill": 1},
+                "competitors": [{"name": "A", "skill": 1}, {"name": "B", "skill": 1}],
+            },
+            ["body", "competitor"],
+        ),
+        (
+            QUICK,
+            {"competitor": {"name": "A", "skill": 10}, "opponents": [{"name": "A", "skill": 9}]},
+            ["body", "opponents", 0, "name"],
+        ),
+        (
+            QUICK,
+            {
+                "competitor": {"name": "A", "skill": 10},
+                "opponents": [{"name": f"O{i}", "skill": 9} for i in range(65)],
+            },
+            ["body", "opponents"],
+        ),
+        (
+            OPPOSED,
+            {
+                "competitor": {"name": "A", "modifier": 1, "rerolls": {"Nobody": [3]}},
+                "opponents": [{"name": "B", "modifier": 2}],
+            },
+            ["body", "competitor", "rerolls"],
+        ),
+        (
+            OPPOSED,
+            {
+                "competitor": {"name": "A", "modifier": 1, "roll": 5},
+                "opponents": [{"name": "B", "modifier": 2, "roll": 9, "rerolls": [4]}],
+            },
+            ["body", "opponents", 0, "roll"],
+        ),
+    ],
+)
+def test_bad_bodies(client: TestClient, path: str, body: dict[str, Any], loc: list[Any]) -> None:
+    assert_problem(client.post(path, json=body), 422, loc)
+
+
+def test_chat_forms_are_safe(client: TestClient) -> None:
+    body = {
+        "competitor": {"name": "Thief", "skill": 13, "roll": [2, 3, 4]},
+        "opponents": [{"name": "@everyone", "skill": 10, "roll": [5, 5, 1]}],
+    }
+    markdown = client.post(QUICK, json=body, headers={"accept": "text/markdown"}).text
+    assert "@everyone" not in markdown
+    plain = client.post(QUICK, json=body, headers={"accept": "text/plain"}).text
+    assert "\n" not in plain.rstrip("\n")
+    assert "@everyone" not in plain
+    assert "@everyone" not in client.post(QUICK, json=body).json()["summary"]
+
+
+def test_odds_per_opponent_and_together(client: TestClient) -> None:
+    body = {
+        "competitor": {"name": "Thief", "skill": 13},
+        "opponents": [{"name": "Guard 1", "skill": 10}, {"name": "Guard 2", "skill": 10}],
+    }
+    answer = client.post(QUICK_ODDS, json=body).json()
+    assert answer["method"] == "exact"
+    assert answer["mode"] == "versus"
+    two = client.post(
+        "/v1/odds/gurps/quick-contest",
+        json={"a": {"name": "Thief", "skill": 13}, "b": {"name": "Guard", "skill": 10}},
+    ).json()
+    for pair in answer["pairs"]:
+        assert pair["beats_exact"] == two["a_wins_exact"]
+        assert pair["ties_exact"] == two["tie_exact"]
+        assert pair["beaten_by_exact"] == two["b_wins_exact"]
+    beaten = {k: Fraction(v) for k, v in answer["beaten_exact"].items()}
+    assert sum(beaten.values()) == 1
+    assert Fraction(answer["all_beaten_exact"]) == beaten["2"]
+    # The shared roll: beating both is likelier than the product of beating each.
+    assert Fraction(answer["independent_all_beaten_exact"]) == Fraction(two["a_wins_exact"]) ** 2
+    assert beaten["2"] > Fraction(answer["independent_all_beaten_exact"])
+    assert answer["summary"].startswith("Thief beats all 2 ")
+
+
+def test_ranked_odds(client: TestClient) -> None:
+    body = {
+        "mode": "ranked",
+        "competitors": [{"name": "A", "skill": 10}, {"name": "B", "skill": 10}],
+    }
+    answer = client.post(QUICK_ODDS, json=body).json()
+    first = [Fraction(e["first_exact"]) for e in answer["ranking"]]
+    assert first[0] == first[1]  # the same skill: the same chance
+    assert first[0] + first[1] + Fraction(answer["nobody_alone_first_exact"]) == 1
+
+
+def test_opposed_odds(client: TestClient) -> None:
+    body = {
+        "competitor": {"name": "Thief", "modifier": 7},
+        "opponents": [{"name": "Guard", "modifier": 2}, {"name": "Captain", "modifier": 7}],
+    }
+    answer = client.post(OPPOSED_ODDS, json=body).json()
+    guard = answer["pairs"][0]
+    # Thief wins when d20 + 7 >= d20' + 2 (the higher modifier takes equal totals).
+    wins = sum(1 for a in range(1, 21) for b in range(1, 21) if a + 7 >= b + 2)
+    assert Fraction(guard["beats_exact"]) == Fraction(wins, 400)
+    assert guard["ties_exact"] == "0"
+    assert Fraction(answer["beaten_by_any_exact"]) == 1 - Fraction(answer["beaten_exact"]["2"])
+    assert_problem(
+        client.post(OPPOSED_ODDS, json={**body, "opponents": [body["competitor"]]}),
+        422,
+        ["body", "opponents", 0, "name"],
+    )
