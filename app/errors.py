@@ -106,6 +106,16 @@ class TooManyRequests(ApiError):
     status, title, slug = 429, "Too Many Requests", "rate-limited"
 
 
+class TooManyStreams(TooManyRequests):
+    """429, always with `Retry-After`: a session's or a token's live streams are all taken
+    (docs/api.md#live-events); one comes free when a stream ends."""
+
+    slug = "too-many-streams"
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after)})
+
+
 class ServiceUnavailable(ApiError):
     """503, always with `Retry-After`: the condition is expected to pass."""
 

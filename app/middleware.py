@@ -11,6 +11,7 @@ they first run (as `create_app` sets it), so `app.add_middleware(Edge, max_bytes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import logging
@@ -335,72 +336,179 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {0, tonumber(oldest[2]) + window - now}
 """
 
-#: After the shared store fails, how long requests are limited per process before it is
-#: tried again (so an outage costs one timeout every few seconds, not one per request).
-RETRY_SHARED_STORE_SECONDS: Final = 5.0
+#: How often the shared store's health is checked (a PING from a task of its own, off the
+#: request path), and how long a check may take before Redis counts as unhealthy.
+PROBE_INTERVAL_SECONDS: Final = 1.0
+PROBE_TIMEOUT_SECONDS: Final = 0.5
 
 
 class RedisWindows:
     """Every client's sliding window in Redis, shared by every worker and replica.
 
-    Fails open: while Redis cannot be reached, each process limits on its own (`fallback`),
-    with one warning when the outage begins and one line when it ends.
+    Fails open, and no request waits on a Redis that does not answer: a probe (`_probe`, a
+    task of its own) PINGs Redis every `PROBE_INTERVAL_SECONDS`, and requests use Redis only
+    while its last PING was answered. A request's call that takes longer than `budget`
+    seconds is given up (that request is limited by this process alone, `fallback`), marks
+    Redis unhealthy at once and wakes the probe, so a Redis that hangs costs the requests
+    in flight at most their budget and the requests after them nothing; the probe lets
+    requests back once a PING is answered again. One warning when an outage begins and one
+    line when it ends.
     """
 
     def __init__(
-        self, url: str, prefix: str, limit: int, window: float, fallback: LocalWindows
+        self,
+        url: str,
+        prefix: str,
+        limit: int,
+        window: float,
+        fallback: LocalWindows,
+        budget: float = 0.005,
     ) -> None:
         self.url = url
         self.prefix = prefix
         self.limit = limit
         self.window_ms = int(window * 1000)
         self.fallback = fallback
+        self.budget = budget
         # Members of a window must be unique across processes and replicas.
         self.member_prefix = secrets.token_hex(8) + ":"
         self.sequence = itertools.count()
         self.client: Any = None
+        self.probe_client: Any = None
         self.script: Any = None
         self.loop: Any = None
+        self.probe_task: asyncio.Task[None] | None = None
+        #: Calls given up on (past their budget) and not yet ended.
+        self.abandoned: set[asyncio.Future[Any]] = set()
+        #: Whether requests use Redis: its last PING was answered, and no call since has
+        #: overrun its budget (False until the first PING is answered).
+        self.healthy = False
+        #: An outage was logged (and its end will be).
         self.failing = False
-        self.retry_at = 0.0
+        self._wake = asyncio.Event()
+        self._checked = asyncio.Event()
+        self._checks_begun = 0
+        self._checks_done = 0
 
-    def _connect(self) -> None:
-        # A client's connections belong to the event loop that made them.
+    async def start(self) -> None:
+        """At startup: connect, and wait for the probe's first check (half a second at
+        most), so that the first requests already share the windows."""
+        self.connect()
+        while self._checks_done < 1:
+            self._checked.clear()
+            await self._checked.wait()
+        if self.healthy:
+            # One connection open and the script loaded, so that the first request's call
+            # is one round trip, well within its budget.
+            with contextlib.suppress(TimeoutError, RedisError, OSError):
+                async with asyncio.timeout(PROBE_TIMEOUT_SECONDS):
+                    await self.client.script_load(SLIDING_WINDOW_LUA)
+
+    def connect(self) -> None:
+        """Connect (a client's connections belong to the event loop that made them) and
+        start the probe; at startup, else by the first request."""
         self.loop = asyncio.get_running_loop()
         self.client = redis_asyncio.Redis.from_url(
             self.url, socket_connect_timeout=0.5, socket_timeout=0.5
         )
+        # Its own connection: a PING never waits behind the requests' calls.
+        self.probe_client = redis_asyncio.Redis.from_url(
+            self.url,
+            socket_connect_timeout=PROBE_TIMEOUT_SECONDS,
+            socket_timeout=PROBE_TIMEOUT_SECONDS,
+        )
         self.script = self.client.register_script(SLIDING_WINDOW_LUA)
+        self._wake = asyncio.Event()
+        self._checked = asyncio.Event()
+        self._checks_begun = self._checks_done = 0
+        self.healthy = False
+        self.abandoned = set()
+        self.probe_task = asyncio.create_task(self._probe())
 
     async def admit(self, client: str) -> float:
-        now = time.monotonic()
-        if self.failing and now < self.retry_at:
-            return self.fallback.admit_at(client, now)
         if self.loop is not asyncio.get_running_loop():
-            self._connect()
+            # Served by another event loop than the one that connected (an app run again, as
+            # tests do): that loop's connections and probe are no use here.
+            self.connect()
+        if not self.healthy:
+            return self.fallback.admit_at(client, time.monotonic())
         member = f"{self.member_prefix}{next(self.sequence)}"
+        call = asyncio.ensure_future(
+            self.script(keys=[self.prefix + client], args=[self.limit, self.window_ms, member])
+        )
+        done, _ = await asyncio.wait((call,), timeout=self.budget)
         try:
-            admitted, wait_ms = await self.script(
-                keys=[self.prefix + client], args=[self.limit, self.window_ms, member]
-            )
-        except (RedisError, OSError) as exc:
+            if not done:
+                # Not cancelled: its connection stays usable (a cancelled call would close
+                # it, and the next call pay for a new one), and a late answer still counts
+                # the request in the shared window. It ends by the socket timeout at most.
+                self.abandoned.add(call)
+                call.add_done_callback(self._forget)
+                raise TimeoutError
+            admitted, wait_ms = call.result()
+        except (TimeoutError, RedisError, OSError):
+            # Given up or failed: this request is limited here, and the next ones too until
+            # the probe hears from Redis again.
+            self.healthy = False
+            self._wake.set()
+            return self.fallback.admit_at(client, time.monotonic())
+        return 0.0 if admitted else max(int(wait_ms), 1) / 1000.0
+
+    def _forget(self, call: asyncio.Future[Any]) -> None:
+        self.abandoned.discard(call)
+        if not call.cancelled():
+            call.exception()  # retrieved: a late failure is no news
+
+    async def _probe(self) -> None:
+        while True:
+            self._wake.clear()
+            self._checks_begun += 1
+            await self._check()
+            self._checks_done = self._checks_begun
+            self._checked.set()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(PROBE_INTERVAL_SECONDS):
+                    await self._wake.wait()
+
+    async def _check(self) -> None:
+        try:
+            async with asyncio.timeout(PROBE_TIMEOUT_SECONDS):
+                await self.probe_client.ping()
+        except (TimeoutError, RedisError, OSError) as exc:
+            self.healthy = False
             if not self.failing:
+                self.failing = True
                 log.warning(
                     "rate limit store unreachable, limiting per process until it returns: %s",
                     type(exc).__name__,
                 )
-            self.failing = True
-            self.retry_at = now + RETRY_SHARED_STORE_SECONDS
-            return self.fallback.admit_at(client, now)
+            return
         if self.failing:
             self.failing = False
             log.warning("rate limit store reachable again")
-        return 0.0 if admitted else max(int(wait_ms), 1) / 1000.0
+        self.healthy = True
+
+    async def next_check(self) -> bool:
+        """Whether Redis answers, by a check begun now (the probe is woken for it)."""
+        wanted = self._checks_begun + 1
+        self._wake.set()
+        while self._checks_done < wanted:
+            self._checked.clear()
+            await self._checked.wait()
+        return self.healthy
 
     async def close(self) -> None:
-        if self.client is not None:
-            client, self.client, self.loop = self.client, None, None
-            await client.aclose()
+        task, self.probe_task = self.probe_task, None
+        for pending in (task, *self.abandoned):
+            if pending is not None:
+                pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError, TimeoutError, RedisError, OSError):
+                    await pending
+        for client in (self.client, self.probe_client):
+            if client is not None:
+                await client.aclose()
+        self.client = self.probe_client = self.loop = None
+        self.healthy = False
 
 
 class RateLimit:
@@ -448,6 +556,7 @@ class RateLimit:
                 self.per_minute,
                 self.WINDOW_SECONDS,
                 local,
+                budget=settings.rate_limit_redis_budget_ms / 1000,
             )
             if settings.redis_url
             else local
@@ -477,7 +586,9 @@ class RateLimit:
     def _closing(receive: Receive, windows: LocalWindows | RedisWindows) -> Receive:
         async def closing_receive() -> Message:
             message = await receive()
-            if message["type"] == "lifespan.shutdown":
+            if message["type"] == "lifespan.startup" and isinstance(windows, RedisWindows):
+                await windows.start()
+            elif message["type"] == "lifespan.shutdown":
                 await windows.close()
             return message
 

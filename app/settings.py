@@ -34,6 +34,14 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     #: The prefix of the rate limit's keys in Redis.
     rate_limit_redis_prefix: str = "arbiter:rate-limit:"
+    #: How long a request may wait for the shared rate limit's answer from Redis, in
+    #: milliseconds, before it is limited by its process alone (Redis's health is checked
+    #: off the request path; while it is unhealthy requests do not wait for it at all).
+    rate_limit_redis_budget_ms: float = Field(default=5.0, gt=0)
+    #: Live event streams (`GET …/events`) of one session, and opened with one token, at most,
+    #: in each server process; past either, 429 with Retry-After.
+    events_max_streams_per_session: int = Field(default=2000, ge=1)
+    events_max_streams_per_token: int = Field(default=500, ge=1)
     #: Proxy addresses whose X-Forwarded-For is trusted (comma-separated, `*` for any);
     #: unset: none, the peer's address is the client's.
     forwarded_allow_ips: str | None = None

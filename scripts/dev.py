@@ -179,11 +179,13 @@ def lint() -> None:
 
 
 def bench(extra: list[str]) -> None:
-    """Throughput and latency against a bare app (bench/run.py), then the odds (bench/odds.py)
-    and the odds worker under load (bench/odds_worker.py)."""
+    """Throughput and latency against a bare app (bench/run.py), the odds (bench/odds.py), the
+    odds worker under load (bench/odds_worker.py), then live events at scale and a hung Redis
+    (bench/events.py)."""
     run(PYTHON, "bench/run.py", *extra)
     run(PYTHON, "bench/odds.py")
     run(PYTHON, "bench/odds_worker.py")
+    run(PYTHON, "bench/events.py")
 
 
 def failover(extra: list[str]) -> None:

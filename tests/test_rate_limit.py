@@ -7,20 +7,32 @@ skipped, except in CI where they fail.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
+import logging
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import redis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette.types import Message
 
 from app.main import create_app
-from app.middleware import LocalWindows, TrustedProxies
+from app.middleware import (
+    SLIDING_WINDOW_LUA,
+    LocalWindows,
+    RateLimit,
+    RedisWindows,
+    TrustedProxies,
+)
 from app.settings import Settings
 from tests.requirements import missing
 
@@ -169,6 +181,8 @@ def test_redis_window_is_shared_between_processes(tmp_path: Path, redis_prefix: 
         "redis_url": REDIS_URL,
         "rate_limit_redis_prefix": redis_prefix,
         "rate_limit_client_keys": "shared",
+        # What is shown here is the sharing: no call is given up on a busy test machine.
+        "rate_limit_redis_budget_ms": 2000,
     }
     (tmp_path / "1").mkdir()
     (tmp_path / "2").mkdir()
@@ -187,10 +201,10 @@ def test_unreachable_redis_fails_open_with_one_log_line(
 ) -> None:
     # Nothing listens on port 1: every connection is refused at once.
     app = app_on(tmp_path, rate_limit_per_minute=3, redis_url="redis://127.0.0.1:1/0")
-    with TestClient(app) as client:
-        capsys.readouterr()
+    capsys.readouterr()
+    with TestClient(app) as client:  # the probe's first check, at startup, finds it down
         statuses = [roll(client) for _ in range(4)]
-        logged = capsys.readouterr().err
+    logged = capsys.readouterr().err
     # Limited by this process alone meanwhile.
     assert statuses == [200, 200, 200, 429]
     warnings = [
@@ -201,3 +215,189 @@ def test_unreachable_redis_fails_open_with_one_log_line(
     assert len(warnings) == 1
     assert warnings[0]["level"] == "warning"
     assert "Traceback" not in logged
+
+
+# --- a hung Redis: accepts connections, never answers -----------------------------------------
+
+
+class FakeRedis:
+    """A Redis on a TCP port of its own that answers what the rate limit sends (PING, the
+    handshake, the window's script: admitted) until `hang()`: from then on it reads every
+    command and answers none, the way a hung server does."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+        self.unanswered = 0
+        self.answering = True
+        #: Set when a command arrives that will never be answered.
+        self.stalled = asyncio.Event()
+        self.server: asyncio.Server | None = None
+        self.url = ""
+
+    async def start(self) -> FakeRedis:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        self.url = f"redis://127.0.0.1:{port}/0"
+        return self
+
+    def hang(self) -> None:
+        self.answering = False
+
+    def resume(self) -> None:
+        self.answering = True
+
+    def count(self, name: str) -> int:
+        return self.commands.count(name)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                header = await reader.readline()
+                if not header:
+                    return
+                arguments = []
+                for _ in range(int(header[1:])):
+                    size = int((await reader.readline())[1:])
+                    arguments.append((await reader.readexactly(size + 2))[:-2])
+                name = arguments[0].decode().upper()
+                self.commands.append(name)
+                if not self.answering:
+                    self.unanswered += 1
+                    self.stalled.set()
+                    continue
+                writer.write(self._reply(name))
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+        finally:
+            writer.close()
+
+    @staticmethod
+    def _reply(name: str) -> bytes:
+        if name == "PING":
+            return b"+PONG\r\n"
+        if name == "HELLO":
+            fields = {b"server": b"$5\r\nredis\r\n", b"version": b"$5\r\n7.2.0\r\n"}
+            fields[b"proto"] = b":3\r\n"
+            body = b"".join(
+                b"$%d\r\n%s\r\n%s" % (len(key), key, value) for key, value in fields.items()
+            )
+            return b"%%%d\r\n%s" % (len(fields), body)
+        if name == "SCRIPT":
+            digest = hashlib.sha1(SLIDING_WINDOW_LUA.encode()).hexdigest().encode()
+            return b"$40\r\n%s\r\n" % digest
+        if name in ("EVALSHA", "EVAL"):
+            return b"*2\r\n:1\r\n:0\r\n"  # admitted
+        return b"+OK\r\n"
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+@asynccontextmanager
+async def lifespan_of(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """The app started (its lifespan run, through every middleware) and a client for it, in
+    this event loop."""
+    inbox: asyncio.Queue[Message] = asyncio.Queue()
+    outbox: asyncio.Queue[Message] = asyncio.Queue()
+    running = asyncio.create_task(
+        app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, inbox.get, outbox.put)
+    )
+    await inbox.put({"type": "lifespan.startup"})
+    assert (await outbox.get())["type"] == "lifespan.startup.complete"
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://arbiter") as client:
+            yield client
+    finally:
+        await inbox.put({"type": "lifespan.shutdown"})
+        assert (await outbox.get())["type"] == "lifespan.shutdown.complete"
+        await running
+
+
+def redis_windows(app: FastAPI) -> RedisWindows:
+    layer: Any = app.middleware_stack
+    while not isinstance(layer, RateLimit):
+        layer = layer.app
+    assert isinstance(layer.windows, RedisWindows)
+    return layer.windows
+
+
+async def a_roll(client: httpx.AsyncClient) -> int:
+    status: int = (await client.post(ROLL, json={"skill": 12})).status_code
+    return status
+
+
+def test_requests_never_wait_for_a_redis_that_accepts_and_never_answers(tmp_path: Path) -> None:
+    """While the probe's PING is pending, requests are limited by their process and send
+    Redis nothing: the hung server holds one unanswered call and receives no request's."""
+
+    async def scenario() -> None:
+        hung = await FakeRedis().start()
+        hung.hang()
+        app = app_on(tmp_path, rate_limit_per_minute=3, redis_url=hung.url)
+        try:
+            async with lifespan_of(app) as client:
+                await hung.stalled.wait()  # the probe's first call: never answered
+                windows = redis_windows(app)
+                assert windows.healthy is False
+                statuses = [await a_roll(client) for _ in range(6)]
+                # Every request answered, by the process's own windows, while it is pending.
+                assert statuses == [200, 200, 200, 429, 429, 429]
+                assert hung.count("EVALSHA") == hung.count("EVAL") == 0
+                assert hung.unanswered >= 1
+        finally:
+            await hung.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_redis_that_hangs_costs_one_call_its_budget_and_the_next_ones_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def scenario() -> None:
+        redis_server = await FakeRedis().start()
+        app = app_on(
+            tmp_path,
+            rate_limit_per_minute=5,
+            redis_url=redis_server.url,
+            rate_limit_redis_budget_ms=2000,  # answered calls are never given up here
+        )
+        try:
+            async with lifespan_of(app) as client:
+                windows = redis_windows(app)
+                assert windows.healthy is True  # the first check, at startup
+                assert [await a_roll(client) for _ in range(3)] == [200, 200, 200]
+                assert redis_server.count("EVALSHA") == 3  # each through Redis
+
+                windows.budget = 0.005
+                redis_server.hang()
+                first = asyncio.create_task(a_roll(client))
+                await redis_server.stalled.wait()  # its call reached Redis, unanswered
+                # Given up after its budget: answered by the process's own window.
+                assert await first == 200
+                assert windows.healthy is False
+                answered = [await a_roll(client) for _ in range(10)]
+                # Ten more answered while that call stays unanswered, none of them sent to
+                # Redis: the process's window (5 a minute) has counted the first and these.
+                assert answered == [200] * 4 + [429] * 6
+                assert redis_server.count("EVALSHA") == 4
+                assert redis_server.unanswered >= 1
+
+                assert await windows.next_check() is False  # the probe's PING: unanswered
+                redis_server.resume()
+                assert await windows.next_check() is True
+                windows.budget = 2.0
+                await a_roll(client)
+                assert redis_server.count("EVALSHA") == 5  # back through Redis
+        finally:
+            await redis_server.close()
+
+    with caplog.at_level(logging.WARNING, logger="arbiter"):
+        asyncio.run(scenario())
+    lines = [r.getMessage() for r in caplog.records if "rate limit store" in r.getMessage()]
+    assert lines == [
+        "rate limit store unreachable, limiting per process until it returns: TimeoutError",
+        "rate limit store reachable again",
+    ]

@@ -64,7 +64,8 @@ WHY: dict[int, str] = {
     "bounds this covers the rules that span fields (described on the body's schema), dice "
     "for an unknown name or purpose, of the wrong count or not needed, a request over the "
     "dice budget, and an Idempotency-Key reused with another request.",
-    429: "Too many requests from this client (when the server limits its rate).",
+    429: "Too many requests from this client (when the server limits its rate), or a live "
+    "event stream past its caps (streams per session, per token).",
     503: "The session store is away or busy past its wait, or (odds) the odds worker has as "
     "many questions waiting as it takes or the question passed its deadline; retry after "
     "`Retry-After` seconds.",

@@ -17,6 +17,13 @@ app/store/notify.py), or one is lost, the stream shows the session as it is inst
 `session` event, and carries on from there. A `deleted` event ends the stream. A comment
 line (`: keep-alive`) every `KEEPALIVE_S` seconds keeps idle streams open through proxies.
 
+A process serves at most `events_max_streams_per_session` streams of one session and
+`events_max_streams_per_token` opened with one token (app/settings.py); past either, a new
+stream is refused with 429 and `Retry-After`. A stream's slot is given back when it ends, or
+its client goes away. A stream whose client reads so slowly that it falls more than
+`BEHIND_LIMIT` events behind is ended (app/store/notify.py); its client resumes with
+`Last-Event-ID`, as a browser's EventSource does by itself.
+
 On PostgreSQL every server process and replica sees every other's changes (LISTEN/NOTIFY);
 on SQLite, a stream sees the changes made by the process serving it only.
 
@@ -27,9 +34,10 @@ lifecycle calls `publish(...)` after each committed change and routes `stream_ev
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import signal
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
@@ -37,15 +45,17 @@ from typing import Any, Final
 import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from app.api.kinds import AnyKind, LiveEvent
 from app.api.presentation import session_answer
 from app.api.security import bearer_token, identify
 from app.api.work import unit_of_work
-from app.errors import NotFound, ServiceUnavailable
+from app.errors import NotFound, ServiceUnavailable, TooManyStreams
+from app.settings import Settings
 from app.store import repository
 from app.store.database import Store, Transaction
-from app.store.notify import Ended, Event, Gap, Hub, Subscription
+from app.store.notify import Ended, Event, Gap, Hub, Subscription, sse_frame
 from app.store.repository import SessionRecord
 
 #: Seconds between keep-alive comments on an idle stream (proxies close silent ones).
@@ -56,7 +66,65 @@ KEEPALIVE = b": keep-alive\n\n"
 #: The start of a creation's tokens: a change's answer never carries them, but an event must
 #: not even by mistake.
 _TOKENS = b'"tokens":{"gm"'
-#: Reads a session (None once it is deleted).
+#: What a refused stream is asked to wait before trying again, in seconds.
+STREAMS_RETRY_AFTER_S = 5
+
+
+class StreamSlots:
+    """The streams this process serves, counted by session and by token, each under its cap."""
+
+    def __init__(self, per_session: int, per_token: int) -> None:
+        self.per_session = per_session
+        self.per_token = per_token
+        self.by_session: dict[str, int] = {}
+        #: Keyed by a digest of the token: the count never holds a usable secret.
+        self.by_token: dict[bytes, int] = {}
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> StreamSlots:
+        return cls(settings.events_max_streams_per_session, settings.events_max_streams_per_token)
+
+    def claim(self, session_id: str, token: str) -> Callable[[], None]:
+        """Take a slot for a new stream, or raise `TooManyStreams`; returns what gives it
+        back (calling it again does nothing)."""
+        holder = hashlib.blake2b(token.encode(), digest_size=16).digest()
+        if self.by_session.get(session_id, 0) >= self.per_session:
+            raise TooManyStreams(
+                f"this session has {self.per_session} live streams already; "
+                f"retry in {STREAMS_RETRY_AFTER_S} s",
+                retry_after=STREAMS_RETRY_AFTER_S,
+            )
+        if self.by_token.get(holder, 0) >= self.per_token:
+            raise TooManyStreams(
+                f"this token has {self.per_token} live streams open already; "
+                f"retry in {STREAMS_RETRY_AFTER_S} s",
+                retry_after=STREAMS_RETRY_AFTER_S,
+            )
+        self.by_session[session_id] = self.by_session.get(session_id, 0) + 1
+        self.by_token[holder] = self.by_token.get(holder, 0) + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if released:
+                return
+            released = True
+            _decrement(self.by_session, session_id)
+            _decrement(self.by_token, holder)
+
+        return release
+
+    def streams(self, session_id: str) -> int:
+        """The slots a session's streams hold now."""
+        return self.by_session.get(session_id, 0)
+
+
+def _decrement(counts: dict[Any, int], key: Any) -> None:
+    left = counts[key] - 1
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]
 
 
 def hub_of(app: FastAPI) -> Hub | None:
@@ -64,11 +132,21 @@ def hub_of(app: FastAPI) -> Hub | None:
     return hub
 
 
+def slots_of(app: FastAPI) -> StreamSlots:
+    slots: StreamSlots | None = getattr(app.state, "event_slots", None)
+    if slots is None:
+        settings = getattr(app.state, "settings", None)
+        slots = StreamSlots.for_settings(settings if isinstance(settings, Settings) else Settings())
+        app.state.event_slots = slots
+    return slots
+
+
 async def start_events(app: FastAPI, database_url: str) -> Hub:
     """The process's live events: on PostgreSQL, its listening connection opens now."""
     hub = Hub.for_url(database_url)
     await hub.start()
     app.state.events = hub
+    slots_of(app)
     _end_streams_on_exit(hub)
     return hub
 
@@ -126,11 +204,6 @@ def publish(app: FastAPI, session_id: str, version: int, name: str, body: bytes)
         hub.publish(Event(session_id, version, name, event_data(session_id, name, body)))
 
 
-def frame(name: str, version: int, data: bytes) -> bytes:
-    """One server-sent event (orjson never writes a line break, so `data` is one line)."""
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, name.encode(), data)
-
-
 def _last_event_id(request: Request) -> int | None:
     value = request.headers.get("last-event-id", "").strip()
     return int(value) if value.isdigit() and len(value) < 19 else None
@@ -163,17 +236,60 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     if record is None or role is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
     party = None if role.is_gm else role.party
+    release = slots_of(request.app).claim(session_id, token)
     last = _last_event_id(request)
     resumed = last is not None and last <= record.version
     after = last if resumed and last is not None else record.version
     subscription = hub.subscribe(session_id, after)
     subscription.expect(record.version)
     opening = None if resumed else record
-    return StreamingResponse(
-        _stream(kind, store, subscription, opening, party),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+
+    def closed() -> None:
+        subscription.close()
+        release()
+
+    return EventStream(_stream(kind, store, subscription, opening, party), subscription.end, closed)
+
+
+class EventStream(Response):
+    """A `text/event-stream` answer, written by the request's own task.
+
+    A client going away ends the stream at once (`gone`, called by a task that waits for the
+    disconnect), and whatever the stream holds (its subscription, its slot) is given back
+    however it ends: its last event, the client gone (before the first event too), or the
+    server stopping (`closed`). Leaner than Starlette's `StreamingResponse`, whose task
+    group (two more tasks and their cancel scopes a stream) thousands of streams would keep
+    in memory for the collector to walk.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(
+        self, events: AsyncIterator[bytes], gone: Callable[[], None], closed: Callable[[], None]
+    ) -> None:
+        self.status_code = 200
+        self.background = None
+        self.events = events
+        self.gone = gone
+        self.closed = closed
+        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:  # noqa: ARG002 - one stream, whatever its scope
+        watcher = asyncio.ensure_future(_disconnected(receive))
+        watcher.add_done_callback(lambda _: self.gone())
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            async for chunk in self.events:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            self.closed()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +397,7 @@ async def _stream(
     session_id = subscription.session_id
     try:
         if opening is not None:
-            yield frame("session", opening.version, _session_data(kind, opening))
+            yield sse_frame("session", opening.version, _session_data(kind, opening))
         while True:
             got = await subscription.next(KEEPALIVE_S)
             if isinstance(got, Ended):
@@ -294,16 +410,35 @@ async def _stream(
                 current = await read_session(store, kind, session_id)
                 if current is None:
                     data = orjson.dumps({"id": session_id})
-                    yield frame("deleted", subscription.known + 1, data)
+                    yield sse_frame("deleted", subscription.known + 1, data)
                     return
                 subscription.resync(current.version)
-                yield frame("session", current.version, _session_data(kind, current))
+                yield sse_frame("session", current.version, _session_data(kind, current))
+            elif got.name == "deleted":
+                yield got.frame
+                return
             else:
-                yield frame(got.name, got.version, shown_to(kind, party, got.data))
-                if got.name == "deleted":
-                    return
+                # Whatever else is ready goes in the same write.
+                following = subscription.ready()
+                if not following:
+                    yield _framed(kind, party, got)
+                    continue
+                frames = [_framed(kind, party, got)]
+                for event in following:
+                    frames.append(_framed(kind, party, event))
+                    if event.name == "deleted":
+                        yield b"".join(frames)
+                        return
+                yield b"".join(frames)
     finally:
         subscription.close()
+
+
+def _framed(kind: AnyKind, party: str | None, event: Event) -> bytes:
+    """The event's frame as the stream's token reads it: the frame encoded once for every
+    stream, unless the kind shows this party less of it."""
+    data = shown_to(kind, party, event.data)
+    return event.frame if data is event.data else sse_frame(event.name, event.version, data)
 
 
 def _session_data(kind: AnyKind, record: SessionRecord) -> bytes:

@@ -9,6 +9,11 @@ change that rolled back. Each process keeps:
   session, within `RECENT_BYTES` and `RECENT_EVENTS` in all),
   which are what a resumed stream (`Last-Event-ID`) replays.
 
+An event reaches its subscriptions `FANOUT_BATCH` per turn of the event loop, so that a session
+streamed thousands of times does not hold the process's other requests up for the whole
+fan-out; a subscription more than `BEHIND_LIMIT` events behind its stream is ended (its client
+resumes).
+
 **SQLite** (or no database URL): one process; its `recent` holds every change, so a resume is
 replayed at once, and one older than what is kept is answered with the current session (see
 app/api/events.py). Other processes on the same SQLite file do not see each other's events.
@@ -43,7 +48,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -74,6 +79,17 @@ OUTBOX_LIMIT = 10_000
 WATCHED_LIMIT = 10_000
 #: Events being put back together at most.
 PARTIAL_LIMIT = 1_000
+#: Events a subscription holds that its stream has not written yet, at most: a stream that
+#: falls further behind (its client reads too slowly) is ended, and its client resumes with
+#: `Last-Event-ID` from what the process keeps (as many of a session's last events).
+BEHIND_LIMIT = 64
+#: Subscriptions handed one event per turn of the event loop, at most: a session's event
+#: reaches thousands of streams over several turns, and other requests are served between
+#: them (each woken stream writes the event in that turn).
+FANOUT_BATCH = 16
+#: An alarm ringing this close to its time counts as on time (the loop runs timers up to
+#: its clock's resolution early).
+ALARM_SLACK_S = 0.001
 #: Pauses between attempts to (re)open the listening connection: the first and the longest.
 RECONNECT_FIRST_S = 0.1
 RECONNECT_MAX_S = 5.0
@@ -81,12 +97,24 @@ RECONNECT_MAX_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One change of a session: its version after the change, its name and its JSON."""
+    """One change of a session: its version after the change, its name and its JSON.
+
+    `frame` is the server-sent event itself, encoded once here for every stream it goes to.
+    """
 
     session_id: str
     version: int
     name: str
     data: bytes
+    frame: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "frame", sse_frame(self.name, self.version, self.data))
+
+
+def sse_frame(name: str, version: int, data: bytes) -> bytes:
+    """One server-sent event (orjson never writes a line break, so `data` is one line)."""
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, name.encode(), data)
 
 
 class Gap:
@@ -127,15 +155,33 @@ class Subscription:
         #: The highest version known to exist.
         self.known = after
         self._pending: dict[int, Event] = {}
-        self._arrived = asyncio.Event()
+        #: What `next` awaits while nothing is ready (one future, no task per wait), and the
+        #: timer that wakes it at `_wake_at` (see `_arm`).
+        self._waiter: asyncio.Future[None] | None = None
+        self._alarm: asyncio.TimerHandle | None = None
+        self._wake_at = 0.0
         self._missing_since: float | None = None
         self._ended = hub.ending
+        #: Ended because its stream fell more than `BEHIND_LIMIT` events behind.
+        self.behind = False
 
-    def offer(self, event: Event) -> None:
+    def offer(self, event: Event, *, replay: bool = False) -> None:
+        """Hold the event for `next`. A stream already `BEHIND_LIMIT` events behind is ended
+        instead, unless this is the replay of a resume (its client would only come back
+        for the same events)."""
         if event.version >= self.expected and event.version not in self._pending:
+            if len(self._pending) >= BEHIND_LIMIT and not replay:
+                self.behind = True
+                self.end()
+                return
             self._pending[event.version] = event
             self.known = max(self.known, event.version)
-            self._arrived.set()
+            self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def expect(self, version: int) -> None:
         """`version` exists (the database says so): wait for every version up to it."""
@@ -150,7 +196,20 @@ class Subscription:
 
     def end(self) -> None:
         self._ended = True
-        self._arrived.set()
+        self._wake()
+
+    def ready(self) -> list[Event]:
+        """The events that follow the last one handed out, without waiting (maybe none)."""
+        ready: list[Event] = []
+        while not self._ended:
+            event = self._pending.pop(self.expected, None)
+            if event is None:
+                break
+            ready.append(event)
+            self.expected += 1
+        if ready:
+            self._missing_since = None
+        return ready
 
     async def next(self, timeout: float) -> Event | Gap | Ended | None:
         """The next event, `GAP`, `ENDED`, or None when nothing came within `timeout` s."""
@@ -177,15 +236,49 @@ class Subscription:
                 wait_until = min(wait_until, gap_at)
             if now >= give_up:
                 return None
-            self._arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), wait_until - now)
+            waiter = self._waiter = loop.create_future()
+            self._arm(loop, wait_until)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, wake_at: float) -> None:
+        """Wake the waiting `next` at `wake_at` at the latest.
+
+        An alarm set by an earlier wait that rings no later is kept (it sets itself again for
+        `wake_at` when it rings early): a stream's events do not each leave a timer behind
+        them, which under a fan-out to thousands of streams would be thousands of objects an
+        event outliving the collector's young generations (and a full collection each few
+        events, walking every stream).
+        """
+        self._wake_at = wake_at
+        alarm = self._alarm
+        if alarm is not None:
+            if alarm.when() <= wake_at:
+                return
+            alarm.cancel()
+        self._alarm = loop.call_at(wake_at, self._ring)
+
+    def _ring(self) -> None:
+        self._alarm = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        loop = waiter.get_loop()
+        if loop.time() + ALARM_SLACK_S >= self._wake_at:
+            waiter.set_result(None)
+        else:
+            self._alarm = loop.call_at(self._wake_at, self._ring)
 
     def refresh(self) -> None:
         """Tell the other processes this stream is still open (and where it stands)."""
         self.hub.watch(self.session_id, self.expected - 1)
 
     def close(self) -> None:
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
         self.hub.unsubscribe(self)
 
 
@@ -221,6 +314,10 @@ class Hub:
         #: Tells this process's messages from the others' (its own are delivered directly).
         self.origin = secrets.token_hex(8)
         self._subscribers: dict[str, set[Subscription]] = {}
+        #: Events still being handed to their subscriptions (`_fan_out`), in the order they
+        #: were published: (event, its subscriptions, how many have had it).
+        self._deliveries: deque[tuple[Event, list[Subscription], int]] = deque()
+        self._delivering = False
         #: Every session's kept events in one queue, oldest first (see `_remember`).
         self._recent: deque[Event] = deque()
         self._recent_bytes = 0
@@ -251,8 +348,7 @@ class Hub:
         """Announce a committed change: to this process's streams, its recent events, and
         (PostgreSQL) to the other processes when one of them streams the session."""
         self._remember(event)
-        for subscription in self._subscribers.get(event.session_id, ()):
-            subscription.offer(event)
+        self._fan_out(event)
         if self.postgres is not None:
             until = self._watched.get(event.session_id)
             if until is not None:
@@ -260,6 +356,38 @@ class Hub:
                     self._announce(event)
                 else:
                     del self._watched[event.session_id]
+
+    def _fan_out(self, event: Event) -> None:
+        """Hand the event to its session's subscriptions, `FANOUT_BATCH` per turn of the
+        event loop, in the order events were published (so no subscription sees a later
+        version first)."""
+        subscriptions = self._subscribers.get(event.session_id)
+        if not subscriptions:
+            return
+        if not self._deliveries and len(subscriptions) <= FANOUT_BATCH:
+            for subscription in subscriptions:
+                subscription.offer(event)
+            return
+        self._deliveries.append((event, list(subscriptions), 0))
+        if not self._delivering:
+            self._deliver()
+
+    def _deliver(self) -> None:
+        budget = FANOUT_BATCH
+        deliveries = self._deliveries
+        while deliveries and budget > 0:
+            event, subscriptions, done = deliveries[0]
+            upto = min(len(subscriptions), done + budget)
+            for subscription in subscriptions[done:upto]:
+                subscription.offer(event)
+            budget -= upto - done
+            if upto == len(subscriptions):
+                deliveries.popleft()
+            else:
+                deliveries[0] = (event, subscriptions, upto)
+        self._delivering = bool(deliveries)
+        if self._delivering:
+            asyncio.get_running_loop().call_soon(self._deliver)
 
     def _remember(self, event: Event) -> None:
         """Keep the event for resumed streams, forgetting the oldest beyond the bounds.
@@ -290,7 +418,7 @@ class Hub:
         subscription = Subscription(self, session_id, after)
         self._subscribers.setdefault(session_id, set()).add(subscription)
         for event in self.recent(session_id, after):
-            subscription.offer(event)
+            subscription.offer(event, replay=True)
         self.watch(session_id, after)
         return subscription
 
@@ -370,9 +498,7 @@ class Hub:
                 return
             del self._partial[key]
             data = "".join(part or "" for part in parts).encode()
-            event = Event(session_id, version, str(header["e"]), data)
-            for subscription in self._subscribers.get(session_id, ()):
-                subscription.offer(event)
+            self._fan_out(Event(session_id, version, str(header["e"]), data))
 
     def _on_notification(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
         try:

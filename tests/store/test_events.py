@@ -168,6 +168,54 @@ def test_a_process_shutting_down_ends_every_stream() -> None:
     run(scenario())
 
 
+def test_a_fan_out_reaches_a_batch_per_turn_and_every_subscription_in_order() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        subscriptions = [hub.subscribe("s1", 0) for _ in range(5 * notify.FANOUT_BATCH + 3)]
+        first, second = event(1), event(2)
+        hub.publish(first)
+        hub.publish(second)
+        # The first event handed at once to one batch; the rest, and the second event after
+        # it, in the following turns of the event loop.
+        reached = [s for s in subscriptions if s.ready() == [first]]
+        assert len(reached) == notify.FANOUT_BATCH
+        assert all(s.ready() == [] for s in subscriptions if s not in reached)
+        got = [await drain(s, 1 if s in reached else 2) for s in subscriptions]
+        assert [[e.version for e in events] for events in got] == [
+            [2] if s in reached else [1, 2] for s in subscriptions
+        ]
+        # Every subscription got the very same event, its frame encoded once.
+        assert {id(events[-1]) for events in got} == {id(second)}
+        assert second.frame == b'id: 2\nevent: round\ndata: {"number":2,"padding":""}\n\n'
+
+    run(scenario())
+
+
+def test_a_subscription_that_falls_too_far_behind_is_ended_and_resumes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(notify, "BEHIND_LIMIT", 4)
+
+    async def scenario() -> None:
+        hub = Hub()
+        slow = hub.subscribe("s1", 0)
+        keeping_up = hub.subscribe("s1", 0)
+        for version in range(1, 5):
+            hub.publish(event(version))
+        assert [e.version for e in await drain(keeping_up, 4)] == [1, 2, 3, 4]
+        assert not slow.behind
+        hub.publish(event(5))  # a fifth event unread: the slow stream ends
+        assert slow.behind
+        assert await slow.next(READ_TIMEOUT_S) is ENDED
+        assert [e.version for e in await drain(keeping_up, 1)] == [5]
+        slow.close()
+        # Its client comes back with Last-Event-ID: what it missed is replayed.
+        resumed = hub.subscribe("s1", 0)
+        assert [e.version for e in await drain(resumed, 5)] == [1, 2, 3, 4, 5]
+
+    run(scenario())
+
+
 def test_recent_events_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(notify, "RECENT_BYTES", 10_000)
     hub = Hub()
@@ -425,10 +473,32 @@ class Served:
         self.loop.call_soon_threadsafe(on_loop)
         assert done.wait(READ_TIMEOUT_S)
 
+    def streams_held(self, session_id: str) -> int:
+        """The stream slots the session holds now, read on the server's event loop."""
+        assert self.loop is not None
+        held: list[int] = []
+        done = threading.Event()
+
+        def on_loop() -> None:
+            held.append(events.slots_of(self.app).streams(session_id))
+            done.set()
+
+        self.loop.call_soon_threadsafe(on_loop)
+        assert done.wait(READ_TIMEOUT_S)
+        return held[0]
+
+    def until_streams_held(self, session_id: str, count: int) -> None:
+        """Wait until the server has given back the slots of the streams that ended."""
+        for _ in range(int(READ_TIMEOUT_S / POLL_INTERVAL_S)):
+            if self.streams_held(session_id) == count:
+                return
+            threading.Event().wait(POLL_INTERVAL_S)
+        raise AssertionError(f"the session still holds {self.streams_held(session_id)} slots")
+
 
 @contextmanager
-def served(database_url: str) -> Iterator[Served]:
-    app = create_app(Settings(database_url=database_url))
+def served(database_url: str, **settings: Any) -> Iterator[Served]:
+    app = create_app(Settings(database_url=database_url, **settings))
     port = free_port()
     server = Served(app, f"http://127.0.0.1:{port}")
     opened = app.router.lifespan_context
@@ -626,6 +696,74 @@ def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:
         )
         assert unknown.status_code == 404
         assert other_id != session_id
+
+
+def refused(base: str, path: str, token: str) -> httpx.Response:
+    answer = httpx.get(base + path, headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 429, answer.text
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.headers["retry-after"] == str(events.STREAMS_RETRY_AFTER_S)
+    return answer
+
+
+def test_streams_of_a_session_are_capped_and_a_slot_comes_back_when_its_client_goes(
+    sqlite_url: str,
+) -> None:
+    with (
+        served(sqlite_url, events_max_streams_per_session=2) as server,
+        httpx.Client(base_url=server.base) as client,
+    ):
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        path = f"{ARM}/{arm.id}/events"
+        with stream(server.base, path, arm.gm) as first, stream(server.base, path, arm.gm):
+            assert first.next_event()[1] == "session"
+            assert server.streams_held(arm.id) == 2
+            body = refused(server.base, path, arm.gm).json()
+            assert body == {
+                "type": "https://arbiter.example/problems/too-many-streams",
+                "title": "Too Many Requests",
+                "status": 429,
+                "detail": "this session has 2 live streams already; retry in 5 s",
+            }
+            # Another session's streams are counted apart.
+            other = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+            with stream(server.base, f"{ARM}/{other.id}/events", other.gm) as elsewhere:
+                assert elsewhere.next_event()[1] == "session"
+        # Both clients went away: the server gives both slots back.
+        server.until_streams_held(arm.id, 0)
+        with stream(server.base, path, arm.gm) as again:
+            assert again.next_event()[1] == "session"
+            assert server.streams_held(arm.id) == 1
+
+
+def test_streams_of_a_token_are_capped_and_a_stream_that_ends_gives_its_slot_back(
+    sqlite_url: str,
+) -> None:
+    with (
+        served(sqlite_url, events_max_streams_per_token=1) as server,
+        httpx.Client(base_url=server.base) as client,
+    ):
+        made = client.post(SKILL, json=KINDS["skill-games"].examples.create)
+        assert made.status_code == 201, made.text
+        session_id, tokens = made.json()["id"], made.json()["tokens"]
+        path = f"{SKILL}/{session_id}/events"
+        heroes = tokens["parties"]["Heroes"]
+        with stream(server.base, path, heroes) as live:
+            assert live.next_event()[1] == "session"
+            detail = refused(server.base, path, heroes).json()["detail"]
+            assert detail == "this token has 1 live streams open already; retry in 5 s"
+            # The session's other tokens each have a stream of their own.
+            with stream(server.base, path, tokens["gm"]) as gm_stream:
+                assert gm_stream.next_event()[1] == "session"
+                assert server.streams_held(session_id) == 2
+            deleted = client.delete(
+                f"{SKILL}/{session_id}", headers={"Authorization": f"Bearer {tokens['gm']}"}
+            )
+            assert deleted.status_code == 204
+            server.publish(session_id, 2, "deleted", b"")
+            assert live.next_event() == (2, "deleted", {"id": session_id})
+            assert list(live.lines) == []  # the stream ended by itself
+            server.until_streams_held(session_id, 0)
 
 
 # --- server processes, with the lifecycle's own wiring ---------------------------------------
