@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body
 
 from app.api.common import examples, make_dice
+from app.api.gurps import competitor_roll
 from app.api.odds.figures import exact, percent, probability
 from app.api.odds.worker import off_loop
 from app.api.routing import LeanRoute, one_shot_router
@@ -28,7 +29,7 @@ from app.api.schemas.groups import (
     QuickContestsOddsRequest,
     QuickContestsRequest,
 )
-from app.api.schemas.gurps import GurpsCompetitor, GurpsCompetitorRoll
+from app.api.schemas.gurps import GurpsCompetitor
 from app.rules import groups, gurps
 from app.rules.dice import Key, request_rng
 from app.rules.errors import RulesError
@@ -144,18 +145,6 @@ def _opposed(body: OpposedChecksRequest) -> None:
 # --- resolutions ------------------------------------------------------------------------------
 
 
-def _roll(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
-    return {
-        "name": name,
-        "skill": result.skill,
-        "roll": list(result.roll),
-        "total": result.total,
-        "success": result.success,
-        "critical": result.critical,
-        "margin": result.margin,
-    }
-
-
 async def quick_contests(
     body: Annotated[QuickContestsRequest, Body(openapi_examples={**THREE, **SUPPLIED})],
 ) -> QuickContestsAnswer:
@@ -185,7 +174,7 @@ async def quick_contests(
             "beaten": None,
             "beaten_by": None,
             "ties": None,
-            "ranking": [{"place": p.place, **_roll(p.name, p.roll)} for p in placed],
+            "ranking": [{"place": p.place, **competitor_roll(p.name, p.roll)} for p in placed],
             "winner": first[0].name if len(first) == 1 else None,
             "rule": RULE,
             "rolls": roll_records(dice.log),
@@ -196,7 +185,7 @@ async def quick_contests(
     )
     results: list[QuickContestPair] = [
         {
-            "opponent": _roll(pair.name, pair.roll),
+            "opponent": competitor_roll(pair.name, pair.roll),
             "winner": None
             if pair.winner is None
             else me.name
@@ -209,7 +198,7 @@ async def quick_contests(
     ]
     return {
         "mode": "versus",
-        "competitor": _roll(me.name, contests.competitor),
+        "competitor": competitor_roll(me.name, contests.competitor),
         "results": results,
         "beaten": contests.beaten,
         "beaten_by": contests.beaten_by,

@@ -40,7 +40,7 @@ RESISTANCE_ROLL_RULE = "docs/rules.md#resistance-roll"
 REGULAR_CONTEST_RULE = "docs/rules.md#regular-contest"
 
 
-def _competitor(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
+def competitor_roll(name: str, result: gurps.SuccessRoll) -> GurpsCompetitorRoll:
     """`name`, then the success roll's fields.
 
     Written out rather than `serial.dump_as(result, name=name)`: a quick contest, the
@@ -124,8 +124,8 @@ async def quick_contest(
         "winner": winner,
         "tie": contest.winner is None,
         "margin_of_victory": contest.margin_of_victory,
-        "a": _competitor(a.name, contest.a),
-        "b": _competitor(b.name, contest.b),
+        "a": competitor_roll(a.name, contest.a),
+        "b": competitor_roll(b.name, contest.b),
         "rule": QUICK_CONTEST_RULE,
         "rolls": roll_records(dice.log),
         "summary": gurps.quick_contest_summary(a.name, b.name, contest),
@@ -185,7 +185,7 @@ async def resistance_roll(
         "affected": result.affected,
         "winner": attacker.name if result.affected else defender.name,
         "margin_of_victory": result.margin_of_victory,
-        "attacker": _competitor(attacker.name, result.attacker),
+        "attacker": competitor_roll(attacker.name, result.attacker),
         "defender": defence,
         "rule": RESISTANCE_ROLL_RULE,
         "rolls": roll_records(dice.log),

@@ -18,7 +18,6 @@ from typing import Final, Literal
 from app.rules import gurps
 from app.rules.common import MAX_OPPOSED_REROLLS, CheckRoll
 from app.rules.dice import Dice
-from app.rules.errors import RulesError
 
 #: Most opponents one competitor faces in one call, and most competitors a ranking takes.
 MAX_OPPONENTS: Final = 64
@@ -26,22 +25,11 @@ MAX_RANKED: Final = 64
 #: Dice purposes: the d20 of an opposed check, and a pair's tie-break reroll of the one side.
 CHECK: Final = "check"
 REROLL_PREFIX: Final = "reroll against "
-#: An opposed check's modifier lies in this range (as a lone check's: docs/rules.md#d20-checks).
-MODIFIER_LIMIT: Final = 1000
 
 
 def reroll_purpose(opponent: str) -> str:
     """The purpose of the one side's rerolls in its tie with `opponent`."""
     return REROLL_PREFIX + opponent
-
-
-def check_names(names: Sequence[str], loc: tuple[str | int, ...]) -> None:
-    """Everyone of one call needs a name of their own (the results are keyed by name)."""
-    seen: set[str] = set()
-    for index, name in enumerate(names):
-        if name in seen:
-            raise RulesError(f"the name {name!r} is used twice", (*loc, index, "name"))
-        seen.add(name)
 
 
 # --- GURPS: one against many ------------------------------------------------------------------
@@ -134,11 +122,6 @@ def ranked(competitors: Sequence[tuple[str, int]], dice: Dice) -> tuple[Placed, 
 
 
 # --- d20: one against many --------------------------------------------------------------------
-
-
-def check_modifier(modifier: int, loc: tuple[str | int, ...]) -> None:
-    if not -MODIFIER_LIMIT <= modifier <= MODIFIER_LIMIT:
-        raise RulesError(f"a modifier must be between {-MODIFIER_LIMIT} and {MODIFIER_LIMIT}", loc)
 
 
 @dataclass(frozen=True, slots=True)

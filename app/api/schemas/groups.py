@@ -9,7 +9,7 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import ANSWER, D20, Name, RollRecord, RuleLink, Seed, Strict
-from app.api.schemas.gurps import Critical, GurpsCompetitor, GurpsCompetitorRoll
+from app.api.schemas.gurps import GurpsCompetitor, GurpsCompetitorRoll
 from app.rules.checks import MAX_MODIFIER, MIN_MODIFIER
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.groups import MAX_OPPONENTS, MAX_RANKED
@@ -95,17 +95,10 @@ class QuickContestPair(TypedDict):
 
 
 @with_config(ANSWER)
-class RankedEntry(TypedDict):
+class RankedEntry(GurpsCompetitorRoll):
     """A competitor's place (1 is first; equal results share a place, the next skipped)."""
 
     place: int
-    name: str
-    skill: int
-    roll: list[int]
-    total: int
-    success: bool
-    critical: Critical
-    margin: int
 
 
 @with_config(ANSWER)

@@ -1823,7 +1823,6 @@ class RankedEntry(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    place: Annotated[int, Field(title="Place")]
     name: Annotated[str, Field(title="Name")]
     skill: Annotated[int, Field(title="Skill")]
     roll: Annotated[list[int], Field(title="Roll")]
@@ -1831,6 +1830,7 @@ class RankedEntry(BaseModel):
     success: Annotated[bool, Field(title="Success")]
     critical: Annotated[Literal["success", "failure"] | None, Field(title="Critical")]
     margin: Annotated[int, Field(title="Margin")]
+    place: Annotated[int, Field(title="Place")]
 
 
 class Readiness(BaseModel):
