@@ -49,6 +49,9 @@ def two_workers(tmp_path: Path, prefix: str) -> Iterator[tuple[Server, Path]]:
         "ARBITER_RATE_LIMIT_PER_MINUTE": "40",
         "ARBITER_REDIS_URL": REDIS_URL,
         "ARBITER_RATE_LIMIT_REDIS_PREFIX": prefix,
+        # Every answered Redis call counts here: a busy test machine's slow event loop must
+        # not make a working Redis look hung (its own tests: tests/test_rate_limit.py).
+        "ARBITER_RATE_LIMIT_REDIS_BUDGET_MS": "2000",
         # No odds worker process per worker: none is asked for here (see servers.py).
         "ARBITER_ODDS_PRESTART": "0",
     }
