@@ -19,7 +19,9 @@ from app.api.odds.worker import as_json
 from app.api.registry import KINDS
 from app.main import create_app
 from app.rules import arm_wrestling, gurps
+from app.rules.dice import Dice
 from app.rules.errors import RulesError
+from app.rules.odds import arm_wrestling as arm_odds
 from app.settings import Settings
 from tests.conformance import Conforming
 
@@ -131,11 +133,18 @@ def test_arm_wrestle_odds(odds_client: TestClient) -> None:
         "seed": 5,
     }
     body = odds_client.post("/v1/odds/arm-wrestles", json=large).json()
-    assert body["method"] == "monte-carlo"
-    assert body["seed"] == 5
-    assert body["trials"] > 100
-    assert set(body["standard_error"]) == {"a_wins", "b_wins", "draw", "undecided"}
-    assert body["b_wins"] > 0.9
+    assert body["method"] == "exact"
+    assert (body["seed"], body["trials"], body["standard_error"]) == (None, None, None)
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("Lydia", 2, 12, 1), arm_wrestling.Competitor("Ogre", 6, 15, 2)
+    )
+    odds = arm_odds.exact_odds(config, arm_wrestling.start(config, Dice()))
+    assert Fraction(body["a_wins_exact"]) == odds.a_wins
+    assert Fraction(body["draw_exact"]) == odds.draw
+    assert round(body["draw"], 7) == 0.0000544
+    assert sum(Fraction(body[k]) for k in parts) == 1
+    # The seed changes nothing.
+    assert odds_client.post("/v1/odds/arm-wrestles", json={**large, "seed": 6}).json() == body
 
 
 def test_charts(odds_client: TestClient) -> None:

@@ -181,10 +181,9 @@ async def arm_wrestles(
         ),
     ],
 ) -> OddsArmWrestleAnswer:
-    """Odds of an arm wrestle from its start: exact when small, else Monte Carlo
-    (docs/rules.md#arm-wrestling)."""
+    """Exact odds of an arm wrestle from its start (docs/rules.md#arm-wrestling)."""
     config, state = ARM_WRESTLES.start(body, Dice())
-    return await arm_wrestle_odds(config, state, body.seed or 0)
+    return await arm_wrestle_odds(config, state)
 
 
 async def chase(

@@ -1,9 +1,12 @@
 """Answers of the odds endpoints (docs/api.md#odds, docs/rules.md#odds).
 
 Exact answers give each probability as a float and as an exact fraction string (`a_wins`,
-`a_wins_exact`); a distribution is `{value: p}` with its exact fractions beside it. An exact
-fraction too long to write (more than 4000 digits) is null, the float stands. Monte Carlo
-answers give `trials`, `seed` and a standard error per probability, and null fractions.
+`a_wins_exact`); a distribution is `{value: p}` with its exact fractions beside it. Under
+`method: "exact"` a fraction is never null: one whose numerator or denominator passes 4000
+digits (`MAX_EXACT_DIGITS`) is written as its decimal to a double's full precision, 17
+significant digits rounded from the exact fraction (`"0.49942821647633267"`, `"1.2E-5000"`).
+Monte Carlo answers give `trials`, `seed` and a standard error per probability, and null
+fractions.
 """
 
 from __future__ import annotations
@@ -83,13 +86,13 @@ class OddsRegularContestAnswer(TypedDict):
     method: Literal["exact"]
     effective_skills: dict[str, int]
     a_wins: float
-    a_wins_exact: str | None
+    a_wins_exact: str
     b_wins: float
-    b_wins_exact: str | None
+    b_wins_exact: str
     undecided: float
-    undecided_exact: str | None
+    undecided_exact: str
     expected_rounds: float
-    expected_rounds_exact: str | None
+    expected_rounds_exact: str
     rounds_played: int
     summary: str
 
@@ -118,27 +121,29 @@ class OddsCairnAnswer(TypedDict):
 
 @with_config(ANSWER)
 class OddsArmWrestleAnswer(TypedDict):
-    """The answer of `POST /v1/odds/arm-wrestles` (docs/rules.md#arm-wrestling).
+    """The answer of `POST /v1/odds/arm-wrestles` and of a match's `GET …/odds`
+    (docs/rules.md#arm-wrestling).
 
-    Exact (dynamic programming over the DS pairs) when the walk fits the service's budget,
-    else Monte Carlo: then the `*_exact` fields are null and `standard_error`, `trials` and
-    `seed` are given. `expected_rounds` counts the whole match (a stopped match as
-    `max_rounds`).
+    Always exact, from the start or from where the match stands (a walk over the difference
+    of the DS, docs/rules.md#odds): every `*_exact` is a fraction (or, past 4000 digits, its
+    17-digit decimal). `standard_error`, `trials` and `seed` are always null (no estimate is
+    made; a request's `seed` changes nothing). `expected_rounds` counts the whole match (a
+    stopped match as `max_rounds`).
     """
 
-    method: Method
+    method: Literal["exact"]
     a: str
     b: str
     a_wins: float
-    a_wins_exact: str | None
+    a_wins_exact: str
     b_wins: float
-    b_wins_exact: str | None
+    b_wins_exact: str
     draw: float
-    draw_exact: str | None
+    draw_exact: str
     undecided: float
-    undecided_exact: str | None
+    undecided_exact: str
     expected_rounds: float
-    expected_rounds_exact: str | None
+    expected_rounds_exact: str
     standard_error: dict[str, float] | None
     trials: int | None
     seed: int | None
