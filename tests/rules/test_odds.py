@@ -16,8 +16,9 @@ from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
 from app.rules.odds import chases as chase_odds
-from app.rules.odds import enumeration, fraction_text
+from app.rules.odds import enumeration, fraction_text, simulation
 from app.rules.odds import gurps as gurps_odds
+from app.rules.odds import races as race_odds
 from app.rules.odds import skill_games as skill_odds
 
 ROLLS: list[tuple[int, int, int]] = [
@@ -642,3 +643,64 @@ def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
     assert isinstance(odds, chase_odds.ChaseEstimate)
     assert odds.seed == 4
     assert odds.trials > 100
+
+
+# --- honest estimates ------------------------------------------------------------------------
+
+
+def test_an_outcome_never_seen_is_not_certain_to_be_impossible() -> None:
+    never = simulation.estimate(0, 100)
+    assert never.probability == 0
+    # The Agresti-Coull error: (0 + 2) / 104 over 104 trials.
+    assert never.standard_error == sqrt((2 / 104) * (102 / 104) / 104)
+    always = simulation.estimate(100, 100)
+    assert always.probability == 1
+    assert always.standard_error == pytest.approx(never.standard_error)
+    common = simulation.estimate(500, 1000)
+    assert common.standard_error == pytest.approx(sqrt(0.25 / 1000), rel=0.01)
+
+
+#: One increment with an obstacle either racer may fail (no retry: she forfeits): every
+#: outcome happens, the rarest (both forfeit, a tie) a few times in 150 races.
+COVERAGE_RACE = races.Config(
+    competitors=(
+        races.Competitor("Ann", speed=30, mods={"strength": 2, "jump": 0}),
+        races.Competitor("Bob", speed=30, mods={"strength": 0, "jump": 1}),
+    ),
+    course=races.Course(
+        (
+            races.Increment(
+                check="strength", obstacle=races.Obstacle("obstacle", check="jump", dc=4)
+            ),
+        )
+    ),
+)
+
+
+def test_race_estimates_cover_their_chances_as_their_errors_say() -> None:
+    """Over 300 seeds, each estimate +- 2 standard errors holds the chance (the mean of all
+    45 000 races) 90% to 99% of the time, for every outcome expected 3 times or more in an
+    estimate's 150 races, and at least 90% of the time for rarer ones."""
+    trials = 150
+    start = races.start(COVERAGE_RACE, Dice())
+    runs = [race_odds.race_odds(COVERAGE_RACE, start, seed, trials=trials) for seed in range(300)]
+    assert {run.trials for run in runs} == {trials}
+
+    def reported(run: race_odds.RaceEstimate) -> dict[str, simulation.Estimate]:
+        shown = {f"wins.{name}": e for name, e in run.wins.items()}
+        shown.update({f"forfeits.{name}": e for name, e in run.forfeits.items()})
+        return {**shown, "tie": run.tie, "nobody": run.nobody}
+
+    tables = [reported(run) for run in runs]
+    for name in tables[0]:
+        chance = sum(table[name].probability for table in tables) / len(tables)
+        assert chance > 0, name  # every outcome happens
+        held = sum(
+            abs(table[name].probability - chance) <= 2 * table[name].standard_error
+            for table in tables
+        ) / len(tables)
+        assert held >= 0.90, (name, chance, held)
+        if chance * trials >= 3:
+            assert held <= 0.99, (name, chance, held)
+        # An estimate that never saw the outcome still gives it an error.
+        assert all(table[name].standard_error > 0 for table in tables)
