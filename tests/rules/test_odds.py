@@ -11,7 +11,7 @@ from math import comb, factorial, sqrt
 import pytest
 
 from app.rules import arm_wrestling, cairn, chases, gurps, races, skill_games
-from app.rules.dice import Dice
+from app.rules.dice import Dice, WorkLimitExceeded
 from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
@@ -704,3 +704,21 @@ def test_race_estimates_cover_their_chances_as_their_errors_say() -> None:
             assert held <= 0.99, (name, chance, held)
         # An estimate that never saw the outcome still gives it an error.
         assert all(table[name].standard_error > 0 for table in tables)
+
+
+def test_an_arm_wrestle_past_the_budget_is_refused_as_past_the_work_limit() -> None:
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", 0, 200, 100, endurance=True),
+        arm_wrestling.Competitor("B", 0, 200, 100, endurance=True),
+        target=100,
+        max_rounds=10_000,
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 316
+    with pytest.raises(WorkLimitExceeded, match="more work than the service does"):
+        arm_odds.exact_odds(config, start, budget=10**6)
+    # Its last rounds fit: odds from a state close to the end are answered.
+    late = replace(start, ds=(40, 60), con_checks_made=(110, 110), rounds_played=310)
+    odds = arm_odds.exact_odds(config, late)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds.b_wins > odds.a_wins

@@ -36,11 +36,19 @@ from functools import lru_cache
 from typing import Final
 
 from app.rules import arm_wrestling as rules
+from app.rules.dice import WorkLimitExceeded
+from app.rules.errors import Loc
 
 D20: Final = 20
 #: The 400 pairs of Strength checks: their difference is the modifier difference plus
 #: `roll_a - roll_b`, which gives `k` (|k| <= 19) in `20 - |k|` pairs.
 SPREAD: Final = D20 - 1
+#: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about
+#: 10 s on one core. Matches that can last up to about 90 rounds fit (Lydia against the Ogre,
+#: 25 rounds, takes 0.4% of it); the longest the creation limits allow (Constitution 200,
+#: +104 to its checks, about 316 rounds) would take many minutes and gigabytes, and is
+#: refused.
+EXACT_BUDGET: Final = 2 * 10**10
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +122,13 @@ class _Walk:
     """The Strength checks' walk over `(delta, C)` (see the module's docstring), without
     fatigue: every weight counts paths out of `400**rounds`."""
 
-    def __init__(self, config: rules.Config, state: rules.State, strength_rounds: int) -> None:
+    def __init__(
+        self,
+        config: rules.Config,
+        state: rules.State,
+        strength_rounds: int,
+        budget: int,
+    ) -> None:
         self.shift = rules.check_modifier(config, config.a) - rules.check_modifier(config, config.b)
         #: The most a leader's DS can rise in one round.
         self.rise = SPREAD + abs(self.shift)
@@ -138,6 +152,9 @@ class _Walk:
         self.settled: list[int] = []
         self.settled_low = 0
         self._masks: dict[int, int] = {}
+        #: Bits of the columns stepped so far, against `budget`.
+        self.work = 0
+        self.budget = budget
 
     def _mask(self, slots: int) -> int:
         mask = self._masks.get(slots)
@@ -217,6 +234,12 @@ class _Walk:
         while len(negative) > 1 and not negative[-1]:
             negative.pop()
         self.positive, self.negative, self.zero = positive, negative, zero
+        # The next round's work: each column is read a few times, at a cost by its length.
+        self.work += sum(column.bit_length() for column in positive) + sum(
+            column.bit_length() for column in negative
+        )
+        if self.work > self.budget:
+            raise TooLarge
         return reached
 
     def _reach(self, side: list[int]) -> int:
@@ -270,13 +293,30 @@ def _pairs(shift: int) -> tuple[tuple[int, int], ...]:
     return tuple((D20 - abs(k), k + shift) for k in range(-SPREAD, SPREAD + 1))
 
 
-def exact_odds(config: rules.Config, state: rules.State) -> ArmWrestleOdds:
-    """The exact odds from `state` on (docs/rules.md#odds)."""
+class TooLarge(WorkLimitExceeded):
+    """The walk would pass its budget of work (`EXACT_BUDGET`): the question is refused, as
+    a request past the work limit of dice is (docs/rules.md#work-limit)."""
+
+    def __init__(self, msg: str = "", loc: Loc = ()) -> None:
+        super().__init__(
+            msg
+            or "the exact odds of this match need more work than the service does for one "
+            "question (a fresh match that can last a few hundred rounds); ask again once "
+            "fewer rounds are left",
+            loc,
+        )
+
+
+def exact_odds(
+    config: rules.Config, state: rules.State, budget: int = EXACT_BUDGET
+) -> ArmWrestleOdds:
+    """The exact odds from `state` on (docs/rules.md#odds); raises `TooLarge` past `budget`
+    bits of columns stepped."""
     if state.finished:
         return _finished(state)
     rounds = fatigue_rounds(config, state)
     strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
-    walk = _Walk(config, state, strength_rounds)
+    walk = _Walk(config, state, strength_rounds, budget)
     # Both passed every fatigue check so far; the walk's weights are out of `paths`.
     passed = Fraction(1)
     paths = 1
