@@ -23,8 +23,9 @@ paths): one round is the kernel's convolution along `delta` (two running sums of
 taking the slots `C <= |delta| - K`. A state that cannot reach the target in the rounds left
 (its leader's DS more than `rounds x (19 + |modifier difference|)` short) only matters for who
 leads, which the free walk of `delta` alone answers: its slots leave the big integers.
-Lydia against the Ogre from creation takes about 20 ms on one core; tests compare the walk
-with every die of small matches played through `rules.play_round`.
+Lydia against the Ogre from creation takes about 30 ms of CPU, a match that can last 52
+rounds about 0.9 s (docs/performance.md#odds); tests compare the walk with every die of small
+matches played through `rules.play_round`, and with a plain walk over the DS pairs.
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ D20: Final = 20
 #: `roll_a - roll_b`, which gives `k` (|k| <= 19) in `20 - |k|` pairs.
 SPREAD: Final = D20 - 1
 #: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about
-#: 10 s on one core. Matches that can last up to about 90 rounds fit (Lydia against the Ogre,
-#: 25 rounds, takes 0.4% of it); the longest the creation limits allow (Constitution 200,
-#: +104 to its checks, about 316 rounds) would take many minutes and gigabytes, and is
+#: 7 s of CPU on one core. Matches that can last up to about 80 rounds fit (Lydia against the
+#: Ogre, 25 rounds, takes 0.4% of it); the longest the creation limits allow (Constitution
+#: 200, +104 to its checks, about 316 rounds) would take many minutes and gigabytes, and is
 #: refused.
 EXACT_BUDGET: Final = 2 * 10**10
 
