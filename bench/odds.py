@@ -105,6 +105,13 @@ ARM_LADDER: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     (
+        "even, Con 40 +10, 62 rounds",
+        {
+            "a": {"name": "A", "strength_mod": 0, "con_score": 40, "con_mod": 10},
+            "b": {"name": "B", "strength_mod": 0, "con_score": 40, "con_mod": 10},
+        },
+    ),
+    (
         "longest allowed: Con 200 +104, target 100, 316 rounds",
         {
             "a": {

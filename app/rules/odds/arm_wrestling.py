@@ -44,12 +44,13 @@ D20: Final = 20
 #: The 400 pairs of Strength checks: their difference is the modifier difference plus
 #: `roll_a - roll_b`, which gives `k` (|k| <= 19) in `20 - |k|` pairs.
 SPREAD: Final = D20 - 1
-#: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about
-#: 7 s of CPU on one core. Matches that can last up to about 80 rounds fit (Lydia against the
-#: Ogre, 25 rounds, takes 0.4% of it); the longest the creation limits allow (Constitution
-#: 200, +104 to its checks, about 316 rounds) would take many minutes and gigabytes, and is
-#: refused.
-EXACT_BUDGET: Final = 2 * 10**10
+#: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about 1 s
+#: of CPU on one core, so that no question holds the odds worker longer. Matches that can
+#: last up to about 55 rounds fit (Lydia against the Ogre, 25 rounds, takes 3% of it; an even
+#: match of 52 rounds to target 100, 68%); longer ones are refused within that second (the
+#: longest the creation limits allow, about 316 rounds, would take many minutes and
+#: gigabytes).
+EXACT_BUDGET: Final = 2_500_000_000
 
 
 @dataclass(frozen=True, slots=True)
