@@ -319,37 +319,46 @@ def exact_odds(
     rounds = fatigue_rounds(config, state)
     strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
     walk = _Walk(config, state, strength_rounds, budget)
-    # Both passed every fatigue check so far; the walk's weights are out of `paths`.
-    passed = Fraction(1)
-    paths = 1
-    a_wins = b_wins = draw = Fraction(0)
-    expected = Fraction(state.rounds_played)
+    # Numerators over one common `denominator` (the walk's 400 per round times 20 per fatigue
+    # check): both passed every fatigue check so far in `passed` of its share of it.
+    passed = denominator = 1
+    a_wins = b_wins = draw = expected = 0
+    alive = 0
     for due in rounds:
         lead_a, lead_b, level = walk.leading()
         alive = lead_a + lead_b + level
         if not alive:
             break
-        here = passed / paths
-        expected += here * alive
-        pass_a = Fraction(1) if due[0] is None else Fraction(due[0], D20)
-        pass_b = Fraction(1) if due[1] is None else Fraction(due[1], D20)
+        # (faces passing, faces) of each check; a check not due passes on 1 of 1.
+        (faces_a, of_a), (faces_b, of_b) = ((1, 1) if f is None else (f, D20) for f in due)
+        fails_a, fails_b = of_a - faces_a, of_b - faces_b
         # Exactly one failing: the other wins; both: the leader, or a draw at equal DS.
-        both_fail = (1 - pass_a) * (1 - pass_b)
-        a_wins += here * (alive * pass_a * (1 - pass_b) + lead_a * both_fail)
-        b_wins += here * (alive * pass_b * (1 - pass_a) + lead_b * both_fail)
-        draw += here * level * both_fail
-        passed *= pass_a * pass_b
+        scale = of_a * of_b * 400
+        a_wins = a_wins * scale + passed * 400 * (
+            alive * faces_a * fails_b + lead_a * fails_a * fails_b
+        )
+        b_wins = b_wins * scale + passed * 400 * (
+            alive * faces_b * fails_a + lead_b * fails_a * fails_b
+        )
+        draw = draw * scale + passed * 400 * level * fails_a * fails_b
+        expected = expected * scale + passed * alive * scale
+        denominator *= scale
+        passed *= faces_a * faces_b
         if not passed:
             break
         reached_a, reached_b = walk.step()
-        paths *= 400
-        a_wins += passed * Fraction(reached_a, paths)
-        b_wins += passed * Fraction(reached_b, paths)
+        a_wins += passed * reached_a
+        b_wins += passed * reached_b
     else:
         lead_a, lead_b, level = walk.leading()
         alive = lead_a + lead_b + level
-    undecided = passed * Fraction(alive, paths) if passed else Fraction(0)
-    return ArmWrestleOdds(a_wins, b_wins, draw, undecided, expected)
+    return ArmWrestleOdds(
+        a_wins=Fraction(a_wins, denominator),
+        b_wins=Fraction(b_wins, denominator),
+        draw=Fraction(draw, denominator),
+        undecided=Fraction(passed * alive, denominator),
+        expected_rounds=state.rounds_played + Fraction(expected, denominator),
+    )
 
 
 def _finished(state: rules.State) -> ArmWrestleOdds:
