@@ -19,7 +19,7 @@ from app.api.odds import skill_games as token_answers
 from app.api.odds.worker import as_json
 from app.api.registry import KINDS
 from app.main import create_app
-from app.rules import arm_wrestling, gurps
+from app.rules import arm_wrestling, gurps, races
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
@@ -200,6 +200,16 @@ async def _session_odds() -> None:
     answer = await ask("arm-wrestles", match, state)
     assert answer["rounds_played"] == 1
     assert answer["method"] == "exact"
+    assert await ask("arm-wrestles", match, state, OddsQuestion(seed=9, trials=5)) == answer
+    race = races.Config(
+        course="dash",
+        competitors=(
+            races.Competitor("Ann", speed=30, mods={"strength": 2}),
+            races.Competitor("Bob", speed=30),
+        ),
+    )
+    asked = await ask("races", race, races.start(race, Dice()), OddsQuestion(seed=2, trials=12))
+    assert (asked["method"], asked["trials"], asked["seed"]) == ("monte-carlo", 12, 2)
 
 
 GAME = token_answers.TOKENS_EXAMPLE["game"]
