@@ -132,8 +132,9 @@ class _Walk:
         budget: int,
     ) -> None:
         self.shift = rules.check_modifier(config, config.a) - rules.check_modifier(config, config.b)
-        #: The most a leader's DS can rise in one round.
+        #: The most a leader's DS can rise in one round: either's, a's, b's.
         self.rise = SPREAD + abs(self.shift)
+        self.rises = (max(SPREAD + self.shift, 0), max(SPREAD - self.shift, 0))
         self.reach = config.target - min(state.ds)
         self.rounds_left = strength_rounds
         #: Slot width: every slot, and every sum of slots, is below 400**rounds.
@@ -225,7 +226,7 @@ class _Walk:
         reached = (self._reach(positive), self._reach(negative))
         self._settle(positive, 1)
         self._settle(negative, -1)
-        cut = self.rounds_left * self.rise - self.reach + 1
+        cut = self.rounds_left * max(self.rises) - self.reach + 1
         if cut < 0:
             cut = 0
         if zero.bit_length() > cut * slot:
@@ -257,13 +258,18 @@ class _Walk:
         return reached % self.ones
 
     def _settle(self, side: list[int], sign: int) -> None:
-        """Move to `settled` the slots whose leader is too far from the target for the
-        rounds left (`K + C - |delta| > rounds x rise`)."""
+        """Move to `settled` the slots from which neither can reach the target in the rounds
+        left: the leader's DS is `K + C - |delta|` short of it and rises at most her `rises`
+        a round; the trailer's, `K + C` short, stays until she leads, then rises at most hers."""
         slot = self.slot
-        base = self.rounds_left * self.rise - self.reach + 1
+        leads, trails = self.rises if sign > 0 else self.rises[::-1]
+        base = self.rounds_left * leads - self.reach + 1
+        floor = self.rounds_left * trails - self.reach + 1
         for delta in range(1, len(side)):
             column = side[delta]
             cut = delta + base
+            if cut < floor:
+                cut = floor
             if cut < 0:
                 cut = 0
             if column.bit_length() > cut * slot:
