@@ -100,24 +100,31 @@ def fatigue_rounds(config: rules.Config, state: rules.State) -> list[tuple[int |
 def _spread(weights: list[int]) -> list[int]:
     """`weights` convolved with the difference of two d20s: entry `k` of the answer is
     `sum(weights[s] * (20 - |k - 19 - s|))`, as two running sums of 20 faces each."""
+    return _window(_window(weights))
+
+
+def _window(weights: list[int]) -> list[int]:
+    """Entry `k`: the sum of `weights[k - 19 .. k]` (the list grows by 19), a running sum.
+
+    The weights are packed slots, but the sums are exact integers whatever the order: the
+    answer's slots are sums of slots, all below the slot width, so they read back exactly."""
     count = len(weights)
-    once = [0] * (count + SPREAD)
+    window: list[int] = []
+    keep = window.append
     running = 0
-    for index in range(count + SPREAD):
-        if index < count:
-            running += weights[index]
-        if index >= D20:
-            running -= weights[index - D20]
-        once[index] = running
-    twice = [0] * (count + 2 * SPREAD)
-    running = 0
-    for index in range(count + 2 * SPREAD):
-        if index < count + SPREAD:
-            running += once[index]
-        if index >= D20:
-            running -= once[index - D20]
-        twice[index] = running
-    return twice
+    head = min(count, D20)
+    for index in range(head):
+        running += weights[index]
+        keep(running)
+    for _ in range(head, D20):  # a short list: the window covers all of it for a while
+        keep(running)
+    for index in range(D20, count):
+        running += weights[index] - weights[index - D20]
+        keep(running)
+    for index in range(max(count, D20), count + SPREAD):
+        running -= weights[index - D20]
+        keep(running)
+    return window
 
 
 class _Walk:
