@@ -9,6 +9,8 @@ from itertools import product
 from math import comb, factorial, sqrt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.rules import arm_wrestling, cairn, chases, gurps, races, skill_games
 from app.rules.dice import Dice, WorkLimitExceeded
@@ -722,3 +724,39 @@ def test_an_arm_wrestle_past_the_budget_is_refused_as_past_the_work_limit() -> N
     odds = arm_odds.exact_odds(config, late)
     assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
     assert odds.b_wins > odds.a_wins
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shift=st.integers(-22, 22),
+    con=st.tuples(st.integers(0, 4), st.integers(0, 4)),
+    con_mod=st.tuples(st.integers(-6, 8), st.integers(-6, 8)),
+    target=st.integers(1, 12),
+    ds=st.tuples(st.integers(-8, 11), st.integers(-8, 11)),
+    played=st.integers(0, 3),
+    left=st.integers(1, 4),
+)
+def test_arm_wrestle_exact_equals_the_walk_over_ds_pairs_anywhere(
+    shift: int,
+    con: tuple[int, int],
+    con_mod: tuple[int, int],
+    target: int,
+    ds: tuple[int, int],
+    played: int,
+    left: int,
+) -> None:
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", shift, con[0], con_mod[0]),
+        arm_wrestling.Competitor("B", 0, con[1], con_mod[1]),
+        target=target,
+        max_rounds=played + left,
+    )
+    start = arm_wrestling.State(
+        names=("A", "B"),
+        ds=(min(ds[0], target - 1), min(ds[1], target - 1)),
+        con_checks_made=(max(played - con[0], 0), max(played - con[1], 0)),
+        rounds_played=played,
+    )
+    odds = arm_odds.exact_odds(config, start)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds == _walk_ds_pairs(config, start)
