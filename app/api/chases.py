@@ -88,7 +88,9 @@ async def odds_from(
         ) from None
     policy = question.tactic_policy or "none"
     check_terrain(config, terrain)
-    return await chase_odds_from(config, state, terrain, policy, question.seed or 0)
+    return await chase_odds_from(
+        config, state, terrain, policy, question.seed or 0, question.trials
+    )
 
 
 async def odds_asked(
@@ -98,7 +100,9 @@ async def odds_asked(
     `odds_from` for the same terrain, policy and seed."""
     terrain = body.terrain.to_terrain()
     check_terrain(config, terrain)
-    return await chase_odds_from(config, state, terrain, body.tactic_policy, body.seed or 0)
+    return await chase_odds_from(
+        config, state, terrain, body.tactic_policy, body.seed or 0, body.trials
+    )
 
 
 ODDS = SessionOdds(

@@ -82,6 +82,8 @@ class OddsQuestion:
     terrain: str | None = None
     #: When a chase's escapee hides.
     tactic_policy: TacticPolicy | None = None
+    #: The trials of a Monte Carlo estimate (None: the default budget).
+    trials: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ from app.observability import (
 from app.rules import serial
 from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
+from app.rules.odds.simulation import MAX_TRIALS
 from app.store import repository
 from app.store.database import Transaction
 from app.store.repository import SessionRecord
@@ -575,6 +576,15 @@ async def odds_from_here(
         TacticPolicy | None,
         Query(description="chases: when the escapee hides; other kinds ignore it"),
     ] = None,
+    trials: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=MAX_TRIALS,
+            description=f"trials of a Monte Carlo estimate (races, chases), 1 to {MAX_TRIALS}; "
+            "exact answers ignore it",
+        ),
+    ] = None,
 ) -> Response:
     """The odds from the session's current state (any token of this session).
 
@@ -584,7 +594,7 @@ async def odds_from_here(
     assert odds is not None  # routed only for kinds with odds
     record = await _read(kind, request, session_id)
     config, state = load_session(kind, record.config, record.state, record.id)
-    answer = await odds.ask(config, state, OddsQuestion(seed, terrain, tactic_policy))
+    answer = await odds.ask(config, state, OddsQuestion(seed, terrain, tactic_policy, trials))
     return respond(request, answer, 200, {"ETag": etag(record.version)})
 
 

@@ -19,12 +19,14 @@ def chase_answer(
     terrain_json: str,
     policy: chase_odds.Policy,
     seed: int,
+    trials: int | None = None,
 ) -> OddsChaseAnswer:
-    """The chase answer (computed in the worker process); `state_json` None: from the start."""
+    """The chase answer (computed in the worker process); `state_json` None: from the start;
+    `trials` None: an estimate's default budget."""
     config = serial.load(chases.Config, json.loads(config_json))
     state = None if state_json is None else serial.load(chases.State, json.loads(state_json))
     terrain = serial.load(chases.Terrain, json.loads(terrain_json))
-    odds = chase_odds.chase_odds(config, state, terrain, policy, seed)
+    odds = chase_odds.chase_odds(config, state, terrain, policy, seed, trials)
     names = ("caught", "escaped", "hid", "gave_up")
     answer: OddsChaseAnswer = {
         "method": "exact",
@@ -77,6 +79,7 @@ async def chase_odds_from(
     terrain: chases.Terrain,
     policy: chase_odds.Policy,
     seed: int,
+    trials: int | None = None,
 ) -> OddsChaseAnswer:
     """`chase_answer` for this question, in the worker (`state` None: from the start)."""
     return await off_loop(
@@ -86,4 +89,5 @@ async def chase_odds_from(
         as_json(terrain),
         policy,
         seed,
+        trials,
     )

@@ -298,15 +298,17 @@ def simulated_odds(
     policy: Policy,
     seed: int,
     budget: int = SIMULATION_BUDGET,
+    trials_asked: int | None = None,
 ) -> ChaseEstimate:
     """Play the chase from `state` with `play_round` and seeded dice until `budget`
-    increments are spent (at least one trial)."""
+    increments are spent (at least one trial), or `trials_asked` times; the request's work
+    limit of dice stops it sooner."""
     rng = SeededRng(seed, "odds:chase")
     # The resolution's own work limit: a chase that cannot end within it is refused alike.
     work = DiceBudget(MAX_DICE_PER_REQUEST)
     results: Counter[str] = Counter()
     played = trials = total = 0
-    while played < budget or trials == 0:
+    while (played < budget if trials_asked is None else trials < trials_asked) or trials == 0:
         here = state
         try:
             while not rules.is_finished(here):
@@ -365,8 +367,10 @@ def chase_odds(
     terrain: rules.Terrain,
     policy: Policy,
     seed: int = 0,
+    trials: int | None = None,
 ) -> ChaseOdds | ChaseEstimate:
-    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds).
+    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds)
+    of `trials` trials when asked (each start of an initiative mixture gets as many).
 
     `state` None: from the chase's start (an initiative start is a mixture over its rolls).
     """
@@ -374,7 +378,7 @@ def chase_odds(
         try:
             return exact_odds(config, state, terrain, policy)
         except TooLarge:
-            return simulated_odds(config, state, terrain, policy, seed)
+            return simulated_odds(config, state, terrain, policy, seed, trials_asked=trials)
     starts = starting_states(config)
     # A start of 30 or more has escaped already; the others are walked together.
     escaped = sum((p for begin, p in starts if rules.is_finished(begin)), Fraction(0))
@@ -387,7 +391,12 @@ def chase_odds(
         walked = exact_odds(config, live, terrain, policy, leads=leads)
     except TooLarge:
         estimates = [
-            (simulated_odds(config, begin, terrain, policy, seed, SIMULATION_BUDGET // 4), p)
+            (
+                simulated_odds(
+                    config, begin, terrain, policy, seed, SIMULATION_BUDGET // 4, trials
+                ),
+                p,
+            )
             for begin, p in starts
             if not rules.is_finished(begin)
         ]
