@@ -16,7 +16,7 @@ from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
 from app.rules.odds import chases as chase_odds
-from app.rules.odds import enumeration, fraction_text
+from app.rules.odds import enumeration, fraction_text, ratio_text
 from app.rules.odds import gurps as gurps_odds
 from app.rules.odds import skill_games as skill_odds
 
@@ -512,3 +512,23 @@ def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
     assert isinstance(odds, chase_odds.ChaseEstimate)
     assert odds.seed == 4
     assert odds.trials > 100
+
+
+@pytest.mark.parametrize("total", [1, 7, 216, 46656, 6**6 - 3906])
+def test_ratio_text_writes_what_fraction_text_writes(total: int) -> None:
+    for count in [*range(0, 60), total - 1, total]:
+        assert ratio_text(count, total) == fraction_text(Fraction(count, total))
+
+
+@pytest.mark.parametrize(("skill_a", "skill_b"), [(12, 10), (3, 18), (20, 20), (-5, 25)])
+def test_quick_contest_counts_are_its_odds(skill_a: int, skill_b: int) -> None:
+    counts = gurps_odds.quick_contest_counts(skill_a, skill_b)
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    assert counts.a_wins + counts.b_wins + counts.tie == counts.outcomes == 6**6
+    assert Fraction(counts.a_wins, 6**6) == odds.a_wins
+    assert Fraction(counts.tie, 6**6) == odds.tie
+    assert sum(counts.margin_of_victory.values()) == counts.decided
+    assert list(counts.margin_of_victory) == sorted(counts.margin_of_victory)
+    assert {m: Fraction(c, counts.decided) for m, c in counts.margin_of_victory.items()} == (
+        odds.margin_of_victory
+    )

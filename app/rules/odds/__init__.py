@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from math import gcd
 from typing import Final
 
 #: An exact distribution: value -> probability.
@@ -29,6 +30,14 @@ def fraction_text(probability: Fraction) -> str | None:
     if abs(probability.numerator) >= _TOO_LONG or probability.denominator >= _TOO_LONG:
         return None
     return str(probability)
+
+
+def ratio_text(count: int, total: int) -> str:
+    """`count / total` written as `fraction_text` writes the Fraction (`"29715/46656"`, `"0"`,
+    `"1"`), with no Fraction made: for small integer counts, as a quick contest's."""
+    common = gcd(count, total)
+    numerator, denominator = count // common, total // common
+    return str(numerator) if denominator == 1 else f"{numerator}/{denominator}"
 
 
 def normalised(counts: Mapping[int, int], total: int) -> dict[int, Fraction]:
