@@ -242,7 +242,10 @@ def test_skill_game_options_refused_as_the_skills_call_would(store_client: TestC
     assert_problem(game.post("odds/choices", {"options": [{"move": TALK}]}), 409)
 
 
-@pytest.mark.parametrize("kind", sorted(path for path, kind in KINDS.items() if kind.choices is None))
+WITHOUT_CHOICES = sorted(path for path, kind in KINDS.items() if kind.choices is None)
+
+
+@pytest.mark.parametrize("kind", WITHOUT_CHOICES)
 def test_kinds_without_a_choice_have_no_route(store_client: TestClient, kind: str) -> None:
     paths = store_client.get("/openapi.json").json()["paths"]
     assert f"/v1/{kind}/{{session_id}}/odds/choices" not in paths
