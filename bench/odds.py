@@ -8,9 +8,9 @@ against icepool answering the same question (who wins, the margin of victory), b
 each pair of skills asked once (target: no slower); a quick-contest resolution's round trip
 (median of 50) against quick-contest odds (target <= 1.5x; the median of fifteen different
 pairs of skills) and arm-wrestle odds from creation (target <= 3x; the median of five
-different seeds); every odds question's time, one of each kind (target < 250 ms); and a
-quick contest's round trip while the most expensive allowed odds question runs (target < 3x
-idle).
+different seeds); every odds question's time, one of each kind and a chase's odds at a
+choice of three options (target < 250 ms); and a quick contest's round trip while the most
+expensive allowed odds question runs (target < 3x idle).
 
 "Cold": no question is asked twice, so none is answered from a cache; the server has
 answered other questions first (a different pair of skills, a different rating), as a
@@ -22,6 +22,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -75,6 +76,21 @@ RACE = {
     ],
     "seed": 7,
 }
+#: A chase at a lead of 22 (hiding, a hazard and no tactic all allowed), and the three options
+#: its `…/odds/choices` question weighs.
+CHASE_SESSION = {
+    "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2, "hide": 5, "dexterity": 3}},
+    "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1, "balance": 1}},
+    "start": {"mode": "lead", "lead": 22},
+}
+CHOICES = {
+    "options": [
+        {"move": {"terrain": {"check": "strength"}, "tactic": {"kind": "hide"}}},
+        {"move": {"terrain": {"check": "strength"}, "tactic": {"kind": "hazard", "penalty": 4}}},
+        {"move": {"terrain": {"check": "strength"}}},
+    ],
+    "tactic_policy": "hide-when-possible",
+}
 ICEPOOL = "import icepool; (icepool.d100.pool(7).keep((0, 0, 0, 1, 1, 0, 0)).sum() // 2).mean()"
 #: The pairs of skills the quick-contest odds are timed with, each asked once (the first is
 #: `QUICK`'s).
@@ -104,9 +120,20 @@ def app_with_odds() -> Any:
     return create_app()
 
 
-def timed(client: httpx.Client, path: str, body: object) -> float:
+def migrated(folder: str) -> str:
+    """A migrated SQLite database in `folder`, for the session a choice is asked of."""
+    from app.store.database import upgrade_to_head
+
+    url = f"sqlite:///{folder}/odds.db"
+    upgrade_to_head(url)
+    return url
+
+
+def timed(
+    client: httpx.Client, path: str, body: object, headers: dict[str, str] | None = None
+) -> float:
     start = time.perf_counter()
-    answer = client.post(path, json=body)
+    answer = client.post(path, json=body, headers=headers)
     elapsed = time.perf_counter() - start
     answer.raise_for_status()
     return elapsed * 1000
@@ -178,7 +205,10 @@ def main() -> None:
     icepool_ms = icepool_fresh_process()
     ours_warm, icepool_warm = warm_quick_contests()
     with (
-        server("bench.odds:app_with_odds", factory=True) as base,
+        tempfile.TemporaryDirectory() as folder,
+        server(
+            "bench.odds:app_with_odds", {"DATABASE_URL": migrated(folder)}, factory=True
+        ) as base,
         httpx.Client(base_url=base, timeout=30) as client,
     ):
         # The odds worker process starts with the app; a first heavy question waits for it.
@@ -213,6 +243,15 @@ def main() -> None:
             ("race odds (a dash)", "/v1/odds/races", RACE),
         ]
         figures = {name: timed(client, path, body) for name, path, body in questions}
+        created = client.post("/v1/chases", json=CHASE_SESSION)
+        created.raise_for_status()
+        chase = created.json()
+        figures["chase odds at a choice (3 options)"] = timed(
+            client,
+            f"/v1/chases/{chase['id']}/odds/choices",
+            CHOICES,
+            {"authorization": f"Bearer {chase['tokens']['gm']}"},
+        )
         # The two questions with a target against the idle round trip (itself a median) are
         # timed as the median of five different questions of the same work, each asked once.
         spread: dict[str, list[float]] = {
