@@ -23,6 +23,7 @@ from app.rules import arm_wrestling, gurps, races
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
 from app.rules.odds import arm_wrestling as arm_odds
+from app.rules.odds import gurps as gurps_odds
 from app.settings import Settings
 from tests.conformance import Conforming
 
@@ -51,6 +52,25 @@ def test_quick_contest_odds_known_values(odds_client: TestClient) -> None:
     assert Fraction(body["b_wins_exact"]) == Fraction(13035, 46656)
     assert body["a_wins"] == pytest.approx(29715 / 46656)
     _sums_to_one(body["margin_of_victory_exact"])
+
+
+@pytest.mark.parametrize(("skill_a", "skill_b"), [(12, 10), (3, 18), (20, 20)])
+def test_quick_contest_answer_writes_the_exact_odds(
+    odds_client: TestClient, skill_a: int, skill_b: int
+) -> None:
+    question = {"a": {"name": "Ann", "skill": skill_a}, "b": {"name": "Bob", "skill": skill_b}}
+    body = odds_client.post("/v1/odds/gurps/quick-contest", json=question).json()
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    for name in ("a_wins", "b_wins", "tie"):
+        chance = getattr(odds, name)
+        assert body[f"{name}_exact"] == str(chance)
+        assert body[name] == float(chance)
+    assert body["margin_of_victory_exact"] == {
+        str(m): str(p) for m, p in odds.margin_of_victory.items()
+    }
+    assert body["margin_of_victory"] == {
+        str(m): float(p) for m, p in odds.margin_of_victory.items()
+    }
 
 
 def test_success_roll_odds(odds_client: TestClient) -> None:

@@ -328,3 +328,20 @@ def test_odds_from_a_sessions_state(arbiter: Arbiter, base_url: str) -> None:
     ).body
     assert isinstance(asked, models.OddsChaseAnswer)
     assert asked == posted
+    # The odds at a choice: the policy's own move is the odds from here.
+    chosen = arbiter.send(
+        ops.chases.odds_at_choices(
+            chase.id,
+            {
+                "options": [{"move": {"terrain": {"check": "strength"}}, "label": "run"}],
+                "seed": 5,
+            },
+        ),
+        token=chase.tokens.gm,
+    ).body
+    assert isinstance(chosen, models.OddsChaseChoicesAnswer)
+    assert chosen.best == "run"
+    from_here = arbiter.send(
+        ops.chases.odds(chase.id, seed=5, terrain=terrain), token=chase.tokens.gm
+    ).body
+    assert chosen.options[0].odds == from_here

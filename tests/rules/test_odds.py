@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from app.rules import arm_wrestling, cairn, chases, gurps, races, skill_games
 from app.rules.dice import Dice, WorkLimitExceeded
-from app.rules.errors import RulesError
+from app.rules.errors import PhaseError, RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
 from app.rules.odds import chases as chase_odds
-from app.rules.odds import enumeration, fraction_text, simulation
+from app.rules.odds import enumeration, fraction_text, ratio_text, simulation
 from app.rules.odds import gurps as gurps_odds
 from app.rules.odds import races as race_odds
 from app.rules.odds import skill_games as skill_odds
@@ -806,3 +806,139 @@ def test_arm_wrestle_exact_equals_the_walk_over_ds_pairs_anywhere(
     odds = arm_odds.exact_odds(config, start)
     assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
     assert odds == _walk_ds_pairs(config, start)
+
+
+@pytest.mark.parametrize("total", [1, 7, 216, 46656, 6**6 - 3906])
+def test_ratio_text_writes_what_fraction_text_writes(total: int) -> None:
+    for count in [*range(0, 60), total - 1, total]:
+        assert ratio_text(count, total) == fraction_text(Fraction(count, total))
+
+
+@pytest.mark.parametrize(("skill_a", "skill_b"), [(12, 10), (3, 18), (20, 20), (-5, 25)])
+def test_quick_contest_counts_are_its_odds(skill_a: int, skill_b: int) -> None:
+    counts = gurps_odds.quick_contest_counts(skill_a, skill_b)
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    assert counts.a_wins + counts.b_wins + counts.tie == counts.outcomes == 6**6
+    assert Fraction(counts.a_wins, 6**6) == odds.a_wins
+    assert Fraction(counts.tie, 6**6) == odds.tie
+    assert sum(counts.margin_of_victory.values()) == counts.decided
+    assert list(counts.margin_of_victory) == sorted(counts.margin_of_victory)
+    assert {m: Fraction(c, counts.decided) for m, c in counts.margin_of_victory.items()} == (
+        odds.margin_of_victory
+    )
+
+
+# --- chases: the odds at a choice of the next increment ---------------------------------------
+
+#: A chase where hiding, a hazard and no tactic all can be chosen (a lead of 22, not flat).
+CHOOSING = chases.Config(
+    _racer("E", mods={"strength": 0, "hide": 10, "dexterity": 3}),
+    _racer("C", mods={"strength": 3, "spot": 0, "balance": 1}, con_score=2, con_mod=0),
+    chases.LeadStart(lead=22),
+    max_rounds=4,
+)
+PLAIN = chases.Terrain(races.Increment(check="strength"))
+
+
+def _after_each_outcome(
+    config: chases.Config,
+    state: chases.State,
+    first: chases.RoundInput,
+    terrain: chases.Terrain,
+    policy: chase_odds.Policy,
+) -> dict[str, Fraction]:
+    """`play_round` with `first`, die by die, and the chase's odds from each state it leaves
+    (as a session's `…/odds` answers them after that round), weighed by the dice."""
+    names = ("caught", "escaped", "hid", "gave_up", "expected_increments")
+    mixed = dict.fromkeys(names, Fraction(0))
+    seen: dict[tuple[int, str | None], chase_odds.ChaseOdds] = {}
+    for after, p in enumeration.outcomes(
+        lambda dice: chases.play_round(config, state, first, dice)[0], budget=10**6
+    ):
+        key = (after.lead, after.status_detail)
+        if key not in seen:
+            odds = chase_odds.chase_odds(config, after, terrain, policy)
+            assert isinstance(odds, chase_odds.ChaseOdds)
+            seen[key] = odds
+        for name in names:
+            mixed[name] += p * getattr(seen[key], name)
+    return mixed
+
+
+@pytest.mark.parametrize(
+    ("tactic", "increments"),
+    [
+        (chases.CreateHazard(penalty=4), 0),
+        (chases.Hide(), 0),
+        (
+            chases.Hide(),
+            3,
+        ),  # the chaser checks Constitution first (DC 6): resting, he spots nothing
+        (None, 3),
+    ],
+)
+def test_chase_choice_odds_are_the_odds_after_each_outcome_of_the_choice(
+    tactic: chases.Tactic | None, increments: int
+) -> None:
+    state = replace(chases.start(CHOOSING, Dice()), increments=increments)
+    first = chases.RoundInput(PLAIN, tactic)
+    odds = chase_odds.choice_odds(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    expected = _after_each_outcome(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    assert odds.caught == expected["caught"]
+    assert odds.escaped == expected["escaped"]
+    assert odds.hid == expected["hid"]
+    assert odds.gave_up == expected["gave_up"]
+    assert odds.expected_increments == expected["expected_increments"]
+    assert odds.caught + odds.escaped + odds.gave_up == 1
+
+
+def test_chase_choice_of_the_policys_own_move_is_the_odds_from_here() -> None:
+    state = chases.start(CHOOSING, Dice())
+    hiding = chases.RoundInput(PLAIN, chases.Hide())
+    assert chase_odds.choice_odds(
+        CHOOSING, state, hiding, PLAIN, "hide-when-possible"
+    ) == chase_odds.chase_odds(CHOOSING, state, PLAIN, "hide-when-possible")
+    assert chase_odds.choice_odds(
+        CHOOSING, state, chases.RoundInput(PLAIN), PLAIN, "none"
+    ) == chase_odds.chase_odds(CHOOSING, state, PLAIN, "none")
+
+
+def test_chase_choice_on_other_terrain_then_the_terrain_to_come() -> None:
+    state = chases.start(CHOOSING, Dice())
+    uphill = chases.Terrain(races.Increment(check="strength", modifier=-6))
+    first = chases.RoundInput(uphill)
+    odds = chase_odds.choice_odds(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    expected = _after_each_outcome(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    assert (odds.caught, odds.escaped, odds.hid, odds.expected_increments) == (
+        expected["caught"],
+        expected["escaped"],
+        expected["hid"],
+        expected["expected_increments"],
+    )
+    # Not the odds on the terrain to come throughout: the uphill increment tells.
+    assert odds != chase_odds.chase_odds(CHOOSING, state, PLAIN, "none")
+
+
+def test_chase_choice_refused_as_the_round_would_be() -> None:
+    state = replace(chases.start(CHOOSING, Dice()), lead=12)
+    with pytest.raises(RulesError) as refused:
+        chase_odds.choice_odds(
+            CHOOSING, state, chases.RoundInput(PLAIN, chases.Hide()), PLAIN, "none"
+        )
+    assert refused.value.violations[0].loc == ("tactic", "kind")
+    over = replace(state, status_detail="caught")
+    with pytest.raises(PhaseError):
+        chase_odds.choice_odds(CHOOSING, over, chases.RoundInput(PLAIN), PLAIN, "none")
+
+
+def test_chase_choice_estimated_past_the_budget_plays_the_choice_first() -> None:
+    state = chases.start(CHOOSING, Dice())
+    first = chases.RoundInput(PLAIN, chases.CreateHazard(penalty=4))
+    estimate = chase_odds.simulated_odds(CHOOSING, state, PLAIN, "none", seed=3, first=first)
+    exact = chase_odds.choice_odds(CHOOSING, state, first, PLAIN, "none")
+    assert isinstance(exact, chase_odds.ChaseOdds)
+    for name in ("caught", "escaped"):
+        guess = getattr(estimate, name)
+        assert abs(guess.probability - float(getattr(exact, name))) <= 4 * guess.standard_error

@@ -327,7 +327,7 @@ def _encoded_tokens_answer(raw: bytes, form: str) -> bytes:
     same 400s and 422s), answered, and written in `form` (`_answer_form`)."""
     question = parse_json(raw, OddsSkillGameTokensRequest)
     _checked_tokens_request(question)
-    answer = skill_games.tokens_answer(question)
+    answer = skill_games.tokens_answer(question.game.to_rules(), question.skills)
     if form in (charts.SVG, charts.PNG):
         series, title, xlabel, legend = _token_chart(answer)
         return charts.grouped_bar_chart_bytes(

@@ -11,16 +11,16 @@ fractions.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.cairn import CairnPosition
-from app.api.schemas.chases import ChaseCreate, ChaseTerrain
+from app.api.schemas.chases import ChaseCreate, ChaseRound, ChaseTerrain
 from app.api.schemas.common import ANSWER, Name, Seed, Strict
 from app.api.schemas.races import RaceCreate
-from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate
+from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate, SkillGameSkills
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.skill_games import MAX_PARTIES
 
@@ -305,4 +305,92 @@ class OddsRaceAnswer(TypedDict):
     trials: int
     seed: int
     increments_played: int
+    summary: str
+
+
+# --- the odds at a choice (`POST …/odds/choices`) -------------------------------------------
+
+#: Most options one `POST …/odds/choices` may list.
+MAX_OPTIONS: Final = 16
+#: An option's label: the caller's name for it, echoed in the answer and its summary.
+Label = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class OddsChaseOption(Strict):
+    """One option for a chase's next increment: `move` is the round body it would post
+    (`POST /v1/chases/{id}/rounds`, the same validation: its terrain and tactic), without
+    `rolls` (the dice are what is unknown); `label` names it in the answer (by default, its
+    tactic)."""
+
+    label: Label | None = None
+    move: ChaseRound
+
+
+class OddsChaseChoicesRequest(Strict):
+    """The body of `POST /v1/chases/{id}/odds/choices`: the options for the next increment
+    (1 to 16), and the odds question of the increments after it, as `POST …/odds` asks it:
+    their `terrain` (by default each option's own), the escapee's `tactic_policy`, the seed
+    of a Monte Carlo estimate."""
+
+    options: Annotated[list[OddsChaseOption], Field(min_length=1, max_length=MAX_OPTIONS)]
+    terrain: ChaseTerrain | None = None
+    tactic_policy: Literal["none", "hide-when-possible"] = "none"
+    seed: Seed | None = None
+
+
+@with_config(ANSWER)
+class OddsChaseChoice(TypedDict):
+    """One option: its label, its `move` as sent, and the chase's odds once that increment
+    is the next one played (its dice unknown): `…/odds`'s answer for that session."""
+
+    label: str
+    move: dict[str, Any]
+    odds: OddsChaseAnswer
+
+
+@with_config(ANSWER)
+class OddsChaseChoicesAnswer(TypedDict):
+    """The answer of `POST /v1/chases/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option the escapee gets away with most often (the first of
+    equals); `summary` one line for a chat."""
+
+    options: list[OddsChaseChoice]
+    best: str
+    summary: str
+
+
+class OddsSkillGameOption(Strict):
+    """One option for a party's next step: `move` is the skills body it would post
+    (`POST /v1/skill-games/{id}/skills`, the same validation, checked against the game as it
+    stands), without `rolls`; `label` names it in the answer (by default, its skills)."""
+
+    label: Label | None = None
+    move: SkillGameSkills
+
+
+class OddsSkillGameChoicesRequest(Strict):
+    """The body of `POST /v1/skill-games/{id}/odds/choices`: the options (1 to 16), each a
+    party's choice of skills for this round."""
+
+    options: Annotated[list[OddsSkillGameOption], Field(min_length=1, max_length=MAX_OPTIONS)]
+
+
+@with_config(ANSWER)
+class OddsSkillGameChoice(TypedDict):
+    """One option: its label, its `move` as sent, and the exact token odds of that party
+    choosing those skills (`POST /v1/odds/skill-games/tokens`'s answer for this game)."""
+
+    label: str
+    move: dict[str, Any]
+    odds: OddsSkillGameTokensAnswer
+
+
+@with_config(ANSWER)
+class OddsSkillGameChoicesAnswer(TypedDict):
+    """The answer of `POST /v1/skill-games/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option with the most tokens expected (the first of equals);
+    `summary` one line for a chat."""
+
+    options: list[OddsSkillGameChoice]
+    best: str
     summary: str

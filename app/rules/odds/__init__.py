@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from fractions import Fraction
+from math import gcd
 from typing import Final
 
 #: An exact distribution: value -> probability.
@@ -36,6 +37,14 @@ def fraction_text(probability: Fraction) -> str:
         quotient = _DECIMAL.divide(Decimal(probability.numerator), Decimal(probability.denominator))
         return str(quotient)
     return str(probability)
+
+
+def ratio_text(count: int, total: int) -> str:
+    """`count / total` written as `fraction_text` writes the Fraction (`"29715/46656"`, `"0"`,
+    `"1"`), with no Fraction made: for small integer counts, as a quick contest's."""
+    common = gcd(count, total)
+    numerator, denominator = count // common, total // common
+    return str(numerator) if denominator == 1 else f"{numerator}/{denominator}"
 
 
 def normalised(counts: Mapping[int, int], total: int) -> dict[int, Fraction]:

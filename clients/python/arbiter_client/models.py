@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
@@ -1097,6 +1097,35 @@ class OddsChaseAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsChaseChoice(BaseModel):
+    """
+    One option: its label, its `move` as sent, and the chase's odds once that increment
+    is the next one played (its dice unknown): `…/odds`'s answer for that session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[str, Field(title="Label")]
+    move: Annotated[dict[str, Any], Field(title="Move")]
+    odds: OddsChaseAnswer
+
+
+class OddsChaseChoicesAnswer(BaseModel):
+    """
+    The answer of `POST /v1/chases/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option the escapee gets away with most often (the first of
+    equals); `summary` one line for a chat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsChaseChoice], Field(title="Options")]
+    best: Annotated[str, Field(title="Best")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class Trials(RootModel[int]):
     root: Annotated[
         int,
@@ -1107,6 +1136,10 @@ class Trials(RootModel[int]):
             title="Trials",
         ),
     ]
+
+
+class Label(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1, title="Label")]
 
 
 class OddsPair(BaseModel):
@@ -2945,6 +2978,49 @@ class OddsGroupAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsSkillGameChoice(BaseModel):
+    """
+    One option: its label, its `move` as sent, and the exact token odds of that party
+    choosing those skills (`POST /v1/odds/skill-games/tokens`'s answer for this game).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[str, Field(title="Label")]
+    move: Annotated[dict[str, Any], Field(title="Move")]
+    odds: OddsSkillGameTokensAnswer
+
+
+class OddsSkillGameChoicesAnswer(BaseModel):
+    """
+    The answer of `POST /v1/skill-games/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option with the most tokens expected (the first of equals);
+    `summary` one line for a chat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsSkillGameChoice], Field(title="Options")]
+    best: Annotated[str, Field(title="Best")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsSkillGameOption(BaseModel):
+    """
+    One option for a party's next step: `move` is the skills body it would post
+    (`POST /v1/skill-games/{id}/skills`, the same validation, checked against the game as it
+    stands), without `rolls`; `label` names it in the answer (by default, its skills).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[Label | None, Field(title="Label")] = None
+    move: SkillGameSkills
+
+
 class OpposedChecksAnswer(BaseModel):
     """
     The answer of `POST /v1/d20/opposed-checks`.
@@ -3933,6 +4009,21 @@ class LongThrowAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsChaseOption(BaseModel):
+    """
+    One option for a chase's next increment: `move` is the round body it would post
+    (`POST /v1/chases/{id}/rounds`, the same validation: its terrain and tactic), without
+    `rolls` (the dice are what is unknown); `label` names it in the answer (by default, its
+    tactic).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[Label | None, Field(title="Label")] = None
+    move: ChaseRound
+
+
 class OddsChaseRequest(BaseModel):
     """
     The body of `POST /v1/odds/chases`: a chase as created (`POST /v1/chases`, the same
@@ -4003,6 +4094,20 @@ class OddsChaseRequest(BaseModel):
         Field(description='Default: "none".', title="Tactic Policy"),
     ] = None
     trials: Annotated[Trials | None, Field(title="Trials")] = None
+
+
+class OddsSkillGameChoicesRequest(BaseModel):
+    """
+    The body of `POST /v1/skill-games/{id}/odds/choices`: the options (1 to 16), each a
+    party's choice of skills for this round.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[
+        list[OddsSkillGameOption], Field(max_length=16, min_length=1, title="Options")
+    ]
 
 
 class OddsSkillGameTokensRequest(BaseModel):
@@ -4259,6 +4364,26 @@ class ChaseRoundAnswer(BaseModel):
     round: ChaseRoundRecord
     session: ChaseSession
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsChaseChoicesRequest(BaseModel):
+    """
+    The body of `POST /v1/chases/{id}/odds/choices`: the options for the next increment
+    (1 to 16), and the odds question of the increments after it, as `POST …/odds` asks it:
+    their `terrain` (by default each option's own), the escapee's `tactic_policy`, the seed
+    of a Monte Carlo estimate.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsChaseOption], Field(max_length=16, min_length=1, title="Options")]
+    terrain: ChaseTerrain | None = None
+    tactic_policy: Annotated[
+        Literal["none", "hide-when-possible"] | None,
+        Field(description='Default: "none".', title="Tactic Policy"),
+    ] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
 class OddsRaceRequest(BaseModel):

@@ -303,6 +303,18 @@ class Chases(
         body."""
         return Call("POST", self.at(session_id, "odds"), {200: self._odds}, body=body)
 
+    def odds_at_choices(
+        self, session_id: str, body: models.OddsChaseChoicesRequest | Mapping[str, Any]
+    ) -> Call[models.OddsChaseChoicesAnswer]:
+        """For each option of the next increment (a round body without dice), the odds once
+        it is taken (any token of the chase)."""
+        return Call(
+            "POST",
+            self.at(session_id, "odds", "choices"),
+            {200: parser(models.OddsChaseChoicesAnswer)},
+            body=body,
+        )
+
     def end(
         self,
         session_id: str,
@@ -323,6 +335,18 @@ class SkillGames(
     ]
 ):
     """Legend skill games: parties choose skills, then seal their choices until all are in."""
+
+    def odds_at_choices(
+        self, session_id: str, body: models.OddsSkillGameChoicesRequest | Mapping[str, Any]
+    ) -> Call[models.OddsSkillGameChoicesAnswer]:
+        """For each option (a party's skills for this round), its exact token odds (any token
+        of the game)."""
+        return Call(
+            "POST",
+            self.at(session_id, "odds", "choices"),
+            {200: parser(models.OddsSkillGameChoicesAnswer)},
+            body=body,
+        )
 
     def skills(
         self,
