@@ -3,11 +3,18 @@
     .venv/bin/python bench/odds.py        (also the last part of `make bench`)
 
 Prints: icepool computing the two-dice average of sorted 7d100 in a fresh process, against
-`POST /v1/odds/cairn` (target: 5x faster); a quick-contest resolution's round trip (median
-of 50) against quick-contest odds (target <= 1.5x) and arm-wrestle odds from creation
-(target <= 3x), each the median of five different questions (other skills, other seeds) of
-the same work; every odds question's time, one of each kind (target < 250 ms); and a quick
-contest's round trip while the most expensive allowed odds question runs (target < 3x idle).
+`POST /v1/odds/cairn` (target: 5x faster); quick-contest odds worked out in this process
+against icepool answering the same question (who wins, the margin of victory), both warm,
+each pair of skills asked once (target: no slower); a quick-contest resolution's round trip
+(median of 50) against quick-contest odds (target <= 1.5x; the median of fifteen different
+pairs of skills) and arm-wrestle odds from creation (target <= 3x, set when they were a Monte
+Carlo estimate; exact, in the worker, they take tens of milliseconds); every odds question's
+time, one of each kind and a chase's odds at a choice of three options (target < 250 ms); and
+a quick contest's round trip while the most expensive allowed odds question runs (target < 3x
+idle). Then the exact arm-wrestle walk in this process (the worker's work, no round trip):
+Lydia against the Ogre from creation (target <= 50 ms), matches that can last longer, and the
+longest match the creation limits allow (about 316 rounds), refused past the walk's budget of
+work (the time until it is refused).
 
 "Cold": no question is asked twice, so none is answered from a cache; the server has
 answered other questions first (a different pair of skills, a different rating), as a
@@ -19,6 +26,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -72,7 +80,97 @@ RACE = {
     ],
     "seed": 7,
 }
+#: Arm wrestles by the most rounds they can last: (name, create body).
+ARM_LADDER: list[tuple[str, dict[str, Any]]] = [
+    ("Lydia v Ogre, 25 rounds", LYDIA),
+    (
+        "even, target 10, 30 rounds",
+        {
+            "a": {"name": "A", "strength_mod": 0, "con_score": 200, "con_mod": 100},
+            "b": {"name": "B", "strength_mod": 0, "con_score": 200, "con_mod": 100},
+            "target": 10,
+            "max_rounds": 30,
+        },
+    ),
+    (
+        "even, Con 18 +4 Endurance, 38 rounds",
+        {
+            "a": {"name": "A", "strength_mod": 0, "con_score": 18, "con_mod": 4, "endurance": True},
+            "b": {"name": "B", "strength_mod": 0, "con_score": 18, "con_mod": 4, "endurance": True},
+        },
+    ),
+    (
+        "even, Con 30 +10, target 100, 52 rounds",
+        {
+            "a": {"name": "A", "strength_mod": 0, "con_score": 30, "con_mod": 10},
+            "b": {"name": "B", "strength_mod": 0, "con_score": 30, "con_mod": 10},
+            "target": 100,
+        },
+    ),
+    (
+        "even, Con 40 +10, 62 rounds",
+        {
+            "a": {"name": "A", "strength_mod": 0, "con_score": 40, "con_mod": 10},
+            "b": {"name": "B", "strength_mod": 0, "con_score": 40, "con_mod": 10},
+        },
+    ),
+    (
+        "longest allowed: Con 200 +104, target 100, 316 rounds",
+        {
+            "a": {
+                "name": "A",
+                "strength_mod": 0,
+                "con_score": 200,
+                "con_mod": 100,
+                "endurance": True,
+            },
+            "b": {
+                "name": "B",
+                "strength_mod": 0,
+                "con_score": 200,
+                "con_mod": 100,
+                "endurance": True,
+            },
+            "target": 100,
+            "max_rounds": 10_000,
+        },
+    ),
+]
+#: A chase at a lead of 22 (hiding, a hazard and no tactic all allowed), and the three options
+#: its `…/odds/choices` question weighs.
+CHASE_SESSION = {
+    "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2, "hide": 5, "dexterity": 3}},
+    "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1, "balance": 1}},
+    "start": {"mode": "lead", "lead": 22},
+}
+CHOICES = {
+    "options": [
+        {"move": {"terrain": {"check": "strength"}, "tactic": {"kind": "hide"}}},
+        {"move": {"terrain": {"check": "strength"}, "tactic": {"kind": "hazard", "penalty": 4}}},
+        {"move": {"terrain": {"check": "strength"}}},
+    ],
+    "tactic_policy": "hide-when-possible",
+}
 ICEPOOL = "import icepool; (icepool.d100.pool(7).keep((0, 0, 0, 1, 1, 0, 0)).sum() // 2).mean()"
+#: The pairs of skills the quick-contest odds are timed with, each asked once (the first is
+#: `QUICK`'s).
+QUICK_PAIRS = [
+    (12, 10),
+    (13, 11),
+    (11, 9),
+    (14, 12),
+    (10, 8),
+    (15, 13),
+    (9, 7),
+    (16, 14),
+    (12, 11),
+    (13, 10),
+    (11, 10),
+    (14, 11),
+    (10, 9),
+    (15, 12),
+    (9, 8),
+]
 
 
 def app_with_odds() -> Any:
@@ -82,9 +180,20 @@ def app_with_odds() -> Any:
     return create_app()
 
 
-def timed(client: httpx.Client, path: str, body: object) -> float:
+def migrated(folder: str) -> str:
+    """A migrated SQLite database in `folder`, for the session a choice is asked of."""
+    from app.store.database import upgrade_to_head
+
+    url = f"sqlite:///{folder}/odds.db"
+    upgrade_to_head(url)
+    return url
+
+
+def timed(
+    client: httpx.Client, path: str, body: object, headers: dict[str, str] | None = None
+) -> float:
     start = time.perf_counter()
-    answer = client.post(path, json=body)
+    answer = client.post(path, json=body, headers=headers)
     elapsed = time.perf_counter() - start
     answer.raise_for_status()
     return elapsed * 1000
@@ -99,10 +208,67 @@ def icepool_fresh_process() -> float:
     return min(runs)
 
 
+def icepool_quick_contest(skill_a: int, skill_b: int) -> tuple[Any, Any]:
+    """The quick contest's question answered by icepool: each side's 3d6 judged by the rules
+    (`judge_success`: success and margin), the pair compared as `judge_quick_contest` does;
+    who wins, and the distribution of (winner, margin of victory)."""
+    import icepool
+
+    from app.rules import gurps
+
+    three = 3 @ icepool.d6
+
+    def judged(skill: int) -> Any:
+        return three.map(lambda total: _result(gurps.judge_success(skill, (total, 0, 0))))
+
+    def verdict(a: tuple[bool, int], b: tuple[bool, int]) -> tuple[int, int]:
+        if a[0] != b[0]:
+            winner = 1 if a[0] else -1
+        elif a[1] != b[1]:
+            winner = 1 if a[1] > b[1] else -1
+        else:
+            return (0, 0)  # a tie
+        won, lost = (a, b) if winner == 1 else (b, a)
+        return (winner, won[1] - lost[1])
+
+    contest = icepool.map(verdict, judged(skill_a), judged(skill_b))
+    a_wins = sum(contest.probability(o) for o in contest.outcomes() if o[0] == 1)
+    return a_wins, contest
+
+
+def _result(roll: Any) -> tuple[bool, int]:
+    return (roll.success, roll.margin)
+
+
+def warm_quick_contests() -> tuple[float, float]:
+    """Medians (ms) of quick-contest odds worked out here (the answer as the service writes
+    it) and by icepool, in this process once both have answered another question first, each
+    pair of `QUICK_PAIRS` asked once."""
+    from app.api.odds import gurps as answers
+    from app.rules.odds import gurps as gurps_odds
+
+    gurps_odds.warm_verdicts()  # as the service does when it builds its odds routes
+    answers.quick_contest_answer("Cy", 8, "Di", 7)
+    icepool_quick_contest(8, 7)
+    ours, theirs = [], []
+    for skill_a, skill_b in QUICK_PAIRS:
+        start = time.perf_counter()
+        answers.quick_contest_answer("Ann", skill_a, "Bob", skill_b)
+        ours.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        icepool_quick_contest(skill_a, skill_b)
+        theirs.append((time.perf_counter() - start) * 1000)
+    return statistics.median(ours), statistics.median(theirs)
+
+
 def main() -> None:
     icepool_ms = icepool_fresh_process()
+    ours_warm, icepool_warm = warm_quick_contests()
     with (
-        server("bench.odds:app_with_odds", factory=True) as base,
+        tempfile.TemporaryDirectory() as folder,
+        server(
+            "bench.odds:app_with_odds", {"DATABASE_URL": migrated(folder)}, factory=True
+        ) as base,
         httpx.Client(base_url=base, timeout=30) as client,
     ):
         # The odds worker process starts with the app; a first heavy question waits for it.
@@ -137,19 +303,25 @@ def main() -> None:
             ("race odds (a dash)", "/v1/odds/races", RACE),
         ]
         figures = {name: timed(client, path, body) for name, path, body in questions}
+        created = client.post("/v1/chases", json=CHASE_SESSION)
+        created.raise_for_status()
+        chase = created.json()
+        figures["chase odds at a choice (3 options)"] = timed(
+            client,
+            f"/v1/chases/{chase['id']}/odds/choices",
+            CHOICES,
+            {"authorization": f"Bearer {chase['tokens']['gm']}"},
+        )
         # The two questions with a target against the idle round trip (itself a median) are
         # timed as the median of five different questions of the same work, each asked once.
         spread: dict[str, list[float]] = {
             "quick-contest odds": [figures["quick-contest odds"]]
             + [
-                timed(client, "/v1/odds/gurps/quick-contest", skills(a, a - 2))
-                for a in (13, 11, 14, 10)
+                timed(client, "/v1/odds/gurps/quick-contest", skills(a, b))
+                for a, b in QUICK_PAIRS[1:]
             ],
             "arm-wrestle odds (Lydia v Ogre)": [figures["arm-wrestle odds (Lydia v Ogre)"]]
-            + [
-                timed(client, "/v1/odds/arm-wrestles", {**LYDIA, "seed": seed})
-                for seed in (1, 2, 3, 4)
-            ],
+            + [timed(client, "/v1/odds/arm-wrestles", renamed(LYDIA, n)) for n in (1, 2, 3, 4)],
         }
         for name, times in spread.items():
             figures[name] = statistics.median(times)
@@ -173,11 +345,17 @@ def main() -> None:
     cairn_ms = figures["cairn odds, rating 12"]
     print(f"icepool, fresh process (best of 3):      {icepool_ms:7.2f} ms")
     print(f"cairn odds vs icepool: {icepool_ms / cairn_ms:.1f}x faster (target >= 5x)")
+    print(
+        f"quick-contest odds in a warm process (median of {len(QUICK_PAIRS)} pairs, each once): "
+        f"{ours_warm:.3f} ms; icepool the same question: {icepool_warm:.3f} ms "
+        f"({icepool_warm / ours_warm:.1f}x; target: no slower than icepool)"
+    )
     quick_ratio = figures["quick-contest odds"] / idle
     arm_ratio = figures["arm-wrestle odds (Lydia v Ogre)"] / idle
     for name, times in spread.items():
         each = ", ".join(f"{ms / idle:.2f}" for ms in sorted(times))
-        print(f"{name}: median of five different questions, each x the idle round trip: {each}")
+        print(f"{name}: median of {len(times)} different questions, each x the idle round trip:")
+        print(f"  {each}")
     print(f"quick-contest odds: {quick_ratio:.2f}x a resolution (target <= 1.5x)")
     print(f"arm-wrestle odds: {arm_ratio:.2f}x a quick-contest resolution (target <= 3x)")
     slowest = max(figures, key=figures.__getitem__)
@@ -187,6 +365,12 @@ def main() -> None:
         f"{statistics.median(during):.2f} ms, max {max(during):.2f} ms over {len(during)} "
         f"requests ({statistics.median(during) / idle:.1f}x idle; target < 3x)"
     )
+
+
+def renamed(match: dict[str, Any], number: int) -> dict[str, Any]:
+    """The same arm wrestle with other names: the same work, a new question (exact odds take
+    no seed, so a seed would not make one)."""
+    return {side: {**match[side], "name": f"{match[side]['name']} {number}"} for side in "ab"}
 
 
 def skills(a: int, b: int) -> dict[str, Any]:
@@ -243,7 +427,7 @@ def warm_up(client: httpx.Client) -> None:
             {"a": {"name": "A", "skill": 8}, "b": {"name": "B", "skill": 7}, "max_rounds": 10},
         ),
         ("/v1/odds/cairn", {"rating": 7}),
-        ("/v1/odds/arm-wrestles", {**LYDIA, "seed": 999}),
+        ("/v1/odds/arm-wrestles", renamed(LYDIA, 999)),
         ("/v1/odds/skill-games/tokens", big_tokens(5)),
         ("/v1/odds/chases", {**CHASE, "seed": 999}),
         ("/v1/odds/races", {**RACE, "seed": 999}),
@@ -251,5 +435,39 @@ def warm_up(client: httpx.Client) -> None:
         client.post(path, json=body).raise_for_status()
 
 
+def arm_wrestle_walks() -> None:
+    """The exact walk of each match of `ARM_LADDER`, from creation, in this process (best of
+    three for the quick ones; no cache: `exact_odds` itself), in CPU time: the work the
+    worker does, steady on a shared machine."""
+    from app.api.schemas.arm_wrestles import ArmWrestleCreate
+    from app.rules import arm_wrestling
+    from app.rules.dice import Dice, WorkLimitExceeded
+    from app.rules.odds import arm_wrestling as arm_odds
+
+    print("exact arm-wrestle walks, from creation, in-process (CPU time):")
+    for name, body in ARM_LADDER:
+        config = ArmWrestleCreate.model_validate(body).to_rules()
+        start = arm_wrestling.start(config, Dice())
+        runs: list[float] = []
+        answer = "refused (past the walk's budget of work)"
+        for _ in range(3):
+            began = time.process_time()
+            try:
+                odds = arm_odds.exact_odds(config, start)
+            except WorkLimitExceeded:
+                runs.append((time.process_time() - began) * 1000)
+                break
+            runs.append((time.process_time() - began) * 1000)
+            answer = (
+                f"a {float(odds.a_wins):.6f}, b {float(odds.b_wins):.6f}, "
+                f"draw {float(odds.draw):.3g}, undecided {float(odds.undecided):.3g}"
+            )
+            if runs[-1] > 1000:
+                break
+        target = "  (target <= 50 ms)" if body is LYDIA else ""
+        print(f"  {name:55s} {min(runs):9.1f} ms  {answer}{target}")
+
+
 if __name__ == "__main__":
     main()
+    arm_wrestle_walks()

@@ -27,10 +27,12 @@ from app.rules.dice import Dice
 
 
 async def odds_from(
-    config: rules.Config, state: rules.State, question: OddsQuestion
+    config: rules.Config,
+    state: rules.State,
+    question: OddsQuestion,  # noqa: ARG001 - exact odds take no seed
 ) -> OddsArmWrestleAnswer:
-    """The odds from where the match stands (an estimate's seed from the question)."""
-    return await arm_wrestle_odds(config, state, question.seed or 0)
+    """The exact odds from where the match stands."""
+    return await arm_wrestle_odds(config, state)
 
 
 class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):

@@ -7,6 +7,7 @@ and the chaser each get a party token besides the GM's: it reads the chase but m
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from fastapi import Request
@@ -16,6 +17,7 @@ from starlette.routing import BaseRoute
 
 from app.api.common import message_doc
 from app.api.kinds import (
+    ChoiceOdds,
     Examples,
     LiveEvent,
     OddsBody,
@@ -26,7 +28,8 @@ from app.api.kinds import (
     load_session,
 )
 from app.api.lifecycle import Change, gm_only, kind_router, mutate
-from app.api.odds.chases import chase_odds_from
+from app.api.odds.chases import chase_choice_odds, chase_odds_from
+from app.api.odds.figures import percent
 from app.api.presentation import session_answer
 from app.api.races import check_damage_notation
 from app.api.routing import DeferredBody, declare_body
@@ -48,12 +51,18 @@ from app.api.schemas.chases import (
     ChaseTerrain,
 )
 from app.api.schemas.common import validate_json
-from app.api.schemas.odds import OddsChaseAnswer, OddsChaseFromHereRequest
+from app.api.schemas.odds import (
+    OddsChaseAnswer,
+    OddsChaseChoice,
+    OddsChaseChoicesAnswer,
+    OddsChaseChoicesRequest,
+    OddsChaseFromHereRequest,
+)
 from app.api.security import Role
 from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice
-from app.rules.errors import RulesError
+from app.rules.errors import PhaseError, RulesError, RuleViolation
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -88,7 +97,9 @@ async def odds_from(
         ) from None
     policy = question.tactic_policy or "none"
     check_terrain(config, terrain)
-    return await chase_odds_from(config, state, terrain, policy, question.seed or 0)
+    return await chase_odds_from(
+        config, state, terrain, policy, question.seed or 0, question.trials
+    )
 
 
 async def odds_asked(
@@ -98,7 +109,9 @@ async def odds_asked(
     `odds_from` for the same terrain, policy and seed."""
     terrain = body.terrain.to_terrain()
     check_terrain(config, terrain)
-    return await chase_odds_from(config, state, terrain, body.tactic_policy, body.seed or 0)
+    return await chase_odds_from(
+        config, state, terrain, body.tactic_policy, body.seed or 0, body.trials
+    )
 
 
 ODDS = SessionOdds(
@@ -125,6 +138,108 @@ ODDS = SessionOdds(
 )
 
 
+def option_label(tactic: rules.Tactic | None) -> str:
+    """An option's label when the caller gives none: its tactic."""
+    if isinstance(tactic, rules.Hide):
+        return "hide"
+    if isinstance(tactic, rules.CreateHazard):
+        return f"hazard (penalty {tactic.penalty})"
+    return "no tactic"
+
+
+def _located(error: RulesError, prefix: tuple[str | int, ...]) -> RulesError:
+    first, *more = error.violations
+    return RulesError(
+        first.msg,
+        (*prefix, *first.loc),
+        more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
+    )
+
+
+async def odds_at_choices(
+    config: rules.Config, state: rules.State, body: OddsChaseChoicesRequest
+) -> OddsChaseChoicesAnswer:
+    """For each option of the next increment, the odds of the chase whose next increment it
+    is (its dice unknown), the increments after it on the body's terrain (else the option's
+    own) under its policy; an option the round would refuse is refused, located in it."""
+    if rules.is_finished(state):
+        raise PhaseError("the chase is over")
+    asked: list[tuple[str, ChaseRound, rules.RoundInput, rules.Terrain]] = []
+    for index, option in enumerate(body.options):
+        where = ("options", index, "move")
+        if option.move.rolls is not None:
+            raise RulesError("an option's dice are unknown: leave out rolls", (*where, "rolls"))
+        first = option.move.to_rules()
+        try:
+            rules.validate_round(config, state, first)
+            _check_damage(first.terrain)
+        except RulesError as error:
+            raise _located(error, where) from None
+        terrain = first.terrain if body.terrain is None else body.terrain.to_terrain()
+        asked.append((option.label or option_label(first.tactic), option.move, first, terrain))
+    if body.terrain is not None:
+        check_terrain(config, body.terrain.to_terrain())
+    answers = await asyncio.gather(
+        *(
+            chase_choice_odds(config, state, first, terrain, body.tactic_policy, body.seed or 0)
+            for _, _, first, terrain in asked
+        )
+    )
+    options: list[OddsChaseChoice] = [
+        {"label": label, "move": move.model_dump(mode="json", exclude_unset=True), "odds": odds}
+        for (label, move, _, _), odds in zip(asked, answers, strict=True)
+    ]
+    best = max(options, key=lambda option: option["odds"]["escaped"])
+    lines = "; ".join(
+        f"{option['label']}: escapes {percent(option['odds']['escaped'])}, caught "
+        f"{percent(option['odds']['caught'])}"
+        for option in options
+    )
+    escapee = config.escapee.name
+    return {
+        "options": options,
+        "best": best["label"],
+        "summary": f"{escapee}'s next increment: {lines}. Best: {best['label']}.",
+    }
+
+
+CHOICES = ChoiceOdds(
+    OddsChaseChoicesRequest,
+    OddsChaseChoicesAnswer,
+    "oddsChaseChoices",
+    {
+        "hide, a hazard or nothing": {
+            "options": [
+                {"move": {"terrain": {"check": "strength"}, "tactic": {"kind": "hide"}}},
+                {
+                    "move": {
+                        "terrain": {"check": "strength"},
+                        "tactic": {"kind": "hazard", "penalty": 4},
+                    }
+                },
+                {"label": "just run", "move": {"terrain": {"check": "strength"}}},
+            ],
+            "tactic_policy": "hide-when-possible",
+        },
+        "an obstacle next, open street after": {
+            "options": [
+                {
+                    "move": {
+                        "terrain": {
+                            "check": "strength",
+                            "obstacle": {"kind": "obstacle", "check": "jump", "dc": 12},
+                        }
+                    }
+                }
+            ],
+            "terrain": {"check": "strength"},
+            "seed": 7,
+        },
+    },
+    odds_at_choices,
+)
+
+
 class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
     """An escapee, a chaser and the lead between them, increment by increment
     (docs/rules.md#chases)."""
@@ -140,6 +255,7 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
     dice_model = ChasePurposeDice
     events = (LiveEvent("ended", "ChaseEnded", "`POST …/end`"),)
     odds = ODDS
+    choices = CHOICES
     schemas = Schemas(
         config=ChaseConfig,
         state=ChaseState,

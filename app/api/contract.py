@@ -38,8 +38,9 @@ Operation = dict[str, Any]
 BEARER = "bearer"
 SESSION_PARAMETER = "{session_id}"
 MUTATING = frozenset({"post", "put", "patch", "delete"})
-#: Session paths whose POST only reads (the question is in the body): a chase's odds from here.
-READ_ONLY_POSTS = ("/odds",)
+#: Session paths whose POST only reads (the question is in the body): a chase's odds from here,
+#: and the odds at a choice.
+READ_ONLY_POSTS = ("/odds", "/odds/choices")
 FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 #: Where the store answers from: these call it, so they answer 503 while it is away.
 STORE_OPERATIONS = frozenset({"/readyz"})

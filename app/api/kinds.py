@@ -11,8 +11,10 @@ Two shapes:
 * `RoundKind`: a kind played round by round, each round one call with its dice (`POST
   …/rounds`), or to its end with server dice (`POST …/resolve`).
 Optional capabilities are attributes a kind sets or leaves None: `odds` (`SessionOdds`: the
-odds from a session's state, `GET`/`POST …/odds`) and `round_view` (`RoundView`: what a party's
-token sees of a round record — its rounds, its answers and its live events alike).
+odds from a session's state, `GET`/`POST …/odds`), `choices` (`ChoiceOdds`: the odds at a
+choice of the next step, one answer per option, `POST …/odds/choices`) and `round_view`
+(`RoundView`: what a party's token sees of a round record — its rounds, its answers and its
+live events alike).
 
 Stored state is `serial.dump(state)`; the stored config is `public_config(config)`, which must
 load back with `serial.load(config_type, ...)` (it may add derived keys, which loading ignores).
@@ -82,6 +84,8 @@ class OddsQuestion:
     terrain: str | None = None
     #: When a chase's escapee hides.
     tactic_policy: TacticPolicy | None = None
+    #: The trials of a Monte Carlo estimate (None: the default budget).
+    trials: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,24 @@ class RoundView:
         return shown
 
 
+@dataclass(frozen=True, slots=True)
+class ChoiceOdds(Generic[ConfigT, StateT]):
+    """A kind's odds at a choice (`POST …/odds/choices`): for each option the caller lists for
+    the next step (a body of that step's call, its dice left unknown), the odds of the session
+    whose next step is that option, as `…/odds` would answer them.
+
+    `model` is the request body (its options validated with the kind's own model of that
+    step), `answer` the answer's type; `ask` works the answer out from the config, the state
+    and the validated body (raising `RulesError` for an option the step would refuse).
+    """
+
+    model: type[BaseModel]
+    answer: Any
+    operation_id: str
+    examples: Mapping[str, Any]
+    ask: Callable[[ConfigT, StateT, Any], Awaitable[Mapping[str, Any]]]
+
+
 # --- the kinds --------------------------------------------------------------------------------
 
 
@@ -168,6 +190,8 @@ class ContestKind(Protocol[ConfigT, StateT]):
     round_view: RoundView | None = None
     #: The live events its own routes make (`extra_routes`), as the stream documents them.
     events: tuple[LiveEvent, ...] = ()
+    #: The odds at a choice of the next step, when the kind's rules give it one.
+    choices: ChoiceOdds[ConfigT, StateT] | None = None
 
     def __hash__(self) -> int:
         """Kinds are hashable (by identity): `create_app` builds each kind's routes once."""

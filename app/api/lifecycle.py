@@ -2,9 +2,9 @@
 
 Its endpoints are the functions below, each taking the kind it serves first; `router(kind)`
 binds them to one kind: create / get / rounds / events / delete for every kind, play a round
-and resolve for a `RoundKind`, odds from here for a kind with `odds`, then the kind's own
-routes. Every change, the kinds' own included, goes through `mutate`, which gives it the same
-guarantees:
+and resolve for a `RoundKind`, odds from here for a kind with `odds`, odds at a choice for a
+kind with `choices`, then the kind's own routes. Every change, the kinds' own included, goes
+through `mutate`, which gives it the same guarantees:
 
 * one write transaction per request (see app/store/database.py), the body read before it;
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
@@ -63,6 +63,7 @@ from app.observability import (
 from app.rules import serial
 from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
+from app.rules.odds.simulation import MAX_TRIALS
 from app.store import repository
 from app.store.database import Transaction
 from app.store.repository import SessionRecord
@@ -575,6 +576,15 @@ async def odds_from_here(
         TacticPolicy | None,
         Query(description="chases: when the escapee hides; other kinds ignore it"),
     ] = None,
+    trials: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=MAX_TRIALS,
+            description=f"trials of a Monte Carlo estimate (races, chases), 1 to {MAX_TRIALS}; "
+            "exact answers ignore it",
+        ),
+    ] = None,
 ) -> Response:
     """The odds from the session's current state (any token of this session).
 
@@ -584,7 +594,7 @@ async def odds_from_here(
     assert odds is not None  # routed only for kinds with odds
     record = await _read(kind, request, session_id)
     config, state = load_session(kind, record.config, record.state, record.id)
-    answer = await odds.ask(config, state, OddsQuestion(seed, terrain, tactic_policy))
+    answer = await odds.ask(config, state, OddsQuestion(seed, terrain, tactic_policy, trials))
     return respond(request, answer, 200, {"ETag": etag(record.version)})
 
 
@@ -603,6 +613,25 @@ async def odds_asked(
     question = await body.load()
     config, state = load_session(kind, record.config, record.state, record.id)
     answer = await asked.ask(config, state, question)
+    return respond(request, answer, 200, {"ETag": etag(record.version)})
+
+
+async def odds_at_choices(
+    kind: AnyKind, request: Request, session_id: str, body: DeferredBody[Any]
+) -> Response:
+    """The odds at a choice: for each option listed for the next step, the odds from here as
+    `…/odds` would answer them once that option is taken, its dice still unknown (any token of
+    this session; the body is read once the token is known to hold a role here). Changes
+    nothing.
+
+    `ETag` names the version they were computed at.
+    """
+    choices = kind.choices
+    assert choices is not None  # routed only for kinds with choices
+    record = await _read(kind, request, session_id)
+    question = await body.load()
+    config, state = load_session(kind, record.config, record.state, record.id)
+    answer = await choices.ask(config, state, question)
     return respond(request, answer, 200, {"ETag": etag(record.version)})
 
 
@@ -798,6 +827,16 @@ def router(kind: AnyKind) -> APIRouter:
                 responses=answers(200, kind.odds.answer),
                 summary=f"Odds of {_a(kind.title)} from where it stands, asked in JSON",
             )
+    choices = kind.choices
+    if choices is not None:
+        add(
+            "/{session_id}/odds/choices",
+            declare_body(bound(odds_at_choices, kind), choices.model, choices.examples),
+            choices.operation_id,
+            methods=["POST"],
+            responses=answers(200, choices.answer),
+            summary=f"Odds of {_a(kind.title)} at a choice of its next step",
+        )
     add(
         "/{session_id}",
         bound(remove, kind),

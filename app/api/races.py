@@ -50,7 +50,7 @@ async def odds_from(
     config: rules.Config, state: rules.State, question: OddsQuestion
 ) -> OddsRaceAnswer:
     """A seeded estimate from where the race stands."""
-    return await race_odds_from(config, state, question.seed or 0)
+    return await race_odds_from(config, state, question.seed or 0, question.trials)
 
 
 class Races(RoundKind[rules.Config, rules.State, rules.Round]):

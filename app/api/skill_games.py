@@ -45,6 +45,7 @@ from typing_extensions import TypedDict
 
 from app.api.common import message_doc
 from app.api.kinds import (
+    ChoiceOdds,
     ContestKind,
     Examples,
     LiveEvent,
@@ -62,9 +63,17 @@ from app.api.lifecycle import (
     mutate,
     require_active,
 )
+from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json
+from app.api.odds.worker import as_json, inline_cached, off_loop
 from app.api.presentation import session_answer
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import roll_records
+from app.api.schemas.odds import (
+    OddsSkillGameChoice,
+    OddsSkillGameChoicesAnswer,
+    OddsSkillGameChoicesRequest,
+    OddsSkillGameTokensAnswer,
+)
 from app.api.schemas.skill_games import (
     SkillGameActionConfig,
     SkillGameBid,
@@ -98,6 +107,7 @@ from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
+from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
 from app.store.repository import SessionRecord
 
@@ -384,6 +394,68 @@ CREATE_EXAMPLE: dict[str, Any] = {
 }
 
 
+async def odds_at_choices(
+    config: rules.Config, stored: StoredGame, body: OddsSkillGameChoicesRequest
+) -> OddsSkillGameChoicesAnswer:
+    """For each option (a party's skills for this round, checked as the skills call checks
+    them now), the exact token odds of that choice; the large ones in the odds worker."""
+    config_json = as_json(config)
+    answers: list[OddsSkillGameTokensAnswer] = []
+    for index, option in enumerate(body.options):
+        move = option.move
+        where = ("options", index, "move")
+        if move.rolls is not None:
+            raise RulesError("an option's dice are unknown: leave out rolls", (*where, "rolls"))
+        try:
+            skill_odds.check_choice(config, stored.game, move.party, move.skills)
+        except RulesError as error:
+            raise skill_odds.located_under(error, where) from None
+        side = config.party(move.party)
+        assert side is not None  # checked
+        question = (config_json, move.party, tuple(move.skills))
+        if len(side.members) * len(move.skills) <= INLINE_TOKEN_CHECKS:
+            answers.append(inline_cached(tokens_from_json, *question))
+        else:
+            answers.append(await off_loop(tokens_from_json, *question))
+    options: list[OddsSkillGameChoice] = [
+        {
+            "label": option.label or f"{option.move.party}: {', '.join(option.move.skills)}",
+            "move": option.move.model_dump(mode="json", exclude_unset=True),
+            "odds": odds,
+        }
+        for option, odds in zip(body.options, answers, strict=True)
+    ]
+    expected = [
+        option["odds"]["parties"][option["move"]["party"]]["expected_tokens"] for option in options
+    ]
+    best = options[expected.index(max(expected))]
+    lines = "; ".join(
+        f"{option['label']}: {tokens:.2f} tokens expected"
+        for option, tokens in zip(options, expected, strict=True)
+    )
+    return {
+        "options": options,
+        "best": best["label"],
+        "summary": f"{lines}. Best: {best['label']}.",
+    }
+
+
+CHOICES: ChoiceOdds[rules.Config, StoredGame] = ChoiceOdds(
+    OddsSkillGameChoicesRequest,
+    OddsSkillGameChoicesAnswer,
+    "oddsSkillGameChoices",
+    {
+        "which two skills": {
+            "options": [
+                {"move": {"party": "Heroes", "skills": ["Athletics", "Stealth"]}},
+                {"label": "talk", "move": {"party": "Heroes", "skills": ["Stealth", "Persuasion"]}},
+            ]
+        }
+    },
+    odds_at_choices,
+)
+
+
 class SkillGames(ContestKind[rules.Config, "StoredGame"]):
     """Legend skill games, played in phases: no plain rounds; skills, sealed choices, grants
     and end instead (its own routes)."""
@@ -412,6 +484,7 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
     examples: Examples = Examples(create=CREATE_EXAMPLE)
     odds: SessionOdds[rules.Config, StoredGame] | None = None
     round_view: RoundView | None = RoundView(round_shown_to)
+    choices: ChoiceOdds[rules.Config, StoredGame] | None = CHOICES
 
     def start(self, body: SkillGameCreate, dice: Dice) -> tuple[rules.Config, StoredGame]:
         config = body.to_rules()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
+from math import sqrt
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,11 @@ from app.api.odds import skill_games as token_answers
 from app.api.odds.worker import as_json
 from app.api.registry import KINDS
 from app.main import create_app
-from app.rules import arm_wrestling, gurps
+from app.rules import arm_wrestling, gurps, races
+from app.rules.dice import Dice
 from app.rules.errors import RulesError
+from app.rules.odds import arm_wrestling as arm_odds
+from app.rules.odds import gurps as gurps_odds
 from app.settings import Settings
 from tests.conformance import Conforming
 
@@ -48,6 +52,25 @@ def test_quick_contest_odds_known_values(odds_client: TestClient) -> None:
     assert Fraction(body["b_wins_exact"]) == Fraction(13035, 46656)
     assert body["a_wins"] == pytest.approx(29715 / 46656)
     _sums_to_one(body["margin_of_victory_exact"])
+
+
+@pytest.mark.parametrize(("skill_a", "skill_b"), [(12, 10), (3, 18), (20, 20)])
+def test_quick_contest_answer_writes_the_exact_odds(
+    odds_client: TestClient, skill_a: int, skill_b: int
+) -> None:
+    question = {"a": {"name": "Ann", "skill": skill_a}, "b": {"name": "Bob", "skill": skill_b}}
+    body = odds_client.post("/v1/odds/gurps/quick-contest", json=question).json()
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    for name in ("a_wins", "b_wins", "tie"):
+        chance = getattr(odds, name)
+        assert body[f"{name}_exact"] == str(chance)
+        assert body[name] == float(chance)
+    assert body["margin_of_victory_exact"] == {
+        str(m): str(p) for m, p in odds.margin_of_victory.items()
+    }
+    assert body["margin_of_victory"] == {
+        str(m): float(p) for m, p in odds.margin_of_victory.items()
+    }
 
 
 def test_success_roll_odds(odds_client: TestClient) -> None:
@@ -131,11 +154,18 @@ def test_arm_wrestle_odds(odds_client: TestClient) -> None:
         "seed": 5,
     }
     body = odds_client.post("/v1/odds/arm-wrestles", json=large).json()
-    assert body["method"] == "monte-carlo"
-    assert body["seed"] == 5
-    assert body["trials"] > 100
-    assert set(body["standard_error"]) == {"a_wins", "b_wins", "draw", "undecided"}
-    assert body["b_wins"] > 0.9
+    assert body["method"] == "exact"
+    assert (body["seed"], body["trials"], body["standard_error"]) == (None, None, None)
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("Lydia", 2, 12, 1), arm_wrestling.Competitor("Ogre", 6, 15, 2)
+    )
+    odds = arm_odds.exact_odds(config, arm_wrestling.start(config, Dice()))
+    assert Fraction(body["a_wins_exact"]) == odds.a_wins
+    assert Fraction(body["draw_exact"]) == odds.draw
+    assert round(body["draw"], 7) == 0.0000544
+    assert sum(Fraction(body[k]) for k in parts) == 1
+    # The seed changes nothing.
+    assert odds_client.post("/v1/odds/arm-wrestles", json={**large, "seed": 6}).json() == body
 
 
 def test_charts(odds_client: TestClient) -> None:
@@ -190,6 +220,16 @@ async def _session_odds() -> None:
     answer = await ask("arm-wrestles", match, state)
     assert answer["rounds_played"] == 1
     assert answer["method"] == "exact"
+    assert await ask("arm-wrestles", match, state, OddsQuestion(seed=9, trials=5)) == answer
+    race = races.Config(
+        course="dash",
+        competitors=(
+            races.Competitor("Ann", speed=30, mods={"strength": 2}),
+            races.Competitor("Bob", speed=30),
+        ),
+    )
+    asked = await ask("races", race, races.start(race, Dice()), OddsQuestion(seed=2, trials=12))
+    assert (asked["method"], asked["trials"], asked["seed"]) == ("monte-carlo", 12, 2)
 
 
 GAME = token_answers.TOKENS_EXAMPLE["game"]
@@ -348,7 +388,11 @@ def test_race_odds(odds_client: TestClient) -> None:
     }
     body = odds_client.post("/v1/odds/races", json=sure).json()
     assert body["wins"] == {"Ann": 1.0, "Bob": 0.0}
-    assert body["standard_error"]["wins.Ann"] == 0.0
+    # Won every time, yet an estimate: Ann's chance is not stated as certain.
+    trials = body["trials"]
+    assert body["standard_error"]["wins.Ann"] == pytest.approx(
+        sqrt(2 / (trials + 4) * (trials + 2) / (trials + 4) / (trials + 4))
+    )
     duplicate = {**RACE, "competitors": [RACE["competitors"][0]] * 2}  # type: ignore[index]
     assert odds_client.post("/v1/odds/races", json=duplicate).status_code == 422
 
@@ -406,3 +450,37 @@ def test_a_chart_titled_with_names_that_look_like_math(odds_client: TestClient) 
     )
     assert svg.status_code == 200
     assert "$\\frac{ Ann vs x$ Bob_" in svg.text  # drawn as written, not parsed as math
+
+
+def test_estimates_take_the_trials_asked(odds_client: TestClient) -> None:
+    race = odds_client.post("/v1/odds/races", json={**RACE, "trials": 37}).json()
+    assert race["trials"] == 37
+    # Ann (+2 Strength) never forfeits a dash: never seen, yet not "0 +- 0".
+    assert race["forfeits"]["Ann"] == 0
+    assert race["standard_error"]["forfeits.Ann"] == pytest.approx(sqrt(2 / 41 * 39 / 41 / 41))
+    more = odds_client.post("/v1/odds/races", json={**RACE, "trials": 2000}).json()
+    assert more["trials"] == 2000
+    assert more["standard_error"]["wins.Ann"] < race["standard_error"]["wins.Ann"] / 5
+    chase = {
+        **CHASE,
+        "max_retries": None,
+        "seed": 3,
+        "trials": 40,
+        "terrain": {
+            "check": "strength",
+            "obstacle": {"kind": "obstacle", "check": "jump", "dc": 12, "retry": True},
+        },
+    }
+    answer = odds_client.post("/v1/odds/chases", json=chase).json()
+    assert (answer["method"], answer["trials"]) == ("monte-carlo", 40)
+    # An exact answer ignores them.
+    exact = odds_client.post("/v1/odds/chases", json={**CHASE, "trials": 40}).json()
+    assert (exact["method"], exact["trials"]) == ("exact", None)
+
+
+@pytest.mark.parametrize("trials", [0, -1, 10_001, "many", 2.5])
+def test_trials_out_of_bounds_are_422(odds_client: TestClient, trials: object) -> None:
+    for path, body in (("/v1/odds/races", RACE), ("/v1/odds/chases", CHASE)):
+        answer = odds_client.post(path, json={**body, "trials": trials})
+        assert answer.status_code == 422, (path, answer.text)
+        assert "trials" in answer.text

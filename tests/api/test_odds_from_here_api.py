@@ -80,6 +80,13 @@ def test_exact_and_estimated_answers(store_client: TestClient) -> None:
     assert estimate["trials"] > 10
     again = ask(store_client, url, tokens["gm"], {"terrain": OBSTACLE, "seed": 3}).json()
     assert again == estimate
+    asked = {"terrain": OBSTACLE, "seed": 3, "trials": 25}
+    fewer = ask(store_client, url, tokens["gm"], asked).json()
+    assert fewer["trials"] == 25
+    assert ask_by_query(store_client, url, tokens["gm"], asked).json() == fewer
+    refused = ask_by_query(store_client, url, tokens["gm"], {**asked, "trials": 10_001})
+    assert refused.status_code == 422
+    assert ask(store_client, url, tokens["gm"], {**asked, "trials": 0}).status_code == 422
 
 
 def test_odds_from_a_later_state_name_its_version(store_client: TestClient) -> None:

@@ -280,13 +280,14 @@ def test_one_shot_odds_parse_into_their_models(arbiter: Arbiter) -> None:
         exact.b_wins,
     )
 
-    # A fresh match is estimated: the same estimate as the rules' own for the seed.
+    # A fresh match is exact: the rules' own fractions, whatever the seed.
     arm = arbiter.send(ops.odds_arm_wrestle({**ARM_WRESTLE, "seed": 42})).body
     assert isinstance(arm, models.OddsArmWrestleAnswer)
     config = serial.load(arm_wrestling.Config, {"a": ARM_WRESTLE["a"], "b": ARM_WRESTLE["b"]})
-    estimate = arm_odds.simulated_odds(config, arm_wrestling.State(names=("Lydia", "Ogre")), 42)
-    assert (arm.method, arm.seed, arm.trials) == ("monte-carlo", 42, estimate.trials)
-    assert arm.a_wins == pytest.approx(estimate.a_wins.probability)
+    odds = arm_odds.exact_odds(config, arm_wrestling.State(names=("Lydia", "Ogre")))
+    assert (arm.method, arm.seed, arm.trials) == ("exact", None, None)
+    assert Fraction(arm.a_wins_exact) == odds.a_wins
+    assert Fraction(arm.draw_exact) == odds.draw
 
 
 def test_odds_from_a_sessions_state(arbiter: Arbiter, base_url: str) -> None:
@@ -327,3 +328,20 @@ def test_odds_from_a_sessions_state(arbiter: Arbiter, base_url: str) -> None:
     ).body
     assert isinstance(asked, models.OddsChaseAnswer)
     assert asked == posted
+    # The odds at a choice: the policy's own move is the odds from here.
+    chosen = arbiter.send(
+        ops.chases.odds_at_choices(
+            chase.id,
+            {
+                "options": [{"move": {"terrain": {"check": "strength"}}, "label": "run"}],
+                "seed": 5,
+            },
+        ),
+        token=chase.tokens.gm,
+    ).body
+    assert isinstance(chosen, models.OddsChaseChoicesAnswer)
+    assert chosen.best == "run"
+    from_here = arbiter.send(
+        ops.chases.odds(chase.id, seed=5, terrain=terrain), token=chase.tokens.gm
+    ).body
+    assert chosen.options[0].odds == from_here

@@ -9,15 +9,18 @@ from itertools import product
 from math import comb, factorial, sqrt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.rules import arm_wrestling, cairn, chases, gurps, races, skill_games
-from app.rules.dice import Dice
-from app.rules.errors import RulesError
+from app.rules.dice import Dice, WorkLimitExceeded
+from app.rules.errors import PhaseError, RulesError
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import cairn as cairn_odds
 from app.rules.odds import chases as chase_odds
-from app.rules.odds import enumeration, fraction_text
+from app.rules.odds import enumeration, fraction_text, ratio_text, simulation
 from app.rules.odds import gurps as gurps_odds
+from app.rules.odds import races as race_odds
 from app.rules.odds import skill_games as skill_odds
 
 ROLLS: list[tuple[int, int, int]] = [
@@ -95,11 +98,24 @@ def test_regular_contest_against_enumerated_rounds(a: int, b: int, max_rounds: i
     assert odds.a_wins + odds.b_wins + odds.undecided == 1
 
 
-def test_long_regular_contest_fractions_are_left_unwritten() -> None:
+def test_long_regular_contest_fractions_are_written() -> None:
     odds = gurps_odds.regular_contest_odds(11, 10, True, 10_000)
     assert odds.a_wins + odds.b_wins + odds.undecided == 1
-    assert fraction_text(Fraction(1, 10**5000)) is None
     assert 0.5 < float(odds.a_wins) < 1
+    written = fraction_text(odds.a_wins)
+    assert Fraction(written) == odds.a_wins
+
+
+def test_fraction_text_past_its_length_is_the_nearest_double() -> None:
+    assert fraction_text(Fraction(29715, 46656)) == "9905/15552"
+    assert fraction_text(Fraction(1, 10**5000)) == "1E-5000"
+    # Past the length: 17 significant digits, rounded from the exact fraction.
+    assert fraction_text(Fraction(10**4001, 3 * 10**4001 + 1)) == "0.33333333333333333"
+    assert fraction_text(Fraction(2 * 10**4001, 3 * 10**4001)) == "2/3"
+    assert fraction_text(Fraction(2 * 10**4001 + 1, 3 * 10**4001)) == "0.66666666666666667"
+    assert fraction_text(Fraction(123456789, 10**4500)) == "1.23456789E-4492"
+    # Fractions at the length are still written out.
+    assert fraction_text(Fraction(1, 10**3999 + 1)) == f"1/{10**3999 + 1}"
 
 
 def _joint_by_parts(lower: int, higher: int, a: int, b: int) -> int:
@@ -212,9 +228,10 @@ def _match(target: int, max_rounds: int, con: int = 3, **b: int) -> arm_wrestlin
     )
 
 
-def _enumerate_match(config: arm_wrestling.Config) -> dict[str, Fraction]:
+def _enumerate_match(
+    config: arm_wrestling.Config, start: arm_wrestling.State | None = None
+) -> dict[str, Fraction]:
     """Every die of every round, through the rules' own `play_round` (small matches only)."""
-    from app.rules.dice import Dice
 
     class Script:
         def __init__(self, values: list[int]) -> None:
@@ -232,7 +249,7 @@ def _enumerate_match(config: arm_wrestling.Config) -> dict[str, Fraction]:
             return
         # how many d20s this round draws: fatigue checks due, then two strength checks
         number = state.rounds_played + 1
-        due = sum(number > side.con_score for side in config.competitors)
+        due = sum(number > arm_wrestling.free_rounds(config, side) for side in config.competitors)
         for values in product(range(1, 21), repeat=due):
             fatigue_only = Dice(Script([*values, 1, 1]))
             probe, _ = arm_wrestling.play_round(config, state, fatigue_only)
@@ -245,8 +262,79 @@ def _enumerate_match(config: arm_wrestling.Config) -> dict[str, Fraction]:
                 )
                 walk(after, weight / 20**due / 400)
 
-    walk(arm_wrestling.start(config, Dice()), Fraction(1))
+    walk(start or arm_wrestling.start(config, Dice()), Fraction(1))
     return dict(results)
+
+
+def _walk_ds_pairs(
+    config: arm_wrestling.Config, state: arm_wrestling.State
+) -> arm_odds.ArmWrestleOdds:
+    """The plain walk over every (DS of a, DS of b) pair, round by round, with the rules'
+    `push`, `leader_index`, `check_modifier` and fatigue formulas: an independent check of the
+    walk over the difference (slow past a few dozen rounds)."""
+    mods = [arm_wrestling.check_modifier(config, side) for side in config.competitors]
+    free = [arm_wrestling.free_rounds(config, side) for side in config.competitors]
+    fatigue = [arm_wrestling.fatigue_modifier(config, side) for side in config.competitors]
+    differences = Counter(
+        (roll_a + mods[0]) - (roll_b + mods[1])
+        for roll_a in range(1, 21)
+        for roll_b in range(1, 21)
+    )
+    checks = list(state.con_checks_made)
+    # Integer weights over `scale`, which grows by 400 and by 20 per fatigue check each round.
+    layer: dict[tuple[int, int], int] = {state.ds: 1}
+    scale = 1
+    won = {"a": Fraction(0), "b": Fraction(0), "draw": Fraction(0)}
+    expected = Fraction(state.rounds_played)
+    for number in range(state.rounds_played + 1, config.max_rounds + 1):
+        if not layer:
+            break
+        expected += Fraction(sum(layer.values()), scale)
+        faces = [20, 20]
+        for index in (0, 1):
+            if number > free[index]:
+                dc = arm_wrestling.fatigue_dc(checks[index])
+                faces[index] = sum(1 for roll in range(1, 21) if roll + fatigue[index] >= dc)
+                checks[index] += 1
+        scale *= 400 * 400
+        ended = {"a": 0, "b": 0, "draw": 0}
+        following: dict[tuple[int, int], int] = {}
+        for ds, weight in layer.items():
+            ended["b"] += weight * (20 - faces[0]) * faces[1] * 400
+            ended["a"] += weight * faces[0] * (20 - faces[1]) * 400
+            leader = arm_wrestling.leader_index(ds)
+            ended["draw" if leader is None else "ab"[leader]] += (
+                weight * (20 - faces[0]) * (20 - faces[1]) * 400
+            )
+            carried = weight * faces[0] * faces[1]
+            for difference, count in differences.items():
+                moved = ds
+                if difference:
+                    winner = 0 if difference > 0 else 1
+                    moved = arm_wrestling.push(ds, winner, abs(difference))
+                    if moved[winner] >= config.target:
+                        ended["ab"[winner]] += carried * count
+                        continue
+                following[moved] = following.get(moved, 0) + carried * count
+        for key, value in ended.items():
+            won[key] += Fraction(value, scale)
+        layer = following
+    undecided = Fraction(sum(layer.values()), scale)
+    return arm_odds.ArmWrestleOdds(won["a"], won["b"], won["draw"], undecided, expected)
+
+
+#: Two wrestlers who pass their first fatigue check (before round 2) on 6 faces of 20.
+TIRING = arm_wrestling.Config(
+    arm_wrestling.Competitor("A", 0, 1, -5),
+    arm_wrestling.Competitor("B", 1, 1, -5),
+    target=9,
+    max_rounds=2,
+)
+
+
+def _as_played(odds: arm_odds.ArmWrestleOdds) -> dict[str, Fraction]:
+    shown = {"A": odds.a_wins, "B": odds.b_wins, "draw": odds.draw, "max_rounds": odds.undecided}
+    return {key: value for key, value in shown.items() if value}
 
 
 def test_arm_wrestle_fatigue_against_the_rules_played_out() -> None:
@@ -260,60 +348,105 @@ def test_arm_wrestle_fatigue_against_the_rules_played_out() -> None:
     assert odds.undecided == pass_a * pass_b
 
 
-def test_arm_wrestle_exact_against_the_rules_played_out() -> None:
-    config = _match(target=3, max_rounds=2, con=5, con_score=5)
-    odds = arm_odds.exact_odds(config, arm_wrestling.start(config, None))  # type: ignore[arg-type]
-    played = _enumerate_match(config)
-    assert odds.a_wins == played.get("A", 0)
-    assert odds.b_wins == played.get("B", 0)
-    assert odds.draw == played.get("draw", 0)
-    assert odds.undecided == played.get("max_rounds", 0)
+@pytest.mark.parametrize(
+    ("config", "state"),
+    [
+        (_match(target=3, max_rounds=2, con=5, con_score=5), None),
+        # Fatigue before the second round for both: the leader wins if both fail...
+        (TIRING, arm_wrestling.State(names=("A", "B"), ds=(3, 1), rounds_played=1)),
+        # ... and at equal DS it is a draw.
+        (TIRING, arm_wrestling.State(names=("A", "B"), ds=(-2, -2), rounds_played=1)),
+        # A crossing: the leader's DS falls below the other's, the lead changes hands.
+        (
+            _match(target=6, max_rounds=3, con=9, con_score=9, strength_mod=-2),
+            arm_wrestling.State(names=("A", "B"), ds=(4, 1), rounds_played=1),
+        ),
+        # From equal DS below 0, fatigue due for B only, B a round away from certain failure.
+        (
+            _match(target=2, max_rounds=9, con=9, con_score=0, strength_mod=3),
+            arm_wrestling.State(
+                names=("A", "B"), ds=(-3, -3), con_checks_made=(0, 12), rounds_played=8
+            ),
+        ),
+        # One side always wins the Strength checks (modifiers 25 apart).
+        (_match(target=20, max_rounds=2, con=5, con_score=5, strength_mod=25), None),
+    ],
+)
+def test_arm_wrestle_exact_against_the_rules_played_out(
+    config: arm_wrestling.Config, state: arm_wrestling.State | None
+) -> None:
+    start = state or arm_wrestling.start(config, Dice())
+    odds = arm_odds.exact_odds(config, start)
+    assert _as_played(odds) == _enumerate_match(config, start)
     assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds == _walk_ds_pairs(config, start)
 
 
-@pytest.mark.parametrize("variant", ["standard", "spikes", "psychic", "mental"])
-def test_monte_carlo_within_four_standard_errors_of_exact(variant: str) -> None:
-    side = {"caster_level": 2, "int_mod": 1, "wis_score": 3, "wis_mod": 0}
+@pytest.mark.parametrize(
+    ("config", "state"),
+    [
+        (_match(target=8, max_rounds=6), arm_wrestling.State(names=("A", "B"))),
+        (
+            _match(target=12, max_rounds=9, con=4, con_score=5, strength_mod=-3),
+            arm_wrestling.State(
+                names=("A", "B"), ds=(7, -2), con_checks_made=(1, 0), rounds_played=5
+            ),
+        ),
+        (
+            arm_wrestling.Config(
+                arm_wrestling.Competitor("Ann", 2, 6, 1, endurance=True, off_hand=True),
+                arm_wrestling.Competitor("Bea", 1, 8, -1, misc_mod=2),
+                target=10,
+                max_rounds=9,
+            ),
+            arm_wrestling.State(names=("Ann", "Bea"), ds=(-4, -1), rounds_played=2),
+        ),
+    ],
+)
+def test_arm_wrestle_exact_against_the_walk_over_ds_pairs(
+    config: arm_wrestling.Config, state: arm_wrestling.State
+) -> None:
+    assert arm_odds.exact_odds(config, state) == _walk_ds_pairs(config, state)
+
+
+def test_two_even_wrestlers_are_even_exactly() -> None:
     config = arm_wrestling.Config(
-        arm_wrestling.Competitor("A", 0, 3, 0, **side),  # type: ignore[arg-type]
-        arm_wrestling.Competitor("B", 1, 2, 3, endurance=True, **side),  # type: ignore[arg-type]
-        target=8,
-        max_rounds=5,
-        variant=variant,  # type: ignore[arg-type]
+        arm_wrestling.Competitor("A", 0, 200, 100),
+        arm_wrestling.Competitor("B", 0, 200, 100),
+        target=10,
+        max_rounds=30,
     )
-    state = arm_wrestling.State(names=("A", "B"))
-    exact = arm_odds.exact_odds(config, state, budget=10**7)
-    assert exact.a_wins + exact.b_wins + exact.draw + exact.undecided == 1
-    estimate = arm_odds.simulated_odds(config, state, seed=7, budget=20_000)
-    assert estimate.trials > 1000
-    for name in ("a_wins", "b_wins", "draw", "undecided"):
-        p = float(getattr(exact, name))
-        got = getattr(estimate, name)
-        error = max(got.standard_error, sqrt(p * (1 - p) / estimate.trials), 1e-9)
-        assert abs(got.probability - p) <= 4 * error, name
+    odds = arm_odds.arm_wrestle_odds(config, arm_wrestling.State(names=("A", "B")))
+    assert odds.a_wins == odds.b_wins
+    assert odds.draw == 0
+    assert 2 * odds.a_wins + odds.undecided == 1
+    assert round(float(odds.a_wins), 4) == 0.4792
+
+
+def test_lydia_against_the_ogre_exactly() -> None:
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("Lydia", 2, 12, 1), arm_wrestling.Competitor("Ogre", 6, 15, 2)
+    )
+    odds = arm_odds.arm_wrestle_odds(config, arm_wrestling.start(config, Dice()))
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds.undecided == 0  # Lydia cannot pass a fatigue check after round 24
+    assert round(float(odds.a_wins), 6) == 0.040344
+    assert round(float(odds.b_wins), 6) == 0.959602
+    assert round(float(odds.draw), 7) == 0.0000544
+    # Every denominator is 400 per round of Strength checks times 20 per fatigue check.
+    assert 400**24 * 20**21 % odds.a_wins.denominator == 0
 
 
 def test_arm_wrestle_odds_from_a_state_equal_a_fresh_start_there() -> None:
     config = _match(target=6, max_rounds=4)
     state = arm_wrestling.State(names=("A", "B"), ds=(3, 0), rounds_played=1)
-    here = arm_odds.exact_odds(config, state, budget=10**7)
+    here = arm_odds.exact_odds(config, state)
     assert here.a_wins + here.b_wins + here.draw + here.undecided == 1
     finished = arm_wrestling.State(
         names=("A", "B"), finished=True, winner="B", reason="target", rounds_played=3
     )
     done = arm_odds.exact_odds(config, finished)
     assert (done.b_wins, done.expected_rounds) == (Fraction(1), Fraction(3))
-
-
-def test_a_large_match_falls_back_to_monte_carlo() -> None:
-    config = _match(target=20, max_rounds=200, con=12, con_score=15)
-    odds = arm_odds.arm_wrestle_odds(config, arm_wrestling.State(names=("A", "B")), 3)
-    assert isinstance(odds, arm_odds.ArmWrestleEstimate)
-    assert odds.seed == 3
-    # Trials until the round budget is spent: each plays at most `longest_trial` rounds.
-    longest = arm_odds.longest_trial(config, arm_wrestling.State(names=("A", "B")))
-    assert odds.trials >= arm_odds.SIMULATION_BUDGET // longest
-    assert odds.a_wins.standard_error < 0.06
 
 
 def test_comb_sanity() -> None:
@@ -558,3 +691,254 @@ def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
     assert isinstance(odds, chase_odds.ChaseEstimate)
     assert odds.seed == 4
     assert odds.trials > 100
+
+
+# --- honest estimates ------------------------------------------------------------------------
+
+
+def test_an_outcome_never_seen_is_not_certain_to_be_impossible() -> None:
+    never = simulation.estimate(0, 100)
+    assert never.probability == 0
+    # The Agresti-Coull error: (0 + 2) / 104 over 104 trials.
+    assert never.standard_error == sqrt((2 / 104) * (102 / 104) / 104)
+    always = simulation.estimate(100, 100)
+    assert always.probability == 1
+    assert always.standard_error == pytest.approx(never.standard_error)
+    common = simulation.estimate(500, 1000)
+    assert common.standard_error == pytest.approx(sqrt(0.25 / 1000), rel=0.01)
+
+
+#: One increment with an obstacle either racer may fail (no retry: she forfeits): every
+#: outcome happens, the rarest (both forfeit, a tie) a few times in 150 races.
+COVERAGE_RACE = races.Config(
+    competitors=(
+        races.Competitor("Ann", speed=30, mods={"strength": 2, "jump": 0}),
+        races.Competitor("Bob", speed=30, mods={"strength": 0, "jump": 1}),
+    ),
+    course=races.Course(
+        (
+            races.Increment(
+                check="strength", obstacle=races.Obstacle("obstacle", check="jump", dc=4)
+            ),
+        )
+    ),
+)
+
+
+def test_race_estimates_cover_their_chances_as_their_errors_say() -> None:
+    """Over 300 seeds, each estimate +- 2 standard errors holds the chance (the mean of all
+    45 000 races) 90% to 99% of the time, for every outcome expected 3 times or more in an
+    estimate's 150 races, and at least 90% of the time for rarer ones."""
+    trials = 150
+    start = races.start(COVERAGE_RACE, Dice())
+    runs = [race_odds.race_odds(COVERAGE_RACE, start, seed, trials=trials) for seed in range(300)]
+    assert {run.trials for run in runs} == {trials}
+
+    def reported(run: race_odds.RaceEstimate) -> dict[str, simulation.Estimate]:
+        shown = {f"wins.{name}": e for name, e in run.wins.items()}
+        shown.update({f"forfeits.{name}": e for name, e in run.forfeits.items()})
+        return {**shown, "tie": run.tie, "nobody": run.nobody}
+
+    tables = [reported(run) for run in runs]
+    for name in tables[0]:
+        chance = sum(table[name].probability for table in tables) / len(tables)
+        assert chance > 0, name  # every outcome happens
+        held = sum(
+            abs(table[name].probability - chance) <= 2 * table[name].standard_error
+            for table in tables
+        ) / len(tables)
+        assert held >= 0.90, (name, chance, held)
+        if chance * trials >= 3:
+            assert held <= 0.99, (name, chance, held)
+        # An estimate that never saw the outcome still gives it an error.
+        assert all(table[name].standard_error > 0 for table in tables)
+
+
+def test_an_arm_wrestle_past_the_budget_is_refused_as_past_the_work_limit() -> None:
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", 0, 200, 100, endurance=True),
+        arm_wrestling.Competitor("B", 0, 200, 100, endurance=True),
+        target=100,
+        max_rounds=10_000,
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 316
+    with pytest.raises(WorkLimitExceeded, match="more work than the service does"):
+        arm_odds.exact_odds(config, start, budget=10**6)
+    # Its last rounds fit: odds from a state close to the end are answered.
+    late = replace(start, ds=(40, 60), con_checks_made=(110, 110), rounds_played=310)
+    odds = arm_odds.exact_odds(config, late)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds.b_wins > odds.a_wins
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shift=st.integers(-22, 22),
+    con=st.tuples(st.integers(0, 4), st.integers(0, 4)),
+    con_mod=st.tuples(st.integers(-6, 8), st.integers(-6, 8)),
+    target=st.integers(1, 12),
+    ds=st.tuples(st.integers(-8, 11), st.integers(-8, 11)),
+    played=st.integers(0, 3),
+    left=st.integers(1, 4),
+)
+def test_arm_wrestle_exact_equals_the_walk_over_ds_pairs_anywhere(
+    shift: int,
+    con: tuple[int, int],
+    con_mod: tuple[int, int],
+    target: int,
+    ds: tuple[int, int],
+    played: int,
+    left: int,
+) -> None:
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", shift, con[0], con_mod[0]),
+        arm_wrestling.Competitor("B", 0, con[1], con_mod[1]),
+        target=target,
+        max_rounds=played + left,
+    )
+    start = arm_wrestling.State(
+        names=("A", "B"),
+        ds=(min(ds[0], target - 1), min(ds[1], target - 1)),
+        con_checks_made=(max(played - con[0], 0), max(played - con[1], 0)),
+        rounds_played=played,
+    )
+    odds = arm_odds.exact_odds(config, start)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds == _walk_ds_pairs(config, start)
+
+
+@pytest.mark.parametrize("total", [1, 7, 216, 46656, 6**6 - 3906])
+def test_ratio_text_writes_what_fraction_text_writes(total: int) -> None:
+    for count in [*range(0, 60), total - 1, total]:
+        assert ratio_text(count, total) == fraction_text(Fraction(count, total))
+
+
+@pytest.mark.parametrize(("skill_a", "skill_b"), [(12, 10), (3, 18), (20, 20), (-5, 25)])
+def test_quick_contest_counts_are_its_odds(skill_a: int, skill_b: int) -> None:
+    counts = gurps_odds.quick_contest_counts(skill_a, skill_b)
+    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
+    assert counts.a_wins + counts.b_wins + counts.tie == counts.outcomes == 6**6
+    assert Fraction(counts.a_wins, 6**6) == odds.a_wins
+    assert Fraction(counts.tie, 6**6) == odds.tie
+    assert sum(counts.margin_of_victory.values()) == counts.decided
+    assert list(counts.margin_of_victory) == sorted(counts.margin_of_victory)
+    assert {m: Fraction(c, counts.decided) for m, c in counts.margin_of_victory.items()} == (
+        odds.margin_of_victory
+    )
+
+
+# --- chases: the odds at a choice of the next increment ---------------------------------------
+
+#: A chase where hiding, a hazard and no tactic all can be chosen (a lead of 22, not flat).
+CHOOSING = chases.Config(
+    _racer("E", mods={"strength": 0, "hide": 10, "dexterity": 3}),
+    _racer("C", mods={"strength": 3, "spot": 0, "balance": 1}, con_score=2, con_mod=0),
+    chases.LeadStart(lead=22),
+    max_rounds=4,
+)
+PLAIN = chases.Terrain(races.Increment(check="strength"))
+
+
+def _after_each_outcome(
+    config: chases.Config,
+    state: chases.State,
+    first: chases.RoundInput,
+    terrain: chases.Terrain,
+    policy: chase_odds.Policy,
+) -> dict[str, Fraction]:
+    """`play_round` with `first`, die by die, and the chase's odds from each state it leaves
+    (as a session's `…/odds` answers them after that round), weighed by the dice."""
+    names = ("caught", "escaped", "hid", "gave_up", "expected_increments")
+    mixed = dict.fromkeys(names, Fraction(0))
+    seen: dict[tuple[int, str | None], chase_odds.ChaseOdds] = {}
+    for after, p in enumeration.outcomes(
+        lambda dice: chases.play_round(config, state, first, dice)[0], budget=10**6
+    ):
+        key = (after.lead, after.status_detail)
+        if key not in seen:
+            odds = chase_odds.chase_odds(config, after, terrain, policy)
+            assert isinstance(odds, chase_odds.ChaseOdds)
+            seen[key] = odds
+        for name in names:
+            mixed[name] += p * getattr(seen[key], name)
+    return mixed
+
+
+@pytest.mark.parametrize(
+    ("tactic", "increments"),
+    [
+        (chases.CreateHazard(penalty=4), 0),
+        (chases.Hide(), 0),
+        (
+            chases.Hide(),
+            3,
+        ),  # the chaser checks Constitution first (DC 6): resting, he spots nothing
+        (None, 3),
+    ],
+)
+def test_chase_choice_odds_are_the_odds_after_each_outcome_of_the_choice(
+    tactic: chases.Tactic | None, increments: int
+) -> None:
+    state = replace(chases.start(CHOOSING, Dice()), increments=increments)
+    first = chases.RoundInput(PLAIN, tactic)
+    odds = chase_odds.choice_odds(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    expected = _after_each_outcome(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    assert odds.caught == expected["caught"]
+    assert odds.escaped == expected["escaped"]
+    assert odds.hid == expected["hid"]
+    assert odds.gave_up == expected["gave_up"]
+    assert odds.expected_increments == expected["expected_increments"]
+    assert odds.caught + odds.escaped + odds.gave_up == 1
+
+
+def test_chase_choice_of_the_policys_own_move_is_the_odds_from_here() -> None:
+    state = chases.start(CHOOSING, Dice())
+    hiding = chases.RoundInput(PLAIN, chases.Hide())
+    assert chase_odds.choice_odds(
+        CHOOSING, state, hiding, PLAIN, "hide-when-possible"
+    ) == chase_odds.chase_odds(CHOOSING, state, PLAIN, "hide-when-possible")
+    assert chase_odds.choice_odds(
+        CHOOSING, state, chases.RoundInput(PLAIN), PLAIN, "none"
+    ) == chase_odds.chase_odds(CHOOSING, state, PLAIN, "none")
+
+
+def test_chase_choice_on_other_terrain_then_the_terrain_to_come() -> None:
+    state = chases.start(CHOOSING, Dice())
+    uphill = chases.Terrain(races.Increment(check="strength", modifier=-6))
+    first = chases.RoundInput(uphill)
+    odds = chase_odds.choice_odds(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    expected = _after_each_outcome(CHOOSING, state, first, PLAIN, "hide-when-possible")
+    assert isinstance(odds, chase_odds.ChaseOdds)
+    assert (odds.caught, odds.escaped, odds.hid, odds.expected_increments) == (
+        expected["caught"],
+        expected["escaped"],
+        expected["hid"],
+        expected["expected_increments"],
+    )
+    # Not the odds on the terrain to come throughout: the uphill increment tells.
+    assert odds != chase_odds.chase_odds(CHOOSING, state, PLAIN, "none")
+
+
+def test_chase_choice_refused_as_the_round_would_be() -> None:
+    state = replace(chases.start(CHOOSING, Dice()), lead=12)
+    with pytest.raises(RulesError) as refused:
+        chase_odds.choice_odds(
+            CHOOSING, state, chases.RoundInput(PLAIN, chases.Hide()), PLAIN, "none"
+        )
+    assert refused.value.violations[0].loc == ("tactic", "kind")
+    over = replace(state, status_detail="caught")
+    with pytest.raises(PhaseError):
+        chase_odds.choice_odds(CHOOSING, over, chases.RoundInput(PLAIN), PLAIN, "none")
+
+
+def test_chase_choice_estimated_past_the_budget_plays_the_choice_first() -> None:
+    state = chases.start(CHOOSING, Dice())
+    first = chases.RoundInput(PLAIN, chases.CreateHazard(penalty=4))
+    estimate = chase_odds.simulated_odds(CHOOSING, state, PLAIN, "none", seed=3, first=first)
+    exact = chase_odds.choice_odds(CHOOSING, state, first, PLAIN, "none")
+    assert isinstance(exact, chase_odds.ChaseOdds)
+    for name in ("caught", "escaped"):
+        guess = getattr(estimate, name)
+        assert abs(guess.probability - float(getattr(exact, name))) <= 4 * guess.standard_error

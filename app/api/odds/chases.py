@@ -19,12 +19,41 @@ def chase_answer(
     terrain_json: str,
     policy: chase_odds.Policy,
     seed: int,
+    trials: int | None = None,
 ) -> OddsChaseAnswer:
-    """The chase answer (computed in the worker process); `state_json` None: from the start."""
+    """The chase answer (computed in the worker process); `state_json` None: from the start;
+    `trials` None: an estimate's default budget."""
     config = serial.load(chases.Config, json.loads(config_json))
     state = None if state_json is None else serial.load(chases.State, json.loads(state_json))
     terrain = serial.load(chases.Terrain, json.loads(terrain_json))
-    odds = chase_odds.chase_odds(config, state, terrain, policy, seed)
+    odds = chase_odds.chase_odds(config, state, terrain, policy, seed, trials)
+    return _answer(config, 0 if state is None else state.increments, policy, odds)
+
+
+def chase_choice_answer(
+    config_json: str,
+    state_json: str,
+    first_json: str,
+    terrain_json: str,
+    policy: chase_odds.Policy,
+    seed: int,
+) -> OddsChaseAnswer:
+    """The odds of the chase whose next increment is `first` (computed in the worker
+    process), the increments after it on `terrain` under `policy`."""
+    config = serial.load(chases.Config, json.loads(config_json))
+    state = serial.load(chases.State, json.loads(state_json))
+    first = serial.load(chases.RoundInput, json.loads(first_json))
+    terrain = serial.load(chases.Terrain, json.loads(terrain_json))
+    odds = chase_odds.choice_odds(config, state, first, terrain, policy, seed)
+    return _answer(config, state.increments, policy, odds)
+
+
+def _answer(
+    config: chases.Config,
+    increments_played: int,
+    policy: chase_odds.Policy,
+    odds: chase_odds.ChaseOdds | chase_odds.ChaseEstimate,
+) -> OddsChaseAnswer:
     names = ("caught", "escaped", "hid", "gave_up")
     answer: OddsChaseAnswer = {
         "method": "exact",
@@ -44,7 +73,7 @@ def chase_answer(
         "standard_error": None,
         "trials": None,
         "seed": None,
-        "increments_played": 0 if state is None else state.increments,
+        "increments_played": increments_played,
         "summary": "",
     }
     if isinstance(odds, chase_odds.ChaseOdds):
@@ -77,12 +106,34 @@ async def chase_odds_from(
     terrain: chases.Terrain,
     policy: chase_odds.Policy,
     seed: int,
+    trials: int | None = None,
 ) -> OddsChaseAnswer:
     """`chase_answer` for this question, in the worker (`state` None: from the start)."""
     return await off_loop(
         chase_answer,
         as_json(config),
         None if state is None else as_json(state),
+        as_json(terrain),
+        policy,
+        seed,
+        trials,
+    )
+
+
+async def chase_choice_odds(
+    config: chases.Config,
+    state: chases.State,
+    first: chases.RoundInput,
+    terrain: chases.Terrain,
+    policy: chase_odds.Policy,
+    seed: int,
+) -> OddsChaseAnswer:
+    """`chase_choice_answer` for this option, in the worker."""
+    return await off_loop(
+        chase_choice_answer,
+        as_json(config),
+        as_json(state),
+        as_json(first),
         as_json(terrain),
         policy,
         seed,

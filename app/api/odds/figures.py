@@ -22,10 +22,7 @@ def probability(value: Fraction) -> float:
 
 
 def exact(probability: Fraction) -> str:
-    text = fraction_text(probability)
-    if text is None:  # small denominators only reach here (6**6, 100**9)
-        raise ValueError("an exact fraction too long to write")
-    return text
+    return fraction_text(probability)
 
 
 def distribution(values: Mapping[int, Fraction]) -> tuple[dict[str, float], dict[str, str]]:

@@ -15,7 +15,7 @@ from app.api.schemas.odds import (
     OddsSuccessRollAnswer,
 )
 from app.rules import gurps
-from app.rules.odds import fraction_text
+from app.rules.odds import fraction_text, ratio_text
 from app.rules.odds import gurps as gurps_odds
 
 
@@ -58,19 +58,21 @@ class _QuickContestParts(NamedTuple):
 
 @lru_cache(maxsize=QUICK_CONTEST_PAIRS)
 def _quick_contest_parts(skill_a: int, skill_b: int) -> _QuickContestParts:
-    # Kept whole per pair of skills: a repeated question costs no Fraction or string work.
-    # The dicts are shared by every answer built from them, and never changed.
-    odds = gurps_odds.quick_contest_odds(skill_a, skill_b)
-    margin, margin_exact = distribution(odds.margin_of_victory)
+    # Kept whole per pair of skills: a repeated question costs no arithmetic or string work.
+    # The dicts are shared by every answer built from them, and never changed. Written from
+    # the integer counts (a float division and a gcd each), never through Fractions.
+    counts = gurps_odds.quick_contest_counts(skill_a, skill_b)
+    outcomes, decided = counts.outcomes, counts.decided
+    margins = counts.margin_of_victory.items()
     return _QuickContestParts(
-        probability(odds.a_wins),
-        exact(odds.a_wins),
-        probability(odds.b_wins),
-        exact(odds.b_wins),
-        probability(odds.tie),
-        exact(odds.tie),
-        margin,
-        margin_exact,
+        counts.a_wins / outcomes,
+        ratio_text(counts.a_wins, outcomes),
+        counts.b_wins / outcomes,
+        ratio_text(counts.b_wins, outcomes),
+        counts.tie / outcomes,
+        ratio_text(counts.tie, outcomes),
+        {str(margin): count / decided for margin, count in margins},
+        {str(margin): ratio_text(count, decided) for margin, count in margins},
     )
 
 

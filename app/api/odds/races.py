@@ -11,11 +11,13 @@ from app.rules import races, serial
 from app.rules.odds import races as race_odds
 
 
-def race_answer(config_json: str, state_json: str, seed: int) -> OddsRaceAnswer:
-    """The race answer (computed in the worker process)."""
+def race_answer(
+    config_json: str, state_json: str, seed: int, trials: int | None = None
+) -> OddsRaceAnswer:
+    """The race answer (computed in the worker process); `trials` None: the default budget."""
     config = serial.load(races.Config, json.loads(config_json))
     state = serial.load(races.State, json.loads(state_json))
-    odds = race_odds.race_odds(config, state, seed)
+    odds = race_odds.race_odds(config, state, seed, trials=trials)
     errors = {f"wins.{name}": e.standard_error for name, e in odds.wins.items()}
     errors.update({f"forfeits.{name}": e.standard_error for name, e in odds.forfeits.items()})
     errors.update(tie=odds.tie.standard_error, nobody=odds.nobody.standard_error)
@@ -36,6 +38,8 @@ def race_answer(config_json: str, state_json: str, seed: int) -> OddsRaceAnswer:
     }
 
 
-async def race_odds_from(config: races.Config, state: races.State, seed: int) -> OddsRaceAnswer:
+async def race_odds_from(
+    config: races.Config, state: races.State, seed: int, trials: int | None = None
+) -> OddsRaceAnswer:
     """`race_answer` for this question, in the worker."""
-    return await off_loop(race_answer, as_json(config), as_json(state), seed)
+    return await off_loop(race_answer, as_json(config), as_json(state), seed, trials)

@@ -52,13 +52,13 @@ from app.api.schemas.odds import (
     OddsChaseRequest,
     OddsQuickContestAnswer,
     OddsRaceAnswer,
+    OddsRaceRequest,
     OddsRegularContestAnswer,
     OddsResistanceRollAnswer,
     OddsSkillGameTokensAnswer,
     OddsSkillGameTokensRequest,
     OddsSuccessRollAnswer,
 )
-from app.api.schemas.races import RaceCreate
 from app.api.skill_games import KIND as SKILL_GAMES
 from app.rules import cairn as cairn_rules
 from app.rules import chases as chase_rules
@@ -192,10 +192,9 @@ async def arm_wrestles(
         ),
     ],
 ) -> OddsArmWrestleAnswer:
-    """Odds of an arm wrestle from its start: exact when small, else Monte Carlo
-    (docs/rules.md#arm-wrestling)."""
+    """Exact odds of an arm wrestle from its start (docs/rules.md#arm-wrestling)."""
     config, state = ARM_WRESTLES.start(body, Dice())
-    return await arm_wrestle_odds(config, state, body.seed or 0)
+    return await arm_wrestle_odds(config, state)
 
 
 async def chase(
@@ -230,12 +229,14 @@ async def chase(
         state = chase_rules.start(config, Dice(supplied=die))
     terrain = body.terrain.to_terrain()
     check_terrain(config, terrain)
-    return await chases.chase_odds_from(config, state, terrain, body.tactic_policy, body.seed or 0)
+    return await chases.chase_odds_from(
+        config, state, terrain, body.tactic_policy, body.seed or 0, body.trials
+    )
 
 
 async def race(
     body: Annotated[
-        RaceCreate,
+        OddsRaceRequest,
         Body(
             openapi_examples=examples(
                 {
@@ -252,10 +253,10 @@ async def race(
         ),
     ],
 ) -> OddsRaceAnswer:
-    """A seeded Monte Carlo estimate of who wins a race and who forfeits
-    (docs/rules.md#races)."""
+    """A seeded Monte Carlo estimate of who wins a race and who forfeits, of `trials` trials
+    when asked (docs/rules.md#races)."""
     config, state = RACES.start(body, Dice())
-    return await races.race_odds_from(config, state, body.seed or 0)
+    return await races.race_odds_from(config, state, body.seed or 0, body.trials)
 
 
 # --- skill-game tokens --------------------------------------------------------------------
@@ -326,7 +327,7 @@ def _encoded_tokens_answer(raw: bytes, form: str) -> bytes:
     same 400s and 422s), answered, and written in `form` (`_answer_form`)."""
     question = parse_json(raw, OddsSkillGameTokensRequest)
     _checked_tokens_request(question)
-    answer = skill_games.tokens_answer(question)
+    answer = skill_games.tokens_answer(question.game.to_rules(), question.skills)
     if form in (charts.SVG, charts.PNG):
         series, title, xlabel, legend = _token_chart(answer)
         return charts.grouped_bar_chart_bytes(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from app.api.odds.figures import distribution, exact, percent, probability
@@ -10,6 +12,8 @@ from app.api.schemas.odds import (
     OddsSkillGameTokensAnswer,
     OddsSkillGameTokensRequest,
 )
+from app.rules import serial
+from app.rules import skill_games as rules
 from app.rules.odds import skill_games as skill_odds
 
 #: Up to this many (member, skill) checks the token odds are computed inline (well under a
@@ -24,15 +28,26 @@ INLINE_TOKEN_BODY_BYTES: Final = 2048
 def skill_game_tokens_answer(body_json: str) -> OddsSkillGameTokensAnswer:
     """The token odds of a request already checked (`_check_tokens_request`), from its JSON
     (hashable, for the cache, and cheap to send to the worker process)."""
-    return tokens_answer(OddsSkillGameTokensRequest.model_validate_json(body_json))
+    body = OddsSkillGameTokensRequest.model_validate_json(body_json)
+    return tokens_answer(body.game.to_rules(), body.skills)
 
 
-def tokens_answer(body: OddsSkillGameTokensRequest) -> OddsSkillGameTokensAnswer:
-    """The token odds of a request already checked (`_check_tokens_request`)."""
-    config = body.game.to_rules()
+def tokens_from_json(
+    config_json: str, party: str, skills: tuple[str, ...]
+) -> OddsSkillGameTokensAnswer:
+    """`tokens_answer` for one party of a session's game (its config as the worker is sent
+    it), the choice already checked."""
+    config = serial.load(rules.Config, json.loads(config_json))
+    return tokens_answer(config, {party: skills})
+
+
+def tokens_answer(
+    config: rules.Config, skills: Mapping[str, Sequence[str]]
+) -> OddsSkillGameTokensAnswer:
+    """The token odds of each named party choosing its skills (checked beforehand)."""
     parties: dict[str, OddsPartyTokens] = {}
     lines: list[str] = []
-    for odds in skill_odds.token_odds(config, body.skills):
+    for odds in skill_odds.token_odds(config, skills):
         tokens, tokens_exact = distribution(odds.tokens)
         parties[odds.party] = {
             "skills": list(odds.skills),

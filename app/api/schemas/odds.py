@@ -1,25 +1,44 @@
 """Answers of the odds endpoints (docs/api.md#odds, docs/rules.md#odds).
 
 Exact answers give each probability as a float and as an exact fraction string (`a_wins`,
-`a_wins_exact`); a distribution is `{value: p}` with its exact fractions beside it. An exact
-fraction too long to write (more than 4000 digits) is null, the float stands. Monte Carlo
-answers give `trials`, `seed` and a standard error per probability, and null fractions.
+`a_wins_exact`); a distribution is `{value: p}` with its exact fractions beside it. Under
+`method: "exact"` a fraction is never null: one whose numerator or denominator passes 4000
+digits (`MAX_EXACT_DIGITS`) is written as its decimal to a double's full precision, 17
+significant digits rounded from the exact fraction (`"0.49942821647633267"`, `"1.2E-5000"`).
+Monte Carlo answers give `trials`, `seed` and a standard error per probability, and null
+fractions.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.cairn import CairnPosition
-from app.api.schemas.chases import ChaseCreate, ChaseTerrain
+from app.api.schemas.chases import ChaseCreate, ChaseRound, ChaseTerrain
 from app.api.schemas.common import ANSWER, Name, Seed, Strict
-from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate
+from app.api.schemas.races import RaceCreate
+from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate, SkillGameSkills
+from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.skill_games import MAX_PARTIES
 
 Method = Literal["exact", "monte-carlo"]
+
+#: How many trials a Monte Carlo estimate plays, when the caller wants more precision than
+#: the default budget's (docs/api.md#odds).
+Trials = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=MAX_TRIALS,
+        description=f"trials of a Monte Carlo estimate, 1 to {MAX_TRIALS}: its standard "
+        "errors shrink as 1/sqrt(trials); without it, the service's default budget of work. "
+        "The request's work limit of dice may stop it sooner (`trials` in the answer says how "
+        "many were played); exact answers ignore it",
+    ),
+]
 
 
 @with_config(ANSWER)
@@ -83,13 +102,13 @@ class OddsRegularContestAnswer(TypedDict):
     method: Literal["exact"]
     effective_skills: dict[str, int]
     a_wins: float
-    a_wins_exact: str | None
+    a_wins_exact: str
     b_wins: float
-    b_wins_exact: str | None
+    b_wins_exact: str
     undecided: float
-    undecided_exact: str | None
+    undecided_exact: str
     expected_rounds: float
-    expected_rounds_exact: str | None
+    expected_rounds_exact: str
     rounds_played: int
     summary: str
 
@@ -118,27 +137,29 @@ class OddsCairnAnswer(TypedDict):
 
 @with_config(ANSWER)
 class OddsArmWrestleAnswer(TypedDict):
-    """The answer of `POST /v1/odds/arm-wrestles` (docs/rules.md#arm-wrestling).
+    """The answer of `POST /v1/odds/arm-wrestles` and of a match's `GET …/odds`
+    (docs/rules.md#arm-wrestling).
 
-    Exact (dynamic programming over the DS pairs) when the walk fits the service's budget,
-    else Monte Carlo: then the `*_exact` fields are null and `standard_error`, `trials` and
-    `seed` are given. `expected_rounds` counts the whole match (a stopped match as
-    `max_rounds`).
+    Always exact, from the start or from where the match stands (a walk over the difference
+    of the DS, docs/rules.md#odds): every `*_exact` is a fraction (or, past 4000 digits, its
+    17-digit decimal). `standard_error`, `trials` and `seed` are always null (no estimate is
+    made; a request's `seed` changes nothing). `expected_rounds` counts the whole match (a
+    stopped match as `max_rounds`).
     """
 
-    method: Method
+    method: Literal["exact"]
     a: str
     b: str
     a_wins: float
-    a_wins_exact: str | None
+    a_wins_exact: str
     b_wins: float
-    b_wins_exact: str | None
+    b_wins_exact: str
     draw: float
-    draw_exact: str | None
+    draw_exact: str
     undecided: float
-    undecided_exact: str | None
+    undecided_exact: str
     expected_rounds: float
-    expected_rounds_exact: str | None
+    expected_rounds_exact: str
     standard_error: dict[str, float] | None
     trials: int | None
     seed: int | None
@@ -201,21 +222,32 @@ class OddsChaseRequest(ChaseCreate):
     validation), plus the terrain of every increment and the escapee's tactic policy, as
     `resolve` takes them. `rolls` fixes the starting initiative die; without it an
     initiative start is weighed over every roll that starts the chase. `seed` seeds a Monte
-    Carlo estimate."""
+    Carlo estimate and `trials` sets its trials (each starting roll of an initiative mixture
+    gets as many)."""
 
     terrain: ChaseTerrain
     tactic_policy: Literal["none", "hide-when-possible"] = "none"
+    trials: Trials | None = None
 
 
 class OddsChaseFromHereRequest(Strict):
     """The body of `POST /v1/chases/{id}/odds`: the chase's odds from its current state, for
     the terrain of every increment to come (a round body's `terrain`, the same validation),
-    the escapee's tactic policy, and the seed of a Monte Carlo estimate. The same question as
-    `GET /v1/chases/{id}/odds?terrain=<JSON>&tactic_policy=…&seed=…`, and the same answer."""
+    the escapee's tactic policy, and the seed and trials of a Monte Carlo estimate. The same
+    question as `GET /v1/chases/{id}/odds?terrain=<JSON>&tactic_policy=…&seed=…&trials=…`,
+    and the same answer."""
 
     terrain: ChaseTerrain
     tactic_policy: Literal["none", "hide-when-possible"] = "none"
     seed: Seed | None = None
+    trials: Trials | None = None
+
+
+class OddsRaceRequest(RaceCreate):
+    """The body of `POST /v1/odds/races`: a race as created (`POST /v1/races`, the same
+    validation), `seed` seeding the estimate, and `trials` its number of trials."""
+
+    trials: Trials | None = None
 
 
 @with_config(ANSWER)
@@ -226,8 +258,9 @@ class OddsChaseAnswer(TypedDict):
     `escaped` counts escapes by the lead and by hiding (`hid`, its part won by hiding);
     `gave_up` is the chase still on after `max_rounds` (the chaser gives up). Exact over the
     lead when the walk fits the service's budget, else Monte Carlo (then `*_exact` are null
-    and `standard_error`, `trials`, `seed` are given). `expected_increments` counts the whole
-    chase, the `increments_played` included.
+    and `standard_error`, `trials`, `seed` are given; the errors by the Agresti-Coull rule,
+    so an outcome never seen is 0 with an error of about 1.4 / trials, never 0 +- 0).
+    `expected_increments` counts the whole chase, the `increments_played` included.
     """
 
     method: Method
@@ -258,8 +291,9 @@ class OddsRaceAnswer(TypedDict):
 
     `wins` is each racer's chance of winning outright, `forfeits` of forfeiting; `tie` a
     shared first place, `nobody` every racer forfeited; `standard_error` gives each one's
-    (`wins.<name>`, `forfeits.<name>`, `tie`, `nobody`). A finished race answers its result
-    with `method` "exact", one trial and no error.
+    (`wins.<name>`, `forfeits.<name>`, `tie`, `nobody`), by the Agresti-Coull rule: an
+    outcome never seen in the trials is 0 with an error of about 1.4 / trials, never
+    0 +- 0. A finished race answers its result with `method` "exact", one trial and no error.
     """
 
     method: Method
@@ -271,4 +305,92 @@ class OddsRaceAnswer(TypedDict):
     trials: int
     seed: int
     increments_played: int
+    summary: str
+
+
+# --- the odds at a choice (`POST …/odds/choices`) -------------------------------------------
+
+#: Most options one `POST …/odds/choices` may list.
+MAX_OPTIONS: Final = 16
+#: An option's label: the caller's name for it, echoed in the answer and its summary.
+Label = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class OddsChaseOption(Strict):
+    """One option for a chase's next increment: `move` is the round body it would post
+    (`POST /v1/chases/{id}/rounds`, the same validation: its terrain and tactic), without
+    `rolls` (the dice are what is unknown); `label` names it in the answer (by default, its
+    tactic)."""
+
+    label: Label | None = None
+    move: ChaseRound
+
+
+class OddsChaseChoicesRequest(Strict):
+    """The body of `POST /v1/chases/{id}/odds/choices`: the options for the next increment
+    (1 to 16), and the odds question of the increments after it, as `POST …/odds` asks it:
+    their `terrain` (by default each option's own), the escapee's `tactic_policy`, the seed
+    of a Monte Carlo estimate."""
+
+    options: Annotated[list[OddsChaseOption], Field(min_length=1, max_length=MAX_OPTIONS)]
+    terrain: ChaseTerrain | None = None
+    tactic_policy: Literal["none", "hide-when-possible"] = "none"
+    seed: Seed | None = None
+
+
+@with_config(ANSWER)
+class OddsChaseChoice(TypedDict):
+    """One option: its label, its `move` as sent, and the chase's odds once that increment
+    is the next one played (its dice unknown): `…/odds`'s answer for that session."""
+
+    label: str
+    move: dict[str, Any]
+    odds: OddsChaseAnswer
+
+
+@with_config(ANSWER)
+class OddsChaseChoicesAnswer(TypedDict):
+    """The answer of `POST /v1/chases/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option the escapee gets away with most often (the first of
+    equals); `summary` one line for a chat."""
+
+    options: list[OddsChaseChoice]
+    best: str
+    summary: str
+
+
+class OddsSkillGameOption(Strict):
+    """One option for a party's next step: `move` is the skills body it would post
+    (`POST /v1/skill-games/{id}/skills`, the same validation, checked against the game as it
+    stands), without `rolls`; `label` names it in the answer (by default, its skills)."""
+
+    label: Label | None = None
+    move: SkillGameSkills
+
+
+class OddsSkillGameChoicesRequest(Strict):
+    """The body of `POST /v1/skill-games/{id}/odds/choices`: the options (1 to 16), each a
+    party's choice of skills for this round."""
+
+    options: Annotated[list[OddsSkillGameOption], Field(min_length=1, max_length=MAX_OPTIONS)]
+
+
+@with_config(ANSWER)
+class OddsSkillGameChoice(TypedDict):
+    """One option: its label, its `move` as sent, and the exact token odds of that party
+    choosing those skills (`POST /v1/odds/skill-games/tokens`'s answer for this game)."""
+
+    label: str
+    move: dict[str, Any]
+    odds: OddsSkillGameTokensAnswer
+
+
+@with_config(ANSWER)
+class OddsSkillGameChoicesAnswer(TypedDict):
+    """The answer of `POST /v1/skill-games/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option with the most tokens expected (the first of equals);
+    `summary` one line for a chat."""
+
+    options: list[OddsSkillGameChoice]
+    best: str
     summary: str

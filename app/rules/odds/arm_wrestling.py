@@ -1,22 +1,35 @@
-"""Odds of an arm wrestle (docs/rules.md#arm-wrestling, docs/rules.md#odds): exact dynamic
-programming, else Monte Carlo.
+"""Exact odds of an arm wrestle (docs/rules.md#arm-wrestling, docs/rules.md#odds), from its start
+or from any state of a match.
 
-The exact method walks the match round by round over every reachable DS pair, with integer
-weights over one common denominator (each round multiplies it by 400 for the two Strength
-checks and by 20 per fatigue check due: the number of checks made is fixed by the round, so
-every pair of a round shares it). It uses the rules' own formulas: `check_modifier`,
-`free_rounds`, `fatigue_modifier`, `fatigue_dc`, `push` and `leader_index`.
+The walk rests on three facts of the rules (`rules.push`, `rules.leader_index`):
 
-The DS pairs are not bounded (a leader's DS may fall below 0, and the lead change hands again
-and again), so the walk counts its work (pairs x outcomes of the Strength checks); past
-`EXACT_BUDGET` it stops and the odds are estimated by conditional Monte Carlo
-(`simulated_odds`: seeded Strength checks, fatigue by its exact chances), within
-`SIMULATION_BUDGET` rounds.
+- **The difference is a free walk.** Whoever leads, `push` moves the difference
+  `delta = DS(a) - DS(b)` by exactly the round's `a - b` total, so `delta` adds one draw of the
+  same kernel (the 400 pairs of Strength checks) every round: the leader is `a` while
+  `delta > 0`, `b` while `delta < 0`, nobody at 0.
+- **Only a crossing lowers the trailing DS.** The trailing DS never moves; when the difference
+  changes sign (not through 0), the old leader becomes the trailer at `leader - d`, below the
+  old trailing DS by the new `|delta|`. So the lowest DS falls by the sum `C` of those
+  overshoots, and the leader's DS is `lowest at the start + |delta| - C`: the leader reaches
+  the target when `|delta| >= K + C`, `K` being the target minus the lowest DS at the start.
+- **Fatigue depends on the round alone.** A round's fatigue checks are due by its number, and
+  their chances are the same for every state still alive, so the fatigue checks are weighed
+  in per round from how much of the match is alive and who leads; they never enter the walk.
+
+So the walk's state is `(delta, C)`. For each `delta` the weights of every `C` are one big
+integer, `C` its slot (`slot` bits each, wide enough for every count of the walk's 400**n
+paths): one round is the kernel's convolution along `delta` (two running sums of 20, as
+`400 = 20 x 20` pairs), a shift by the overshoot of the slots that crossed, and the target
+taking the slots `C <= |delta| - K`. A state that cannot reach the target in the rounds left
+(its leader's DS more than `rounds x (19 + |modifier difference|)` short) only matters for who
+leads, which the free walk of `delta` alone answers: its slots leave the big integers.
+Lydia against the Ogre from creation takes about 30 ms of CPU, a match that can last 52
+rounds about 0.9 s (docs/performance.md#odds); tests compare the walk with every die of small
+matches played through `rules.play_round`, and with a plain walk over the DS pairs.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,19 +37,20 @@ from functools import lru_cache
 from typing import Final
 
 from app.rules import arm_wrestling as rules
-from app.rules.dice import SeededRng
-from app.rules.odds.simulation import Estimate, Moments
+from app.rules.dice import WorkLimitExceeded
+from app.rules.errors import Loc
 
-#: Most pair x outcome steps an exact walk may take (about 0.2 ms of work on one core): a
-#: match near its end, or a short one, fits; a fresh full-length match does not (its DS pairs
-#: number in the thousands within a few rounds, and the exact weights grow by 400 a round).
-EXACT_BUDGET: Final = 1_000
-#: Rounds a Monte Carlo estimate plays (about half a millisecond on one core), so the odds of
-#: an arm wrestle cost no more than three round trips of a resolution: a fresh match between
-#: Lydia and an ogre gets about 150 trials (standard error about 1.4%), an even match with
-#: long free rounds about 90 (about 4%).
-SIMULATION_BUDGET: Final = 1_000
 D20: Final = 20
+#: The 400 pairs of Strength checks: their difference is the modifier difference plus
+#: `roll_a - roll_b`, which gives `k` (|k| <= 19) in `20 - |k|` pairs.
+SPREAD: Final = D20 - 1
+#: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about 1 s
+#: of CPU on one core, so that no question holds the odds worker longer. Matches that can
+#: last up to about 55 rounds fit (Lydia against the Ogre, 25 rounds, takes 3% of it; an even
+#: match of 52 rounds to target 100, 68%); longer ones are refused within that second (the
+#: longest the creation limits allow, about 316 rounds, would take many minutes and
+#: gigabytes).
+EXACT_BUDGET: Final = 2_500_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,203 +70,6 @@ def _passes(modifier: int, dc: int) -> int:
     return sum(1 for roll in range(1, D20 + 1) if roll + modifier >= dc)
 
 
-def _differences(config: rules.Config) -> dict[int, int]:
-    """Of the 400 pairs of Strength checks, how many give each `a - b` total."""
-    mod_a = rules.check_modifier(config, config.a)
-    mod_b = rules.check_modifier(config, config.b)
-    counts: Counter[int] = Counter()
-    for roll_a in range(1, D20 + 1):
-        for roll_b in range(1, D20 + 1):
-            counts[(roll_a + mod_a) - (roll_b + mod_b)] += 1
-    return dict(counts)
-
-
-class TooLarge(Exception):
-    """The exact walk would pass its budget."""
-
-
-def exact_odds(
-    config: rules.Config, state: rules.State, budget: int = EXACT_BUDGET
-) -> ArmWrestleOdds:
-    """The exact odds from `state` on; raises `TooLarge` past `budget` steps."""
-    if state.finished:
-        return _finished(state)
-    differences = sorted(_differences(config).items())
-    layer: dict[tuple[int, int], int] = {state.ds: 1}
-    denominator = 1
-    a_wins = b_wins = draw = Fraction(0)
-    expected = Fraction(state.rounds_played)
-    steps = 0
-    target = config.target
-    for due in _fatigue_passes(config, state):
-        alive = sum(layer.values())
-        if not alive:
-            break
-        expected += Fraction(alive, denominator)
-        # 1. Fatigue: each check due passes on so many faces of 20.
-        passing = [D20 if faces is None else faces for faces in due]
-        scale = D20 ** sum(faces is not None for faces in due)
-        pass_both = passing[0] * passing[1] * scale // (D20 * D20)
-        # Weights over `scale`: only a fails, only b fails, both fail, both pass.
-        only_a = (D20 - passing[0]) * passing[1] * scale // (D20 * D20)
-        only_b = passing[0] * (D20 - passing[1]) * scale // (D20 * D20)
-        both = (D20 - passing[0]) * (D20 - passing[1]) * scale // (D20 * D20)
-        round_denominator = denominator * scale * D20 * D20
-        won_a = won_b = drawn = 0
-        if only_a or only_b or both:
-            for ds, weight in layer.items():
-                won_b += weight * only_a * D20 * D20
-                won_a += weight * only_b * D20 * D20
-                leader = rules.leader_index(ds)
-                if leader is None:
-                    drawn += weight * both * D20 * D20
-                elif leader == 0:
-                    won_a += weight * both * D20 * D20
-                else:
-                    won_b += weight * both * D20 * D20
-        following: defaultdict[tuple[int, int], int] = defaultdict(int)
-        if pass_both:
-            steps += len(layer) * len(differences)
-            if steps > budget:
-                raise TooLarge
-            for ds, weight in layer.items():
-                carried = weight * pass_both
-                for difference, count in differences:
-                    moved = carried * count
-                    if difference == 0:
-                        following[ds] += moved
-                        continue
-                    winner = 0 if difference > 0 else 1
-                    pushed = rules.push(ds, winner, abs(difference))
-                    if pushed[winner] >= target:
-                        if winner == 0:
-                            won_a += moved
-                        else:
-                            won_b += moved
-                    else:
-                        following[pushed] += moved
-        a_wins += Fraction(won_a, round_denominator)
-        b_wins += Fraction(won_b, round_denominator)
-        draw += Fraction(drawn, round_denominator)
-        layer = dict(following)
-        denominator = round_denominator
-    undecided = Fraction(sum(layer.values()), denominator)
-    return ArmWrestleOdds(a_wins, b_wins, draw, undecided, expected)
-
-
-def _finished(state: rules.State) -> ArmWrestleOdds:
-    """A finished match: its result, with probability 1."""
-    one, zero = Fraction(1), Fraction(0)
-    return ArmWrestleOdds(
-        a_wins=one if state.winner == state.names[0] else zero,
-        b_wins=one if state.winner is not None and state.winner == state.names[1] else zero,
-        draw=one if state.reason == "draw" else zero,
-        undecided=one if state.reason == "max_rounds" else zero,
-        expected_rounds=Fraction(state.rounds_played),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class ArmWrestleEstimate:
-    """A Monte Carlo estimate: each probability with its standard error, and the trials."""
-
-    a_wins: Estimate
-    b_wins: Estimate
-    draw: Estimate
-    undecided: Estimate
-    expected_rounds: float
-    trials: int
-    seed: int
-
-
-def simulated_odds(
-    config: rules.Config, state: rules.State, seed: int, budget: int = SIMULATION_BUDGET
-) -> ArmWrestleEstimate:
-    """Conditional Monte Carlo from `state`: seeded Strength checks, exact fatigue.
-
-    Each trial rolls the opposed Strength checks round after round (seeded dice, `push`,
-    the target), and takes the fatigue checks by their exact chances rather than rolling
-    them: a round's fatigue checks depend on its number alone, never on the DS. So a trial
-    adds to each outcome its exact probability given the Strength rolls it made (one
-    failing: the other wins; both: the leader, or a draw), and goes on with the chance that
-    both passed, until someone reaches the target, nobody can pass any more, or `max_rounds`
-    stop it. The average of these is unbiased and varies less than counting played-out
-    matches; the standard errors are the trials' own. Trials are played until `budget`
-    rounds are spent.
-    """
-    if state.finished:
-        exact = _finished(state)
-        return ArmWrestleEstimate(
-            a_wins=Estimate(float(exact.a_wins), 0.0),
-            b_wins=Estimate(float(exact.b_wins), 0.0),
-            draw=Estimate(float(exact.draw), 0.0),
-            undecided=Estimate(float(exact.undecided), 0.0),
-            expected_rounds=float(exact.expected_rounds),
-            trials=1,
-            seed=seed,
-        )
-    mod_a = rules.check_modifier(config, config.a)
-    mod_b = rules.check_modifier(config, config.b)
-    rolls = SeededRng(seed, "odds:arm-wrestle").rolls(D20)
-    target = config.target
-    push, leader_index = rules.push, rules.leader_index
-    # Per round: the chances that it ends for a, for b, for the leader (both fail), and
-    # that both pass; a round within both free rounds is (0, 0, 0, 1).
-    steps = [
-        (fail_b * (1 - fail_a), fail_a * (1 - fail_b), fail_a * fail_b, (1 - fail_a) * (1 - fail_b))
-        for fail_a, fail_b in _fatigue_failures(config, state)
-    ]
-    totals = [Moments(), Moments(), Moments(), Moments()]  # a, b, draw, undecided
-    rounds = trials = 0
-    total_rounds = 0.0
-    while rounds < budget or trials == 0:
-        ds = state.ds
-        alive = 1.0
-        won = [0.0, 0.0, 0.0, 0.0]
-        played = float(state.rounds_played)
-        for for_a, for_b, for_leader, survive in steps:
-            rounds += 1
-            played += alive
-            if survive != 1.0:
-                # Fatigue: exactly one failing ends it for the other; both, for the leader.
-                won[0] += alive * for_a
-                won[1] += alive * for_b
-                if for_leader:
-                    leader = leader_index(ds)
-                    won[2 if leader is None else leader] += alive * for_leader
-                alive *= survive
-                if alive == 0.0:
-                    break
-            difference = (next(rolls) + mod_a) - (next(rolls) + mod_b)
-            if difference:
-                winner = 0 if difference > 0 else 1
-                ds = push(ds, winner, abs(difference))
-                if ds[winner] >= target:
-                    won[winner] += alive
-                    alive = 0.0
-                    break
-        won[3] += alive  # stopped by max_rounds
-        trials += 1
-        total_rounds += played
-        for moments, value in zip(totals, won, strict=True):
-            moments.add(value)
-    return ArmWrestleEstimate(
-        a_wins=totals[0].estimate(),
-        b_wins=totals[1].estimate(),
-        draw=totals[2].estimate(),
-        undecided=totals[3].estimate(),
-        expected_rounds=total_rounds / trials,
-        trials=trials,
-        seed=seed,
-    )
-
-
-def longest_trial(config: rules.Config, state: rules.State) -> int:
-    """The most rounds one trial of `simulated_odds` may play from `state`: until nobody can
-    pass a fatigue check any more, or `max_rounds`."""
-    return len(_fatigue_failures(config, state))
-
-
 def _fatigue_passes(config: rules.Config, state: rules.State) -> Iterator[tuple[int | None, ...]]:
     """For each round left before `max_rounds`: on how many faces of 20 a's and b's fatigue
     checks pass, given that both passed every earlier one (`fatigue_dc` grows with each
@@ -269,25 +86,313 @@ def _fatigue_passes(config: rules.Config, state: rules.State) -> Iterator[tuple[
         yield tuple(due)
 
 
-def _fatigue_failures(config: rules.Config, state: rules.State) -> list[tuple[float, float]]:
-    """`_fatigue_passes` as the chances that the checks fail, up to the first round in which
-    nobody can pass (no round after it is reached)."""
-    chances: list[tuple[float, float]] = []
+def fatigue_rounds(config: rules.Config, state: rules.State) -> list[tuple[int | None, ...]]:
+    """`_fatigue_passes` up to the first round in which one of them cannot pass (no round
+    after it is reached): the match's horizon from `state`."""
+    rounds: list[tuple[int | None, ...]] = []
     for due in _fatigue_passes(config, state):
-        fail_a, fail_b = (0.0 if faces is None else (D20 - faces) / D20 for faces in due)
-        chances.append((fail_a, fail_b))
-        if fail_a == 1.0 and fail_b == 1.0:
+        rounds.append(due)
+        if 0 in due:
             break
-    return chances
+    return rounds
+
+
+def _spread(weights: list[int]) -> list[int]:
+    """`weights` convolved with the difference of two d20s: entry `k` of the answer is
+    `sum(weights[s] * (20 - |k - 19 - s|))`, as two running sums of 20 faces each."""
+    return _window(_window(weights))
+
+
+def _window(weights: list[int]) -> list[int]:
+    """Entry `k`: the sum of `weights[k - 19 .. k]` (the list grows by 19), a running sum.
+
+    The weights are packed slots, but the sums are exact integers whatever the order: the
+    answer's slots are sums of slots, all below the slot width, so they read back exactly."""
+    count = len(weights)
+    window: list[int] = []
+    keep = window.append
+    running = 0
+    head = min(count, D20)
+    for index in range(head):
+        running += weights[index]
+        keep(running)
+    for _ in range(head, D20):  # a short list: the window covers all of it for a while
+        keep(running)
+    for index in range(D20, count):
+        running += weights[index] - weights[index - D20]
+        keep(running)
+    for index in range(max(count, D20), count + SPREAD):
+        running -= weights[index - D20]
+        keep(running)
+    return window
+
+
+class _Walk:
+    """The Strength checks' walk over `(delta, C)` (see the module's docstring), without
+    fatigue: every weight counts paths out of `400**rounds`."""
+
+    def __init__(
+        self,
+        config: rules.Config,
+        state: rules.State,
+        strength_rounds: int,
+        budget: int,
+    ) -> None:
+        self.shift = rules.check_modifier(config, config.a) - rules.check_modifier(config, config.b)
+        #: The most a leader's DS can rise in one round: either's, a's, b's.
+        self.rise = SPREAD + abs(self.shift)
+        self.rises = (max(SPREAD + self.shift, 0), max(SPREAD - self.shift, 0))
+        self.reach = config.target - min(state.ds)
+        self.rounds_left = strength_rounds
+        #: Slot width: every slot, and every sum of slots, is below 400**rounds.
+        self.slot: int = (400**strength_rounds).bit_length() + 2
+        self.ones: int = (1 << self.slot) - 1
+        delta = state.ds[0] - state.ds[1]
+        # positive[i]: delta == i; negative[i]: delta == -i; index 0 unused.
+        self.positive = [0] * (max(delta, 0) + 1)
+        self.negative = [0] * (max(-delta, 0) + 1)
+        self.zero = 0
+        if delta > 0:
+            self.positive[delta] = 1
+        elif delta < 0:
+            self.negative[-delta] = 1
+        else:
+            self.zero = 1
+        #: The states that can no longer reach the target, by delta (from `settled_low`).
+        self.settled: list[int] = []
+        self.settled_low = 0
+        self._masks: dict[int, int] = {}
+        #: Bits of the columns stepped so far, against `budget`.
+        self.work = 0
+        self.budget = budget
+
+    def _mask(self, slots: int) -> int:
+        mask = self._masks.get(slots)
+        if mask is None:
+            mask = self._masks[slots] = (1 << (slots * self.slot)) - 1
+        return mask
+
+    def leading(self) -> tuple[int, int, int]:
+        """The weights alive with a leading, b leading, and nobody leading."""
+        ones = self.ones
+        lead_a = sum(self.positive) % ones
+        lead_b = sum(self.negative) % ones
+        level = self.zero % ones
+        for offset, weight in enumerate(self.settled):
+            delta = self.settled_low + offset
+            if delta > 0:
+                lead_a += weight
+            elif delta < 0:
+                lead_b += weight
+            else:
+                level += weight
+        return lead_a, lead_b, level
+
+    def step(self) -> tuple[int, int]:
+        """One round of Strength checks: the weights (out of 400 times more) that reach the
+        target, for a and for b."""
+        slot, shift = self.slot, self.shift
+        grown = self.rise + 1
+        positive = [0] * (len(self.positive) + grown)
+        negative = [0] * (len(self.negative) + grown)
+        zero = 0
+        if len(self.positive) > 1:
+            offset = 1 - SPREAD + shift
+            for index, column in enumerate(_spread(self.positive[1:])):
+                if column:
+                    delta = index + offset
+                    if delta > 0:
+                        positive[delta] += column
+                    elif delta < 0:
+                        # A crossing: the lowest DS falls by the overshoot.
+                        negative[-delta] += column << (-delta * slot)
+                    else:
+                        zero += column
+        if len(self.negative) > 1:
+            offset = 1 - len(self.negative) - SPREAD + shift
+            for index, column in enumerate(_spread(self.negative[:0:-1])):
+                if column:
+                    delta = index + offset
+                    if delta < 0:
+                        negative[-delta] += column
+                    elif delta > 0:
+                        positive[delta] += column << (delta * slot)
+                    else:
+                        zero += column
+        if self.zero:
+            for pairs, delta in _pairs(shift):
+                moved = self.zero * pairs
+                if delta > 0:
+                    positive[delta] += moved
+                elif delta < 0:
+                    negative[-delta] += moved
+                else:
+                    zero += moved
+        self.rounds_left -= 1
+        self._settle_walk()
+        reached = (self._reach(positive), self._reach(negative))
+        self._settle(positive, 1)
+        self._settle(negative, -1)
+        cut = self.rounds_left * max(self.rises) - self.reach + 1
+        if cut < 0:
+            cut = 0
+        if zero.bit_length() > cut * slot:
+            self._add_settled(0, (zero >> (cut * slot)) % self.ones)
+            zero &= self._mask(cut)
+        while len(positive) > 1 and not positive[-1]:
+            positive.pop()
+        while len(negative) > 1 and not negative[-1]:
+            negative.pop()
+        self.positive, self.negative, self.zero = positive, negative, zero
+        # The next round's work: each column is read a few times, at a cost by its length.
+        self.work += sum(column.bit_length() for column in positive) + sum(
+            column.bit_length() for column in negative
+        )
+        if self.work > self.budget:
+            raise TooLarge
+        return reached
+
+    def _reach(self, side: list[int]) -> int:
+        """Take out the slots of `side` at or past the target (`C <= |delta| - K`)."""
+        reached = 0
+        for delta in range(max(self.reach, 1), len(side)):
+            column = side[delta]
+            if column:
+                low = column & self._mask(delta - self.reach + 1)
+                if low:
+                    reached += low
+                    side[delta] = column ^ low
+        return reached % self.ones
+
+    def _settle(self, side: list[int], sign: int) -> None:
+        """Move to `settled` the slots from which neither can reach the target in the rounds
+        left: the leader's DS is `K + C - |delta|` short of it and rises at most her `rises`
+        a round; the trailer's, `K + C` short, stays until she leads, then rises at most hers."""
+        slot = self.slot
+        leads, trails = self.rises if sign > 0 else self.rises[::-1]
+        base = self.rounds_left * leads - self.reach + 1
+        floor = self.rounds_left * trails - self.reach + 1
+        for delta in range(1, len(side)):
+            column = side[delta]
+            cut = delta + base
+            if cut < floor:
+                cut = floor
+            if cut < 0:
+                cut = 0
+            if column.bit_length() > cut * slot:
+                self._add_settled(sign * delta, (column >> (cut * slot)) % self.ones)
+                side[delta] = column & self._mask(cut)
+
+    def _add_settled(self, delta: int, weight: int) -> None:
+        if not self.settled:
+            self.settled, self.settled_low = [weight], delta
+            return
+        if delta < self.settled_low:
+            self.settled[:0] = [0] * (self.settled_low - delta)
+            self.settled_low = delta
+        index = delta - self.settled_low
+        if index >= len(self.settled):
+            self.settled.extend([0] * (index + 1 - len(self.settled)))
+        self.settled[index] += weight
+
+    def _settle_walk(self) -> None:
+        """The settled states' round: the free walk of `delta`."""
+        if self.settled:
+            self.settled = _spread(self.settled)
+            self.settled_low += self.shift - SPREAD
+
+
+@lru_cache(maxsize=64)
+def _pairs(shift: int) -> tuple[tuple[int, int], ...]:
+    """(pairs of Strength checks out of 400, the `a - b` difference they give)."""
+    return tuple((D20 - abs(k), k + shift) for k in range(-SPREAD, SPREAD + 1))
+
+
+class TooLarge(WorkLimitExceeded):
+    """The walk would pass its budget of work (`EXACT_BUDGET`): the question is refused, as
+    a request past the work limit of dice is (docs/rules.md#work-limit)."""
+
+    def __init__(self, msg: str = "", loc: Loc = ()) -> None:
+        super().__init__(
+            msg
+            or "the exact odds of this match need more work than the service does for one "
+            "question (a fresh match that can last a few hundred rounds); ask again once "
+            "fewer rounds are left",
+            loc,
+        )
+
+
+def exact_odds(
+    config: rules.Config, state: rules.State, budget: int = EXACT_BUDGET
+) -> ArmWrestleOdds:
+    """The exact odds from `state` on (docs/rules.md#odds); raises `TooLarge` past `budget`
+    bits of columns stepped."""
+    if state.finished:
+        return _finished(state)
+    rounds = fatigue_rounds(config, state)
+    strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
+    walk = _Walk(config, state, strength_rounds, budget)
+    # Numerators over one common `denominator` (the walk's 400 per round times 20 per fatigue
+    # check): both passed every fatigue check so far in `passed` of its share of it.
+    passed = denominator = 1
+    a_wins = b_wins = draw = expected = 0
+    alive = 0
+    for due in rounds:
+        lead_a, lead_b, level = walk.leading()
+        alive = lead_a + lead_b + level
+        if not alive:
+            break
+        # (faces passing, faces) of each check; a check not due passes on 1 of 1.
+        (faces_a, of_a), (faces_b, of_b) = ((1, 1) if f is None else (f, D20) for f in due)
+        fails_a, fails_b = of_a - faces_a, of_b - faces_b
+        # Exactly one failing: the other wins; both: the leader, or a draw at equal DS.
+        scale = of_a * of_b * 400
+        a_wins = a_wins * scale + passed * 400 * (
+            alive * faces_a * fails_b + lead_a * fails_a * fails_b
+        )
+        b_wins = b_wins * scale + passed * 400 * (
+            alive * faces_b * fails_a + lead_b * fails_a * fails_b
+        )
+        draw = draw * scale + passed * 400 * level * fails_a * fails_b
+        expected = expected * scale + passed * alive * scale
+        denominator *= scale
+        passed *= faces_a * faces_b
+        if not passed:
+            break
+        reached_a, reached_b = walk.step()
+        a_wins += passed * reached_a
+        b_wins += passed * reached_b
+    else:
+        lead_a, lead_b, level = walk.leading()
+        alive = lead_a + lead_b + level
+    return ArmWrestleOdds(
+        a_wins=Fraction(a_wins, denominator),
+        b_wins=Fraction(b_wins, denominator),
+        draw=Fraction(draw, denominator),
+        undecided=Fraction(passed * alive, denominator),
+        expected_rounds=state.rounds_played + Fraction(expected, denominator),
+    )
+
+
+def _finished(state: rules.State) -> ArmWrestleOdds:
+    """A finished match: its result, with probability 1."""
+    one, zero = Fraction(1), Fraction(0)
+    return ArmWrestleOdds(
+        a_wins=one if state.winner == state.names[0] else zero,
+        b_wins=one if state.winner is not None and state.winner == state.names[1] else zero,
+        draw=one if state.reason == "draw" else zero,
+        undecided=one if state.reason == "max_rounds" else zero,
+        expected_rounds=Fraction(state.rounds_played),
+    )
+
+
+def horizon(config: rules.Config, state: rules.State) -> int:
+    """The most rounds the match can still last: the walk's length, the measure of its work."""
+    return 0 if state.finished else len(fatigue_rounds(config, state))
 
 
 @lru_cache(maxsize=256)
-def arm_wrestle_odds(
-    config: rules.Config, state: rules.State, seed: int = 0
-) -> ArmWrestleOdds | ArmWrestleEstimate:
-    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds)."""
+def arm_wrestle_odds(config: rules.Config, state: rules.State) -> ArmWrestleOdds:
+    """The exact odds of the match from `state` (docs/rules.md#odds)."""
     rules.check_config(config)
-    try:
-        return exact_odds(config, state)
-    except TooLarge:
-        return simulated_odds(config, state, seed)
+    return exact_odds(config, state)

@@ -31,7 +31,7 @@ from app.rules import chases as rules
 from app.rules import races
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, SeededRng, WorkLimitExceeded
-from app.rules.errors import RulesError
+from app.rules.errors import PhaseError, RulesError
 from app.rules.odds.enumeration import TooLarge, no_damage, outcomes
 from app.rules.odds.simulation import Estimate, estimate
 
@@ -148,11 +148,13 @@ def _hide_wins(config: rules.Config) -> Fraction:
 Step = tuple[int, str | None]
 
 
-def _combine(escapee: Gains, chaser: Gains, weight: Fraction, into: dict[Step, Fraction]) -> None:
+def _combine(
+    escapee: Gains, chaser: Gains, weight: Fraction, into: dict[Step, Fraction], cost: int = 0
+) -> None:
     for (gained_e, forfeit_e), p_e in escapee.items():
         for (gained_c, forfeit_c), p_c in chaser.items():
             tag = "forfeit-escapee" if forfeit_e else "forfeit-chaser" if forfeit_c else None
-            key = (gained_e - gained_c, tag)
+            key = (gained_e - gained_c - cost, tag)
             into[key] = into.get(key, Fraction(0)) + weight * p_e * p_c
 
 
@@ -184,6 +186,69 @@ def _transitions(
                 continue
             _combine(escapee, chaser, weight, into)
     return into
+
+
+def _hazard_holds(config: rules.Config, tactic: rules.CreateHazard, chaser_rests: bool) -> Fraction:
+    """The probability that a hazard is created and holds the chaser up (`chases._hazard`,
+    enumerated: a Dexterity d20, then the chaser's d20)."""
+    held = Fraction(0)
+    for record, probability in outcomes(
+        lambda dice: rules._hazard(
+            config, tactic, dice, escapee_rests=False, chaser_rests=chaser_rests
+        )
+    ):
+        if record.success and record.chaser_total is not None:
+            held += probability
+    return held
+
+
+def _hazard_transitions(
+    config: rules.Config,
+    tactic: rules.CreateHazard,
+    pass_e: Fraction,
+    pass_c: Fraction,
+    gains_e: Gains,
+    gains_c: Gains,
+) -> dict[Step, Fraction]:
+    """One increment's transitions with a hazard, composed as `play_round` composes them: a
+    resting escapee makes none (and pays nothing); else she pays `hazard_base_cost + p`, and a
+    chaser it holds up adds 0 and makes no other check."""
+    into: dict[Step, Fraction] = {}
+    cost = config.hazard_base_cost + tactic.penalty
+    for e_rests, p_e in ((False, pass_e), (True, 1 - pass_e)):
+        for c_rests, p_c in ((False, pass_c), (True, 1 - pass_c)):
+            weight = p_e * p_c
+            if not weight:
+                continue
+            chaser = _REST if c_rests else gains_c
+            if e_rests:
+                _combine(_REST, chaser, weight, into)
+                continue
+            held = _hazard_holds(config, tactic, c_rests)
+            if held:
+                _combine(gains_e, _REST, weight * held, into, cost)
+            if held != 1:
+                _combine(gains_e, chaser, weight * (1 - held), into, cost)
+    return into
+
+
+def next_increment(
+    config: rules.Config, state: rules.State, first: rules.RoundInput
+) -> dict[Step, Fraction]:
+    """The transitions of the next increment played with `first` (its terrain and tactic),
+    its dice unknown: (lead change, how it ends the chase or None) -> probability."""
+    terrain = first.terrain
+    escapee, chaser = config.escapee, config.chaser
+    gains_e, gains_c = _gains(config, escapee, terrain), _gains(config, chaser, terrain)
+    raced, mounted = state.increments, state.mounted_increments
+    pass_e = _passes_constitution(config, escapee, terrain, raced, mounted)
+    pass_c = _passes_constitution(config, chaser, terrain, raced, mounted)
+    tactic = first.tactic
+    if isinstance(tactic, rules.CreateHazard):
+        return _hazard_transitions(config, tactic, pass_e, pass_c, gains_e, gains_c)
+    hide = isinstance(tactic, rules.Hide)
+    hide_wins = _hide_wins(config) if hide else Fraction(0)
+    return _transitions(hide, pass_e, pass_c, gains_e, gains_c, hide_wins)
 
 
 def _status(config: rules.Config, lead: int, increments: int, tag: str | None) -> End | None:
@@ -298,21 +363,29 @@ def simulated_odds(
     policy: Policy,
     seed: int,
     budget: int = SIMULATION_BUDGET,
+    trials_asked: int | None = None,
+    first: rules.RoundInput | None = None,
 ) -> ChaseEstimate:
     """Play the chase from `state` with `play_round` and seeded dice until `budget`
-    increments are spent (at least one trial)."""
+    increments are spent (at least one trial), or `trials_asked` times; the request's work
+    limit of dice stops it sooner. With `first`, every trial's next increment is `first` (its
+    terrain and tactic), the ones after it `terrain` under `policy`."""
     rng = SeededRng(seed, "odds:chase")
     # The resolution's own work limit: a chase that cannot end within it is refused alike.
     work = DiceBudget(MAX_DICE_PER_REQUEST)
     results: Counter[str] = Counter()
     played = trials = total = 0
-    while played < budget or trials == 0:
-        here = state
+    while (played < budget if trials_asked is None else trials < trials_asked) or trials == 0:
+        here, opening = state, first
         try:
             while not rules.is_finished(here):
-                tactic = rules.choose_tactic(config, here, terrain, policy)
+                if opening is None:
+                    tactic = rules.choose_tactic(config, here, terrain, policy)
+                    round_input = rules.RoundInput(terrain, tactic)
+                else:
+                    round_input, opening = opening, None
                 dice = Dice(rng, notation=no_damage, budget=work)
-                here, _ = rules.play_round(config, here, rules.RoundInput(terrain, tactic), dice)
+                here, _ = rules.play_round(config, here, round_input, dice)
                 played += 1
         except WorkLimitExceeded:
             if trials == 0:
@@ -365,8 +438,10 @@ def chase_odds(
     terrain: rules.Terrain,
     policy: Policy,
     seed: int = 0,
+    trials: int | None = None,
 ) -> ChaseOdds | ChaseEstimate:
-    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds).
+    """Exact odds when the walk fits its budget, else a seeded estimate (docs/rules.md#odds)
+    of `trials` trials when asked (each start of an initiative mixture gets as many).
 
     `state` None: from the chase's start (an initiative start is a mixture over its rolls).
     """
@@ -374,7 +449,7 @@ def chase_odds(
         try:
             return exact_odds(config, state, terrain, policy)
         except TooLarge:
-            return simulated_odds(config, state, terrain, policy, seed)
+            return simulated_odds(config, state, terrain, policy, seed, trials_asked=trials)
     starts = starting_states(config)
     # A start of 30 or more has escaped already; the others are walked together.
     escaped = sum((p for begin, p in starts if rules.is_finished(begin)), Fraction(0))
@@ -387,7 +462,12 @@ def chase_odds(
         walked = exact_odds(config, live, terrain, policy, leads=leads)
     except TooLarge:
         estimates = [
-            (simulated_odds(config, begin, terrain, policy, seed, SIMULATION_BUDGET // 4), p)
+            (
+                simulated_odds(
+                    config, begin, terrain, policy, seed, SIMULATION_BUDGET // 4, trials
+                ),
+                p,
+            )
             for begin, p in starts
             if not rules.is_finished(begin)
         ]
@@ -417,4 +497,68 @@ def _mix_estimates(parts: list[tuple[ChaseEstimate, Fraction]], seed: int) -> Ch
         expected_increments=sum(float(p) * e.expected_increments for e, p in parts),
         trials=sum(e.trials for e, _ in parts),
         seed=seed,
+    )
+
+
+def choice_odds(
+    config: rules.Config,
+    state: rules.State,
+    first: rules.RoundInput,
+    terrain: rules.Terrain,
+    policy: Policy,
+    seed: int = 0,
+) -> ChaseOdds | ChaseEstimate:
+    """The odds of the chase whose next increment is `first` (docs/rules.md#odds): that
+    increment's terrain and tactic chosen, its dice unknown, and the increments after it on
+    `terrain` under `policy`, as `chase_odds` from the state each of its outcomes leaves.
+
+    Raises what `play_round` would for `first` (`validate_round`; a finished chase). Exact when
+    the walk fits its budget, else a seeded estimate playing `first`, then the policy.
+    """
+    if rules.is_finished(state):
+        raise PhaseError("the chase is over")
+    rules.validate_round(config, state, first)
+    try:
+        return _exact_choice_odds(config, state, first, terrain, policy)
+    except TooLarge:
+        return simulated_odds(config, state, terrain, policy, seed, first=first)
+
+
+def _exact_choice_odds(
+    config: rules.Config,
+    state: rules.State,
+    first: rules.RoundInput,
+    terrain: rules.Terrain,
+    policy: Policy,
+) -> ChaseOdds:
+    increments = state.increments + 1
+    after = replace(
+        state,
+        increments=increments,
+        mounted_increments=state.mounted_increments + (1 if first.terrain.increment.mounted else 0),
+    )
+    ended: dict[End, Fraction] = dict.fromkeys(("caught", "escaped", "hid", "gave-up"), Fraction(0))
+    leads: dict[int, Fraction] = {}
+    for (change, tag), probability in next_increment(config, state, first).items():
+        lead = state.lead + change
+        end = _status(config, lead, increments, tag)
+        if end is None:
+            leads[lead] = leads.get(lead, Fraction(0)) + probability
+        else:
+            ended[end] += probability
+    going_on = sum(leads.values(), Fraction(0))
+    if not going_on:  # the next increment ends the chase whatever its dice
+        zero = Fraction(0)
+        walked = ChaseOdds(zero, zero, zero, zero, zero)
+    else:
+        given = {lead: p / going_on for lead, p in leads.items()}
+        walked = exact_odds(
+            config, replace(after, lead=next(iter(given))), terrain, policy, leads=given
+        )
+    return ChaseOdds(
+        caught=ended["caught"] + going_on * walked.caught,
+        escaped=ended["escaped"] + ended["hid"] + going_on * walked.escaped,
+        hid=ended["hid"] + going_on * walked.hid,
+        gave_up=ended["gave-up"] + going_on * walked.gave_up,
+        expected_increments=(1 - going_on) * increments + going_on * walked.expected_increments,
     )

@@ -83,6 +83,24 @@ class QuickContestOdds:
     margin_of_victory: dict[int, Fraction]
 
 
+@dataclass(frozen=True, slots=True)
+class QuickContestCounts:
+    """docs/rules.md#quick-contest counted in whole pairs of rolls: of the `outcomes` (6**6)
+    pairs, how many `a` wins, `b` wins and tie; of the decided ones, how many win by each
+    margin (sorted by margin). `quick_contest_odds` is these counts as fractions."""
+
+    a_wins: int
+    b_wins: int
+    tie: int
+    margin_of_victory: dict[int, int]
+    outcomes: int = ROLLS_3D6 * ROLLS_3D6
+
+    @property
+    def decided(self) -> int:
+        """The pairs of rolls somebody wins: the denominator of `margin_of_victory`."""
+        return self.outcomes - self.tie
+
+
 #: The quick contest's judge's verdicts (winner, margin of victory), by what it reads of the
 #: two rolls: (success, margin) of each. Bounded: past `MAX_VERDICTS` they are not kept.
 _verdicts: dict[tuple[bool, int, bool, int], tuple[str | None, int | None]] = {}
@@ -90,6 +108,19 @@ MAX_VERDICTS: Final = 65_536
 #: The skills `warm_verdicts` judges ahead: 3d6 totals run 3-18, so these cover every margin
 #: from -15 to 15.
 WARM_SKILLS: Final = range(3, 19)
+
+
+@lru_cache(maxsize=1024)
+def _results(skill: int) -> tuple[tuple[gurps.SuccessRoll, tuple[bool, int], int], ...]:
+    """`judged_totals(skill)` grouped by what the quick contest's judge reads of a roll
+    (success, margin): a representative judged roll, that key, and how many of the 216 rolls
+    give it."""
+    grouped: dict[tuple[bool, int], tuple[gurps.SuccessRoll, int]] = {}
+    for judged, count in judged_totals(skill):
+        key = (judged.success, judged.margin)
+        seen = grouped.get(key)
+        grouped[key] = (judged, count if seen is None else seen[1] + count)
+    return tuple((judged, key, count) for key, (judged, count) in grouped.items())
 
 
 def _verdict(a: gurps.SuccessRoll, b: gurps.SuccessRoll) -> tuple[str | None, int | None]:
@@ -106,48 +137,54 @@ def _verdict(a: gurps.SuccessRoll, b: gurps.SuccessRoll) -> tuple[str | None, in
 
 def warm_verdicts(skills: range = WARM_SKILLS) -> None:
     """Judge every pair of distinct results of rolls against `skills` ahead (about 3 ms), so
-    a first quick-contest question in that range costs table lookups, not judgements."""
-    results = {
-        (judged.success, judged.margin): judged
-        for skill in skills
-        for judged, _count in judged_totals(skill)
-    }
+    a first quick-contest question in that range costs table lookups, not judgements (each
+    skill's results are grouped ahead too)."""
+    results = {key: judged for skill in skills for judged, key, _count in _results(skill)}
     for a in results.values():
         for b in results.values():
             _verdict(a, b)
 
 
 @lru_cache(maxsize=1024)
-def quick_contest_odds(skill_a: int, skill_b: int) -> QuickContestOdds:
-    """The exact odds of a quick contest (docs/rules.md#quick-contest), over all 6**6 rolls.
+def quick_contest_counts(skill_a: int, skill_b: int) -> QuickContestCounts:
+    """The quick contest (docs/rules.md#quick-contest) counted over all 6**6 pairs of rolls.
 
-    Each of the 16 x 16 pairs of 3d6 totals is judged by `judge_quick_contest`, whose verdicts
-    are remembered by what it reads (`_verdict`): the 256 judgements were most of a first
-    question's time.
+    Each pair of results (16 x 16 at most) is judged by `judge_quick_contest`, its verdicts
+    remembered by what it reads (`_verdict`), and weighted by how many pairs of rolls give it:
+    integers throughout (a Fraction per pair was most of a first question's time).
     """
     a_wins = b_wins = tie = 0
     margins: dict[int, int] = {}
-    totals_b = judged_totals(skill_b)
-    for a, count_a in judged_totals(skill_a):
-        for b, count_b in totals_b:
-            winner, margin = _verdict(a, b)
+    results_b = _results(skill_b)
+    verdicts = _verdicts
+    for a, (success_a, margin_a), count_a in _results(skill_a):
+        for b, (success_b, margin_b), count_b in results_b:
+            verdict = verdicts.get((success_a, margin_a, success_b, margin_b))
+            winner, margin = _verdict(a, b) if verdict is None else verdict
             weight = count_a * count_b
-            if winner is None or margin is None:
+            if margin is None:
                 tie += weight
-                continue
-            if winner == "a":
-                a_wins += weight
             else:
-                b_wins += weight
-            margins[margin] = margins.get(margin, 0) + weight
-    outcomes = ROLLS_3D6 * ROLLS_3D6
-    decided = outcomes - tie
+                if winner == "a":
+                    a_wins += weight
+                else:
+                    b_wins += weight
+                margins[margin] = margins.get(margin, 0) + weight
+    return QuickContestCounts(a_wins, b_wins, tie, dict(sorted(margins.items())))
+
+
+@lru_cache(maxsize=1024)
+def quick_contest_odds(skill_a: int, skill_b: int) -> QuickContestOdds:
+    """The exact odds of a quick contest (docs/rules.md#quick-contest), over all 6**6 rolls:
+    `quick_contest_counts` as fractions."""
+    counts = quick_contest_counts(skill_a, skill_b)
+    outcomes, decided = counts.outcomes, counts.decided
     return QuickContestOdds(
-        a_wins=Fraction(a_wins, outcomes),
-        b_wins=Fraction(b_wins, outcomes),
-        tie=Fraction(tie, outcomes),
+        a_wins=Fraction(counts.a_wins, outcomes),
+        b_wins=Fraction(counts.b_wins, outcomes),
+        tie=Fraction(counts.tie, outcomes),
         # Given that somebody wins: a distribution of its own, summing to 1.
-        margin_of_victory=normalised(margins, decided) if decided else {},
+        margin_of_victory=normalised(counts.margin_of_victory, decided) if decided else {},
     )
 
 

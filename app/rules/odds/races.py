@@ -3,8 +3,9 @@
 A race's state space (every racer's DS, standing and retries over every increment, obstacles,
 hazards and endurance included) is too large to walk exactly, so the race is played by its own
 rules (`races.play_round`) with seeded dice, trial after trial, until `SIMULATION_BUDGET`
-competitor-increments are spent (at least one trial). Damage is not rolled (`no_damage`): it is
-recorded by the rules but decides nothing.
+competitor-increments are spent (at least one trial), or as many trials as the caller asks.
+Each proportion's standard error follows the Agresti-Coull rule (`simulation.estimate`).
+Damage is not rolled (`no_damage`): it is recorded by the rules but decides nothing.
 """
 
 from __future__ import annotations
@@ -41,10 +42,16 @@ def _racing(state: rules.State) -> int:
 
 
 def race_odds(
-    config: rules.Config, state: rules.State, seed: int = 0, budget: int = SIMULATION_BUDGET
+    config: rules.Config,
+    state: rules.State,
+    seed: int = 0,
+    budget: int = SIMULATION_BUDGET,
+    trials: int | None = None,
 ) -> RaceEstimate:
     """Play the race from `state` to its end, again and again, with seeded dice (a finished
-    race: its result, certain, one trial)."""
+    race: its result, certain, one trial): `trials` times when asked (at most `MAX_TRIALS`),
+    else until `budget` competitor-increments are spent; the request's work limit of dice
+    stops it sooner."""
     names = [competitor.name for competitor in config.competitors]
     if rules.is_finished(state):
         return _tally(names, [state], seed, exact=True)
@@ -53,7 +60,7 @@ def race_odds(
     work = DiceBudget(MAX_DICE_PER_REQUEST)
     ends: list[rules.State] = []
     played = 0
-    while played < budget or not ends:
+    while (played < budget if trials is None else len(ends) < trials) or not ends:
         here = state
         try:
             while not rules.is_finished(here):
@@ -84,11 +91,15 @@ def _tally(names: list[str], ends: list[rules.State], seed: int, *, exact: bool)
             if standing == "forfeited":
                 forfeited[name] += 1
     trials = len(ends)
+
+    def judged(hits: int) -> Estimate:
+        return Estimate(float(hits), 0.0) if exact else estimate(hits, trials)
+
     return RaceEstimate(
-        wins={name: estimate(won[name], trials) for name in names},
-        forfeits={name: estimate(forfeited[name], trials) for name in names},
-        tie=estimate(tie, trials),
-        nobody=estimate(nobody, trials),
+        wins={name: judged(won[name]) for name in names},
+        forfeits={name: judged(forfeited[name]) for name in names},
+        tie=judged(tie),
+        nobody=judged(nobody),
         trials=trials,
         seed=seed,
         exact=exact,

@@ -73,6 +73,14 @@ def check_choices(config: rules.Config, skills: Mapping[str, Sequence[str]]) -> 
             ) from None
 
 
+def check_choice(
+    config: rules.Config, state: rules.State, party: str, skills: Sequence[str]
+) -> None:
+    """`party` choosing `skills` now, checked as `choose_skills` checks it against the game as
+    it stands (the phase, a party that has chosen already; errors located as its own)."""
+    rules.choose_skills(config, state, party, list(skills), Dice(_LowestFace()))
+
+
 def _missing_rolls(config: rules.Config, party: rules.Party, skill: str) -> int:
     """Of the party's 20**members rolls for `skill`, how many earn no token (every member
     misses)."""

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
@@ -988,30 +988,32 @@ class LongThrowSeries(BaseModel):
 
 class OddsArmWrestleAnswer(BaseModel):
     """
-    The answer of `POST /v1/odds/arm-wrestles` (docs/rules.md#arm-wrestling).
+    The answer of `POST /v1/odds/arm-wrestles` and of a match's `GET …/odds`
+    (docs/rules.md#arm-wrestling).
 
-    Exact (dynamic programming over the DS pairs) when the walk fits the service's budget,
-    else Monte Carlo: then the `*_exact` fields are null and `standard_error`, `trials` and
-    `seed` are given. `expected_rounds` counts the whole match (a stopped match as
-    `max_rounds`).
+    Always exact, from the start or from where the match stands (a walk over the difference
+    of the DS, docs/rules.md#odds): every `*_exact` is a fraction (or, past 4000 digits, its
+    17-digit decimal). `standard_error`, `trials` and `seed` are always null (no estimate is
+    made; a request's `seed` changes nothing). `expected_rounds` counts the whole match (a
+    stopped match as `max_rounds`).
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
-    method: Annotated[Literal["exact", "monte-carlo"], Field(title="Method")]
+    method: Annotated[Literal["exact"], Field(title="Method")]
     a: Annotated[str, Field(title="A")]
     b: Annotated[str, Field(title="B")]
     a_wins: Annotated[float, Field(title="A Wins")]
-    a_wins_exact: Annotated[str | None, Field(title="A Wins Exact")]
+    a_wins_exact: Annotated[str, Field(title="A Wins Exact")]
     b_wins: Annotated[float, Field(title="B Wins")]
-    b_wins_exact: Annotated[str | None, Field(title="B Wins Exact")]
+    b_wins_exact: Annotated[str, Field(title="B Wins Exact")]
     draw: Annotated[float, Field(title="Draw")]
-    draw_exact: Annotated[str | None, Field(title="Draw Exact")]
+    draw_exact: Annotated[str, Field(title="Draw Exact")]
     undecided: Annotated[float, Field(title="Undecided")]
-    undecided_exact: Annotated[str | None, Field(title="Undecided Exact")]
+    undecided_exact: Annotated[str, Field(title="Undecided Exact")]
     expected_rounds: Annotated[float, Field(title="Expected Rounds")]
-    expected_rounds_exact: Annotated[str | None, Field(title="Expected Rounds Exact")]
+    expected_rounds_exact: Annotated[str, Field(title="Expected Rounds Exact")]
     standard_error: Annotated[dict[str, float] | None, Field(title="Standard Error")]
     trials: Annotated[int | None, Field(title="Trials")]
     seed: Annotated[int | None, Field(title="Seed")]
@@ -1066,8 +1068,9 @@ class OddsChaseAnswer(BaseModel):
     `escaped` counts escapes by the lead and by hiding (`hid`, its part won by hiding);
     `gave_up` is the chase still on after `max_rounds` (the chaser gives up). Exact over the
     lead when the walk fits the service's budget, else Monte Carlo (then `*_exact` are null
-    and `standard_error`, `trials`, `seed` are given). `expected_increments` counts the whole
-    chase, the `increments_played` included.
+    and `standard_error`, `trials`, `seed` are given; the errors by the Agresti-Coull rule,
+    so an outcome never seen is 0 with an error of about 1.4 / trials, never 0 +- 0).
+    `expected_increments` counts the whole chase, the `increments_played` included.
     """
 
     model_config = ConfigDict(
@@ -1092,6 +1095,51 @@ class OddsChaseAnswer(BaseModel):
     seed: Annotated[int | None, Field(title="Seed")]
     increments_played: Annotated[int, Field(title="Increments Played")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsChaseChoice(BaseModel):
+    """
+    One option: its label, its `move` as sent, and the chase's odds once that increment
+    is the next one played (its dice unknown): `…/odds`'s answer for that session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[str, Field(title="Label")]
+    move: Annotated[dict[str, Any], Field(title="Move")]
+    odds: OddsChaseAnswer
+
+
+class OddsChaseChoicesAnswer(BaseModel):
+    """
+    The answer of `POST /v1/chases/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option the escapee gets away with most often (the first of
+    equals); `summary` one line for a chat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsChaseChoice], Field(title="Options")]
+    best: Annotated[str, Field(title="Best")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class Trials(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="trials of a Monte Carlo estimate, 1 to 10000: its standard errors shrink as 1/sqrt(trials); without it, the service's default budget of work. The request's work limit of dice may stop it sooner (`trials` in the answer says how many were played); exact answers ignore it",
+            ge=1,
+            le=10000,
+            title="Trials",
+        ),
+    ]
+
+
+class Label(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1, title="Label")]
 
 
 class OddsPair(BaseModel):
@@ -1161,8 +1209,9 @@ class OddsRaceAnswer(BaseModel):
 
     `wins` is each racer's chance of winning outright, `forfeits` of forfeiting; `tie` a
     shared first place, `nobody` every racer forfeited; `standard_error` gives each one's
-    (`wins.<name>`, `forfeits.<name>`, `tie`, `nobody`). A finished race answers its result
-    with `method` "exact", one trial and no error.
+    (`wins.<name>`, `forfeits.<name>`, `tie`, `nobody`), by the Agresti-Coull rule: an
+    outcome never seen in the trials is 0 with an error of about 1.4 / trials, never
+    0 +- 0. A finished race answers its result with `method` "exact", one trial and no error.
     """
 
     model_config = ConfigDict(
@@ -1209,13 +1258,13 @@ class OddsRegularContestAnswer(BaseModel):
     method: Annotated[Literal["exact"], Field(title="Method")]
     effective_skills: Annotated[dict[str, int], Field(title="Effective Skills")]
     a_wins: Annotated[float, Field(title="A Wins")]
-    a_wins_exact: Annotated[str | None, Field(title="A Wins Exact")]
+    a_wins_exact: Annotated[str, Field(title="A Wins Exact")]
     b_wins: Annotated[float, Field(title="B Wins")]
-    b_wins_exact: Annotated[str | None, Field(title="B Wins Exact")]
+    b_wins_exact: Annotated[str, Field(title="B Wins Exact")]
     undecided: Annotated[float, Field(title="Undecided")]
-    undecided_exact: Annotated[str | None, Field(title="Undecided Exact")]
+    undecided_exact: Annotated[str, Field(title="Undecided Exact")]
     expected_rounds: Annotated[float, Field(title="Expected Rounds")]
-    expected_rounds_exact: Annotated[str | None, Field(title="Expected Rounds Exact")]
+    expected_rounds_exact: Annotated[str, Field(title="Expected Rounds Exact")]
     rounds_played: Annotated[int, Field(title="Rounds Played")]
     summary: Annotated[str, Field(title="Summary")]
 
@@ -2878,8 +2927,9 @@ class OddsChaseFromHereRequest(BaseModel):
     """
     The body of `POST /v1/chases/{id}/odds`: the chase's odds from its current state, for
     the terrain of every increment to come (a round body's `terrain`, the same validation),
-    the escapee's tactic policy, and the seed of a Monte Carlo estimate. The same question as
-    `GET /v1/chases/{id}/odds?terrain=<JSON>&tactic_policy=…&seed=…`, and the same answer.
+    the escapee's tactic policy, and the seed and trials of a Monte Carlo estimate. The same
+    question as `GET /v1/chases/{id}/odds?terrain=<JSON>&tactic_policy=…&seed=…&trials=…`,
+    and the same answer.
     """
 
     model_config = ConfigDict(
@@ -2891,6 +2941,7 @@ class OddsChaseFromHereRequest(BaseModel):
         Field(description='Default: "none".', title="Tactic Policy"),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    trials: Annotated[Trials | None, Field(title="Trials")] = None
 
 
 class OddsGroupAnswer(BaseModel):
@@ -2925,6 +2976,49 @@ class OddsGroupAnswer(BaseModel):
     nobody_alone_first: Annotated[float | None, Field(title="Nobody Alone First")]
     nobody_alone_first_exact: Annotated[str | None, Field(title="Nobody Alone First Exact")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsSkillGameChoice(BaseModel):
+    """
+    One option: its label, its `move` as sent, and the exact token odds of that party
+    choosing those skills (`POST /v1/odds/skill-games/tokens`'s answer for this game).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[str, Field(title="Label")]
+    move: Annotated[dict[str, Any], Field(title="Move")]
+    odds: OddsSkillGameTokensAnswer
+
+
+class OddsSkillGameChoicesAnswer(BaseModel):
+    """
+    The answer of `POST /v1/skill-games/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option with the most tokens expected (the first of equals);
+    `summary` one line for a chat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsSkillGameChoice], Field(title="Options")]
+    best: Annotated[str, Field(title="Best")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsSkillGameOption(BaseModel):
+    """
+    One option for a party's next step: `move` is the skills body it would post
+    (`POST /v1/skill-games/{id}/skills`, the same validation, checked against the game as it
+    stands), without `rolls`; `label` names it in the answer (by default, its skills).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[Label | None, Field(title="Label")] = None
+    move: SkillGameSkills
 
 
 class OpposedChecksAnswer(BaseModel):
@@ -3915,13 +4009,29 @@ class LongThrowAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsChaseOption(BaseModel):
+    """
+    One option for a chase's next increment: `move` is the round body it would post
+    (`POST /v1/chases/{id}/rounds`, the same validation: its terrain and tactic), without
+    `rolls` (the dice are what is unknown); `label` names it in the answer (by default, its
+    tactic).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[Label | None, Field(title="Label")] = None
+    move: ChaseRound
+
+
 class OddsChaseRequest(BaseModel):
     """
     The body of `POST /v1/odds/chases`: a chase as created (`POST /v1/chases`, the same
     validation), plus the terrain of every increment and the escapee's tactic policy, as
     `resolve` takes them. `rolls` fixes the starting initiative die; without it an
     initiative start is weighed over every roll that starts the chase. `seed` seeds a Monte
-    Carlo estimate.
+    Carlo estimate and `trials` sets its trials (each starting roll of an initiative mixture
+    gets as many).
     """
 
     model_config = ConfigDict(
@@ -3983,6 +4093,21 @@ class OddsChaseRequest(BaseModel):
         Literal["none", "hide-when-possible"] | None,
         Field(description='Default: "none".', title="Tactic Policy"),
     ] = None
+    trials: Annotated[Trials | None, Field(title="Trials")] = None
+
+
+class OddsSkillGameChoicesRequest(BaseModel):
+    """
+    The body of `POST /v1/skill-games/{id}/odds/choices`: the options (1 to 16), each a
+    party's choice of skills for this round.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[
+        list[OddsSkillGameOption], Field(max_length=16, min_length=1, title="Options")
+    ]
 
 
 class OddsSkillGameTokensRequest(BaseModel):
@@ -4239,6 +4364,77 @@ class ChaseRoundAnswer(BaseModel):
     round: ChaseRoundRecord
     session: ChaseSession
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsChaseChoicesRequest(BaseModel):
+    """
+    The body of `POST /v1/chases/{id}/odds/choices`: the options for the next increment
+    (1 to 16), and the odds question of the increments after it, as `POST …/odds` asks it:
+    their `terrain` (by default each option's own), the escapee's `tactic_policy`, the seed
+    of a Monte Carlo estimate.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsChaseOption], Field(max_length=16, min_length=1, title="Options")]
+    terrain: ChaseTerrain | None = None
+    tactic_policy: Annotated[
+        Literal["none", "hide-when-possible"] | None,
+        Field(description='Default: "none".', title="Tactic Policy"),
+    ] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class OddsRaceRequest(BaseModel):
+    """
+    The body of `POST /v1/odds/races`: a race as created (`POST /v1/races`, the same
+    validation), `seed` seeding the estimate, and `trials` its number of trials.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    course: Annotated[
+        Literal["dash", "typical", "marathon", "dakrothian-marathon"] | RaceCourse,
+        Field(description="a preset (docs/rules.md#races) or {increments: [...]}", title="Course"),
+    ]
+    competitors: Annotated[
+        list[RaceCompetitor], Field(max_length=64, min_length=1, title="Competitors")
+    ]
+    damage_instead_of_forfeit: Annotated[
+        bool | None,
+        Field(
+            description="a failed obstacle or hazard costs only its damage; the racer goes on as usual Default: false.",
+            title="Damage Instead Of Forfeit",
+        ),
+    ] = None
+    endurance_rule: Annotated[
+        bool | None, Field(description="Default: true.", title="Endurance Rule")
+    ] = None
+    max_retries: Annotated[
+        MaxRetries | None,
+        Field(
+            description="retries allowed after a failed obstacle; null: no cap (an obstacle no die can pass then forfeits at once, `impassable`) Default: 5.",
+            title="Max Retries",
+        ),
+    ] = None
+    speed_bonus: Annotated[
+        Literal["increment", "every-roll"] | None,
+        Field(
+            description='the speed bonus goes to the increment check only (increment), or to the obstacle, hazard, Ride and Constitution checks too (every-roll) Default: "increment".',
+            title="Speed Bonus",
+        ),
+    ] = None
+    pacing_rule: Annotated[
+        Literal["safe-increments", "constitution-score"] | None,
+        Field(
+            description='pacing and sprinting change the safe increments only (safe-increments), or the Constitution score itself, and so its modifier (constitution-score) Default: "safe-increments".',
+            title="Pacing Rule",
+        ),
+    ] = None
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+    trials: Annotated[Trials | None, Field(title="Trials")] = None
 
 
 class RaceConfig(BaseModel):

@@ -224,10 +224,14 @@ class PlayedSessions(
         self._resolved = resolved
         self._odds = parser(odds)
 
-    def odds(self, session_id: str, *, seed: int | None = None) -> Call[OddsT]:
-        """The odds from the session's current state (any token of it); `seed`, that of a
-        Monte Carlo estimate."""
+    def odds(
+        self, session_id: str, *, seed: int | None = None, trials: int | None = None
+    ) -> Call[OddsT]:
+        """The odds from the session's current state (any token of it); `seed` and `trials`,
+        those of a Monte Carlo estimate (races, chases)."""
         params: dict[str, str | int] = {} if seed is None else {"seed": seed}
+        if trials is not None:
+            params["trials"] = trials
         return Call("GET", self.at(session_id, "odds"), {200: self._odds}, params=params)
 
     def play(
@@ -275,10 +279,13 @@ class Chases(
         seed: int | None = None,
         terrain: models.ChaseTerrain | Mapping[str, Any] | None = None,
         tactic_policy: str | None = None,
+        trials: int | None = None,
     ) -> Call[models.OddsChaseAnswer]:
         """The odds from the chase's current state over `terrain` (every increment to come)
-        and the escapee's `tactic_policy`, asked in the query."""
+        and the escapee's `tactic_policy`, asked in the query (`trials`: an estimate's)."""
         params: dict[str, str | int] = {} if seed is None else {"seed": seed}
+        if trials is not None:
+            params["trials"] = trials
         if terrain is not None:
             params["terrain"] = (
                 terrain.model_dump_json(by_alias=True, exclude_unset=True)
@@ -292,8 +299,21 @@ class Chases(
     def odds_with_terrain(
         self, session_id: str, body: models.OddsChaseFromHereRequest | Mapping[str, Any]
     ) -> Call[models.OddsChaseAnswer]:
-        """The same question as `odds`, its terrain, tactic policy and seed in a JSON body."""
+        """The same question as `odds`, its terrain, tactic policy, seed and trials in a JSON
+        body."""
         return Call("POST", self.at(session_id, "odds"), {200: self._odds}, body=body)
+
+    def odds_at_choices(
+        self, session_id: str, body: models.OddsChaseChoicesRequest | Mapping[str, Any]
+    ) -> Call[models.OddsChaseChoicesAnswer]:
+        """For each option of the next increment (a round body without dice), the odds once
+        it is taken (any token of the chase)."""
+        return Call(
+            "POST",
+            self.at(session_id, "odds", "choices"),
+            {200: parser(models.OddsChaseChoicesAnswer)},
+            body=body,
+        )
 
     def end(
         self,
@@ -315,6 +335,18 @@ class SkillGames(
     ]
 ):
     """Legend skill games: parties choose skills, then seal their choices until all are in."""
+
+    def odds_at_choices(
+        self, session_id: str, body: models.OddsSkillGameChoicesRequest | Mapping[str, Any]
+    ) -> Call[models.OddsSkillGameChoicesAnswer]:
+        """For each option (a party's skills for this round), its exact token odds (any token
+        of the game)."""
+        return Call(
+            "POST",
+            self.at(session_id, "odds", "choices"),
+            {200: parser(models.OddsSkillGameChoicesAnswer)},
+            body=body,
+        )
 
     def skills(
         self,
