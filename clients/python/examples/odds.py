@@ -30,11 +30,11 @@ def main() -> None:
         gm = session.tokens.gm
         dice = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
         arbiter.send(ops.arm_wrestles.play(session.id, dice), token=gm)
-        # A long match is estimated (Monte Carlo): the seed makes the estimate repeatable.
-        odds = arbiter.send(ops.arm_wrestles.odds(session.id, seed=7), token=gm).body
+        # From where the match stands, exact: every round still to come weighed.
+        odds = arbiter.send(ops.arm_wrestles.odds(session.id), token=gm).body
         print(
-            f"after round {odds.rounds_played}: Lydia wins {odds.a_wins:.3f} "
-            f"({odds.method}, {odds.trials} trials, seed {odds.seed})"
+            f"after round {odds.rounds_played}: Lydia wins {Fraction(odds.a_wins_exact)} "
+            f"({odds.a_wins:.3f}, {odds.method})"
         )
         arbiter.send(ops.arm_wrestles.delete(session.id), token=gm)
 
