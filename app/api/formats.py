@@ -104,6 +104,11 @@ def _negotiate(accept: str) -> Form:
 def plain(text: str) -> str:
     """Caller-chosen text made safe for a one-line chat message: one line, no mentions (and
     the same text again, made safe twice)."""
+    # Most lines need nothing: a printable line (no control or line separator; isprintable is
+    # false for every character `_CONTROLS` matches) without `@` or `<` is returned as it is,
+    # which spares every answer's summary two regular-expression passes.
+    if text.isprintable() and "@" not in text and "<" not in text:
+        return text
     return _MENTION.sub("\\1" + ZERO_WIDTH_SPACE, _CONTROLS.sub(" ", text))
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 from starlette.requests import Request
 
 from app.api import formats
@@ -494,3 +496,20 @@ def test_an_error_in_a_chat_form_is_one_safe_line(
     assert "@here" not in shown
     assert "<@&" not in shown
     assert "\n" not in shown
+
+
+@given(st.text(alphabet=st.characters(codec=None), max_size=40))
+def test_plain_skips_only_text_that_needs_nothing(text: str) -> None:
+    """`plain` returns a line as it is only when both of its passes would leave it so."""
+    slow = formats._MENTION.sub("\\1" + formats.ZERO_WIDTH_SPACE, formats._CONTROLS.sub(" ", text))
+    assert formats.plain(text) == slow
+
+
+@pytest.mark.parametrize("text", ["a\u2028b", "x\x85y", "@here", "<@1>", "tab\there", "ok line"])
+def test_plain_on_the_edges_of_its_quick_path(text: str) -> None:
+    shown = formats.plain(text)
+    assert "\n" not in shown
+    assert "\u2028" not in shown
+    assert "\x85" not in shown
+    assert "@here" not in shown
+    assert "<@" not in shown
