@@ -345,6 +345,8 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
         statuses |= {401, 404, 503}
     if changes:
         statuses |= {403, 409, 412}
+    if path.endswith("/odds/choices"):
+        statuses.add(409)  # the next step's choice of a finished contest, or one already made
     if creation:
         statuses |= {401, 409, 503}
     if path in STORE_OPERATIONS or is_odds(path):
