@@ -50,7 +50,7 @@ from app.api.kinds import (
 )
 from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
-from app.api.security import Role, bearer_token, identify, new_token, optional_bearer, token_hash
+from app.api.security import Role, bearer_token, new_token, optional_bearer, role_of, token_hash
 from app.api.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
 from app.notation import NOTATION_ROLLER
@@ -239,7 +239,7 @@ async def mutate(
         )
         if record is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
-        role = identify(token, record.gm_token_hash, record.party_token_hashes)
+        role = role_of(token, record)
         if role is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
         if reused is not None:
@@ -468,7 +468,7 @@ async def list_rounds(
         page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
         view = kind.round_view
         if view is not None:
-            role = identify(token, record.gm_token_hash, record.party_token_hashes)
+            role = role_of(token, record)
             if role is not None and role.party is not None and not role.is_gm:
                 page = [dict(view.shown(played, role.party)) for played in page]
         return record, page
@@ -625,9 +625,17 @@ async def _readable(
     connection: Transaction, kind: AnyKind, session_id: str, token: str
 ) -> SessionRecord:
     record = await repository.get_session(connection, session_id, kind.path, lock=False)
-    if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
+    if record is None or role_of(token, record) is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
     return record
+
+
+def seats(kind: AnyKind, config: Any, body: BaseModel) -> tuple[str, ...]:
+    """The competitors that get a seat token: every name of a round kind's contest created
+    with `"seats": true` (a kind without `seats` in its create body has none)."""
+    if not getattr(body, "seats", False) or not isinstance(kind, RoundKind):
+        return ()
+    return tuple(kind.names(config))
 
 
 async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tuple[Answer, Answer]:
@@ -644,6 +652,7 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
     result = kind.result(config, state)
     gm_token = new_token()
     party_tokens = {party: new_token() for party in kind.parties(config)}
+    seat_tokens = {name: new_token() for name in seats(kind, config, body)}
     stamp = repository.now()
     record = SessionRecord(
         id=uuid.uuid4().hex,
@@ -659,6 +668,11 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
         party_token_hashes={party: token_hash(token) for party, token in party_tokens.items()},
         created_at=stamp,
         updated_at=stamp,
+        seat_token_hashes=(
+            {name: token_hash(token) for name, token in seat_tokens.items()}
+            if seat_tokens
+            else None
+        ),
     )
     await repository.insert_session(connection, record)
     count_dice_rolled(dice.rolled())
@@ -668,6 +682,8 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
     tokens: dict[str, Any] = {"gm": gm_token}
     if party_tokens:
         tokens["parties"] = party_tokens
+    if seat_tokens:
+        tokens["seats"] = seat_tokens
     public = postable(session_answer(kind, record))
     headers = {"Location": f"/v1/{kind.path}/{record.id}", "ETag": etag(1)}
     return (
@@ -711,6 +727,14 @@ def bound(endpoint: E, kind: AnyKind) -> E:
     return result
 
 
+def create_examples(kind: AnyKind) -> dict[str, Any]:
+    """A creation's examples: the kind's own, and for a kind with seats the same seated."""
+    examples: dict[str, Any] = {"create": kind.examples.create}
+    if "seats" in kind.create_model.model_fields:
+        examples["seated"] = {**kind.examples.create, "seats": True}
+    return examples
+
+
 @cache
 def router(kind: AnyKind) -> APIRouter:
     """The shared lifecycle routes of one kind, then the kind's own.
@@ -730,9 +754,7 @@ def router(kind: AnyKind) -> APIRouter:
 
     add(
         "",
-        declare_body(
-            bound(create, kind), kind.create_model, {"create": kind.examples.create}, eager=True
-        ),
+        declare_body(bound(create, kind), kind.create_model, create_examples(kind), eager=True),
         f"create{prefix}",
         methods=["POST"],
         status_code=201,

@@ -38,6 +38,8 @@ class Tokens(TypedDict):
 
     gm: str
     parties: NotRequired[dict[str, str]]
+    #: A seated session's seat tokens, by competitor.
+    seats: NotRequired[dict[str, str]]
 
 
 @with_config(FORBID)

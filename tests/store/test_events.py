@@ -698,6 +698,18 @@ def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:
         assert other_id != session_id
 
 
+def test_a_seat_streams_its_session(sqlite_url: str) -> None:
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        path = f"{ARM}/{arm.id}/events"
+        with stream(server.base, path, arm.tokens["seats"]["Ogre"]) as live:
+            version, name, data = live.next_event()
+            assert (version, name, data["session"]["id"]) == (1, "session", arm.id)
+            played = arm.play_round()
+            server.publish(arm.id, 2, "round", played.content)
+            assert live.next_event() == (2, "round", played.json())
+
+
 def refused(base: str, path: str, token: str) -> httpx.Response:
     answer = httpx.get(base + path, headers={"Authorization": f"Bearer {token}"})
     assert answer.status_code == 429, answer.text

@@ -13,7 +13,7 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seats, Seed, Strict
 from app.rules import arm_wrestling as rules
 from app.rules.common import ability_modifier
 from app.rules.violations import MAX_NOTATION_CHARS
@@ -76,6 +76,7 @@ class ArmWrestleCreate(Strict):
     max_rounds: Annotated[int, Field(ge=1, le=rules.MAX_ROUNDS_LIMIT)] = rules.DEFAULT_MAX_ROUNDS
     loser_damage: Annotated[str, Field(min_length=1, max_length=MAX_NOTATION_CHARS)] | None = None
     seed: Seed | None = None
+    seats: Seats = False
 
     def to_rules(self) -> rules.Config:
         """The match's config, defaults applied; `rules.check_config` checks what spans fields."""

@@ -17,7 +17,7 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seats, Seed, Strict
 from app.api.schemas.races import (
     MAX_DC,
     CheckName,
@@ -121,6 +121,7 @@ class ChaseCreate(Strict):
     damage_instead_of_forfeit: bool = False
     speed_bonus: SpeedBonus = "increment"
     seed: Seed | None = None
+    seats: Seats = False
     rolls: dict[Name, StartDice] | None = Field(
         default=None, description="the escapee's supplied initiative die"
     )

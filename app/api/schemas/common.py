@@ -56,6 +56,14 @@ Text = Annotated[
     str, StringConstraints(min_length=1, max_length=500, pattern=TEXT), AfterValidator(trimmed)
 ]
 Seed = Annotated[int, Field(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")]
+#: A session's `seats`: whether each competitor gets a seat token of its own.
+Seats = Annotated[
+    bool,
+    Field(
+        description="give each competitor a seat token (`tokens.seats`), which reads the "
+        "session and posts only that competitor's dice"
+    ),
+]
 D6 = Annotated[int, Field(ge=1, le=6)]
 D20 = Annotated[int, Field(ge=1, le=20)]
 D100 = Annotated[int, Field(ge=1, le=100)]

@@ -14,7 +14,7 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, Name, Roll3d6, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import ANSWER, Name, Roll3d6, RoundRecordKeys, Seats, Seed, Strict
 from app.api.schemas.gurps import RegularContestOptions
 from app.rules import gurps
 
@@ -27,6 +27,7 @@ class RegularContestCreate(RegularContestOptions):
     """
 
     seed: Seed | None = None
+    seats: Seats = False
 
 
 class RegularRollSupply(Strict):

@@ -1867,6 +1867,13 @@ class RegularContestCreate(BaseModel):
         int | None, Field(description="Default: 1.", ge=0, le=86400, title="Seconds Per Round")
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
 
 
 class RegularContestResult(BaseModel):
@@ -2532,6 +2539,7 @@ class Tokens(BaseModel):
     )
     gm: Annotated[str, Field(title="Gm")]
     parties: Annotated[dict[str, str] | None, Field(title="Parties")] = None
+    seats: Annotated[dict[str, str] | None, Field(title="Seats")] = None
 
 
 class ProblemError(BaseModel):
@@ -2593,6 +2601,13 @@ class ArmWrestleCreate(BaseModel):
     ] = None
     loser_damage: Annotated[LoserDamage | None, Field(title="Loser Damage")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
 
 
 class ArmWrestleCreated(BaseModel):
@@ -3736,6 +3751,13 @@ class ChaseCreate(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -3963,6 +3985,13 @@ class OddsChaseRequest(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -4083,6 +4112,13 @@ class RaceCreate(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
 
 
 class RaceCustomCourse(BaseModel):
