@@ -319,6 +319,18 @@ def events_doc(prefix: str, kind: AnyKind, *, plays_rounds: bool) -> EventsDoc:
         events += [
             LiveEvent("round", f"{prefix}RoundAnswer", "`POST …/rounds`"),
             LiveEvent("round", f"{prefix}Resolved", "`POST …/resolve`"),
+            LiveEvent("pending", f"{prefix}Waiting", "`POST …/rounds` with `collect`"),
+            LiveEvent(
+                "dice-in",
+                f"{prefix}Waiting",
+                "`POST …/rounds/pending/dice` or `…/roll-for` (who, never what)",
+            ),
+            LiveEvent(
+                "round",
+                f"{prefix}RoundAnswer",
+                "the last dice of a round waiting for them, or its deadline passing",
+            ),
+            LiveEvent("pending-cancelled", f"{prefix}Changed", "`DELETE …/rounds/pending`"),
         ]
     events += kind.events
     events.append(LiveEvent("deleted", "", "`DELETE …/{session_id}`"))

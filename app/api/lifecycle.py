@@ -28,6 +28,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
@@ -36,6 +37,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from app.api import pending
 from app.api.common import header, message_doc, read_body, respond
 from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
@@ -45,11 +47,13 @@ from app.api.kinds import (
     OddsQuestion,
     RoundKind,
     TacticPolicy,
+    load_config,
     load_session,
     purposes,
 )
 from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
+from app.api.schemas.common import validate_json
 from app.api.security import Role, bearer_token, new_token, optional_bearer, role_of, token_hash
 from app.api.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
@@ -69,6 +73,7 @@ from app.store.repository import SessionRecord
 
 Status = Literal["active", "finished"]
 StateT = TypeVar("StateT")
+T = TypeVar("T")
 E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
 AnyRoundKind = RoundKind[Any, Any, Any]
 #: A safety net on rounds played by one `resolve`; every kind's own limit is lower.
@@ -128,6 +133,8 @@ class Change(Generic[StateT]):
     #: The live event's data when the answer is trimmed for the token that asked (a party's
     #: view of a round, `RoundView`): built like `answer`, whole; None: the answer's own.
     event_answer: Callable[[SessionRecord], Mapping[str, Any]] | None = None
+    #: The round waiting for dice after the change (app/api/pending.py); None: none.
+    collecting: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,12 +199,21 @@ def _if_match(request: Request) -> int | Literal["*"] | None:
         ) from None
 
 
-def _stored_state(state: Any, before: Mapping[str, Any]) -> dict[str, Any]:
-    """The state to store: the rules' state, keeping the dice rolled at creation."""
+def _stored_state(
+    state: Any, before: Mapping[str, Any], collecting: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The state to store: the rules' state, keeping the dice rolled at creation, and the
+    round waiting for dice if there is one."""
     stored: dict[str, Any] = serial.dump(state)
     if START_ROLLS in before:
         stored[START_ROLLS] = before[START_ROLLS]
+    if collecting is not None:
+        stored[pending.COLLECTING] = dict(collecting)
     return stored
+
+
+class SettleFirst(Exception):
+    """The session has a round waiting for dice past its deadline: it plays first."""
 
 
 async def mutate(
@@ -242,6 +258,8 @@ async def mutate(
         role = role_of(token, record)
         if role is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
+        if pending.due(record, pending.clock(request.app)):
+            raise SettleFirst
         if reused is not None:
             raise reused
         # Read once the token is known to hold a role here: a stranger learns nothing from it.
@@ -260,20 +278,100 @@ async def mutate(
             await key.remember(connection, applied.answer)
         return applied
 
-    applied = await guarded(work, transaction, key)
-    effects = applied.effects
-    if effects is not None:
-        data = applied.answer.body if effects.event_body is None else effects.event_body
-        publish(request.app, session_id, effects.version, effects.event, data)
-        if effects.rounds_played:
-            count_rounds_played(kind.path, effects.rounds_played)
-        if effects.newly_finished:
-            count_session_finished(kind.path)
+    while True:
+        try:
+            applied = await guarded(work, transaction, key)
+        except SettleFirst:
+            await settle(request, kind, session_id)
+        else:
+            break
+    _announce(request, kind, session_id, applied.effects, applied.answer)
     return answer_response(request, applied.answer)
 
 
+def _announce(
+    request: Request, kind: AnyKind, session_id: str, effects: Effects | None, answer: Answer
+) -> None:
+    """Publish and count what a committed change did (nothing for a replay)."""
+    if effects is None:
+        return
+    data = answer.body if effects.event_body is None else effects.event_body
+    publish(request.app, session_id, effects.version, effects.event, data)
+    if effects.rounds_played:
+        count_rounds_played(kind.path, effects.rounds_played)
+    if effects.newly_finished:
+        count_session_finished(kind.path)
+
+
+async def settle(request: Request, kind: AnyKind, session_id: str) -> None:
+    """Play the round waiting for dice past its deadline, the missing dice the server's,
+    recorded as rolled at the deadline (a change of its own, with its live event)."""
+
+    async def transaction(connection: Transaction) -> Applied | None:
+        record = await repository.get_session(connection, session_id, kind.path, lock=True)
+        if record is None or not pending.due(record, pending.clock(request.app)):
+            return None  # another request settled it first
+        waiting = collecting_of(record)
+        assert isinstance(kind, RoundKind)  # only a round kind opens one
+        change = play_collected(kind, record, waiting, by_deadline=True)
+        return await _apply(
+            connection, kind, record, change, updated_at=pending.deadline_of(waiting)
+        )
+
+    applied = await unit_of_work(request).run("write", transaction)
+    if applied is not None:
+        _announce(request, kind, session_id, applied.effects, applied.answer)
+
+
+def collecting_of(record: SessionRecord) -> dict[str, Any]:
+    """The round waiting for dice, or 409."""
+    waiting = pending.collecting(record)
+    if waiting is None:
+        raise Conflict("no round is waiting for dice")
+    return waiting
+
+
+def play_collected(
+    kind: AnyRoundKind,
+    record: SessionRecord,
+    waiting: Mapping[str, Any],
+    *,
+    by_deadline: bool = False,
+) -> Change[Any]:
+    """Play the round waiting for dice with the dice given (the server's for the rest)."""
+    config, state = load_session(kind, record.config, record.state, record.id)
+    given: dict[str, pending.DiceFrom] = dict(waiting["from"])
+    if by_deadline:
+        given.update(dict.fromkeys(pending.waiting_for(waiting), "deadline"))
+    body = validate_json(
+        kind.round_model, orjson.dumps({**waiting["inputs"], "rolls": waiting["dice"] or None})
+    )
+    after, stored = play_one(
+        kind, config, state, record.seed, waiting["number"], body, dice_from=given
+    )
+    return Change(
+        after,
+        _status(kind, after),
+        kind.result(config, after),
+        [stored],
+        lambda updated: (
+            200,
+            {
+                "round": stored.outcome,
+                "session": session_answer(kind, updated, after),
+                "summary": stored.outcome["summary"],
+            },
+        ),
+    )
+
+
 async def _apply(
-    connection: Transaction, kind: AnyKind, record: SessionRecord, change: Change[Any] | Deletion
+    connection: Transaction,
+    kind: AnyKind,
+    record: SessionRecord,
+    change: Change[Any] | Deletion,
+    *,
+    updated_at: datetime | None = None,
 ) -> Applied:
     """Store the change (or the deletion) and make its answer and effects."""
     if isinstance(change, Deletion):
@@ -283,9 +381,9 @@ async def _apply(
         connection,
         record,
         status=change.status,
-        state=_stored_state(change.state, record.state),
+        state=_stored_state(change.state, record.state, change.collecting),
         result=None if change.result is None else dict(change.result),
-        updated_at=repository.now(),
+        updated_at=updated_at if updated_at is not None else repository.now(),
         rounds=[
             {
                 "number": played.number,
@@ -380,8 +478,10 @@ def play_one(
     body: Any,
     *,
     budget: DiceBudget | None = None,
+    dice_from: Mapping[str, pending.DiceFrom] | None = None,
 ) -> tuple[StateT, StoredRound]:
-    """Play round `number`: the rules, then every supplied die checked used, then the record."""
+    """Play round `number`: the rules, then every supplied die checked used, then the record
+    (with, for a round that waited for dice, who gave each name's dice: `dice_from`)."""
     supplied, locs = supplied_dice(kind, set(kind.names(config)), getattr(body, "rolls", None))
     dice = round_dice(seed, number, supplied, locs, budget=budget)
     after, played = kind.play(config, state, body, dice)
@@ -395,7 +495,13 @@ def play_one(
         "rolls": rolls,
         "summary": summary,
     }
-    inputs = body.model_dump(mode="json") if isinstance(body, BaseModel) else {}
+    if dice_from is not None:
+        outcome["dice_from"] = dict(dice_from)
+    inputs = (
+        body.model_dump(mode="json", exclude=set(pending.OPENING))
+        if isinstance(body, BaseModel)
+        else {}
+    )
     return after, StoredRound(number, inputs, rolls, outcome)
 
 
@@ -464,7 +570,7 @@ async def list_rounds(
     token = bearer_token(request)
 
     async def transaction(connection: Transaction) -> tuple[SessionRecord, list[dict[str, Any]]]:
-        record = await _readable(connection, kind, session_id, token)
+        record = await _readable(connection, kind, session_id, token, pending.clock(request.app))
         page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
         view = kind.round_view
         if view is not None:
@@ -473,7 +579,7 @@ async def list_rounds(
                 page = [dict(view.shown(played, role.party)) for played in page]
         return record, page
 
-    record, page = await unit_of_work(request).run("read", transaction)
+    record, page = await settled_read(request, kind, session_id, transaction)
     headers = {"ETag": etag(record.version)}
     last = after + len(page)
     if page and last < record.rounds_played:
@@ -486,10 +592,16 @@ async def list_rounds(
 async def play_round(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any]
 ) -> Response:
-    """Play one round (GM token) with supplied or server dice."""
+    """Play one round (GM token) with supplied or server dice; or, with `"collect": true`,
+    open one that waits for the seats' dice (202)."""
+    opened_at = pending.clock(request.app)
 
     def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
         require_active(record)
+        if pending.collecting(record) is not None:
+            raise Conflict("a round is waiting for dice: it plays once they are in")
+        if getattr(body.value, "collect", False):
+            return open_collecting(kind, record, body.value, opened_at)
         config, state = load_session(kind, record.config, record.state, record.id)
         after, stored = play_one(
             kind, config, state, record.seed, record.rounds_played + 1, body.value
@@ -512,6 +624,53 @@ async def play_round(
     return await mutate(request, kind, session_id, mutation, body=body)
 
 
+def open_collecting(
+    kind: AnyRoundKind, record: SessionRecord, body: Any, now: datetime
+) -> Change[Any]:
+    """The next round, waiting for every seat's dice until `deadline_seconds` from `now`."""
+    if not record.seat_token_hashes:
+        raise Conflict("only a session created with seats collects its players' dice")
+    if getattr(body, "rolls", None):
+        raise RulesError("a round that collects dice takes none from the GM", ("rolls",))
+    config = load_config(kind, record.config, record.id)
+    seated = [name for name in kind.names(config) if name in record.seat_token_hashes]
+    waiting = pending.opened(
+        record.rounds_played + 1,
+        seated,
+        body.model_dump(mode="json"),
+        pending.deadline_in(now, body.deadline_seconds),
+    )
+    return waiting_change(kind, record, waiting, "pending")
+
+
+def waiting_change(
+    kind: AnyKind,
+    record: SessionRecord,
+    waiting: Mapping[str, Any],
+    event: str,
+    **said: Any,
+) -> Change[Any]:
+    """A change to the round waiting for dice (opened, or more dice in): 202 with what is
+    shown of it, never its dice."""
+    _config, state = load_session(kind, record.config, record.state, record.id)
+    return Change(
+        state,
+        "active",
+        None,
+        answer=lambda updated: (
+            202,
+            {
+                "pending": pending.shown(waiting),
+                **said,
+                "session": session_answer(kind, updated, state),
+                "summary": pending.summary(waiting),
+            },
+        ),
+        event=event,
+        collecting=waiting,
+    )
+
+
 async def resolve(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any] | None = None
 ) -> Response:
@@ -519,6 +678,8 @@ async def resolve(
 
     async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
         require_active(record)
+        if pending.collecting(record) is not None:
+            raise Conflict("a round is waiting for dice: it plays once they are in")
         config, state = load_session(kind, record.config, record.state, record.id)
         move_body = body.value if body is not None else None
         state, played, recent = await play_to_the_end(kind, config, state, record, move_body)
@@ -616,17 +777,33 @@ async def _read(kind: AnyKind, request: Request, session_id: str) -> SessionReco
     token = bearer_token(request)
 
     async def transaction(connection: Transaction) -> SessionRecord:
-        return await _readable(connection, kind, session_id, token)
+        return await _readable(connection, kind, session_id, token, pending.clock(request.app))
 
-    return await unit_of_work(request).run("read", transaction)
+    return await settled_read(request, kind, session_id, transaction)
+
+
+async def settled_read(
+    request: Request,
+    kind: AnyKind,
+    session_id: str,
+    transaction: Callable[[Transaction], Awaitable[T]],
+) -> T:
+    """A read, once any round waiting for dice past its deadline has played."""
+    while True:
+        try:
+            return await unit_of_work(request).run("read", transaction)
+        except SettleFirst:
+            await settle(request, kind, session_id)
 
 
 async def _readable(
-    connection: Transaction, kind: AnyKind, session_id: str, token: str
+    connection: Transaction, kind: AnyKind, session_id: str, token: str, now: datetime
 ) -> SessionRecord:
     record = await repository.get_session(connection, session_id, kind.path, lock=False)
     if record is None or role_of(token, record) is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
+    if pending.due(record, now):
+        raise SettleFirst
     return record
 
 

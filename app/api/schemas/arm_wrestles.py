@@ -13,7 +13,17 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seats, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    CollectedKeys,
+    Collecting,
+    Name,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.rules import arm_wrestling as rules
 from app.rules.common import ability_modifier
 from app.rules.violations import MAX_NOTATION_CHARS
@@ -100,7 +110,7 @@ class ArmWrestleDice(Strict):
     damage: DamageDie | Annotated[list[DamageDie], Field(max_length=1000)] | None = None
 
 
-class ArmWrestleRound(Strict):
+class ArmWrestleRound(Collecting):
     rolls: dict[Name, ArmWrestleDice] | None = None
 
 
@@ -208,7 +218,7 @@ class ArmWrestleRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class ArmWrestleRoundRecord(ArmWrestleRoundOutcome, RoundRecordKeys):
+class ArmWrestleRoundRecord(ArmWrestleRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One round of an arm wrestle as served: its number, outcome, dice and summary line."""
 
 

@@ -17,7 +17,17 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seats, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    CollectedKeys,
+    Collecting,
+    Name,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.api.schemas.races import (
     MAX_DC,
     CheckName,
@@ -195,7 +205,7 @@ class ChasePurposeDice(ChaseDice):
     initiative: D20 | None = None
 
 
-class ChaseRound(Strict):
+class ChaseRound(Collecting):
     terrain: ChaseTerrain
     tactic: ChaseTactic | None = None
     rolls: dict[Name, ChaseDice] | None = None
@@ -324,7 +334,7 @@ class ChaseRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys):
+class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One increment of a chase as `rounds` lists it."""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, NotRequired, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -100,6 +100,40 @@ class Strict(BaseModel):
         return whole_numbers(data)
 
 
+#: The longest a round may wait for its players' dice (a week).
+MAX_DEADLINE_SECONDS: Final = 7 * 24 * 3600
+
+
+class Collecting(Strict):
+    """A round body's fields that open a round waiting for the seats' dice rather than play
+    one (docs/api.md#rounds-that-wait-for-dice)."""
+
+    collect: Annotated[
+        bool,
+        Field(description="wait for each seat's dice instead of rolling (a seated session)"),
+    ] = False
+    deadline_seconds: (
+        Annotated[
+            int,
+            Field(
+                ge=1,
+                le=MAX_DEADLINE_SECONDS,
+                description="with `collect`: after this many seconds the server rolls the dice "
+                "still missing",
+            ),
+        ]
+        | None
+    ) = None
+
+    @model_validator(mode="after")
+    def _deadline_with_collect(self) -> Collecting:
+        if self.collect and self.deadline_seconds is None:
+            raise ValueError("a round that collects dice needs deadline_seconds")
+        if not self.collect and self.deadline_seconds is not None:
+            raise ValueError("deadline_seconds is only for a round that collects dice")
+        return self
+
+
 #: The validation context of a JSON text without a number that has a fraction or an exponent:
 #: `Strict` models skip the walk of `whole_numbers`, which each nested model would otherwise
 #: repeat over its part of the body.
@@ -156,6 +190,15 @@ class RoundRecordKeys(TypedDict):
     number: int
     rolls: list[RollRecord]
     summary: str
+
+
+@with_config(ANSWER)
+class CollectedKeys(TypedDict):
+    """What the round record of a kind with seats adds for a round that waited for the seats'
+    dice: who gave each name's dice — its seat, the GM rolling for it, or the server at the
+    deadline."""
+
+    dice_from: NotRequired[dict[str, Literal["seat", "gm", "deadline"]]]
 
 
 def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:

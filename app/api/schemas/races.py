@@ -32,7 +32,17 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seats, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    CollectedKeys,
+    Collecting,
+    Name,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.rules import races as rules
 from app.rules.common import ability_modifier
 from app.rules.races import (
@@ -359,7 +369,7 @@ class RaceDice(Strict):
     )
 
 
-class RaceRound(Strict):
+class RaceRound(Collecting):
     rolls: dict[Name, RaceDice] | None = None
 
 
@@ -506,7 +516,7 @@ class RaceRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class RaceRoundRecord(RaceRoundOutcome, RoundRecordKeys):
+class RaceRoundRecord(RaceRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One increment of a race as `rounds` lists it."""
 
 

@@ -122,10 +122,30 @@ class ArmWrestleResult(BaseModel):
     damage: ArmWrestleDamage | None = None
 
 
+class DeadlineSeconds(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="with `collect`: after this many seconds the server rolls the dice still missing",
+            ge=1,
+            le=604800,
+            title="Deadline Seconds",
+        ),
+    ]
+
+
 class ArmWrestleRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -141,6 +161,30 @@ class ArmWrestleRound(BaseModel):
         | None,
         Field(title="Rolls"),
     ] = None
+
+
+class ArmWrestleSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            ArmWrestleDice,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class ArmWrestleState(BaseModel):
@@ -422,6 +466,76 @@ class ChaseEnd(BaseModel):
     ] = None
 
 
+class Hide2(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Hide")]
+
+
+class Hide3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Hide3(RootModel[list[Hide3Item]]):
+    root: Annotated[list[Hide3Item], Field(max_length=21, min_length=1, title="Hide")]
+
+
+class Spot2(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Spot")]
+
+
+class Spot3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Spot3(RootModel[list[Spot3Item]]):
+    root: Annotated[list[Spot3Item], Field(max_length=21, min_length=1, title="Spot")]
+
+
+class Obstacle2(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Obstacle")]
+
+
+class Obstacle3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Obstacle3(RootModel[list[Obstacle3Item]]):
+    root: Annotated[list[Obstacle3Item], Field(max_length=101, min_length=1, title="Obstacle")]
+
+
+class Damage3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1)]
+
+
+class Damage3(RootModel[list[Damage3Item]]):
+    root: Annotated[list[Damage3Item], Field(max_length=10000, min_length=1, title="Damage")]
+
+
+class Initiative(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Initiative")]
+
+
+class ChasePurposeDice(BaseModel):
+    """
+    Every die one side may be given: a round's, and the escapee's initiative at creation.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[Check | None, Field(title="Check")] = None
+    hide: Annotated[Hide2 | Hide3 | None, Field(title="Hide")] = None
+    spot: Annotated[Spot2 | Spot3 | None, Field(title="Spot")] = None
+    dexterity: Annotated[Dexterity | None, Field(title="Dexterity")] = None
+    hazard: Annotated[
+        Hazard | None, Field(description="the chaser's check to get past it", title="Hazard")
+    ] = None
+    constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
+    obstacle: Annotated[Obstacle2 | Obstacle3 | None, Field(title="Obstacle")] = None
+    ride: Annotated[Ride | None, Field(title="Ride")] = None
+    damage: Annotated[Damage3 | None, Field(title="Damage")] = None
+    initiative: Annotated[Initiative | None, Field(title="Initiative")] = None
+
+
 class ChaseResult(BaseModel):
     """
     A finished chase: how it ended, who won, the final lead and DS, increments played.
@@ -437,6 +551,30 @@ class ChaseResult(BaseModel):
     lead: Annotated[int, Field(title="Lead")]
     ds: Annotated[dict[str, int], Field(title="Ds")]
     increments: Annotated[int, Field(title="Increments")]
+
+
+class ChaseSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            ChasePurposeDice,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class ChaseStartConfig(BaseModel):
@@ -1408,6 +1546,20 @@ class OpposedPairResult(BaseModel):
     attempts: Annotated[list[OpposedAttempt], Field(title="Attempts")]
 
 
+class PendingRound(BaseModel):
+    """
+    A round waiting for the seats' dice: its number, who it still waits for, and the
+    moment the server rolls the dice still missing.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    number: Annotated[int, Field(title="Number")]
+    waiting_for: Annotated[list[str], Field(title="Waiting For")]
+    deadline: Annotated[AwareDatetime, Field(title="Deadline")]
+
+
 class QuickContestPair(BaseModel):
     """
     One opponent's roll and its quick contest with the competitor.
@@ -1554,7 +1706,7 @@ class RaceCompetitorLine(BaseModel):
     checks: Annotated[list[RaceCheckRecord], Field(title="Checks")]
 
 
-class Obstacle2(RootModel[int]):
+class Obstacle4(RootModel[int]):
     root: Annotated[
         int,
         Field(
@@ -1566,13 +1718,13 @@ class Obstacle2(RootModel[int]):
     ]
 
 
-class Obstacle3Item(RootModel[int]):
+class Obstacle5Item(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=20)]
 
 
-class Obstacle3(RootModel[list[Obstacle3Item]]):
+class Obstacle5(RootModel[list[Obstacle5Item]]):
     root: Annotated[
-        list[Obstacle3Item],
+        list[Obstacle5Item],
         Field(
             description="the obstacle or hazard die, then each retry's, in order",
             max_length=101,
@@ -1582,13 +1734,13 @@ class Obstacle3(RootModel[list[Obstacle3Item]]):
     ]
 
 
-class Damage3Item(RootModel[int]):
+class Damage4Item(RootModel[int]):
     root: Annotated[int, Field(ge=1)]
 
 
-class Damage3(RootModel[list[Damage3Item]]):
+class Damage4(RootModel[list[Damage4Item]]):
     root: Annotated[
-        list[Damage3Item],
+        list[Damage4Item],
         Field(
             description="every die of the damage rolled, in order",
             max_length=10000,
@@ -1608,7 +1760,7 @@ class RaceDice(BaseModel):
     )
     check: Annotated[Check | None, Field(title="Check")] = None
     obstacle: Annotated[
-        Obstacle2 | Obstacle3 | None,
+        Obstacle4 | Obstacle5 | None,
         Field(
             description="the obstacle or hazard die, then each retry's, in order", title="Obstacle"
         ),
@@ -1616,7 +1768,7 @@ class RaceDice(BaseModel):
     constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
     ride: Annotated[Ride | None, Field(title="Ride")] = None
     damage: Annotated[
-        Damage3 | None,
+        Damage4 | None,
         Field(description="every die of the damage rolled, in order", title="Damage"),
     ] = None
 
@@ -1674,7 +1826,7 @@ class RaceMountConfig(BaseModel):
     living: Annotated[bool, Field(title="Living")]
 
 
-class Damage4(RootModel[str]):
+class Damage5(RootModel[str]):
     root: Annotated[
         str,
         Field(
@@ -1706,7 +1858,7 @@ class RaceObstacle(BaseModel):
     ]
     dc: Annotated[int, Field(ge=0, le=1000, title="Dc")]
     retry: Annotated[bool | None, Field(description="Default: false.", title="Retry")] = None
-    damage: Annotated[Damage4 | None, Field(title="Damage")] = None
+    damage: Annotated[Damage5 | None, Field(title="Damage")] = None
 
 
 class RaceObstacleConfig(BaseModel):
@@ -1744,6 +1896,14 @@ class RaceRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -1759,6 +1919,30 @@ class RaceRound(BaseModel):
         | None,
         Field(title="Rolls"),
     ] = None
+
+
+class RaceSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RaceDice,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class Land(RootModel[int]):
@@ -2010,6 +2194,28 @@ class ResistanceRollRequest(BaseModel):
     attacker: GurpsCompetitor
     defender: GurpsCompetitor
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class Name1(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+        ),
+    ]
+
+
+class RollFor(BaseModel):
+    """
+    The seats the GM rolls for: the server's dice, recorded as the GM's.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    names: Annotated[list[Name1], Field(max_length=64, min_length=1, title="Names")]
 
 
 class RollRecord(BaseModel):
@@ -2459,10 +2665,6 @@ class SkillGameTakenEffect(BaseModel):
     text: Annotated[str, Field(title="Text")]
 
 
-class Initiative(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=20, title="Initiative")]
-
-
 class StartDice(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
@@ -2635,6 +2837,7 @@ class ArmWrestleCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ArmWrestleConfig
     state: ArmWrestleState
     result: ArmWrestleResult | None
@@ -2663,6 +2866,9 @@ class ArmWrestleRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class ArmWrestleRounds(BaseModel):
@@ -2701,9 +2907,25 @@ class ArmWrestleSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ArmWrestleConfig
     state: ArmWrestleState
     result: ArmWrestleResult | None
+
+
+class ArmWrestleWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: ArmWrestleSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class CairnRollAnswer(BaseModel):
@@ -3188,6 +3410,9 @@ class RaceRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class RaceRounds(BaseModel):
@@ -3242,6 +3467,7 @@ class RegularContestCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RegularContestConfig
     state: RegularContestState
     result: RegularContestResult | None
@@ -3278,6 +3504,14 @@ class RegularContestRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -3310,6 +3544,9 @@ class RegularContestRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class RegularContestRounds(BaseModel):
@@ -3321,6 +3558,30 @@ class RegularContestRounds(BaseModel):
         extra="ignore",
     )
     rounds: Annotated[list[RegularContestRoundRecord], Field(title="Rounds")]
+
+
+class RegularContestSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RegularRollSupply,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class RegularContestSession(BaseModel):
@@ -3348,9 +3609,25 @@ class RegularContestSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RegularContestConfig
     state: RegularContestState
     result: RegularContestResult | None
+
+
+class RegularContestWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: RegularContestSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class RegularRoundPlayed(BaseModel):
@@ -3545,6 +3822,7 @@ class SkillGameCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: SkillGameConfig
     state: SkillGameState
     result: SkillGameResult | None
@@ -3610,6 +3888,7 @@ class SkillGameSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: SkillGameConfig
     state: SkillGameState
     result: SkillGameResult | None
@@ -3649,6 +3928,17 @@ class Problem(BaseModel):
     errors_omitted: Annotated[
         int | None, Field(description="Errors found beyond those listed.", ge=1)
     ] = None
+
+
+class ArmWrestleChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ArmWrestleSession
 
 
 class ArmWrestleResolved(BaseModel):
@@ -3800,6 +4090,7 @@ class ChaseCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ChaseConfig
     state: ChaseState
     result: ChaseResult | None
@@ -3825,6 +4116,14 @@ class ChaseRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     terrain: ChaseTerrain
     tactic: Annotated[HideTactic | HazardTactic | None, Field(title="Tactic")] = None
     rolls: Annotated[
@@ -3867,6 +4166,9 @@ class ChaseRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class ChaseRounds(BaseModel):
@@ -3905,9 +4207,25 @@ class ChaseSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ChaseConfig
     state: ChaseState
     result: ChaseResult | None
+
+
+class ChaseWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: ChaseSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class LongThrowAnswer(BaseModel):
@@ -4158,6 +4476,17 @@ class RegularContestAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class RegularContestChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RegularContestSession
+
+
 class RegularContestResolved(BaseModel):
     """
     The session after `resolve`: how many rounds it played, and the last few of them (every round is in `GET …/rounds`).
@@ -4236,6 +4565,17 @@ class SkillGameSealed(BaseModel):
     waiting_for: Annotated[list[str], Field(title="Waiting For")]
     session: SkillGameSession
     summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ChaseSession
 
 
 class ChaseEnded(BaseModel):
@@ -4325,6 +4665,7 @@ class RaceCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
@@ -4356,9 +4697,36 @@ class RaceSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
+
+
+class RaceWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: RaceSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RaceSession
 
 
 class RaceResolved(BaseModel):
