@@ -962,7 +962,7 @@ def router(kind: AnyKind) -> APIRouter:
             ),
             f"play{prefix}Round",
             methods=["POST"],
-            responses=message_doc(model=answer.round),
+            responses={**message_doc(model=answer.round), 202: {"model": answer.waiting}},
             summary=f"Play a round of {_a(kind.title)}",
         )
         resolving = bound(resolve, kind)

@@ -710,6 +710,33 @@ def test_a_seat_streams_its_session(sqlite_url: str) -> None:
             assert live.next_event() == (2, "round", played.json())
 
 
+def test_a_seats_stream_hears_who_gave_dice_never_what(sqlite_url: str) -> None:
+    """A round waiting for dice, as another seat's stream tells it: `pending`, `dice-in`
+    naming who (the same body the giver was answered, no die in it), then the round."""
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        seats = arm.tokens["seats"]
+        with stream(server.base, f"{ARM}/{arm.id}/events", seats["Ogre"]) as live:
+            assert live.next_event()[:2] == (1, "session")
+            opened = arm.post("rounds", {"collect": True, "deadline_seconds": 600})
+            assert opened.status_code == 202
+            assert live.next_event() == (2, "pending", opened.json())
+            given = arm.post(
+                "rounds/pending/dice", {"rolls": {"Lydia": {"strength": 17}}}, token=seats["Lydia"]
+            )
+            assert given.status_code == 202
+            version, name, data = live.next_event()
+            assert (version, name, data) == (3, "dice-in", given.json())
+            assert set(data) == {"pending", "name", "session", "summary"}
+            assert (data["name"], data["pending"]["waiting_for"]) == ("Lydia", ["Ogre"])
+            played = arm.post(
+                "rounds/pending/dice", {"rolls": {"Ogre": {"strength": 4}}}, token=seats["Ogre"]
+            )
+            assert played.status_code == 200
+            assert live.next_event() == (4, "round", played.json())
+            assert played.json()["round"]["checks"]["Lydia"]["roll"] == 17
+
+
 def refused(base: str, path: str, token: str) -> httpx.Response:
     answer = httpx.get(base + path, headers={"Authorization": f"Bearer {token}"})
     assert answer.status_code == 429, answer.text

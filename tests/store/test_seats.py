@@ -8,8 +8,10 @@ everything that plays, resolves, ends or deletes it, without the session changin
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -169,3 +171,219 @@ def test_a_seat_of_another_session_is_a_stranger(store_client: TestClient) -> No
     assert_problem(made.get("rounds", token=stranger), 404)
     assert_problem(made.post("rounds", {}, token=stranger), 404)
     assert made.session()["version"] == 1
+
+
+# --- rounds that wait for the seats' dice -------------------------------------------------
+
+#: A short arm wrestle nobody tires in: the first to a DS of 30 wins.
+SHORT_ARM_WRESTLE: dict[str, Any] = {**ARM_WRESTLE, "target": 30, "seats": True, "seed": 12}
+START = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+COLLECT = {"collect": True, "deadline_seconds": 60}
+
+
+class Clock:
+    """The app's clock, moved by the test."""
+
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+
+@pytest.fixture
+def clock(store_client: TestClient) -> Iterator[Clock]:
+    told = Clock(START)
+    app: Any = store_client.app
+    app.state.clock = told
+    yield told
+    del app.state.clock
+
+
+def strength(value: int) -> dict[str, Any]:
+    return {"strength": value}
+
+
+def dice_of(made: Session, name: str, value: int, **headers: str) -> Any:
+    return made.post(
+        "rounds/pending/dice",
+        {"rolls": {name: strength(value)}},
+        headers=headers,
+        token=made.tokens["seats"][name],
+    )
+
+
+def test_a_seated_arm_wrestle_played_to_its_end_by_its_seats_and_the_gm(
+    store_client: TestClient, clock: Clock
+) -> None:
+    made = Session(store_client, "arm-wrestles", SHORT_ARM_WRESTLE)
+    deadline = (START + timedelta(seconds=60)).isoformat()
+
+    # Round 1: both seats roll; the round plays with the last die in.
+    opened = made.post("rounds", COLLECT)
+    assert opened.status_code == 202, opened.text
+    waiting = {"number": 1, "waiting_for": ["Lydia", "Ogre"], "deadline": deadline}
+    assert opened.json()["pending"] == waiting
+    assert opened.json()["session"]["pending"] == waiting
+    assert opened.headers["etag"] == '"2"'
+    first = dice_of(made, "Lydia", 17)
+    assert first.status_code == 202, first.text
+    assert set(first.json()) == {"pending", "name", "session", "summary"}
+    assert first.json()["name"] == "Lydia"
+    assert first.json()["pending"] == {**waiting, "waiting_for": ["Ogre"]}
+    played = dice_of(made, "Ogre", 5)
+    assert played.status_code == 200, played.text
+    record = played.json()["round"]
+    assert record["number"] == 1
+    assert record["checks"] == {"Lydia": {"roll": 17, "total": 17}, "Ogre": {"roll": 5, "total": 5}}
+    assert record["ds"] == {"Lydia": 12, "Ogre": 0}
+    assert record["dice_from"] == {"Lydia": "seat", "Ogre": "seat"}
+    assert "pending" not in played.json()["session"]
+    assert played.json()["session"]["version"] == 4
+
+    # Round 2: the Ogre rolls, the GM rolls for Lydia (the server's dice).
+    assert made.post("rounds", COLLECT).status_code == 202
+    assert dice_of(made, "Ogre", 3).status_code == 202
+    rolled = made.post("rounds/pending/roll-for", {"names": ["Lydia"]})
+    assert rolled.status_code == 200, rolled.text
+    record = rolled.json()["round"]
+    assert record["dice_from"] == {"Ogre": "seat", "Lydia": "gm"}
+    by_who = {roll["who"]: roll for roll in record["rolls"]}
+    assert (by_who["Ogre"]["source"], by_who["Ogre"]["values"]) == ("supplied", [3])
+    assert by_who["Lydia"]["source"] == "rolled"
+    lydia = by_who["Lydia"]["values"][0]
+    assert record["checks"]["Lydia"] == {"roll": lydia, "total": lydia}
+    assert record["ds"] == {"Lydia": 12 + max(lydia - 3, 0), "Ogre": max(3 - lydia, 0)}
+
+    # Round 3 is opened, then cancelled: the die given is dropped unseen.
+    before = made.session()
+    assert made.post("rounds", COLLECT).status_code == 202
+    assert dice_of(made, "Lydia", 20).status_code == 202
+    cancelled = made.client.delete(f"{made.url}/rounds/pending", headers=made.headers)
+    assert cancelled.status_code == 200, cancelled.text
+    assert "pending" not in cancelled.json()["session"]
+    assert cancelled.json()["session"]["state"] == before["state"]
+    assert cancelled.json()["session"]["round"] == 2
+    assert_problem(made.client.delete(f"{made.url}/rounds/pending", headers=made.headers), 409)
+
+    # Round 3 again: Lydia rolls, the Ogre does not; past the deadline his die is the
+    # server's, rolled at the deadline, when the next call reads the session.
+    clock.moment = START + timedelta(minutes=10)
+    assert made.post("rounds", COLLECT).status_code == 202
+    assert dice_of(made, "Lydia", 2).status_code == 202
+    clock.moment += timedelta(seconds=59)
+    assert made.session("gm")["pending"]["waiting_for"] == ["Ogre"]
+    clock.moment += timedelta(seconds=1)
+    ogre = made.tokens["seats"]["Ogre"]
+    settled = made.get(token=ogre).json()
+    assert "pending" not in settled
+    assert settled["round"] == 3
+    assert settled["updated_at"] == (START + timedelta(minutes=11)).isoformat()
+    record = made.get("rounds?after=2", token=ogre).json()["rounds"][0]
+    assert record["dice_from"] == {"Lydia": "seat", "Ogre": "deadline"}
+    assert record["checks"]["Lydia"]["roll"] == 2
+
+    # Then to the end: Lydia 20 against the Ogre's 1 until she reaches 30.
+    status = settled["status"]
+    while status == "active":
+        assert made.post("rounds", COLLECT).status_code == 202
+        assert dice_of(made, "Lydia", 20).status_code == 202
+        answer = dice_of(made, "Ogre", 1)
+        assert answer.status_code == 200, answer.text
+        status = answer.json()["session"]["status"]
+    final = made.session()
+    assert final["result"]["winner"] == "Lydia"
+    assert final["state"]["ds"]["Lydia"] >= 30
+    assert_problem(made.post("rounds", COLLECT), 409)
+    numbers = [played["number"] for played in made.rounds()]
+    assert numbers == list(range(1, final["round"] + 1))
+
+
+def test_a_seat_acts_for_nobody_but_itself(store_client: TestClient, clock: Clock) -> None:
+    """Every seat action on another competitor's behalf, and every GM action by a seat, is
+    403 and changes nothing."""
+    assert clock.moment == START
+    made = Session(store_client, "arm-wrestles", SHORT_ARM_WRESTLE)
+    lydia = made.tokens["seats"]["Lydia"]
+    assert_problem(made.post("rounds", COLLECT, token=lydia), 403)
+    assert made.post("rounds", COLLECT).status_code == 202
+    version = made.session()["version"]
+    for rolls in (
+        {"Ogre": strength(3)},
+        {"Lydia": strength(3), "Ogre": strength(3)},
+    ):
+        problem = assert_problem(
+            made.post("rounds/pending/dice", {"rolls": rolls}, token=lydia), 403
+        )
+        assert problem["detail"] == "this seat's token gives Lydia's dice, not Ogre's"
+    assert_problem(made.post("rounds/pending/roll-for", {"names": ["Ogre"]}, token=lydia), 403)
+    assert_problem(made.post("rounds/pending/roll-for", {"names": ["Lydia"]}, token=lydia), 403)
+    refused = made.client.delete(f"{made.url}/rounds/pending", headers=bearer(lydia))
+    assert_problem(refused, 403)
+    assert_problem(made.post("resolve", token=lydia), 403)
+    assert made.session()["version"] == version
+    assert made.session()["pending"]["waiting_for"] == ["Lydia", "Ogre"]
+
+    # A race's follower (a party token) gives no seat's dice either.
+    race = Session(store_client, "races", {**SEATED["races"][0], "seats": True})
+    assert race.post("rounds", COLLECT).status_code == 202
+    follower = race.tokens["parties"]["Ann"]
+    ann = {"rolls": {"Ann": {"check": 10}}}
+    assert_problem(race.post("rounds/pending/dice", ann, token=follower), 403)
+    assert (
+        race.post("rounds/pending/dice", ann, token=race.tokens["seats"]["Ann"]).status_code == 202
+    )
+
+
+def test_a_seat_never_sees_another_seats_dice_before_the_round_plays(
+    store_client: TestClient, clock: Clock
+) -> None:
+    assert clock.moment == START
+    made = Session(store_client, "arm-wrestles", SHORT_ARM_WRESTLE)
+    ogre = made.tokens["seats"]["Ogre"]
+    assert made.post("rounds", COLLECT).status_code == 202
+    shown_before = made.get(token=ogre).json()
+    given = dice_of(made, "Lydia", 19)
+    assert given.status_code == 202
+    for answer in (given.json(), made.get(token=ogre).json()):
+        session = answer.get("session", answer)
+        assert session["pending"] == {
+            "number": 1,
+            "waiting_for": ["Ogre"],
+            "deadline": (START + timedelta(seconds=60)).isoformat(),
+        }
+        assert session["state"] == shown_before["state"]
+        assert "19" not in json.dumps(session["pending"]) + json.dumps(session["state"])
+    assert made.get("rounds", token=ogre).json() == {"rounds": []}
+    # The session shows what it showed before the die, but its pending round and version.
+    changed = {"pending", "version", "updated_at"}
+    seen = made.get(token=ogre).json()
+    assert {key: seen[key] for key in seen if key not in changed} == {
+        key: shown_before[key] for key in shown_before if key not in changed
+    }
+    # Once the round plays, everyone sees every die.
+    played = dice_of(made, "Ogre", 4).json()["round"]
+    assert made.get("rounds", token=ogre).json() == {"rounds": [played]}
+    assert played["checks"]["Lydia"]["roll"] == 19
+
+
+def test_a_seats_dice_keep_the_sessions_guarantees(store_client: TestClient, clock: Clock) -> None:
+    """If-Match and Idempotency-Key on a seat's dice: a stale version is 412 and nothing
+    changes; a retried call replays its answer and gives no die twice."""
+    assert clock.moment == START
+    made = Session(store_client, "arm-wrestles", SHORT_ARM_WRESTLE)
+    assert made.post("rounds", COLLECT).status_code == 202
+    assert_problem(dice_of(made, "Lydia", 8, **{"If-Match": '"1"'}), 412)
+    assert made.session()["pending"]["waiting_for"] == ["Lydia", "Ogre"]
+    first = dice_of(made, "Lydia", 8, **{"If-Match": '"2"', "Idempotency-Key": "lydia-1"})
+    assert first.status_code == 202
+    again = dice_of(made, "Lydia", 8, **{"If-Match": '"2"', "Idempotency-Key": "lydia-1"})
+    assert (again.status_code, again.headers["idempotent-replayed"]) == (202, "true")
+    assert again.content == first.content
+    assert made.session()["version"] == 3
+    played = dice_of(made, "Ogre", 9, **{"Idempotency-Key": "ogre-1"})
+    assert played.status_code == 200
+    replayed = dice_of(made, "Ogre", 9, **{"Idempotency-Key": "ogre-1"})
+    assert (replayed.status_code, replayed.content) == (200, played.content)
+    assert [len(made.rounds())] == [1]
+    assert made.rounds()[0]["checks"]["Ogre"]["roll"] == 9
