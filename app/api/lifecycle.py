@@ -47,7 +47,6 @@ from app.api.kinds import (
     OddsQuestion,
     RoundKind,
     TacticPolicy,
-    load_config,
     load_session,
     purposes,
 )
@@ -87,6 +86,9 @@ MAX_ROUND_NUMBER = 2**31 - 1
 RESOLVE_RECENT_ROUNDS = 5
 #: How long a `resolve` computes before it lets the worker's other requests run.
 SLICE_SECONDS = 0.005
+#: How many times a call plays a round past its deadline before it gives up (another is opened
+#: and passes its deadline in between only under a clock that jumps).
+SETTLE_ATTEMPTS = 3
 #: Dice rolled at a session's creation (a chase's initiative), kept beside its state.
 START_ROLLS = "start_rolls"
 
@@ -278,13 +280,18 @@ async def mutate(
             await key.remember(connection, applied.answer)
         return applied
 
-    while True:
+    for _attempt in range(SETTLE_ATTEMPTS):
         try:
             applied = await guarded(work, transaction, key)
         except SettleFirst:
+            # The round past its deadline is a change of its own, in its own transaction;
+            # then this call runs in another, on the session as it left it.
             await settle(request, kind, session_id)
+            work = unit_of_work(request)
         else:
             break
+    else:
+        raise Conflict("the session is changing too fast to apply this; retry")
     _announce(request, kind, session_id, applied.effects, applied.answer)
     return answer_response(request, applied.answer)
 
@@ -313,7 +320,13 @@ async def settle(request: Request, kind: AnyKind, session_id: str) -> None:
             return None  # another request settled it first
         waiting = collecting_of(record)
         assert isinstance(kind, RoundKind)  # only a round kind opens one
-        change = play_collected(kind, record, waiting, by_deadline=True)
+        try:
+            change = play_collected(kind, record, waiting, by_deadline=True)
+        except RulesError:
+            # Dice given that the round cannot use (a Constitution die with no check due): the
+            # round must still play, so every die is the server's, at the deadline.
+            emptied = {**waiting, "dice": {}, "from": {}}
+            change = play_collected(kind, record, emptied, by_deadline=True)
         return await _apply(
             connection, kind, record, change, updated_at=pending.deadline_of(waiting)
         )
@@ -569,8 +582,10 @@ async def list_rounds(
     """
     token = bearer_token(request)
 
-    async def transaction(connection: Transaction) -> tuple[SessionRecord, list[dict[str, Any]]]:
-        record = await _readable(connection, kind, session_id, token, pending.clock(request.app))
+    async def transaction(
+        connection: Transaction, now: datetime | None
+    ) -> tuple[SessionRecord, list[dict[str, Any]]]:
+        record = await _readable(connection, kind, session_id, token, now)
         page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
         view = kind.round_view
         if view is not None:
@@ -632,8 +647,10 @@ def open_collecting(
         raise Conflict("only a session created with seats collects its players' dice")
     if getattr(body, "rolls", None):
         raise RulesError("a round that collects dice takes none from the GM", ("rolls",))
-    config = load_config(kind, record.config, record.id)
-    seated = [name for name in kind.names(config) if name in record.seat_token_hashes]
+    config, state = load_session(kind, record.config, record.state, record.id)
+    seated = [name for name in kind.rolling(config, state) if name in record.seat_token_hashes]
+    if not seated:
+        raise Conflict("no seat rolls in the next round: the GM plays it")
     waiting = pending.opened(
         record.rounds_played + 1,
         seated,
@@ -772,12 +789,20 @@ async def remove(kind: AnyKind, request: Request, session_id: str) -> Response:
     return await mutate(request, kind, session_id, lambda _record, _role: Deletion())
 
 
+async def live_events(kind: AnyKind, request: Request, session_id: str) -> Response:
+    await _read(kind, request, session_id)  # a round past its deadline plays first
+    return await stream_events(kind, request, session_id)
+
+
+live_events.__doc__ = stream_events.__doc__
+
+
 async def _read(kind: AnyKind, request: Request, session_id: str) -> SessionRecord:
     """The session, for a token holding a role in it (404 for any other)."""
     token = bearer_token(request)
 
-    async def transaction(connection: Transaction) -> SessionRecord:
-        return await _readable(connection, kind, session_id, token, pending.clock(request.app))
+    async def transaction(connection: Transaction, now: datetime | None) -> SessionRecord:
+        return await _readable(connection, kind, session_id, token, now)
 
     return await settled_read(request, kind, session_id, transaction)
 
@@ -786,23 +811,33 @@ async def settled_read(
     request: Request,
     kind: AnyKind,
     session_id: str,
-    transaction: Callable[[Transaction], Awaitable[T]],
+    transaction: Callable[[Transaction, datetime | None], Awaitable[T]],
 ) -> T:
-    """A read, once any round waiting for dice past its deadline has played."""
-    while True:
+    """A read (`transaction`, given now), once any round waiting for dice past its deadline
+    has played; after `SETTLE_ATTEMPTS`, the session as it stands (given no time)."""
+    for _attempt in range(SETTLE_ATTEMPTS):
         try:
-            return await unit_of_work(request).run("read", transaction)
+            now = pending.clock(request.app)
+            return await unit_of_work(request).run("read", _at(transaction, now))
         except SettleFirst:
             await settle(request, kind, session_id)
+    return await unit_of_work(request).run("read", _at(transaction, None))
+
+
+def _at(
+    transaction: Callable[[Transaction, datetime | None], Awaitable[T]], now: datetime | None
+) -> Callable[[Transaction], Awaitable[T]]:
+    """A read transaction told the time `now` (None: no round's deadline has passed)."""
+    return lambda connection: transaction(connection, now)
 
 
 async def _readable(
-    connection: Transaction, kind: AnyKind, session_id: str, token: str, now: datetime
+    connection: Transaction, kind: AnyKind, session_id: str, token: str, now: datetime | None
 ) -> SessionRecord:
     record = await repository.get_session(connection, session_id, kind.path, lock=False)
     if record is None or role_of(token, record) is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
-    if pending.due(record, now):
+    if now is not None and pending.due(record, now):
         raise SettleFirst
     return record
 
@@ -912,6 +947,13 @@ def create_examples(kind: AnyKind) -> dict[str, Any]:
     return examples
 
 
+def round_examples(kind: AnyRoundKind) -> dict[str, Any]:
+    """A round's examples: the kind's own, and the same round waiting for the seats' dice."""
+    played = dict(kind.examples.round or {})
+    waiting = {key: value for key, value in played.items() if key != "rolls"}
+    return {"round": played, "collect": {**waiting, "collect": True, "deadline_seconds": 300}}
+
+
 @cache
 def router(kind: AnyKind) -> APIRouter:
     """The shared lifecycle routes of one kind, then the kind's own.
@@ -957,9 +999,7 @@ def router(kind: AnyKind) -> APIRouter:
     if isinstance(kind, RoundKind):
         add(
             "/{session_id}/rounds",
-            declare_body(
-                bound(play_round, kind), kind.round_model, {"round": kind.examples.round or {}}
-            ),
+            declare_body(bound(play_round, kind), kind.round_model, round_examples(kind)),
             f"play{prefix}Round",
             methods=["POST"],
             responses={**message_doc(model=answer.round), 202: {"model": answer.waiting}},
@@ -1009,7 +1049,7 @@ def router(kind: AnyKind) -> APIRouter:
     events = events_doc(prefix, kind, plays_rounds=isinstance(kind, RoundKind))
     add(
         "/{session_id}/events",
-        bound(stream_events, kind),
+        bound(live_events, kind),
         f"stream{prefix}Events",
         methods=["GET"],
         response_class=events.response_class,

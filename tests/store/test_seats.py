@@ -283,6 +283,14 @@ def test_a_seated_arm_wrestle_played_to_its_end_by_its_seats_and_the_gm(
     assert record["dice_from"] == {"Lydia": "seat", "Ogre": "deadline"}
     assert record["checks"]["Lydia"]["roll"] == 2
 
+    # Round 4 passes its deadline too, and a seat's late dice find it played already.
+    assert made.post("rounds", COLLECT).status_code == 202
+    clock.moment += timedelta(seconds=60)
+    assert_problem(dice_of(made, "Lydia", 20), 409)
+    record = made.get("rounds?after=3", token=ogre).json()["rounds"][0]
+    assert record["dice_from"] == {"Lydia": "deadline", "Ogre": "deadline"}
+    settled = made.session()
+
     # Then to the end: Lydia 20 against the Ogre's 1 until she reaches 30.
     status = settled["status"]
     while status == "active":
@@ -387,3 +395,24 @@ def test_a_seats_dice_keep_the_sessions_guarantees(store_client: TestClient, clo
     assert (replayed.status_code, replayed.content) == (200, played.content)
     assert [len(made.rounds())] == [1]
     assert made.rounds()[0]["checks"]["Ogre"]["roll"] == 9
+
+
+def test_dice_a_round_cannot_use_never_hold_it_up(store_client: TestClient, clock: Clock) -> None:
+    """A Constitution die with no check due: the seat whose dice complete the round is told
+    (422, nothing changes); past the deadline the round plays with the server's dice."""
+    made = Session(store_client, "arm-wrestles", SHORT_ARM_WRESTLE)
+    assert made.post("rounds", COLLECT).status_code == 202
+    unusable = {"rolls": {"Ogre": {"strength": 6, "constitution": 9}}}
+    assert dice_of(made, "Lydia", 11).status_code == 202
+    ogre = made.tokens["seats"]["Ogre"]
+    assert_problem(made.post("rounds/pending/dice", unusable, token=ogre), 422)
+    assert made.session()["pending"]["waiting_for"] == ["Ogre"]
+    assert made.session()["version"] == 3
+
+    lydia = made.tokens["seats"]["Lydia"]
+    replaced = {"rolls": {"Lydia": {"strength": 11, "constitution": 2}}}
+    assert made.post("rounds/pending/dice", replaced, token=lydia).status_code == 202
+    clock.moment = START + timedelta(seconds=60)
+    record = made.get("rounds", token=ogre).json()["rounds"][0]
+    assert record["dice_from"] == {"Lydia": "deadline", "Ogre": "deadline"}
+    assert {roll["source"] for roll in record["rolls"]} == {"rolled"}
