@@ -1,5 +1,5 @@
-"""Rounds that wait for the players' dice (docs/api.md#rounds-that-wait-for-dice): the seats'
-dice, the GM rolling for a seat, and the GM cancelling the round.
+"""Rounds that wait for the players' dice (docs/api.md#rounds-that-wait-for-the-players-dice):
+the seats' dice, the GM rolling for a seat, and the GM cancelling the round.
 
 The GM opens such a round with `POST …/rounds` and `"collect": true` (app/api/lifecycle.py);
 these routes give it its dice. Each is a change through `mutate`, with its guarantees

@@ -1,5 +1,5 @@
-"""A round that waits for the players' dice (docs/api.md#rounds-that-wait-for-dice): its stored
-shape and what is shown of it.
+"""A round that waits for the players' dice (docs/api.md#rounds-that-wait-for-the-players-dice):
+its stored shape and what is shown of it.
 
 The GM opens it (`POST …/rounds` with `"collect": true`); it is kept in the session's stored
 state under `collecting`, beside the rules' state (which never sees it):

@@ -106,7 +106,7 @@ MAX_DEADLINE_SECONDS: Final = 7 * 24 * 3600
 
 class Collecting(Strict):
     """A round body's fields that open a round waiting for the seats' dice rather than play
-    one (docs/api.md#rounds-that-wait-for-dice)."""
+    one (docs/api.md#rounds-that-wait-for-the-players-dice)."""
 
     collect: Annotated[
         bool,
