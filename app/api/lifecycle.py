@@ -6,7 +6,9 @@ and resolve for a `RoundKind`, odds from here for a kind with `odds`, then the k
 routes. Every change, the kinds' own included, goes through `mutate`, which gives it the same
 guarantees:
 
-* one write transaction per request (see app/store/database.py), the body read before it;
+* one write transaction per request (see app/store/database.py), the body read before it —
+  but for a round waiting for the seats' dice past its deadline, which the request finds and
+  plays first in a transaction of its own (`settle`: a change of its own, at the deadline);
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
   a role that may not do this 403;
 * `If-Match` against the session's version (412 and nothing changes);
