@@ -18,6 +18,7 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -735,6 +736,24 @@ def test_a_seats_stream_hears_who_gave_dice_never_what(sqlite_url: str) -> None:
             assert played.status_code == 200
             assert live.next_event() == (4, "round", played.json())
             assert played.json()["round"]["checks"]["Lydia"]["roll"] == 17
+
+
+def test_a_stream_opened_past_a_deadline_shows_the_round_played(sqlite_url: str) -> None:
+    """Opening a stream touches the session: a round waiting for dice past its deadline plays
+    first, and the stream's opening `session` event shows it played."""
+    moment = [datetime(2026, 12, 1, 20, 0, tzinfo=UTC)]
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        server.app.state.clock = lambda: moment[0]
+        arm = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        opened = arm.post("rounds", {"collect": True, "deadline_seconds": 60})
+        assert opened.status_code == 202
+        moment[0] += timedelta(seconds=60)
+        with stream(server.base, f"{ARM}/{arm.id}/events", arm.tokens["seats"]["Lydia"]) as live:
+            version, name, data = live.next_event()
+            assert (version, name) == (3, "session")
+            assert (data["session"]["round"], "pending" in data["session"]) == (1, False)
+        played = arm.get("rounds").json()["rounds"][0]
+        assert played["dice_from"] == {"Lydia": "deadline", "Ogre": "deadline"}
 
 
 def refused(base: str, path: str, token: str) -> httpx.Response:
