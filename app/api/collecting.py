@@ -39,7 +39,7 @@ from app.api.presentation import AnswerTypes, session_answer
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import Name, Strict
 from app.api.security import Role
-from app.errors import Forbidden
+from app.errors import Conflict, Forbidden
 from app.rules.errors import RulesError
 from app.store.repository import SessionRecord
 
@@ -94,6 +94,8 @@ async def give_dice(
         for name in rolls:
             if name not in waiting["needed"]:
                 raise RulesError(f"{name!r} has no seat in this round", ("rolls", name))
+            if not role.is_gm and waiting["from"].get(name) == "gm":
+                raise Conflict(f"the GM has rolled for {name} in this round")
         supplied_dice(kind, set(waiting["needed"]), rolls)  # every purpose one the kind takes
         for name, dice in rolls.items():
             waiting = pending.given(waiting, name, dice, "gm" if role.is_gm else "seat")

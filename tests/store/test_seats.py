@@ -244,6 +244,7 @@ def test_a_seated_arm_wrestle_played_to_its_end_by_its_seats_and_the_gm(
     # Round 2: the Ogre rolls, the GM rolls for Lydia (the server's dice).
     assert made.post("rounds", COLLECT).status_code == 202
     assert dice_of(made, "Ogre", 3).status_code == 202
+    assert_problem(made.post("rounds/pending/roll-for", {"names": ["Ogre"]}), 422)  # he rolled
     rolled = made.post("rounds/pending/roll-for", {"names": ["Lydia"]})
     assert rolled.status_code == 200, rolled.text
     record = rolled.json()["round"]
@@ -331,6 +332,9 @@ def test_a_seat_acts_for_nobody_but_itself(store_client: TestClient, clock: Cloc
     assert_problem(made.post("resolve", token=lydia), 403)
     assert made.session()["version"] == version
     assert made.session()["pending"]["waiting_for"] == ["Lydia", "Ogre"]
+    # Once the GM has rolled for the Ogre, his seat's dice come too late.
+    assert made.post("rounds/pending/roll-for", {"names": ["Ogre"]}).status_code == 202
+    assert_problem(dice_of(made, "Ogre", 12), 409)
 
     # A race's follower (a party token) gives no seat's dice either.
     race = Session(store_client, "races", {**SEATED["races"][0], "seats": True})
