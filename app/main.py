@@ -13,7 +13,17 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from app.api import cairn, d20, groups, gurps, lifecycle, long_throws, notation, operations
+from app.api import (
+    cairn,
+    collecting,
+    d20,
+    groups,
+    gurps,
+    lifecycle,
+    long_throws,
+    notation,
+    operations,
+)
 from app.api.contract import declare_contract
 from app.api.docs import install_docs
 from app.api.events import start_events, stop_events
@@ -113,6 +123,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.include_router(one_against_many)
     for kind in kinds.values():
         app.include_router(lifecycle.router(kind))
+    for waiting in collecting.routers(kinds):
+        app.include_router(waiting)
     install_docs(app)
     # Every route is built now (an included route is built again as its router includes
     # it), so a LeanRoute refuses what it cannot serve when the app is made.

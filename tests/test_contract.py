@@ -118,6 +118,7 @@ def test_statuses_follow_the_place_of_each_operation(document: dict[str, Any]) -
     }
     assert statuses(document, "post", "/v1/arm-wrestles/{session_id}/rounds") == {
         "200",
+        "202",
         "400",
         "401",
         "403",

@@ -49,7 +49,7 @@ from starlette.types import Receive, Scope, Send
 
 from app.api.kinds import AnyKind, LiveEvent
 from app.api.presentation import session_answer
-from app.api.security import bearer_token, identify
+from app.api.security import bearer_token, role_of
 from app.api.work import unit_of_work
 from app.errors import NotFound, ServiceUnavailable, TooManyStreams
 from app.settings import Settings
@@ -230,9 +230,7 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
         raise ServiceUnavailable("live events are not running")
     store = unit_of_work(request).store
     record = await read_session(store, kind, session_id)
-    role = (
-        None if record is None else identify(token, record.gm_token_hash, record.party_token_hashes)
-    )
+    role = None if record is None else role_of(token, record)
     if record is None or role is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
     party = None if role.is_gm else role.party
@@ -321,6 +319,18 @@ def events_doc(prefix: str, kind: AnyKind, *, plays_rounds: bool) -> EventsDoc:
         events += [
             LiveEvent("round", f"{prefix}RoundAnswer", "`POST …/rounds`"),
             LiveEvent("round", f"{prefix}Resolved", "`POST …/resolve`"),
+            LiveEvent("pending", f"{prefix}Waiting", "`POST …/rounds` with `collect`"),
+            LiveEvent(
+                "dice-in",
+                f"{prefix}Waiting",
+                "`POST …/rounds/pending/dice` or `…/roll-for` (who, never what)",
+            ),
+            LiveEvent(
+                "round",
+                f"{prefix}RoundAnswer",
+                "the last dice of a round waiting for them, or its deadline passing",
+            ),
+            LiveEvent("pending-cancelled", f"{prefix}Changed", "`DELETE …/rounds/pending`"),
         ]
     events += kind.events
     events.append(LiveEvent("deleted", "", "`DELETE …/{session_id}`"))

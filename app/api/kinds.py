@@ -241,6 +241,11 @@ class RoundKind(ContestKind[ConfigT, StateT], Protocol[ConfigT, StateT, RoundT])
         """Who dice may be supplied for in a round."""
         ...
 
+    def rolling(self, config: ConfigT, state: StateT) -> Iterable[str]:  # noqa: ARG002
+        """Who rolls in the next round: whose dice a round waiting for the seats' dice waits
+        for (by default every name)."""
+        return self.names(config)
+
     def play(self, config: ConfigT, state: StateT, body: Any, dice: Dice) -> tuple[StateT, RoundT]:
         """One round: the round body (a `round_model`) and dice -> new state and the round."""
         ...

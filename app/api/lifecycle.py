@@ -6,7 +6,9 @@ and resolve for a `RoundKind`, odds from here for a kind with `odds`, odds at a 
 kind with `choices`, then the kind's own routes. Every change, the kinds' own included, goes
 through `mutate`, which gives it the same guarantees:
 
-* one write transaction per request (see app/store/database.py), the body read before it;
+* one write transaction per request (see app/store/database.py), the body read before it —
+  but for a round waiting for the seats' dice past its deadline, which the request finds and
+  plays first in a transaction of its own (`settle`: a change of its own, at the deadline);
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
   a role that may not do this 403;
 * `If-Match` against the session's version (412 and nothing changes);
@@ -28,6 +30,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
@@ -36,6 +39,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from app.api import pending
 from app.api.common import header, message_doc, read_body, respond
 from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
@@ -50,7 +54,8 @@ from app.api.kinds import (
 )
 from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
-from app.api.security import Role, bearer_token, identify, new_token, optional_bearer, token_hash
+from app.api.schemas.common import validate_json
+from app.api.security import Role, bearer_token, new_token, optional_bearer, role_of, token_hash
 from app.api.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
 from app.notation import NOTATION_ROLLER
@@ -70,6 +75,7 @@ from app.store.repository import SessionRecord
 
 Status = Literal["active", "finished"]
 StateT = TypeVar("StateT")
+T = TypeVar("T")
 E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
 AnyRoundKind = RoundKind[Any, Any, Any]
 #: A safety net on rounds played by one `resolve`; every kind's own limit is lower.
@@ -83,6 +89,9 @@ MAX_ROUND_NUMBER = 2**31 - 1
 RESOLVE_RECENT_ROUNDS = 5
 #: How long a `resolve` computes before it lets the worker's other requests run.
 SLICE_SECONDS = 0.005
+#: How many times a call plays a round past its deadline before it gives up (another is opened
+#: and passes its deadline in between only under a clock that jumps).
+SETTLE_ATTEMPTS = 3
 #: Dice rolled at a session's creation (a chase's initiative), kept beside its state.
 START_ROLLS = "start_rolls"
 
@@ -129,6 +138,8 @@ class Change(Generic[StateT]):
     #: The live event's data when the answer is trimmed for the token that asked (a party's
     #: view of a round, `RoundView`): built like `answer`, whole; None: the answer's own.
     event_answer: Callable[[SessionRecord], Mapping[str, Any]] | None = None
+    #: The round waiting for dice after the change (app/api/pending.py); None: none.
+    collecting: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,12 +204,21 @@ def _if_match(request: Request) -> int | Literal["*"] | None:
         ) from None
 
 
-def _stored_state(state: Any, before: Mapping[str, Any]) -> dict[str, Any]:
-    """The state to store: the rules' state, keeping the dice rolled at creation."""
+def _stored_state(
+    state: Any, before: Mapping[str, Any], collecting: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The state to store: the rules' state, keeping the dice rolled at creation, and the
+    round waiting for dice if there is one."""
     stored: dict[str, Any] = serial.dump(state)
     if START_ROLLS in before:
         stored[START_ROLLS] = before[START_ROLLS]
+    if collecting is not None:
+        stored[pending.COLLECTING] = dict(collecting)
     return stored
+
+
+class SettleFirst(Exception):
+    """The session has a round waiting for dice past its deadline: it plays first."""
 
 
 async def mutate(
@@ -240,9 +260,11 @@ async def mutate(
         )
         if record is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
-        role = identify(token, record.gm_token_hash, record.party_token_hashes)
+        role = role_of(token, record)
         if role is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
+        if pending.due(record, pending.clock(request.app)):
+            raise SettleFirst
         if reused is not None:
             raise reused
         # Read once the token is known to hold a role here: a stranger learns nothing from it.
@@ -261,20 +283,111 @@ async def mutate(
             await key.remember(connection, applied.answer)
         return applied
 
-    applied = await guarded(work, transaction, key)
-    effects = applied.effects
-    if effects is not None:
-        data = applied.answer.body if effects.event_body is None else effects.event_body
-        publish(request.app, session_id, effects.version, effects.event, data)
-        if effects.rounds_played:
-            count_rounds_played(kind.path, effects.rounds_played)
-        if effects.newly_finished:
-            count_session_finished(kind.path)
+    for _attempt in range(SETTLE_ATTEMPTS):
+        try:
+            applied = await guarded(work, transaction, key)
+        except SettleFirst:
+            # The round past its deadline is a change of its own, in its own transaction;
+            # then this call runs in another, on the session as it left it.
+            await settle(request, kind, session_id)
+            work = unit_of_work(request)
+        else:
+            break
+    else:
+        raise Conflict("the session is changing too fast to apply this; retry")
+    _announce(request, kind, session_id, applied.effects, applied.answer)
     return answer_response(request, applied.answer)
 
 
+def _announce(
+    request: Request, kind: AnyKind, session_id: str, effects: Effects | None, answer: Answer
+) -> None:
+    """Publish and count what a committed change did (nothing for a replay)."""
+    if effects is None:
+        return
+    data = answer.body if effects.event_body is None else effects.event_body
+    publish(request.app, session_id, effects.version, effects.event, data)
+    if effects.rounds_played:
+        count_rounds_played(kind.path, effects.rounds_played)
+    if effects.newly_finished:
+        count_session_finished(kind.path)
+
+
+async def settle(request: Request, kind: AnyKind, session_id: str) -> None:
+    """Play the round waiting for dice past its deadline, the missing dice the server's,
+    recorded as rolled at the deadline (a change of its own, with its live event)."""
+
+    async def transaction(connection: Transaction) -> Applied | None:
+        record = await repository.get_session(connection, session_id, kind.path, lock=True)
+        if record is None or not pending.due(record, pending.clock(request.app)):
+            return None  # another request settled it first
+        waiting = collecting_of(record)
+        assert isinstance(kind, RoundKind)  # only a round kind opens one
+        try:
+            change = play_collected(kind, record, waiting, by_deadline=True)
+        except RulesError:
+            # Dice given that the round cannot use (a Constitution die with no check due): the
+            # round must still play, so every die is the server's, at the deadline.
+            emptied = {**waiting, "dice": {}, "from": {}}
+            change = play_collected(kind, record, emptied, by_deadline=True)
+        return await _apply(
+            connection, kind, record, change, updated_at=pending.deadline_of(waiting)
+        )
+
+    applied = await unit_of_work(request).run("write", transaction)
+    if applied is not None:
+        _announce(request, kind, session_id, applied.effects, applied.answer)
+
+
+def collecting_of(record: SessionRecord) -> dict[str, Any]:
+    """The round waiting for dice, or 409."""
+    waiting = pending.collecting(record)
+    if waiting is None:
+        raise Conflict("no round is waiting for dice")
+    return waiting
+
+
+def play_collected(
+    kind: AnyRoundKind,
+    record: SessionRecord,
+    waiting: Mapping[str, Any],
+    *,
+    by_deadline: bool = False,
+) -> Change[Any]:
+    """Play the round waiting for dice with the dice given (the server's for the rest)."""
+    config, state = load_session(kind, record.config, record.state, record.id)
+    given: dict[str, pending.DiceFrom] = dict(waiting["from"])
+    if by_deadline:
+        given.update(dict.fromkeys(pending.waiting_for(waiting), "deadline"))
+    body = validate_json(
+        kind.round_model, orjson.dumps({**waiting["inputs"], "rolls": waiting["dice"] or None})
+    )
+    after, stored = play_one(
+        kind, config, state, record.seed, waiting["number"], body, dice_from=given
+    )
+    return Change(
+        after,
+        _status(kind, after),
+        kind.result(config, after),
+        [stored],
+        lambda updated: (
+            200,
+            {
+                "round": stored.outcome,
+                "session": session_answer(kind, updated, after),
+                "summary": stored.outcome["summary"],
+            },
+        ),
+    )
+
+
 async def _apply(
-    connection: Transaction, kind: AnyKind, record: SessionRecord, change: Change[Any] | Deletion
+    connection: Transaction,
+    kind: AnyKind,
+    record: SessionRecord,
+    change: Change[Any] | Deletion,
+    *,
+    updated_at: datetime | None = None,
 ) -> Applied:
     """Store the change (or the deletion) and make its answer and effects."""
     if isinstance(change, Deletion):
@@ -284,9 +397,9 @@ async def _apply(
         connection,
         record,
         status=change.status,
-        state=_stored_state(change.state, record.state),
+        state=_stored_state(change.state, record.state, change.collecting),
         result=None if change.result is None else dict(change.result),
-        updated_at=repository.now(),
+        updated_at=updated_at if updated_at is not None else repository.now(),
         rounds=[
             {
                 "number": played.number,
@@ -381,8 +494,10 @@ def play_one(
     body: Any,
     *,
     budget: DiceBudget | None = None,
+    dice_from: Mapping[str, pending.DiceFrom] | None = None,
 ) -> tuple[StateT, StoredRound]:
-    """Play round `number`: the rules, then every supplied die checked used, then the record."""
+    """Play round `number`: the rules, then every supplied die checked used, then the record
+    (with, for a round that waited for dice, who gave each name's dice: `dice_from`)."""
     supplied, locs = supplied_dice(kind, set(kind.names(config)), getattr(body, "rolls", None))
     dice = round_dice(seed, number, supplied, locs, budget=budget)
     after, played = kind.play(config, state, body, dice)
@@ -396,7 +511,13 @@ def play_one(
         "rolls": rolls,
         "summary": summary,
     }
-    inputs = body.model_dump(mode="json") if isinstance(body, BaseModel) else {}
+    if dice_from is not None:
+        outcome["dice_from"] = dict(dice_from)
+    inputs = (
+        body.model_dump(mode="json", exclude=set(pending.OPENING))
+        if isinstance(body, BaseModel)
+        else {}
+    )
     return after, StoredRound(number, inputs, rolls, outcome)
 
 
@@ -464,17 +585,19 @@ async def list_rounds(
     """
     token = bearer_token(request)
 
-    async def transaction(connection: Transaction) -> tuple[SessionRecord, list[dict[str, Any]]]:
-        record = await _readable(connection, kind, session_id, token)
+    async def transaction(
+        connection: Transaction, now: datetime | None
+    ) -> tuple[SessionRecord, list[dict[str, Any]]]:
+        record = await _readable(connection, kind, session_id, token, now)
         page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
         view = kind.round_view
         if view is not None:
-            role = identify(token, record.gm_token_hash, record.party_token_hashes)
+            role = role_of(token, record)
             if role is not None and role.party is not None and not role.is_gm:
                 page = [dict(view.shown(played, role.party)) for played in page]
         return record, page
 
-    record, page = await unit_of_work(request).run("read", transaction)
+    record, page = await settled_read(request, kind, session_id, transaction)
     headers = {"ETag": etag(record.version)}
     last = after + len(page)
     if page and last < record.rounds_played:
@@ -487,10 +610,16 @@ async def list_rounds(
 async def play_round(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any]
 ) -> Response:
-    """Play one round (GM token) with supplied or server dice."""
+    """Play one round (GM token) with supplied or server dice; or, with `"collect": true`,
+    open one that waits for the seats' dice (202)."""
+    opened_at = pending.clock(request.app)
 
     def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
         require_active(record)
+        if pending.collecting(record) is not None:
+            raise Conflict("a round is waiting for dice: it plays once they are in")
+        if getattr(body.value, "collect", False):
+            return open_collecting(kind, record, body.value, opened_at)
         config, state = load_session(kind, record.config, record.state, record.id)
         after, stored = play_one(
             kind, config, state, record.seed, record.rounds_played + 1, body.value
@@ -513,6 +642,55 @@ async def play_round(
     return await mutate(request, kind, session_id, mutation, body=body)
 
 
+def open_collecting(
+    kind: AnyRoundKind, record: SessionRecord, body: Any, now: datetime
+) -> Change[Any]:
+    """The next round, waiting for every seat's dice until `deadline_seconds` from `now`."""
+    if not record.seat_token_hashes:
+        raise Conflict("only a session created with seats collects its players' dice")
+    if getattr(body, "rolls", None):
+        raise RulesError("a round that collects dice takes none from the GM", ("rolls",))
+    config, state = load_session(kind, record.config, record.state, record.id)
+    seated = [name for name in kind.rolling(config, state) if name in record.seat_token_hashes]
+    if not seated:
+        raise Conflict("no seat rolls in the next round: the GM plays it")
+    waiting = pending.opened(
+        record.rounds_played + 1,
+        seated,
+        body.model_dump(mode="json"),
+        pending.deadline_in(now, body.deadline_seconds),
+    )
+    return waiting_change(kind, record, waiting, "pending")
+
+
+def waiting_change(
+    kind: AnyKind,
+    record: SessionRecord,
+    waiting: Mapping[str, Any],
+    event: str,
+    **said: Any,
+) -> Change[Any]:
+    """A change to the round waiting for dice (opened, or more dice in): 202 with what is
+    shown of it, never its dice."""
+    _config, state = load_session(kind, record.config, record.state, record.id)
+    return Change(
+        state,
+        "active",
+        None,
+        answer=lambda updated: (
+            202,
+            {
+                "pending": pending.shown(waiting),
+                **said,
+                "session": session_answer(kind, updated, state),
+                "summary": pending.summary(waiting),
+            },
+        ),
+        event=event,
+        collecting=waiting,
+    )
+
+
 async def resolve(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any] | None = None
 ) -> Response:
@@ -520,6 +698,8 @@ async def resolve(
 
     async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
         require_active(record)
+        if pending.collecting(record) is not None:
+            raise Conflict("a round is waiting for dice: it plays once they are in")
         config, state = load_session(kind, record.config, record.state, record.id)
         move_body = body.value if body is not None else None
         state, played, recent = await play_to_the_end(kind, config, state, record, move_body)
@@ -640,23 +820,65 @@ async def remove(kind: AnyKind, request: Request, session_id: str) -> Response:
     return await mutate(request, kind, session_id, lambda _record, _role: Deletion())
 
 
+async def live_events(kind: AnyKind, request: Request, session_id: str) -> Response:
+    await _read(kind, request, session_id)  # a round past its deadline plays first
+    return await stream_events(kind, request, session_id)
+
+
+live_events.__doc__ = stream_events.__doc__
+
+
 async def _read(kind: AnyKind, request: Request, session_id: str) -> SessionRecord:
     """The session, for a token holding a role in it (404 for any other)."""
     token = bearer_token(request)
 
-    async def transaction(connection: Transaction) -> SessionRecord:
-        return await _readable(connection, kind, session_id, token)
+    async def transaction(connection: Transaction, now: datetime | None) -> SessionRecord:
+        return await _readable(connection, kind, session_id, token, now)
 
-    return await unit_of_work(request).run("read", transaction)
+    return await settled_read(request, kind, session_id, transaction)
+
+
+async def settled_read(
+    request: Request,
+    kind: AnyKind,
+    session_id: str,
+    transaction: Callable[[Transaction, datetime | None], Awaitable[T]],
+) -> T:
+    """A read (`transaction`, given now), once any round waiting for dice past its deadline
+    has played; after `SETTLE_ATTEMPTS`, the session as it stands (given no time)."""
+    for _attempt in range(SETTLE_ATTEMPTS):
+        try:
+            now = pending.clock(request.app)
+            return await unit_of_work(request).run("read", _at(transaction, now))
+        except SettleFirst:
+            await settle(request, kind, session_id)
+    return await unit_of_work(request).run("read", _at(transaction, None))
+
+
+def _at(
+    transaction: Callable[[Transaction, datetime | None], Awaitable[T]], now: datetime | None
+) -> Callable[[Transaction], Awaitable[T]]:
+    """A read transaction told the time `now` (None: no round's deadline has passed)."""
+    return lambda connection: transaction(connection, now)
 
 
 async def _readable(
-    connection: Transaction, kind: AnyKind, session_id: str, token: str
+    connection: Transaction, kind: AnyKind, session_id: str, token: str, now: datetime | None
 ) -> SessionRecord:
     record = await repository.get_session(connection, session_id, kind.path, lock=False)
-    if record is None or identify(token, record.gm_token_hash, record.party_token_hashes) is None:
+    if record is None or role_of(token, record) is None:
         raise NotFound(f"no {kind.title} with id {session_id}")
+    if now is not None and pending.due(record, now):
+        raise SettleFirst
     return record
+
+
+def seats(kind: AnyKind, config: Any, body: BaseModel) -> tuple[str, ...]:
+    """The competitors that get a seat token: every name of a round kind's contest created
+    with `"seats": true` (a kind without `seats` in its create body has none)."""
+    if not getattr(body, "seats", False) or not isinstance(kind, RoundKind):
+        return ()
+    return tuple(kind.names(config))
 
 
 async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tuple[Answer, Answer]:
@@ -673,6 +895,7 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
     result = kind.result(config, state)
     gm_token = new_token()
     party_tokens = {party: new_token() for party in kind.parties(config)}
+    seat_tokens = {name: new_token() for name in seats(kind, config, body)}
     stamp = repository.now()
     record = SessionRecord(
         id=uuid.uuid4().hex,
@@ -688,6 +911,11 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
         party_token_hashes={party: token_hash(token) for party, token in party_tokens.items()},
         created_at=stamp,
         updated_at=stamp,
+        seat_token_hashes=(
+            {name: token_hash(token) for name, token in seat_tokens.items()}
+            if seat_tokens
+            else None
+        ),
     )
     await repository.insert_session(connection, record)
     count_dice_rolled(dice.rolled())
@@ -697,6 +925,8 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
     tokens: dict[str, Any] = {"gm": gm_token}
     if party_tokens:
         tokens["parties"] = party_tokens
+    if seat_tokens:
+        tokens["seats"] = seat_tokens
     public = postable(session_answer(kind, record))
     headers = {"Location": f"/v1/{kind.path}/{record.id}", "ETag": etag(1)}
     return (
@@ -740,6 +970,21 @@ def bound(endpoint: E, kind: AnyKind) -> E:
     return result
 
 
+def create_examples(kind: AnyKind) -> dict[str, Any]:
+    """A creation's examples: the kind's own, and for a kind with seats the same seated."""
+    examples: dict[str, Any] = {"create": kind.examples.create}
+    if "seats" in kind.create_model.model_fields:
+        examples["seated"] = {**kind.examples.create, "seats": True}
+    return examples
+
+
+def round_examples(kind: AnyRoundKind) -> dict[str, Any]:
+    """A round's examples: the kind's own, and the same round waiting for the seats' dice."""
+    played = dict(kind.examples.round or {})
+    waiting = {key: value for key, value in played.items() if key != "rolls"}
+    return {"round": played, "collect": {**waiting, "collect": True, "deadline_seconds": 300}}
+
+
 @cache
 def router(kind: AnyKind) -> APIRouter:
     """The shared lifecycle routes of one kind, then the kind's own.
@@ -759,9 +1004,7 @@ def router(kind: AnyKind) -> APIRouter:
 
     add(
         "",
-        declare_body(
-            bound(create, kind), kind.create_model, {"create": kind.examples.create}, eager=True
-        ),
+        declare_body(bound(create, kind), kind.create_model, create_examples(kind), eager=True),
         f"create{prefix}",
         methods=["POST"],
         status_code=201,
@@ -787,12 +1030,10 @@ def router(kind: AnyKind) -> APIRouter:
     if isinstance(kind, RoundKind):
         add(
             "/{session_id}/rounds",
-            declare_body(
-                bound(play_round, kind), kind.round_model, {"round": kind.examples.round or {}}
-            ),
+            declare_body(bound(play_round, kind), kind.round_model, round_examples(kind)),
             f"play{prefix}Round",
             methods=["POST"],
-            responses=message_doc(model=answer.round),
+            responses={**message_doc(model=answer.round), 202: {"model": answer.waiting}},
             summary=f"Play a round of {_a(kind.title)}",
         )
         resolving = bound(resolve, kind)
@@ -849,7 +1090,7 @@ def router(kind: AnyKind) -> APIRouter:
     events = events_doc(prefix, kind, plays_rounds=isinstance(kind, RoundKind))
     add(
         "/{session_id}/events",
-        bound(stream_events, kind),
+        bound(live_events, kind),
         f"stream{prefix}Events",
         methods=["GET"],
         response_class=events.response_class,

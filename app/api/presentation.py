@@ -19,7 +19,9 @@ from typing import Annotated, Any, Generic, Literal, NotRequired, TypeVar
 from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
+from app.api import pending
 from app.api.kinds import AnyKind, load_config, load_session
+from app.api.pending import PendingRound
 from app.api.schemas.common import ANSWER, RollRecord, RuleLink
 from app.store.repository import SessionRecord
 
@@ -38,6 +40,8 @@ class Tokens(TypedDict):
 
     gm: str
     parties: NotRequired[dict[str, str]]
+    #: A seated session's seat tokens, by competitor.
+    seats: NotRequired[dict[str, str]]
 
 
 @with_config(FORBID)
@@ -58,6 +62,7 @@ class SessionFields(TypedDict):
     rule: RuleLink
     start_rolls: NotRequired[list[RollRecord]]
     summary: NotRequired[str]
+    pending: NotRequired[PendingRound]
 
 
 @with_config(FORBID)
@@ -108,6 +113,9 @@ def session_body(
     start_rolls = record.state.get("start_rolls")
     if start_rolls:
         body["start_rolls"] = start_rolls
+    waiting = record.state.get(pending.COLLECTING)
+    if waiting:
+        body["pending"] = pending.shown(waiting)
     if summary is not None:
         body["summary"] = summary
     return body
@@ -141,6 +149,7 @@ class AnswerTypes:
     round: Any
     resolved: Any
     rounds: Any
+    waiting: Any
 
     @classmethod
     def of(cls, prefix: str, session: Any, round_: Any) -> AnswerTypes:
@@ -167,4 +176,16 @@ class AnswerTypes:
         rounds = _named(
             f"{prefix}Rounds", {"rounds": list[round_]}, "The rounds played, oldest first."
         )
-        return cls(session, created, changed, round_answer, resolved, rounds)
+        waiting = _named(
+            f"{prefix}Waiting",
+            {
+                "pending": PendingRound,
+                "name": NotRequired[str],
+                "names": NotRequired[list[str]],
+                "session": session,
+                "summary": str,
+            },
+            "A round waiting for the seats' dice, and the session: who it still waits for "
+            "(`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.",
+        )
+        return cls(session, created, changed, round_answer, resolved, rounds, waiting)

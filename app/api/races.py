@@ -102,6 +102,14 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     def names(self, config: rules.Config) -> tuple[str, ...]:
         return tuple(competitor.name for competitor in config.competitors)
 
+    def rolling(self, config: rules.Config, state: rules.State) -> tuple[str, ...]:
+        """The racers still racing: the others roll nothing."""
+        return tuple(
+            competitor.name
+            for competitor in config.competitors
+            if state.standing[competitor.name] == "racing"
+        )
+
     def play(
         self,
         config: rules.Config,

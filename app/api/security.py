@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -24,6 +25,9 @@ from fastapi import Request
 
 from app.api.common import header
 from app.errors import Unauthorized
+
+if TYPE_CHECKING:
+    from app.store.repository import SessionRecord
 
 TOKEN_BYTES = 32
 NONCE_BYTES = 12
@@ -58,17 +62,24 @@ def bearer_token(request: Request) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Role:
-    """Who a token speaks for: the GM, or one party."""
+    """Who a token speaks for: the GM, one party, or one competitor's seat."""
 
-    kind: Literal["gm", "party"]
+    kind: Literal["gm", "party", "seat"]
     party: str | None = None
+    #: The competitor a seat token sits for.
+    seat: str | None = None
 
     @property
     def is_gm(self) -> bool:
         return self.kind == "gm"
 
 
-def identify(token: str, gm_hash: str, party_hashes: dict[str, str]) -> Role | None:
+def identify(
+    token: str,
+    gm_hash: str,
+    party_hashes: Mapping[str, str],
+    seat_hashes: Mapping[str, str] | None = None,
+) -> Role | None:
     """The role `token` holds in a session, comparing every hash in constant time."""
     digest = token_hash(token)
     found: Role | None = None
@@ -77,7 +88,17 @@ def identify(token: str, gm_hash: str, party_hashes: dict[str, str]) -> Role | N
     for party, party_hash in party_hashes.items():
         if hmac.compare_digest(digest, party_hash) and found is None:
             found = Role("party", party)
+    for seat, seat_hash in (seat_hashes or {}).items():
+        if hmac.compare_digest(digest, seat_hash) and found is None:
+            found = Role("seat", seat=seat)
     return found
+
+
+def role_of(token: str, record: SessionRecord) -> Role | None:
+    """The role `token` holds in the session `record`: GM, party, seat, or none."""
+    return identify(
+        token, record.gm_token_hash, record.party_token_hashes, record.seat_token_hashes
+    )
 
 
 def key_digest(scope: str, key: str) -> str:

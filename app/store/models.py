@@ -55,6 +55,9 @@ class ContestSession(Base):
     gm_token_hash: Mapped[str] = mapped_column(String(64))
     #: {party name: SHA-256 hex of that party's token}.
     party_token_hashes: Mapped[dict[str, str]] = mapped_column(Document)
+    #: {competitor name: SHA-256 hex of that competitor's seat token}; null: a session
+    #: created without seats.
+    seat_token_hashes: Mapped[dict[str, str] | None] = mapped_column(Document, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     #: The hour (since the Unix epoch, UTC) of `updated_at`, written only when it changes, for

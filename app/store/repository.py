@@ -141,11 +141,13 @@ class SessionRecord:
     party_token_hashes: dict[str, str]
     created_at: datetime
     updated_at: datetime
+    #: {competitor name: SHA-256 hex of its seat token}; None: a session without seats.
+    seat_token_hashes: dict[str, str] | None = None
 
 
 #: The columns a `SessionRecord` holds (`touched_hour` is derived from `updated_at`).
 _FIELDS = tuple(column.name for column in sessions.columns if column.name != "touched_hour")
-_DOCUMENTS = ("config", "state", "result", "party_token_hashes")
+_DOCUMENTS = ("config", "state", "result", "party_token_hashes", "seat_token_hashes")
 _TIMES = ("created_at", "updated_at")
 
 
@@ -342,6 +344,7 @@ async def update_session(
         party_token_hashes=record.party_token_hashes,
         created_at=record.created_at,
         updated_at=updated_at,
+        seat_token_hashes=record.seat_token_hashes,
     )
 
 

@@ -19,10 +19,13 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     ids = [operation["operationId"] for _, _, operation in operations(document)]
-    assert len(ids) == len(set(ids)) == 70
+    assert len(ids) == len(set(ids)) == 86
     assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", operation_id) for operation_id in ids), ids
     assert {"createArmWrestle", "playArmWrestleRound", "rollGurpsSuccess", "endChase"} <= set(ids)
     assert {"oddsChaseChoices", "oddsSkillGameChoices"} <= set(ids)
+    assert {"giveArmWrestleDice", "rollForArmWrestleSeats", "cancelArmWrestlePendingRound"} <= set(
+        ids
+    )
 
 
 def test_every_json_answer_has_a_named_schema(client: TestClient) -> None:
@@ -59,7 +62,7 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         assert "Last-Event-ID" in [parameter["name"] for parameter in operation["parameters"]]
         # One line per event: "- `name`: `Schema`, ..." (the session's and deletion's data
         # are shapes around a schema, or none).
-        listed[path] = re.findall(r"^- `(\w+)`: `([^`]+)`", answer["description"], re.M)
+        listed[path] = re.findall(r"^- `([\w-]+)`: `([^`]+)`", answer["description"], re.M)
         for _, schema in listed[path]:
             for name in re.findall(r"[A-Z]\w+", schema):
                 assert name in document["components"]["schemas"], (path, name)
@@ -69,10 +72,15 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         ("session", '{"session": ArmWrestleSession}'),
         ("round", "ArmWrestleRoundAnswer"),
         ("round", "ArmWrestleResolved"),
+        ("pending", "ArmWrestleWaiting"),
+        ("dice-in", "ArmWrestleWaiting"),
+        ("round", "ArmWrestleRoundAnswer"),
+        ("pending-cancelled", "ArmWrestleChanged"),
         ("deleted", '{"id": <session id>}'),
     ]
     assert [name for name, _ in listed["/v1/chases/{session_id}/events"]] == [
-        "session", "round", "round", "ended", "deleted"
+        "session", "round", "round", "pending", "dice-in", "round", "pending-cancelled", "ended",
+        "deleted"
     ]  # fmt: skip
     assert listed["/v1/skill-games/{session_id}/events"] == [
         ("session", '{"session": SkillGameSession}'),

@@ -18,6 +18,7 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -696,6 +697,63 @@ def test_the_stream_wants_a_token_of_the_session(sqlite_url: str) -> None:
         )
         assert unknown.status_code == 404
         assert other_id != session_id
+
+
+def test_a_seat_streams_its_session(sqlite_url: str) -> None:
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        path = f"{ARM}/{arm.id}/events"
+        with stream(server.base, path, arm.tokens["seats"]["Ogre"]) as live:
+            version, name, data = live.next_event()
+            assert (version, name, data["session"]["id"]) == (1, "session", arm.id)
+            played = arm.play_round()
+            server.publish(arm.id, 2, "round", played.content)
+            assert live.next_event() == (2, "round", played.json())
+
+
+def test_a_seats_stream_hears_who_gave_dice_never_what(sqlite_url: str) -> None:
+    """A round waiting for dice, as another seat's stream tells it: `pending`, `dice-in`
+    naming who (the same body the giver was answered, no die in it), then the round."""
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        seats = arm.tokens["seats"]
+        with stream(server.base, f"{ARM}/{arm.id}/events", seats["Ogre"]) as live:
+            assert live.next_event()[:2] == (1, "session")
+            opened = arm.post("rounds", {"collect": True, "deadline_seconds": 600})
+            assert opened.status_code == 202
+            assert live.next_event() == (2, "pending", opened.json())
+            given = arm.post(
+                "rounds/pending/dice", {"rolls": {"Lydia": {"strength": 17}}}, token=seats["Lydia"]
+            )
+            assert given.status_code == 202
+            version, name, data = live.next_event()
+            assert (version, name, data) == (3, "dice-in", given.json())
+            assert set(data) == {"pending", "name", "session", "summary"}
+            assert (data["name"], data["pending"]["waiting_for"]) == ("Lydia", ["Ogre"])
+            played = arm.post(
+                "rounds/pending/dice", {"rolls": {"Ogre": {"strength": 4}}}, token=seats["Ogre"]
+            )
+            assert played.status_code == 200
+            assert live.next_event() == (4, "round", played.json())
+            assert played.json()["round"]["checks"]["Lydia"]["roll"] == 17
+
+
+def test_a_stream_opened_past_a_deadline_shows_the_round_played(sqlite_url: str) -> None:
+    """Opening a stream touches the session: a round waiting for dice past its deadline plays
+    first, and the stream's opening `session` event shows it played."""
+    moment = [datetime(2026, 12, 1, 20, 0, tzinfo=UTC)]
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        server.app.state.clock = lambda: moment[0]
+        arm = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        opened = arm.post("rounds", {"collect": True, "deadline_seconds": 60})
+        assert opened.status_code == 202
+        moment[0] += timedelta(seconds=60)
+        with stream(server.base, f"{ARM}/{arm.id}/events", arm.tokens["seats"]["Lydia"]) as live:
+            version, name, data = live.next_event()
+            assert (version, name) == (3, "session")
+            assert (data["session"]["round"], "pending" in data["session"]) == (1, False)
+        played = arm.get("rounds").json()["rounds"][0]
+        assert played["dice_from"] == {"Lydia": "deadline", "Ogre": "deadline"}
 
 
 def refused(base: str, path: str, token: str) -> httpx.Response:

@@ -55,7 +55,7 @@ from app.store.repository import touched_hour
 from migrations.guard import refuse_data_loss
 from tests.conformance import Conforming
 from tests.conftest import create_postgres_database, drop_postgres_database
-from tests.helpers import Session
+from tests.helpers import Session, bearer
 from tests.store.migrator import migrate_after
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -354,7 +354,7 @@ def test_the_states_go_back_to_their_old_shape_on_downgrade(empty_database_url: 
     command.upgrade(config, "head")
     assert stored_states(empty_database_url) == upgraded
     command.stamp(config, "0003")
-    command.upgrade(config, "head")  # 0004 again, on states already in the new shape
+    command.upgrade(config, "0004")  # 0004 again, on states already in the new shape
     assert stored_states(empty_database_url) == upgraded
 
 
@@ -652,8 +652,11 @@ def test_a_downgrade_that_would_drop_data_refuses_unless_allowed(empty_database_
     assert schema(url) == (TABLES, [migration_head()])
     assert contents(url) == before
     # However the downgrade is named, and whatever else -x says.
-    relative = alembic_cli(url, "-x", "allow-data-loss=false", "downgrade", "-4")
-    assert failure(relative).endswith("; to allow it: alembic -x allow-data-loss=true downgrade -4")
+    steps = f"-{len(revisions())}"  # down to base, counted back from head
+    relative = alembic_cli(url, "-x", "allow-data-loss=false", "downgrade", steps)
+    assert failure(relative).endswith(
+        f"; to allow it: alembic -x allow-data-loss=true downgrade {steps}"
+    )
     unclear = alembic_cli(url, "-x", "allow-data-loss=maybe", "downgrade", "base")
     assert failure(unclear) == "FAILED: -x allow-data-loss=maybe: say true or false"
     offline = alembic_cli(url, "downgrade", "--sql", "0001:base")
@@ -712,6 +715,40 @@ def test_a_dropped_column_counts_its_values(empty_database_url: str) -> None:
     )
 
 
+def test_a_downgrade_below_seats_refuses_while_a_session_has_seats(
+    empty_database_url: str,
+) -> None:
+    """0005's downgrade drops the seat tokens' digests: it refuses while a session holds some
+    (sessions without seats hold none, and go down as they are), unless allowed; allowed, the
+    sessions and their rounds stay, and back at head the session is seatless."""
+    url = empty_database_url
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        Session(client, "arm-wrestles", LONG_ARM_WRESTLE).play_round()
+        seated = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "seats": True})
+        seated.play_round()
+    before = contents(url)
+
+    assert failure(alembic_cli(url, "downgrade", "0004")) == (
+        "FAILED: downgrade 0005 -> 0004 would lose 1 value of sessions.seat_token_hashes "
+        "(nothing was changed); to allow it: alembic -x allow-data-loss=true downgrade 0004"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+
+    allowed = alembic_cli(url, "-x", "allow-data-loss=true", "downgrade", "0004")
+    assert allowed.returncode == 0, allowed.stderr
+    assert schema(url) == (TABLES, ["0004"])
+    after = contents(url)
+    assert counts(after) == counts(before)
+    assert all("seat_token_hashes" not in row for row in after["sessions"])
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        assert client.get(seated.url, headers=seated.headers).json()["round"] == 1
+        ann = seated.tokens["seats"]["Ann"]
+        assert client.get(seated.url, headers=bearer(ann)).status_code == 404
+
+
 # --- foreign keys on SQLite -----------------------------------------------------------------
 
 
@@ -732,7 +769,7 @@ def test_sqlite_migrations_check_foreign_keys_after_each_step(tmp_path: Path) ->
     with pytest.raises(CommandError) as refused:
         command.downgrade(config, "0003")
     assert str(refused.value) == (
-        "migration 0004 -> 0003 leaves rows whose foreign key names no row "
+        "migration 0005 -> 0004 leaves rows whose foreign key names no row "
         "(1 of rounds naming no row of sessions); nothing was changed"
     )
     assert schema(url) == (TABLES, [migration_head()])

@@ -13,7 +13,17 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    CollectedKeys,
+    Collecting,
+    Name,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.rules import arm_wrestling as rules
 from app.rules.common import ability_modifier
 from app.rules.violations import MAX_NOTATION_CHARS
@@ -76,6 +86,7 @@ class ArmWrestleCreate(Strict):
     max_rounds: Annotated[int, Field(ge=1, le=rules.MAX_ROUNDS_LIMIT)] = rules.DEFAULT_MAX_ROUNDS
     loser_damage: Annotated[str, Field(min_length=1, max_length=MAX_NOTATION_CHARS)] | None = None
     seed: Seed | None = None
+    seats: Seats = False
 
     def to_rules(self) -> rules.Config:
         """The match's config, defaults applied; `rules.check_config` checks what spans fields."""
@@ -99,7 +110,7 @@ class ArmWrestleDice(Strict):
     damage: DamageDie | Annotated[list[DamageDie], Field(max_length=1000)] | None = None
 
 
-class ArmWrestleRound(Strict):
+class ArmWrestleRound(Collecting):
     rolls: dict[Name, ArmWrestleDice] | None = None
 
 
@@ -207,7 +218,7 @@ class ArmWrestleRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class ArmWrestleRoundRecord(ArmWrestleRoundOutcome, RoundRecordKeys):
+class ArmWrestleRoundRecord(ArmWrestleRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One round of an arm wrestle as served: its number, outcome, dice and summary line."""
 
 

@@ -17,7 +17,17 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    CollectedKeys,
+    Collecting,
+    Name,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.api.schemas.races import (
     MAX_DC,
     CheckName,
@@ -121,6 +131,7 @@ class ChaseCreate(Strict):
     damage_instead_of_forfeit: bool = False
     speed_bonus: SpeedBonus = "increment"
     seed: Seed | None = None
+    seats: Seats = False
     rolls: dict[Name, StartDice] | None = Field(
         default=None, description="the escapee's supplied initiative die"
     )
@@ -194,7 +205,7 @@ class ChasePurposeDice(ChaseDice):
     initiative: D20 | None = None
 
 
-class ChaseRound(Strict):
+class ChaseRound(Collecting):
     terrain: ChaseTerrain
     tactic: ChaseTactic | None = None
     rolls: dict[Name, ChaseDice] | None = None
@@ -323,7 +334,7 @@ class ChaseRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys):
+class ChaseRoundRecord(ChaseRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One increment of a chase as `rounds` lists it."""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, NotRequired, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -56,6 +56,14 @@ Text = Annotated[
     str, StringConstraints(min_length=1, max_length=500, pattern=TEXT), AfterValidator(trimmed)
 ]
 Seed = Annotated[int, Field(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")]
+#: A session's `seats`: whether each competitor gets a seat token of its own.
+Seats = Annotated[
+    bool,
+    Field(
+        description="give each competitor a seat token (`tokens.seats`), which reads the "
+        "session and posts only that competitor's dice"
+    ),
+]
 D6 = Annotated[int, Field(ge=1, le=6)]
 D20 = Annotated[int, Field(ge=1, le=20)]
 D100 = Annotated[int, Field(ge=1, le=100)]
@@ -90,6 +98,40 @@ class Strict(BaseModel):
         if info.context is INTEGERS_ONLY:
             return data
         return whole_numbers(data)
+
+
+#: The longest a round may wait for its players' dice (a week).
+MAX_DEADLINE_SECONDS: Final = 7 * 24 * 3600
+
+
+class Collecting(Strict):
+    """A round body's fields that open a round waiting for the seats' dice rather than play
+    one (docs/api.md#rounds-that-wait-for-the-players-dice)."""
+
+    collect: Annotated[
+        bool,
+        Field(description="wait for each seat's dice instead of rolling (a seated session)"),
+    ] = False
+    deadline_seconds: (
+        Annotated[
+            int,
+            Field(
+                ge=1,
+                le=MAX_DEADLINE_SECONDS,
+                description="with `collect`: after this many seconds the server rolls the dice "
+                "still missing",
+            ),
+        ]
+        | None
+    ) = None
+
+    @model_validator(mode="after")
+    def _deadline_with_collect(self) -> Collecting:
+        if self.collect and self.deadline_seconds is None:
+            raise ValueError("a round that collects dice needs deadline_seconds")
+        if not self.collect and self.deadline_seconds is not None:
+            raise ValueError("deadline_seconds is only for a round that collects dice")
+        return self
 
 
 #: The validation context of a JSON text without a number that has a fraction or an exponent:
@@ -148,6 +190,15 @@ class RoundRecordKeys(TypedDict):
     number: int
     rolls: list[RollRecord]
     summary: str
+
+
+@with_config(ANSWER)
+class CollectedKeys(TypedDict):
+    """What the round record of a kind with seats adds for a round that waited for the seats'
+    dice: who gave each name's dice — its seat, the GM rolling for it, or the server at the
+    deadline."""
+
+    dice_from: NotRequired[dict[str, Literal["seat", "gm", "deadline"]]]
 
 
 def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:

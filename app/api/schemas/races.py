@@ -32,7 +32,17 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, D20, Name, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    CollectedKeys,
+    Collecting,
+    Name,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.rules import races as rules
 from app.rules.common import ability_modifier
 from app.rules.races import (
@@ -329,6 +339,7 @@ class RaceCreate(Strict):
         "the Constitution score itself, and so its modifier (constitution-score)",
     )
     seed: Seed | None = None
+    seats: Seats = False
 
     def to_rules(self) -> rules.Config:
         """The race (`app.rules.races.check_config` checks what spans its fields)."""
@@ -358,7 +369,7 @@ class RaceDice(Strict):
     )
 
 
-class RaceRound(Strict):
+class RaceRound(Collecting):
     rolls: dict[Name, RaceDice] | None = None
 
 
@@ -505,7 +516,7 @@ class RaceRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class RaceRoundRecord(RaceRoundOutcome, RoundRecordKeys):
+class RaceRoundRecord(RaceRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One increment of a race as `rounds` lists it."""
 
 

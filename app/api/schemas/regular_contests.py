@@ -14,7 +14,17 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from app.api.presentation import SessionFields
-from app.api.schemas.common import ANSWER, Name, Roll3d6, RoundRecordKeys, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    CollectedKeys,
+    Collecting,
+    Name,
+    Roll3d6,
+    RoundRecordKeys,
+    Seats,
+    Seed,
+    Strict,
+)
 from app.api.schemas.gurps import RegularContestOptions
 from app.rules import gurps
 
@@ -27,6 +37,7 @@ class RegularContestCreate(RegularContestOptions):
     """
 
     seed: Seed | None = None
+    seats: Seats = False
 
 
 class RegularRollSupply(Strict):
@@ -35,7 +46,7 @@ class RegularRollSupply(Strict):
     success: Roll3d6 | None = None
 
 
-class RegularContestRound(Strict):
+class RegularContestRound(Collecting):
     rolls: dict[Name, RegularRollSupply] | None = None
 
 
@@ -106,7 +117,7 @@ class RegularContestRoundOutcome(TypedDict):
 
 
 @with_config(ANSWER)
-class RegularContestRoundRecord(RegularContestRoundOutcome, RoundRecordKeys):
+class RegularContestRoundRecord(RegularContestRoundOutcome, RoundRecordKeys, CollectedKeys):
     """One round of a regular contest as served: its number, outcome, dice and summary line."""
 
 

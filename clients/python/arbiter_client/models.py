@@ -122,10 +122,30 @@ class ArmWrestleResult(BaseModel):
     damage: ArmWrestleDamage | None = None
 
 
+class DeadlineSeconds(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="with `collect`: after this many seconds the server rolls the dice still missing",
+            ge=1,
+            le=604800,
+            title="Deadline Seconds",
+        ),
+    ]
+
+
 class ArmWrestleRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -141,6 +161,30 @@ class ArmWrestleRound(BaseModel):
         | None,
         Field(title="Rolls"),
     ] = None
+
+
+class ArmWrestleSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            ArmWrestleDice,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class ArmWrestleState(BaseModel):
@@ -422,6 +466,76 @@ class ChaseEnd(BaseModel):
     ] = None
 
 
+class Hide2(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Hide")]
+
+
+class Hide3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Hide3(RootModel[list[Hide3Item]]):
+    root: Annotated[list[Hide3Item], Field(max_length=21, min_length=1, title="Hide")]
+
+
+class Spot2(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Spot")]
+
+
+class Spot3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Spot3(RootModel[list[Spot3Item]]):
+    root: Annotated[list[Spot3Item], Field(max_length=21, min_length=1, title="Spot")]
+
+
+class Obstacle2(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Obstacle")]
+
+
+class Obstacle3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Obstacle3(RootModel[list[Obstacle3Item]]):
+    root: Annotated[list[Obstacle3Item], Field(max_length=101, min_length=1, title="Obstacle")]
+
+
+class Damage3Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1)]
+
+
+class Damage3(RootModel[list[Damage3Item]]):
+    root: Annotated[list[Damage3Item], Field(max_length=10000, min_length=1, title="Damage")]
+
+
+class Initiative(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20, title="Initiative")]
+
+
+class ChasePurposeDice(BaseModel):
+    """
+    Every die one side may be given: a round's, and the escapee's initiative at creation.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    check: Annotated[Check | None, Field(title="Check")] = None
+    hide: Annotated[Hide2 | Hide3 | None, Field(title="Hide")] = None
+    spot: Annotated[Spot2 | Spot3 | None, Field(title="Spot")] = None
+    dexterity: Annotated[Dexterity | None, Field(title="Dexterity")] = None
+    hazard: Annotated[
+        Hazard | None, Field(description="the chaser's check to get past it", title="Hazard")
+    ] = None
+    constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
+    obstacle: Annotated[Obstacle2 | Obstacle3 | None, Field(title="Obstacle")] = None
+    ride: Annotated[Ride | None, Field(title="Ride")] = None
+    damage: Annotated[Damage3 | None, Field(title="Damage")] = None
+    initiative: Annotated[Initiative | None, Field(title="Initiative")] = None
+
+
 class ChaseResult(BaseModel):
     """
     A finished chase: how it ended, who won, the final lead and DS, increments played.
@@ -437,6 +551,30 @@ class ChaseResult(BaseModel):
     lead: Annotated[int, Field(title="Lead")]
     ds: Annotated[dict[str, int], Field(title="Ds")]
     increments: Annotated[int, Field(title="Increments")]
+
+
+class ChaseSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            ChasePurposeDice,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class ChaseStartConfig(BaseModel):
@@ -1457,6 +1595,20 @@ class OpposedPairResult(BaseModel):
     attempts: Annotated[list[OpposedAttempt], Field(title="Attempts")]
 
 
+class PendingRound(BaseModel):
+    """
+    A round waiting for the seats' dice: its number, who it still waits for, and the
+    moment the server rolls the dice still missing.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    number: Annotated[int, Field(title="Number")]
+    waiting_for: Annotated[list[str], Field(title="Waiting For")]
+    deadline: Annotated[AwareDatetime, Field(title="Deadline")]
+
+
 class QuickContestPair(BaseModel):
     """
     One opponent's roll and its quick contest with the competitor.
@@ -1603,7 +1755,7 @@ class RaceCompetitorLine(BaseModel):
     checks: Annotated[list[RaceCheckRecord], Field(title="Checks")]
 
 
-class Obstacle2(RootModel[int]):
+class Obstacle4(RootModel[int]):
     root: Annotated[
         int,
         Field(
@@ -1615,13 +1767,13 @@ class Obstacle2(RootModel[int]):
     ]
 
 
-class Obstacle3Item(RootModel[int]):
+class Obstacle5Item(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=20)]
 
 
-class Obstacle3(RootModel[list[Obstacle3Item]]):
+class Obstacle5(RootModel[list[Obstacle5Item]]):
     root: Annotated[
-        list[Obstacle3Item],
+        list[Obstacle5Item],
         Field(
             description="the obstacle or hazard die, then each retry's, in order",
             max_length=101,
@@ -1631,13 +1783,13 @@ class Obstacle3(RootModel[list[Obstacle3Item]]):
     ]
 
 
-class Damage3Item(RootModel[int]):
+class Damage4Item(RootModel[int]):
     root: Annotated[int, Field(ge=1)]
 
 
-class Damage3(RootModel[list[Damage3Item]]):
+class Damage4(RootModel[list[Damage4Item]]):
     root: Annotated[
-        list[Damage3Item],
+        list[Damage4Item],
         Field(
             description="every die of the damage rolled, in order",
             max_length=10000,
@@ -1657,7 +1809,7 @@ class RaceDice(BaseModel):
     )
     check: Annotated[Check | None, Field(title="Check")] = None
     obstacle: Annotated[
-        Obstacle2 | Obstacle3 | None,
+        Obstacle4 | Obstacle5 | None,
         Field(
             description="the obstacle or hazard die, then each retry's, in order", title="Obstacle"
         ),
@@ -1665,7 +1817,7 @@ class RaceDice(BaseModel):
     constitution: Annotated[Constitution | None, Field(title="Constitution")] = None
     ride: Annotated[Ride | None, Field(title="Ride")] = None
     damage: Annotated[
-        Damage3 | None,
+        Damage4 | None,
         Field(description="every die of the damage rolled, in order", title="Damage"),
     ] = None
 
@@ -1723,7 +1875,7 @@ class RaceMountConfig(BaseModel):
     living: Annotated[bool, Field(title="Living")]
 
 
-class Damage4(RootModel[str]):
+class Damage5(RootModel[str]):
     root: Annotated[
         str,
         Field(
@@ -1755,7 +1907,7 @@ class RaceObstacle(BaseModel):
     ]
     dc: Annotated[int, Field(ge=0, le=1000, title="Dc")]
     retry: Annotated[bool | None, Field(description="Default: false.", title="Retry")] = None
-    damage: Annotated[Damage4 | None, Field(title="Damage")] = None
+    damage: Annotated[Damage5 | None, Field(title="Damage")] = None
 
 
 class RaceObstacleConfig(BaseModel):
@@ -1793,6 +1945,14 @@ class RaceRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -1808,6 +1968,30 @@ class RaceRound(BaseModel):
         | None,
         Field(title="Rolls"),
     ] = None
+
+
+class RaceSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RaceDice,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class Land(RootModel[int]):
@@ -1916,6 +2100,13 @@ class RegularContestCreate(BaseModel):
         int | None, Field(description="Default: 1.", ge=0, le=86400, title="Seconds Per Round")
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
 
 
 class RegularContestResult(BaseModel):
@@ -2052,6 +2243,28 @@ class ResistanceRollRequest(BaseModel):
     attacker: GurpsCompetitor
     defender: GurpsCompetitor
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class Name1(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+        ),
+    ]
+
+
+class RollFor(BaseModel):
+    """
+    The seats the GM rolls for: the server's dice, recorded as the GM's.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    names: Annotated[list[Name1], Field(max_length=64, min_length=1, title="Names")]
 
 
 class RollRecord(BaseModel):
@@ -2501,10 +2714,6 @@ class SkillGameTakenEffect(BaseModel):
     text: Annotated[str, Field(title="Text")]
 
 
-class Initiative(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=20, title="Initiative")]
-
-
 class StartDice(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
@@ -2581,6 +2790,7 @@ class Tokens(BaseModel):
     )
     gm: Annotated[str, Field(title="Gm")]
     parties: Annotated[dict[str, str] | None, Field(title="Parties")] = None
+    seats: Annotated[dict[str, str] | None, Field(title="Seats")] = None
 
 
 class ProblemError(BaseModel):
@@ -2642,6 +2852,13 @@ class ArmWrestleCreate(BaseModel):
     ] = None
     loser_damage: Annotated[LoserDamage | None, Field(title="Loser Damage")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
 
 
 class ArmWrestleCreated(BaseModel):
@@ -2669,6 +2886,7 @@ class ArmWrestleCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ArmWrestleConfig
     state: ArmWrestleState
     result: ArmWrestleResult | None
@@ -2697,6 +2915,9 @@ class ArmWrestleRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class ArmWrestleRounds(BaseModel):
@@ -2735,9 +2956,25 @@ class ArmWrestleSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ArmWrestleConfig
     state: ArmWrestleState
     result: ArmWrestleResult | None
+
+
+class ArmWrestleWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: ArmWrestleSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class CairnRollAnswer(BaseModel):
@@ -3267,6 +3504,9 @@ class RaceRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class RaceRounds(BaseModel):
@@ -3321,6 +3561,7 @@ class RegularContestCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RegularContestConfig
     state: RegularContestState
     result: RegularContestResult | None
@@ -3357,6 +3598,14 @@ class RegularContestRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -3389,6 +3638,9 @@ class RegularContestRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class RegularContestRounds(BaseModel):
@@ -3400,6 +3652,30 @@ class RegularContestRounds(BaseModel):
         extra="ignore",
     )
     rounds: Annotated[list[RegularContestRoundRecord], Field(title="Rounds")]
+
+
+class RegularContestSeatDice(BaseModel):
+    """
+    One competitor's dice for the round waiting for them, as a round body's `rolls` carries them (a seat's token: only its own competitor's).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    rolls: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    min_length=1,
+                    max_length=64,
+                ),
+            ],
+            RegularRollSupply,
+        ],
+        Field(min_length=1, title="Rolls"),
+    ]
 
 
 class RegularContestSession(BaseModel):
@@ -3427,9 +3703,25 @@ class RegularContestSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RegularContestConfig
     state: RegularContestState
     result: RegularContestResult | None
+
+
+class RegularContestWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: RegularContestSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class RegularRoundPlayed(BaseModel):
@@ -3624,6 +3916,7 @@ class SkillGameCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: SkillGameConfig
     state: SkillGameState
     result: SkillGameResult | None
@@ -3689,6 +3982,7 @@ class SkillGameSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: SkillGameConfig
     state: SkillGameState
     result: SkillGameResult | None
@@ -3728,6 +4022,17 @@ class Problem(BaseModel):
     errors_omitted: Annotated[
         int | None, Field(description="Errors found beyond those listed.", ge=1)
     ] = None
+
+
+class ArmWrestleChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ArmWrestleSession
 
 
 class ArmWrestleResolved(BaseModel):
@@ -3830,6 +4135,13 @@ class ChaseCreate(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -3872,6 +4184,7 @@ class ChaseCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ChaseConfig
     state: ChaseState
     result: ChaseResult | None
@@ -3897,6 +4210,14 @@ class ChaseRound(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    collect: Annotated[
+        bool | None,
+        Field(
+            description="wait for each seat's dice instead of rolling (a seated session) Default: false.",
+            title="Collect",
+        ),
+    ] = None
+    deadline_seconds: Annotated[DeadlineSeconds | None, Field(title="Deadline Seconds")] = None
     terrain: ChaseTerrain
     tactic: Annotated[HideTactic | HazardTactic | None, Field(title="Tactic")] = None
     rolls: Annotated[
@@ -3939,6 +4260,9 @@ class ChaseRoundRecord(BaseModel):
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+    dice_from: Annotated[
+        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+    ] = None
 
 
 class ChaseRounds(BaseModel):
@@ -3977,9 +4301,25 @@ class ChaseSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: ChaseConfig
     state: ChaseState
     result: ChaseResult | None
+
+
+class ChaseWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: ChaseSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class LongThrowAnswer(BaseModel):
@@ -4073,6 +4413,13 @@ class OddsChaseRequest(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
     rolls: Annotated[
         dict[
             Annotated[
@@ -4208,6 +4555,13 @@ class RaceCreate(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
 
 
 class RaceCustomCourse(BaseModel):
@@ -4245,6 +4599,17 @@ class RegularContestAnswer(BaseModel):
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class RegularContestChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RegularContestSession
 
 
 class RegularContestResolved(BaseModel):
@@ -4325,6 +4690,17 @@ class SkillGameSealed(BaseModel):
     waiting_for: Annotated[list[str], Field(title="Waiting For")]
     session: SkillGameSession
     summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: ChaseSession
 
 
 class ChaseEnded(BaseModel):
@@ -4434,6 +4810,13 @@ class OddsRaceRequest(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    seats: Annotated[
+        bool | None,
+        Field(
+            description="give each competitor a seat token (`tokens.seats`), which reads the session and posts only that competitor's dice Default: false.",
+            title="Seats",
+        ),
+    ] = None
     trials: Annotated[Trials | None, Field(title="Trials")] = None
 
 
@@ -4485,6 +4868,7 @@ class RaceCreated(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
@@ -4516,9 +4900,36 @@ class RaceSession(BaseModel):
     ]
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
+    pending: PendingRound | None = None
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
+
+
+class RaceWaiting(BaseModel):
+    """
+    A round waiting for the seats' dice, and the session: who it still waits for (`name`: whose dice just came in; `names`: whom the GM rolled for), never a die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    pending: PendingRound
+    name: Annotated[str | None, Field(title="Name")] = None
+    names: Annotated[list[str] | None, Field(title="Names")] = None
+    session: RaceSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceChanged(BaseModel):
+    """
+    The changed session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RaceSession
 
 
 class RaceResolved(BaseModel):
