@@ -169,6 +169,11 @@ async def odds_at_choices(
         where = ("options", index, "move")
         if option.move.rolls is not None:
             raise RulesError("an option's dice are unknown: leave out rolls", (*where, "rolls"))
+        if option.move.collect or option.move.deadline_seconds is not None:
+            raise RulesError(
+                "an option is the next increment as played: leave out collect and its deadline",
+                (*where, "collect"),
+            )
         first = option.move.to_rules()
         try:
             rules.validate_round(config, state, first)

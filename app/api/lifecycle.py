@@ -54,7 +54,7 @@ from app.api.kinds import (
 )
 from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
-from app.api.schemas.common import validate_json
+from app.api.schemas.common import Collecting, validate_json
 from app.api.security import Role, bearer_token, new_token, optional_bearer, role_of, token_hash
 from app.api.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
@@ -615,6 +615,8 @@ async def play_round(
     opened_at = pending.clock(request.app)
 
     def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
+        if isinstance(body.value, Collecting):
+            body.value.check_collecting()
         require_active(record)
         if pending.collecting(record) is not None:
             raise Conflict("a round is waiting for dice: it plays once they are in")

@@ -138,6 +138,10 @@ def test_bad_options_are_422(store_client: TestClient) -> None:
     assert_problem(
         chase.post("odds/choices", with_dice), 422, ["body", "options", 0, "move", "rolls"]
     )
+    collecting = {"options": [{"move": {**RUN, "collect": True, "deadline_seconds": 60}}]}
+    assert_problem(
+        chase.post("odds/choices", collecting), 422, ["body", "options", 0, "move", "collect"]
+    )
     flat_hide = {
         "options": [{"move": RUN}, {"move": {**HIDE, "terrain": {**STRENGTH, "flat": True}}}]
     }

@@ -67,6 +67,8 @@ async function live(base: string): Promise<unknown> {
       body: { rolls: { Lydia: { strength: lydia }, Ogre: { strength: ogre } } },
     });
     version = played.version ?? -1;
+    // 200 is the round played; 202 a round waiting for seats' dice, which this one never is.
+    if (!("round" in played.body)) throw new Error(`round ${key} waits for dice`);
     rounds.push({ number: played.body.round.number, version, replayed: played.replayed });
   }
 

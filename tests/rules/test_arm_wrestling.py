@@ -841,7 +841,7 @@ def test_a_config_is_either_accepted_or_a_rules_error(
         assert rejected.violations[0].msg
         return
     assert config.a.name != config.b.name
-    assert config.loser_damage is None or config.variant == "mental"
+    assert config.loser_damage is None or config.variant in ("mental", "psychic")
     assert serial.load(aw.Config, serial.dump(config)) == config
     if config.variant != "mental" or (
         config.a.wis_mod is not None and config.b.wis_mod is not None

@@ -422,3 +422,10 @@ def test_dice_a_round_cannot_use_never_hold_it_up(store_client: TestClient, cloc
     record = made.get("rounds", token=ogre).json()["rounds"][0]
     assert record["dice_from"] == {"Lydia": "deadline", "Ogre": "deadline"}
     assert {roll["source"] for roll in record["rolls"]} == {"rolled"}
+
+
+def test_collect_and_its_deadline_go_together(store_client: TestClient) -> None:
+    made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "seats": True})
+    assert_problem(made.post("rounds", {"collect": True}), 422, ["body", "collect"])
+    assert_problem(made.post("rounds", {"deadline_seconds": 60}), 422, ["body", "deadline_seconds"])
+    assert made.get().json()["version"] == 1  # nothing changed

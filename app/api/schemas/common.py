@@ -19,6 +19,7 @@ from pydantic import (
 from typing_extensions import TypedDict
 
 from app.rules.dice import MAX_SEED, DieRoll
+from app.rules.errors import RulesError
 
 #: A competitor, party or member name: how results and supplied dice refer to them.
 #: Unicode's White_Space characters, all that trimming drops; `NOT_BLANK` (a character that
@@ -125,13 +126,15 @@ class Collecting(Strict):
         | None
     ) = None
 
-    @model_validator(mode="after")
-    def _deadline_with_collect(self) -> Collecting:
+    def check_collecting(self) -> None:
+        """`deadline_seconds` with `collect`, and only with it (a rule across fields: a 422
+        from the call, as every such rule is)."""
         if self.collect and self.deadline_seconds is None:
-            raise ValueError("a round that collects dice needs deadline_seconds")
+            raise RulesError("a round that collects dice needs deadline_seconds", ("collect",))
         if not self.collect and self.deadline_seconds is not None:
-            raise ValueError("deadline_seconds is only for a round that collects dice")
-        return self
+            raise RulesError(
+                "deadline_seconds is only for a round that collects dice", ("deadline_seconds",)
+            )
 
 
 #: The validation context of a JSON text without a number that has a fraction or an exponent:
