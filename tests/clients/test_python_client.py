@@ -121,6 +121,36 @@ def test_a_quick_contest_parses_into_its_model(arbiter: Arbiter) -> None:
     )
 
 
+def test_one_against_many_and_its_odds(arbiter: Arbiter) -> None:
+    body = {
+        "competitor": {"name": "Thief", "skill": 13, "roll": [2, 3, 4]},
+        "opponents": [
+            {"name": "Guard 1", "skill": 10, "roll": [5, 5, 1]},
+            {"name": "Guard 2", "skill": 10, "roll": [1, 1, 2]},
+        ],
+    }
+    answer = arbiter.send(ops.gurps_quick_contests(body)).body
+    assert isinstance(answer, models.QuickContestsAnswer)
+    assert [(r.opponent.name, r.winner) for r in answer.results] == [
+        ("Guard 1", "Thief"),
+        ("Guard 2", "Guard 2"),
+    ]
+    assert [roll.source for roll in answer.rolls] == ["supplied"] * 3
+    odds = arbiter.send(ops.odds_gurps_quick_contests(body)).body
+    assert isinstance(odds, models.OddsGroupAnswer)
+    assert odds.all_beaten_exact == "5869267/10077696"
+    opposed = {
+        "competitor": {"name": "Thief", "modifier": 7, "roll": 11},
+        "opponents": [{"name": "Guard", "modifier": 2, "roll": 18}],
+    }
+    checked = arbiter.send(ops.d20_opposed_checks(opposed)).body
+    assert isinstance(checked, models.OpposedChecksAnswer)
+    assert (checked.beaten, checked.results[0].winner) == (0, "Guard")
+    guard = arbiter.send(ops.odds_d20_opposed_checks(opposed)).body.pairs[0]
+    wins = sum(1 for a in range(1, 21) for b in range(1, 21) if a + 7 >= b + 2)
+    assert Fraction(guard.beats_exact) == Fraction(wins, 400)
+
+
 def test_the_request_models_are_sent_as_their_json(arbiter: Arbiter) -> None:
     body = models.QuickContestRequest.model_validate(QUICK_CONTEST)
 

@@ -77,6 +77,14 @@ gurps_regular_contest = _one_shot(
 cairn_roll = _one_shot("/v1/cairn/roll", models.CairnRollRequest, models.CairnRollAnswer)
 d20_check = _one_shot("/v1/d20/check", models.D20CheckRequest, models.D20CheckAnswer)
 long_throws = _one_shot("/v1/long-throws", models.LongThrowRequest, models.LongThrowAnswer)
+#: One against many: one roll against each opponent's (or everyone ranked), one d20 check
+#: against each opponent's opposed check.
+gurps_quick_contests = _one_shot(
+    "/v1/gurps/quick-contests", models.QuickContestsRequest, models.QuickContestsAnswer
+)
+d20_opposed_checks = _one_shot(
+    "/v1/d20/opposed-checks", models.OpposedChecksRequest, models.OpposedChecksAnswer
+)
 
 # The odds of the same questions (their dice, if any, are not used; a Monte Carlo estimate
 # takes the body's seed): exact, or an estimate with its standard errors.
@@ -104,6 +112,13 @@ odds_arm_wrestle = _one_shot(
 odds_chase = _one_shot("/v1/odds/chases", models.OddsChaseRequest, models.OddsChaseAnswer)
 #: From a race's creation body.
 odds_race = _one_shot("/v1/odds/races", models.RaceCreate, models.OddsRaceAnswer)
+#: One against many, exact over the one shared roll.
+odds_gurps_quick_contests = _one_shot(
+    "/v1/odds/gurps/quick-contests", models.QuickContestsOddsRequest, models.OddsGroupAnswer
+)
+odds_d20_opposed_checks = _one_shot(
+    "/v1/odds/d20/opposed-checks", models.OpposedChecksOddsRequest, models.OddsGroupAnswer
+)
 odds_skill_game_tokens = _one_shot(
     "/v1/odds/skill-games/tokens",
     models.OddsSkillGameTokensRequest,
