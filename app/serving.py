@@ -137,6 +137,10 @@ class GuardedHttpTools(HttpToolsProtocol):
         if self.in_head and self.head_bytes > self.max_head_bytes:
             # A head still arriving past the limit (httptools would buffer it all).
             self._refuse(431, "Request Header Fields Too Large", "the request's head is too large")
+        elif self.in_head:
+            # A head begun and not complete in this read has its time from now; one that
+            # arrives whole in one read, as nearly every head does, costs no timer.
+            self._arm()
         elif (
             not self.in_head
             and self.body_timer is None
@@ -151,7 +155,6 @@ class GuardedHttpTools(HttpToolsProtocol):
         super().on_message_begin()
         self.in_head = True
         self.parsed_head = self.header_count = 0
-        self._arm()
 
     def on_url(self, url: bytes) -> None:
         self._count(len(url))
