@@ -365,20 +365,7 @@ def play_collected(
     after, stored = play_one(
         kind, config, state, record.seed, waiting["number"], body, dice_from=given
     )
-    return Change(
-        after,
-        _status(kind, after),
-        kind.result(config, after),
-        [stored],
-        lambda updated: (
-            200,
-            {
-                "round": stored.outcome,
-                "session": session_answer(kind, updated, after),
-                "summary": stored.outcome["summary"],
-            },
-        ),
-    )
+    return played_change(kind, config, after, stored)
 
 
 async def _apply(
@@ -607,6 +594,25 @@ async def list_rounds(
     return respond(request, {"rounds": page}, 200, headers)
 
 
+def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> Change[Any]:
+    """The change of one round played: the state after it, its record, and the answer (200:
+    the round, the session, its summary)."""
+    return Change(
+        after,
+        _status(kind, after),
+        kind.result(config, after),
+        [stored],
+        lambda updated: (
+            200,
+            {
+                "round": stored.outcome,
+                "session": session_answer(kind, updated, after),
+                "summary": stored.outcome["summary"],
+            },
+        ),
+    )
+
+
 async def play_round(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any]
 ) -> Response:
@@ -626,20 +632,7 @@ async def play_round(
         after, stored = play_one(
             kind, config, state, record.seed, record.rounds_played + 1, body.value
         )
-        return Change(
-            after,
-            _status(kind, after),
-            kind.result(config, after),
-            [stored],
-            lambda updated: (
-                200,
-                {
-                    "round": stored.outcome,
-                    "session": session_answer(kind, updated, after),
-                    "summary": stored.outcome["summary"],
-                },
-            ),
-        )
+        return played_change(kind, config, after, stored)
 
     return await mutate(request, kind, session_id, mutation, body=body)
 
