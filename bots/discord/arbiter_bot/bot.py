@@ -97,6 +97,16 @@ async def post(interaction: discord.Interaction[ArbiterBot], message: str) -> No
     await interaction.followup.send(message, allowed_mentions=NO_MENTIONS)
 
 
+async def answer(interaction: discord.Interaction[ArbiterBot], call: Call[Any]) -> None:
+    """Defer the reply, ask Arbiter `call` for its markdown, and post it (or its error)."""
+    await interaction.response.defer(thinking=True)
+    try:
+        message = await interaction.client.ask(as_markdown(call))
+    except ArbiterError as error:
+        message = error_message(error)
+    await post(interaction, message)
+
+
 def quick_contest_body(
     a_name: str, a_skill: int, b_name: str, b_skill: int, seed: int | None
 ) -> dict[str, Any]:
@@ -125,13 +135,8 @@ async def contest(
     b_skill: Skill,
     seed: Seed | None = None,
 ) -> None:
-    await interaction.response.defer(thinking=True)
     body = quick_contest_body(a_name, a_skill, b_name, b_skill, seed)
-    try:
-        message = await interaction.client.ask(as_markdown(ops.gurps_quick_contest(body)))
-    except ArbiterError as error:
-        message = error_message(error)
-    await post(interaction, message)
+    await answer(interaction, ops.gurps_quick_contest(body))
 
 
 @app_commands.command(description="The odds of a GURPS quick contest.")
@@ -148,13 +153,8 @@ async def odds(
     b_name: Name,
     b_skill: Skill,
 ) -> None:
-    await interaction.response.defer(thinking=True)
     body = quick_contest_body(a_name, a_skill, b_name, b_skill, None)
-    try:
-        message = await interaction.client.ask(as_markdown(ops.odds_gurps_quick_contest(body)))
-    except ArbiterError as error:
-        message = error_message(error)
-    await post(interaction, message)
+    await answer(interaction, ops.odds_gurps_quick_contest(body))
 
 
 session = app_commands.Group(
