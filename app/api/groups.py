@@ -4,7 +4,7 @@ a d20 check against each opponent's opposed check, and their exact odds
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache
 from typing import Annotated
@@ -109,7 +109,7 @@ def _versus(body: QuickContestsRequest) -> tuple[GurpsCompetitor, list[GurpsComp
     if body.opponents is None:
         raise RulesError('mode "versus" needs opponents', ("opponents",))
     names = [body.competitor.name, *(o.name for o in body.opponents)]
-    _distinct(names, lambda index: ("competitor",) if index == 0 else ("opponents", index - 1))
+    _distinct(names)
     return body.competitor, body.opponents
 
 
@@ -123,18 +123,25 @@ def _ranked(body: QuickContestsRequest) -> list[GurpsCompetitor]:
     return body.competitors
 
 
-def _distinct(names: Sequence[str], loc: object) -> None:
+def _distinct(
+    names: Sequence[str],
+    loc: Callable[[int], tuple[str | int, ...]] = lambda index: (
+        ("competitor",) if index == 0 else ("opponents", index - 1)
+    ),
+) -> None:
+    """Every name differs from every other; `loc(i)` locates the i-th (by default: the
+    competitor first, then the opponents)."""
     seen: set[str] = set()
     for index, name in enumerate(names):
         if name in seen:
-            where = loc(index)  # type: ignore[operator]
+            where = loc(index)
             raise RulesError(f"the name {name!r} is used twice", (*where, "name"))
         seen.add(name)
 
 
 def _opposed(body: OpposedChecksRequest) -> None:
     names = [body.competitor.name, *(o.name for o in body.opponents)]
-    _distinct(names, lambda index: ("competitor",) if index == 0 else ("opponents", index - 1))
+    _distinct(names)
     for opponent in body.competitor.rerolls or {}:
         if opponent not in names[1:]:
             raise RulesError(
