@@ -40,6 +40,15 @@ def test_seeded_dice_are_a_fixed_function_of_the_seed() -> None:
     assert [rng.die(20) for _ in range(8)] != first
 
 
+@pytest.mark.parametrize("sides", [1, 2, 6, 20, 100, 255, 256, 257, 100_000])
+def test_dice_in_one_call_are_the_dice_of_a_call_each(sides: int) -> None:
+    # Counts of 3, 64 and 200 cross the 64-byte blocks at different places.
+    one_call, call_each = SeededRng(9, f"batch:{sides}"), SeededRng(9, f"batch:{sides}")
+    for count in (3, 64, 200, 1):
+        assert one_call.dice(count, sides) == tuple(call_each.die(sides) for _ in range(count))
+    assert one_call.die(sides) == call_each.die(sides)
+
+
 def test_session_rounds_derive_from_seed_and_number() -> None:
     one = session_round_rng(7, 3)
     two = session_round_rng(7, 3)

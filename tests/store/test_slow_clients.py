@@ -131,6 +131,21 @@ def test_heads_and_bodies_over_their_limits(tmp_path: Path) -> None:
         )
         assert many.status_code == 431
         assert httpx.get(server.base_url + "/healthz").status_code == 200
+        # The limits hold for a head that is not the first of its read (pipelined), and for
+        # one whose headers are over their count before it has ended.
+        pipelined = _connect(server)
+        pipelined.sendall(
+            b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"
+            b"GET /healthz HTTP/1.1\r\nHost: test\r\nx-big: " + b"a" * 40_000 + b"\r\n\r\n"
+        )
+        # (Both heads are parsed in one go: the refusal closes the connection first.)
+        assert _answer(pipelined).endswith(b"the request's head is over 32768 bytes")
+        arriving = _connect(server)
+        arriving.sendall(
+            b"\r\nGET /healthz HTTP/1.1\r\nHost: test\r\n"
+            + b"".join(b"x-h%d: 1\r\n" % n for n in range(150))
+        )
+        assert _answer(arriving).startswith(b"HTTP/1.1 431 ")
         # A head that never ends, and a connection that sends nothing: 408, then closed.
         dribbling = _connect(server)
         dribbling.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
