@@ -74,15 +74,14 @@ export function renderBoard(box, kind, session, frag) {
         ? (state.skills_done.includes(name) ? "skills rolled" : "choosing skills")
         : (state.submitted.includes(name) ? "choice sealed" : "still choosing");
       return h("tr", { class: frag.name === name ? "mine" : "" },
-        h("th", { scope: "row" }, `${name}${youMark(frag, name)}`),
+        h("th", { scope: "row" }, `${name}${youMark(frag, name)}${party.controller === "gm" ? " (the GM's)" : ""}`),
         h("td", {}, `${state.progress[name]}${goal ? ` of ${goal}` : ""}`),
         h("td", {}, String(state.tokens[name])),
-        h("td", {}, step),
-        h("td", {}, party.controller === "gm" ? "GM" : "players"));
+        h("td", {}, step));
     });
     parts.push(h("table", { class: "parties" },
       h("caption", {}, "Parties"),
-      h("thead", {}, h("tr", {}, ["Party", "Progress", "Tokens", "Now", "Played by"].map((title) => h("th", { scope: "col" }, title)))),
+      h("thead", {}, h("tr", {}, ["Party", "Progress", "Tokens", "Now"].map((title) => h("th", { scope: "col" }, title)))),
       h("tbody", {}, rows)));
     for (const party of config.parties) {
       parts.push(bar(`${party.name}`, state.progress[party.name], goal || 1, `progress ${state.progress[party.name]}`, { mine: frag.name === party.name }));
@@ -115,12 +114,12 @@ function track(done, of) {
 // --- odds --------------------------------------------------------------------------------
 
 /** A bar chart of `rows` (`[label, probability]`), its numbers written on it. */
-function chart(rows, title) {
+function chart(rows, title, { scale = 1, format = percent } = {}) {
   const rowHeight = 26;
   const height = rows.length * rowHeight + 8;
   const labelWidth = 150;
   const barWidth = 170;
-  const described = rows.map(([label, p]) => `${label} ${percent(p)}`).join("; ");
+  const described = rows.map(([label, p]) => `${label} ${format(p)}`).join("; ");
   return s("svg", { class: "chart", viewBox: `0 0 ${labelWidth + barWidth + 60} ${height}`, role: "img", "aria-label": `${title}: ${described}` },
     s("title", {}, `${title}: ${described}`),
     rows.map(([label, p], index) => {
@@ -128,8 +127,8 @@ function chart(rows, title) {
       return s("g", {},
         s("text", { x: labelWidth - 6, y: y + 16, class: "chart-label", "text-anchor": "end" }, label.length > 22 ? `${label.slice(0, 21)}…` : label),
         s("rect", { class: "chart-track", x: labelWidth, y: y + 3, width: barWidth, height: 16 }),
-        s("rect", { class: "chart-bar", x: labelWidth, y: y + 3, width: ((p || 0) * barWidth).toFixed(1), height: 16 }),
-        s("text", { x: labelWidth + barWidth + 6, y: y + 16, class: "chart-value" }, percent(p)));
+        s("rect", { class: "chart-bar", x: labelWidth, y: y + 3, width: (Math.min(1, (p || 0) / scale) * barWidth).toFixed(1), height: 16 }),
+        s("text", { x: labelWidth + barWidth + 6, y: y + 16, class: "chart-value" }, format(p)));
     }));
 }
 
@@ -181,8 +180,8 @@ export function renderChoiceOdds(box, kind, answer) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Skills"), h("th", { scope: "col" }, "Tokens expected"))),
       h("tbody", {}, rows.map(([label, expected]) => h("tr", { class: label === answer.best ? "best" : "" },
         h("th", { scope: "row" }, label), h("td", { class: "num" }, expected.toFixed(2)))))),
-    h("figure", { class: "chart-box" }, chart(rows.map(([label, expected]) => [label, expected / most]), "Tokens expected, against the best"),
-      h("figcaption", {}, `Best: ${answer.best}. Bars compare each choice with the best; the numbers are in the table.`)));
+    h("figure", { class: "chart-box" }, chart(rows, "Tokens expected", { scale: most, format: (expected) => expected.toFixed(2) }),
+      h("figcaption", {}, `Best: ${answer.best}.`)));
   return box;
 }
 
