@@ -305,6 +305,11 @@ def test_a_race_resumes_after_a_reload_and_a_drop(table: NewSeat, server: Server
     resumed = [headers.get("last-event-id") for headers in streams]
     assert resumed[0] == "1"
     assert resumed[1:] and set(resumed[1:]) == {"2"}
+    # A finished race's odds are its result, asked again after its last round.
+    expect(gm.page.locator(".odds-table caption").first).to_contain_text(
+        "From round 2", timeout=SLOW_MS
+    )
+    expect(gm.page.locator("#odds")).not_to_have_attribute("aria-busy", "true")
     screenshot(gm, "races-gm")
     check_confined([gm, ann], fragment)
 

@@ -117,7 +117,7 @@ export const KINDS = {
         .filter(([, p]) => p > 0)
         .map(([name, p]) => [`${name} forfeits`, p]),
     ],
-    facts: (odds) => (odds.trials ? [`estimated from ${odds.trials} races`] : []),
+    facts: (odds) => (odds.trials > 1 ? [`estimated from ${odds.trials} races`] : []),
   },
   chases: {
     title: "Chase",
@@ -154,7 +154,7 @@ export const KINDS = {
     outcomes: (session, odds) => [
       [`${odds.chaser} catches ${odds.escapee}`, odds.caught],
       [`${odds.escapee} escapes`, odds.escaped],
-      ["the chaser gives up (still on)", odds.gave_up],
+      ["the chaser gives up", odds.gave_up],
     ],
     facts: (odds) => (odds.expected_increments != null ? [`${odds.expected_increments.toFixed(2)} increments expected`] : []),
   },

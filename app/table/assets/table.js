@@ -426,6 +426,8 @@ async function loadOdds() {
     await loadSkillOdds(choiceBox);
     return;
   }
+  box.setAttribute("aria-busy", "true");
+  box.dataset.updating = "true";
   let path = `${base()}/odds`;
   if (kind === "chases") {
     const query = new URLSearchParams({ terrain: JSON.stringify(view.terrain), tactic_policy: view.tacticPolicy });
@@ -436,6 +438,9 @@ async function loadOdds() {
     renderOdds(box, kind, session, answer.body);
   } catch (error) {
     fill(box, h("p", { class: "problem" }, `The odds are not available: ${error.detail || error}`));
+  } finally {
+    box.removeAttribute("aria-busy");
+    delete box.dataset.updating;
   }
   if (kind === "chases") await loadChaseChoices(choiceBox);
   else fill(choiceBox, h("p", { class: "muted" }, `${view.info.title}s have no choice to make between rounds: a round takes only dice.`));

@@ -86,13 +86,12 @@ export function renderBoard(box, kind, session, frag) {
     for (const party of config.parties) {
       parts.push(bar(`${party.name}`, state.progress[party.name], goal || 1, `progress ${state.progress[party.name]}`, { mine: frag.name === party.name }));
     }
-    if (frag.role === "party") {
-      const me = config.parties.find((party) => party.name === frag.name);
-      if (me) {
-        parts.push(h("h4", {}, "Your party's skills"),
-          h("ul", { class: "skills" }, me.members.map((member) =>
-            h("li", {}, `${member.name}: ${Object.entries(member.skills).map(([skill, mod]) => `${skill} ${mod >= 0 ? "+" : ""}${mod}`).join(", ")}`))));
-      }
+    // A party's page shows its own members' skills; the GM's, every party's.
+    const shown = config.parties.filter((party) => frag.role === "gm" || (frag.role === "party" && party.name === frag.name));
+    for (const party of shown) {
+      parts.push(h("h4", {}, frag.role === "gm" ? `${party.name}'s skills` : "Your party's skills"),
+        h("ul", { class: "skills" }, party.members.map((member) =>
+          h("li", {}, `${member.name}: ${Object.entries(member.skills).map(([skill, mod]) => `${skill} ${mod >= 0 ? "+" : ""}${mod}`).join(", ")}`))));
     }
   }
   if (session.pending) {
@@ -145,7 +144,8 @@ export function renderOdds(box, kind, session, odds) {
   const info = KINDS[kind];
   const rows = info.outcomes(session, odds).filter(([, p]) => p != null);
   const estimate = odds.method === "monte-carlo";
-  const caption = `From round ${session.round}: ${estimate ? "estimated" : "exact"}`;
+  const from = odds.rounds_played ?? odds.increments_played ?? session.round;
+  const caption = `From round ${from}: ${estimate ? "estimated" : "exact"}`;
   const errors = estimate && odds.standard_error ? rows.map(() => null) : null;
   if (errors) {
     const table = odds.standard_error;
