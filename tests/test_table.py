@@ -145,7 +145,10 @@ def test_the_page_carries_the_apis_cors(tmp_path: Path, monkeypatch: pytest.Monk
         asset = client.get(f"{ASSETS_URL}/table.js", headers={"Origin": origin})
     for answer in (page, api, asset):
         assert answer.headers["access-control-allow-origin"] == origin
-    assert page.headers["access-control-expose-headers"] == api.headers["access-control-expose-headers"]
+    assert (
+        page.headers["access-control-expose-headers"]
+        == api.headers["access-control-expose-headers"]
+    )
 
 
 def test_the_scripts_send_tokens_in_a_header_never_in_a_url() -> None:

@@ -55,8 +55,12 @@ function clearError() {
 }
 
 /** Say `text` in the live region (cleared first, so the same words are said again). */
+let announced = "";
+
 function announce(text) {
-  if (!text) return;
+  // The answer to this page's own change and the live event of it say the same words.
+  if (!text || text === announced) return;
+  announced = text;
   announcer.textContent = "";
   window.setTimeout(() => {
     announcer.textContent = text;
@@ -235,6 +239,15 @@ function startView() {
   document.title = "Arbiter — the table";
 }
 
+/** After the view changes, the keyboard starts at its first heading. */
+function focusHeading() {
+  const heading = main.querySelector("h2");
+  if (!heading || document.activeElement === heading) return;
+  heading.setAttribute("tabindex", "-1");
+  if (document.activeElement && document.activeElement !== document.body && main.contains(document.activeElement)) return;
+  heading.focus({ preventScroll: true });
+}
+
 // --- a session ---------------------------------------------------------------------------
 
 const view = {
@@ -305,6 +318,7 @@ async function sessionView(frag) {
       h("div", { id: "links" })) : null,
   );
   if (isGm()) renderLinks();
+  focusHeading();
   try {
     const answer = await asMe("GET", base());
     applySession(answer.body);
@@ -387,9 +401,26 @@ async function loadRounds() {
   }
 }
 
+/** A round waiting past its deadline is played by the next call on the session: make one
+ * then, so that every page sees it played without anyone having to act. */
+function watchDeadline() {
+  window.clearTimeout(view.deadlineTimer);
+  const deadline = view.session?.pending?.deadline;
+  if (!deadline) return;
+  const wait = Math.max(0, new Date(deadline).getTime() - Date.now()) + 1000;
+  view.deadlineTimer = window.setTimeout(async () => {
+    try {
+      applySession((await asMe("GET", base())).body);
+    } catch (error) {
+      if (!view.deleted) showError(error);
+    }
+  }, Math.min(wait, 2 ** 31 - 1));
+}
+
 function render() {
   const session = view.session;
   if (!session) return;
+  watchDeadline();
   document.title = `${view.info.title}: ${session.summary} — Arbiter`;
   fill(document.getElementById("summary"), session.summary);
   renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
@@ -625,6 +656,21 @@ function gmRoundControls() {
         cancel.addEventListener("click", () => act(cancel, () => asMe("DELETE", `${base()}/rounds/pending`)));
         return cancel;
       })())));
+    // A player who rolled at the table but cannot send their dice: the GM enters them.
+    const give = h("button", { type: "submit" }, "Send these dice");
+    const form = h("form", { id: "gm-dice-form", novalidate: true },
+      h("details", {}, h("summary", {}, "Enter a player's dice for them"),
+        h("div", { class: "dice-grid" }, waiting.map((name) => diceInputs(name))),
+        h("div", { class: "actions" }, give)));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(give, () => {
+        const rolls = enteredDice(form);
+        if (Object.keys(rolls).length === 0) throw new Error("Enter the dice first.");
+        return asMe("POST", `${base()}/rounds/pending/dice`, { rolls });
+      });
+    });
+    parts.push(form);
     return parts;
   }
   const play = h("button", { type: "submit", class: "primary" }, "Play the round");
@@ -713,13 +759,31 @@ function skillControls() {
       } else {
         const boxes = config.skill_list.map((skill) => h("input", { type: "checkbox", name: "skill", value: skill }));
         const roll = h("button", { type: "submit", class: "primary" }, "Roll these skills");
-        const form = h("form", { class: "skills-form" },
+        const members = config.parties.find((item) => item.name === party).members;
+        const dice = members.map((member) => h("fieldset", { class: "dice" }, h("legend", {}, member.name),
+          config.skill_list.map((skill) => field(`${skill} d20`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
+            size: 4, placeholder: "1–20", dataset: { member: member.name, skill } })))));
+        const form = h("form", { class: "skills-form", novalidate: true },
           h("fieldset", {}, h("legend", {}, `Choose ${config.skills_per_round} skills`), boxes.map((box, index) => field(config.skill_list[index], box))),
+          h("details", {}, h("summary", {}, "Dice rolled at the table (blank: the server rolls)"), h("div", { class: "dice-grid" }, dice)),
           h("div", { class: "actions" }, roll));
         form.addEventListener("submit", (event) => {
           event.preventDefault();
           const skills = boxes.filter((box) => box.checked).map((box) => box.value);
-          act(roll, () => asMe("POST", `${base()}/skills`, { party, skills }));
+          act(roll, () => {
+            const rolls = {};
+            for (const input of form.querySelectorAll("input[data-member]")) {
+              const text = input.value.trim();
+              if (text === "" || !skills.includes(input.dataset.skill)) continue;
+              const value = Number(text);
+              if (!Number.isInteger(value)) throw new Error(`${input.dataset.member}'s ${input.dataset.skill}: write a whole number, 1 to 20.`);
+              rolls[input.dataset.member] ??= {};
+              rolls[input.dataset.member][input.dataset.skill] = value;
+            }
+            const body = { party, skills };
+            if (Object.keys(rolls).length) body.rolls = rolls;
+            return asMe("POST", `${base()}/skills`, body);
+          });
         });
         panel.append(form);
       }
@@ -873,6 +937,7 @@ function route() {
   const frag = readFragment();
   if (frag.session) sessionView(frag);
   else startView();
+  focusHeading();
 }
 
 window.addEventListener("hashchange", route);

@@ -198,6 +198,7 @@ export function renderRound(kind, record) {
     parts.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
       h("li", {}, `${party}: ${choice.actions ? (choice.actions.length ? choice.actions.join(", ") : "nothing") : `${choice.action ?? "(its action is not shown to you)"}, bid ${choice.bid}`}`))));
   }
+  // Each die's row is where a proof of the server's dice belongs, once the service gives one.
   if (rolls.length) {
     parts.push(h("table", { class: "dice-table" },
       h("caption", {}, `Dice of round ${record.number}`),
