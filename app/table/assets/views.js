@@ -114,20 +114,21 @@ function track(done, of) {
 
 /** A bar chart of `rows` (`[label, probability]`), its numbers written on it. */
 function chart(rows, title, { scale = 1, format = percent } = {}) {
-  const rowHeight = 26;
-  const height = rows.length * rowHeight + 8;
-  const labelWidth = 150;
-  const barWidth = 170;
+  // Each bar under its label, so that the chart reads at a phone's width as at a desk's.
+  const rowHeight = 38;
+  const width = 300;
+  const barWidth = 236;
+  const height = rows.length * rowHeight + 4;
   const described = rows.map(([label, p]) => `${label} ${format(p)}`).join("; ");
-  return s("svg", { class: "chart", viewBox: `0 0 ${labelWidth + barWidth + 60} ${height}`, role: "img", "aria-label": `${title}: ${described}` },
+  return s("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${described}` },
     s("title", {}, `${title}: ${described}`),
     rows.map(([label, p], index) => {
-      const y = index * rowHeight + 4;
+      const y = index * rowHeight + 2;
       return s("g", {},
-        s("text", { x: labelWidth - 6, y: y + 16, class: "chart-label", "text-anchor": "end" }, label.length > 22 ? `${label.slice(0, 21)}…` : label),
-        s("rect", { class: "chart-track", x: labelWidth, y: y + 3, width: barWidth, height: 16 }),
-        s("rect", { class: "chart-bar", x: labelWidth, y: y + 3, width: (Math.min(1, (p || 0) / scale) * barWidth).toFixed(1), height: 16 }),
-        s("text", { x: labelWidth + barWidth + 6, y: y + 16, class: "chart-value" }, format(p)));
+        s("text", { x: 0, y: y + 12, class: "chart-label" }, label.length > 44 ? `${label.slice(0, 43)}…` : label),
+        s("rect", { class: "chart-track", x: 0, y: y + 17, width: barWidth, height: 14, rx: 2 }),
+        s("rect", { class: "chart-bar", x: 0, y: y + 17, width: (Math.min(1, (p || 0) / scale) * barWidth).toFixed(1), height: 14, rx: 2 }),
+        s("text", { x: barWidth + 6, y: y + 29, class: "chart-value" }, format(p)));
     }));
 }
 
