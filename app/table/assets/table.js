@@ -291,6 +291,8 @@ async function sessionView(frag) {
   view.controlsKey = null;
   view.sealed = {};
   view.deleted = false;
+  view.roundsReading = false;
+  view.roundsAgain = false;
   if (!view.info || !frag.session || !frag.token) {
     fill(main, h("section", { class: "panel" }, h("h2", {}, "This link is incomplete"),
       h("p", {}, "A table link names its session, its kind and a token. Ask the GM for yours."),
@@ -379,7 +381,33 @@ window.addEventListener("online", () => {
   if (view.live && !view.live.stopped) view.live.retryNow();
 });
 
+/** Read the rounds not shown yet; one read at a time (an event during a read asks again). */
 async function loadRounds() {
+  if (view.roundsReading) {
+    view.roundsAgain = true;
+    return;
+  }
+  view.roundsReading = true;
+  try {
+    do {
+      view.roundsAgain = false;
+      await readNewRounds();
+    } while (view.roundsAgain && !view.deleted);
+  } finally {
+    view.roundsReading = false;
+  }
+}
+
+/** Show `record` in the list, newest first, wherever its number puts it. */
+function showRound(record) {
+  const list = document.getElementById("rounds");
+  if (!list) return;
+  const item = renderRound(view.frag.kind, record);
+  const older = [...list.children].find((child) => Number(child.dataset.number) < record.number);
+  list.insertBefore(item, older || null);
+}
+
+async function readNewRounds() {
   if (!view.session) return;
   let after = 0;
   for (const number of view.rounds.keys()) after = Math.max(after, number);
@@ -390,7 +418,7 @@ async function loadRounds() {
       for (const record of page) {
         if (!view.rounds.has(record.number)) {
           view.rounds.set(record.number, record);
-          document.getElementById("rounds")?.prepend(renderRound(view.frag.kind, record));
+          showRound(record);
         }
         after = Math.max(after, record.number);
       }
@@ -522,7 +550,9 @@ function combinations(items, size) {
 function myParties() {
   const parties = view.session.config.parties;
   if (isGm()) return parties.filter((party) => party.controller === "gm").map((party) => party.name);
-  return view.frag.role === "party" && view.frag.name ? [view.frag.name] : [];
+  // A GM-run party's choices are the GM's to seal: its own link only follows along.
+  return parties.filter((party) => view.frag.role === "party" && party.name === view.frag.name && party.controller === "players")
+    .map((party) => party.name);
 }
 
 async function loadSkillOdds(box) {
