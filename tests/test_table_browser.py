@@ -193,6 +193,30 @@ def screenshot(seat: Seat, name: str) -> None:
     seat.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+#: Every visible control that has no name a screen reader could say, or a tab stop out of
+#: the page's order.
+UNNAMED_CONTROLS = """
+() => [...document.querySelectorAll("input, select, textarea, button, [tabindex]")]
+  .filter(element => element.getClientRects().length > 0)
+  .filter(element => {
+    if (element.tabIndex > 0) return true;
+    if (element.tagName === "BUTTON") return element.textContent.trim() === "";
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName)) {
+      return element.labels.length === 0 && !element.getAttribute("aria-label");
+    }
+    return false;
+  })
+  .map(element => element.outerHTML.slice(0, 80))
+"""
+
+
+def check_accessible(seat: Seat) -> None:
+    """Every control named (a label, or a button's text), no tab stop out of order, and the
+    live region there."""
+    assert seat.page.evaluate(UNNAMED_CONTROLS) == []
+    expect(seat.page.locator("#announcer")).to_have_attribute("aria-live", "polite")
+
+
 def check_confined(seats: list[Seat], fragment: dict[str, str]) -> None:
     """Nothing asked of another host, no policy violated, no script error, no token in any
     URL requested (tokens travel in the fragment and the Authorization header alone)."""
@@ -266,9 +290,13 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
     expect(gm.page.locator("#choice-odds")).to_contain_text("no choice to make")
     screenshot(gm, "arm-wrestles-gm")
     screenshot(lydia, "arm-wrestles-player-phone")
+    for seat in (gm, lydia):
+        check_accessible(seat)
     assert lydia.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
-    gm.page.get_by_role("button", name="Play to the end").click()
+    # From the keyboard alone: the button focused, Enter presses it.
+    gm.page.get_by_role("button", name="Play to the end").focus()
+    gm.page.keyboard.press("Enter")
     for seat in (lydia, ogre):
         expect(seat.page.locator("#controls")).to_contain_text("This contest is over.")
         expect(seat.page.locator("#board .result")).to_contain_text("Finished")
@@ -326,7 +354,18 @@ def test_a_race_resumes_after_a_reload_and_a_drop(table: NewSeat, server: Server
     )
     expect(gm.page.locator("#odds")).not_to_have_attribute("aria-busy", "true")
     screenshot(gm, "races-gm")
-    check_confined([gm, ann], fragment)
+    check_accessible(gm)
+    check_accessible(ann)
+
+    # The GM's link opens the session elsewhere (another browser), its players' links too.
+    elsewhere = table()
+    elsewhere.page.goto(f"{server.base_url}/table")
+    elsewhere.page.get_by_label("A table link").fill(gm.page.url)
+    elsewhere.page.get_by_role("button", name="Open").click()
+    expect(elsewhere.page.locator(".who")).to_have_text("You are the GM")
+    expect(elsewhere.rounds()).to_have_count(2)
+    assert link_of(elsewhere, "Ann") == link_of(gm, "Ann")
+    check_confined([gm, ann, elsewhere], fragment)
 
 
 def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
@@ -391,6 +430,8 @@ def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     gm.page.get_by_role("button", name="End the game").click()
     for seat in (heroes, bandits):
         expect(seat.page.locator("#controls")).to_contain_text("This contest is over.")
+    for seat in (gm, heroes, bandits):
+        check_accessible(seat)
     check_confined([gm, heroes, bandits], fragment)
 
 
@@ -429,6 +470,17 @@ def test_the_gm_plays_every_other_kind(table: NewSeat, server: Server, kind: str
         )
         expect(gm.page.locator("#choice-odds")).to_contain_text("just run", timeout=SLOW_MS)
     screenshot(gm, f"{kind}-gm")
+    if kind == "chases":
+        # Nobody sends dice to a round waiting a second: past its deadline the page asks for
+        # the session, which plays the round with the server's dice.
+        gm.page.get_by_label("Seconds they have (then the server rolls)").fill("1")
+        gm.page.get_by_role("button", name="Wait for the players' dice").click()
+        expect(gm.page.locator("#pending")).to_contain_text("waits for dice from Ralf, the guard")
+        expect(gm.rounds()).to_have_count(2, timeout=SLOW_MS)
+        expect(gm.rounds().first).to_contain_text(
+            "Dice from: Ralf (the server, at the deadline), the guard (the server, at the deadline)"
+        )
+    check_accessible(gm)
     check_confined([gm], fragment)
 
 
