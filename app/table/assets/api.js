@@ -29,9 +29,10 @@ async function problemOf(response) {
 }
 
 /** One call: `method` on `path` with a JSON `body`; answers `{status, body, etag}`. */
-export async function call(method, path, { token = null, body = undefined, accept = "application/json" } = {}) {
+export async function call(method, path, { token = null, body = undefined, accept = "application/json", ifMatch = null } = {}) {
   const headers = { accept };
   if (token) headers.authorization = `Bearer ${token}`;
+  if (ifMatch !== null) headers["if-match"] = `"${ifMatch}"`;
   if (body !== undefined) headers["content-type"] = "application/json";
   let response;
   try {

@@ -272,6 +272,21 @@ function asMe(method, path, body) {
   return call(method, path, { token: view.frag.token, body });
 }
 
+/** A change that only makes sense on the session as this page shows it (a round played with
+ * the dice entered, a resolve): refused with a 412 when it has moved on meanwhile, and the
+ * page then reads it again. */
+async function onWhatIsShown(method, path, body) {
+  try {
+    return await call(method, path, { token: view.frag.token, body, ifMatch: view.session.version });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 412) {
+      applySession((await asMe("GET", base())).body);
+      throw new ApiError(412, "The session changed meanwhile (the page shows it now): check, then try again.");
+    }
+    throw error;
+  }
+}
+
 function isGm() {
   return view.frag.role === "gm";
 }
@@ -715,7 +730,7 @@ function gmRoundControls() {
       const body = roundBody(form);
       const rolls = enteredDice(form);
       if (Object.keys(rolls).length) body.rolls = rolls;
-      const answer = await asMe("POST", `${base()}/rounds`, body);
+      const answer = await onWhatIsShown("POST", `${base()}/rounds`, body);
       for (const input of form.querySelectorAll("input[data-purpose]")) input.value = "";
       return answer;
     });
@@ -735,7 +750,7 @@ function gmRoundControls() {
   const resolve = h("button", { type: "button" }, "Play to the end");
   resolve.addEventListener("click", () => act(resolve, () => {
     const body = view.frag.kind === "chases" ? { terrain: view.terrain, tactic_policy: view.tacticPolicy } : undefined;
-    return asMe("POST", `${base()}/resolve`, body);
+    return onWhatIsShown("POST", `${base()}/resolve`, body);
   }));
   const more = [resolve];
   if (view.frag.kind === "chases") {
