@@ -193,6 +193,15 @@ def screenshot(seat: Seat, name: str) -> None:
     seat.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+#: The page lists its rounds 1 to n, newest first, n being the rounds it says were played.
+ALL_ROUNDS_LISTED = """
+() => {
+  const numbers = [...document.querySelectorAll("#rounds > li")]
+    .map(item => Number(item.dataset.number));
+  const last = Number(document.getElementById("played").textContent);
+  return numbers.length === last && numbers.every((number, index) => number === last - index);
+}
+"""
 #: Every visible control that has no name a screen reader could say, or a tab stop out of
 #: the page's order.
 UNNAMED_CONTROLS = """
@@ -300,6 +309,9 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
     for seat in (lydia, ogre):
         expect(seat.page.locator("#controls")).to_contain_text("This contest is over.")
         expect(seat.page.locator("#board .result")).to_contain_text("Finished")
+    expect(gm.page.locator("#board .result")).to_contain_text("Finished")
+    # Every round the resolve played is listed, numbered 1 to the last, without a gap.
+    gm.page.wait_for_function(ALL_ROUNDS_LISTED)
     played = gm.rounds().count()
     assert played >= 2
     expect(lydia.rounds()).to_have_count(played)

@@ -321,6 +321,7 @@ async function sessionView(frag) {
       h("h2", { id: "session-title" }, view.info.title),
       h("p", { class: "who" }, who),
       h("p", { id: "summary", class: "summary" }),
+      h("p", { class: "played" }, h("span", { class: "label" }, "Rounds played: "), h("span", { id: "played" }, "—")),
       h("p", { class: "latest-line" }, h("span", { class: "label" }, "Latest: "), h("span", { id: "latest" }, "—"))),
     h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, "Where it stands"),
       h("div", { id: "board" })),
@@ -466,6 +467,7 @@ function render() {
   watchDeadline();
   document.title = `${view.info.title}: ${session.summary} — Arbiter`;
   fill(document.getElementById("summary"), session.summary);
+  fill(document.getElementById("played"), String(session.round));
   renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
   renderControls();
 }
