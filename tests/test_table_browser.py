@@ -515,3 +515,40 @@ def test_the_page_shows_what_the_service_refused(table: NewSeat, server: Server)
     assert gm.refused == []
     assert gm.violations() == []
     assert gm.errors == []
+
+
+#: Every preset of the creation form, created as the form sends it (with seats where the kind
+#: has them): `[kind, preset, status, detail]` for each.
+CREATE_EVERY_PRESET = """
+async () => {
+  const { KINDS } = await import("./table/assets/kinds.js");
+  const made = [];
+  for (const [kind, info] of Object.entries(KINDS)) {
+    for (const [name, preset] of Object.entries(info.presets)) {
+      const body = info.seats ? { ...preset, seats: true } : preset;
+      const answer = await fetch(`v1/${kind}`, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+      });
+      const created = await answer.json();
+      made.push([kind, name, answer.status, created.detail ?? null]);
+    }
+  }
+  return made;
+}
+"""
+
+
+def test_every_preset_is_a_session_the_service_creates(table: NewSeat, server: Server) -> None:
+    seat = table()
+    seat.page.goto(f"{server.base_url}/table")
+    expect(seat.page.get_by_label("Kind of contest")).to_be_visible()
+    made = seat.page.evaluate(CREATE_EVERY_PRESET)
+    assert {kind for kind, _, _, _ in made} == {
+        "arm-wrestles",
+        "regular-contests",
+        "races",
+        "chases",
+        "skill-games",
+    }
+    assert len(made) >= 10
+    assert [entry for entry in made if entry[2] != 201] == []

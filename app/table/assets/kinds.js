@@ -182,8 +182,8 @@ export const KINDS = {
         skills_per_round: 2,
         kind: "option",
         actions: [
-          { name: "Charge", cost: 1, effects: [{ min_margin: 0, text: "A scramble forward.", progress: 1 }] },
-          { name: "Sprint", cost: 2, effects: [{ min_margin: 0, text: "A burst of speed.", progress: 2 }] },
+          { name: "Charge", cost: 1, effects: [{ text: "A scramble forward.", progress: 1 }] },
+          { name: "Sprint", cost: 2, effects: [{ text: "A burst of speed.", progress: 2 }] },
         ],
         max_actions_per_round: 2,
         goal: 6,
