@@ -440,6 +440,9 @@ async function readNewRounds() {
       }
       if (page.length < 500) break;
     }
+    const latest = document.getElementById("latest");
+    const newest = view.rounds.get(after);
+    if (latest && !announced && newest) latest.textContent = newest.summary;
   } catch (error) {
     if (!view.deleted) showError(error);
   }
