@@ -116,7 +116,6 @@ export class LiveEvents {
     this.stopped = false;
     this.aborter = null;
     this.delayMs = 500;
-    this.connections = 0;
   }
 
   start() {
@@ -183,7 +182,6 @@ export class LiveEvents {
     const headers = { accept: "text/event-stream", authorization: `Bearer ${this.token}` };
     if (this.lastEventId !== "") headers["last-event-id"] = this.lastEventId;
     this.aborter = new AbortController();
-    this.connections += 1;
     let response;
     try {
       response = await fetch(this.path, { headers, signal: this.aborter.signal, cache: "no-store" });

@@ -970,7 +970,7 @@ function renderLinks() {
   });
   fill(document.getElementById("links"),
     entries.length ? h("p", {}, "Give each player their own link. Whoever holds a link can act as that player: send it privately.")
-      : h("p", {}, "This session has no player links: the tokens of its seats and parties were shown only when it was created, on the page that created it."),
+      : h("p", {}, "No player links: this session was created without seats (an arm wrestle or a regular contest has player tokens only with seats), or this link does not carry them."),
     h("ul", { class: "links" }, rows),
     h("p", { class: "muted" }, "This page's own address is the GM's link: keep it to yourself."));
 }
