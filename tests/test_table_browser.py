@@ -552,3 +552,38 @@ def test_every_preset_is_a_session_the_service_creates(table: NewSeat, server: S
     }
     assert len(made) >= 10
     assert [entry for entry in made if entry[2] != 201] == []
+
+
+def test_an_option_game_buys_actions_from_the_parties_pages(table: NewSeat, server: Server) -> None:
+    gm = table()
+    fragment = create(gm, server, "skill-games", "Heroes and Bandits (option)")
+    heroes = table()
+    join(heroes, link_of(gm, "Heroes"), "You are Heroes")
+    bandits = table()
+    join(bandits, link_of(gm, "Bandits"), "You are Bandits")
+    for seat, skills in ((heroes, ("Athletics", "Stealth")), (bandits, ("Stealth", "Athletics"))):
+        for skill in skills:
+            seat.page.get_by_role("checkbox", name=skill).check()
+        seat.page.get_by_role("button", name="Roll these skills").click()
+    for seat in (gm, heroes, bandits):
+        expect(seat.page.locator("#board")).to_contain_text("sealing choices")
+    tokens = heroes.page.locator("#board table.parties tbody tr").filter(has_text="Heroes")
+    earned = int(tokens.locator("td").nth(1).inner_text())
+    gm.page.get_by_label("Party", exact=True).select_option("Heroes")
+    gm.page.get_by_label("Tokens", exact=True).fill("2")
+    gm.page.get_by_role("button", name="Grant tokens").click()
+    expect(tokens.locator("td").nth(1)).to_have_text(str(earned + 2))
+
+    heroes.page.get_by_role("checkbox", name="Sprint (cost 2)").check()
+    heroes.page.get_by_role("button", name="Seal the choice").click()
+    expect(heroes.page.locator(".sealed")).to_contain_text("Your sealed choice: Sprint.")
+    assert "Sprint." not in bandits.page.locator("#controls").inner_text()
+    bandits.page.get_by_role("button", name="Seal the choice").click()
+    for seat in (gm, heroes, bandits):
+        expect(seat.rounds()).to_have_count(1)
+        # An option game's purchases show to every party once revealed.
+        expect(seat.page.locator("#rounds .choices")).to_contain_text("Heroes: Sprint")
+        expect(seat.page.locator("#rounds .choices")).to_contain_text("Bandits: nothing")
+        progress = seat.page.locator("#board table.parties tbody tr").filter(has_text="Heroes")
+        expect(progress.locator("td").nth(0)).to_have_text("2 of 6")
+    check_confined([gm, heroes, bandits], fragment)
