@@ -587,3 +587,30 @@ def test_an_option_game_buys_actions_from_the_parties_pages(table: NewSeat, serv
         progress = seat.page.locator("#board table.parties tbody tr").filter(has_text="Heroes")
         expect(progress.locator("td").nth(0)).to_have_text("2 of 6")
     check_confined([gm, heroes, bandits], fragment)
+
+
+def test_a_round_is_played_only_on_the_session_as_the_page_shows_it(
+    table: NewSeat, server: Server
+) -> None:
+    gm = table()
+    fragment = create(gm, server, "arm-wrestles")
+    # A second GM page whose live events never arrive: it still shows the session unplayed.
+    behind = table()
+    behind.page.route("**/events", lambda route: route.abort("internetdisconnected"))
+    behind.page.goto(gm.page.url)
+    expect(behind.page.locator("#connection")).to_contain_text("Disconnected")
+    expect(behind.page.locator("#played")).to_have_text("0")
+
+    gm.page.get_by_role("button", name="Play the round").click()
+    expect(gm.rounds()).to_have_count(1)
+    behind.page.get_by_role("group", name="Lydia").get_by_label("Strength d20").fill("17")
+    behind.page.get_by_role("button", name="Play the round").click()
+    expect(behind.page.locator("#error")).to_contain_text("The session changed meanwhile")
+    # Nothing was played on the stale view; the page now shows the session as it is.
+    expect(behind.page.locator("#played")).to_have_text("1")
+    expect(behind.rounds()).to_have_count(1)
+    expect(gm.rounds()).to_have_count(1)
+    behind.page.get_by_role("button", name="Play the round").click()
+    expect(behind.page.locator("#played")).to_have_text("2")
+    expect(gm.rounds()).to_have_count(2)
+    check_confined([gm, behind], fragment)

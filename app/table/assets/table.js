@@ -281,6 +281,8 @@ async function onWhatIsShown(method, path, body) {
   } catch (error) {
     if (error instanceof ApiError && error.status === 412) {
       applySession((await asMe("GET", base())).body);
+      loadRounds();
+      refreshOdds();
       throw new ApiError(412, "The session changed meanwhile (the page shows it now): check, then try again.");
     }
     throw error;
