@@ -453,7 +453,13 @@ def test_the_gm_plays_every_other_kind(table: NewSeat, server: Server, kind: str
     fragment = create(gm, server, kind)
     expect(gm.page.locator("#odds .odds-table")).to_be_visible(timeout=SLOW_MS)
     if kind == "regular-contests":
-        # A round waiting for the seats: the GM enters one player's dice, rolls for the other.
+        # A round waiting for the seats, cancelled: nothing played, none waiting.
+        gm.page.get_by_role("button", name="Wait for the players' dice").click()
+        expect(gm.page.locator("#pending")).to_contain_text("waits for dice from Giant, Ogre")
+        gm.page.get_by_role("button", name="Cancel this round").click()
+        expect(gm.page.locator("#pending")).to_have_count(0)
+        expect(gm.page.locator("#played")).to_have_text("0")
+        # Again: the GM enters one player's dice, rolls for the other.
         gm.page.get_by_role("button", name="Wait for the players' dice").click()
         expect(gm.page.locator("#pending")).to_contain_text("waits for dice from Giant, Ogre")
         gm.page.get_by_text("Enter a player's dice for them").click()
