@@ -32,6 +32,7 @@ from app.api.odds import routes as odds_routes
 from app.api.odds import worker as odds_worker
 from app.api.registry import KINDS
 from app.api.routing import index_routes
+from app.api.table import install_table
 from app.cors import add_cors
 from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
@@ -126,6 +127,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
     for waiting in collecting.routers(kinds):
         app.include_router(waiting)
     install_docs(app)
+    install_table(app)
     # Every route is built now (an included route is built again as its router includes
     # it), so a LeanRoute refuses what it cannot serve when the app is made.
     router.reindex()

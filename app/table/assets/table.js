@@ -1,0 +1,996 @@
+// The table page: the GM's view and each player's, from the URL's fragment
+// (`#session=…&kind=…&token=…&role=gm|seat|party&name=…`), which never reaches a server.
+// Everything shown comes from the API's answers and the session's live events; the page
+// never holds another seat's dice or another party's sealed choice (the service does not
+// send them to this page's token).
+
+import { ApiError, LiveEvents, call } from "./api.js";
+import { field, fill, h, uid } from "./dom.js";
+import { KINDS, KIND_NAMES } from "./kinds.js";
+import { renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
+
+const main = document.getElementById("main");
+const announcer = document.getElementById("announcer");
+const errorBox = document.getElementById("error");
+const connection = document.getElementById("connection");
+
+// --- the fragment ------------------------------------------------------------------------
+
+/** The fragment's parts: the session, its kind, this page's token and role, and (for the GM)
+ * every seat's and party's token, so that their links survive a reload. */
+function readFragment() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const found = { session: params.get("session"), kind: params.get("kind"), token: params.get("token"),
+    role: params.get("role") || "gm", name: params.get("name"), seats: {}, parties: {} };
+  for (const [key, value] of params) {
+    if (key.startsWith("seat.")) found.seats[key.slice(5)] = value;
+    if (key.startsWith("party.")) found.parties[key.slice(6)] = value;
+  }
+  return found;
+}
+
+function fragmentOf({ session, kind, token, role, name = null, seats = {}, parties = {} }) {
+  const params = new URLSearchParams({ session, kind, token, role });
+  if (name) params.set("name", name);
+  for (const [seat, value] of Object.entries(seats)) params.set(`seat.${seat}`, value);
+  for (const [party, value] of Object.entries(parties)) params.set(`party.${party}`, value);
+  return params.toString();
+}
+
+function linkFor(parts) {
+  return `${location.origin}${location.pathname}#${fragmentOf(parts)}`;
+}
+
+// --- what the page shows of a failure and of each result ---------------------------------
+
+function showError(error) {
+  const detail = error instanceof ApiError ? error.detail : String(error && error.message ? error.message : error);
+  fill(errorBox, h("strong", {}, "Not done: "), detail);
+  errorBox.hidden = false;
+}
+
+function clearError() {
+  errorBox.hidden = true;
+  errorBox.replaceChildren();
+}
+
+/** Say `text` in the live region (cleared first, so the same words are said again). */
+let announced = "";
+
+function announce(text) {
+  // The answer to this page's own change and the live event of it say the same words.
+  if (!text || text === announced) return;
+  announced = text;
+  announcer.textContent = "";
+  window.setTimeout(() => {
+    announcer.textContent = text;
+  }, 30);
+  const latest = document.getElementById("latest");
+  if (latest) latest.textContent = text;
+}
+
+function setConnection(status, reason = null) {
+  connection.hidden = false;
+  connection.dataset.state = status;
+  connection.textContent =
+    status === "live" ? "Live" : status === "ended" ? "Stream closed" : `Disconnected — reconnecting… (${reason || "no connection"})`;
+}
+
+/** Run `work` for a button: disabled meanwhile, its error shown, its answer applied. */
+async function act(button, work) {
+  clearError();
+  if (button) button.disabled = true;
+  try {
+    const answer = await work();
+    if (answer && answer.body) {
+      if (answer.body.session) applySession(answer.body.session);
+      if (answer.body.summary) announce(answer.body.summary);
+    }
+    return answer;
+  } catch (error) {
+    showError(error);
+    return null;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+// --- starting a session ------------------------------------------------------------------
+
+function startView() {
+  const kindSelect = h("select", { name: "kind" }, KIND_NAMES.map((name) => h("option", { value: name }, KINDS[name].title)));
+  const presetSelect = h("select", { name: "preset" });
+  const optionsBox = h("fieldset", { class: "options" });
+  const seats = h("input", { type: "checkbox", name: "seats", checked: true });
+  const seatsField = field("Give each competitor a seat: a link to send their own dice", seats);
+  const seed = h("input", { type: "number", name: "seed", min: 0, inputmode: "numeric" });
+  const body = h("textarea", { name: "body", rows: 12, spellcheck: "false" });
+  const createButton = h("button", { type: "submit", class: "primary" }, "Create the session");
+
+  function currentBody() {
+    try {
+      return JSON.parse(body.value);
+    } catch {
+      throw new Error("The request is not valid JSON: fix it, or choose a preset again.");
+    }
+  }
+
+  function writeBody(value) {
+    body.value = JSON.stringify(value, null, 2);
+  }
+
+  function applyOptions() {
+    let value;
+    try {
+      value = currentBody();
+    } catch (error) {
+      showError(error);
+      return;
+    }
+    for (const input of optionsBox.querySelectorAll("[data-key]")) {
+      const key = input.dataset.key;
+      if (input.type === "checkbox") value[key] = input.checked;
+      else if (input.value === "") delete value[key];
+      else value[key] = input.type === "number" ? Number(input.value) : input.value;
+    }
+    const info = KINDS[kindSelect.value];
+    if (info.seats && seats.checked) value.seats = true;
+    else delete value.seats;
+    if (seed.value !== "") value.seed = Number(seed.value);
+    else delete value.seed;
+    writeBody(value);
+  }
+
+  function choosePreset() {
+    const info = KINDS[kindSelect.value];
+    const preset = structuredClone(info.presets[presetSelect.value]);
+    for (const input of optionsBox.querySelectorAll("[data-key]")) {
+      const key = input.dataset.key;
+      if (input.type === "checkbox") input.checked = key in preset ? Boolean(preset[key]) : input.dataset.default === "true";
+      else input.value = key in preset ? String(preset[key]) : "";
+    }
+    writeBody(preset);
+    applyOptions();
+  }
+
+  function chooseKind() {
+    const info = KINDS[kindSelect.value];
+    fill(presetSelect, Object.keys(info.presets).map((name) => h("option", { value: name }, name)));
+    fill(
+      optionsBox,
+      h("legend", {}, "Rule options"),
+      info.options.map((rule) => {
+        let input;
+        if (rule.type === "select") {
+          input = h("select", { dataset: { key: rule.key } }, h("option", { value: "" }, "(the rules' default)"),
+            rule.choices.map((choice) => h("option", { value: choice }, choice)));
+        } else if (rule.type === "checkbox") {
+          input = h("input", { type: "checkbox", dataset: { key: rule.key, default: String(rule.default) } });
+        } else {
+          input = h("input", { type: "number", min: rule.min, inputmode: "numeric", dataset: { key: rule.key },
+            placeholder: "default" });
+        }
+        input.addEventListener("change", applyOptions);
+        return field(rule.label, input);
+      }),
+    );
+    seatsField.hidden = !info.seats;
+    choosePreset();
+  }
+
+  kindSelect.addEventListener("change", chooseKind);
+  presetSelect.addEventListener("change", choosePreset);
+  seats.addEventListener("change", applyOptions);
+  seed.addEventListener("change", applyOptions);
+
+  const form = h(
+    "form",
+    { id: "create-form", novalidate: true },
+    field("Kind of contest", kindSelect),
+    field("Preset", presetSelect),
+    optionsBox,
+    seatsField,
+    field("Seed (optional: the same seed rolls the same dice)", seed),
+    h("details", {}, h("summary", {}, "The whole request (JSON): names, stats and every rule option"),
+      field("Request body", body, "Edit freely: the service checks it and says what is wrong.")),
+    h("div", { class: "actions" }, createButton),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    let value;
+    try {
+      value = currentBody();
+    } catch (error) {
+      showError(error);
+      return;
+    }
+    const kind = kindSelect.value;
+    const answer = await act(createButton, () => call("POST", `v1/${kind}`, { body: value }));
+    if (!answer) return;
+    const created = answer.body;
+    const tokens = created.tokens;
+    location.hash = fragmentOf({ session: created.id, kind, token: tokens.gm, role: "gm",
+      seats: tokens.seats || {}, parties: tokens.parties || {} });
+  });
+
+  const link = h("input", { type: "url", name: "link", placeholder: "https://…/table#session=…", autocomplete: "off" });
+  const open = h(
+    "form",
+    { id: "open-form" },
+    field("A table link", link, "The GM's link, or a player's."),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Open")),
+  );
+  open.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const at = link.value.indexOf("#");
+    if (at < 0) {
+      showError(new Error("That link has no session in it (the part after #)."));
+      return;
+    }
+    location.hash = link.value.slice(at + 1);
+  });
+
+  fill(
+    main,
+    h("section", { "aria-labelledby": "start-title", class: "panel" }, h("h2", { id: "start-title" }, "Start a session"), form),
+    h("section", { "aria-labelledby": "open-title", class: "panel" }, h("h2", { id: "open-title" }, "Open a session"), open),
+  );
+  chooseKind();
+  document.title = "Arbiter — the table";
+}
+
+/** After the view changes, the keyboard starts at its first heading. */
+function focusHeading() {
+  const heading = main.querySelector("h2");
+  if (!heading || document.activeElement === heading) return;
+  heading.setAttribute("tabindex", "-1");
+  if (document.activeElement && document.activeElement !== document.body && main.contains(document.activeElement)) return;
+  heading.focus({ preventScroll: true });
+}
+
+// --- a session ---------------------------------------------------------------------------
+
+const view = {
+  frag: null,
+  info: null,
+  session: null,
+  rounds: new Map(),
+  live: null,
+  controlsKey: null,
+  sealed: {},
+  terrain: { check: "strength" },
+  tacticPolicy: "none",
+  odds: { running: false, again: false },
+  deleted: false,
+};
+
+function base() {
+  return `v1/${view.frag.kind}/${view.frag.session}`;
+}
+
+function asMe(method, path, body) {
+  return call(method, path, { token: view.frag.token, body });
+}
+
+/** A change that only makes sense on the session as this page shows it (a round played with
+ * the dice entered, a resolve): refused with a 412 when it has moved on meanwhile, and the
+ * page then reads it again. */
+async function onWhatIsShown(method, path, body) {
+  try {
+    return await call(method, path, { token: view.frag.token, body, ifMatch: view.session.version });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 412) {
+      applySession((await asMe("GET", base())).body);
+      loadRounds();
+      refreshOdds();
+      throw new ApiError(412, "The session changed meanwhile (the page shows it now): check, then try again.");
+    }
+    throw error;
+  }
+}
+
+function isGm() {
+  return view.frag.role === "gm";
+}
+
+function applySession(session) {
+  if (view.session && session.version < view.session.version) return;
+  const changed = !view.session || session.version !== view.session.version;
+  view.session = session;
+  if (changed) render();
+}
+
+async function sessionView(frag) {
+  view.frag = frag;
+  view.info = KINDS[frag.kind];
+  view.session = null;
+  view.rounds = new Map();
+  view.controlsKey = null;
+  view.sealed = {};
+  view.deleted = false;
+  view.roundsReading = false;
+  view.roundsAgain = false;
+  if (!view.info || !frag.session || !frag.token) {
+    fill(main, h("section", { class: "panel" }, h("h2", {}, "This link is incomplete"),
+      h("p", {}, "A table link names its session, its kind and a token. Ask the GM for yours."),
+      h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
+    return;
+  }
+  const who = isGm() ? "You are the GM" : `You are ${frag.name || "a player"}${frag.role === "seat" ? " (your seat)" : ""}`;
+  fill(
+    main,
+    h("section", { class: "panel head", "aria-labelledby": "session-title" },
+      h("h2", { id: "session-title" }, view.info.title),
+      h("p", { class: "who" }, who),
+      h("p", { id: "summary", class: "summary" }),
+      h("p", { class: "played" }, h("span", { class: "label" }, "Rounds played: "), h("span", { id: "played" }, "—")),
+      h("p", { class: "latest-line" }, h("span", { class: "label" }, "Latest: "), h("span", { id: "latest" }, "—"))),
+    h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, "Where it stands"),
+      h("div", { id: "board" })),
+    h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? "Run it" : "Your move"),
+      h("div", { id: "controls" })),
+    h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, "Odds"),
+      h("div", { id: "odds" }, h("p", { class: "muted" }, "Computing the odds…")),
+      h("h4", {}, "Odds at the next choice"), h("div", { id: "choice-odds" })),
+    h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h3", { id: "rounds-title" }, "Rounds"),
+      h("ol", { id: "rounds", reversed: true })),
+    isGm() ? h("section", { class: "panel", "aria-labelledby": "links-title" }, h("h3", { id: "links-title" }, "Links for the table"),
+      h("div", { id: "links" })) : null,
+  );
+  if (isGm()) renderLinks();
+  focusHeading();
+  try {
+    const answer = await asMe("GET", base());
+    applySession(answer.body);
+  } catch (error) {
+    showError(error);
+    if (error instanceof ApiError && error.status === 404) {
+      fill(document.getElementById("summary"), "No such session: it was deleted, or the link is wrong.");
+    }
+    return;
+  }
+  await loadRounds();
+  refreshOdds();
+  startEvents();
+}
+
+function startEvents() {
+  if (view.live) view.live.stop();
+  const live = new LiveEvents(`${base()}/events`, view.frag.token, {
+    lastEventId: view.session ? String(view.session.version) : "",
+    onEvent: (name, data) => onEvent(name, data),
+    onState: (status, reason) => setConnection(status, reason),
+    onFatal: (error) => {
+      setConnection("ended");
+      showError(error);
+    },
+  });
+  view.live = live;
+  live.start();
+}
+
+function onEvent(name, data) {
+  if (name === "deleted") {
+    view.deleted = true;
+    view.session = null;
+    setConnection("ended");
+    announce("The GM deleted this session.");
+    fill(main, h("section", { class: "panel" }, h("h2", {}, "This session was deleted"),
+      h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
+    return;
+  }
+  if (data.session) applySession(data.session);
+  if (name !== "session" && data.summary) announce(data.summary);
+  if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
+  loadRounds();
+  refreshOdds();
+}
+
+// The browser says when it goes off line: the stream is dropped at once (shown disconnected)
+// and read again, from the last event, as soon as it is back.
+window.addEventListener("offline", () => {
+  if (view.live && !view.live.stopped) {
+    setConnection("disconnected", "the browser is off line");
+    view.live.drop();
+  }
+});
+
+window.addEventListener("online", () => {
+  if (view.live && !view.live.stopped) view.live.retryNow();
+});
+
+/** Read the rounds not shown yet; one read at a time (an event during a read asks again). */
+async function loadRounds() {
+  if (view.roundsReading) {
+    view.roundsAgain = true;
+    return;
+  }
+  view.roundsReading = true;
+  try {
+    do {
+      view.roundsAgain = false;
+      await readNewRounds();
+    } while (view.roundsAgain && !view.deleted);
+  } finally {
+    view.roundsReading = false;
+  }
+}
+
+/** Show `record` in the list, newest first, wherever its number puts it. */
+function showRound(record) {
+  const list = document.getElementById("rounds");
+  if (!list) return;
+  const item = renderRound(view.frag.kind, record);
+  const older = [...list.children].find((child) => Number(child.dataset.number) < record.number);
+  list.insertBefore(item, older || null);
+}
+
+async function readNewRounds() {
+  if (!view.session) return;
+  let after = 0;
+  for (const number of view.rounds.keys()) after = Math.max(after, number);
+  try {
+    for (;;) {
+      const answer = await asMe("GET", `${base()}/rounds?after=${after}&limit=500`);
+      const page = answer.body.rounds || [];
+      for (const record of page) {
+        if (!view.rounds.has(record.number)) {
+          view.rounds.set(record.number, record);
+          showRound(record);
+        }
+        after = Math.max(after, record.number);
+      }
+      if (page.length < 500) break;
+    }
+    const latest = document.getElementById("latest");
+    const newest = view.rounds.get(after);
+    if (latest && !announced && newest) latest.textContent = newest.summary;
+  } catch (error) {
+    if (!view.deleted) showError(error);
+  }
+}
+
+/** A round waiting past its deadline is played by the next call on the session: make one
+ * then, so that every page sees it played without anyone having to act. */
+function watchDeadline() {
+  window.clearTimeout(view.deadlineTimer);
+  const deadline = view.session?.pending?.deadline;
+  if (!deadline) return;
+  const wait = Math.max(0, new Date(deadline).getTime() - Date.now()) + 1000;
+  view.deadlineTimer = window.setTimeout(async () => {
+    try {
+      applySession((await asMe("GET", base())).body);
+    } catch (error) {
+      if (!view.deleted) showError(error);
+    }
+  }, Math.min(wait, 2 ** 31 - 1));
+}
+
+function render() {
+  const session = view.session;
+  if (!session) return;
+  watchDeadline();
+  document.title = `${view.info.title}: ${session.summary} — Arbiter`;
+  fill(document.getElementById("summary"), session.summary);
+  fill(document.getElementById("played"), String(session.round));
+  renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
+  renderControls();
+}
+
+// --- odds --------------------------------------------------------------------------------
+
+async function refreshOdds() {
+  if (view.odds.running) {
+    view.odds.again = true;
+    return;
+  }
+  view.odds.running = true;
+  try {
+    do {
+      view.odds.again = false;
+      await loadOdds();
+    } while (view.odds.again && !view.deleted);
+  } finally {
+    view.odds.running = false;
+  }
+}
+
+async function loadOdds() {
+  const session = view.session;
+  const box = document.getElementById("odds");
+  const choiceBox = document.getElementById("choice-odds");
+  if (!session || !box) return;
+  const kind = view.frag.kind;
+  if (kind === "skill-games") {
+    fill(box, h("p", {}, "A skill game's sealed bids have no odds: what a bid wins depends on the other parties' sealed choices. ",
+      "The odds of each party's skills are below."));
+    await loadSkillOdds(choiceBox);
+    return;
+  }
+  box.setAttribute("aria-busy", "true");
+  box.dataset.updating = "true";
+  let path = `${base()}/odds`;
+  if (kind === "chases") {
+    const query = new URLSearchParams({ terrain: JSON.stringify(view.terrain), tactic_policy: view.tacticPolicy });
+    path += `?${query}`;
+  }
+  try {
+    const answer = await asMe("GET", path);
+    renderOdds(box, kind, session, answer.body);
+  } catch (error) {
+    fill(box, h("p", { class: "problem" }, `The odds are not available: ${error.detail || error}`));
+  } finally {
+    box.removeAttribute("aria-busy");
+    delete box.dataset.updating;
+  }
+  if (kind === "chases") await loadChaseChoices(choiceBox);
+  else fill(choiceBox, h("p", { class: "muted" }, `${view.info.title}s have no choice to make between rounds: a round takes only dice.`));
+}
+
+async function loadChaseChoices(box) {
+  const session = view.session;
+  if (session.status !== "active") {
+    fill(box, h("p", { class: "muted" }, "The chase is over."));
+    return;
+  }
+  const terrain = view.terrain;
+  let options = [
+    { label: "just run", move: { terrain } },
+    { label: "a hazard (penalty 2)", move: { terrain, tactic: { kind: "hazard", penalty: 2 } } },
+    { label: "a hazard (penalty 4)", move: { terrain, tactic: { kind: "hazard", penalty: 4 } } },
+    { label: "hide", move: { terrain, tactic: { kind: "hide" } } },
+  ];
+  // An option the next increment would refuse (a hide at a lead under 20) is left out.
+  for (let attempt = 0; attempt < options.length; attempt += 1) {
+    try {
+      const answer = await asMe("POST", `${base()}/odds/choices`, { options, tactic_policy: view.tacticPolicy });
+      renderChoiceOdds(box, "chases", answer.body);
+      return;
+    } catch (error) {
+      const refused = error.problem?.errors?.map((item) => item.loc?.[2]).filter((index) => typeof index === "number") || [];
+      if (error.status !== 422 || refused.length === 0) {
+        fill(box, h("p", { class: "problem" }, `Not available: ${error.detail || error}`));
+        return;
+      }
+      options = options.filter((_, index) => !refused.includes(index));
+      if (options.length === 0) break;
+    }
+  }
+  fill(box, h("p", { class: "muted" }, "No choice is open on this increment."));
+}
+
+function combinations(items, size) {
+  if (size === 0) return [[]];
+  const found = [];
+  items.forEach((item, index) => {
+    for (const rest of combinations(items.slice(index + 1), size - 1)) found.push([item, ...rest]);
+  });
+  return found;
+}
+
+/** The parties this page may choose skills or seal a choice for. */
+function myParties() {
+  const parties = view.session.config.parties;
+  if (isGm()) return parties.filter((party) => party.controller === "gm").map((party) => party.name);
+  // A GM-run party's choices are the GM's to seal: its own link only follows along.
+  return parties.filter((party) => view.frag.role === "party" && party.name === view.frag.name && party.controller === "players")
+    .map((party) => party.name);
+}
+
+async function loadSkillOdds(box) {
+  const session = view.session;
+  const state = session.state;
+  const parties = isGm() ? session.config.parties.map((party) => party.name) : myParties();
+  const open = parties.filter((party) => !state.skills_done.includes(party));
+  if (session.status !== "active" || state.phase !== "skills" || open.length === 0) {
+    fill(box, h("p", { class: "muted" }, state.phase === "choices" ? "Every party has rolled its skills; the choices are sealed now." : "No skills to choose now."));
+    return;
+  }
+  const sets = combinations(session.config.skill_list, session.config.skills_per_round).slice(0, 16);
+  const parts = [];
+  for (const party of open) {
+    try {
+      const options = sets.map((skills) => ({ label: skills.join(" + "), move: { party, skills } }));
+      const answer = await asMe("POST", `${base()}/odds/choices`, { options });
+      parts.push(h("div", { class: "party-odds" }, h("h5", {}, party), renderChoiceOdds(h("div"), "skill-games", answer.body)));
+    } catch (error) {
+      parts.push(h("p", { class: "problem" }, `${party}: ${error.detail || error}`));
+    }
+  }
+  fill(box, parts);
+}
+
+// --- controls ----------------------------------------------------------------------------
+
+function controlsKey() {
+  const session = view.session;
+  const state = session.state;
+  return JSON.stringify([session.status, session.pending || null, state.phase, state.skills_done, state.submitted,
+    state.round, state.tokens, view.sealed]);
+}
+
+function renderControls() {
+  const box = document.getElementById("controls");
+  if (!box) return;
+  const key = controlsKey();
+  if (key === view.controlsKey) return;
+  view.controlsKey = key;
+  const session = view.session;
+  const parts = [];
+  if (session.status !== "active") {
+    parts.push(h("p", { class: "done" }, "This contest is over."));
+  } else if (view.frag.kind === "skill-games") {
+    parts.push(...skillControls());
+  } else if (isGm()) {
+    parts.push(...gmRoundControls());
+  } else {
+    parts.push(...playerRoundControls());
+  }
+  if (isGm()) parts.push(dangerControls());
+  fill(box, parts);
+}
+
+/** Inputs for one competitor's dice: the main purposes shown, the others folded away. */
+function diceInputs(name, fieldsetLabel = name) {
+  const purposes = view.info.purposes;
+  const input = (purpose) =>
+    field(`${purpose.label}`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
+      dataset: { who: name, purpose: purpose.name, list: String(Boolean(purpose.list)) },
+      placeholder: purpose.list ? "e.g. 3 4 5" : "1–20", size: 6 }));
+  const others = purposes.filter((purpose) => !purpose.main);
+  return h("fieldset", { class: "dice" }, h("legend", {}, fieldsetLabel),
+    purposes.filter((purpose) => purpose.main).map(input),
+    others.length ? h("details", {}, h("summary", {}, "More dice"), others.map(input)) : null);
+}
+
+/** The dice entered in `form`: `{name: {purpose: value or [values]}}`, or an error. */
+function enteredDice(form) {
+  const rolls = {};
+  for (const input of form.querySelectorAll("input[data-purpose]")) {
+    const text = input.value.trim();
+    if (text === "") continue;
+    const values = text.split(/[\s,]+/).map(Number);
+    if (values.some((value) => !Number.isInteger(value))) {
+      throw new Error(`${input.dataset.who}'s ${input.dataset.purpose}: write whole numbers, e.g. 17 or 3 4 5.`);
+    }
+    rolls[input.dataset.who] ??= {};
+    rolls[input.dataset.who][input.dataset.purpose] = input.dataset.list === "true" || values.length > 1 ? values : values[0];
+  }
+  return rolls;
+}
+
+function terrainInputs() {
+  const check = h("input", { type: "text", list: "checks", value: view.terrain.check, name: "terrain-check", autocomplete: "off" });
+  const list = h("datalist", { id: "checks" }, ["strength", "dexterity", "swim", "climb", "jump", "balance", "ride"].map((name) => h("option", { value: name })));
+  const tactic = h("select", { name: "tactic" }, h("option", { value: "" }, "no tactic"), h("option", { value: "hide" }, "the escapee hides"),
+    h("option", { value: "hazard" }, "the escapee makes a hazard"));
+  const penalty = h("input", { type: "number", name: "penalty", min: 1, value: 2, inputmode: "numeric" });
+  const policy = h("select", { name: "policy" }, h("option", { value: "none" }, "never hides"), h("option", { value: "hide-when-possible" }, "hides when possible"));
+  policy.value = view.tacticPolicy;
+  check.addEventListener("change", () => {
+    view.terrain = { check: check.value.trim() || "strength" };
+    refreshOdds();
+  });
+  policy.addEventListener("change", () => {
+    view.tacticPolicy = policy.value;
+    refreshOdds();
+  });
+  return h("fieldset", { class: "terrain" }, h("legend", {}, "This increment"), field("Terrain check", check), list,
+    field("Tactic", tactic), field("Hazard penalty", penalty), field("In the odds and a resolve, the escapee", policy));
+}
+
+function roundBody(form) {
+  const body = {};
+  if (view.frag.kind === "chases") {
+    body.terrain = { ...view.terrain };
+    const tactic = form.querySelector("[name=tactic]")?.value;
+    if (tactic === "hide") body.tactic = { kind: "hide" };
+    if (tactic === "hazard") body.tactic = { kind: "hazard", penalty: Number(form.querySelector("[name=penalty]").value) };
+  }
+  return body;
+}
+
+function gmRoundControls() {
+  const session = view.session;
+  const names = view.info.names(session);
+  const parts = [];
+  const pending = session.pending;
+  if (pending) {
+    const waiting = pending.waiting_for;
+    parts.push(h("div", { class: "pending", id: "pending" },
+      h("p", {}, `Round ${pending.number} waits for dice from ${waiting.join(", ")}`, pending.deadline ? ` (until ${new Date(pending.deadline).toLocaleTimeString()})` : "", "."),
+      h("div", { class: "actions" }, waiting.map((name) => {
+        const button = h("button", { type: "button" }, `Roll for ${name}`);
+        button.addEventListener("click", () => act(button, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [name] })));
+        return button;
+      }), (() => {
+        const cancel = h("button", { type: "button", class: "secondary" }, "Cancel this round");
+        cancel.addEventListener("click", () => act(cancel, () => asMe("DELETE", `${base()}/rounds/pending`)));
+        return cancel;
+      })())));
+    // A player who rolled at the table but cannot send their dice: the GM enters them.
+    const give = h("button", { type: "submit" }, "Send these dice");
+    const form = h("form", { id: "gm-dice-form", novalidate: true },
+      h("details", {}, h("summary", {}, "Enter a player's dice for them"),
+        h("div", { class: "dice-grid" }, waiting.map((name) => diceInputs(name))),
+        h("div", { class: "actions" }, give)));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(give, () => {
+        const rolls = enteredDice(form);
+        if (Object.keys(rolls).length === 0) throw new Error("Enter the dice first.");
+        return asMe("POST", `${base()}/rounds/pending/dice`, { rolls });
+      });
+    });
+    parts.push(form);
+    return parts;
+  }
+  const play = h("button", { type: "submit", class: "primary" }, "Play the round");
+  const form = h("form", { id: "play-form", novalidate: true },
+    view.frag.kind === "chases" ? terrainInputs() : null,
+    h("p", { class: "hint" }, "Enter the dice rolled at the table, or leave them blank for the server to roll."),
+    h("div", { class: "dice-grid" }, names.map((name) => diceInputs(name))),
+    h("div", { class: "actions" }, play));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(play, async () => {
+      const body = roundBody(form);
+      const rolls = enteredDice(form);
+      if (Object.keys(rolls).length) body.rolls = rolls;
+      const answer = await onWhatIsShown("POST", `${base()}/rounds`, body);
+      for (const input of form.querySelectorAll("input[data-purpose]")) input.value = "";
+      return answer;
+    });
+  });
+  parts.push(form);
+  if (Object.keys(view.frag.seats).length > 0) {
+    const deadline = h("input", { type: "number", name: "deadline", min: 1, max: 604800, value: 600, inputmode: "numeric" });
+    const collect = h("button", { type: "submit" }, "Wait for the players' dice");
+    const collectForm = h("form", { id: "collect-form" },
+      field("Seconds they have (then the server rolls)", deadline), h("div", { class: "actions" }, collect));
+    collectForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(collect, () => asMe("POST", `${base()}/rounds`, { ...roundBody(form), collect: true, deadline_seconds: Number(deadline.value) }));
+    });
+    parts.push(collectForm);
+  }
+  const resolve = h("button", { type: "button" }, "Play to the end");
+  resolve.addEventListener("click", () => act(resolve, () => {
+    const body = view.frag.kind === "chases" ? { terrain: view.terrain, tactic_policy: view.tacticPolicy } : undefined;
+    return onWhatIsShown("POST", `${base()}/resolve`, body);
+  }));
+  const more = [resolve];
+  if (view.frag.kind === "chases") {
+    const end = h("button", { type: "button", class: "secondary" }, "The chaser gives up");
+    end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, { reason: "gave-up" })));
+    more.push(end);
+  }
+  parts.push(h("div", { class: "actions" }, more));
+  return parts;
+}
+
+function playerRoundControls() {
+  const session = view.session;
+  const me = view.frag.name;
+  const pending = session.pending;
+  if (view.frag.role !== "seat") {
+    return [h("p", {}, "You follow along here: the GM plays the rounds.")];
+  }
+  if (!pending) return [h("p", { class: "waiting" }, "Waiting for the GM to start a round.")];
+  if (!pending.waiting_for.includes(me)) {
+    return [h("p", { class: "waiting" }, `Your dice are in. Waiting for ${pending.waiting_for.join(", ")}.`)];
+  }
+  const send = h("button", { type: "submit", class: "primary" }, "Send my dice");
+  const form = h("form", { id: "dice-form", novalidate: true },
+    h("p", {}, `Round ${pending.number} waits for your dice.`),
+    diceInputs(me, `Your dice, ${me}`),
+    h("div", { class: "actions" }, send));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(send, () => {
+      const rolls = enteredDice(form);
+      if (!rolls[me] || Object.keys(rolls[me]).length === 0) throw new Error("Enter your dice first.");
+      return asMe("POST", `${base()}/rounds/pending/dice`, { rolls: { [me]: rolls[me] } });
+    });
+  });
+  return [form];
+}
+
+function skillControls() {
+  const session = view.session;
+  const state = session.state;
+  const config = session.config;
+  const parts = [h("p", {}, `Round ${state.round}: ${state.phase === "skills" ? "each party chooses its skills" : "each party seals its choice"}.`)];
+  const mine = myParties();
+  if (mine.length === 0 && !isGm()) parts.push(h("p", {}, "You follow along here."));
+  for (const party of mine) {
+    const panel = h("div", { class: "party-panel", dataset: { party } }, h("h4", {}, party));
+    if (state.phase === "skills") {
+      if (state.skills_done.includes(party)) {
+        panel.append(h("p", { class: "waiting" }, "Skills rolled. Waiting for the other parties."));
+      } else {
+        const boxes = config.skill_list.map((skill) => h("input", { type: "checkbox", name: "skill", value: skill }));
+        const roll = h("button", { type: "submit", class: "primary" }, "Roll these skills");
+        const members = config.parties.find((item) => item.name === party).members;
+        const dice = members.map((member) => h("fieldset", { class: "dice" }, h("legend", {}, member.name),
+          config.skill_list.map((skill) => field(`${skill} d20`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
+            size: 4, placeholder: "1–20", dataset: { member: member.name, skill } })))));
+        const form = h("form", { class: "skills-form", novalidate: true },
+          h("fieldset", {}, h("legend", {}, `Choose ${config.skills_per_round} skills`), boxes.map((box, index) => field(config.skill_list[index], box))),
+          h("details", {}, h("summary", {}, "Dice rolled at the table (blank: the server rolls)"), h("div", { class: "dice-grid" }, dice)),
+          h("div", { class: "actions" }, roll));
+        form.addEventListener("submit", (event) => {
+          event.preventDefault();
+          const skills = boxes.filter((box) => box.checked).map((box) => box.value);
+          act(roll, () => {
+            const rolls = {};
+            for (const input of form.querySelectorAll("input[data-member]")) {
+              const text = input.value.trim();
+              if (text === "" || !skills.includes(input.dataset.skill)) continue;
+              const value = Number(text);
+              if (!Number.isInteger(value)) throw new Error(`${input.dataset.member}'s ${input.dataset.skill}: write a whole number, 1 to 20.`);
+              rolls[input.dataset.member] ??= {};
+              rolls[input.dataset.member][input.dataset.skill] = value;
+            }
+            const body = { party, skills };
+            if (Object.keys(rolls).length) body.rolls = rolls;
+            return asMe("POST", `${base()}/skills`, body);
+          });
+        });
+        panel.append(form);
+      }
+    } else {
+      const sealed = view.sealed[party];
+      if (sealed) {
+        panel.append(h("p", { class: "sealed" }, `Your sealed choice: ${sealed}. Hidden from the other parties until the reveal; you may replace it until then.`));
+      } else if (state.submitted.includes(party)) {
+        panel.append(h("p", { class: "sealed" }, "A choice is sealed for this party. You may replace it until the reveal."));
+      }
+      panel.append(choiceForm(party));
+    }
+    parts.push(panel);
+  }
+  if (isGm()) {
+    const others = config.parties.filter((party) => party.controller !== "gm").map((party) => party.name);
+    if (others.length) {
+      parts.push(h("p", { class: "muted" }, `The players choose for ${others.join(", ")} from their own links.`));
+    }
+    parts.push(grantForm());
+  }
+  return parts;
+}
+
+function choiceForm(party) {
+  const session = view.session;
+  const config = session.config;
+  const seal = h("button", { type: "submit", class: "primary" }, "Seal the choice");
+  let form;
+  if (config.kind === "bidding") {
+    const action = h("select", { name: "action" }, config.actions.map((item) => h("option", { value: item.name }, item.name)));
+    const bid = h("input", { type: "number", name: "bid", min: 0, max: session.state.tokens[party], value: 0, inputmode: "numeric" });
+    form = h("form", { class: "choice-form" }, field("Action", action), field(`Bid (tokens: ${session.state.tokens[party]})`, bid),
+      h("div", { class: "actions" }, seal));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(seal, async () => {
+        const answer = await asMe("POST", `${base()}/choices`, { party, action: action.value, bid: Number(bid.value) });
+        if (answer.status === 202) {
+          view.sealed = { ...view.sealed, [party]: `${action.value}, bid ${bid.value}` };
+          view.controlsKey = null;
+          renderControls();
+        }
+        return answer;
+      });
+    });
+  } else {
+    const boxes = config.actions.map((item) => h("input", { type: "checkbox", name: "action", value: item.name }));
+    form = h("form", { class: "choice-form" },
+      h("fieldset", {}, h("legend", {}, `Actions to buy (tokens: ${session.state.tokens[party]})`),
+        boxes.map((box, index) => field(`${config.actions[index].name} (cost ${config.actions[index].cost ?? 0})`, box))),
+      h("div", { class: "actions" }, seal));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(seal, async () => {
+        const actions = boxes.filter((box) => box.checked).map((box) => box.value);
+        const answer = await asMe("POST", `${base()}/choices`, { party, actions });
+        if (answer.status === 202) {
+          view.sealed = { ...view.sealed, [party]: actions.length ? actions.join(", ") : "nothing" };
+          view.controlsKey = null;
+          renderControls();
+        }
+        return answer;
+      });
+    });
+  }
+  return form;
+}
+
+function grantForm() {
+  const config = view.session.config;
+  const party = h("select", { name: "party" }, config.parties.map((item) => h("option", { value: item.name }, item.name)));
+  const tokens = h("input", { type: "number", name: "tokens", min: 1, value: 1, inputmode: "numeric" });
+  const reason = h("input", { type: "text", name: "reason", value: "A fine idea", maxlength: 200 });
+  const grant = h("button", { type: "submit" }, "Grant tokens");
+  const form = h("form", { id: "grant-form" }, h("fieldset", {}, h("legend", {}, "Grant tokens"),
+    field("Party", party), field("Tokens", tokens), field("Reason", reason)), h("div", { class: "actions" }, grant));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(grant, () => asMe("POST", `${base()}/grants`, { party: party.value, tokens: Number(tokens.value), reason: reason.value }));
+  });
+  const end = h("button", { type: "button", class: "secondary" }, "End the game");
+  end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, {})));
+  return h("div", {}, form, h("div", { class: "actions" }, end));
+}
+
+function dangerControls() {
+  const remove = h("button", { type: "button", class: "danger" }, "Delete this session");
+  const confirm = h("button", { type: "button", class: "danger", hidden: true }, "Yes, delete it for everyone");
+  const keep = h("button", { type: "button", hidden: true }, "Keep it");
+  remove.addEventListener("click", () => {
+    remove.hidden = true;
+    confirm.hidden = false;
+    keep.hidden = false;
+    confirm.focus();
+  });
+  keep.addEventListener("click", () => {
+    remove.hidden = false;
+    confirm.hidden = true;
+    keep.hidden = true;
+    remove.focus();
+  });
+  confirm.addEventListener("click", () => act(confirm, () => asMe("DELETE", base())));
+  return h("div", { class: "actions danger-zone" }, remove, confirm, keep);
+}
+
+// --- links -------------------------------------------------------------------------------
+
+function renderLinks() {
+  const frag = view.frag;
+  const entries = [];
+  const seats = frag.seats;
+  const parties = frag.parties;
+  for (const name of new Set([...Object.keys(seats), ...Object.keys(parties)])) {
+    const seat = seats[name];
+    const token = seat || parties[name];
+    entries.push([`${name}${seat ? " (their seat: they send their own dice)" : ""}`,
+      linkFor({ session: frag.session, kind: frag.kind, token, role: seat ? "seat" : "party", name })]);
+  }
+  const rows = entries.map(([label, url]) => {
+    const input = h("input", { type: "text", readonly: true, value: url, class: "link", id: uid("link") });
+    const copy = h("button", { type: "button" }, "Copy");
+    const note = h("span", { class: "copied", "aria-live": "polite" });
+    copy.addEventListener("click", async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(url);
+        note.textContent = "Copied";
+      } catch {
+        note.textContent = "Selected: copy it with Ctrl+C";
+      }
+    });
+    return h("li", {}, h("label", { for: input.id }, label), h("div", { class: "link-row" }, input, copy, note));
+  });
+  fill(document.getElementById("links"),
+    entries.length ? h("p", {}, "Give each player their own link. Whoever holds a link can act as that player: send it privately.")
+      : h("p", {}, "No player links: this session was created without seats (an arm wrestle or a regular contest has player tokens only with seats), or this link does not carry them."),
+    h("ul", { class: "links" }, rows),
+    h("p", { class: "muted" }, "This page's own address is the GM's link: keep it to yourself."));
+}
+
+// --- start -------------------------------------------------------------------------------
+
+function route() {
+  clearError();
+  if (view.live) {
+    view.live.stop();
+    view.live = null;
+  }
+  connection.hidden = true;
+  const frag = readFragment();
+  if (frag.session) sessionView(frag);
+  else startView();
+  focusHeading();
+}
+
+window.addEventListener("hashchange", route);
+route();
