@@ -65,6 +65,7 @@ async def sweep_deadlines(
 ) -> None:
     """`sweep_once` every `interval` seconds until `stop` (at once again after a full batch,
     so a backlog drains batch by batch). `on_swept` hears each sweep's settled ids."""
+    failing = False
     while not stop.is_set():
         settled: list[str] = []
         try:
@@ -72,7 +73,14 @@ async def sweep_deadlines(
         except Unavailable:
             pass  # the store logs the outage once, whoever meets it first; tried again later
         except Exception as exc:  # a database hiccup must not end the loop
-            log.warning("sweeping rounds past their deadline failed: %r", exc)
+            # Once, not every sweep (a database not migrated yet fails each of them).
+            if not failing:
+                log.warning("sweeping rounds past their deadline failed: %r", exc)
+            failing = True
+        else:
+            if failing:
+                log.info("sweeping rounds past their deadline works again")
+            failing = False
         if on_swept is not None:
             on_swept(settled)
         if len(settled) >= batch:

@@ -264,3 +264,25 @@ def test_the_lifespans_sweeper_plays_a_round_by_itself(database_url: str, engine
         record = made.rounds()[0]
         assert record["dice_from"] == {"Lydia": "deadline", "Ogre": "seat"}
     assert sum(settled.count(made.id) for settled in swept) == 1
+
+
+def test_a_sweep_that_keeps_failing_is_logged_once(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A database not migrated yet fails every sweep: one warning, not one a sweep."""
+    sweeps: list[list[str]] = []
+    swept_thrice = threading.Event()
+
+    def on_swept(settled: list[str]) -> None:
+        sweeps.append(settled)
+        if len(sweeps) >= 3:
+            swept_thrice.set()
+
+    url = f"sqlite:///{tmp_path / 'unmigrated.db'}"
+    app = create_app(Settings(database_url=url, deadline_sweep_seconds=0.01))
+    app.state.deadline_swept = on_swept
+    with caplog.at_level(logging.WARNING, logger="arbiter"), TestClient(app):
+        assert swept_thrice.wait(WAIT_S)
+    failed = [r for r in caplog.records if "sweeping rounds past their deadline" in r.message]
+    assert len(failed) == 1, [r.message for r in failed]
+    assert "no such table: sessions" in failed[0].message
