@@ -316,7 +316,7 @@ def test_ranked_opposed_checks(client: TestClient) -> None:
     plain = client.post(OPPOSED, json=body, headers={"accept": "text/plain"})
     assert plain.text.rstrip("\n") == answer["summary"]
     # Seeded: the same ranking again; the versus mode answers as before, with its mode.
-    unrolled = [{"name": c["name"], "modifier": 0} for c in body["competitors"]]
+    unrolled = [{"name": name, "modifier": 0} for name in ("Ann", "Bob", "Dee")]
     seeded = {"mode": "ranked", "seed": 7, "competitors": unrolled}
     assert client.post(OPPOSED, json=seeded).json() == client.post(OPPOSED, json=seeded).json()
     versus = {
