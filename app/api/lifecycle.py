@@ -8,7 +8,9 @@ through `mutate`, which gives it the same guarantees:
 
 * one write transaction per request (see app/store/database.py), the body read before it —
   but for a round waiting for the seats' dice past its deadline, which the request finds and
-  plays first in a transaction of its own (`settle`: a change of its own, at the deadline);
+  plays first in a transaction of its own (`settle`: a change of its own, at the deadline;
+  the deadline sweeper, app/api/deadlines.py, plays such rounds the same way when no call
+  comes);
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
   a role that may not do this 403;
 * `If-Match` against the session's version (412 and nothing changes);
