@@ -35,7 +35,7 @@ from app.store.database import Store, null_pool_engine
 from app.store.repository import past_deadline, sessions
 from tests.conformance import Conforming
 from tests.helpers import Session
-from tests.store.test_seats import COLLECT, SHORT_ARM_WRESTLE, START, Clock, dice_of
+from tests.store.test_seats import COLLECT, SEATED, SHORT_ARM_WRESTLE, START, Clock, dice_of
 
 #: Longest the test waits for the lifespan's sweeper (never reached when it works).
 WAIT_S = 30.0
@@ -50,7 +50,7 @@ def engine(database_url: str) -> Iterator[Engine]:
 
 #: Each test sweeping by hand has an era of its own, before any other test's (whose sessions
 #: share the database) and leaves no round waiting in it.
-ERAS = {name: START.replace(year=1990 + index) for index, name in enumerate("abcde")}
+ERAS = {name: START.replace(year=1990 + index) for index, name in enumerate("abcdef")}
 
 
 class EraClock(Clock):
@@ -286,3 +286,32 @@ def test_a_sweep_that_keeps_failing_is_logged_once(
     failed = [r for r in caplog.records if "sweeping rounds past their deadline" in r.message]
     assert len(failed) == 1, [r.message for r in failed]
     assert "no such table: sessions" in failed[0].message
+
+
+@pytest.mark.parametrize("clock", ["f"], indirect=True)
+def test_one_sweep_plays_an_overdue_round_of_every_kind_with_seats(
+    quiet: TestClient, engine: Engine, clock: EraClock
+) -> None:
+    """Contests, races and chases too: each round past its deadline plays in the one sweep,
+    every seat's dice the server's, a chase's with the terrain its GM opened it with."""
+    opening = {
+        "regular-contests": COLLECT,
+        "races": COLLECT,
+        "chases": {**COLLECT, "terrain": {"check": "strength"}},
+    }
+    made = {}
+    for kind, body in opening.items():
+        created, names = SEATED[kind]
+        session = Session(quiet, kind, {**created, "seats": True})
+        opened = session.post("rounds", body)
+        assert opened.status_code == 202, opened.text
+        assert set(opened.json()["pending"]["waiting_for"]) == names
+        made[kind] = (session, names)
+    clock.moment = clock.start + timedelta(seconds=60)
+    assert sorted(sweep(quiet)) == sorted(session.id for session, _ in made.values())
+    for kind, (session, names) in made.items():
+        assert column(engine, session.id) == (None, 1), kind
+        [record] = session.rounds()
+        assert record["dice_from"] == dict.fromkeys(names, "deadline"), kind
+        assert {roll["source"] for roll in record["rolls"]} == {"rolled"}, kind
+    assert made["chases"][0].rounds()[0]["terrain"]["check"] == "strength"
