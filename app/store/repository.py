@@ -626,8 +626,11 @@ async def purge_sessions(
 
 # --- rounds past their deadline -------------------------------------------------------------
 
-_PAST_DEADLINE = Statement(
-    lambda: (
+
+def past_deadline_query() -> Select[Any]:
+    """The sessions whose round waiting for dice is past its deadline (`now`), at most
+    `limit`, the longest overdue first: a range of the partial index on `pending_deadline`."""
+    return (
         select(sessions.c.id, sessions.c.kind)
         .where(sessions.c.pending_deadline <= bindparam("now"))
         .order_by(sessions.c.pending_deadline)
@@ -635,7 +638,9 @@ _PAST_DEADLINE = Statement(
         # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
         .offset(literal_column("0"))
     )
-)
+
+
+_PAST_DEADLINE = Statement(past_deadline_query)
 
 
 async def past_deadline(

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import threading
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -25,13 +27,15 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
+from sqlalchemy.dialects import sqlite
 
 from app.api import deadlines
 from app.api.events import hub_of
 from app.api.registry import KINDS
 from app.main import create_app
 from app.settings import Settings
-from app.store.database import Store, null_pool_engine
+from app.store import repository
+from app.store.database import Store, null_pool_engine, upgrade_to_head
 from app.store.repository import past_deadline, sessions
 from tests.conformance import Conforming
 from tests.helpers import Session
@@ -315,3 +319,18 @@ def test_one_sweep_plays_an_overdue_round_of_every_kind_with_seats(
         assert record["dice_from"] == dict.fromkeys(names, "deadline"), kind
         assert {roll["source"] for roll in record["rolls"]} == {"rolled"}, kind
     assert made["chases"][0].rounds()[0]["terrain"]["check"] == "strength"
+
+
+def test_the_sweep_reads_the_partial_index_alone(tmp_path: Any) -> None:
+    """SQLite's plan for the sweep's query searches the partial index on `pending_deadline`
+    (which holds only the sessions with a round waiting): no scan of the sessions."""
+    path = tmp_path / "plan.db"
+    upgrade_to_head(f"sqlite:///{path}")
+    query = repository.past_deadline_query().compile(dialect=sqlite.dialect())
+    with closing(sqlite3.connect(path)) as connection:
+        plan = connection.execute(
+            f"EXPLAIN QUERY PLAN {query}", ("2026-12-01 20:00:00.000000", 10)
+        ).fetchall()
+    assert [row[3] for row in plan] == [
+        "SEARCH sessions USING INDEX ix_sessions_pending_deadline (pending_deadline<?)"
+    ]
