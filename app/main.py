@@ -17,6 +17,7 @@ from app.api import (
     cairn,
     collecting,
     d20,
+    deadlines,
     groups,
     gurps,
     lifecycle,
@@ -86,6 +87,17 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         housekeeping = asyncio.create_task(
             purge_expired(store, settings, stop, count_sessions_purged)
         )
+        # Rounds waiting for the seats' dice past their deadline play by themselves.
+        sweeper = asyncio.create_task(
+            deadlines.sweep_deadlines(
+                app,
+                kinds,
+                stop,
+                interval=settings.deadline_sweep_seconds,
+                batch=settings.deadline_sweep_batch,
+                on_swept=getattr(app.state, "deadline_swept", None),
+            )
+        )
         # What startup made lives as long as the process: moved out of the collector's way,
         # a full collection no longer walks it (without this, one took about 0.1 s under
         # load, stalling every request meanwhile). Given back at shutdown, so that an app
@@ -99,6 +111,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             # a driver may turn a cancellation into an error of its own and so swallow it.)
             stop.set()
             await housekeeping
+            await sweeper
             await stop_events(app)
             await store.close()
 

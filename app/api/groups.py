@@ -24,10 +24,13 @@ from app.api.schemas.groups import (
     OpposedChecksAnswer,
     OpposedChecksOddsRequest,
     OpposedChecksRequest,
+    OpposedCompetitor,
+    OpposedOpponent,
     QuickContestPair,
     QuickContestsAnswer,
     QuickContestsOddsRequest,
     QuickContestsRequest,
+    RankedChecker,
 )
 from app.api.schemas.gurps import GurpsCompetitor
 from app.rules import groups, gurps
@@ -75,6 +78,18 @@ OPPOSED = examples(
                 {"name": "Guard 1", "modifier": 2},
                 {"name": "Guard 2", "modifier": 2},
                 {"name": "Captain", "modifier": 7},
+            ],
+        }
+    }
+)
+OPPOSED_RANKED = examples(
+    {
+        "ranked": {
+            "mode": "ranked",
+            "competitors": [
+                {"name": "Ann", "modifier": 3},
+                {"name": "Bob", "modifier": 5},
+                {"name": "Cid", "modifier": 3},
             ],
         }
     }
@@ -139,14 +154,33 @@ def _distinct(
         seen.add(name)
 
 
-def _opposed(body: OpposedChecksRequest) -> None:
-    names = [body.competitor.name, *(o.name for o in body.opponents)]
+def _opposed(body: OpposedChecksRequest) -> tuple[OpposedCompetitor, list[OpposedOpponent]]:
+    """The competitor and the opponents of a "versus" body (the fields checked across)."""
+    if body.competitors is not None:
+        raise RulesError('"competitors" is for mode "ranked"', ("competitors",))
+    if body.competitor is None:
+        raise RulesError('mode "versus" needs a competitor', ("competitor",))
+    if body.opponents is None:
+        raise RulesError('mode "versus" needs opponents', ("opponents",))
+    me, opponents = body.competitor, body.opponents
+    names = [me.name, *(o.name for o in opponents)]
     _distinct(names)
-    for opponent in body.competitor.rerolls or {}:
+    for opponent in me.rerolls or {}:
         if opponent not in names[1:]:
             raise RulesError(
                 f"{opponent!r} is not an opponent of this call", ("competitor", "rerolls")
             )
+    return me, opponents
+
+
+def _opposed_ranked(body: OpposedChecksRequest) -> list[RankedChecker]:
+    for field in ("competitor", "opponents"):
+        if getattr(body, field) is not None:
+            raise RulesError(f'"{field}" is for mode "versus"', (field,))
+    if body.competitors is None:
+        raise RulesError('mode "ranked" needs competitors', ("competitors",))
+    _distinct([c.name for c in body.competitors], lambda index: ("competitors", index))
+    return body.competitors
 
 
 # --- resolutions ------------------------------------------------------------------------------
@@ -219,13 +253,19 @@ async def quick_contests(
 
 
 async def opposed_checks(
-    body: Annotated[OpposedChecksRequest, Body(openapi_examples={**OPPOSED, **OPPOSED_SUPPLIED})],
+    body: Annotated[
+        OpposedChecksRequest,
+        Body(openapi_examples={**OPPOSED, **OPPOSED_RANKED, **OPPOSED_SUPPLIED}),
+    ],
 ) -> OpposedChecksAnswer:
     """One d20 check against each opponent's opposed check: the higher total wins, equal totals
     go to the higher modifier, equal modifiers as well and that pair rolls again; after 20
-    rerolls the opponent wins (docs/rules.md#one-against-many)."""
-    _opposed(body)
-    me = body.competitor
+    rerolls the opponent wins. Or, with `"mode": "ranked"`, everyone makes one check and is
+    ranked, ties broken the same way, those still tied after 20 rerolls sharing the place
+    (docs/rules.md#one-against-many)."""
+    if body.mode == "ranked":
+        return _ranked_checks(body)
+    me, opponents = _opposed(body)
     supplied: dict[Key, list[int] | None] = {
         (me.name, groups.CHECK): None if me.roll is None else [me.roll]
     }
@@ -234,17 +274,18 @@ async def opposed_checks(
         key = (me.name, groups.reroll_purpose(against))
         supplied[key] = values
         locs[key] = ("competitor", "rerolls", against)
-    for index, opponent in enumerate(body.opponents):
+    for index, opponent in enumerate(opponents):
         values = [] if opponent.roll is None else [opponent.roll]
         values += opponent.rerolls or []
         supplied[(opponent.name, groups.CHECK)] = values or None
         locs[(opponent.name, groups.CHECK)] = ("opponents", index, "roll")
     dice = make_dice(request_rng(body.seed), supplied, locs)
     checks = groups.opposed_checks(
-        (me.name, me.modifier), [(o.name, o.modifier) for o in body.opponents], dice
+        (me.name, me.modifier), [(o.name, o.modifier) for o in opponents], dice
     )
     dice.require_all_used()
     return {
+        "mode": "versus",
         "competitor": me.name,
         "modifier": me.modifier,
         "roll": checks.competitor.roll,
@@ -268,9 +309,55 @@ async def opposed_checks(
         ],
         "beaten": checks.beaten,
         "beaten_by": len(checks.results) - checks.beaten,
+        "ranking": [],
+        "winner": None,
         "rule": RULE,
         "rolls": roll_records(dice.log),
         "summary": groups.opposed_checks_summary(me.name, checks),
+    }
+
+
+def _ranked_checks(body: OpposedChecksRequest) -> OpposedChecksAnswer:
+    """Everyone's one d20 check, ranked (docs/rules.md#one-against-many)."""
+    everyone = _opposed_ranked(body)
+    supplied: dict[Key, list[int] | None] = {}
+    locs: dict[Key, tuple[str | int, ...]] = {}
+    for index, competitor in enumerate(everyone):
+        supplied[(competitor.name, groups.CHECK)] = (
+            None if competitor.roll is None else [competitor.roll]
+        )
+        locs[(competitor.name, groups.CHECK)] = ("competitors", index, "roll")
+        if competitor.rerolls:
+            supplied[(competitor.name, groups.REROLL)] = competitor.rerolls
+            locs[(competitor.name, groups.REROLL)] = ("competitors", index, "rerolls")
+    dice = make_dice(request_rng(body.seed), supplied, locs)
+    ranking = groups.ranked_checks([(c.name, c.modifier) for c in everyone], dice)
+    dice.require_all_used()
+    first = [entry for entry in ranking if entry.place == 1]
+    return {
+        "mode": "ranked",
+        "competitor": None,
+        "modifier": None,
+        "roll": None,
+        "total": None,
+        "results": [],
+        "beaten": None,
+        "beaten_by": None,
+        "ranking": [
+            {
+                "place": entry.place,
+                "name": entry.name,
+                "modifier": entry.modifier,
+                "roll": entry.check.roll,
+                "total": entry.check.total,
+                "rerolls": list(entry.rerolls),
+            }
+            for entry in ranking
+        ],
+        "winner": first[0].name if len(first) == 1 else None,
+        "rule": RULE,
+        "rolls": roll_records(dice.log),
+        "summary": groups.ranked_checks_summary(ranking),
     }
 
 
@@ -372,6 +459,10 @@ def ranked_answer_of(names: tuple[str, ...], skills: tuple[int, ...]) -> OddsGro
     return ranked_answer(names, group_odds.ranked_odds(skills))
 
 
+def ranked_checks_answer(names: tuple[str, ...], modifiers: tuple[int, ...]) -> OddsGroupAnswer:
+    return ranked_answer(names, group_odds.ranked_checks_odds(modifiers))
+
+
 def opposed_answer(
     name: str, modifier: int, names: tuple[str, ...], modifiers: tuple[int, ...]
 ) -> OddsGroupAnswer:
@@ -399,18 +490,25 @@ async def quick_contests_odds(
 
 
 async def opposed_checks_odds(
-    body: Annotated[OpposedChecksOddsRequest, Body(openapi_examples=OPPOSED)],
+    body: Annotated[OpposedChecksOddsRequest, Body(openapi_examples={**OPPOSED, **OPPOSED_RANKED})],
 ) -> OddsGroupAnswer:
-    """Exact odds of one d20 check against many opposed checks, over the one shared d20
+    """Exact odds of one d20 check against many opposed checks, over the one shared d20; or,
+    ranked, each competitor's chance to come first, the ties' rerolls counted
     (docs/rules.md#one-against-many)."""
-    _opposed(body)
-    me = body.competitor
+    if body.mode == "ranked":
+        everyone = _opposed_ranked(body)
+        return await off_loop(
+            ranked_checks_answer,
+            tuple(c.name for c in everyone),
+            tuple(c.modifier for c in everyone),
+        )
+    me, opponents = _opposed(body)
     return await off_loop(
         opposed_answer,
         me.name,
         me.modifier,
-        tuple(o.name for o in body.opponents),
-        tuple(o.modifier for o in body.opponents),
+        tuple(o.name for o in opponents),
+        tuple(o.modifier for o in opponents),
     )
 
 

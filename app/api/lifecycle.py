@@ -8,7 +8,9 @@ through `mutate`, which gives it the same guarantees:
 
 * one write transaction per request (see app/store/database.py), the body read before it —
   but for a round waiting for the seats' dice past its deadline, which the request finds and
-  plays first in a transaction of its own (`settle`: a change of its own, at the deadline);
+  plays first in a transaction of its own (`settle`: a change of its own, at the deadline;
+  the deadline sweeper, app/api/deadlines.py, plays such rounds the same way when no call
+  comes);
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
   a role that may not do this 403;
 * `If-Match` against the session's version (412 and nothing changes);
@@ -35,7 +37,7 @@ from functools import cache
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import orjson
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
@@ -57,7 +59,14 @@ from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, decl
 from app.api.schemas.common import Collecting, validate_json
 from app.api.security import Role, bearer_token, new_token, optional_bearer, role_of, token_hash
 from app.api.work import unit_of_work
-from app.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
+from app.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    PreconditionFailed,
+    ServiceUnavailable,
+)
 from app.notation import NOTATION_ROLLER
 from app.observability import (
     count_dice_rolled,
@@ -70,7 +79,7 @@ from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_
 from app.rules.errors import Loc, RulesError
 from app.rules.odds.simulation import MAX_TRIALS
 from app.store import repository
-from app.store.database import Transaction
+from app.store.database import Store, Transaction
 from app.store.repository import SessionRecord
 
 Status = Literal["active", "finished"]
@@ -303,10 +312,16 @@ def _announce(
     request: Request, kind: AnyKind, session_id: str, effects: Effects | None, answer: Answer
 ) -> None:
     """Publish and count what a committed change did (nothing for a replay)."""
+    _announce_in(request.app, kind, session_id, effects, answer)
+
+
+def _announce_in(
+    app: FastAPI, kind: AnyKind, session_id: str, effects: Effects | None, answer: Answer
+) -> None:
     if effects is None:
         return
     data = answer.body if effects.event_body is None else effects.event_body
-    publish(request.app, session_id, effects.version, effects.event, data)
+    publish(app, session_id, effects.version, effects.event, data)
     if effects.rounds_played:
         count_rounds_played(kind.path, effects.rounds_played)
     if effects.newly_finished:
@@ -316,10 +331,21 @@ def _announce(
 async def settle(request: Request, kind: AnyKind, session_id: str) -> None:
     """Play the round waiting for dice past its deadline, the missing dice the server's,
     recorded as rolled at the deadline (a change of its own, with its live event)."""
+    await settle_in(request.app, kind, session_id)
+
+
+async def settle_in(app: FastAPI, kind: AnyKind, session_id: str) -> bool:
+    """`settle` for `app` (a request's, or the deadline sweeper's): whether this call played
+    the round. Under the session's row lock (PostgreSQL) or the write lock (SQLite), and
+    written only at the version read, so of callers settling one round at once exactly one
+    plays it; the others find it played and do nothing."""
+    store: Store | None = getattr(app.state, "store", None)
+    if store is None:
+        raise ServiceUnavailable("the session store is not configured")
 
     async def transaction(connection: Transaction) -> Applied | None:
         record = await repository.get_session(connection, session_id, kind.path, lock=True)
-        if record is None or not pending.due(record, pending.clock(request.app)):
+        if record is None or not pending.due(record, pending.clock(app)):
             return None  # another request settled it first
         waiting = collecting_of(record)
         assert isinstance(kind, RoundKind)  # only a round kind opens one
@@ -334,9 +360,11 @@ async def settle(request: Request, kind: AnyKind, session_id: str) -> None:
             connection, kind, record, change, updated_at=pending.deadline_of(waiting)
         )
 
-    applied = await unit_of_work(request).run("write", transaction)
-    if applied is not None:
-        _announce(request, kind, session_id, applied.effects, applied.answer)
+    applied = await store.run("write", transaction)
+    if applied is None:
+        return False
+    _announce_in(app, kind, session_id, applied.effects, applied.answer)
+    return True
 
 
 def collecting_of(record: SessionRecord) -> dict[str, Any]:
@@ -396,6 +424,7 @@ async def _apply(
             }
             for played in change.rounds
         ],
+        pending_deadline=_deadline_change(record, change.collecting),
     )
     shown: Mapping[str, Any]
     if change.answer is None:
@@ -418,6 +447,19 @@ async def _apply(
             event_body=event_body,
         ),
     )
+
+
+def _deadline_change(
+    record: SessionRecord, collecting: Mapping[str, Any] | None
+) -> datetime | Literal["unchanged"] | None:
+    """The session's `pending_deadline` after the change, when it changes: the deadline of a
+    round opened to wait for dice, None once it has played or been cancelled."""
+    before = pending.collecting(record)
+    was = None if before is None else before["deadline"]
+    will_be = None if collecting is None else collecting["deadline"]
+    if was == will_be:
+        return repository.UNCHANGED
+    return None if collecting is None else pending.deadline_of(collecting)
 
 
 # --- rounds ---------------------------------------------------------------------------------

@@ -7,11 +7,14 @@
 - `opposed_checks`: one d20 check against each opponent's opposed check
   (docs/rules.md#opposed-checks); the one first d20 is shared, and a pair's tie-break rerolls
   are that pair's own.
+- `ranked_checks`: everyone makes one d20 check; the higher total places higher, equal totals
+  go to the higher modifier, and those equal in both roll again among themselves (at most
+  `MAX_OPPOSED_REROLLS` times, then they share the place), as an opposed check breaks a tie.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -25,6 +28,8 @@ MAX_RANKED: Final = 64
 #: Dice purposes: the d20 of an opposed check, and a pair's tie-break reroll of the one side.
 CHECK: Final = "check"
 REROLL_PREFIX: Final = "reroll against "
+#: A ranked check's reroll of a tie among those equal in total and modifier.
+REROLL: Final = "reroll"
 
 
 def reroll_purpose(opponent: str) -> str:
@@ -179,6 +184,69 @@ def opposed_checks(
     return OpposedChecks(own, modifier, tuple(results))
 
 
+# --- d20: everyone ranked ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RankedCheck:
+    """A competitor's place in a ranked check (1 is first; those still tied after every reroll
+    share a place, the next skipped), its check, and the natural d20s of its rerolls."""
+
+    name: str
+    place: int
+    modifier: int
+    check: CheckRoll
+    rerolls: tuple[int, ...]
+
+
+def ranked_checks(
+    competitors: Sequence[tuple[str, int]],
+    dice: Dice,
+    *,
+    max_rerolls: int = MAX_OPPOSED_REROLLS,
+) -> tuple[RankedCheck, ...]:
+    """Everyone (name, modifier) rolls one d20, in the order given; ranked by total, then by
+    modifier (docs/rules.md#opposed-checks); each group equal in both rolls again among
+    themselves, best group first and in the order given, ranked within the group by the
+    reroll, at most `max_rerolls` times, after which the group still tied shares its place.
+    The ranking, best first (a shared place keeps the order given)."""
+    modifiers = dict(competitors)
+    checks: dict[str, CheckRoll] = {}
+    for name, modifier in competitors:
+        roll = dice.d20(who=name, purpose=CHECK)
+        checks[name] = CheckRoll(roll, roll + modifier)
+    rerolls: dict[str, list[int]] = {name: [] for name, _ in competitors}
+    order = [name for name, _ in competitors]
+
+    def tiers(names: list[str], key: Callable[[str], tuple[int, ...]]) -> list[list[str]]:
+        """`names` in groups of equal `key`, the highest first (each in the order given)."""
+        grouped: dict[tuple[int, ...], list[str]] = {}
+        for name in names:
+            grouped.setdefault(key(name), []).append(name)
+        return [grouped[value] for value in sorted(grouped, reverse=True)]
+
+    def settle(group: list[str], depth: int) -> list[list[str]]:
+        """A group tied in total and modifier, broken by rerolls into its places."""
+        if len(group) == 1 or depth == max_rerolls:
+            return [group]
+        for name in group:
+            rerolls[name].append(dice.d20(who=name, purpose=REROLL))
+        placed: list[list[str]] = []
+        for tied in tiers(group, lambda name: (rerolls[name][depth],)):
+            placed.extend(settle(tied, depth + 1))
+        return placed
+
+    ranking: list[RankedCheck] = []
+    for group in tiers(order, lambda name: (checks[name].total, modifiers[name])):
+        for shared in settle(group, 0):
+            place = len(ranking) + 1
+            ranking.extend(
+                RankedCheck(name, place, modifiers[name], checks[name], tuple(rerolls[name]))
+                for name in shared
+            )
+    return tuple(ranking)
+
+
 # --- summaries --------------------------------------------------------------------------------
 
 
@@ -215,6 +283,19 @@ def opposed_checks_summary(name: str, checks: OpposedChecks) -> str:
     if lost:
         text += f"; loses to {', '.join(lost)}"
     return text + "."
+
+
+def ranked_checks_summary(ranking: Sequence[RankedCheck]) -> str:
+    """`1. Cid (d20 15 + 7 = 22); 2. Ann (d20 14 + 3 = 17, rerolls 12); 2. Bob (…).`"""
+    parts = []
+    for entry in ranking:
+        check = entry.check
+        text = f"{entry.place}. {entry.name} (d20 {check.roll} {_signed(entry.modifier)} = "
+        text += f"{check.total}"
+        if entry.rerolls:
+            text += f", rerolls {' '.join(str(roll) for roll in entry.rerolls)}"
+        parts.append(text + ")")
+    return "; ".join(parts) + "."
 
 
 def _signed(modifier: int) -> str:

@@ -65,6 +65,12 @@ class ContestSession(Base):
     #: alone (app/store/repository.py, `update_session`). 0 (a row written without it) only
     #: makes the purge look at the row's `updated_at`, which decides.
     touched_hour: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    #: The deadline of the round waiting for the seats' dice (kept in `state` too), written
+    #: when such a round opens and cleared when it plays or is cancelled: the deadline sweeper
+    #: finds the rounds past it through a partial index, without reading any state.
+    pending_deadline: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
 
 
 class ContestRound(Base):
@@ -102,3 +108,11 @@ class IdempotencyRecord(Base):
 Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
 #: Retention's purge finds expired sessions by status and hour of their last change.
 Index("ix_sessions_status_touched_hour", ContestSession.status, ContestSession.touched_hour)
+#: The deadline sweeper finds the rounds past their deadline (app/api/deadlines.py); only the
+#: few sessions holding one are in it.
+Index(
+    "ix_sessions_pending_deadline",
+    ContestSession.pending_deadline,
+    postgresql_where=ContestSession.pending_deadline.is_not(None),
+    sqlite_where=ContestSession.pending_deadline.is_not(None),
+)

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final, Literal
 
 import orjson
 from sqlalchemy import (
@@ -145,8 +145,10 @@ class SessionRecord:
     seat_token_hashes: dict[str, str] | None = None
 
 
-#: The columns a `SessionRecord` holds (`touched_hour` is derived from `updated_at`).
-_FIELDS = tuple(column.name for column in sessions.columns if column.name != "touched_hour")
+#: The columns a `SessionRecord` holds (`touched_hour` is derived from `updated_at`, and
+#: `pending_deadline` from the round waiting for dice in `state`).
+_DERIVED = ("touched_hour", "pending_deadline")
+_FIELDS = tuple(column.name for column in sessions.columns if column.name not in _DERIVED)
 _DOCUMENTS = ("config", "state", "result", "party_token_hashes", "seat_token_hashes")
 _TIMES = ("created_at", "updated_at")
 
@@ -172,6 +174,8 @@ _INSERT_SESSION = Statement(
 #: index only for the columns a statement sets; PostgreSQL can then update the row in place).
 _CHANGED = ("state", "result", "rounds_played", "version", "updated_at")
 _INDEXED = ("status", "touched_hour")
+#: `update_session`'s `pending_deadline` for a change that leaves it as it is (most do).
+UNCHANGED: Final = "unchanged"
 
 
 def touched_hour(moment: datetime) -> int:
@@ -179,11 +183,14 @@ def touched_hour(moment: datetime) -> int:
     return int(moment.timestamp()) // 3600
 
 
-def _update_session(indexed: bool) -> Callable[[], Update]:
-    """The change, written only if the session is still at the version that was read."""
+def _update_session(indexed: bool, deadline: bool) -> Callable[[], Update]:
+    """The change, written only if the session is still at the version that was read (with
+    the indexed columns, and with `pending_deadline`, only if asked)."""
 
     def build() -> Update:
         columns = (*_CHANGED, *_INDEXED) if indexed else _CHANGED
+        if deadline:
+            columns = (*columns, "pending_deadline")
         return (
             update(sessions)
             .where(
@@ -238,7 +245,7 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
 _PLAYED = ("number", "inputs", "dice", "outcome")
 
 
-def _update_session_with_rounds(indexed: bool) -> Callable[[], Executable]:
+def _update_session_with_rounds(indexed: bool, deadline: bool) -> Callable[[], Executable]:
     """PostgreSQL: the session's update and its new rounds in one statement (one round trip).
 
     The rounds come as one array per column (`played_<column>`), unnested side by side; they
@@ -247,7 +254,7 @@ def _update_session_with_rounds(indexed: bool) -> Callable[[], Executable]:
 
     def build() -> Executable:
         updated = (
-            _update_session(indexed)()
+            _update_session(indexed, deadline)()
             .returning(sessions.c.id, sessions.c.updated_at)
             .cte("updated")
         )
@@ -268,14 +275,15 @@ def _update_session_with_rounds(indexed: bool) -> Callable[[], Executable]:
     return build
 
 
-#: By whether the change writes the indexed columns: the session's update alone, and with
-#: its rounds (PostgreSQL).
+#: By whether the change writes the indexed columns, and the pending deadline: the session's
+#: update alone, and with its rounds (PostgreSQL).
 _UPDATES = {
-    indexed: (
-        Statement(_update_session(indexed)),
-        Statement(_update_session_with_rounds(indexed)),
+    (indexed, deadline): (
+        Statement(_update_session(indexed, deadline)),
+        Statement(_update_session_with_rounds(indexed, deadline)),
     )
     for indexed in (False, True)
+    for deadline in (False, True)
 }
 
 
@@ -288,10 +296,12 @@ async def update_session(
     result: dict[str, Any] | None,
     updated_at: datetime,
     rounds: Sequence[Mapping[str, Any]] = (),
+    pending_deadline: datetime | Literal["unchanged"] | None = UNCHANGED,
 ) -> SessionRecord:
     """Write the new state, bump the version by exactly one and append `rounds`.
 
-    Each round is `{"number", "inputs", "dice", "outcome"}`.
+    Each round is `{"number", "inputs", "dice", "outcome"}`. `pending_deadline`: the deadline
+    of the round waiting for dice after the change, None when none waits, when it changes.
     """
     new_version = record.version + 1
     rounds_played = record.rounds_played + len(rounds)
@@ -309,7 +319,12 @@ async def update_session(
     if indexed:
         params["status"] = status
         params["touched_hour"] = hour
-    update_alone, update_with_rounds = _UPDATES[indexed]
+    deadline = pending_deadline != UNCHANGED
+    if isinstance(pending_deadline, datetime):
+        params["pending_deadline"] = _time_in(connection, pending_deadline)
+    elif deadline:
+        params["pending_deadline"] = None
+    update_alone, update_with_rounds = _UPDATES[(indexed, deadline)]
     if rounds and _postgres(connection):
         written = await update_with_rounds.execute(
             connection,
@@ -607,6 +622,37 @@ async def purge_sessions(
         await _PURGE_SCOPES.execute(connection, {"scopes": orjson.dumps(scopes).decode()})
         await _PURGE_SESSIONS.execute(connection, {"ids": orjson.dumps(ids).decode()})
     return len(taken)
+
+
+# --- rounds past their deadline -------------------------------------------------------------
+
+
+def past_deadline_query() -> Select[Any]:
+    """The sessions whose round waiting for dice is past its deadline (`now`), at most
+    `limit`, the longest overdue first: a range of the partial index on `pending_deadline`."""
+    return (
+        select(sessions.c.id, sessions.c.kind)
+        .where(sessions.c.pending_deadline <= bindparam("now"))
+        .order_by(sessions.c.pending_deadline)
+        .limit(bindparam("limit"))
+        # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
+        .offset(literal_column("0"))
+    )
+
+
+_PAST_DEADLINE = Statement(past_deadline_query)
+
+
+async def past_deadline(
+    connection: Transaction, *, now: datetime, limit: int
+) -> list[tuple[str, str]]:
+    """(id, kind) of at most `limit` sessions whose round waiting for dice is past its
+    deadline at `now`, the longest overdue first (through the partial index on
+    `pending_deadline`)."""
+    found = await _PAST_DEADLINE.fetch(
+        connection, {"now": _time_in(connection, now), "limit": limit}
+    )
+    return [(session_id, kind) for session_id, kind in found]
 
 
 # --- gauges --------------------------------------------------------------------------------

@@ -166,6 +166,48 @@ def test_opposed_checks_with_a_rerolled_tie(client: TestClient) -> None:
             },
             ["body", "opponents", 0, "roll"],
         ),
+        (
+            OPPOSED,
+            {"mode": "ranked", "competitors": [{"name": "A", "modifier": 1}]},
+            [
+                "body",
+                "competitors",
+            ],
+        ),
+        (
+            OPPOSED,
+            {
+                "mode": "ranked",
+                "opponents": [{"name": "B", "modifier": 2}],
+                "competitors": [{"name": "A", "modifier": 1}, {"name": "B", "modifier": 1}],
+            },
+            ["body", "opponents"],
+        ),
+        (
+            OPPOSED,
+            {
+                "mode": "ranked",
+                "competitors": [{"name": "A", "modifier": 1}, {"name": "A", "modifier": 2}],
+            },
+            ["body", "competitors", 1, "name"],
+        ),
+        (
+            OPPOSED,
+            {"competitors": [{"name": "A", "modifier": 1}, {"name": "B", "modifier": 2}]},
+            ["body", "competitors"],
+        ),
+        (OPPOSED, {"mode": "ranked"}, ["body", "competitors"]),
+        (
+            OPPOSED,
+            {
+                "mode": "ranked",
+                "competitors": [
+                    {"name": "A", "modifier": 1, "roll": 5, "rerolls": [7]},
+                    {"name": "B", "modifier": 2, "roll": 9},
+                ],
+            },
+            ["body", "competitors", 0, "rerolls"],
+        ),
     ],
 )
 def test_bad_bodies(client: TestClient, path: str, body: dict[str, Any], loc: list[Any]) -> None:
@@ -238,3 +280,79 @@ def test_opposed_odds(client: TestClient) -> None:
         422,
         ["body", "opponents", 0, "name"],
     )
+
+
+def test_ranked_opposed_checks(client: TestClient) -> None:
+    body = {
+        "mode": "ranked",
+        "competitors": [
+            {"name": "Ann", "modifier": 3, "roll": 14, "rerolls": [9, 4]},
+            {"name": "Bob", "modifier": 7, "roll": 10},
+            {"name": "Dee", "modifier": 3, "roll": 14, "rerolls": [9, 18]},
+        ],
+    }
+    answer = client.post(OPPOSED, json=body).json()
+    assert answer["mode"] == "ranked"
+    assert answer["ranking"] == [
+        {"place": 1, "name": "Bob", "modifier": 7, "roll": 10, "total": 17, "rerolls": []},
+        {"place": 2, "name": "Dee", "modifier": 3, "roll": 14, "total": 17, "rerolls": [9, 18]},
+        {"place": 3, "name": "Ann", "modifier": 3, "roll": 14, "total": 17, "rerolls": [9, 4]},
+    ]
+    assert answer["winner"] == "Bob"
+    assert (answer["competitor"], answer["results"], answer["beaten"]) == (None, [], None)
+    assert [(r["who"], r["purpose"], r["values"]) for r in answer["rolls"]] == [
+        ("Ann", "check", [14]),
+        ("Bob", "check", [10]),
+        ("Dee", "check", [14]),
+        ("Ann", "reroll", [9]),
+        ("Dee", "reroll", [9]),
+        ("Ann", "reroll", [4]),
+        ("Dee", "reroll", [18]),
+    ]
+    assert answer["summary"] == (
+        "1. Bob (d20 10 + 7 = 17); 2. Dee (d20 14 + 3 = 17, rerolls 9 18); "
+        "3. Ann (d20 14 + 3 = 17, rerolls 9 4)."
+    )
+    plain = client.post(OPPOSED, json=body, headers={"accept": "text/plain"})
+    assert plain.text.rstrip("\n") == answer["summary"]
+    # Seeded: the same ranking again; the versus mode answers as before, with its mode.
+    unrolled = [{"name": name, "modifier": 0} for name in ("Ann", "Bob", "Dee")]
+    seeded = {"mode": "ranked", "seed": 7, "competitors": unrolled}
+    assert client.post(OPPOSED, json=seeded).json() == client.post(OPPOSED, json=seeded).json()
+    versus = {
+        "competitor": {"name": "Thief", "modifier": 7, "roll": 11},
+        "opponents": [{"name": "Guard", "modifier": 2, "roll": 18}],
+    }
+    shown = client.post(OPPOSED, json=versus).json()
+    assert (shown["mode"], shown["ranking"], shown["winner"]) == ("versus", [], None)
+
+
+def test_ranked_opposed_odds(client: TestClient) -> None:
+    body = {
+        "mode": "ranked",
+        "competitors": [
+            {"name": "Ann", "modifier": 3},
+            {"name": "Bob", "modifier": 5},
+            {"name": "Cid", "modifier": 3},
+        ],
+    }
+    answer = client.post(OPPOSED_ODDS, json=body).json()
+    assert (answer["method"], answer["mode"], answer["pairs"]) == ("exact", "ranked", [])
+    first = {e["name"]: Fraction(e["first_exact"]) for e in answer["ranking"]}
+    shared = {e["name"]: Fraction(e["shared_first_exact"]) for e in answer["ranking"]}
+    assert first["Ann"] == first["Cid"] < first["Bob"]
+    assert sum(first.values()) + Fraction(answer["nobody_alone_first_exact"]) == 1
+    # Bob first alone: every other total below his (Ann's and Cid's d20 + 3 at most his
+    # d20 + 5, equal totals his by the higher modifier), counted over the three d20s.
+    bob = sum(
+        1
+        for b in range(1, 21)
+        for a in range(1, 21)
+        for c in range(1, 21)
+        if a + 3 <= b + 5 and c + 3 <= b + 5
+    )
+    assert first["Bob"] == Fraction(bob, 8000)
+    assert shared["Bob"] == 0
+    # Ann and Cid share first only if still tied after every one of the 20 rerolls.
+    assert shared["Ann"] == shared["Cid"] > 0
+    assert answer["summary"].startswith("Most likely first alone: Bob ")

@@ -14,6 +14,7 @@ from app.rules import groups, gurps
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.odds import groups as group_odds
+from app.rules.odds.enumeration import outcomes
 from app.rules.odds.gurps import ROLLS_3D6, TOTAL_COUNTS, quick_contest_odds
 from tests.helpers import ScriptedRng
 from tests.helpers import supplied_keys as supplied
@@ -274,3 +275,96 @@ def test_the_thief_and_two_guards() -> None:
     assert odds.pairs[0].beats == Fraction(11207, 15552)
     assert odds.all_beaten == Fraction(5869267, 10077696)
     assert round(float(odds.independent_all_beaten), 3) == 0.519
+
+
+# --- d20: everyone ranked ---------------------------------------------------------------------
+
+
+def test_ranked_checks_break_ties_by_modifier_then_by_rerolls() -> None:
+    dice = supplied(
+        {
+            ("Ann", groups.CHECK): [14],  # 17
+            ("Bob", groups.CHECK): [10],  # 17, the higher modifier: above Ann
+            ("Cid", groups.CHECK): [15],  # 22
+            ("Dee", groups.CHECK): [14],  # 17 at +3, as Ann: they roll again
+            ("Eve", groups.CHECK): [12],  # 22 at +10, above Cid
+            ("Ann", groups.REROLL): [9, 4],
+            ("Dee", groups.REROLL): [9, 18],  # tied again, then Dee
+        }
+    )
+    ranking = groups.ranked_checks(
+        [("Ann", 3), ("Bob", 7), ("Cid", 7), ("Dee", 3), ("Eve", 10)], dice
+    )
+    assert [(r.place, r.name, r.check.total, r.rerolls) for r in ranking] == [
+        (1, "Eve", 22, ()),
+        (2, "Cid", 22, ()),
+        (3, "Bob", 17, ()),
+        (4, "Dee", 17, (9, 18)),
+        (5, "Ann", 17, (9, 4)),
+    ]
+    assert dice.unused() == []
+    assert groups.ranked_checks_summary(ranking[3:]) == (
+        "4. Dee (d20 14 + 3 = 17, rerolls 9 18); 5. Ann (d20 14 + 3 = 17, rerolls 9 4)."
+    )
+
+
+def test_ranked_checks_still_tied_after_every_reroll_share_the_place() -> None:
+    ties = [10] * MAX_OPPOSED_REROLLS
+    dice = supplied(
+        {
+            ("A", groups.CHECK): [10],
+            ("B", groups.CHECK): [10],
+            ("C", groups.CHECK): [1],
+            ("A", groups.REROLL): ties,
+            ("B", groups.REROLL): ties,
+        }
+    )
+    ranking = groups.ranked_checks([("A", -2), ("B", -2), ("C", 0)], dice)
+    assert [(r.place, r.name) for r in ranking] == [(1, "A"), (1, "B"), (3, "C")]
+    assert dice.unused() == []
+
+
+def brute_ranked_checks(
+    modifiers: list[int], max_rerolls: int
+) -> tuple[list[Fraction], list[Fraction]]:
+    """Each competitor's chance to be first alone, and to share first place, over every d20
+    the ranked check itself draws (its rerolls included)."""
+    names = [f"C{i}" for i in range(len(modifiers))]
+    first = [Fraction(0)] * len(names)
+    shared = [Fraction(0)] * len(names)
+    everyone = list(zip(names, modifiers, strict=True))
+    for ranking, chance in outcomes(
+        lambda dice: groups.ranked_checks(everyone, dice, max_rerolls=max_rerolls)
+    ):
+        top = [entry.name for entry in ranking if entry.place == 1]
+        for name in top:
+            (first if len(top) == 1 else shared)[names.index(name)] += chance
+    return first, shared
+
+
+@pytest.mark.parametrize(
+    ("modifiers", "max_rerolls"),
+    [([0, 0], 1), ([2, 0, 5], 0), ([0, 0, 0], 0), ([4, 4, 1], 0), ([3, -1], 3)],
+)
+def test_ranked_checks_odds_equal_brute_force(modifiers: list[int], max_rerolls: int) -> None:
+    odds = group_odds.ranked_checks_odds(modifiers, max_rerolls=max_rerolls)
+    first, shared = brute_ranked_checks(modifiers, max_rerolls)
+    assert list(odds.first) == first
+    assert list(odds.shared_first) == shared
+    assert odds.nobody_alone == 1 - sum(first)
+
+
+def test_two_at_one_modifier_share_first_only_past_every_reroll() -> None:
+    # The first d20s tie 1 time in 20, and each reroll ties again 1 time in 20.
+    odds = group_odds.ranked_checks_odds([5, 5])
+    tie = Fraction(1, 20)
+    assert odds.first == (Fraction(19, 40) + tie * (1 - tie**MAX_OPPOSED_REROLLS) / 2,) * 2
+    assert odds.shared_first == (tie ** (1 + MAX_OPPOSED_REROLLS),) * 2
+    assert odds.nobody_alone == tie ** (1 + MAX_OPPOSED_REROLLS)
+
+
+def test_sixty_four_at_one_modifier_each_come_first_equally() -> None:
+    odds = group_odds.ranked_checks_odds([2] * 64)
+    assert len(set(odds.first)) == 1
+    assert sum(odds.first) + odds.nobody_alone == 1
+    assert 0 < odds.nobody_alone < Fraction(1, 10**20)

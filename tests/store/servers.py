@@ -119,12 +119,15 @@ def stop_server(server: Server) -> None:
 
 
 @contextmanager
-def running_servers(database_url: str, count: int, log_dir: Path) -> Iterator[list[Server]]:
-    """`count` healthy server processes on one (migrated) database, stopped afterwards."""
+def running_servers(
+    database_url: str, count: int, log_dir: Path, settings: dict[str, str] | None = None
+) -> Iterator[list[Server]]:
+    """`count` healthy server processes on one (migrated) database (with these `ARBITER_*`
+    settings too), stopped afterwards."""
     servers: list[Server] = []
     try:
         for _ in range(count):
-            servers.append(start_server(database_url, log_dir))
+            servers.append(start_server(database_url, log_dir, settings))
         for server in servers:
             wait_until_healthy(server)
         yield servers

@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from app.store.database import (
     null_pool_engine,
 )
 from app.store.models import Base
-from app.store.repository import touched_hour
+from app.store.repository import sessions, touched_hour
 from migrations.guard import refuse_data_loss
 from tests.conformance import Conforming
 from tests.conftest import create_postgres_database, drop_postgres_database
@@ -288,6 +288,46 @@ def stored_states(url: str) -> dict[str, Any]:
 
 def legacy(name: str) -> dict[str, Any]:
     return next(stored for stored in LEGACY if stored["name"] == name)
+
+
+def test_rounds_waiting_for_dice_get_their_deadline_in_its_column(
+    empty_database_url: str,
+) -> None:
+    """0007 fills `pending_deadline` from the state of each session holding a round waiting
+    for the seats' dice, so the deadline sweeper finds the rounds opened before it; the others
+    stay null. Down again, it goes and the state still holds the deadline."""
+    url = empty_database_url
+    config = alembic_config(url)
+    command.upgrade(config, "head")
+    deadline = datetime(2026, 12, 2, 6, 30, 15, 250000, tzinfo=UTC)
+    seated = {**ARM_WRESTLE, "seats": True}
+    app = create_app(Settings(database_url=url))
+    app.state.clock = lambda: deadline - timedelta(seconds=90)
+    with TestClient(app) as client:
+        waiting = Session(client, "arm-wrestles", seated)
+        opened = waiting.post("rounds", {"collect": True, "deadline_seconds": 90})
+        assert opened.status_code == 202, opened.text
+        idle = Session(client, "arm-wrestles", seated)
+    command.downgrade(config, "0005")
+    engine = null_pool_engine(url)
+    try:
+        with engine.connect() as connection:
+            assert "pending_deadline" not in {
+                column["name"] for column in inspect(connection).get_columns("sessions")
+            }
+        command.upgrade(config, "0007")
+        with engine.connect() as connection:
+            found = dict(
+                connection.execute(select(sessions.c.id, sessions.c.pending_deadline)).all()
+            )
+    finally:
+        engine.dispose()
+    stored = found[waiting.id]
+    assert stored is not None
+    if stored.tzinfo is None:  # SQLite's text, in UTC
+        stored = stored.replace(tzinfo=UTC)
+    assert stored == deadline
+    assert found[idle.id] is None
 
 
 def test_sessions_stored_before_the_serialiser_play_on(empty_database_url: str) -> None:
@@ -769,7 +809,7 @@ def test_sqlite_migrations_check_foreign_keys_after_each_step(tmp_path: Path) ->
     with pytest.raises(CommandError) as refused:
         command.downgrade(config, "0003")
     assert str(refused.value) == (
-        "migration 0005 -> 0004 leaves rows whose foreign key names no row "
+        "migration 0007 -> 0005 leaves rows whose foreign key names no row "
         "(1 of rounds naming no row of sessions); nothing was changed"
     )
     assert schema(url) == (TABLES, [migration_head()])

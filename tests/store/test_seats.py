@@ -429,3 +429,53 @@ def test_collect_and_its_deadline_go_together(store_client: TestClient) -> None:
     assert_problem(made.post("rounds", {"collect": True}), 422, ["body", "collect"])
     assert_problem(made.post("rounds", {"deadline_seconds": 60}), 422, ["body", "deadline_seconds"])
     assert made.get().json()["version"] == 1  # nothing changed
+
+
+def test_a_collected_race_round_waits_for_the_racers_still_racing(
+    store_client: TestClient, clock: Clock
+) -> None:
+    """A racer who forfeited rolls nothing: the round waiting for dice does not wait for her,
+    takes no dice from her seat, and plays with the others' dice (given, or past its
+    deadline the server's)."""
+    body = {
+        "course": {
+            "increments": [
+                {"check": "climb", "dc": 14},
+                {"check": "strength"},
+                {"check": "strength"},
+            ]
+        },
+        "competitors": [{"name": "Ann", "speed": 0}, {"name": "Bob", "speed": 0}],
+        "max_retries": 0,
+        "seats": True,
+    }
+    race = Session(store_client, "races", body)
+    forfeit = race.play_round({"rolls": {"Ann": {"check": 3}, "Bob": {"check": 14}}})
+    assert forfeit.status_code == 200, forfeit.text
+    assert forfeit.json()["round"]["competitors"]["Ann"]["standing"] == "forfeited"
+
+    opened = race.post("rounds", COLLECT)
+    assert opened.status_code == 202, opened.text
+    assert opened.json()["pending"]["waiting_for"] == ["Bob"]
+    ann = {"rolls": {"Ann": {"check": 10}}}
+    refused = race.post("rounds/pending/dice", ann, token=race.tokens["seats"]["Ann"])
+    assert_problem(refused, 422, ["body", "rolls", "Ann"])
+    assert_problem(race.post("rounds/pending/roll-for", {"names": ["Ann"]}), 422)
+    bob = {"rolls": {"Bob": {"check": 12}}}
+    played = race.post("rounds/pending/dice", bob, token=race.tokens["seats"]["Bob"])
+    assert played.status_code == 200, played.text
+    record = played.json()["round"]
+    assert record["dice_from"] == {"Bob": "seat"}
+    assert record["competitors"]["Ann"]["checks"] == []
+    assert [roll["who"] for roll in record["rolls"]] == ["Bob"]
+
+    # The last increment: past its deadline, only Bob's die is the server's.
+    assert race.post("rounds", COLLECT).status_code == 202
+    clock.moment = START + timedelta(seconds=60)
+    final = race.session()
+    assert "pending" not in final
+    assert final["status"] == "finished"
+    assert final["result"]["winners"] == ["Bob"]
+    last = race.rounds()[-1]
+    assert last["dice_from"] == {"Bob": "deadline"}
+    assert [roll["who"] for roll in last["rolls"]] == ["Bob"]

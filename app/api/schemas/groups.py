@@ -64,16 +64,39 @@ class OpposedOpponent(Strict):
     ] = None
 
 
+class RankedChecker(Strict):
+    name: Name
+    modifier: Modifier
+    roll: Annotated[D20 | None, Field(description="the natural d20, if already rolled")] = None
+    rerolls: Annotated[
+        Rerolls | None,
+        Field(
+            description="the competitor's rerolls of a tie with those equal to it in total and "
+            "modifier, in order"
+        ),
+    ] = None
+
+
 class OpposedChecksRequest(Strict):
-    """One d20 check against each opponent's opposed check (docs/rules.md#one-against-many).
+    """One d20 check against each opponent's opposed check (`mode` "versus", the default:
+    `competitor` and `opponents`), or everyone ranked by one d20 check each (`mode` "ranked":
+    `competitors`). docs/rules.md#one-against-many.
 
     Rules across fields:
+    - "versus" takes `competitor` and `opponents` and no `competitors`; "ranked" takes
+      `competitors` and neither of the others;
     - every name differs from every other;
     - `competitor.rerolls` names opponents of this call.
     """
 
-    competitor: OpposedCompetitor
-    opponents: Annotated[list[OpposedOpponent], Field(min_length=1, max_length=MAX_OPPONENTS)]
+    mode: Literal["versus", "ranked"] = "versus"
+    competitor: OpposedCompetitor | None = None
+    opponents: (
+        Annotated[list[OpposedOpponent], Field(min_length=1, max_length=MAX_OPPONENTS)] | None
+    ) = None
+    competitors: (
+        Annotated[list[RankedChecker], Field(min_length=2, max_length=MAX_RANKED)] | None
+    ) = None
     seed: Seed | None = None
 
 
@@ -143,16 +166,35 @@ class OpposedPairResult(TypedDict):
 
 
 @with_config(ANSWER)
-class OpposedChecksAnswer(TypedDict):
-    """The answer of `POST /v1/d20/opposed-checks`."""
+class RankedCheckEntry(TypedDict):
+    """A competitor's place (1 is first; those still tied after every reroll share a place,
+    the next skipped), its check, and the natural d20s of its rerolls of a tie."""
 
-    competitor: str
+    place: int
+    name: str
     modifier: int
     roll: int
     total: int
+    rerolls: list[int]
+
+
+@with_config(ANSWER)
+class OpposedChecksAnswer(TypedDict):
+    """The answer of `POST /v1/d20/opposed-checks`. In "versus" mode `competitor`, its
+    `modifier`, `roll` and `total`, `results` (one per opponent, in their order) and the
+    counts; in "ranked" mode `ranking` (best first) and `winner` (null when first place is
+    shared). What does not apply to the mode is null (or empty)."""
+
+    mode: Literal["versus", "ranked"]
+    competitor: str | None
+    modifier: int | None
+    roll: int | None
+    total: int | None
     results: list[OpposedPairResult]
-    beaten: int
-    beaten_by: int
+    beaten: int | None
+    beaten_by: int | None
+    ranking: list[RankedCheckEntry]
+    winner: str | None
     rule: RuleLink
     rolls: list[RollRecord]
     summary: str

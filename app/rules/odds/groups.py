@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from math import comb
 from typing import Final
 
 from app.rules import gurps
@@ -205,3 +206,84 @@ def ranked_odds(skills: Sequence[int]) -> RankedOdds:
         first.append(Fraction(alone, scale))
         shared_first.append(Fraction(at_most - alone, scale))
     return RankedOdds(tuple(first), tuple(shared_first), 1 - sum(first, Fraction(0)))
+
+
+@lru_cache(maxsize=64)
+def _rerolled_tops(size: int, max_rerolls: int) -> tuple[tuple[Fraction, Fraction], ...]:
+    """For s from 1 to `size`: of s competitors tied in total and modifier at the top, who roll
+    again among themselves (docs/rules.md#one-against-many), each one's chance to end first
+    alone, and to end in the group still tied after `max_rerolls` rerolls (which shares first
+    place).
+
+    The size of the group still tied at the top is a chain: from s, one reroll of s d20s
+    leaves m tied at the top in C(s, m) * sum over the top value v of (v - 1)**(s - m) of the
+    20**s throws. `alone[s]` is the chance it ends at 1; `held[s]` the expected size of the
+    group still tied after the last reroll (0 when it ended alone); by symmetry each of the s
+    has `alone[s] / s` and `held[s] / s`. Counted in integers over 20**(size * rerolls), one
+    denominator for every s (a Fraction per step cost seconds for 64 tied)."""
+    ways = [
+        [comb(s, m) * sum((v - 1) ** (s - m) for v in range(1, D20 + 1)) for m in range(s + 1)]
+        for s in range(size + 1)
+    ]
+    # Each step's counts over 20**size: a throw of s dice is 20**(size - s) of those.
+    widen = [D20 ** (size - s) for s in range(size + 1)]
+    alone = [0, 1, *([0] * (size - 1))]
+    held = [0, 0, *range(2, size + 1)]
+    scale = 1
+    for _reroll in range(max_rerolls):
+        alone = [0, alone[1] * D20**size] + [
+            widen[s] * sum(ways[s][m] * alone[m] for m in range(1, s + 1))
+            for s in range(2, size + 1)
+        ]
+        held = [0, 0] + [
+            widen[s] * sum(ways[s][m] * held[m] for m in range(1, s + 1))
+            for s in range(2, size + 1)
+        ]
+        scale *= D20**size
+    return tuple(
+        (Fraction(alone[s], scale * s), Fraction(held[s], scale * s)) for s in range(1, size + 1)
+    )
+
+
+def _below(other: int, modifier: int, total: int) -> int:
+    """Of the d20s of a competitor at modifier `other`, how many rank below `total` made at
+    `modifier` (a lower total, or the same with a lower modifier)."""
+    threshold = total - other + (1 if other < modifier else 0)
+    return min(max(threshold - 1, 0), D20)
+
+
+def ranked_checks_odds(
+    modifiers: Sequence[int], *, max_rerolls: int = MAX_OPPOSED_REROLLS
+) -> RankedOdds:
+    """Everyone makes one d20 check: ranked by total, then by modifier, those equal in both
+    rolling again among themselves (`groups.ranked_checks`). For a competitor and each of its
+    d20s, every other at another modifier ranks below it or above; of the c - 1 others at its
+    own modifier, those with a lower d20 rank below and those with the same d20 tie with it:
+    k of them tie in C(c - 1, k) * (d20 - 1)**(c - 1 - k) of their throws, and a tie of k + 1
+    at the top is broken by rerolls (`_rerolled_tops`). Competitors at one modifier have the
+    same figures, computed once."""
+    n = len(modifiers)
+    tops = _rerolled_tops(n, max_rerolls)
+    counts: dict[int, int] = {}
+    for modifier in modifiers:
+        counts[modifier] = counts.get(modifier, 0) + 1
+    scale = D20**n
+    figures: dict[int, tuple[Fraction, Fraction]] = {}
+    for modifier, same in counts.items():
+        # tied[k]: throws of everyone else leaving nobody above and k tied with this one.
+        tied = [0] * same
+        for roll in range(1, D20 + 1):
+            total = roll + modifier
+            rest = 1
+            for other, many in counts.items():
+                if other != modifier:
+                    rest *= _below(other, modifier, total) ** many
+            if rest:
+                for k in range(same):
+                    tied[k] += rest * comb(same - 1, k) * (roll - 1) ** (same - 1 - k)
+        alone = sum((tied[k] * tops[k][0] for k in range(same)), Fraction(0))
+        held = sum((tied[k] * tops[k][1] for k in range(same)), Fraction(0))
+        figures[modifier] = (alone / scale, held / scale)
+    first = tuple(figures[modifier][0] for modifier in modifiers)
+    shared_first = tuple(figures[modifier][1] for modifier in modifiers)
+    return RankedOdds(first, shared_first, 1 - sum(first, Fraction(0)))

@@ -1639,11 +1639,11 @@ class QuickContestRequest(BaseModel):
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
-class Opponents(RootModel[list[GurpsCompetitor]]):
+class Opponents2(RootModel[list[GurpsCompetitor]]):
     root: Annotated[list[GurpsCompetitor], Field(max_length=64, min_length=1, title="Opponents")]
 
 
-class Competitors(RootModel[list[GurpsCompetitor]]):
+class Competitors2(RootModel[list[GurpsCompetitor]]):
     root: Annotated[list[GurpsCompetitor], Field(max_length=64, min_length=2, title="Competitors")]
 
 
@@ -1659,8 +1659,8 @@ class QuickContestsOddsRequest(BaseModel):
         Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
     ] = None
     competitor: GurpsCompetitor | None = None
-    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
-    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
+    opponents: Annotated[Opponents2 | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors2 | None, Field(title="Competitors")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -1683,8 +1683,8 @@ class QuickContestsRequest(BaseModel):
         Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
     ] = None
     competitor: GurpsCompetitor | None = None
-    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
-    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
+    opponents: Annotated[Opponents2 | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors2 | None, Field(title="Competitors")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -2046,6 +2046,64 @@ class RaceState(BaseModel):
     standing: Annotated[dict[str, Literal["racing", "forfeited"]], Field(title="Standing")]
     damage: Annotated[dict[str, int], Field(title="Damage")]
     flags: Annotated[dict[str, list[str]], Field(title="Flags")]
+
+
+class RankedCheckEntry(BaseModel):
+    """
+    A competitor's place (1 is first; those still tied after every reroll share a place,
+    the next skipped), its check, and the natural d20s of its rerolls of a tie.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    place: Annotated[int, Field(title="Place")]
+    name: Annotated[str, Field(title="Name")]
+    modifier: Annotated[int, Field(title="Modifier")]
+    roll: Annotated[int, Field(title="Roll")]
+    total: Annotated[int, Field(title="Total")]
+    rerolls: Annotated[list[int], Field(title="Rerolls")]
+
+
+class Rerolls1Item(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=20)]
+
+
+class Rerolls1(RootModel[list[Rerolls1Item]]):
+    root: Annotated[
+        list[Rerolls1Item],
+        Field(
+            description="the competitor's rerolls of a tie with those equal to it in total and modifier, in order",
+            max_length=20,
+            title="Rerolls",
+        ),
+    ]
+
+
+class RankedChecker(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            title="Name",
+        ),
+    ]
+    modifier: Annotated[int, Field(ge=-1000, le=1000, title="Modifier")]
+    roll: Annotated[
+        Roll4 | None, Field(description="the natural d20, if already rolled", title="Roll")
+    ] = None
+    rerolls: Annotated[
+        Rerolls1 | None,
+        Field(
+            description="the competitor's rerolls of a tie with those equal to it in total and modifier, in order",
+            title="Rerolls",
+        ),
+    ] = None
 
 
 class RankedEntry(BaseModel):
@@ -2747,12 +2805,12 @@ class SuccessRollAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
-class Roll6Item(RootModel[int]):
+class Roll7Item(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=6)]
 
 
-class Roll6(RootModel[list[Roll6Item]]):
-    root: Annotated[list[Roll6Item], Field(max_length=3, min_length=3, title="Roll")]
+class Roll7(RootModel[list[Roll7Item]]):
+    root: Annotated[list[Roll7Item], Field(max_length=3, min_length=3, title="Roll")]
 
 
 class SuccessRollRequest(BaseModel):
@@ -2760,7 +2818,7 @@ class SuccessRollRequest(BaseModel):
         extra="ignore",
     )
     skill: Annotated[int, Field(description="effective skill", ge=-100, le=1000, title="Skill")]
-    roll: Annotated[Roll6 | None, Field(title="Roll")] = None
+    roll: Annotated[Roll7 | None, Field(title="Roll")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
@@ -3260,19 +3318,25 @@ class OddsSkillGameOption(BaseModel):
 
 class OpposedChecksAnswer(BaseModel):
     """
-    The answer of `POST /v1/d20/opposed-checks`.
+    The answer of `POST /v1/d20/opposed-checks`. In "versus" mode `competitor`, its
+    `modifier`, `roll` and `total`, `results` (one per opponent, in their order) and the
+    counts; in "ranked" mode `ranking` (best first) and `winner` (null when first place is
+    shared). What does not apply to the mode is null (or empty).
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
-    competitor: Annotated[str, Field(title="Competitor")]
-    modifier: Annotated[int, Field(title="Modifier")]
-    roll: Annotated[int, Field(title="Roll")]
-    total: Annotated[int, Field(title="Total")]
+    mode: Annotated[Literal["versus", "ranked"], Field(title="Mode")]
+    competitor: Annotated[str | None, Field(title="Competitor")]
+    modifier: Annotated[int | None, Field(title="Modifier")]
+    roll: Annotated[int | None, Field(title="Roll")]
+    total: Annotated[int | None, Field(title="Total")]
     results: Annotated[list[OpposedPairResult], Field(title="Results")]
-    beaten: Annotated[int, Field(title="Beaten")]
-    beaten_by: Annotated[int, Field(title="Beaten By")]
+    beaten: Annotated[int | None, Field(title="Beaten")]
+    beaten_by: Annotated[int | None, Field(title="Beaten By")]
+    ranking: Annotated[list[RankedCheckEntry], Field(title="Ranking")]
+    winner: Annotated[str | None, Field(title="Winner")]
     rule: Annotated[
         str,
         Field(
@@ -3285,6 +3349,14 @@ class OpposedChecksAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class Opponents(RootModel[list[OpposedOpponent]]):
+    root: Annotated[list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")]
+
+
+class Competitors(RootModel[list[RankedChecker]]):
+    root: Annotated[list[RankedChecker], Field(max_length=64, min_length=2, title="Competitors")]
+
+
 class OpposedChecksOddsRequest(BaseModel):
     """
     The same body as `POST /v1/d20/opposed-checks`; supplied rolls are not read.
@@ -3293,18 +3365,24 @@ class OpposedChecksOddsRequest(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    competitor: OpposedCompetitor
-    opponents: Annotated[
-        list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")
-    ]
+    mode: Annotated[
+        Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
+    ] = None
+    competitor: OpposedCompetitor | None = None
+    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
 class OpposedChecksRequest(BaseModel):
     """
-    One d20 check against each opponent's opposed check (docs/rules.md#one-against-many).
+    One d20 check against each opponent's opposed check (`mode` "versus", the default:
+    `competitor` and `opponents`), or everyone ranked by one d20 check each (`mode` "ranked":
+    `competitors`). docs/rules.md#one-against-many.
 
     Rules across fields:
+    - "versus" takes `competitor` and `opponents` and no `competitors`; "ranked" takes
+      `competitors` and neither of the others;
     - every name differs from every other;
     - `competitor.rerolls` names opponents of this call.
     """
@@ -3312,10 +3390,12 @@ class OpposedChecksRequest(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
-    competitor: OpposedCompetitor
-    opponents: Annotated[
-        list[OpposedOpponent], Field(max_length=64, min_length=1, title="Opponents")
-    ]
+    mode: Annotated[
+        Literal["versus", "ranked"] | None, Field(description='Default: "versus".', title="Mode")
+    ] = None
+    competitor: OpposedCompetitor | None = None
+    opponents: Annotated[Opponents | None, Field(title="Opponents")] = None
+    competitors: Annotated[Competitors | None, Field(title="Competitors")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 

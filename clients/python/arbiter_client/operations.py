@@ -78,7 +78,7 @@ cairn_roll = _one_shot("/v1/cairn/roll", models.CairnRollRequest, models.CairnRo
 d20_check = _one_shot("/v1/d20/check", models.D20CheckRequest, models.D20CheckAnswer)
 long_throws = _one_shot("/v1/long-throws", models.LongThrowRequest, models.LongThrowAnswer)
 #: One against many: one roll against each opponent's (or everyone ranked), one d20 check
-#: against each opponent's opposed check.
+#: against each opponent's opposed check (or everyone ranked by one check each).
 gurps_quick_contests = _one_shot(
     "/v1/gurps/quick-contests", models.QuickContestsRequest, models.QuickContestsAnswer
 )
