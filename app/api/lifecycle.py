@@ -77,8 +77,8 @@ from app.observability import (
 from app.rules import serial
 from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
-from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.rules.odds.simulation import MAX_TRIALS
+from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
 from app.store.database import Transaction
 from app.store.repository import SessionRecord

@@ -22,8 +22,8 @@ from typing_extensions import TypedDict
 from app.api import pending
 from app.api.kinds import AnyKind, load_config, load_session
 from app.api.pending import PendingRound
-from app.api.verifiable import VERIFIABLE
 from app.api.schemas.common import ANSWER, RollRecord, RuleLink
+from app.api.verifiable import VERIFIABLE
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")

@@ -431,5 +431,5 @@ class _Unplaced:
 
     __slots__ = ()
 
-    def die(self, sides: int) -> int:
+    def die(self, _sides: int) -> int:
         raise TypeError("this dice source draws every die at its place")

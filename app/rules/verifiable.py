@@ -113,7 +113,7 @@ class DerivedRng:
         self._round = round_number
         self._counts: dict[tuple[str | None, str], int] = dict(prior or {})
 
-    def die(self, sides: int) -> int:
+    def die(self, _sides: int) -> int:
         raise TypeError("a verifiable session's dice are drawn at their place (`die_at`)")
 
     def die_at(self, sides: int, who: str | None, purpose: str) -> int:
