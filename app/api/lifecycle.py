@@ -399,11 +399,12 @@ def _chained(
 ) -> tuple[list[StoredRound], Mapping[str, Any]]:
     """A verifiable session's change: its rounds each linked after the one before (those a
     resolve linked already as they are), and its public part after it (seeds no longer taken
-    once any change but a seed has been made)."""
+    once any change but a seed has been made: its first chains them)."""
     if change.verifiable is not None:
         return change.rounds, change.verifiable
-    public = verifiable.block(record)
-    assert public is not None
+    before = verifiable.block(record)
+    assert before is not None
+    public = verifiable.closed(before)
     head: str = public["head"]
     linked: list[StoredRound] = []
     for played in change.rounds:
@@ -412,7 +413,7 @@ def _chained(
         assert played.link is not None
         head = played.link
         linked.append(played)
-    return linked, {**public, "head": head, "open": False}
+    return linked, {**public, "head": head}
 
 
 async def _apply(
@@ -806,7 +807,8 @@ async def play_to_the_end(
     budget = DiceBudget(MAX_DICE_PER_REQUEST)
     seed = seeding(record)
     public = verifiable.block(record)
-    head = None if public is None else public["head"]
+    # After the seeds, which this change chains if it is the session's first (`_chained`).
+    head = None if public is None else verifiable.closed(public)["head"]
     slice_ends = time.perf_counter() + SLICE_SECONDS
     while not kind.finished(state) and len(played) < MAX_RESOLVE_ROUNDS:
         number += 1

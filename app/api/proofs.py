@@ -93,6 +93,8 @@ class Proof(TypedDict):
     seeds: list[AddedSeedRecord]
     seeds_digest: str
     seeds_open: bool
+    #: The seeds' link in the chain, once no more are taken (null while they still are).
+    seeds_link: str | None
     chain_head: str
     rounds_played: int
     genesis: ProofGenesis
@@ -201,6 +203,7 @@ async def proof(
         "seeds": public["seeds"],
         "seeds_digest": seeds_digest(public["seeds"]),
         "seeds_open": bool(public["open"]) and status == "active",
+        "seeds_link": public.get("seeds_link"),
         "chain_head": public["head"],
         "rounds_played": record.rounds_played,
         "genesis": verifiable.genesis_of(record, start_rolls),  # type: ignore[typeddict-item]

@@ -3,9 +3,10 @@
 A session created with `"dice": "verifiable"` has a secret server seed, stored in the session's
 row (`dice_secret`: sealed under the dice key when one is set, `app/api/security.py`) and in no
 answer, log line or live event before the reveal; and, beside the rules' state under
-`verifiable`, its public part: `{"commitment", "seeds": [{"by", "seed"}], "head", "open"}` —
-the commitment (SHA-256 of the server seed), the seeds the token holders added, the chain's
-head and whether seeds are still taken (until the session's first change of any other kind).
+`verifiable`, its public part: `{"commitment", "seeds": [{"by", "seed"}], "head", "open",
+"seeds_link"}` — the commitment (SHA-256 of the server seed), the seeds the token holders
+added, the chain's head, whether seeds are still taken (until the session's first change of
+any other kind, which chains them: `seeds_link`).
 
 Every server die of such a session is derived at its place (`Derivation.rng`, the rules'
 `DerivedRng`); every supplied roll records who supplied it (`supplier`); every round stored
@@ -15,7 +16,7 @@ module's work: the lifecycle asks `record.dice_secret is None` first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,6 +29,7 @@ from app.rules.verifiable import (
     genesis_link,
     link,
     round_content,
+    seeds_content,
     seeds_digest,
 )
 from app.store.repository import SessionRecord
@@ -121,8 +123,10 @@ def link_of(previous: str, number: int, inputs: Any, dice: Any, outcome: Any) ->
     return link(previous, canonical(round_content(number, inputs, dice, outcome)))
 
 
-def shown(record: SessionRecord) -> dict[str, str]:
-    """What every view of a verifiable session shows of its dice."""
-    public = block(record)
-    assert public is not None
-    return {"dice": "verifiable", "commitment": public["commitment"], "chain_head": public["head"]}
+def closed(public: Mapping[str, Any]) -> dict[str, Any]:
+    """The public part once seeds are no longer taken: while they still were, the seeds are
+    chained after the genesis (`seeds_link`, the new head) and the seeds closed."""
+    if not public["open"]:
+        return dict(public)
+    made = link(public["head"], canonical(seeds_content(public["seeds"])))
+    return {**public, "open": False, "head": made, "seeds_link": made}

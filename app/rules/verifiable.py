@@ -151,8 +151,13 @@ def genesis_link(record: Mapping[str, Any]) -> str:
 
 
 def round_content(number: int, inputs: Any, dice: Any, outcome: Any) -> dict[str, Any]:
-    """The part of a stored round the chain covers: every field the store keeps of it."""
+    """What the chain covers of a stored round: every field the store keeps of it."""
     return {"number": number, "inputs": inputs, "dice": dice, "outcome": outcome}
+
+
+def seeds_content(seeds: Iterable[Mapping[str, str]]) -> dict[str, Any]:
+    """What the chain covers of the seeds added, once no more are taken."""
+    return {"seeds": [{"by": entry["by"], "seed": entry["seed"]} for entry in seeds]}
 
 
 def link(previous: str, content_bytes: bytes) -> str:
