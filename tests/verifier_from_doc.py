@@ -80,7 +80,7 @@ def server_die(
         counter += 1
 
 
-def _sides_of(entry: Mapping[str, Any]) -> list[int]:
+def sides_of(entry: Mapping[str, Any]) -> list[int]:
     if "sides" in entry:
         return list(entry["sides"])
     count, _, faces = str(entry["dice"]).partition("d")
@@ -102,7 +102,7 @@ def _dice_failures(
             if not entry.get("by"):
                 failures.append((f"{place} roll {position}", "supplied by nobody"))
             continue
-        for offset, (value, sides) in enumerate(zip(entry["values"], _sides_of(entry))):
+        for offset, (value, sides) in enumerate(zip(entry["values"], sides_of(entry))):
             index = seen.get((entry["who"], entry["purpose"]), 0)
             seen[(entry["who"], entry["purpose"])] = index + 1
             due = server_die(

@@ -28,9 +28,28 @@ from tests import verifier_from_doc
 from tests.api.test_skill_games_api import bidding_body
 from tests.helpers import Session, assert_problem, bearer
 
+#: An even, long match (target 60) whose loser takes damage in dice notation (its dice's sides
+#: in the record).
 ARM_WRESTLE = {
-    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
-    "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+    "a": {
+        "name": "Lydia",
+        "strength_mod": 2,
+        "con_score": 12,
+        "con_mod": 1,
+        "int_mod": 1,
+        "wis_score": 12,
+    },
+    "b": {
+        "name": "Ogre",
+        "strength_mod": 2,
+        "con_score": 12,
+        "con_mod": 1,
+        "int_mod": 1,
+        "wis_score": 12,
+    },
+    "target": 60,
+    "variant": "mental",
+    "loser_damage": "2d4+1",
 }
 
 
@@ -401,22 +420,17 @@ def test_a_seats_seed_changes_the_dice(store_client: TestClient) -> None:
         for entry in record["dice"]:
             if entry["source"] != "rolled":
                 continue
-            for value in entry["values"]:
+            for value, sides in zip(
+                entry["values"], verifier_from_doc.sides_of(entry), strict=True
+            ):
                 key = (entry["who"], entry["purpose"])
                 index = counts.get(key, 0)
                 counts[key] = index + 1
                 recorded.append(value)
                 derived_without.append(
-                    derive(
-                        seed,
-                        digest_without,
-                        made.id,
-                        record["number"],
-                        *key,
-                        index,
-                        int(entry["dice"].split("d")[1]),
-                    )
+                    derive(seed, digest_without, made.id, record["number"], *key, index, sides)
                 )
+    # Alike by chance: at most 20**-len(recorded).
     assert len(recorded) >= 10
     assert recorded != derived_without
     both_verify(proof)
@@ -517,17 +531,14 @@ def test_the_server_seed_is_in_no_answer_event_or_log_before_the_reveal(
     for sent in (*answers, *published):
         assert all(secret.encode() not in sent for secret in secrets)
     assert all(secret not in caplog.text for secret in secrets)
+    assert made.get().json()["status"] == "active"
     assert made.get("proof").json()["revealed"] is False
     assert made.post("resolve").status_code == 200
     assert made.get("proof").json()["server_seed"] == seed.hex()
 
 
 def test_a_deleted_session_keeps_its_proof_and_nothing_else(store_client: TestClient) -> None:
-    made = Session(
-        store_client,
-        "regular-contests",
-        {**KINDS["regular-contests"].examples.create, "dice": "verifiable"},
-    )
+    made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable"})
     made.play_round()
     running = made.get("proof").json()
     assert running["revealed"] is False
