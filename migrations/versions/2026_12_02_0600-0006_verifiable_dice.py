@@ -38,6 +38,13 @@ def downgrade() -> None:
     refuse_data_loss(
         "0006 -> 0005", columns=[("sessions", "dice_secret"), ("rounds", "link")]
     )
+    # Its rounds first: on SQLite the migration runs with foreign keys off (no cascade).
+    op.execute(
+        sa.text(
+            "DELETE FROM rounds WHERE session_id IN "
+            "(SELECT id FROM sessions WHERE status = 'deleted')"
+        )
+    )
     op.execute(sa.text("DELETE FROM sessions WHERE status = 'deleted'"))
     # On SQLite the batch recreates `sessions`: migrations/env.py turns foreign keys off for
     # it, so its rounds stay (see 0003).
