@@ -102,7 +102,7 @@ def _dice_failures(
             if not entry.get("by"):
                 failures.append((f"{place} roll {position}", "supplied by nobody"))
             continue
-        for offset, (value, sides) in enumerate(zip(entry["values"], sides_of(entry))):
+        for offset, (value, sides) in enumerate(zip(entry["values"], sides_of(entry), strict=True)):
             index = seen.get((entry["who"], entry["purpose"]), 0)
             seen[(entry["who"], entry["purpose"])] = index + 1
             due = server_die(

@@ -148,7 +148,8 @@ class SessionRecord:
 
 
 #: The status of a verifiable session its GM deleted, kept for its proof until retention
-#: removes it (docs/verifiable-dice.md#the-life-of-a-verifiable-session); every other read finds no session.
+#: removes it (docs/verifiable-dice.md#the-life-of-a-verifiable-session); no other read finds
+#: it.
 DELETED = "deleted"
 
 #: The columns a `SessionRecord` holds (`touched_hour` is derived from `updated_at`).

@@ -35,9 +35,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    refuse_data_loss(
-        "0006 -> 0005", columns=[("sessions", "dice_secret"), ("rounds", "link")]
-    )
+    refuse_data_loss("0006 -> 0005", columns=[("sessions", "dice_secret"), ("rounds", "link")])
     # Its rounds first: on SQLite the migration runs with foreign keys off (no cascade).
     op.execute(
         sa.text(

@@ -76,11 +76,12 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         ("dice-in", "ArmWrestleWaiting"),
         ("round", "ArmWrestleRoundAnswer"),
         ("pending-cancelled", "ArmWrestleChanged"),
+        ("seed", "ArmWrestleSeedAdded"),
         ("deleted", '{"id": <session id>}'),
     ]
     assert [name for name, _ in listed["/v1/chases/{session_id}/events"]] == [
         "session", "round", "round", "pending", "dice-in", "round", "pending-cancelled", "ended",
-        "deleted"
+        "seed", "deleted"
     ]  # fmt: skip
     assert listed["/v1/skill-games/{session_id}/events"] == [
         ("session", '{"session": SkillGameSession}'),
@@ -89,5 +90,6 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         ("revealed", "SkillGameRevealed"),
         ("granted", "SkillGameGranted"),
         ("ended", "SkillGameEnded"),
+        ("seed", "SkillGameSeedAdded"),
         ("deleted", '{"id": <session id>}'),
     ]

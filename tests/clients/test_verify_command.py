@@ -57,6 +57,7 @@ def test_the_command_verifies_a_race_and_names_a_changed_die(served: tuple[str, 
         body: dict[str, Any] = {**KINDS["races"].examples.create, "dice": "verifiable"}
         created = arbiter.send(ops.races.create(body)).body
         assert created.dice == "verifiable"
+        assert created.tokens is not None
         token = created.tokens.gm
         added = arbiter.send(ops.races.add_seed(created.id, "a racer's luck"), token=token).body
         assert [seed.by for seed in added.seeds] == ["gm"]

@@ -42,7 +42,7 @@ def _example() -> dict[str, str]:
     block = re.search(r"```worked-example\n(.*?)```", text, re.DOTALL)
     assert block is not None, "docs/verifiable-dice.md has its worked example"
     lines = [line.split(": ", 1) for line in block.group(1).splitlines() if line]
-    return {label: value for label, value in lines}
+    return dict(lines)
 
 
 def test_the_worked_example_is_what_the_service_computes() -> None:
