@@ -606,3 +606,41 @@ def test_proof_json_is_canonical_ready(finished: tuple[Session, dict[str, Any]])
         return []
 
     assert floats(json.loads(json.dumps(proof))) == []
+
+
+def test_dice_the_server_rolls_at_a_deadline_are_derived_too(store_client: TestClient) -> None:
+    """A round waiting for the seats' dice past its deadline plays with the server's dice for
+    the seats missing (`lifecycle.settle`): derived at their place like any other."""
+    from datetime import UTC, datetime, timedelta
+
+    from tests.store.test_seats import Clock
+
+    clock = Clock(datetime(2026, 12, 1, 20, 0, tzinfo=UTC))
+    app: Any = store_client.app
+    app.state.clock = clock
+    try:
+        made = Session(
+            store_client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable", "seats": True}
+        )
+        add_seed(made, "the Ogre's", made.tokens["seats"]["Ogre"])
+        opened = made.post("rounds", {"collect": True, "deadline_seconds": 60})
+        assert opened.status_code == 202, opened.text
+        given = made.post(
+            "rounds/pending/dice",
+            {"rolls": {"Ogre": {"strength": 4}}},
+            token=made.tokens["seats"]["Ogre"],
+        )
+        assert given.status_code == 202, given.text
+        clock.moment += timedelta(seconds=60)
+        session = made.get().json()  # the read plays the round first
+        assert session["round"] == 1
+        assert made.post("resolve").status_code == 200
+        proof = proof_of(store_client, made)
+    finally:
+        del app.state.clock
+    first = proof["rounds"][0]
+    assert first["outcome"]["dice_from"] == {"Ogre": "seat", "Lydia": "deadline"}
+    sources = {(entry["who"], entry["source"], entry.get("by")) for entry in first["dice"]}
+    assert ("Ogre", "supplied", "seat:Ogre") in sources
+    assert ("Lydia", "rolled", None) in sources
+    both_verify(proof)
