@@ -127,6 +127,9 @@ def check(proof: Mapping[str, Any]) -> list[tuple[str, str]]:
     if first["commitment"] != proof["commitment"] or first["session"] != proof["session"]:
         failures.append(("genesis", "not this session's"))
     previous = sha(canonical_bytes(first))
+    if previous.hex() != proof["genesis_link"]:
+        failures.append(("genesis", "link"))
+        previous = bytes.fromhex(proof["genesis_link"])
     session = proof["session"]
     no_seed = sha(canonical_bytes([])).hex()
     failures += _dice_failures("start", first["start_rolls"], key, no_seed, session, 0)

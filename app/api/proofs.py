@@ -98,6 +98,8 @@ class Proof(TypedDict):
     chain_head: str
     rounds_played: int
     genesis: ProofGenesis
+    #: hash_0, the genesis record's link.
+    genesis_link: str
     server_seed: NotRequired[str]
     rounds: NotRequired[list[ProofRound]]
     summary: str
@@ -207,6 +209,7 @@ async def proof(
         "chain_head": public["head"],
         "rounds_played": record.rounds_played,
         "genesis": verifiable.genesis_of(record, start_rolls),  # type: ignore[typeddict-item]
+        "genesis_link": public["genesis_link"],
         "summary": "",
     }
     headers = {"ETag": etag(record.version)}

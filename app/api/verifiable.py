@@ -3,10 +3,10 @@
 A session created with `"dice": "verifiable"` has a secret server seed, stored in the session's
 row (`dice_secret`: sealed under the dice key when one is set, `app/api/security.py`) and in no
 answer, log line or live event before the reveal; and, beside the rules' state under
-`verifiable`, its public part: `{"commitment", "seeds": [{"by", "seed"}], "head", "open",
-"seeds_link"}` — the commitment (SHA-256 of the server seed), the seeds the token holders
-added, the chain's head, whether seeds are still taken (until the session's first change of
-any other kind, which chains them: `seeds_link`).
+`verifiable`, its public part: `{"commitment", "seeds": [{"by", "seed"}], "genesis_link",
+"head", "open", "seeds_link"}` — the commitment (SHA-256 of the server seed), the seeds the
+token holders added, the chain's first link and its head, whether seeds are still taken
+(until the session's first change of any other kind, which chains them: `seeds_link`).
 
 Every server die of such a session is derived at its place (`Derivation.rng`, the rules'
 `DerivedRng`); every supplied roll records who supplied it (`supplier`); every round stored
@@ -108,7 +108,14 @@ def opened(
 ) -> dict[str, Any]:
     """A new verifiable session's public part: no seeds yet, the chain at its genesis."""
     first = genesis(session, kind, commitment_hex, config, start_rolls)
-    return {"commitment": commitment_hex, "seeds": [], "head": genesis_link(first), "open": True}
+    head = genesis_link(first)
+    return {
+        "commitment": commitment_hex,
+        "seeds": [],
+        "genesis_link": head,
+        "head": head,
+        "open": True,
+    }
 
 
 def genesis_of(record: SessionRecord, start_rolls: Any) -> dict[str, Any]:

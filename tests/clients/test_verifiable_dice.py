@@ -644,3 +644,24 @@ def test_dice_the_server_rolls_at_a_deadline_are_derived_too(store_client: TestC
     assert ("Ogre", "supplied", "seat:Ogre") in sources
     assert ("Lydia", "rolled", None) in sources
     both_verify(proof)
+
+
+def test_a_changed_die_rolled_at_creation_fails_at_the_genesis(store_client: TestClient) -> None:
+    made = _chase_on_initiative(store_client)
+    proof = proof_of(store_client, made)
+    both_verify(proof)
+    (entry,) = proof["genesis"]["start_rolls"]
+    assert entry["source"] == "rolled"
+    sides = int(entry["dice"].split("d")[1])
+    value = entry["values"][0]
+    tampered = copy.deepcopy(proof)
+    tampered["genesis"]["start_rolls"][0]["values"][0] = value % sides + 1
+    assert verify_proof(tampered).problems == [
+        "genesis: its record does not match its link in the chain",
+        f"start (round 0), roll 1 ({entry['who']}'s {entry['purpose']!r}, {entry['dice']}), "
+        f"die 1 (index 0, d{sides}): recorded {value % sides + 1}, derived {value}",
+    ]
+    assert verifier_from_doc.check(tampered) == [
+        ("genesis", "link"),
+        ("start roll 0 die 0", f"{value % sides + 1} != {value}"),
+    ]

@@ -90,6 +90,7 @@ def test_the_verifier_from_the_page_recomputes_the_worked_example() -> None:
         "commitment": example["commitment"],
         "session": example["session"],
         "genesis": json.loads(example["genesis"]),
+        "genesis_link": example["hash_0"],
         "seeds": json.loads(example["seeds"]),
         "seeds_link": example["seeds_link"],
         "rounds": [{**record, "link": example["link 1"]}],

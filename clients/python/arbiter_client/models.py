@@ -4648,6 +4648,7 @@ class Proof(BaseModel):
     chain_head: Annotated[str, Field(title="Chain Head")]
     rounds_played: Annotated[int, Field(title="Rounds Played")]
     genesis: ProofGenesis
+    genesis_link: Annotated[str, Field(title="Genesis Link")]
     server_seed: Annotated[str | None, Field(title="Server Seed")] = None
     rounds: Annotated[list[ProofRound] | None, Field(title="Rounds")] = None
     summary: Annotated[str, Field(title="Summary")]

@@ -158,6 +158,9 @@ def verify_proof(proof: Mapping[str, Any]) -> Report:
     if genesis.get("commitment") != commitment or genesis.get("session") != session:
         problems.append("genesis: its commitment or session is not the proof's")
     head = _sha256(canonical(genesis))
+    if head != proof.get("genesis_link"):
+        problems.append("genesis: its record does not match its link in the chain")
+        head = str(proof.get("genesis_link"))
     _check_dice(
         report,
         "start (round 0)",
