@@ -24,6 +24,8 @@ from app.api import (
     long_throws,
     notation,
     operations,
+    proofs,
+    verifiable,
 )
 from app.api.contract import declare_contract
 from app.api.docs import install_docs
@@ -139,6 +141,10 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.include_router(lifecycle.router(kind))
     for waiting in collecting.routers(kinds):
         app.include_router(waiting)
+    for proven in proofs.routers(kinds):
+        app.include_router(proven)
+    key = settings.dice_key
+    verifiable.configure(None if key is None else key.get_secret_value())
     install_docs(app)
     install_table(app)
     # Every route is built now (an included route is built again as its router includes

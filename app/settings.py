@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/arbiter.db"
@@ -86,6 +86,12 @@ class Settings(BaseSettings):
     #: The odds answers a process keeps (identical questions), in bytes of their encoded
     #: answers and questions; 0: none kept.
     odds_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    #: The key sealing verifiable sessions' server seeds at rest (AES-256-GCM under a key
+    #: derived from it by HKDF-SHA256; at least 32 characters, e.g. `openssl rand -hex 32`;
+    #: docs/verifiable-dice.md#where-the-server-seed-lives). Unset: seeds are stored as they
+    #: are, readable by whoever reads the database. Every process of a deployment needs the
+    #: same key, and it must be kept: a seed sealed under another key cannot be revealed.
+    dice_key: SecretStr | None = Field(default=None, min_length=32)
 
 
 @lru_cache(maxsize=1)

@@ -53,7 +53,8 @@ WHY: dict[int, str] = {
     "the GM's work, or another party's).",
     404: "No session with this id, or a token that holds no role in it (the same answer, so "
     "a token cannot probe ids).",
-    409: "The contest is finished (or not in the phase this call needs), or a request with "
+    409: "The contest is finished (or not in the phase this call needs; for `…/seeds` and "
+    "`…/proof`, its dice are not verifiable, or no more seeds are taken), or a request with "
     "this Idempotency-Key is still being processed, or the answer stored under it failed its "
     "integrity check.",
     412: "`If-Match` does not name the session's current version; nothing changed.",
@@ -347,6 +348,8 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
         statuses |= {403, 409, 412}
     if path.endswith("/odds/choices"):
         statuses.add(409)  # the next step's choice of a finished contest, or one already made
+    if path.endswith("/proof"):
+        statuses.add(409)  # a session whose dice are not verifiable
     if creation:
         statuses |= {401, 409, 503}
     if path in STORE_OPERATIONS or is_odds(path):

@@ -333,6 +333,9 @@ def events_doc(prefix: str, kind: AnyKind, *, plays_rounds: bool) -> EventsDoc:
             LiveEvent("pending-cancelled", f"{prefix}Changed", "`DELETE …/rounds/pending`"),
         ]
     events += kind.events
+    events.append(
+        LiveEvent("seed", f"{prefix}SeedAdded", "`POST …/seeds` (a verifiable session's seed)")
+    )
     events.append(LiveEvent("deleted", "", "`DELETE …/{session_id}`"))
     return EventsDoc(
         StreamingResponse,

@@ -41,7 +41,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from app.api import pending
+from app.api import pending, verifiable
 from app.api.common import header, message_doc, read_body, respond
 from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
@@ -57,7 +57,16 @@ from app.api.kinds import (
 from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
 from app.api.schemas.common import Collecting, validate_json
-from app.api.security import Role, bearer_token, new_token, optional_bearer, role_of, token_hash
+from app.api.security import (
+    Role,
+    bearer_token,
+    new_token,
+    optional_bearer,
+    role_of,
+    seal_seed,
+    token_hash,
+)
+from app.api.verifiable import Derivation, seeding
 from app.api.work import unit_of_work
 from app.errors import (
     Conflict,
@@ -78,6 +87,7 @@ from app.rules import serial
 from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_round_rng
 from app.rules.errors import Loc, RulesError
 from app.rules.odds.simulation import MAX_TRIALS
+from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
 from app.store.database import Store, Transaction
 from app.store.repository import SessionRecord
@@ -116,6 +126,13 @@ class StoredRound:
     inputs: Any
     dice: Any
     outcome: Any
+    #: A verifiable session's round: its link in the chain (docs/verifiable-dice.md).
+    link: str | None = None
+
+    def linked(self, previous: str) -> StoredRound:
+        """The same round with its link after `previous` (before it is packed)."""
+        made = verifiable.link_of(previous, self.number, self.inputs, self.dice, self.outcome)
+        return StoredRound(self.number, self.inputs, self.dice, self.outcome, made)
 
     def packed(self) -> StoredRound:
         """The same round with its documents encoded already (as `orjson.Fragment`s).
@@ -129,6 +146,7 @@ class StoredRound:
             orjson.Fragment(orjson.dumps(self.inputs)),
             orjson.Fragment(orjson.dumps(self.dice)),
             orjson.Fragment(orjson.dumps(self.outcome)),
+            self.link,
         )
 
 
@@ -149,6 +167,9 @@ class Change(Generic[StateT]):
     event_answer: Callable[[SessionRecord], Mapping[str, Any]] | None = None
     #: The round waiting for dice after the change (app/api/pending.py); None: none.
     collecting: Mapping[str, Any] | None = None
+    #: A verifiable session's public part after a change of its seeds (app/api/verifiable.py);
+    #: None: the lifecycle carries it on (its head moved on by the change's rounds).
+    verifiable: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,15 +235,20 @@ def _if_match(request: Request) -> int | Literal["*"] | None:
 
 
 def _stored_state(
-    state: Any, before: Mapping[str, Any], collecting: Mapping[str, Any] | None = None
+    state: Any,
+    before: Mapping[str, Any],
+    collecting: Mapping[str, Any] | None = None,
+    public_dice: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The state to store: the rules' state, keeping the dice rolled at creation, and the
-    round waiting for dice if there is one."""
+    """The state to store: the rules' state, keeping the dice rolled at creation, the round
+    waiting for dice if there is one, and a verifiable session's public part."""
     stored: dict[str, Any] = serial.dump(state)
     if START_ROLLS in before:
         stored[START_ROLLS] = before[START_ROLLS]
     if collecting is not None:
         stored[pending.COLLECTING] = dict(collecting)
+    if public_dice is not None:
+        stored[verifiable.VERIFIABLE] = dict(public_dice)
     return stored
 
 
@@ -391,9 +417,31 @@ def play_collected(
         kind.round_model, orjson.dumps({**waiting["inputs"], "rolls": waiting["dice"] or None})
     )
     after, stored = play_one(
-        kind, config, state, record.seed, waiting["number"], body, dice_from=given
+        kind, config, state, seeding(record), waiting["number"], body, dice_from=given
     )
     return played_change(kind, config, after, stored)
+
+
+def _chained(
+    record: SessionRecord, change: Change[Any]
+) -> tuple[list[StoredRound], Mapping[str, Any]]:
+    """A verifiable session's change: its rounds each linked after the one before (those a
+    resolve linked already as they are), and its public part after it (seeds no longer taken
+    once any change but a seed has been made: its first chains them)."""
+    if change.verifiable is not None:
+        return change.rounds, change.verifiable
+    before = verifiable.block(record)
+    assert before is not None
+    public = verifiable.closed(before)
+    head: str = public["head"]
+    linked: list[StoredRound] = []
+    for played in change.rounds:
+        if played.link is None:
+            played = played.linked(head)
+        assert played.link is not None
+        head = played.link
+        linked.append(played)
+    return linked, {**public, "head": head}
 
 
 async def _apply(
@@ -406,13 +454,21 @@ async def _apply(
 ) -> Applied:
     """Store the change (or the deletion) and make its answer and effects."""
     if isinstance(change, Deletion):
-        await repository.delete_session(connection, record)
+        if record.dice_secret is None:
+            await repository.delete_session(connection, record)
+        else:
+            # Its proof stays readable for the retention period (docs/verifiable-dice.md).
+            await repository.retire_session(connection, record, repository.now())
         return Applied(Answer(204, {}, b""), Effects(record.version + 1, "deleted"))
+    rounds = change.rounds
+    public_dice: Mapping[str, Any] | None = None
+    if record.dice_secret is not None:
+        rounds, public_dice = _chained(record, change)
     updated = await repository.update_session(
         connection,
         record,
         status=change.status,
-        state=_stored_state(change.state, record.state, change.collecting),
+        state=_stored_state(change.state, record.state, change.collecting, public_dice),
         result=None if change.result is None else dict(change.result),
         updated_at=updated_at if updated_at is not None else repository.now(),
         rounds=[
@@ -421,8 +477,9 @@ async def _apply(
                 "inputs": played.inputs,
                 "dice": played.dice,
                 "outcome": played.outcome,
+                "link": played.link,
             }
-            for played in change.rounds
+            for played in rounds
         ],
         pending_deadline=_deadline_change(record, change.collecting),
     )
@@ -497,14 +554,26 @@ def supplied_dice(
 
 
 def round_dice(
-    seed: int | None,
+    seed: int | Derivation | None,
     number: int,
     supplied: Mapping[Key, list[int]] | None = None,
     locs: Mapping[Key, Loc] | None = None,
     *,
     budget: DiceBudget | None = None,
+    by: Callable[[str | None], str] | None = None,
 ) -> Dice:
-    """Dice for round `number`: supplied values first, then seeded by (seed, number) or CSPRNG."""
+    """Dice for round `number`: supplied values first, then seeded by (seed, number) or
+    CSPRNG, or (a verifiable session's) derived at their place, each supplied roll marked
+    with who supplied it (`by`, given its competitor)."""
+    if isinstance(seed, Derivation):
+        return Dice(
+            seed.rng(number),
+            supplied,
+            locs=locs,
+            notation=NOTATION_ROLLER,
+            budget=budget if budget is not None else DiceBudget(MAX_DICE_PER_REQUEST),
+            by=by or _by_gm,
+        )
     return Dice(
         session_round_rng(seed, number),
         supplied,
@@ -514,11 +583,27 @@ def round_dice(
     )
 
 
+def _by_gm(_who: str | None) -> str:
+    return "gm"
+
+
+def _suppliers(dice_from: Mapping[str, pending.DiceFrom] | None) -> Callable[[str | None], str]:
+    """Who supplied a competitor's dice in a round: its seat when the seat gave them (a round
+    that waited for the seats' dice), else the GM (its round body, or dice it gave for one)."""
+    if not dice_from:
+        return _by_gm
+
+    def by(who: str | None) -> str:
+        return f"seat:{who}" if who is not None and dice_from.get(who) == "seat" else "gm"
+
+    return by
+
+
 def play_one(
     kind: RoundKind[Any, StateT, Any],
     config: Any,
     state: StateT,
-    seed: int | None,
+    seed: int | Derivation | None,
     number: int,
     body: Any,
     *,
@@ -528,7 +613,8 @@ def play_one(
     """Play round `number`: the rules, then every supplied die checked used, then the record
     (with, for a round that waited for dice, who gave each name's dice: `dice_from`)."""
     supplied, locs = supplied_dice(kind, set(kind.names(config)), getattr(body, "rolls", None))
-    dice = round_dice(seed, number, supplied, locs, budget=budget)
+    by = _suppliers(dice_from) if isinstance(seed, Derivation) else None
+    dice = round_dice(seed, number, supplied, locs, budget=budget, by=by)
     after, played = kind.play(config, state, body, dice)
     dice.require_all_used()
     count_dice_rolled(dice.rolled())
@@ -672,7 +758,7 @@ async def play_round(
             return open_collecting(kind, record, body.value, opened_at)
         config, state = load_session(kind, record.config, record.state, record.id)
         after, stored = play_one(
-            kind, config, state, record.seed, record.rounds_played + 1, body.value
+            kind, config, state, seeding(record), record.rounds_played + 1, body.value
         )
         return played_change(kind, config, after, stored)
 
@@ -761,11 +847,19 @@ async def play_to_the_end(
     recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
     number = record.rounds_played
     budget = DiceBudget(MAX_DICE_PER_REQUEST)
+    seed = seeding(record)
+    public = verifiable.block(record)
+    # After the seeds, which this change chains if it is the session's first (`_chained`).
+    head = None if public is None else verifiable.closed(public)["head"]
     slice_ends = time.perf_counter() + SLICE_SECONDS
     while not kind.finished(state) and len(played) < MAX_RESOLVE_ROUNDS:
         number += 1
         move = kind.resolve_move(config, state, move_body)
-        state, stored = play_one(kind, config, state, record.seed, number, move, budget=budget)
+        state, stored = play_one(kind, config, state, seed, number, move, budget=budget)
+        if head is not None:
+            # Linked before it is packed: the link covers the round's canonical JSON.
+            stored = stored.linked(head)
+            head = stored.link
         recent.append(stored.outcome)
         played.append(stored.packed())
         if time.perf_counter() >= slice_ends:
@@ -921,26 +1015,44 @@ def seats(kind: AnyKind, config: Any, body: BaseModel) -> tuple[str, ...]:
 async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tuple[Answer, Answer]:
     """The new session's answer, and the same answer without its tokens."""
     seed: int | None = getattr(body, "seed", None)
+    session_id = uuid.uuid4().hex
+    server_seed: bytes | None = None
+    derived: int | Derivation | None = seed
+    if getattr(body, "dice", "server") == "verifiable":
+        if seed is not None:
+            raise RulesError("a session with verifiable dice takes no seed", ("seed",))
+        # Dice at creation derive from the server seed alone: no seed is added yet.
+        server_seed = new_server_seed()
+        derived = Derivation(server_seed, seeds_digest(()), session_id)
     # Dice at creation (a chase's initiative) derive from (seed, round 0).
     supplied, locs = supplied_dice(kind, None, getattr(body, "rolls", None))
-    dice = round_dice(seed, 0, supplied, locs)
+    dice = round_dice(derived, 0, supplied, locs)
     config, state = kind.start(body, dice)
     dice.require_all_used()
     stored_state = serial.dump(state)
     if dice.log:
         stored_state[START_ROLLS] = dice.rolls()
+    public_config = dict(kind.public_config(config))
+    if server_seed is not None:
+        stored_state[verifiable.VERIFIABLE] = verifiable.opened(
+            session_id,
+            kind.path,
+            commitment(server_seed),
+            public_config,
+            stored_state.get(START_ROLLS, []),
+        )
     result = kind.result(config, state)
     gm_token = new_token()
     party_tokens = {party: new_token() for party in kind.parties(config)}
     seat_tokens = {name: new_token() for name in seats(kind, config, body)}
     stamp = repository.now()
     record = SessionRecord(
-        id=uuid.uuid4().hex,
+        id=session_id,
         kind=kind.path,
         status=_status(kind, state),
         version=1,
         rounds_played=0,
-        config=dict(kind.public_config(config)),
+        config=public_config,
         state=stored_state,
         result=None if result is None else dict(result),
         seed=seed,
@@ -952,6 +1064,11 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
             {name: token_hash(token) for name, token in seat_tokens.items()}
             if seat_tokens
             else None
+        ),
+        dice_secret=(
+            None
+            if server_seed is None
+            else seal_seed(session_id, server_seed, verifiable.dice_key())
         ),
     )
     await repository.insert_session(connection, record)

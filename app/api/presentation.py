@@ -23,6 +23,7 @@ from app.api import pending
 from app.api.kinds import AnyKind, load_config, load_session
 from app.api.pending import PendingRound
 from app.api.schemas.common import ANSWER, RollRecord, RuleLink
+from app.api.verifiable import VERIFIABLE
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")
@@ -63,6 +64,11 @@ class SessionFields(TypedDict):
     start_rolls: NotRequired[list[RollRecord]]
     summary: NotRequired[str]
     pending: NotRequired[PendingRound]
+    #: A verifiable session (docs/verifiable-dice.md): `"verifiable"`, the commitment to its
+    #: server seed (SHA-256, hex) and its chain's head (hex).
+    dice: NotRequired[Literal["verifiable"]]
+    commitment: NotRequired[str]
+    chain_head: NotRequired[str]
 
 
 @with_config(FORBID)
@@ -116,6 +122,11 @@ def session_body(
     waiting = record.state.get(pending.COLLECTING)
     if waiting:
         body["pending"] = pending.shown(waiting)
+    public = record.state.get(VERIFIABLE) if record.dice_secret is not None else None
+    if public is not None:
+        body["dice"] = "verifiable"
+        body["commitment"] = public["commitment"]
+        body["chain_head"] = public["head"]
     if summary is not None:
         body["summary"] = summary
     return body

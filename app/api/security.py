@@ -143,3 +143,47 @@ def request_fingerprint(method: str, path: str, token: str | None, body: bytes) 
         digest.update(len(part).to_bytes(4, "big") + part)
     digest.update(body)
     return digest.digest()
+
+
+#: How a verifiable session's server seed is stored: a version byte, then the seed as it is
+#: (no dice key set) or sealed (nonce || ciphertext+tag).
+SEED_PLAIN, SEED_SEALED = b"\x00", b"\x01"
+
+
+class SealedSeed(Exception):
+    """A stored server seed that cannot be opened: altered, or sealed under another dice key
+    (or none is set)."""
+
+
+def _seed_key(dice_key: str, session_id: str) -> AESGCM:
+    derived = HKDF(
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=None,
+        info=f"arbiter-dice-seed\x1f{session_id}".encode(),
+    ).derive(dice_key.encode())
+    return AESGCM(derived)
+
+
+def seal_seed(session_id: str, seed: bytes, dice_key: str | None) -> bytes:
+    """A server seed as the store keeps it: sealed under the dice key (its session's id
+    authenticated with it), or as it is when no key is set."""
+    if dice_key is None:
+        return SEED_PLAIN + seed
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    sealed = _seed_key(dice_key, session_id).encrypt(nonce, seed, session_id.encode())
+    return SEED_SEALED + nonce + sealed
+
+
+def open_seed(session_id: str, stored: bytes, dice_key: str | None) -> bytes:
+    """The server seed `seal_seed` stored, or `SealedSeed`."""
+    version, rest = stored[:1], stored[1:]
+    if version == SEED_PLAIN:
+        return rest
+    if version != SEED_SEALED or dice_key is None:
+        raise SealedSeed(session_id)
+    nonce, ciphertext = rest[:NONCE_BYTES], rest[NONCE_BYTES:]
+    try:
+        return _seed_key(dice_key, session_id).decrypt(nonce, ciphertext, session_id.encode())
+    except (InvalidTag, ValueError):
+        raise SealedSeed(session_id) from None

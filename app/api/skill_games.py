@@ -33,7 +33,7 @@ final, whether the highest bids tied.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
+from app.api import verifiable
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -148,8 +149,24 @@ def _load(record: SessionRecord) -> tuple[rules.Config, StoredGame]:
     return load_session(KIND, record.config, record.state, record.id)
 
 
-def _rng(seed: int | None, stream: str) -> Rng:
-    return SystemRng() if seed is None else SeededRng(seed, stream)
+def _dice(
+    record: SessionRecord,
+    stream: str,
+    number: int,
+    supplied: Mapping[Key, Sequence[int]],
+    *,
+    locs: Mapping[Key, Loc] | None = None,
+    prior: Iterable[DieRoll] = (),
+    by: Callable[[str | None], str],
+) -> Dice:
+    """A call's dice: its own stream of the session's seed (or the CSPRNG); a verifiable
+    session's derived at their place in round `number` (after `prior`, the round's dice rolled
+    by earlier calls), each supplied roll marked with who supplied it (`by`)."""
+    seeding = verifiable.seeding(record)
+    if isinstance(seeding, verifiable.Derivation):
+        return Dice(seeding.rng(number, prior), supplied, locs=locs, by=by)
+    rng: Rng = SystemRng() if seeding is None else SeededRng(seeding, stream)
+    return Dice(rng, supplied, locs=locs)
 
 
 # --- presentation ----------------------------------------------------------------------------
@@ -635,17 +652,22 @@ async def choose_skills(
 ) -> Response:
     """A party's skills for this round and its members' checks (that party's token or GM)."""
 
-    def mutation(record: SessionRecord, _role: Role) -> Change[StoredGame]:
+    def mutation(record: SessionRecord, role: Role) -> Change[StoredGame]:
         sent = body.value
         require_active(record, "the skill game")
         config, stored = _load(record)
         pending = stored.pending
         number = record.rounds_played + 1
         supplied, locs = _skill_dice(config, sent)
-        dice = Dice(
-            _rng(record.seed, f"round:{number}:skills:{sent.party}"),
+        by = verifiable.supplier(role)
+        dice = _dice(
+            record,
+            f"round:{number}:skills:{sent.party}",
+            number,
             supplied,
             locs=locs,
+            prior=pending.round_rolls,
+            by=lambda _who: by,
         )
         after, outcome = rules.choose_skills(config, stored.game, sent.party, sent.skills, dice)
         dice.require_all_used()
@@ -711,7 +733,14 @@ def _reveal(
     supplied: dict[Key, list[int]] = {
         (party, rules.ORDER_PURPOSE): list(values) for party, values in pending.order_dice.items()
     }
-    dice = Dice(_rng(record.seed, f"round:{number}:reveal"), supplied)
+    dice = _dice(
+        record,
+        f"round:{number}:reveal",
+        number,
+        supplied,
+        prior=pending.round_rolls,
+        by=lambda party: _order_supplier(config, party),
+    )
     after, revealed = rules.reveal(config, sealed, dice)
     # No `require_all_used`: unused order dice are dropped (see the module docstring).
     summary = f"Round {number}: {rules.round_summary(config, after, revealed)}"
@@ -750,6 +779,13 @@ def _reveal(
         event="revealed",
         event_answer=whole,
     )
+
+
+def _order_supplier(config: rules.Config, party: str | None) -> str:
+    """Who supplied a party's order dice: the party's own token seals its choice, the GM's
+    only a GM party's."""
+    side = config.party(party) if party is not None else None
+    return "gm" if side is None or side.controller == "gm" else f"party:{party}"
 
 
 def _grant_record(grant: Grant) -> SkillGameGrantRecord:

@@ -21,7 +21,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
+from typing import Final, Literal, Protocol, cast
 
 from app.rules import serial
 from app.rules.errors import DiceError, Loc, RulesError
@@ -43,12 +43,34 @@ class DieRoll:
     dice: str
     values: tuple[int, ...]
     source: Source
+    #: Who supplied a supplied roll's dice (a verifiable session's: "gm", "party:<name>",
+    #: "seat:<name>"); None elsewhere, and then left out of its record.
+    by: str | None = None
+    #: Each die's sides, for a verifiable session's roll in dice notation (whose `dice` is
+    #: the expression); None elsewhere, and then left out of its record.
+    sides: tuple[int, ...] | None = None
+
+    def record(self) -> dict[str, object]:
+        """The roll as an API `rolls` entry (`by` and `sides` only when set)."""
+        entry = cast(dict[str, object], serial.dump(self))
+        if self.by is None:
+            del entry["by"]
+        if self.sides is None:
+            del entry["sides"]
+        return entry
 
 
 class Rng(Protocol):
     """A generator of uniform integers 1..sides."""
 
     def die(self, sides: int) -> int: ...
+
+
+class PlacedRng(Protocol):
+    """A generator whose dice are derived from their place: (who, purpose) and how many of
+    theirs came before (a verifiable session's, app/rules/verifiable.py)."""
+
+    def die_at(self, sides: int, who: str | None, purpose: str) -> int: ...
 
 
 class _ByteRng:
@@ -257,18 +279,39 @@ class DiceBudget:
 class Dice:
     """A dice source for one resolution: supplied values first, else the server's `Rng`."""
 
-    __slots__ = ("_budget", "_consumed", "_locs", "_notation", "_rng", "_supplied", "log")
+    __slots__ = (
+        "_budget",
+        "_by",
+        "_consumed",
+        "_locs",
+        "_notation",
+        "_placed",
+        "_rng",
+        "_supplied",
+        "log",
+    )
 
     def __init__(
         self,
-        rng: Rng | None = None,
+        rng: Rng | PlacedRng | None = None,
         supplied: Mapping[Key, Sequence[int]] | None = None,
         *,
         locs: Mapping[Key, Loc] | None = None,
         notation: NotationRoller | None = None,
         budget: DiceBudget | None = None,
+        by: Callable[[str | None], str] | None = None,
     ) -> None:
-        self._rng: Rng = rng if rng is not None else SystemRng()
+        """`rng` a `PlacedRng` (a verifiable session's): every server die is drawn at its
+        place, each roll in notation records its dice's sides, and `by` names who supplied
+        each supplied roll (given its `who`)."""
+        self._placed: PlacedRng | None = None
+        self._rng: Rng
+        if rng is not None and hasattr(rng, "die_at"):
+            self._placed = cast(PlacedRng, rng)
+            self._rng = _Unplaced()
+        else:
+            self._rng = rng if rng is not None else SystemRng()
+        self._by = by
         self._budget = budget
         self._supplied: dict[Key, tuple[int, ...]] = {
             key: tuple(values) for key, values in (supplied or {}).items()
@@ -293,8 +336,11 @@ class Dice:
             self._budget.spend(count)
         values = self._take(key, count, sides)
         if values is None:
+            placed = self._placed
             rng = self._rng
-            if isinstance(rng, _ByteRng):
+            if placed is not None:
+                values = tuple([placed.die_at(sides, who, purpose) for _ in range(count)])
+            elif isinstance(rng, _ByteRng):
                 values = rng.dice(count, sides)
             else:
                 die = rng.die
@@ -302,6 +348,11 @@ class Dice:
             source: Source = "rolled"
         else:
             source = "supplied"
+            if self._by is not None:
+                self.log.append(
+                    DieRoll(who, purpose, f"{count}d{sides}", values, source, self._by(who))
+                )
+                return values
         self.log.append(DieRoll(who, purpose, f"{count}d{sides}", values, source))
         return values
 
@@ -326,7 +377,10 @@ class Dice:
                 self._budget.spend(1)
             supplied = self._take(key, 1, sides)
             if supplied is None:
-                value = self._rng.die(sides)
+                placed = self._placed
+                value = (
+                    self._rng.die(sides) if placed is None else placed.die_at(sides, who, purpose)
+                )
                 sources.add("rolled")
             else:
                 (value,) = supplied
@@ -342,7 +396,9 @@ class Dice:
                 self._loc(key),
             )
         source: Source = "supplied" if sources == {"supplied"} else "rolled"
-        self.log.append(DieRoll(who, purpose, expr, tuple(drawn), source))
+        by = self._by(who) if self._by is not None and source == "supplied" else None
+        sides = tuple(sides_seen) if self._placed is not None else None
+        self.log.append(DieRoll(who, purpose, expr, tuple(drawn), source, by, sides))
         return result
 
     def _take(self, key: Key, count: int, sides: int) -> tuple[int, ...] | None:
@@ -393,4 +449,13 @@ class Dice:
 
     def rolls(self) -> list[dict[str, object]]:
         """The log as API `rolls` entries."""
-        return [serial.dump(entry) for entry in self.log]
+        return [entry.record() for entry in self.log]
+
+
+class _Unplaced:
+    """The `Rng` of a `Dice` drawing at places: never asked for a die without one."""
+
+    __slots__ = ()
+
+    def die(self, _sides: int) -> int:
+        raise TypeError("this dice source draws every die at its place")

@@ -71,6 +71,10 @@ class ContestSession(Base):
     pending_deadline: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True
     )
+    #: A verifiable session's server seed (docs/verifiable-dice.md#where-the-server-seed-lives):
+    #: a version byte, then the seed sealed (AES-256-GCM) or, with no dice key set, as is;
+    #: null: a session whose dice are not verifiable.
+    dice_secret: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 
 class ContestRound(Base):
@@ -88,6 +92,9 @@ class ContestRound(Base):
     dice: Mapped[list[dict[str, Any]]] = mapped_column(Document)
     outcome: Mapped[dict[str, Any]] = mapped_column(Document)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: A verifiable session's round: its link in the chain, SHA-256 (hex) of the previous
+    #: link and this round's canonical content (docs/verifiable-dice.md#the-chain); else null.
+    link: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class IdempotencyRecord(Base):

@@ -143,7 +143,14 @@ class SessionRecord:
     updated_at: datetime
     #: {competitor name: SHA-256 hex of its seat token}; None: a session without seats.
     seat_token_hashes: dict[str, str] | None = None
+    #: A verifiable session's stored server seed (app/api/verifiable.py); None: another.
+    dice_secret: bytes | None = None
 
+
+#: The status of a verifiable session its GM deleted, kept for its proof until retention
+#: removes it (docs/verifiable-dice.md#the-life-of-a-verifiable-session); no other read finds
+#: it.
+DELETED = "deleted"
 
 #: The columns a `SessionRecord` holds (`touched_hour` is derived from `updated_at`, and
 #: `pending_deadline` from the round waiting for dice in `state`).
@@ -217,7 +224,16 @@ async def get_session(
     """The session of that id and kind; `lock` holds its row until the transaction ends.
 
     (On SQLite the transaction already holds the database's write lock: see database.py.)
+    A deleted verifiable session, kept for its proof, is no session here.
     """
+    found = await get_session_or_proof(connection, session_id, kind, lock=lock)
+    return None if found is None or found.status == DELETED else found
+
+
+async def get_session_or_proof(
+    connection: Transaction, session_id: str, kind: str, *, lock: bool = False
+) -> SessionRecord | None:
+    """`get_session`, and a deleted verifiable session kept for its proof too."""
     statement = _GET_SESSION_FOR_UPDATE if lock and _postgres(connection) else _GET_SESSION
     found = await statement.fetch(connection, {"id": session_id, "kind": kind})
     if not found:
@@ -228,6 +244,9 @@ async def get_session(
         values[name] = _document_out(values[name])
     for name in _TIMES:
         values[name] = _time_out(values[name])
+    secret = values["dice_secret"]
+    if secret is not None:
+        values["dice_secret"] = bytes(secret)
     return SessionRecord(**values)
 
 
@@ -241,8 +260,9 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
     await _INSERT_SESSION.execute(connection, params)
 
 
-#: What each played round brings; the store adds its session and time.
-_PLAYED = ("number", "inputs", "dice", "outcome")
+#: What each played round brings (`link`: a verifiable session's, else None); the store adds
+#: its session and time.
+_PLAYED = ("number", "inputs", "dice", "outcome", "link")
 
 
 def _update_session_with_rounds(indexed: bool, deadline: bool) -> Callable[[], Executable]:
@@ -300,8 +320,9 @@ async def update_session(
 ) -> SessionRecord:
     """Write the new state, bump the version by exactly one and append `rounds`.
 
-    Each round is `{"number", "inputs", "dice", "outcome"}`. `pending_deadline`: the deadline
-    of the round waiting for dice after the change, None when none waits, when it changes.
+    Each round is `{"number", "inputs", "dice", "outcome"}`, and `"link"` for a verifiable
+    session's. `pending_deadline`: the deadline of the round waiting for dice after the
+    change, None when none waits, when it changes.
     """
     new_version = record.version + 1
     rounds_played = record.rounds_played + len(rounds)
@@ -334,6 +355,7 @@ async def update_session(
                 "played_inputs": [_document_in(connection, entry["inputs"]) for entry in rounds],
                 "played_dice": [_document_in(connection, entry["dice"]) for entry in rounds],
                 "played_outcome": [_document_in(connection, entry["outcome"]) for entry in rounds],
+                "played_link": [entry.get("link") for entry in rounds],
             },
         )
         changed = written == len(rounds)
@@ -360,7 +382,39 @@ async def update_session(
         created_at=record.created_at,
         updated_at=updated_at,
         seat_token_hashes=record.seat_token_hashes,
+        dice_secret=record.dice_secret,
     )
+
+
+_RETIRE_SESSION = Statement(
+    lambda: (
+        update(sessions)
+        .where(sessions.c.id == bindparam("match_id"), sessions.c.version == bindparam("version"))
+        .values(
+            status=literal_column("'deleted'"),
+            version=bindparam("new_version"),
+            updated_at=bindparam("updated_at"),
+            touched_hour=bindparam("touched_hour"),
+        )
+    )
+)
+
+
+async def retire_session(connection: Transaction, record: SessionRecord, at: datetime) -> None:
+    """A verifiable session deleted by its GM: kept, as `deleted`, for its proof until
+    retention removes it (its finished sessions' period from `at`); no other call finds it."""
+    retired = await _RETIRE_SESSION.execute(
+        connection,
+        {
+            "match_id": record.id,
+            "version": record.version,
+            "new_version": record.version + 1,
+            "updated_at": _time_in(connection, at),
+            "touched_hour": touched_hour(at),
+        },
+    )
+    if retired != 1:
+        raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
 
 
 async def delete_session(connection: Transaction, record: SessionRecord) -> None:
@@ -411,6 +465,7 @@ async def _insert_rounds(
                 "inputs": _document_in(connection, entry["inputs"]),
                 "dice": _document_in(connection, entry["dice"]),
                 "outcome": _document_in(connection, entry["outcome"]),
+                "link": entry.get("link"),
                 "created_at": stamp,
             },
         )
@@ -424,6 +479,39 @@ async def list_rounds(
     upto = after + limit if limit is not None else 2**31 - 1
     found = await _LIST_ROUNDS.fetch(connection, {"id": session_id, "after": after, "upto": upto})
     return [_document_out(row[0]) for row in found]
+
+
+_LIST_PROOF_ROUNDS = Statement(
+    lambda: (
+        select(rounds.c.number, rounds.c.inputs, rounds.c.dice, rounds.c.outcome, rounds.c.link)
+        .where(
+            rounds.c.session_id == bindparam("id"),
+            rounds.c.number > bindparam("after"),
+            rounds.c.number <= bindparam("upto"),
+        )
+        .order_by(rounds.c.number)
+    )
+)
+
+
+async def list_proof_rounds(
+    connection: Transaction, session_id: str, *, after: int, limit: int
+) -> list[dict[str, Any]]:
+    """Whole stored rounds numbered above `after` (at most `limit`), oldest first: number,
+    inputs, dice, outcome and link (docs/verifiable-dice.md#the-proof)."""
+    found = await _LIST_PROOF_ROUNDS.fetch(
+        connection, {"id": session_id, "after": after, "upto": after + limit}
+    )
+    return [
+        {
+            "number": number,
+            "inputs": _document_out(inputs),
+            "dice": _document_out(dice),
+            "outcome": _document_out(outcome),
+            "link": link,
+        }
+        for number, inputs, dice, outcome, link in found
+    ]
 
 
 # --- idempotency -------------------------------------------------------------------------
@@ -541,6 +629,13 @@ def _expired_sessions(lock: bool) -> Callable[[], Executable]:
                         sessions.c.touched_hour <= bindparam("abandoned_hour"),
                         sessions.c.updated_at < bindparam("abandoned_before"),
                     ),
+                    # A deleted verifiable session, kept for its proof as long as a
+                    # finished one is kept, from its deletion.
+                    and_(
+                        sessions.c.status == literal_column("'deleted'"),
+                        sessions.c.touched_hour <= bindparam("finished_hour"),
+                        sessions.c.updated_at < bindparam("finished_before"),
+                    ),
                 )
             )
             .limit(bindparam("limit"))
@@ -587,8 +682,9 @@ async def purge_sessions(
 ) -> int:
     """Delete up to `limit` expired sessions with their rounds and stored answers; how many.
 
-    Expired: finished and unchanged since `finished_before`, or still active and unchanged
-    since `abandoned_before`. Sessions are taken while their rounds together stay within
+    Expired: finished and unchanged since `finished_before` (and a deleted verifiable
+    session kept for its proof, deleted before it), or still active and unchanged since
+    `abandoned_before`. Sessions are taken while their rounds together stay within
     `round_budget` (one at least), since the rounds are most of the rows deleted. One batch:
     the caller runs it in a short write transaction of its own, again until it returns 0.
     """

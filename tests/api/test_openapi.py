@@ -19,7 +19,7 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     ids = [operation["operationId"] for _, _, operation in operations(document)]
-    assert len(ids) == len(set(ids)) == 82
+    assert len(ids) == len(set(ids)) == 92
     assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", operation_id) for operation_id in ids), ids
     assert {"createArmWrestle", "playArmWrestleRound", "rollGurpsSuccess", "endChase"} <= set(ids)
     assert {"oddsChaseChoices", "oddsSkillGameChoices"} <= set(ids)
@@ -76,11 +76,12 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         ("dice-in", "ArmWrestleWaiting"),
         ("round", "ArmWrestleRoundAnswer"),
         ("pending-cancelled", "ArmWrestleChanged"),
+        ("seed", "ArmWrestleSeedAdded"),
         ("deleted", '{"id": <session id>}'),
     ]
     assert [name for name, _ in listed["/v1/chases/{session_id}/events"]] == [
         "session", "round", "round", "pending", "dice-in", "round", "pending-cancelled", "ended",
-        "deleted"
+        "seed", "deleted"
     ]  # fmt: skip
     assert listed["/v1/skill-games/{session_id}/events"] == [
         ("session", '{"session": SkillGameSession}'),
@@ -89,5 +90,6 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         ("revealed", "SkillGameRevealed"),
         ("granted", "SkillGameGranted"),
         ("ended", "SkillGameEnded"),
+        ("seed", "SkillGameSeedAdded"),
         ("deleted", '{"id": <session id>}'),
     ]

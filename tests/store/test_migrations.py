@@ -308,7 +308,7 @@ def test_rounds_waiting_for_dice_get_their_deadline_in_its_column(
         opened = waiting.post("rounds", {"collect": True, "deadline_seconds": 90})
         assert opened.status_code == 202, opened.text
         idle = Session(client, "arm-wrestles", seated)
-    command.downgrade(config, "0005")
+    command.downgrade(config, "0006")
     engine = null_pool_engine(url)
     try:
         with engine.connect() as connection:
@@ -789,6 +789,47 @@ def test_a_downgrade_below_seats_refuses_while_a_session_has_seats(
         assert client.get(seated.url, headers=bearer(ann)).status_code == 404
 
 
+def test_a_downgrade_below_verifiable_dice_refuses_while_a_session_has_them(
+    empty_database_url: str,
+) -> None:
+    """0006's downgrade drops verifiable sessions' server seeds and rounds' links: it refuses
+    while any holds one, unless allowed; allowed, the deleted verifiable sessions kept for their
+    proofs go with their rounds, every other session stays, and back at head a verifiable
+    session is shown as an ordinary one (its seed is gone)."""
+    url = empty_database_url
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        Session(client, "arm-wrestles", LONG_ARM_WRESTLE).play_round()
+        kept = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "dice": "verifiable"})
+        kept.play_round()
+        deleted = Session(client, "arm-wrestles", {**LONG_ARM_WRESTLE, "dice": "verifiable"})
+        deleted.play_round()
+        assert client.delete(deleted.url, headers=deleted.headers).status_code == 204
+    before = contents(url)
+    assert counts(before) == {"sessions": 3, "rounds": 3, "idempotency_keys": 0}
+
+    assert failure(alembic_cli(url, "downgrade", "0005")) == (
+        "FAILED: downgrade 0006 -> 0005 would lose 2 values of sessions.dice_secret, "
+        "2 values of rounds.link (nothing was changed); to allow it: "
+        "alembic -x allow-data-loss=true downgrade 0005"
+    )
+    assert schema(url) == (TABLES, [migration_head()])
+    assert contents(url) == before
+
+    allowed = alembic_cli(url, "-x", "allow-data-loss=true", "downgrade", "0005")
+    assert allowed.returncode == 0, allowed.stderr
+    assert schema(url) == (TABLES, ["0005"])
+    after = contents(url)
+    assert counts(after) == {"sessions": 2, "rounds": 2, "idempotency_keys": 0}
+    assert deleted.id not in {row["id"] for row in after["sessions"]}
+    command.upgrade(alembic_config(url), "head")
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        shown = client.get(kept.url, headers=kept.headers).json()
+        assert shown["round"] == 1
+        assert "dice" not in shown
+        assert client.get(f"{kept.url}/proof", headers=kept.headers).status_code == 409
+
+
 # --- foreign keys on SQLite -----------------------------------------------------------------
 
 
@@ -809,7 +850,7 @@ def test_sqlite_migrations_check_foreign_keys_after_each_step(tmp_path: Path) ->
     with pytest.raises(CommandError) as refused:
         command.downgrade(config, "0003")
     assert str(refused.value) == (
-        "migration 0007 -> 0005 leaves rows whose foreign key names no row "
+        "migration 0007 -> 0006 leaves rows whose foreign key names no row "
         "(1 of rounds naming no row of sessions); nothing was changed"
     )
     assert schema(url) == (TABLES, [migration_head()])

@@ -379,3 +379,36 @@ def test_the_purge_passes_over_a_session_a_request_holds(database_url: str, engi
         holder.rollback()
     assert present(engine, gone) == {gone[0]}
     assert purge(database_url) == (1, [1])
+
+
+def test_a_deleted_verifiable_sessions_proof_stays_for_the_finished_retention(
+    store_client: TestClient, database_url: str, engine: Engine
+) -> None:
+    """Deleted by its GM, a verifiable session answers only its proof, for as long as a
+    finished session is kept from the deletion (docs/verifiable-dice.md); then it goes with
+    its rounds. An ordinary session's deletion still removes it at once."""
+    purge(database_url)
+    kept, expired = (
+        Session(store_client, "arm-wrestles", {**SHORT_BOUT, "dice": "verifiable"})
+        for _ in range(2)
+    )
+    plain = Session(store_client, "arm-wrestles", SHORT_BOUT)
+    for made in (kept, expired, plain):
+        made.play_round(TIE)
+        assert store_client.delete(made.url, headers=made.headers).status_code == 204
+        assert store_client.get(made.url, headers=made.headers).status_code == 404
+    assert present(engine, [kept.id, expired.id, plain.id]) == {kept.id, expired.id}
+    # Older than the abandoned limit: a deleted session keeps the finished one's month.
+    age(engine, [kept.id], FINISHED_DAYS - 1)
+    age(engine, [expired.id], FINISHED_DAYS + 1)
+
+    assert purge(database_url) == (1, [1])
+
+    assert present(engine, [kept.id, expired.id]) == {kept.id}
+    assert count(engine, rounds, rounds.c.session_id == expired.id) == 0
+    assert count(engine, rounds, rounds.c.session_id == kept.id) == 1
+    proof = store_client.get(f"{kept.url}/proof", headers=kept.headers)
+    assert proof.status_code == 200
+    assert proof.json()["status"] == "deleted"
+    assert len(proof.json()["rounds"]) == 1
+    assert store_client.get(f"{expired.url}/proof", headers=expired.headers).status_code == 404

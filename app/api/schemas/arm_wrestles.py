@@ -18,6 +18,7 @@ from app.api.schemas.common import (
     D20,
     CollectedKeys,
     Collecting,
+    DiceMode,
     Name,
     RoundRecordKeys,
     Seats,
@@ -86,6 +87,7 @@ class ArmWrestleCreate(Strict):
     max_rounds: Annotated[int, Field(ge=1, le=rules.MAX_ROUNDS_LIMIT)] = rules.DEFAULT_MAX_ROUNDS
     loser_damage: Annotated[str, Field(min_length=1, max_length=MAX_NOTATION_CHARS)] | None = None
     seed: Seed | None = None
+    dice: DiceMode = "server"
     seats: Seats = False
 
     def to_rules(self) -> rules.Config:

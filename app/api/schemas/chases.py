@@ -22,6 +22,7 @@ from app.api.schemas.common import (
     D20,
     CollectedKeys,
     Collecting,
+    DiceMode,
     Name,
     RoundRecordKeys,
     Seats,
@@ -131,6 +132,7 @@ class ChaseCreate(Strict):
     damage_instead_of_forfeit: bool = False
     speed_bonus: SpeedBonus = "increment"
     seed: Seed | None = None
+    dice: DiceMode = "server"
     seats: Seats = False
     rolls: dict[Name, StartDice] | None = Field(
         default=None, description="the escapee's supplied initiative die"

@@ -182,6 +182,11 @@ class RollRecord(TypedDict):
     dice: str
     values: list[int]
     source: Literal["supplied", "rolled"]
+    #: A verifiable session's supplied roll: who supplied it ("gm", "party:<name>",
+    #: "seat:<name>"; docs/verifiable-dice.md).
+    by: NotRequired[str]
+    #: A verifiable session's roll in dice notation: each die's sides, in order.
+    sides: NotRequired[list[int]]
 
 
 @with_config(ANSWER)
@@ -206,15 +211,50 @@ class CollectedKeys(TypedDict):
 
 def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:
     """A dice log as typed `rolls` entries (the same keys and values as `Dice.rolls()`)."""
-    return [
-        {
+    records: list[RollRecord] = []
+    for entry in log:
+        record: RollRecord = {
             "who": entry.who,
             "purpose": entry.purpose,
             "dice": entry.dice,
             "values": list(entry.values),
             "source": entry.source,
         }
-        for entry in log
+        if entry.by is not None:
+            record["by"] = entry.by
+        if entry.sides is not None:
+            record["sides"] = list(entry.sides)
+        records.append(record)
+    return records
+
+
+#: How a session's server dice are made: from the CSPRNG (or its `seed`), or verifiable
+#: (committed, derived, chained and revealed: docs/verifiable-dice.md).
+DiceMode = Annotated[
+    Literal["server", "verifiable"],
+    Field(
+        description='`"verifiable"`: every server die derived from a committed secret seed '
+        "and the seeds the token holders add, every round chained, all of it revealed once the "
+        "session is over (docs/verifiable-dice.md); not with `seed`"
+    ),
+]
+
+
+def _utf8(value: str) -> str:
+    value.encode("utf-8")  # a lone surrogate has no UTF-8: a 422
+    return value
+
+
+#: A seed a token holder adds to a verifiable session: 1 to 256 characters, as sent.
+AddedSeed = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_utf8)]
+
+
+class SeedBody(Strict):
+    """A seed a token holder adds to a verifiable session before its first round."""
+
+    seed: Annotated[
+        AddedSeed,
+        Field(description="any text of 1 to 256 characters; its exact UTF-8 bytes count"),
     ]
 
 

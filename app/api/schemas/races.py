@@ -37,6 +37,7 @@ from app.api.schemas.common import (
     D20,
     CollectedKeys,
     Collecting,
+    DiceMode,
     Name,
     RoundRecordKeys,
     Seats,
@@ -339,6 +340,7 @@ class RaceCreate(Strict):
         "the Constitution score itself, and so its modifier (constitution-score)",
     )
     seed: Seed | None = None
+    dice: DiceMode = "server"
     seats: Seats = False
 
     def to_rules(self) -> rules.Config:

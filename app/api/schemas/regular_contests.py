@@ -18,6 +18,7 @@ from app.api.schemas.common import (
     ANSWER,
     CollectedKeys,
     Collecting,
+    DiceMode,
     Name,
     Roll3d6,
     RoundRecordKeys,
@@ -37,6 +38,7 @@ class RegularContestCreate(RegularContestOptions):
     """
 
     seed: Seed | None = None
+    dice: DiceMode = "server"
     seats: Seats = False
 
 

@@ -17,6 +17,7 @@ from app.api.presentation import SessionFields
 from app.api.schemas.common import (
     ANSWER,
     D20,
+    DiceMode,
     Name,
     RollRecord,
     RoundRecordKeys,
@@ -119,6 +120,7 @@ class SkillGameCreate(Strict):
     token_rule: Literal["exceed", "meet"] = "exceed"
     parties: Annotated[list[SkillGameParty], Field(min_length=MIN_PARTIES, max_length=MAX_PARTIES)]
     seed: Seed | None = None
+    dice: DiceMode = "server"
 
     def to_rules(self) -> rules.Config:
         """The game's config, defaults applied (`check_config` checks it as a whole)."""

@@ -13,6 +13,18 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel, Str
 from typing_extensions import TypeAliasType
 
 
+class AddedSeedRecord(BaseModel):
+    """
+    A seed a token holder added: who (`gm`, `party:<name>`, `seat:<name>`) and the seed.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    by: Annotated[str, Field(title="By")]
+    seed: Annotated[str, Field(title="Seed")]
+
+
 class ArmWrestleCheck(BaseModel):
     """
     One competitor's opposed check in a round: the d20 and the total.
@@ -2158,6 +2170,13 @@ class RegularContestCreate(BaseModel):
         int | None, Field(description="Default: 1.", ge=0, le=86400, title="Seconds Per Round")
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
     seats: Annotated[
         bool | None,
         Field(
@@ -2338,6 +2357,8 @@ class RollRecord(BaseModel):
     dice: Annotated[str, Field(title="Dice")]
     values: Annotated[list[int], Field(title="Values")]
     source: Annotated[Literal["supplied", "rolled"], Field(title="Source")]
+    by: Annotated[str | None, Field(title="By")] = None
+    sides: Annotated[list[int] | None, Field(title="Sides")] = None
 
 
 class RollRequest(BaseModel):
@@ -2355,6 +2376,25 @@ class RollRequest(BaseModel):
         ),
     ]
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+
+
+class SeedBody(BaseModel):
+    """
+    A seed a token holder adds to a verifiable session before its first round.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    seed: Annotated[
+        str,
+        Field(
+            description="any text of 1 to 256 characters; its exact UTF-8 bytes count",
+            max_length=256,
+            min_length=1,
+            title="Seed",
+        ),
+    ]
 
 
 class Cost(RootModel[int]):
@@ -2910,6 +2950,13 @@ class ArmWrestleCreate(BaseModel):
     ] = None
     loser_damage: Annotated[LoserDamage | None, Field(title="Loser Damage")] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
     seats: Annotated[
         bool | None,
         Field(
@@ -2945,6 +2992,9 @@ class ArmWrestleCreated(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: ArmWrestleConfig
     state: ArmWrestleState
     result: ArmWrestleResult | None
@@ -3015,6 +3065,9 @@ class ArmWrestleSession(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: ArmWrestleConfig
     state: ArmWrestleState
     result: ArmWrestleResult | None
@@ -3399,6 +3452,37 @@ class OpposedChecksRequest(BaseModel):
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
+class ProofGenesis(BaseModel):
+    """
+    The chain's first record (docs/verifiable-dice.md#the-chain).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    scheme: Annotated[str, Field(title="Scheme")]
+    session: Annotated[str, Field(title="Session")]
+    kind: Annotated[str, Field(title="Kind")]
+    commitment: Annotated[str, Field(title="Commitment")]
+    config: Annotated[dict[str, Any], Field(title="Config")]
+    start_rolls: Annotated[list[RollRecord], Field(title="Start Rolls")]
+
+
+class ProofRound(BaseModel):
+    """
+    A stored round whole: what the chain covers, and its link.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    number: Annotated[int, Field(title="Number")]
+    inputs: Annotated[dict[str, Any], Field(title="Inputs")]
+    dice: Annotated[list[RollRecord], Field(title="Dice")]
+    outcome: Annotated[dict[str, Any], Field(title="Outcome")]
+    link: Annotated[str, Field(title="Link")]
+
+
 class QuickContestAnswer(BaseModel):
     """
     The answer of `POST /v1/gurps/quick-contest`: both rolls and who won by how much.
@@ -3642,6 +3726,9 @@ class RegularContestCreated(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: RegularContestConfig
     state: RegularContestState
     result: RegularContestResult | None
@@ -3784,6 +3871,9 @@ class RegularContestSession(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: RegularContestConfig
     state: RegularContestState
     result: RegularContestResult | None
@@ -3969,6 +4059,13 @@ class SkillGameCreate(BaseModel):
     ] = None
     parties: Annotated[list[SkillGameParty], Field(max_length=16, min_length=2, title="Parties")]
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
 
 
 class SkillGameCreated(BaseModel):
@@ -3997,6 +4094,9 @@ class SkillGameCreated(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: SkillGameConfig
     state: SkillGameState
     result: SkillGameResult | None
@@ -4063,6 +4163,9 @@ class SkillGameSession(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: SkillGameConfig
     state: SkillGameState
     result: SkillGameResult | None
@@ -4142,6 +4245,20 @@ class ArmWrestleRoundAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class ArmWrestleSeedAdded(BaseModel):
+    """
+    The seeds added so far (the new one last), their digest, and the session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    seeds: Annotated[list[AddedSeedRecord], Field(title="Seeds")]
+    seeds_digest: Annotated[str, Field(title="Seeds Digest")]
+    session: ArmWrestleSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class ChaseConfig(BaseModel):
     """
     A chase's `config`: both sides normalised as race competitors, the start, the options.
@@ -4215,6 +4332,13 @@ class ChaseCreate(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
     seats: Annotated[
         bool | None,
         Field(
@@ -4265,6 +4389,9 @@ class ChaseCreated(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: ChaseConfig
     state: ChaseState
     result: ChaseResult | None
@@ -4382,6 +4509,9 @@ class ChaseSession(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: ChaseConfig
     state: ChaseState
     result: ChaseResult | None
@@ -4493,6 +4623,13 @@ class OddsChaseRequest(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
     seats: Annotated[
         bool | None,
         Field(
@@ -4568,6 +4705,35 @@ class OddsSkillGameTokensRequest(BaseModel):
     ]
 
 
+class Proof(BaseModel):
+    """
+    A verifiable session's proof (docs/verifiable-dice.md#the-proof): while it runs, the
+    commitment, the seeds added and the chain's head; once it is over (`revealed`), the
+    server seed too and its rounds whole, a page at a time (`after`, `limit`).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    scheme: Annotated[str, Field(title="Scheme")]
+    session: Annotated[str, Field(title="Session")]
+    kind: Annotated[str, Field(title="Kind")]
+    status: Annotated[Literal["active", "finished", "deleted"], Field(title="Status")]
+    revealed: Annotated[bool, Field(title="Revealed")]
+    commitment: Annotated[str, Field(title="Commitment")]
+    seeds: Annotated[list[AddedSeedRecord], Field(title="Seeds")]
+    seeds_digest: Annotated[str, Field(title="Seeds Digest")]
+    seeds_open: Annotated[bool, Field(title="Seeds Open")]
+    seeds_link: Annotated[str | None, Field(title="Seeds Link")]
+    chain_head: Annotated[str, Field(title="Chain Head")]
+    rounds_played: Annotated[int, Field(title="Rounds Played")]
+    genesis: ProofGenesis
+    genesis_link: Annotated[str, Field(title="Genesis Link")]
+    server_seed: Annotated[str | None, Field(title="Server Seed")] = None
+    rounds: Annotated[list[ProofRound] | None, Field(title="Rounds")] = None
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class RaceCourse(BaseModel):
     """
     A course of your own.
@@ -4635,6 +4801,13 @@ class RaceCreate(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
     seats: Annotated[
         bool | None,
         Field(
@@ -4719,6 +4892,20 @@ class RegularContestRoundAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class RegularContestSeedAdded(BaseModel):
+    """
+    The seeds added so far (the new one last), their digest, and the session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    seeds: Annotated[list[AddedSeedRecord], Field(title="Seeds")]
+    seeds_digest: Annotated[str, Field(title="Seeds Digest")]
+    session: RegularContestSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class SkillGameEnded(BaseModel):
     """
     The ended game: its session and one line.
@@ -4772,6 +4959,20 @@ class SkillGameSealed(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class SkillGameSeedAdded(BaseModel):
+    """
+    The seeds added so far (the new one last), their digest, and the session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    seeds: Annotated[list[AddedSeedRecord], Field(title="Seeds")]
+    seeds_digest: Annotated[str, Field(title="Seeds Digest")]
+    session: SkillGameSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class ChaseChanged(BaseModel):
     """
     The changed session.
@@ -4818,6 +5019,20 @@ class ChaseRoundAnswer(BaseModel):
         extra="ignore",
     )
     round: ChaseRoundRecord
+    session: ChaseSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class ChaseSeedAdded(BaseModel):
+    """
+    The seeds added so far (the new one last), their digest, and the session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    seeds: Annotated[list[AddedSeedRecord], Field(title="Seeds")]
+    seeds_digest: Annotated[str, Field(title="Seeds Digest")]
     session: ChaseSession
     summary: Annotated[str, Field(title="Summary")]
 
@@ -4890,6 +5105,13 @@ class OddsRaceRequest(BaseModel):
         ),
     ] = None
     seed: Annotated[Seed | None, Field(title="Seed")] = None
+    dice: Annotated[
+        Literal["server", "verifiable"] | None,
+        Field(
+            description='`"verifiable"`: every server die derived from a committed secret seed and the seeds the token holders add, every round chained, all of it revealed once the session is over (docs/verifiable-dice.md); not with `seed` Default: "server".',
+            title="Dice",
+        ),
+    ] = None
     seats: Annotated[
         bool | None,
         Field(
@@ -4949,6 +5171,9 @@ class RaceCreated(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
@@ -4981,6 +5206,9 @@ class RaceSession(BaseModel):
     start_rolls: Annotated[list[RollRecord] | None, Field(title="Start Rolls")] = None
     summary: Annotated[str | None, Field(title="Summary")] = None
     pending: PendingRound | None = None
+    dice: Annotated[Literal["verifiable"] | None, Field(title="Dice")] = None
+    commitment: Annotated[str | None, Field(title="Commitment")] = None
+    chain_head: Annotated[str | None, Field(title="Chain Head")] = None
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
@@ -5035,5 +5263,19 @@ class RaceRoundAnswer(BaseModel):
         extra="ignore",
     )
     round: RaceRoundRecord
+    session: RaceSession
+    summary: Annotated[str, Field(title="Summary")]
+
+
+class RaceSeedAdded(BaseModel):
+    """
+    The seeds added so far (the new one last), their digest, and the session.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    seeds: Annotated[list[AddedSeedRecord], Field(title="Seeds")]
+    seeds_digest: Annotated[str, Field(title="Seeds Digest")]
     session: RaceSession
     summary: Annotated[str, Field(title="Summary")]

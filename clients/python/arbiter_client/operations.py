@@ -148,6 +148,10 @@ class Sessions(Generic[CreateT, CreatedT, SessionT, RoundsT]):
         self._created = parser(created)
         self._session = parser(session)
         self._rounds = parser(rounds)
+        #: `ArmWrestleSeedAdded`, … : named after the kind, as its creation's answer is.
+        self._seed_added = parser(
+            getattr(models, created.__name__.removesuffix("Created") + "SeedAdded")
+        )
 
     def at(self, session_id: str, *parts: str) -> str:
         return "/".join((self.path, segment(session_id), *parts))
@@ -196,6 +200,36 @@ class Sessions(Generic[CreateT, CreatedT, SessionT, RoundsT]):
             {204: no_content},
             headers=precondition(if_match, idempotency_key),
         )
+
+    def add_seed(
+        self,
+        session_id: str,
+        seed: str,
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[Any]:
+        """A verifiable session's seed, added by the token sent (once each, before its first
+        round): the seeds so far, their digest and the session."""
+        return Call(
+            "POST",
+            self.at(session_id, "seeds"),
+            {200: self._seed_added},
+            body={"seed": seed},
+            headers=precondition(if_match, idempotency_key),
+        )
+
+    def proof(
+        self, session_id: str, *, after: int | None = None, limit: int | None = None
+    ) -> Call[models.Proof]:
+        """A verifiable session's proof (a page of its rounds once revealed); check it with
+        `arbiter_client.verify`."""
+        params: dict[str, str | int] = {}
+        if after is not None:
+            params["after"] = after
+        if limit is not None:
+            params["limit"] = limit
+        return Call("GET", self.at(session_id, "proof"), {200: parser(models.Proof)}, params=params)
 
     def _change(
         self,

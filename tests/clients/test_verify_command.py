@@ -1,0 +1,114 @@
+"""`python -m arbiter_client verify URL --token T` against a live server (one uvicorn process).
+
+The client's operations create a verifiable race, add a seed and resolve it; the command,
+run as a user would run it, fetches the proof over HTTP (every page) and finds everything
+matching, then, once a die is changed in the store, names that die and its record (exit 1).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from arbiter_client import Arbiter
+from arbiter_client import operations as ops
+from arbiter_client.verify import verify
+
+from app.api.registry import KINDS
+from app.store.database import upgrade_to_head
+from tests.clients import CLIENT_ROOT
+from tests.store.servers import running_servers
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    folder = tmp_path_factory.mktemp("verify-server")
+    database = folder / "arbiter.db"
+    url = f"sqlite:///{database}"
+    upgrade_to_head(url)
+    with running_servers(url, 1, folder) as (server,):
+        yield server.base_url, database
+
+
+def command(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arbiter_client", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=CLIENT_ROOT,
+        env={**os.environ, "PYTHONPATH": str(CLIENT_ROOT)},
+        check=False,
+    )
+
+
+def test_the_command_verifies_a_race_and_names_a_changed_die(served: tuple[str, Path]) -> None:
+    base_url, database = served
+    with Arbiter(base_url) as arbiter:
+        body: dict[str, Any] = {**KINDS["races"].examples.create, "dice": "verifiable"}
+        created = arbiter.send(ops.races.create(body)).body
+        assert created.dice == "verifiable"
+        assert created.tokens is not None
+        token = created.tokens.gm
+        added = arbiter.send(ops.races.add_seed(created.id, "a racer's luck"), token=token).body
+        assert [seed.by for seed in added.seeds] == ["gm"]
+        running = arbiter.send(ops.races.proof(created.id), token=token).body
+        assert running.revealed is False
+        assert running.server_seed is None
+        arbiter.send(ops.races.resolve(created.id), token=token)
+        revealed = arbiter.send(ops.races.proof(created.id, limit=1), token=token).body
+        assert revealed.revealed is True
+        assert revealed.rounds is not None
+        assert len(revealed.rounds) == 1
+    url = f"{base_url}/v1/races/{created.id}"
+    assert verify(url, token).ok
+    checked = command("verify", url, "--token", token)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.endswith(": everything matches.\n")
+    assert f"session {created.id}: {revealed.rounds_played} round(s)" in checked.stdout
+
+    with sqlite3.connect(database) as connection:
+        number, dice = connection.execute(
+            "SELECT number, dice FROM rounds WHERE session_id = ? ORDER BY number LIMIT 1",
+            (created.id,),
+        ).fetchone()
+        rolls = orjson.loads(dice)
+        position, entry = next(
+            (position, entry)
+            for position, entry in enumerate(rolls)
+            if entry["source"] == "rolled" and "sides" not in entry
+        )
+        sides = int(entry["dice"].split("d")[1])
+        value = entry["values"][0]
+        entry["values"][0] = value % sides + 1
+        connection.execute(
+            "UPDATE rounds SET dice = ? WHERE session_id = ? AND number = ?",
+            (orjson.dumps(rolls).decode(), created.id, number),
+        )
+    tampered = command("verify", url, "--token", token)
+    assert tampered.returncode == 1, tampered.stdout + tampered.stderr
+    lines = tampered.stdout.splitlines()
+    assert lines[0].endswith(": 3 problem(s)")
+    assert lines[1:] == [
+        f"round {number}: its record does not match its link in the chain",
+        f"round {number}: the outcome's rolls are not the round's dice",
+        f"round {number}, roll {position + 1} ({entry['who']}'s {entry['purpose']!r}, "
+        f"{entry['dice']}), die 1 (index 0, d{sides}): recorded {value % sides + 1}, "
+        f"derived {value}",
+    ]
+
+
+def test_the_command_says_when_it_cannot_read_the_proof(served: tuple[str, Path]) -> None:
+    base_url, _database = served
+    missing = command("verify", f"{base_url}/v1/races/{'0' * 32}", "--token", "nobody")
+    assert missing.returncode == 2
+    assert "cannot read the proof: HTTP Error 404" in missing.stderr
