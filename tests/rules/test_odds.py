@@ -921,6 +921,68 @@ def test_chase_choice_on_other_terrain_then_the_terrain_to_come() -> None:
     assert odds != chase_odds.chase_odds(CHOOSING, state, PLAIN, "none")
 
 
+def test_chase_choices_walked_together_are_each_choice_walked_alone() -> None:
+    # Thirty increments: the packed weights outgrow their first slots and are widened.
+    config = replace(CHOOSING, max_rounds=30)
+    state = chases.start(config, Dice())
+    uphill = chases.Terrain(races.Increment(check="strength", modifier=-6))
+    options = [
+        (chases.RoundInput(PLAIN, chases.Hide()), PLAIN),
+        (chases.RoundInput(PLAIN, chases.CreateHazard(penalty=4)), PLAIN),
+        (chases.RoundInput(PLAIN), PLAIN),
+        (chases.RoundInput(uphill), PLAIN),  # its own terrain first, then the same walk
+        (chases.RoundInput(uphill), uphill),  # another walk
+    ]
+    together = chase_odds.choices_odds(config, state, options, "hide-when-possible")
+    alone = [
+        chase_odds.choice_odds(config, state, first, terrain, "hide-when-possible")
+        for first, terrain in options
+    ]
+    assert together == alone
+    for odds in together:
+        assert isinstance(odds, chase_odds.ChaseOdds)
+        assert odds.caught + odds.escaped + odds.gave_up == 1
+    # Each alone is the mixture of the odds from every state its increment leaves.
+    expected = _after_each_outcome(config, state, options[1][0], PLAIN, "hide-when-possible")
+    hazard = together[1]
+    assert isinstance(hazard, chase_odds.ChaseOdds)
+    assert (hazard.caught, hazard.hid, hazard.expected_increments) == (
+        expected["caught"],
+        expected["hid"],
+        expected["expected_increments"],
+    )
+
+
+def test_chase_choices_past_the_budget_together_are_answered_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A group's walk counts every option's steps: with a budget one option's walk fits but not
+    # three, each option is walked alone, and answered exactly as before.
+    state = chases.start(CHOOSING, Dice())
+    options = [
+        (chases.RoundInput(PLAIN, chases.Hide()), PLAIN),
+        (chases.RoundInput(PLAIN), PLAIN),
+    ]
+    expected = [
+        chase_odds.choice_odds(CHOOSING, state, first, terrain, "none")
+        for first, terrain in options
+    ]
+    walked: list[int] = []
+    walk = chase_odds._walk
+
+    def counted(*args: object) -> list[chase_odds.ChaseOdds]:
+        starts = args[5]
+        assert isinstance(starts, list)
+        walked.append(len(starts))
+        if len(starts) > 1:
+            raise chase_odds.TooLarge
+        return walk(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chase_odds, "_walk", counted)
+    assert chase_odds.choices_odds(CHOOSING, state, options, "none") == expected
+    assert walked == [2, 1, 1]
+
+
 def test_chase_choice_refused_as_the_round_would_be() -> None:
     state = replace(chases.start(CHOOSING, Dice()), lead=12)
     with pytest.raises(RulesError) as refused:
