@@ -772,6 +772,112 @@ def test_an_arm_wrestle_past_the_budget_is_refused_as_past_the_work_limit() -> N
     assert odds.b_wins > odds.a_wins
 
 
+def _one_sided_match(config: arm_wrestling.Config) -> arm_odds.ArmWrestleOdds:
+    """A match from creation in which `a` never loses a round of Strength checks (her check
+    modifier at least 19 over `b`'s): `b`'s DS stays 0 (she never wins a round, so never pushes
+    and never leads), so only `a`'s DS walks, by `roll_a - roll_b + modifier difference`, and
+    both check fatigue by the rules' formulas. An independent walk over one DS, in integers."""
+    mods = [arm_wrestling.check_modifier(config, side) for side in config.competitors]
+    assert mods[0] - mods[1] >= 19
+    free = [arm_wrestling.free_rounds(config, side) for side in config.competitors]
+    fatigue = [arm_wrestling.fatigue_modifier(config, side) for side in config.competitors]
+    rises = Counter(
+        (roll_a + mods[0]) - (roll_b + mods[1])
+        for roll_a in range(1, 21)
+        for roll_b in range(1, 21)
+    )
+    layer = {0: 1}  # a's DS -> paths, out of `scale`
+    scale = 1
+    a_wins = b_wins = draw = expected = 0
+    checks = [0, 0]
+    for number in range(1, config.max_rounds + 1):
+        if not layer:
+            break
+        faces = [20, 20]
+        for index in (0, 1):
+            if number > free[index]:
+                dc = arm_wrestling.fatigue_dc(checks[index])
+                faces[index] = sum(1 for roll in range(1, 21) if roll + fatigue[index] >= dc)
+                checks[index] += 1
+        step = 20 * 20 * 400
+        a_wins, b_wins, draw = a_wins * step, b_wins * step, draw * step
+        expected = expected * step + sum(layer.values()) * step
+        scale *= step
+        following: dict[int, int] = {}
+        for ds, weight in layer.items():
+            a_wins += weight * faces[0] * (20 - faces[1]) * 400
+            b_wins += weight * (20 - faces[0]) * faces[1] * 400
+            both = weight * (20 - faces[0]) * (20 - faces[1]) * 400
+            if ds > 0:
+                a_wins += both
+            else:
+                draw += both
+            carried = weight * faces[0] * faces[1]
+            for rise, count in rises.items():
+                if ds + rise >= config.target:
+                    a_wins += carried * count
+                else:
+                    following[ds + rise] = following.get(ds + rise, 0) + carried * count
+        layer = following
+    undecided = sum(layer.values())
+    return arm_odds.ArmWrestleOdds(
+        Fraction(a_wins, scale),
+        Fraction(b_wins, scale),
+        Fraction(draw, scale),
+        Fraction(undecided, scale),
+        Fraction(expected, scale),
+    )
+
+
+#: The longest match the creation limits allow: 200 free rounds, then fatigue checks at +104
+#: that pass on every face up to DC 105 and on none past DC 124.
+LONGEST = arm_wrestling.Config(
+    arm_wrestling.Competitor("A", 0, 200, 100, endurance=True),
+    arm_wrestling.Competitor("B", 0, 200, 100, endurance=True),
+    target=100,
+    max_rounds=10_000,
+)
+
+
+@pytest.mark.parametrize(("strength", "target"), [(19, 100), (25, 100), (19, 3)])
+def test_the_longest_match_the_limits_allow_exactly_when_one_side_never_loses_a_round(
+    strength: int, target: int
+) -> None:
+    config = replace(
+        LONGEST, a=replace(LONGEST.a, strength_mod=strength), target=target, max_rounds=316
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 316
+    odds = arm_odds.exact_odds(config, start)
+    assert odds == _one_sided_match(config)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    if strength == 19:  # a round is a tie on 1 pair of 400: b wins only after 200 ties running
+        assert 0 < odds.b_wins < Fraction(1, 400**200)
+    else:  # a gains at least 6 every round: she reaches the target before any fatigue check
+        assert (odds.a_wins, odds.b_wins) == (1, 0)
+    # Every denominator is 400 per round of Strength checks times 20 per fatigue check.
+    assert (400**316 * 400**116) % odds.expected_rounds.denominator == 0
+
+
+def test_a_long_even_match_within_the_budget_is_exact() -> None:
+    # 52 rounds to target 100 (the longest even match the bench answers): the walk's largest
+    # question answered, about two thirds of its budget.
+    config = replace(
+        LONGEST,
+        a=replace(LONGEST.a, con_score=30, con_mod=10, endurance=False),
+        b=replace(LONGEST.b, con_score=30, con_mod=10, endurance=False),
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 52
+    odds = arm_odds.exact_odds(config, start)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds.a_wins == odds.b_wins  # the same wrestler twice
+    assert odds.undecided == 0  # neither can pass the check before round 52
+    assert odds.draw > 0
+    assert 400**51 * 20**43 % odds.a_wins.denominator == 0
+    assert round(float(odds.a_wins), 6) == 0.499554
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     shift=st.integers(-22, 22),
