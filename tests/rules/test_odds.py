@@ -854,7 +854,7 @@ def test_the_longest_match_the_limits_allow_exactly_when_one_side_never_loses_a_
     if strength == 19:  # a round is a tie on 1 pair of 400: b wins only after 200 ties running
         assert 0 < odds.b_wins < Fraction(1, 400**200)
     else:  # a gains at least 6 every round: she reaches the target before any fatigue check
-        assert (odds.a_wins, odds.b_wins) == (1, 0)
+        assert (odds.a_wins, odds.b_wins) == (Fraction(1), Fraction(0))
     # Every denominator is 400 per round of Strength checks times 20 per fatigue check.
     assert (400**316 * 400**116) % odds.expected_rounds.denominator == 0
 
@@ -1081,7 +1081,7 @@ def test_chase_choices_past_the_budget_together_are_answered_alone(
         assert isinstance(starts, list)
         walked.append(len(starts))
         if len(starts) > 1:
-            raise chase_odds.TooLarge
+            raise enumeration.TooLarge
         return walk(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(chase_odds, "_walk", counted)
