@@ -13,6 +13,9 @@ rules' own functions, enumerated die by die (`enumeration.outcomes`):
 
 Those parts are independent given who rests, so a transition's probability is their product;
 `play_round` composes them in the same order (tests compare both, die by die, on small chases).
+The odds at a choice of the next increment (`choices_odds`) walk the options that leave the same
+state but for the lead together: one integer per lead holds every option's numerator, each in
+a slot of its own.
 Past `EXACT_BUDGET` (steps of leads x transitions, weighted by the weights' length), or when
 an enumeration has no bound (retries without `max_retries`), the odds are estimated by playing
 `play_round` itself with seeded dice, within `SIMULATION_BUDGET` increments.
