@@ -693,6 +693,33 @@ def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
     assert odds.trials > 100
 
 
+def test_choices_whose_increments_cannot_be_enumerated_are_estimated() -> None:
+    # Unbounded retries: neither the first increment (an obstacle) nor the walk after it on
+    # the same terrain can be enumerated; on plain terrain after, only the first cannot.
+    config, terrain, _ = CHASES["an obstacle with one retry"]
+    config = replace(config, max_retries=None, max_rounds=5)
+    state = chases.start(config, Dice())
+    plain = chases.Terrain(races.Increment(check="strength"))
+    options = [
+        (chases.RoundInput(terrain), terrain),
+        (chases.RoundInput(terrain), plain),
+        (chases.RoundInput(plain), terrain),
+        (chases.RoundInput(plain), plain),
+    ]
+    answers = chase_odds.choices_odds(config, state, options, "none", seed=4)
+    assert [type(odds) for odds in answers] == [
+        chase_odds.ChaseEstimate,
+        chase_odds.ChaseEstimate,
+        chase_odds.ChaseEstimate,
+        chase_odds.ChaseOdds,
+    ]
+    for odds, (first, after) in zip(answers, options, strict=True):
+        assert odds == chase_odds.choice_odds(config, state, first, after, "none", seed=4)
+    exact = answers[3]
+    assert isinstance(exact, chase_odds.ChaseOdds)
+    assert exact.caught + exact.escaped + exact.gave_up == 1
+
+
 # --- honest estimates ------------------------------------------------------------------------
 
 
