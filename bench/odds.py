@@ -1,6 +1,7 @@
 """Odds timings, over HTTP on one uvicorn worker, each question asked once, cold.
 
-    .venv/bin/python bench/odds.py        (also the last part of `make bench`)
+    .venv/bin/python bench/odds.py          (also the last part of `make bench`)
+    .venv/bin/python bench/odds.py --walks  (only the exact arm-wrestle walks, in process)
 
 Prints: icepool computing the two-dice average of sorted 7d100 in a fresh process, against
 `POST /v1/odds/cairn` (target: 5x faster); quick-contest odds worked out in this process
@@ -13,8 +14,9 @@ time, one of each kind and a chase's odds at a choice of three options (target <
 a quick contest's round trip while the most expensive allowed odds question runs (target < 3x
 idle). Then the exact arm-wrestle walk in this process (the worker's work, no round trip):
 Lydia against the Ogre from creation (target <= 50 ms), matches that can last longer, and the
-longest match the creation limits allow (about 316 rounds), refused past the walk's budget of
-work (the time until it is refused).
+longest match the creation limits allow (316 rounds): answered when one side never loses a
+round (modifiers 19 apart), refused past the walk's budget of work when even (the time until
+it is refused; docs/api.md#odds gives what is answered).
 
 "Cold": no question is asked twice, so none is answered from a cache; the server has
 answered other questions first (a different pair of skills, a different rating), as a
@@ -23,6 +25,7 @@ running service has, so that its first-request costs are not counted as the odds
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import subprocess
 import sys
@@ -112,6 +115,36 @@ ARM_LADDER: list[tuple[str, dict[str, Any]]] = [
         {
             "a": {"name": "A", "strength_mod": 0, "con_score": 40, "con_mod": 10},
             "b": {"name": "B", "strength_mod": 0, "con_score": 40, "con_mod": 10},
+        },
+    ),
+    (
+        "modifiers 18 apart, Con 200 +104, target 100, 123 rounds",
+        {
+            "a": {"name": "A", "strength_mod": 18, "con_score": 200, "con_mod": 100},
+            "b": {"name": "B", "strength_mod": 0, "con_score": 200, "con_mod": 100},
+            "target": 100,
+            "max_rounds": 123,
+        },
+    ),
+    (
+        "longest allowed, modifiers 19 apart: 316 rounds",
+        {
+            "a": {
+                "name": "A",
+                "strength_mod": 19,
+                "con_score": 200,
+                "con_mod": 100,
+                "endurance": True,
+            },
+            "b": {
+                "name": "B",
+                "strength_mod": 0,
+                "con_score": 200,
+                "con_mod": 100,
+                "endurance": True,
+            },
+            "target": 100,
+            "max_rounds": 10_000,
         },
     ),
     (
@@ -469,5 +502,15 @@ def arm_wrestle_walks() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").split("\n\n")[0],
+        epilog="Without options: everything, the HTTP timings first, then the walks.",
+    )
+    parser.add_argument(
+        "--walks",
+        action="store_true",
+        help="only the exact arm-wrestle walks in this process (no server, CPU time)",
+    )
+    if not parser.parse_args().walks:
+        main()
     arm_wrestle_walks()

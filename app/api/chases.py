@@ -7,7 +7,6 @@ and the chaser each get a party token besides the GM's: it reads the chase but m
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
 from fastapi import Request
@@ -28,7 +27,7 @@ from app.api.kinds import (
     load_session,
 )
 from app.api.lifecycle import Change, gm_only, kind_router, mutate
-from app.api.odds.chases import chase_choice_odds, chase_odds_from
+from app.api.odds.chases import chase_choices_odds, chase_odds_from
 from app.api.odds.figures import percent
 from app.api.presentation import session_answer
 from app.api.races import check_damage_notation
@@ -184,11 +183,12 @@ async def odds_at_choices(
         asked.append((option.label or option_label(first.tactic), option.move, first, terrain))
     if body.terrain is not None:
         check_terrain(config, body.terrain.to_terrain())
-    answers = await asyncio.gather(
-        *(
-            chase_choice_odds(config, state, first, terrain, body.tactic_policy, body.seed or 0)
-            for _, _, first, terrain in asked
-        )
+    answers = await chase_choices_odds(
+        config,
+        state,
+        [(first, terrain) for _, _, first, terrain in asked],
+        body.tactic_policy,
+        body.seed or 0,
     )
     options: list[OddsChaseChoice] = [
         {"label": label, "move": move.model_dump(mode="json", exclude_unset=True), "odds": odds}

@@ -26,6 +26,7 @@ from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import gurps as gurps_odds
 from app.settings import Settings
 from tests.conformance import Conforming
+from tests.helpers import assert_problem
 
 QUICK = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
 
@@ -166,6 +167,41 @@ def test_arm_wrestle_odds(odds_client: TestClient) -> None:
     assert sum(Fraction(body[k]) for k in parts) == 1
     # The seed changes nothing.
     assert odds_client.post("/v1/odds/arm-wrestles", json={**large, "seed": 6}).json() == body
+
+
+def _longest(strength_mod: int) -> dict[str, Any]:
+    """The longest match the creation limits allow: 200 free rounds, then 116 fatigue checks
+    at +104 (the last one failing on every face)."""
+    side = {"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}
+    return {
+        "a": {**side, "name": "A", "strength_mod": strength_mod},
+        "b": {**side, "name": "B"},
+        "target": 100,
+        "max_rounds": 10_000,
+    }
+
+
+def test_the_longest_match_the_limits_allow(odds_client: TestClient) -> None:
+    # One side never losing a round (modifiers 19 apart): answered, exactly.
+    body = odds_client.post("/v1/odds/arm-wrestles", json=_longest(19)).json()
+    assert body["method"] == "exact"
+    parts = ("a_wins_exact", "b_wins_exact", "draw_exact", "undecided_exact")
+    assert sum(Fraction(body[k]) for k in parts) == 1
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("A", 19, 200, 100, endurance=True),
+        arm_wrestling.Competitor("B", 0, 200, 100, endurance=True),
+        target=100,
+        max_rounds=10_000,
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 316
+    odds = arm_odds.exact_odds(config, start)
+    assert Fraction(body["b_wins_exact"]) == odds.b_wins > 0
+    assert Fraction(body["expected_rounds_exact"]) == odds.expected_rounds
+    # Even: past the walk's budget, refused as past the work limit, naming what is answered.
+    refused = odds_client.post("/v1/odds/arm-wrestles", json=_longest(0))
+    problem = assert_problem(refused, 422)
+    assert "more than about 56 rounds" in refused.text, problem
 
 
 def test_charts(odds_client: TestClient) -> None:

@@ -113,6 +113,40 @@ def test_an_option_is_the_mixture_of_the_sessions_after_each_of_its_rolls(
     assert got["increments_played"] == 0
 
 
+def test_options_asked_together_are_each_asked_alone(store_client: TestClient) -> None:
+    """Options walked together (the same terrain after) and apart (each on its own terrain
+    after): one call answers each as a call with that option alone does."""
+    chase = Session(store_client, "chases", CHASE)
+    moves = [HIDE, HAZARD, RUN, {"terrain": UPHILL}]
+    for terrain in (STRENGTH, None):
+        together = choices(
+            chase,
+            {
+                "options": [{"move": move} for move in moves],
+                "tactic_policy": "hide-when-possible",
+                **({} if terrain is None else {"terrain": terrain}),
+            },
+        )
+        for move, option in zip(moves, together["options"], strict=True):
+            alone = choices(
+                chase,
+                {
+                    "options": [{"move": move}],
+                    "tactic_policy": "hide-when-possible",
+                    **({} if terrain is None else {"terrain": terrain}),
+                },
+            )
+            assert option["odds"] == alone["options"][0]["odds"]
+            assert option["odds"]["method"] == "exact"
+    # Uphill next, then the open street or uphill throughout: not the same odds.
+    assert (
+        together["options"][3]["odds"]
+        != choices(chase, {"options": [{"move": {"terrain": UPHILL}}], "terrain": STRENGTH})[
+            "options"
+        ][0]["odds"]
+    )
+
+
 @pytest.mark.parametrize("who", ["gm", "Ralf", "Guard"])
 def test_any_token_of_the_session(store_client: TestClient, who: str) -> None:
     chase = Session(store_client, "chases", CHASE)

@@ -693,6 +693,33 @@ def test_unbounded_retries_fall_back_to_monte_carlo() -> None:
     assert odds.trials > 100
 
 
+def test_choices_whose_increments_cannot_be_enumerated_are_estimated() -> None:
+    # Unbounded retries: neither the first increment (an obstacle) nor the walk after it on
+    # the same terrain can be enumerated; on plain terrain after, only the first cannot.
+    config, terrain, _ = CHASES["an obstacle with one retry"]
+    config = replace(config, max_retries=None, max_rounds=5)
+    state = chases.start(config, Dice())
+    plain = chases.Terrain(races.Increment(check="strength"))
+    options = [
+        (chases.RoundInput(terrain), terrain),
+        (chases.RoundInput(terrain), plain),
+        (chases.RoundInput(plain), terrain),
+        (chases.RoundInput(plain), plain),
+    ]
+    answers = chase_odds.choices_odds(config, state, options, "none", seed=4)
+    assert [type(odds) for odds in answers] == [
+        chase_odds.ChaseEstimate,
+        chase_odds.ChaseEstimate,
+        chase_odds.ChaseEstimate,
+        chase_odds.ChaseOdds,
+    ]
+    for odds, (first, after) in zip(answers, options, strict=True):
+        assert odds == chase_odds.choice_odds(config, state, first, after, "none", seed=4)
+    exact = answers[3]
+    assert isinstance(exact, chase_odds.ChaseOdds)
+    assert exact.caught + exact.escaped + exact.gave_up == 1
+
+
 # --- honest estimates ------------------------------------------------------------------------
 
 
@@ -770,6 +797,112 @@ def test_an_arm_wrestle_past_the_budget_is_refused_as_past_the_work_limit() -> N
     odds = arm_odds.exact_odds(config, late)
     assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
     assert odds.b_wins > odds.a_wins
+
+
+def _one_sided_match(config: arm_wrestling.Config) -> arm_odds.ArmWrestleOdds:
+    """A match from creation in which `a` never loses a round of Strength checks (her check
+    modifier at least 19 over `b`'s): `b`'s DS stays 0 (she never wins a round, so never pushes
+    and never leads), so only `a`'s DS walks, by `roll_a - roll_b + modifier difference`, and
+    both check fatigue by the rules' formulas. An independent walk over one DS, in integers."""
+    mods = [arm_wrestling.check_modifier(config, side) for side in config.competitors]
+    assert mods[0] - mods[1] >= 19
+    free = [arm_wrestling.free_rounds(config, side) for side in config.competitors]
+    fatigue = [arm_wrestling.fatigue_modifier(config, side) for side in config.competitors]
+    rises = Counter(
+        (roll_a + mods[0]) - (roll_b + mods[1])
+        for roll_a in range(1, 21)
+        for roll_b in range(1, 21)
+    )
+    layer = {0: 1}  # a's DS -> paths, out of `scale`
+    scale = 1
+    a_wins = b_wins = draw = expected = 0
+    checks = [0, 0]
+    for number in range(1, config.max_rounds + 1):
+        if not layer:
+            break
+        faces = [20, 20]
+        for index in (0, 1):
+            if number > free[index]:
+                dc = arm_wrestling.fatigue_dc(checks[index])
+                faces[index] = sum(1 for roll in range(1, 21) if roll + fatigue[index] >= dc)
+                checks[index] += 1
+        step = 20 * 20 * 400
+        a_wins, b_wins, draw = a_wins * step, b_wins * step, draw * step
+        expected = expected * step + sum(layer.values()) * step
+        scale *= step
+        following: dict[int, int] = {}
+        for ds, weight in layer.items():
+            a_wins += weight * faces[0] * (20 - faces[1]) * 400
+            b_wins += weight * (20 - faces[0]) * faces[1] * 400
+            both = weight * (20 - faces[0]) * (20 - faces[1]) * 400
+            if ds > 0:
+                a_wins += both
+            else:
+                draw += both
+            carried = weight * faces[0] * faces[1]
+            for rise, count in rises.items():
+                if ds + rise >= config.target:
+                    a_wins += carried * count
+                else:
+                    following[ds + rise] = following.get(ds + rise, 0) + carried * count
+        layer = following
+    undecided = sum(layer.values())
+    return arm_odds.ArmWrestleOdds(
+        Fraction(a_wins, scale),
+        Fraction(b_wins, scale),
+        Fraction(draw, scale),
+        Fraction(undecided, scale),
+        Fraction(expected, scale),
+    )
+
+
+#: The longest match the creation limits allow: 200 free rounds, then fatigue checks at +104
+#: that pass on every face up to DC 105 and on none past DC 124.
+LONGEST = arm_wrestling.Config(
+    arm_wrestling.Competitor("A", 0, 200, 100, endurance=True),
+    arm_wrestling.Competitor("B", 0, 200, 100, endurance=True),
+    target=100,
+    max_rounds=10_000,
+)
+
+
+@pytest.mark.parametrize(("strength", "target"), [(19, 100), (25, 100), (19, 3)])
+def test_the_longest_match_the_limits_allow_exactly_when_one_side_never_loses_a_round(
+    strength: int, target: int
+) -> None:
+    config = replace(
+        LONGEST, a=replace(LONGEST.a, strength_mod=strength), target=target, max_rounds=316
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 316
+    odds = arm_odds.exact_odds(config, start)
+    assert odds == _one_sided_match(config)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    if strength == 19:  # a round is a tie on 1 pair of 400: b wins only after 200 ties running
+        assert 0 < odds.b_wins < Fraction(1, 400**200)
+    else:  # a gains at least 6 every round: she reaches the target before any fatigue check
+        assert (odds.a_wins, odds.b_wins) == (Fraction(1), Fraction(0))
+    # Every denominator is 400 per round of Strength checks times 20 per fatigue check.
+    assert (400**316 * 400**116) % odds.expected_rounds.denominator == 0
+
+
+def test_a_long_even_match_within_the_budget_is_exact() -> None:
+    # 52 rounds to target 100 (the longest even match the bench answers): the walk's largest
+    # question answered, about two thirds of its budget.
+    config = replace(
+        LONGEST,
+        a=replace(LONGEST.a, con_score=30, con_mod=10, endurance=False),
+        b=replace(LONGEST.b, con_score=30, con_mod=10, endurance=False),
+    )
+    start = arm_wrestling.start(config, Dice())
+    assert arm_odds.horizon(config, start) == 52
+    odds = arm_odds.exact_odds(config, start)
+    assert odds.a_wins + odds.b_wins + odds.draw + odds.undecided == 1
+    assert odds.a_wins == odds.b_wins  # the same wrestler twice
+    assert odds.undecided == 0  # neither can pass the check before round 52
+    assert odds.draw > 0
+    assert 400**51 * 20**43 % odds.a_wins.denominator == 0
+    assert round(float(odds.a_wins), 6) == 0.499554
 
 
 @settings(max_examples=150, deadline=None)
@@ -919,6 +1052,68 @@ def test_chase_choice_on_other_terrain_then_the_terrain_to_come() -> None:
     )
     # Not the odds on the terrain to come throughout: the uphill increment tells.
     assert odds != chase_odds.chase_odds(CHOOSING, state, PLAIN, "none")
+
+
+def test_chase_choices_walked_together_are_each_choice_walked_alone() -> None:
+    # Thirty increments: the packed weights outgrow their first slots and are widened.
+    config = replace(CHOOSING, max_rounds=30)
+    state = chases.start(config, Dice())
+    uphill = chases.Terrain(races.Increment(check="strength", modifier=-6))
+    options = [
+        (chases.RoundInput(PLAIN, chases.Hide()), PLAIN),
+        (chases.RoundInput(PLAIN, chases.CreateHazard(penalty=4)), PLAIN),
+        (chases.RoundInput(PLAIN), PLAIN),
+        (chases.RoundInput(uphill), PLAIN),  # its own terrain first, then the same walk
+        (chases.RoundInput(uphill), uphill),  # another walk
+    ]
+    together = chase_odds.choices_odds(config, state, options, "hide-when-possible")
+    alone = [
+        chase_odds.choice_odds(config, state, first, terrain, "hide-when-possible")
+        for first, terrain in options
+    ]
+    assert together == alone
+    for odds in together:
+        assert isinstance(odds, chase_odds.ChaseOdds)
+        assert odds.caught + odds.escaped + odds.gave_up == 1
+    # Each alone is the mixture of the odds from every state its increment leaves.
+    expected = _after_each_outcome(config, state, options[1][0], PLAIN, "hide-when-possible")
+    hazard = together[1]
+    assert isinstance(hazard, chase_odds.ChaseOdds)
+    assert (hazard.caught, hazard.hid, hazard.expected_increments) == (
+        expected["caught"],
+        expected["hid"],
+        expected["expected_increments"],
+    )
+
+
+def test_chase_choices_past_the_budget_together_are_answered_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A group's walk counts every option's steps: with a budget one option's walk fits but not
+    # three, each option is walked alone, and answered exactly as before.
+    state = chases.start(CHOOSING, Dice())
+    options = [
+        (chases.RoundInput(PLAIN, chases.Hide()), PLAIN),
+        (chases.RoundInput(PLAIN), PLAIN),
+    ]
+    expected = [
+        chase_odds.choice_odds(CHOOSING, state, first, terrain, "none")
+        for first, terrain in options
+    ]
+    walked: list[int] = []
+    walk = chase_odds._walk
+
+    def counted(*args: object) -> list[chase_odds.ChaseOdds]:
+        starts = args[5]
+        assert isinstance(starts, list)
+        walked.append(len(starts))
+        if len(starts) > 1:
+            raise enumeration.TooLarge
+        return walk(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chase_odds, "_walk", counted)
+    assert chase_odds.choices_odds(CHOOSING, state, options, "none") == expected
+    assert walked == [2, 1, 1]
 
 
 def test_chase_choice_refused_as_the_round_would_be() -> None:

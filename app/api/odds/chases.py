@@ -30,22 +30,26 @@ def chase_answer(
     return _answer(config, 0 if state is None else state.increments, policy, odds)
 
 
-def chase_choice_answer(
+def chase_choices_answer(
     config_json: str,
     state_json: str,
-    first_json: str,
-    terrain_json: str,
+    options_json: str,
     policy: chase_odds.Policy,
     seed: int,
-) -> OddsChaseAnswer:
-    """The odds of the chase whose next increment is `first` (computed in the worker
-    process), the increments after it on `terrain` under `policy`."""
+) -> list[OddsChaseAnswer]:
+    """The odds of the chase whose next increment is each option's (computed in the worker
+    process, the options walked together: `chase_odds.choices_odds`); `options_json`: a list
+    of [first, terrain], the increments after the first on `terrain` under `policy`."""
     config = serial.load(chases.Config, json.loads(config_json))
     state = serial.load(chases.State, json.loads(state_json))
-    first = serial.load(chases.RoundInput, json.loads(first_json))
-    terrain = serial.load(chases.Terrain, json.loads(terrain_json))
-    odds = chase_odds.choice_odds(config, state, first, terrain, policy, seed)
-    return _answer(config, state.increments, policy, odds)
+    options = [
+        (serial.load(chases.RoundInput, first), serial.load(chases.Terrain, terrain))
+        for first, terrain in json.loads(options_json)
+    ]
+    return [
+        _answer(config, state.increments, policy, odds)
+        for odds in chase_odds.choices_odds(config, state, options, policy, seed)
+    ]
 
 
 def _answer(
@@ -120,21 +124,20 @@ async def chase_odds_from(
     )
 
 
-async def chase_choice_odds(
+async def chase_choices_odds(
     config: chases.Config,
     state: chases.State,
-    first: chases.RoundInput,
-    terrain: chases.Terrain,
+    options: list[tuple[chases.RoundInput, chases.Terrain]],
     policy: chase_odds.Policy,
     seed: int,
-) -> OddsChaseAnswer:
-    """`chase_choice_answer` for this option, in the worker."""
+) -> list[OddsChaseAnswer]:
+    """`chase_choices_answer` for these options, in the worker: one question for all of
+    them."""
     return await off_loop(
-        chase_choice_answer,
+        chase_choices_answer,
         as_json(config),
         as_json(state),
-        as_json(first),
-        as_json(terrain),
+        json.dumps([[serial.dump(first), serial.dump(terrain)] for first, terrain in options]),
         policy,
         seed,
     )

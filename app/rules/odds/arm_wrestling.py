@@ -316,7 +316,8 @@ class TooLarge(WorkLimitExceeded):
         super().__init__(
             msg
             or "the exact odds of this match need more work than the service does for one "
-            "question (a fresh match that can last a few hundred rounds); ask again once "
+            "question (from creation: an even match that can last more than about 56 rounds, "
+            "one whose check modifiers are 15 apart more than about 77); ask again once "
             "fewer rounds are left",
             loc,
         )

@@ -13,6 +13,9 @@ rules' own functions, enumerated die by die (`enumeration.outcomes`):
 
 Those parts are independent given who rests, so a transition's probability is their product;
 `play_round` composes them in the same order (tests compare both, die by die, on small chases).
+The odds at a choice of the next increment (`choices_odds`) walk the options that leave the same
+state but for the lead together: one integer per lead holds every option's numerator, each in
+a slot of its own.
 Past `EXACT_BUDGET` (steps of leads x transitions, weighted by the weights' length), or when
 an enumeration has no bound (retries without `max_retries`), the odds are estimated by playing
 `play_round` itself with seeded dice, within `SIMULATION_BUDGET` increments.
@@ -21,7 +24,7 @@ an enumeration has no bound (retries without `max_retries`), the odds are estima
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import lcm
@@ -289,18 +292,53 @@ def exact_odds(
         return _finished(state)
     if leads is None:
         leads = {state.lead: Fraction(1)}
+    (walked,) = _walk(config, state, terrain, policy, budget, [leads])
+    return walked
+
+
+#: A table's steps from one lead, compiled: those going on (the lead after, the count out of
+#: the table's scale), then those ending the chase (how, the count).
+Compiled = tuple[tuple[tuple[int, int], ...], tuple[tuple[End, int], ...]]
+
+
+def _walk(
+    config: rules.Config,
+    state: rules.State,
+    terrain: rules.Terrain,
+    policy: Policy,
+    budget: int,
+    starts: Sequence[Mapping[int, Fraction]],
+) -> list[ChaseOdds]:
+    """The walk of `exact_odds` from several distributions of the lead at once (`state`'s
+    other fields shared), one answer each, not normalised: each answer is `exact_odds` from its
+    distribution made to sum to 1, times its sum, and its `expected_increments` counts
+    `state.increments` once per unit of that sum (so an answer from a distribution of sum 1 is
+    `exact_odds` itself).
+
+    The transitions are the same for every distribution, so their weights are walked together:
+    one integer per lead holds every distribution's numerator, each in a slot of `slot` bits
+    (wide enough for the denominator times the increments walked; widened when it no longer
+    is). `budget` is for each distribution: the steps are counted once for each."""
+    count = len(starts)
     escapee, chaser = config.escapee, config.chaser
     gains_e, gains_c = _gains(config, escapee, terrain), _gains(config, chaser, terrain)
     hide_wins = _hide_wins(config)
-    denominator = lcm(*(p.denominator for p in leads.values()))
-    layer: dict[int, int] = {lead: int(p * denominator) for lead, p in leads.items() if p}
+    denominator = lcm(*(p.denominator for leads in starts for p in leads.values()))
+    slot = 2 * denominator.bit_length() + 64
+    layer: dict[int, int] = {}
+    for index, leads in enumerate(starts):
+        for lead, p in leads.items():
+            if p:
+                layer[lead] = layer.get(lead, 0) + (int(p * denominator) << (index * slot))
     ends: Counter[End] = Counter()
-    # Numerators over `denominator`.
+    # Numerators over `denominator`, packed as the layer's weights.
     ended: dict[End, int] = dict.fromkeys(("caught", "escaped", "hid", "gave-up"), 0)
     expected = 0  # increments to come, over `denominator` like the ends
     raced, mounted = state.increments, state.mounted_increments
     steps = 0
     tables: dict[tuple[bool, Fraction, Fraction], tuple[int, list[tuple[Step, int]]]] = {}
+    compiled: dict[tuple[int, bool, Fraction, Fraction, bool], Compiled] = {}
+    tactics: dict[int, bool] = {}
     while layer and raced < config.max_rounds:
         expected += sum(layer.values())
         pass_e = _passes_constitution(config, escapee, terrain, raced, mounted)
@@ -321,25 +359,36 @@ def exact_odds(
         scale = lcm(scale_none, scale_hide)
         raced += 1
         mounted += 1 if terrain.increment.mounted else 0
+        last = raced >= config.max_rounds
+        if count > 1 and (denominator * scale).bit_length() + 64 > slot:
+            wider = 2 * (denominator * scale).bit_length() + 64
+            layer = {lead: _widen(w, count, slot, wider) for lead, w in layer.items()}
+            ended = {end: _widen(w, count, slot, wider) for end, w in ended.items()}
+            expected = _widen(expected, count, slot, wider)
+            slot = wider
         # A step's cost grows with the weights' length (the denominator's): counted in words.
-        size = 1 + denominator.bit_length() // 64
+        size = count * (1 + denominator.bit_length() // 64)
         following: dict[int, int] = {}
         ends.clear()
         for lead, weight in layer.items():
-            tactic = rules.choose_tactic(config, replace(state, lead=lead), terrain, policy)
-            hides = isinstance(tactic, rules.Hide)
-            table = table_hide if hides else table_none
+            hides = tactics.get(lead)
+            if hides is None:
+                tactic = rules.choose_tactic(config, replace(state, lead=lead), terrain, policy)
+                hides = tactics[lead] = isinstance(tactic, rules.Hide)
             factor = weight * (scale // (scale_hide if hides else scale_none))
-            steps += len(table) * size
-            if steps > budget:
+            moves = compiled.get((lead, hides, pass_e, pass_c, last))
+            if moves is None:
+                moves = compiled[(lead, hides, pass_e, pass_c, last)] = _compile(
+                    config, lead, table_hide if hides else table_none, raced
+                )
+            going, ending = moves
+            steps += (len(going) + len(ending)) * size
+            if steps > budget * count:
                 raise TooLarge
-            for (change, tag), count in table:
-                after = lead + change
-                end = _status(config, after, raced, tag)
-                if end is None:
-                    following[after] = following.get(after, 0) + factor * count
-                else:
-                    ends[end] += factor * count
+            for after, times in going:
+                following[after] = following.get(after, 0) + factor * times
+            for end, times in ending:
+                ends[end] += factor * times
         denominator *= scale
         # The ends so far, over the new denominator (one Fraction each at the end: adding
         # Fractions every increment spent most of the walk in gcds of long numbers).
@@ -347,13 +396,53 @@ def exact_odds(
             ended[end] = ended[end] * scale + ends[end]
         expected *= scale
         layer = following
-    return ChaseOdds(
-        caught=Fraction(ended["caught"], denominator),
-        escaped=Fraction(ended["escaped"] + ended["hid"], denominator),
-        hid=Fraction(ended["hid"], denominator),
-        gave_up=Fraction(ended["gave-up"], denominator),
-        expected_increments=state.increments + Fraction(expected, denominator),
-    )
+    mask = (1 << slot) - 1
+    answers: list[ChaseOdds] = []
+    for index, leads in enumerate(starts):
+        at = index * slot
+
+        def part(weight: int, at: int = at) -> int:
+            return (weight >> at) & mask if count > 1 else weight
+
+        mass = sum(leads.values(), Fraction(0))
+        hid = part(ended["hid"])
+        answers.append(
+            ChaseOdds(
+                caught=Fraction(part(ended["caught"]), denominator),
+                escaped=Fraction(part(ended["escaped"]) + hid, denominator),
+                hid=Fraction(hid, denominator),
+                gave_up=Fraction(part(ended["gave-up"]), denominator),
+                expected_increments=mass * state.increments + Fraction(part(expected), denominator),
+            )
+        )
+    return answers
+
+
+def _compile(
+    config: rules.Config, lead: int, table: list[tuple[Step, int]], raced: int
+) -> Compiled:
+    """`table`'s steps from `lead` at `raced` increments: where each goes, or how it ends
+    (`_status`, the rules' `_status_after`, reads the increments only against `max_rounds`, so
+    one compiled table serves every increment before the last)."""
+    going: list[tuple[int, int]] = []
+    ending: list[tuple[End, int]] = []
+    for (change, tag), times in table:
+        after = lead + change
+        end = _status(config, after, raced, tag)
+        if end is None:
+            going.append((after, times))
+        else:
+            ending.append((end, times))
+    return tuple(going), tuple(ending)
+
+
+def _widen(weight: int, count: int, slot: int, wider: int) -> int:
+    """`weight`'s `count` slots of `slot` bits, each moved to a slot of `wider` bits."""
+    mask = (1 << slot) - 1
+    widened = 0
+    for index in range(count):
+        widened |= ((weight >> (index * slot)) & mask) << (index * wider)
+    return widened
 
 
 def simulated_odds(
@@ -515,22 +604,66 @@ def choice_odds(
     Raises what `play_round` would for `first` (`validate_round`; a finished chase). Exact when
     the walk fits its budget, else a seeded estimate playing `first`, then the policy.
     """
-    if rules.is_finished(state):
-        raise PhaseError("the chase is over")
-    rules.validate_round(config, state, first)
-    try:
-        return _exact_choice_odds(config, state, first, terrain, policy)
-    except TooLarge:
-        return simulated_odds(config, state, terrain, policy, seed, first=first)
+    return choices_odds(config, state, [(first, terrain)], policy, seed)[0]
 
 
-def _exact_choice_odds(
+def choices_odds(
     config: rules.Config,
     state: rules.State,
-    first: rules.RoundInput,
-    terrain: rules.Terrain,
+    options: Sequence[tuple[rules.RoundInput, rules.Terrain]],
     policy: Policy,
-) -> ChaseOdds:
+    seed: int = 0,
+) -> list[ChaseOdds | ChaseEstimate]:
+    """`choice_odds` of each option (its next increment, the terrain after it), in one go: the
+    options whose increments after the first are walked alike (the same terrain, the same
+    increments raced) differ only in the lead the first leaves, so they are walked together
+    (`_walk`). A group whose walk passes the budget (`EXACT_BUDGET` for each of its options)
+    is answered option by option, as `choice_odds` alone would: exact when its own walk fits,
+    else estimated."""
+    if rules.is_finished(state):
+        raise PhaseError("the chase is over")
+    for first, _ in options:
+        rules.validate_round(config, state, first)
+    answers: list[ChaseOdds | ChaseEstimate | None] = [None] * len(options)
+    firsts: dict[int, First] = {}
+    groups: dict[tuple[rules.Terrain, int, int], list[int]] = {}
+    for index, (first, terrain) in enumerate(options):
+        try:
+            firsts[index] = begun = _first_increment(config, state, first)
+        except TooLarge:  # an increment whose dice cannot be enumerated
+            answers[index] = simulated_odds(config, state, terrain, policy, seed, first=first)
+            continue
+        after, _, leads = begun
+        if leads:
+            key = (terrain, after.increments, after.mounted_increments)
+            groups.setdefault(key, []).append(index)
+        else:  # the next increment ends the chase whatever its dice
+            answers[index] = _compose(begun, None)
+    for (terrain, _, _), members in groups.items():
+        walked: list[ChaseOdds | ChaseEstimate] = []
+        try:
+            walked.extend(_walk_from(config, [firsts[index] for index in members], terrain, policy))
+        except TooLarge:
+            # Each alone, as `choice_odds` answers it: exact if its own walk fits.
+            for index in members:
+                first, _ = options[index]
+                try:
+                    walked.extend(_walk_from(config, [firsts[index]], terrain, policy))
+                except TooLarge:
+                    walked.append(simulated_odds(config, state, terrain, policy, seed, first=first))
+        for index, odds in zip(members, walked, strict=True):
+            answers[index] = (
+                odds if isinstance(odds, ChaseEstimate) else _compose(firsts[index], odds)
+            )
+    return [answer for answer in answers if answer is not None]
+
+
+#: The next increment of a choice: the state it leaves (its lead aside), how likely it ends
+#: the chase each way, and the leads it leaves the chase going on at, with their chances.
+First = tuple[rules.State, dict[End, Fraction], dict[int, Fraction]]
+
+
+def _first_increment(config: rules.Config, state: rules.State, first: rules.RoundInput) -> First:
     increments = state.increments + 1
     after = replace(
         state,
@@ -544,21 +677,35 @@ def _exact_choice_odds(
         end = _status(config, lead, increments, tag)
         if end is None:
             leads[lead] = leads.get(lead, Fraction(0)) + probability
-        else:
+        elif probability:
             ended[end] += probability
-    going_on = sum(leads.values(), Fraction(0))
-    if not going_on:  # the next increment ends the chase whatever its dice
+    return after, ended, {lead: p for lead, p in leads.items() if p}
+
+
+def _walk_from(
+    config: rules.Config, firsts: list[First], terrain: rules.Terrain, policy: Policy
+) -> list[ChaseOdds]:
+    """`_walk` from the leads each first increment leaves (they leave the same state, their
+    leads aside)."""
+    after, _, leads = firsts[0]
+    starts = [begun[2] for begun in firsts]
+    return _walk(
+        config, replace(after, lead=next(iter(leads))), terrain, policy, EXACT_BUDGET, starts
+    )
+
+
+def _compose(first: First, walked: ChaseOdds | None) -> ChaseOdds:
+    """The odds of a choice: its first increment's ends, and the walk from the leads it leaves
+    (`_walk`'s answer, weighted by their chance already; None when it leaves none)."""
+    after, ended, _ = first
+    if walked is None:
         zero = Fraction(0)
         walked = ChaseOdds(zero, zero, zero, zero, zero)
-    else:
-        given = {lead: p / going_on for lead, p in leads.items()}
-        walked = exact_odds(
-            config, replace(after, lead=next(iter(given))), terrain, policy, leads=given
-        )
+    going_on = sum(first[2].values(), Fraction(0))
     return ChaseOdds(
-        caught=ended["caught"] + going_on * walked.caught,
-        escaped=ended["escaped"] + ended["hid"] + going_on * walked.escaped,
-        hid=ended["hid"] + going_on * walked.hid,
-        gave_up=ended["gave-up"] + going_on * walked.gave_up,
-        expected_increments=(1 - going_on) * increments + going_on * walked.expected_increments,
+        caught=ended["caught"] + walked.caught,
+        escaped=ended["escaped"] + ended["hid"] + walked.escaped,
+        hid=ended["hid"] + walked.hid,
+        gave_up=ended["gave-up"] + walked.gave_up,
+        expected_increments=(1 - going_on) * after.increments + walked.expected_increments,
     )
