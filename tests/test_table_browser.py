@@ -174,9 +174,7 @@ def create(
         page.get_by_label("Preset").select_option(preset)
     if verifiable:
         page.get_by_label(re.compile("^Verifiable dice")).check()
-        expect(page.get_by_label("Request body")).to_have_value(
-            re.compile(r'"dice": "verifiable"')
-        )
+        expect(page.get_by_label("Request body")).to_have_value(re.compile(r'"dice": "verifiable"'))
     page.get_by_role("button", name="Create the session").click()
     expect(page.locator("#connection")).to_have_text("Live")
     expect(page.locator("#summary")).not_to_be_empty()

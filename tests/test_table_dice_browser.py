@@ -62,7 +62,8 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     lydia = table(PHONE)
     join(lydia, link_of(gm, "Lydia"), "You are Lydia (your seat)")
     started = whole_proof(server, fragment)
-    assert started["revealed"] is False and started["seeds_open"] is True
+    assert started["revealed"] is False
+    assert started["seeds_open"] is True
     commitment = started["commitment"]
     for seat in (gm, lydia):
         page = seat.page
@@ -139,7 +140,8 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
         if entry["source"] == "rolled"
     )
     rounds = proof["rounds_played"]
-    assert dice > 0 and rounds >= 3
+    assert dice > 0
+    assert rounds >= 3
     checked = f"Every die and link checks out ({dice} dice, {rounds} rounds)."
     for seat in (lydia, gm):
         seat.page.get_by_role("button", name="Check the dice").click()
