@@ -83,10 +83,12 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     lydia.page.get_by_role("button", name="Check the dice").click()
     waiting = (
         "The dice cannot be checked yet: the server's seed is revealed when the session ends. "
-        f"Now: its commitment {commitment[:12]}… is fixed, 0 seed(s) added, 0 round(s) chained"
+        f"Now: its commitment {commitment[:12]}… is fixed, 0 seed(s) added, 0 round(s) chained "
+        f"to the head {started['chain_head'][:12]}…. The genesis checks out."
     )
-    expect(lydia.page.locator("#check-result")).to_contain_text(waiting)
-    expect(lydia.page.locator("#announcer")).to_contain_text(waiting)
+    expect(lydia.page.locator("#check-result")).to_have_text(waiting)
+    expect(lydia.page.locator("#check-result")).to_have_attribute("data-state", "waiting")
+    expect(lydia.page.locator("#announcer")).to_have_text(waiting)
 
     # The GM adds the random seed the page filled in; Lydia her own words.
     gm_seed = gm.page.get_by_label(re.compile("^Your seed"))

@@ -181,15 +181,75 @@ def test_a_tampered_die_link_seed_or_server_seed_is_named_at_its_place(
     ]
 
 
-def test_a_proof_not_revealed_yet_is_not_checked(store_client: TestClient) -> None:
-    from tests.clients.test_verifiable_dice import ARM_WRESTLE
+UNREVEALED = """
+import { verifyProof, verifyUnrevealed, beforeReveal } from MODULE;
+let text = "";
+process.stdin.setEncoding("utf8");
+for await (const chunk of process.stdin) text += chunk;
+const answers = [];
+for (const proof of JSON.parse(text)) {
+  const report = await verifyUnrevealed(proof);
+  answers.push({ report, line: beforeReveal(proof, report), full: await verifyProof(proof) });
+}
+process.stdout.write(JSON.stringify(answers));
+"""
+
+
+def test_before_the_reveal_the_genesis_and_the_seeds_link_are_checked(
+    store_client: TestClient,
+) -> None:
+    from tests.clients.test_verifiable_dice import ARM_WRESTLE, add_seed
     from tests.helpers import Session
 
     made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable"})
+    fresh = proof_of(store_client, made)
+    add_seed(made, "the GM's", made.gm)
     made.play_round({})
     proof = proof_of(store_client, made)
     assert proof["revealed"] is False
-    (report,) = node_verify(proof)
-    assert report["problems"] == [
-        "the server seed is not revealed yet: the session is still running"
+    assert proof["seeds_link"] is not None
+    reseeded = copy.deepcopy(proof)
+    reseeded["seeds"][0]["seed"] = "not the GM's"
+    regenesis = copy.deepcopy(fresh)
+    regenesis["genesis"]["config"]["target"] = 20
+    node = program("node", "install Node.js 20", called="Node.js (node)")
+    ran = subprocess.run(
+        [
+            node,
+            "--input-type=module",
+            "-e",
+            UNREVEALED.replace("MODULE", json.dumps(VERIFY_JS.as_uri())),
+        ],
+        input=json.dumps([fresh, proof, reseeded, regenesis]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    first, played, wrong_seed, wrong_genesis = json.loads(ran.stdout)
+    # Before the reveal no die is checked, and the full check says why.
+    for answer in (first, played):
+        assert answer["report"]["ok"] is True
+        assert answer["report"]["diceChecked"] == 0
+        assert answer["full"]["problems"] == [
+            "the server seed is not revealed yet: the session is still running"
+        ]
+    head = proof["chain_head"]
+    assert played["line"] == (
+        "The dice cannot be checked yet: the server's seed is revealed when the session ends. "
+        f"Now: its commitment {proof['commitment'][:12]}… is fixed, 1 seed(s) added, "
+        f"1 round(s) chained to the head {head[:12]}…. The genesis and the seeds' link check out."
+    )
+    assert first["line"].endswith(
+        " 0 seed(s) added, 0 round(s) chained to the head "
+        f"{fresh['chain_head'][:12]}…. The genesis checks out."
+    )
+    assert wrong_seed["report"]["problems"] == [
+        "seeds: the seeds listed are not the ones chained (seeds_link)"
+    ]
+    assert wrong_seed["line"].endswith(
+        "1 problem(s): seeds: the seeds listed are not the ones chained (seeds_link)"
+    )
+    assert wrong_genesis["report"]["problems"] == [
+        "genesis: its record does not match its link in the chain"
     ]

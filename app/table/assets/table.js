@@ -7,7 +7,7 @@
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
-import { beforeReveal, reportLine, verifyProof } from "./verify.js";
+import { beforeReveal, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
 import { byWords, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
 
 const main = document.getElementById("main");
@@ -607,8 +607,9 @@ async function checkDice(button) {
     const proof = await wholeProof();
     let line;
     if (!proof.revealed) {
-      line = beforeReveal(proof);
-      result.dataset.state = "waiting";
+      const report = await verifyUnrevealed(proof);
+      line = beforeReveal(proof, report);
+      result.dataset.state = report.ok ? "waiting" : "failed";
     } else {
       const report = await verifyProof(proof);
       line = reportLine(report);

@@ -217,11 +217,47 @@ export async function verifyProof(proof) {
   return finish();
 }
 
-/** What can be checked before the reveal: the commitment, the seeds added and the head. */
-export function beforeReveal(proof) {
-  return `The dice cannot be checked yet: the server's seed is revealed when the session ends. ` +
-    `Now: its commitment ${String(proof.commitment).slice(0, 12)}… is fixed, ${(proof.seeds || []).length} seed(s) added, ` +
+/**
+ * What can be checked before the reveal: the genesis's commitment and session are the proof's,
+ * the genesis's link is `genesis_link`, and the seeds listed are the ones chained
+ * (`seeds_link`, once set). Answers a report as `verifyProof` does, with no die checked.
+ */
+export async function verifyUnrevealed(proof) {
+  const session = String(proof.session ?? "");
+  const report = { session, diceChecked: 0, roundsChecked: 0, problems: [], ok: false, revealed: false };
+  const problems = report.problems;
+  if (proof.scheme !== SCHEME) {
+    problems.push(`scheme: ${quoted(proof.scheme)} is not ${SCHEME}`);
+  } else {
+    const genesis = proof.genesis || {};
+    if (genesis.commitment !== proof.commitment || genesis.session !== session) {
+      problems.push("genesis: its commitment or session is not the proof's");
+    }
+    let head = await sha256Hex(canonical(genesis));
+    if (head !== proof.genesis_link) {
+      problems.push("genesis: its record does not match its link in the chain");
+      head = String(proof.genesis_link);
+    }
+    const seedsLink = proof.seeds_link ?? null;
+    if (seedsLink !== null) {
+      const seeds = (proof.seeds || []).map((entry) => ({ by: entry.by, seed: entry.seed }));
+      if ((await link(head, { seeds })) !== seedsLink) {
+        problems.push("seeds: the seeds listed are not the ones chained (seeds_link)");
+      }
+    }
+  }
+  report.ok = problems.length === 0;
+  return report;
+}
+
+/** The one line a page says of a proof not revealed yet, and of what was checked of it. */
+export function beforeReveal(proof, report) {
+  const now = `Now: its commitment ${String(proof.commitment).slice(0, 12)}… is fixed, ${(proof.seeds || []).length} seed(s) added, ` +
     `${proof.rounds_played} round(s) chained to the head ${String(proof.chain_head).slice(0, 12)}….`;
+  const checked = report.ok
+    ? (proof.seeds_link ? "The genesis and the seeds' link check out." : "The genesis checks out.")
+    : `${report.problems.length} problem(s): ${report.problems.join("; ")}`;
+  return `The dice cannot be checked yet: the server's seed is revealed when the session ends. ${now} ${checked}`;
 }
 
 /** The one line a page says of a report. */
