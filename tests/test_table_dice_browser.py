@@ -185,3 +185,102 @@ def test_a_tampered_proof_is_named_on_the_page(table: NewSeat, server: Server) -
     expect(gm.page.locator("#check-result")).to_have_text(named, timeout=20_000)
     expect(gm.page.locator("#check-result")).to_have_attribute("data-state", "failed")
     expect(gm.page.locator("#announcer")).to_have_text(named)
+
+
+def checks_out(server: Server, fragment: dict[str, str]) -> str:
+    """What the page says of a finished session's proof: its dice and rounds counted here."""
+    proof = whole_proof(server, fragment)
+    assert proof["revealed"] is True
+    assert verifier_from_doc.check(proof) == []
+    dice = sum(
+        len(entry["values"])
+        for record in [{"dice": proof["genesis"]["start_rolls"]}, *proof["rounds"]]
+        for entry in record["dice"]
+        if entry["source"] == "rolled"
+    )
+    assert dice > 0
+    return f"Every die and link checks out ({dice} dice, {proof['rounds_played']} rounds)."
+
+
+@pytest.mark.parametrize("kind", ["regular-contests", "races", "chases"])
+def test_every_round_kind_offers_and_checks_verifiable_dice(
+    table: NewSeat, server: Server, kind: str
+) -> None:
+    gm = table()
+    fragment = create(gm, server, kind, verifiable=True)
+    expect(gm.page.locator("#dice-panel")).to_be_visible()
+    gm.page.get_by_role("button", name="Add my seed").click()
+    expect(gm.page.locator("#seeds .seeds-list li")).to_have_text(
+        [re.compile("^the GM \\(you\\): ")]
+    )
+    gm.page.get_by_role("button", name="Play the round").click()
+    expect(gm.rounds()).to_have_count(1)
+    expect(gm.page.locator("#seeds")).to_contain_text("Seeds are closed")
+    if kind == "chases":
+        gm.page.get_by_role("button", name="The chaser gives up").click()
+    else:
+        gm.page.get_by_role("button", name="Play to the end").click()
+    expect(gm.page.locator("#board .result")).to_contain_text("Finished")
+    checked = checks_out(server, fragment)
+    gm.page.get_by_role("button", name="Check the dice").click()
+    expect(gm.page.locator("#check-result")).to_have_text(checked, timeout=20_000)
+    expect(gm.page.locator("#announcer")).to_have_text(checked)
+    check_accessible(gm)
+    check_confined([gm], fragment)
+
+
+def test_a_skill_games_parties_add_their_seeds_and_check_the_dice(
+    table: NewSeat, server: Server
+) -> None:
+    gm = table()
+    fragment = create(gm, server, "skill-games", "Heroes and Bandits (bidding)", verifiable=True)
+    heroes = table()
+    join(heroes, link_of(gm, "Heroes"), "You are Heroes")
+    bandits = table(PHONE)
+    join(bandits, link_of(gm, "Bandits"), "You are Bandits")
+    heroes.page.get_by_label(re.compile("^Your seed")).fill("for the heroes")
+    heroes.page.get_by_role("button", name="Add my seed").click()
+    expect(gm.page.locator("#seeds .seeds-list li")).to_have_text(
+        ["the party Heroes: for the heroes"]
+    )
+    expect(bandits.page.locator("#seed-form")).to_be_visible()
+    for party, skills in ((heroes, ("Athletics", "Stealth")), (bandits, ("Stealth", "Athletics"))):
+        for skill in skills:
+            party.page.get_by_role("checkbox", name=skill).check()
+        party.page.get_by_role("button", name="Roll these skills").click()
+    for seat in (gm, heroes, bandits):
+        expect(seat.page.locator("#board")).to_contain_text("sealing choices")
+        # The first skills closed the seeds: the Bandits added none.
+        expect(seat.page.locator("#seeds")).to_contain_text("Seeds are closed")
+        expect(seat.page.locator("#seed-form")).to_have_count(0)
+    for party, action, bid in ((heroes, "Charge", "0"), (bandits, "Rally", "1")):
+        party.page.get_by_label("Action").select_option(action)
+        party.page.get_by_label(re.compile("^Bid")).fill(bid)
+        party.page.get_by_role("button", name="Seal the choice").click()
+    for seat in (gm, heroes, bandits):
+        expect(seat.rounds()).to_have_count(1)
+    gm.page.get_by_role("button", name="End the game").click()
+    expect(bandits.page.locator("#controls")).to_contain_text("This contest is over.")
+    checked = checks_out(server, fragment)
+    bandits.page.get_by_role("button", name="Check the dice").click()
+    expect(bandits.page.locator("#check-result")).to_have_text(checked, timeout=20_000)
+    screenshot(bandits, "skill-games-verifiable-party-phone")
+    assert bandits.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    check_confined([gm, heroes, bandits], fragment)
+
+
+def test_a_session_without_verifiable_dice_shows_no_dice_panel(
+    table: NewSeat, server: Server
+) -> None:
+    gm = table()
+    fragment = create(gm, server, "arm-wrestles")
+    gm.page.get_by_role("group", name="Lydia").get_by_label("Strength d20").fill("17")
+    gm.page.get_by_role("button", name="Play the round").click()
+    expect(gm.rounds()).to_have_count(1)
+    expect(gm.page.locator("#dice-panel")).to_be_hidden()
+    # An ordinary session's supplied dice carry no `by`: its dice tables have no "By" column.
+    lydia = gm.rounds().first.locator(".dice-table tbody tr").filter(has_text="Lydia")
+    expect(lydia.locator("td").nth(4)).to_have_text("entered")
+    expect(gm.rounds().first.locator(".dice-table thead th")).to_have_count(5)
+    assert not [url for url, _ in gm.requests if "/proof" in url]
+    check_confined([gm], fragment)
