@@ -150,6 +150,12 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
         expect(seat.page.locator("#check-result")).to_have_text(checked, timeout=20_000)
         expect(seat.page.locator("#check-result")).to_have_attribute("data-state", "ok")
         expect(seat.page.locator("#announcer")).to_have_text(checked)
+    # Each round listed says it was checked.
+    for seat in (lydia, gm):
+        expect(seat.page.locator("#rounds > li[data-checked='ok']")).to_have_count(rounds)
+        expect(seat.rounds().last.locator(".round-check")).to_have_text(
+            "Checked: its server dice and its link match."
+        )
     screenshot(gm, "arm-wrestles-verifiable-gm")
     screenshot(lydia, "arm-wrestles-verifiable-player-phone")
     assert lydia.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
@@ -185,6 +191,13 @@ def test_a_tampered_proof_is_named_on_the_page(table: NewSeat, server: Server) -
     expect(gm.page.locator("#check-result")).to_have_text(named, timeout=20_000)
     expect(gm.page.locator("#check-result")).to_have_attribute("data-state", "failed")
     expect(gm.page.locator("#announcer")).to_have_text(named)
+    expect(gm.page.locator("#rounds > li[data-checked='failed']")).to_have_count(1)
+    expect(gm.page.locator("#rounds > li[data-checked='failed']")).to_have_attribute(
+        "data-number", "1"
+    )
+    expect(gm.page.locator("#rounds > li[data-checked='ok']")).to_have_count(
+        len(proof["rounds"]) - 1
+    )
 
 
 def checks_out(server: Server, fragment: dict[str, str]) -> str:

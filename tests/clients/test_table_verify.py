@@ -113,6 +113,9 @@ def test_a_finished_session_of_every_kind_checks_out_as_with_the_python_client(
         assert python.ok, python.text()
         assert report["problems"] == [], (play, report["problems"])
         assert report["ok"] is True
+        assert report["rounds"] == [
+            {"number": number, "ok": True} for number in range(1, proof["rounds_played"] + 1)
+        ]
         assert report["diceChecked"] == python.dice_checked > 0, play
         assert report["roundsChecked"] == python.rounds_checked == proof["rounds_played"] > 0
         assert report["line"] == (
@@ -165,6 +168,9 @@ def test_a_tampered_die_link_seed_or_server_seed_is_named_at_its_place(
         f"{entry['dice']}), die 1 (index 0, d{sides}): recorded {changed}, derived {value}",
     ]
     assert reports[0]["line"].startswith(f"2 problem(s): round {number}: its record")
+    # The round of the changed die is the one marked, and it alone.
+    assert [checked["number"] for checked in reports[0]["rounds"] if not checked["ok"]] == [number]
+    assert len(reports[0]["rounds"]) == finished["rounds_played"]
     assert reports[1]["problems"] == [
         "round 2: its record does not match its link in the chain",
         "round 3: its record does not match its link in the chain",

@@ -597,6 +597,17 @@ async function wholeProof() {
   }
 }
 
+/** Each round listed says whether its dice and link were found to match. */
+function markRounds(report) {
+  for (const checked of report.rounds) {
+    const item = document.querySelector(`#rounds > li[data-number="${checked.number}"]`);
+    if (!item) continue;
+    item.dataset.checked = checked.ok ? "ok" : "failed";
+    const mark = item.querySelector(".round-check") || item.appendChild(h("p", { class: "round-check" }));
+    fill(mark, checked.ok ? "Checked: its server dice and its link match." : "Does not match: see “Check the dice” above.");
+  }
+}
+
 async function checkDice(button) {
   const result = document.getElementById("check-result");
   clearError();
@@ -614,6 +625,7 @@ async function checkDice(button) {
       const report = await verifyProof(proof);
       line = reportLine(report);
       result.dataset.state = report.ok ? "ok" : "failed";
+      markRounds(report);
     }
     fill(result, line);
     announce(line);

@@ -154,7 +154,8 @@ async function checkDice(report, place, rolls, key, digest, session, number) {
 /** Check a revealed proof, every round listed: see the head of this module. */
 export async function verifyProof(proof) {
   const session = String(proof.session ?? "");
-  const report = { session, diceChecked: 0, roundsChecked: 0, problems: [], ok: false };
+  // `rounds`: each round checked, `{number, ok}`, ok when nothing of it failed.
+  const report = { session, diceChecked: 0, roundsChecked: 0, problems: [], rounds: [], ok: false };
   const problems = report.problems;
   const finish = () => {
     report.ok = problems.length === 0;
@@ -194,6 +195,7 @@ export async function verifyProof(proof) {
   for (const [position, record] of rounds.entries()) {
     const expectedNumber = position + 1;
     const number = record.number;
+    const before = problems.length;
     const place = `round ${plain(number)}`;
     if (number !== expectedNumber) problems.push(`${place}: expected round ${expectedNumber} here`);
     const content = {
@@ -211,6 +213,7 @@ export async function verifyProof(proof) {
     await checkDice(report, place, record.dice || [], key, digest, session, expectedNumber);
     head = String(record.link);
     report.roundsChecked += 1;
+    report.rounds.push({ number: expectedNumber, ok: problems.length === before });
   }
   if (rounds.length !== proof.rounds_played) problems.push(`rounds: ${rounds.length} listed, ${plain(proof.rounds_played)} played`);
   if (head !== proof.chain_head) problems.push("chain: the last link is not the session's chain head");
