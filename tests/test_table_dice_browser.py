@@ -94,9 +94,13 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     gm_seed = gm.page.get_by_label(re.compile("^Your seed"))
     expect(gm_seed).to_have_value(re.compile("^[0-9a-f]{32}$"))
     random_seed = gm_seed.input_value()
+    lydias_seed = lydia.page.get_by_label(re.compile("^Your seed"))
+    lydias_seed.fill("Lydia's lucky seed")
     gm.page.get_by_role("button", name="Add my seed").click()
     expect(gm.page.locator("#seeds")).to_contain_text("Your seed is in.")
-    lydia.page.get_by_label(re.compile("^Your seed")).fill("Lydia's lucky seed")
+    # The GM's seed shows on Lydia's page at once; what she typed meanwhile stays.
+    expect(lydia.page.locator("#seeds .seeds-list li")).to_have_text([f"the GM: {random_seed}"])
+    expect(lydias_seed).to_have_value("Lydia's lucky seed")
     lydia.page.get_by_role("button", name="Add my seed").click()
     expected_seeds = [f"the GM: {random_seed}", "Lydia's seat (you): Lydia's lucky seed"]
     expect(lydia.page.locator("#seeds .seeds-list li")).to_have_text(expected_seeds)

@@ -564,7 +564,9 @@ function renderSeeds(proof) {
     : h("p", { class: "muted" }, "No seed added.");
   const parts = [h("h4", {}, proof.seeds_open ? "Seeds added so far" : "The seeds added"), listed];
   if (proof.seeds_open && !mine) {
-    const input = h("input", { type: "text", name: "seed", value: randomSeed(), maxlength: 256, autocomplete: "off", spellcheck: "false" });
+    // Another token's seed re-draws the list: what this page's player typed stays.
+    const typed = box.querySelector("#seed-form input[name=seed]");
+    const input = h("input", { type: "text", name: "seed", value: typed ? typed.value : randomSeed(), maxlength: 256, autocomplete: "off", spellcheck: "false" });
     const button = h("button", { type: "submit" }, "Add my seed");
     const form = h("form", { id: "seed-form" },
       field("Your seed (any text; a random one is filled in)", input, "Added before the first round, it changes every server die: no one, the server included, could have chosen them."),
