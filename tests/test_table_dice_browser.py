@@ -133,7 +133,10 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     head = whole_proof(server, fragment)["chain_head"]
     expect(lydia.page.locator("#dice-facts .hash").nth(1)).to_have_attribute("title", head)
 
-    gm.page.get_by_role("button", name="Play to the end").click()
+    expect(gm.rounds()).to_have_count(2)
+    # Two big wins may have ended the match already (DS past 20): else the server plays on.
+    if gm.page.locator("#board .result").count() == 0:
+        gm.page.get_by_role("button", name="Play to the end").click()
     for seat in (gm, lydia):
         expect(seat.page.locator("#board .result")).to_contain_text("Finished")
     proof = whole_proof(server, fragment)
@@ -147,7 +150,7 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     )
     rounds = proof["rounds_played"]
     assert dice > 0
-    assert rounds >= 3
+    assert rounds >= 2
     checked = f"Every die and link checks out ({dice} dice, {rounds} rounds)."
     for seat in (lydia, gm):
         seat.page.get_by_role("button", name="Check the dice").click()
