@@ -116,10 +116,23 @@ def test_every_asset_the_page_loads_is_served_by_the_app(client: TestClient) -> 
         "dom.js",
         "kinds.js",
         "views.js",
+        "verify.js",
         "table.css",
         "favicon.svg",
     }
     assert client.get(f"{ASSETS_URL}/table.css").headers["content-type"].startswith("text/css")
+
+
+def test_the_dice_verifier_is_a_module_of_its_own_without_the_dom(client: TestClient) -> None:
+    """verify.js is what tests/clients/test_table_verify.py runs under Node.js: no page in it."""
+    answer = client.get(f"{ASSETS_URL}/verify.js")
+    assert answer.status_code == 200
+    source = answer.text
+    assert IMPORT.findall(source) == []
+    for name in ("document", "window", "location", "./dom.js"):
+        assert re.search(rf"\b{re.escape(name)}\b", source) is None, name
+    assert "crypto.subtle" in source or "globalThis.crypto" in source
+    assert "./verify.js" in IMPORT.findall(client.get(f"{ASSETS_URL}/table.js").text)
 
 
 def test_an_unknown_asset_is_a_problem_404(client: TestClient) -> None:
@@ -175,6 +188,6 @@ def test_the_package_ships_every_file_of_the_page() -> None:
         if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts
     )
     assert "index.html" in files
-    assert len(files) == 8
+    assert len(files) == 9  # the page, 5 modules and verify.js, its style sheet and icon
     for file in files:
         assert any(Path(file).match(pattern) for pattern in patterns), file

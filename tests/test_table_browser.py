@@ -162,13 +162,19 @@ def table(browser: Browser, server: Server) -> Iterator[NewSeat]:
         context.close()
 
 
-def create(gm: Seat, server: Server, kind: str, preset: str | None = None) -> dict[str, str]:
-    """Create a session from the page's form; the fragment's parts of the GM's page."""
+def create(
+    gm: Seat, server: Server, kind: str, preset: str | None = None, *, verifiable: bool = False
+) -> dict[str, str]:
+    """Create a session from the page's form (with verifiable dice when `verifiable`); the
+    fragment's parts of the GM's page."""
     page = gm.page
     page.goto(f"{server.base_url}/table")
     page.get_by_label("Kind of contest").select_option(kind)
     if preset is not None:
         page.get_by_label("Preset").select_option(preset)
+    if verifiable:
+        page.get_by_label(re.compile("^Verifiable dice")).check()
+        expect(page.get_by_label("Request body")).to_have_value(re.compile(r'"dice": "verifiable"'))
     page.get_by_role("button", name="Create the session").click()
     expect(page.locator("#connection")).to_have_text("Live")
     expect(page.locator("#summary")).not_to_be_empty()

@@ -7,7 +7,8 @@
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
-import { renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
+import { beforeReveal, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
+import { byWords, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
 
 const main = document.getElementById("main");
 const announcer = document.getElementById("announcer");
@@ -104,6 +105,7 @@ function startView() {
   const seats = h("input", { type: "checkbox", name: "seats", checked: true });
   const seatsField = field("Give each competitor a seat: a link to send their own dice", seats);
   const seed = h("input", { type: "number", name: "seed", min: 0, inputmode: "numeric" });
+  const verifiable = h("input", { type: "checkbox", name: "verifiable" });
   const body = h("textarea", { name: "body", rows: 12, spellcheck: "false" });
   const createButton = h("button", { type: "submit", class: "primary" }, "Create the session");
 
@@ -138,6 +140,8 @@ function startView() {
     else delete value.seats;
     if (seed.value !== "") value.seed = Number(seed.value);
     else delete value.seed;
+    if (verifiable.checked) value.dice = "verifiable";
+    else delete value.dice;
     writeBody(value);
   }
 
@@ -182,6 +186,7 @@ function startView() {
   presetSelect.addEventListener("change", choosePreset);
   seats.addEventListener("change", applyOptions);
   seed.addEventListener("change", applyOptions);
+  verifiable.addEventListener("change", applyOptions);
 
   const form = h(
     "form",
@@ -190,6 +195,8 @@ function startView() {
     field("Preset", presetSelect),
     optionsBox,
     seatsField,
+    field("Verifiable dice: committed before the first roll, checked by anyone at the end", verifiable,
+      "Each player may add a seed of their own before the first round; not with a seed above."),
     field("Seed (optional: the same seed rolls the same dice)", seed),
     h("details", {}, h("summary", {}, "The whole request (JSON): names, stats and every rule option"),
       field("Request body", body, "Edit freely: the service checks it and says what is wrong.")),
@@ -262,6 +269,7 @@ const view = {
   tacticPolicy: "none",
   odds: { running: false, again: false },
   deleted: false,
+  proof: { running: false, again: false, latest: null, shownKey: null },
 };
 
 function base() {
@@ -308,6 +316,7 @@ async function sessionView(frag) {
   view.controlsKey = null;
   view.sealed = {};
   view.deleted = false;
+  view.proof = { running: false, again: false, latest: null, shownKey: null };
   view.roundsReading = false;
   view.roundsAgain = false;
   if (!view.info || !frag.session || !frag.token) {
@@ -325,6 +334,10 @@ async function sessionView(frag) {
       h("p", { id: "summary", class: "summary" }),
       h("p", { class: "played" }, h("span", { class: "label" }, "Rounds played: "), h("span", { id: "played" }, "—")),
       h("p", { class: "latest-line" }, h("span", { class: "label" }, "Latest: "), h("span", { id: "latest" }, "—"))),
+    h("section", { id: "dice-panel", class: "panel", "aria-labelledby": "dice-title", hidden: true },
+      h("h3", { id: "dice-title" }, "Verifiable dice"), h("div", { id: "dice-facts" }), h("div", { id: "seeds" }),
+      h("div", { class: "actions" }, h("button", { type: "button", id: "check-dice" }, "Check the dice")),
+      h("p", { id: "check-result", class: "check-result" })),
     h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, "Where it stands"),
       h("div", { id: "board" })),
     h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? "Run it" : "Your move"),
@@ -338,6 +351,7 @@ async function sessionView(frag) {
       h("div", { id: "links" })) : null,
   );
   if (isGm()) renderLinks();
+  document.getElementById("check-dice").addEventListener("click", (event) => checkDice(event.currentTarget));
   focusHeading();
   try {
     const answer = await asMe("GET", base());
@@ -475,6 +489,154 @@ function render() {
   fill(document.getElementById("played"), String(session.round));
   renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
   renderControls();
+  renderDiceFacts();
+}
+
+// --- verifiable dice ---------------------------------------------------------------------
+
+/** Who this page's token is, as the seeds and supplied dice name it. */
+function myBy() {
+  return isGm() ? "gm" : `${view.frag.role}:${view.frag.name}`;
+}
+
+/** A hash in short, the whole of it in its title and in a details element beside it. */
+function hashValue(label, value) {
+  const full = String(value ?? "");
+  return h("div", { class: "hash-line" },
+    h("span", { class: "label" }, `${label}: `),
+    h("code", { class: "hash", title: full, dataset: { full } }, full ? `${full.slice(0, 12)}…` : "—"),
+    h("details", { class: "hash-full" }, h("summary", {}, "whole value"), h("code", {}, full)));
+}
+
+function renderDiceFacts() {
+  const session = view.session;
+  const panel = document.getElementById("dice-panel");
+  if (!panel) return;
+  panel.hidden = !session || session.dice !== "verifiable";
+  if (panel.hidden) return;
+  fill(document.getElementById("dice-facts"),
+    h("p", {}, "The dice are verifiable: the server committed to its seed before the first roll and reveals it when the session ends; every round is chained to the one before."),
+    hashValue("Commitment", session.commitment),
+    hashValue("Chain head", session.chain_head));
+  refreshProof();
+}
+
+/** The proof as it stands (no rounds before the reveal), for the seeds; one read at a time. */
+async function refreshProof() {
+  if (view.proof.running) {
+    view.proof.again = true;
+    return;
+  }
+  view.proof.running = true;
+  try {
+    do {
+      view.proof.again = false;
+      try {
+        const answer = await asMe("GET", `${base()}/proof?limit=1`);
+        view.proof.latest = answer.body;
+        renderSeeds(answer.body);
+      } catch (error) {
+        if (!view.deleted) showError(error);
+      }
+    } while (view.proof.again && !view.deleted);
+  } finally {
+    view.proof.running = false;
+  }
+}
+
+function randomSeed() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function renderSeeds(proof) {
+  const box = document.getElementById("seeds");
+  if (!box) return;
+  const seeds = proof.seeds || [];
+  const mine = seeds.find((entry) => entry.by === myBy());
+  const key = JSON.stringify([proof.seeds_open, seeds]);
+  if (key === view.proof.shownKey) return; // a form being filled stays as it is
+  view.proof.shownKey = key;
+  const listed = seeds.length
+    ? h("ul", { class: "seeds-list" }, seeds.map((entry) => h("li", {}, `${byWords(entry.by)}${entry.by === myBy() ? " (you)" : ""}: `,
+      h("code", {}, entry.seed))))
+    : h("p", { class: "muted" }, "No seed added.");
+  const parts = [h("h4", {}, proof.seeds_open ? "Seeds added so far" : "The seeds added"), listed];
+  if (proof.seeds_open && !mine) {
+    // Another token's seed re-draws the list: what this page's player typed stays.
+    const typed = box.querySelector("#seed-form input[name=seed]");
+    const input = h("input", { type: "text", name: "seed", value: typed ? typed.value : randomSeed(), maxlength: 256, autocomplete: "off", spellcheck: "false" });
+    const button = h("button", { type: "submit" }, "Add my seed");
+    const form = h("form", { id: "seed-form" },
+      field("Your seed (any text; a random one is filled in)", input, "Added before the first round, it changes every server die: no one, the server included, could have chosen them."),
+      h("div", { class: "actions" }, button));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const answer = await act(button, () => asMe("POST", `${base()}/seeds`, { seed: input.value }));
+      if (answer) refreshProof();
+    });
+    parts.push(form);
+  } else if (proof.seeds_open) {
+    parts.push(h("p", { class: "muted" }, "Your seed is in. Seeds close at the first round."));
+  } else {
+    parts.push(h("p", { class: "muted" }, "Seeds are closed: the first change chained them."));
+  }
+  fill(box, parts);
+}
+
+/** Every page of the proof: its rounds once revealed. */
+async function wholeProof() {
+  let proof = null;
+  let after = 0;
+  for (;;) {
+    const page = (await asMe("GET", `${base()}/proof?after=${after}&limit=500`)).body;
+    if (proof === null) proof = page;
+    else proof.rounds.push(...(page.rounds || []));
+    const got = page.rounds || [];
+    if (!page.revealed || got.length === 0 || proof.rounds.length >= page.rounds_played) return proof;
+    after = got[got.length - 1].number;
+  }
+}
+
+/** Each round listed says whether its dice and link were found to match. */
+function markRounds(report) {
+  for (const checked of report.rounds) {
+    const item = document.querySelector(`#rounds > li[data-number="${checked.number}"]`);
+    if (!item) continue;
+    item.dataset.checked = checked.ok ? "ok" : "failed";
+    const mark = item.querySelector(".round-check") || item.appendChild(h("p", { class: "round-check" }));
+    fill(mark, checked.ok ? "Checked: its server dice and its link match." : "Does not match: see “Check the dice” above.");
+  }
+}
+
+async function checkDice(button) {
+  const result = document.getElementById("check-result");
+  clearError();
+  button.disabled = true;
+  fill(result, "Checking the dice…");
+  delete result.dataset.state;
+  try {
+    const proof = await wholeProof();
+    let line;
+    if (!proof.revealed) {
+      const report = await verifyUnrevealed(proof);
+      line = beforeReveal(proof, report);
+      result.dataset.state = report.ok ? "waiting" : "failed";
+    } else {
+      const report = await verifyProof(proof);
+      line = reportLine(report);
+      result.dataset.state = report.ok ? "ok" : "failed";
+      markRounds(report);
+    }
+    fill(result, line);
+    announce(line);
+  } catch (error) {
+    fill(result, "");
+    showError(error);
+  } finally {
+    button.disabled = false;
+  }
 }
 
 // --- odds --------------------------------------------------------------------------------

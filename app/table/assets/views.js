@@ -188,6 +188,18 @@ export function renderChoiceOdds(box, kind, answer) {
 
 // --- rounds ------------------------------------------------------------------------------
 
+/** Who a seed or a supplied die is from (`gm`, `seat:<name>`, `party:<name>`), in words. */
+export function byWords(by) {
+  if (by === "gm") return "the GM";
+  if (typeof by !== "string") return "—";
+  const at = by.indexOf(":");
+  const role = by.slice(0, at);
+  const name = by.slice(at + 1);
+  if (role === "seat") return `${name}'s seat`;
+  if (role === "party") return `the party ${name}`;
+  return by;
+}
+
 export function renderRound(kind, record) {
   const rolls = record.rolls || [];
   const parts = [h("p", { class: "round-summary" }, record.summary)];
@@ -199,15 +211,19 @@ export function renderRound(kind, record) {
     parts.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
       h("li", {}, `${party}: ${choice.actions ? (choice.actions.length ? choice.actions.join(", ") : "nothing") : `${choice.action ?? "(its action is not shown to you)"}, bid ${choice.bid}`}`))));
   }
-  // Each die's row is where a proof of the server's dice belongs, once the service gives one.
+  // In a verifiable session each supplied die says who supplied it (`by`); "Check the dice"
+  // recomputes every server die from the revealed seed (verify.js).
   if (rolls.length) {
-    parts.push(h("table", { class: "dice-table" },
+    const anyBy = rolls.some((roll) => roll.by !== undefined);
+    const titles = ["Who", "For", "Dice", "Rolled", "From", ...(anyBy ? ["By"] : [])];
+    parts.push(h("div", { class: "dice-scroll" }, h("table", { class: "dice-table" },
       h("caption", {}, `Dice of round ${record.number}`),
-      h("thead", {}, h("tr", {}, ["Who", "For", "Dice", "Rolled", "From"].map((title) => h("th", { scope: "col" }, title)))),
+      h("thead", {}, h("tr", {}, titles.map((title) => h("th", { scope: "col" }, title)))),
       h("tbody", {}, rolls.map((roll) => h("tr", {},
         h("td", {}, roll.who ?? "—"), h("td", {}, roll.purpose), h("td", {}, roll.dice),
         h("td", { class: "num" }, roll.values.join(", ")),
-        h("td", {}, roll.source === "supplied" ? "entered" : "server"))))));
+        h("td", {}, roll.source === "supplied" ? "entered" : "server"),
+        anyBy ? h("td", {}, roll.source === "supplied" ? byWords(roll.by) : "—") : null))))));
   }
   return h("li", { class: "round", dataset: { number: String(record.number) } }, parts);
 }
