@@ -503,7 +503,7 @@ def test_mental_loser_takes_loser_damage() -> None:
     rolls: Rolls = {"Psion": {"strength": 10}, "Sage": {"strength": 10, "damage": [4, 5]}}
     state, round_, dice = play(config, aw.start(config, Dice()), rolls)
     assert (round_.winner, state.ds) == ("Psion", (3, 0))
-    assert serial.dump(dice.log[-1]) == {
+    assert dice.log[-1].record() == {
         "who": "Sage",
         "purpose": "damage",
         "dice": "2d6+1",
