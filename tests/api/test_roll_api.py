@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api import notation as notation_api
+from app.api.formats import plain
 from app.notation import MAX_DICE, MAX_PARENTHESES, MAX_WORK
 from tests.helpers import assert_problem
 from tests.work_meter import WorkMeter
@@ -239,6 +240,7 @@ def test_any_expression_is_200_or_422(
         body = response.json()
         assert body.keys() == RESULT_FIELDS
         assert body["expr"] == expr
-        assert body["summary"] == body["breakdown"]
+        # The summary is the breakdown made safe to post (`<` and `@` cannot start a mention).
+        assert body["summary"] == plain(body["breakdown"])
     else:
         assert_problem(response, 422)
