@@ -34,7 +34,7 @@ from app.api.kinds import AnyKind
 from app.api.odds import routes as odds_routes
 from app.api.odds import worker as odds_worker
 from app.api.registry import KINDS
-from app.api.routing import index_routes
+from app.api.routing import LaneApp, index_routes
 from app.api.table import install_table
 from app.cors import add_cors
 from app.errors import install_error_handlers
@@ -117,7 +117,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             await stop_events(app)
             await store.close()
 
-    app = FastAPI(
+    app = LaneApp(
         title="Arbiter",
         version="1.0.0",
         description=DESCRIPTION,

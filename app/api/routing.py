@@ -14,6 +14,9 @@ the app) gets every feature FastAPI has. Two things make the service's own route
 * `IndexedRouter` is FastAPI's `APIRouter` with an index: a request is matched only against
   the routes its first two path segments can reach, in their order, by FastAPI's own loop;
   it chooses exactly the route the full scan would choose (everything else falls back to it).
+* `LeanLane`, the app's exception middleware (`LaneApp`), hands a request for a `LeanRoute`
+  straight to its handler and answers what it raises as Starlette would; every other request
+  takes FastAPI's stack (tests/api/test_lean_lane.py compares the two).
 """
 
 from __future__ import annotations
@@ -47,11 +50,14 @@ from fastapi.routing import (
 )
 from fastapi.telemetry._api import _route_selected
 from pydantic import BaseModel
-from starlette._utils import get_route_path
+from starlette._exception_handler import _lookup_exception_handler
+from starlette._utils import get_route_path, is_async_callable
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.common import CALLER, examples, parse_body, read_body, respond, text_plain_doc
 
@@ -206,8 +212,10 @@ class LeanRoute(APIRoute):
         context = _effective_route_context_var.get()
         route: Any = context if context is not None and context.original_route is self else self
         handler = _lean_handler(route, f"{route.path} ({self.name})")
-        # What `handle` runs for the route as built here (as FastAPI keeps `app` on each).
+        # What `handle` runs for the route as built here (as FastAPI keeps `app` on each),
+        # and what the lean lane calls (`LeanLane`).
         route.lean_app = wrap_app_with_body_limit(_lean_app(handler), route.max_body_size)
+        route.lean_handler = handler
         return handler
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -409,7 +417,8 @@ class _Entry:
             child_scope["route"] = self.route  # as APIRoute.matches names itself
         return match, child_scope
 
-    async def handle(self, scope: Scope, child_scope: Scope, receive: Receive, send: Send) -> None:
+    def enter(self, scope: Scope, child_scope: Scope) -> None:
+        """What the scope holds once this place is chosen, before its route is handed it."""
         if self.context is None:
             # What APIRouter.app does with the route it chose.
             _update_scope(scope, child_scope)
@@ -418,7 +427,6 @@ class _Entry:
                 path=getattr(self.route, "path_format", None),
                 mount=isinstance(self.route, Mount),
             )
-            await self.route.handle(scope, receive, send)
             return
         # What the included router's entry does, handing the request to its route: its form
         # limits, itself and the route as included, in FastAPI's part of the scope.
@@ -431,7 +439,24 @@ class _Entry:
         if TELEMETRY in scope:
             _route_selected(scope=scope, path=self.context.path_format, mount=False)
         fastapi_scope[_FASTAPI_EFFECTIVE_ROUTE_CONTEXT_KEY] = self.context
+
+    async def handle(self, scope: Scope, child_scope: Scope, receive: Receive, send: Send) -> None:
+        self.enter(scope, child_scope)
         await self.route.handle(scope, receive, send)
+
+    def lean_handler(self) -> Callable[[Request], Awaitable[Response]] | None:
+        """The lean handler of this place's route as it is included, when `LeanLane` may
+        call it: a `LeanRoute` with no body limit of its own (FastAPI's per-route
+        `max_body_size`, which its route app enforces)."""
+        if not isinstance(self.route, LeanRoute):
+            return None
+        target: Any = self.route if self.context is None else self.context
+        if target.max_body_size is not None:
+            return None
+        handler: Callable[[Request], Awaitable[Response]] | None = getattr(
+            target, "lean_handler", None
+        )
+        return handler
 
 
 def _entries(route: BaseRoute) -> list[tuple[_Entry, str | None]]:
@@ -499,30 +524,41 @@ class IndexedRouter(APIRouter):
         if scope["type"] != "http":
             await super().app(scope, receive, send)
             return
+        chosen = self.choose(scope)
+        if chosen is not None:
+            place, child_scope, _ = chosen
+            self.enter(scope)
+            await place.handle(scope, child_scope, receive, send)
+            return
+        await super().app(scope, receive, send)
+
+    def enter(self, scope: Scope) -> None:
+        """What the router sets in the scope of a request it hands to one of its places."""
+        if self.form_limits:
+            _apply_router_form_limits(scope, self.form_limits)
+        scope.setdefault("router", self)
+
+    def choose(self, scope: Scope) -> tuple[_Entry, Scope, Match] | None:
+        """The place FastAPI's scan would hand this HTTP request to: the first that matches
+        it in full, else the first that matches it in part (a method it does not serve);
+        None when no place of the index does (the full scan answers: redirects, 404)."""
         index = self._index
         if index is None or index.version != self._version(index.routers):
             index = self.reindex()
-        if index.by_prefix or index.anywhere:
-            path = get_route_path(scope)
-            places = index.by_prefix.get(prefix_of(path), index.anywhere)
-            if self.form_limits:
-                _apply_router_form_limits(scope, self.form_limits)
-            scope.setdefault("router", self)
-            partial: tuple[_Entry, Scope] | None = None
-            for place in places:
-                pattern = place.pattern
-                if pattern is not None and pattern.match(path) is None:
-                    continue
-                match, child_scope = place.matches(scope)
-                if match is Match.FULL:
-                    await place.handle(scope, child_scope, receive, send)
-                    return
-                if match is Match.PARTIAL and partial is None:
-                    partial = (place, child_scope)
-            if partial is not None:
-                await partial[0].handle(scope, partial[1], receive, send)
-                return
-        await super().app(scope, receive, send)
+        if not (index.by_prefix or index.anywhere):
+            return None
+        path = get_route_path(scope)
+        partial: tuple[_Entry, Scope, Match] | None = None
+        for place in index.by_prefix.get(prefix_of(path), index.anywhere):
+            pattern = place.pattern
+            if pattern is not None and pattern.match(path) is None:
+                continue
+            match, child_scope = place.matches(scope)
+            if match is Match.FULL:
+                return place, child_scope, match
+            if match is Match.PARTIAL and partial is None:
+                partial = (place, child_scope, match)
+        return partial
 
     def _version(self, routers: Sequence[APIRouter]) -> tuple[int, int]:
         """What tells when the routes have changed: how many this router holds, and the
@@ -601,3 +637,121 @@ def index_routes(app: FastAPI) -> IndexedRouter:
     router.middleware_stack = router.app
     assert isinstance(router, IndexedRouter)
     return router
+
+
+# --- the lean lane --------------------------------------------------------------------------
+
+
+class LeanLane(ExceptionMiddleware):
+    """Starlette's exception middleware, which hands a request for a `LeanRoute` straight to
+    its lean handler.
+
+    For every other request it is the exception middleware itself: FastAPI's
+    `AsyncExitStackMiddleware`, the router and the route follow. A request the router would
+    hand to a `LeanRoute` (FastAPI's own choice, `IndexedRouter.choose`) skips the exit stack
+    (a lean route has no dependencies and takes no files, which are all it serves), the
+    router's and the route's ASGI layers, and is answered here: the scope is set as the
+    router and the route set it (`router`, `route`, path parameters, FastAPI's part), the
+    handler is called, and what it raises is answered exactly as
+    `starlette._exception_handler.wrap_app_handling_exceptions` answers it, with the same
+    handlers: by status for an `HTTPException`, else by the first class of the exception's
+    MRO that has one, a synchronous handler in the thread pool, re-raised (to the server
+    error middleware) when none; after the answer has started, a `RuntimeError`.
+    tests/api/test_lean_lane.py sends every kind of request and failure through this lane and
+    through the full stack and compares the answers.
+    """
+
+    def __init__(self, app: ASGIApp, router: IndexedRouter, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self.router = router
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            chosen = self.router.choose(scope)
+            if chosen is not None and chosen[2] is Match.FULL:
+                place, child_scope, _ = chosen
+                handler = place.lean_handler()
+                if handler is not None:
+                    scope["starlette.exception_handlers"] = (
+                        self._exception_handlers,
+                        self._status_handlers,
+                    )
+                    self.router.enter(scope)
+                    place.enter(scope, child_scope)
+                    await self._serve(handler, scope, receive, send)
+                    return
+        await super().__call__(scope, receive, send)
+
+    async def _serve(
+        self,
+        handler: Callable[[Request], Awaitable[Response]],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        try:
+            response = await handler(Request(scope, receive, send))
+        except Exception as exc:
+            # Nothing was sent: the handler only builds its response.
+            await self._answer(exc, False, scope, receive, send)
+            return
+        started = False
+
+        async def sender(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await response(scope, receive, sender)
+        except Exception as exc:
+            await self._answer(exc, started, scope, receive, sender)
+
+    async def _answer(
+        self, exc: Exception, started: bool, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """`exc` answered as Starlette's `wrap_app_handling_exceptions` answers it."""
+        handler = None
+        if isinstance(exc, HTTPException):
+            handler = self._status_handlers.get(exc.status_code)
+        if handler is None:
+            handler = _lookup_exception_handler(self._exception_handlers, exc)
+        if handler is None:
+            raise exc
+        if started:
+            raise RuntimeError("Caught handled exception, but response already started.") from exc
+        conn = Request(scope, receive, send)
+        # Starlette types a handler as taking a request or a websocket; this lane is HTTP's.
+        if is_async_callable(handler):
+            response = await handler(conn, exc)  # type: ignore[arg-type]
+        else:
+            response = await run_in_threadpool(handler, conn, exc)
+        if response is not None:
+            await response(scope, receive, send)
+        # Reused exception instances accumulate tracebacks across requests.
+        exc.__traceback__ = None
+
+
+class LaneApp(FastAPI):
+    """FastAPI, with `LeanLane` in place of Starlette's exception middleware (the same
+    handlers, the same place in the stack: inside the app's own middleware, outside the
+    exit stack and the router). `lean_lane = False` builds FastAPI's stack unchanged."""
+
+    lean_lane: bool = True
+
+    def build_middleware_stack(self) -> ASGIApp:
+        stack = super().build_middleware_stack()
+        if not self.lean_lane or not isinstance(self.router, IndexedRouter):
+            return stack
+        outer: Any = None
+        layer: Any = stack
+        while layer is not None and type(layer) is not ExceptionMiddleware:
+            outer, layer = layer, getattr(layer, "app", None)
+        if layer is None or outer is None:
+            raise FastAPIError("LaneApp: no exception middleware in the stack")
+        lane = LeanLane(layer.app, self.router, debug=layer.debug)
+        lane._exception_handlers = layer._exception_handlers
+        lane._status_handlers = layer._status_handlers
+        outer.app = lane
+        return stack
