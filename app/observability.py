@@ -281,10 +281,12 @@ def log_request(request_id: str, method: str, route: str, status: int, seconds: 
             },
         )
         return
+    middle = _line_middles.get((method, route))
+    if middle is None:
+        middle = _line_middle(method, route)
     _queued.append(
-        f'{{"time":"{timestamp(time.time())}","level":"info","logger":"{REQUEST_LOG.name}",'
-        f'"message":"request","request_id":"{request_id}","method":"{method}",'
-        f'"route":{orjson.dumps(route).decode()},"status":{status},"duration_ms":{duration}}}\n'
+        f'{{"time":"{timestamp(time.time())}{_LINE_HEAD}{request_id}{middle}{status},'
+        f'"duration_ms":{duration}}}\n'
     )
     global _flush_scheduled, _stream
     if _flush_scheduled:
@@ -299,6 +301,23 @@ def log_request(request_id: str, method: str, route: str, status: int, seconds: 
         return
     _flush_scheduled = True
     loop.call_soon(flush_request_log)
+
+
+#: What a JSON request line holds between its time and its request id.
+_LINE_HEAD: Final = (
+    f'","level":"info","logger":"{REQUEST_LOG.name}","message":"request","request_id":"'
+)
+#: (method, route) -> what a JSON request line holds between its request id and its status,
+#: made once each (the methods are a fixed set, the routes the app's templates).
+_line_middles: dict[tuple[str, str], str] = {}
+
+
+def _line_middle(method: str, route: str) -> str:
+    if len(_line_middles) >= 4096:
+        _line_middles.clear()
+    middle = f'","method":"{method}","route":{orjson.dumps(route).decode()},"status":'
+    _line_middles[(method, route)] = middle
+    return middle
 
 
 def flush_request_log() -> None:
@@ -343,7 +362,7 @@ _second_text = ""
 def timestamp(moment: float) -> str:
     """RFC 3339 UTC with milliseconds; the date and time of a second are formatted once."""
     global _second, _second_text
-    second = int(moment)
+    second, milli = divmod(int(moment * 1000.0), 1000)
     if second != _second:
         _second, _second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-    return f"{_second_text}.{int((moment - second) * 1000):03d}Z"
+    return "%s.%03dZ" % (_second_text, milli)  # noqa: UP031 - %-formatting is the faster here
