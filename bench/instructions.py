@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.run import QUICK_CONTEST, ROOT, free_port
+from bench.run import QUICK_CONTEST, ROOT, free_port, uvicorn_command
 
 #: What each server is: (label, uvicorn's app argument, factory, path, body).
 SERVERS: tuple[tuple[str, str, bool, str, object | None], ...] = (
@@ -61,20 +61,8 @@ def count(app: str, factory: bool, path: str, body: object | None, requests: int
             "valgrind",
             "--tool=callgrind",
             f"--callgrind-out-file={out}",
-            sys.executable,
-            "-m",
-            "uvicorn",
-            app,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
+            *uvicorn_command(app, port, factory),
         ]
-        if factory:
-            args[7:7] = ["--factory", "--http", "app.serving:GuardedHttpTools"]
         env = {
             **os.environ,
             "PYTHONHASHSEED": "0",

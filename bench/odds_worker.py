@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.odds import BIG_GAME, RACE, token_question  # noqa: E402
-from bench.run import free_port  # noqa: E402
+from bench.run import free_port, uvicorn_command  # noqa: E402
 
 FLOOD = 120
 TOKEN_QUESTIONS = 40
@@ -62,22 +62,7 @@ def serving(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
         check=True,
     )
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:create_app",
-            "--factory",
-            "--http",
-            "app.serving:GuardedHttpTools",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
+        uvicorn_command("app.main:create_app", port, factory=True),
         cwd=ROOT,
         env={
             **os.environ,

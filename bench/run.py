@@ -71,14 +71,14 @@ def free_port() -> int:
         return port
 
 
-@contextmanager
-def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -> Iterator[str]:
-    port = free_port()
-    args = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        app,
+def uvicorn_command(app: str, port: int, factory: bool = False) -> list[str]:
+    """The command serving `app` on one uvicorn worker at 127.0.0.1:`port`; a factory is
+    Arbiter's, served as scripts/dev.py serves it: with its protocol's limits on heads."""
+    args = [sys.executable, "-m", "uvicorn", app]
+    if factory:
+        args += ["--factory", "--http", "app.serving:GuardedHttpTools"]
+    return [
+        *args,
         "--host",
         "127.0.0.1",
         "--port",
@@ -89,9 +89,12 @@ def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -
         "--log-level",
         "warning",
     ]
-    if factory:
-        # Arbiter as scripts/dev.py serves it: with its protocol's limits on requests' heads.
-        args[4:4] = ["--factory", "--http", "app.serving:GuardedHttpTools"]
+
+
+@contextmanager
+def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -> Iterator[str]:
+    port = free_port()
+    args = uvicorn_command(app, port, factory)
     # The server's request log goes to a file, as it would to a log collector: written to a
     # terminal, the terminal would be what is measured.
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the server
