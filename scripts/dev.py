@@ -169,7 +169,9 @@ def serve(python: Path | str = PYTHON, *, migrating: bool = True) -> None:
 
 def test(extra: list[str]) -> None:
     workers = os.environ.get("ARBITER_TEST_WORKERS", "auto")
-    run(PYTHON, "-m", "pytest", "-n", workers, *extra)
+    # worksteal: a worker whose tests are done takes queued ones from the other, so that the
+    # suite does not end with one core waiting while the other runs the last long module.
+    run(PYTHON, "-m", "pytest", "-n", workers, "--dist", "worksteal", *extra)
 
 
 def lint() -> None:
