@@ -1,22 +1,50 @@
 """Races as sessions, increment by increment (docs/api.md#races, docs/rules.md#races).
 
 Each competitor gets a party token of her own besides the GM's: it reads the race (GET) but may
-not play it (403), so racers can follow along without being able to post dice.
+not play it (403), so racers can follow along without being able to post dice. Before the first
+increment a racer chooses her pacing for the race (`POST …/pacing`, her own token, her seat's or
+the GM's), and anyone in the race may ask what each pacing would give (`POST …/odds/choices`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
-from app.api.odds.races import race_odds_from
-from app.api.schemas.odds import OddsRaceAnswer
+from fastapi import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute
+
+from app.api import pending
+from app.api.common import message_doc
+from app.api.kinds import (
+    ChoiceOdds,
+    Examples,
+    LiveEvent,
+    OddsQuestion,
+    RoundKind,
+    Schemas,
+    SessionOdds,
+    load_session,
+)
+from app.api.lifecycle import Change, kind_router, mutate, require_active
+from app.api.odds.figures import percent
+from app.api.odds.races import race_choices_odds, race_odds_from
+from app.api.presentation import session_answer
+from app.api.routing import DeferredBody, declare_body
+from app.api.schemas.odds import (
+    OddsRaceAnswer,
+    OddsRaceChoice,
+    OddsRaceChoicesAnswer,
+    OddsRaceChoicesRequest,
+)
 from app.api.schemas.races import (
     RaceCheckRecord,
     RaceCompetitorLine,
     RaceConfig,
     RaceCreate,
     RaceDice,
+    RacePacing,
+    RacePacingChosen,
     RaceResult,
     RaceRound,
     RaceRoundOutcome,
@@ -24,12 +52,15 @@ from app.api.schemas.races import (
     RaceSession,
     RaceState,
 )
+from app.api.security import Role
+from app.errors import Conflict, Forbidden
 from app.notation import validate_notation
 from app.rules import races as rules
 from app.rules import serial
 from app.rules.dice import Dice
-from app.rules.errors import Loc, RulesError, RuleViolation
+from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
 from app.rules.races import CheckRecord, CompetitorRound
+from app.store.repository import SessionRecord
 
 
 def check_damage_notation(increments: Iterable[tuple[Loc, str]]) -> None:
@@ -53,6 +84,73 @@ async def odds_from(
     return await race_odds_from(config, state, question.seed or 0, question.trials)
 
 
+def _before_the_start(config: rules.Config, state: rules.State, name: str, loc: Loc) -> None:
+    """What `rules.choose_pacing` refuses, located at `loc` (the body's `name`)."""
+    if not any(competitor.name == name for competitor in config.competitors):
+        raise RulesError(f"{name} is not racing here", loc)
+    if state.increment > 0:
+        rules.choose_pacing(config, state, name, "normal")  # raises its PhaseError
+
+
+def pacing_label(move: RacePacing) -> str:
+    """An option's label when the caller gives none: `Bob sprints`."""
+    doing = {"normal": "runs at a normal pace", "sprint": "sprints", "pace": "paces herself"}
+    return f"{move.name} {doing[move.pacing]}"
+
+
+async def odds_at_choices(
+    config: rules.Config, state: rules.State, body: OddsRaceChoicesRequest
+) -> OddsRaceChoicesAnswer:
+    """For each option (one racer's pacing, as `…/pacing` would take it now), the odds of the
+    race once she races at it, every option played with the same seeded dice; one question to
+    the odds worker."""
+    if rules.is_finished(state):
+        raise PhaseError("the race is over")
+    chosen: list[rules.State] = []
+    for index, option in enumerate(body.options):
+        move = option.move
+        _before_the_start(config, state, move.name, ("options", index, "move", "name"))
+        chosen.append(rules.choose_pacing(config, state, move.name, move.pacing))
+    answers = await race_choices_odds(config, chosen, body.seed or 0, body.trials)
+    options: list[OddsRaceChoice] = [
+        {
+            "label": option.label or pacing_label(option.move),
+            "move": option.move.model_dump(mode="json", exclude_unset=True),
+            "odds": odds,
+        }
+        for option, odds in zip(body.options, answers, strict=True)
+    ]
+    wins = [option["odds"]["wins"][option["move"]["name"]] for option in options]
+    best = options[wins.index(max(wins))]
+    lines = "; ".join(
+        f"{option['label']}: {option['move']['name']} wins {percent(won)}"
+        for option, won in zip(options, wins, strict=True)
+    )
+    return {
+        "options": options,
+        "best": best["label"],
+        "summary": f"{lines}. Best: {best['label']}.",
+    }
+
+
+CHOICES: ChoiceOdds[rules.Config, rules.State] = ChoiceOdds(
+    OddsRaceChoicesRequest,
+    OddsRaceChoicesAnswer,
+    "oddsRaceChoices",
+    {
+        "sprint, pace or neither": {
+            "options": [
+                {"move": {"name": "Ann", "pacing": "sprint"}},
+                {"move": {"name": "Ann", "pacing": "pace"}},
+                {"label": "as she is", "move": {"name": "Ann", "pacing": "normal"}},
+            ],
+            "seed": 7,
+        }
+    },
+    odds_at_choices,
+)
+
+
 class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     """Every competitor races the course's increments; the highest DS wins (docs/rules.md#races)."""
 
@@ -66,6 +164,8 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     resolve_model = None
     dice_model = RaceDice
     odds = SessionOdds(OddsRaceAnswer, odds_from)
+    choices = CHOICES
+    events = (LiveEvent("pacing", "RacePacingChosen", "`POST …/pacing`"),)
     schemas = Schemas(
         config=RaceConfig,
         state=RaceState,
@@ -148,7 +248,7 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
         dumped: RaceConfig = serial.dump(config)
         return dumped
 
-    def public_state(self, config: rules.Config, state: rules.State) -> RaceState:  # noqa: ARG002
+    def public_state(self, config: rules.Config, state: rules.State) -> RaceState:
         return {
             "increment": state.increment,
             "of": state.of,
@@ -156,6 +256,7 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
             "standing": dict(state.standing),
             "damage": dict(state.damage),
             "flags": {name: list(flags) for name, flags in state.flags.items()},
+            "pacing": rules.pacing_of(config, state),
         }
 
     def round_record(
@@ -173,6 +274,22 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
 
     def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
         return rules.round_summary(config, state, played)
+
+    def extra_routes(self) -> Sequence[BaseRoute]:
+        router = kind_router(self)
+        router.add_api_route(
+            "/{session_id}/pacing",
+            declare_body(
+                choose_pacing,
+                RacePacing,
+                {"sprint": {"name": "Ann", "pacing": "sprint"}},
+            ),
+            methods=["POST"],
+            responses=message_doc(model=RacePacingChosen),
+            summary="Choose a racer's pacing before the first increment (the racer or the GM)",
+            operation_id="chooseRacePacing",
+        )
+        return router.routes
 
     def describe(self, config: rules.Config, state: rules.State) -> str:
         """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
@@ -202,6 +319,44 @@ def competitor_line(line: CompetitorRound) -> RaceCompetitorLine:
     """A competitor's line of a round, under the competitor's name."""
     shown: RaceCompetitorLine = serial.dump_as(line, leave_out=("name",))
     return shown
+
+
+def _racer_or_gm(body: DeferredBody[RacePacing]) -> Callable[[Role, SessionRecord], None]:
+    def authorize(role: Role, _record: SessionRecord) -> None:
+        name = body.value.name
+        if role.is_gm or role.party == name or role.seat == name:
+            return
+        raise Forbidden("this token races for another competitor: her pacing is hers to choose")
+
+    return authorize
+
+
+async def choose_pacing(
+    request: Request, session_id: str, body: DeferredBody[RacePacing]
+) -> Response:
+    """A racer's pacing for the whole race, before its first increment
+    (docs/rules.md#races, "Pacing"); 409 once an increment is played or while one waits for
+    dice."""
+
+    def mutation(record: SessionRecord, _role: Role) -> Change[rules.State]:
+        require_active(record, "the race")
+        if pending.collecting(record) is not None:
+            raise Conflict("an increment is waiting for dice: pacing is chosen before it")
+        config, state = load_session(KIND, record.config, record.state, record.id)
+        move = body.value
+        _before_the_start(config, state, move.name, ("name",))
+        chosen = rules.choose_pacing(config, state, move.name, move.pacing)
+
+        def answer(updated: SessionRecord) -> tuple[int, RacePacingChosen]:
+            session = session_answer(KIND, updated, chosen)
+            summary = f"{pacing_label(move)} this race. {session['summary']}"
+            return 200, {"session": session, "summary": summary}
+
+        return Change(chosen, "active", None, answer=answer, event="pacing")
+
+    return await mutate(
+        request, KIND, session_id, mutation, authorize=_racer_or_gm(body), body=body
+    )
 
 
 KIND = Races()

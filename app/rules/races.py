@@ -85,7 +85,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from app.rules.common import ability_modifier
@@ -720,6 +720,9 @@ class State:
     standing: Mapping[str, Standing]
     damage: Mapping[str, int]
     flags: Mapping[str, tuple[str, ...]]
+    #: The pacing a racer chose before the first increment (`choose_pacing`), by name; one
+    #: not in it races at the pacing she was created with.
+    pacing: Mapping[str, Pacing] = field(default_factory=dict)
 
 
 def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - a race rolls nothing at the start
@@ -732,6 +735,41 @@ def start(config: Config, dice: Dice) -> State:  # noqa: ARG001 - a race rolls n
         standing=dict.fromkeys(names, "racing"),
         damage=dict.fromkeys(names, 0),
         flags=dict.fromkeys(names, ()),
+    )
+
+
+def choose_pacing(config: Config, state: State, name: str, pacing: Pacing) -> State:
+    """`name` races at `pacing` (docs/rules.md#races, "Pacing"): the source's choice "for the
+    duration of the race", so it is made before the first increment, and may be changed until
+    then; once an increment is played it is a `PhaseError`."""
+    if not any(competitor.name == name for competitor in config.competitors):
+        raise RulesError(f"{name} is not racing here", ("name",))
+    if state.increment > 0:
+        raise PhaseError(
+            "pacing is chosen for the whole race, before its first increment: "
+            f"{state.increment} increment{'' if state.increment == 1 else 's'} played"
+        )
+    return replace(state, pacing={**state.pacing, name: pacing})
+
+
+def pacing_of(config: Config, state: State) -> dict[str, Pacing]:
+    """Every racer's pacing: the one she chose (`State.pacing`), else her creation's."""
+    return {
+        competitor.name: state.pacing.get(competitor.name, competitor.pacing)
+        for competitor in config.competitors
+    }
+
+
+def raced_config(config: Config, state: State) -> Config:
+    """`config` with every racer at the pacing she races at (`pacing_of`)."""
+    if not state.pacing:
+        return config
+    return replace(
+        config,
+        competitors=tuple(
+            replace(competitor, pacing=state.pacing.get(competitor.name, competitor.pacing))
+            for competitor in config.competitors
+        ),
     )
 
 
@@ -776,13 +814,15 @@ class Round:
 
 
 def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
-    """Play the next increment for every competitor still racing (docs/rules.md#races).
+    """Play the next increment for every competitor still racing (docs/rules.md#races), each at
+    the pacing she races at (`raced_config`).
 
     Each makes the Constitution check when due (failing, she rests: 0 DS, no other check), then
     `run_increment`. Forfeited competitors are listed with their standing and no checks.
     """
     if is_finished(state):
         raise PhaseError("the race is finished")
+    config = raced_config(config, state)
     index = state.increment
     increment = config.increments[index]
     mounted_raced = sum(1 for earlier in config.increments[:index] if earlier.mounted)
@@ -840,6 +880,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
         standing=standing,
         damage=damage,
         flags=flags,
+        pacing=state.pacing,
     )
     finished = is_finished(new_state)
     return new_state, Round(

@@ -92,6 +92,7 @@ def test_create_answers_201_with_location_etag_tokens_and_the_start(
         "standing": {"Ann": "racing", "Bob": "racing"},
         "damage": {"Ann": 0, "Bob": 0},
         "flags": {"Ann": [], "Bob": []},
+        "pacing": {"Ann": "normal", "Bob": "normal"},
     }
     assert set(created["tokens"]) == {"gm", "parties"}
     assert set(created["tokens"]["parties"]) == {"Ann", "Bob"}

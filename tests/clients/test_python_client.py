@@ -375,3 +375,27 @@ def test_odds_from_a_sessions_state(arbiter: Arbiter, base_url: str) -> None:
         ops.chases.odds(chase.id, seed=5, terrain=terrain), token=chase.tokens.gm
     ).body
     assert chosen.options[0].odds == from_here
+
+
+def test_a_racers_pacing_and_its_odds_at_the_choice(arbiter: Arbiter) -> None:
+    race = arbiter.send(ops.races.create({
+        "course": "dash",
+        "competitors": [
+            {"name": "Ann", "speed": 30, "mods": {"strength": 1}},
+            {"name": "Bob", "speed": 30, "mods": {"strength": 2}},
+        ],
+    })).body  # fmt: skip
+    assert race.tokens is not None and race.tokens.parties is not None
+    ann = race.tokens.parties["Ann"]
+    options = {"options": [{"move": {"name": "Ann", "pacing": "sprint"}}], "seed": 4}
+    asked = arbiter.send(ops.races.odds_at_choices(race.id, options), token=ann).body
+    assert isinstance(asked, models.OddsRaceChoicesAnswer)
+    assert asked.best == "Ann sprints"
+    chosen = arbiter.send(
+        ops.races.pacing(race.id, {"name": "Ann", "pacing": "sprint"}, if_match=1), token=ann
+    )
+    assert isinstance(chosen.body, models.RacePacingChosen)
+    assert chosen.version == 2
+    assert chosen.body.session.state.pacing["Ann"] == "sprint"
+    after = arbiter.send(ops.races.odds(race.id, seed=4), token=ann).body
+    assert asked.options[0].odds == after

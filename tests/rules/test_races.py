@@ -847,6 +847,7 @@ def test_state_round_trips_as_the_api_shape() -> None:
         "standing": {"Ann": "racing"},
         "damage": {"Ann": 0},
         "flags": {"Ann": ["drowning"]},
+        "pacing": {},
     }
     assert serial.load(races.State, body) == state
 

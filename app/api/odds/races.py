@@ -43,3 +43,25 @@ async def race_odds_from(
 ) -> OddsRaceAnswer:
     """`race_answer` for this question, in the worker."""
     return await off_loop(race_answer, as_json(config), as_json(state), seed, trials)
+
+
+def race_choices_answer(
+    config_json: str, states_json: tuple[str, ...], seed: int, trials: int | None = None
+) -> list[OddsRaceAnswer]:
+    """`race_answer` for each of the states (one option each), in one worker call."""
+    return [race_answer(config_json, state_json, seed, trials) for state_json in states_json]
+
+
+async def race_choices_odds(
+    config: races.Config, states: list[races.State], seed: int, trials: int | None = None
+) -> list[OddsRaceAnswer]:
+    """The race answer from each of `states`, one question to the worker (its cache keyed by
+    the tuple); each played with the same seed, so the options differ by their pacing, not by
+    their dice."""
+    return await off_loop(
+        race_choices_answer,
+        as_json(config),
+        tuple(as_json(state) for state in states),
+        seed,
+        trials,
+    )

@@ -19,7 +19,7 @@ from typing_extensions import TypedDict
 from app.api.schemas.cairn import CairnPosition
 from app.api.schemas.chases import ChaseCreate, ChaseRound, ChaseTerrain
 from app.api.schemas.common import ANSWER, Name, Seed, Strict
-from app.api.schemas.races import RaceCreate
+from app.api.schemas.races import RaceCreate, RacePacing
 from app.api.schemas.skill_games import MAX_SKILLS, SkillGameCreate, SkillGameSkills
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.skill_games import MAX_PARTIES
@@ -392,5 +392,45 @@ class OddsSkillGameChoicesAnswer(TypedDict):
     `summary` one line for a chat."""
 
     options: list[OddsSkillGameChoice]
+    best: str
+    summary: str
+
+
+class OddsRaceOption(Strict):
+    """One option for a race before its first increment: `move` is the pacing body a racer
+    would post (`POST /v1/races/{id}/pacing`, the same validation); `label` names it in the
+    answer (by default, the racer and the pacing)."""
+
+    label: Label | None = None
+    move: RacePacing
+
+
+class OddsRaceChoicesRequest(Strict):
+    """The body of `POST /v1/races/{id}/odds/choices`: the options (1 to 16), each one
+    racer's pacing, and the seed and trials of the Monte Carlo estimate every option is
+    played with (the same dice for every option)."""
+
+    options: Annotated[list[OddsRaceOption], Field(min_length=1, max_length=MAX_OPTIONS)]
+    seed: Seed | None = None
+    trials: Trials | None = None
+
+
+@with_config(ANSWER)
+class OddsRaceChoice(TypedDict):
+    """One option: its label, its `move` as sent, and the race's odds once that racer races
+    at that pacing (the others at theirs): `…/odds`'s answer for that race."""
+
+    label: str
+    move: dict[str, Any]
+    odds: OddsRaceAnswer
+
+
+@with_config(ANSWER)
+class OddsRaceChoicesAnswer(TypedDict):
+    """The answer of `POST /v1/races/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option whose racer wins most often (the first of equals);
+    `summary` one line for a chat."""
+
+    options: list[OddsRaceChoice]
     best: str
     summary: str

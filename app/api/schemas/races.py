@@ -371,6 +371,14 @@ class RaceDice(Strict):
     )
 
 
+class RacePacing(Strict):
+    """The body of `POST /v1/races/{id}/pacing`: a racer's pacing for the whole race, chosen
+    before its first increment (docs/rules.md#races, "Pacing")."""
+
+    name: Name
+    pacing: rules.Pacing
+
+
 class RaceRound(Collecting):
     rolls: dict[Name, RaceDice] | None = None
 
@@ -469,6 +477,9 @@ class RaceState(TypedDict):
     standing: dict[str, rules.Standing]
     damage: dict[str, int]
     flags: dict[str, list[str]]
+    #: Every racer's pacing: the one she chose before the first increment
+    #: (`POST …/pacing`), else the one she was created with (`config`).
+    pacing: dict[str, rules.Pacing]
 
 
 @with_config(ANSWER)
@@ -529,3 +540,11 @@ class RaceSession(SessionFields):
     config: RaceConfig
     state: RaceState
     result: RaceResult | None
+
+
+@with_config(ANSWER)
+class RacePacingChosen(TypedDict):
+    """The answer of `POST /v1/races/{id}/pacing`: the race with that pacing, and one line."""
+
+    session: RaceSession
+    summary: str

@@ -11,7 +11,7 @@ Damage is not rolled (`no_damage`): it is recorded by the rules but decides noth
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from app.rules import races as rules
@@ -55,6 +55,8 @@ def race_odds(
     names = [competitor.name for competitor in config.competitors]
     if rules.is_finished(state):
         return _tally(names, [state], seed, exact=True)
+    # Each racer at the pacing she races at, once, rather than in every increment played.
+    config, state = rules.raced_config(config, state), replace(state, pacing={})
     rng = SeededRng(seed, "odds:race")
     # The resolution's own work limit: a race that cannot end within it is refused alike.
     work = DiceBudget(MAX_DICE_PER_REQUEST)

@@ -686,6 +686,7 @@ async function loadOdds() {
     delete box.dataset.updating;
   }
   if (kind === "chases") await loadChaseChoices(choiceBox);
+  else if (kind === "races") await loadRaceChoices(choiceBox);
   else fill(choiceBox, h("p", { class: "muted" }, `${view.info.title}s have no choice to make between rounds: a round takes only dice.`));
 }
 
@@ -719,6 +720,42 @@ async function loadChaseChoices(box) {
     }
   }
   fill(box, h("p", { class: "muted" }, "No choice is open on this increment."));
+}
+
+const PACINGS = [["sprint", "sprint"], ["pace", "pace yourself"], ["normal", "a normal pace"]];
+
+/** Before a race's first increment: each racer this page races for (the GM: every racer, up to
+ * five) sees her chances at each pacing, and may race at one of them. */
+async function loadRaceChoices(box) {
+  const session = view.session;
+  if (session.status !== "active" || session.state.increment > 0) {
+    fill(box, h("p", { class: "muted" }, "Pacing is chosen for the whole race, before its first increment."));
+    return;
+  }
+  const racers = session.config.competitors.map((racer) => racer.name);
+  const mine = isGm() ? racers.slice(0, 5) : racers.filter((name) => name === view.frag.name);
+  if (mine.length === 0) {
+    fill(box, h("p", { class: "muted" }, "Each racer chooses her pacing before the first increment."));
+    return;
+  }
+  const options = mine.flatMap((name) => PACINGS.map(([pacing, words]) => ({ label: `${name}: ${words}`, move: { name, pacing } })));
+  try {
+    const answer = await asMe("POST", `${base()}/odds/choices`, { options });
+    const rows = answer.body.options.map((option) => {
+      const { name, pacing } = option.move;
+      const chosen = session.state.pacing[name] === pacing;
+      const button = h("button", { type: "button", disabled: chosen }, chosen ? "Chosen" : "Race at this pacing");
+      button.addEventListener("click", () => act(button, () => onWhatIsShown("POST", `${base()}/pacing`, { name, pacing })));
+      return h("tr", { class: option.label === answer.body.best ? "best" : "" },
+        h("th", { scope: "row" }, option.label), h("td", { class: "num" }, `${(option.odds.wins[name] * 100).toFixed(1)}%`), h("td", {}, button));
+    });
+    fill(box, h("p", {}, answer.body.summary),
+      h("table", { class: "odds-table", id: "pacing-odds" }, h("caption", {}, "Chances of winning, by pacing (an estimate)"),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Pacing"), h("th", { scope: "col" }, "Wins"), h("th", { scope: "col" }, ""))),
+        h("tbody", {}, rows)));
+  } catch (error) {
+    fill(box, h("p", { class: "problem" }, `Not available: ${error.detail || error}`));
+  }
 }
 
 function combinations(items, size) {

@@ -1379,6 +1379,35 @@ class OddsRaceAnswer(BaseModel):
     summary: Annotated[str, Field(title="Summary")]
 
 
+class OddsRaceChoice(BaseModel):
+    """
+    One option: its label, its `move` as sent, and the race's odds once that racer races
+    at that pacing (the others at theirs): `…/odds`'s answer for that race.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[str, Field(title="Label")]
+    move: Annotated[dict[str, Any], Field(title="Move")]
+    odds: OddsRaceAnswer
+
+
+class OddsRaceChoicesAnswer(BaseModel):
+    """
+    The answer of `POST /v1/races/{id}/odds/choices`: each option in the order sent;
+    `best` the label of the option whose racer wins most often (the first of equals);
+    `summary` one line for a chat.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsRaceChoice], Field(title="Options")]
+    best: Annotated[str, Field(title="Best")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class OddsRankedEntry(BaseModel):
     """
     A competitor's chance to place first alone, and to share first place.
@@ -1937,6 +1966,27 @@ class RaceObstacleConfig(BaseModel):
     damage: Annotated[str | None, Field(title="Damage")]
 
 
+class RacePacing(BaseModel):
+    """
+    The body of `POST /v1/races/{id}/pacing`: a racer's pacing for the whole race, chosen
+    before its first increment (docs/rules.md#races, "Pacing").
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            title="Name",
+        ),
+    ]
+    pacing: Annotated[Literal["normal", "sprint", "pace"], Field(title="Pacing")]
+
+
 class RaceResult(BaseModel):
     """
     A finished race: the winners (several on a tie, none when everybody forfeited).
@@ -2058,6 +2108,7 @@ class RaceState(BaseModel):
     standing: Annotated[dict[str, Literal["racing", "forfeited"]], Field(title="Standing")]
     damage: Annotated[dict[str, int], Field(title="Damage")]
     flags: Annotated[dict[str, list[str]], Field(title="Flags")]
+    pacing: Annotated[dict[str, Literal["normal", "sprint", "pace"]], Field(title="Pacing")]
 
 
 class RankedCheckEntry(BaseModel):
@@ -3324,6 +3375,20 @@ class OddsGroupAnswer(BaseModel):
     nobody_alone_first: Annotated[float | None, Field(title="Nobody Alone First")]
     nobody_alone_first_exact: Annotated[str | None, Field(title="Nobody Alone First Exact")]
     summary: Annotated[str, Field(title="Summary")]
+
+
+class OddsRaceOption(BaseModel):
+    """
+    One option for a race before its first increment: `move` is the pacing body a racer
+    would post (`POST /v1/races/{id}/pacing`, the same validation); `label` names it in the
+    answer (by default, the racer and the pacing).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    label: Annotated[Label | None, Field(title="Label")] = None
+    move: RacePacing
 
 
 class OddsSkillGameChoice(BaseModel):
@@ -4660,6 +4725,21 @@ class OddsChaseRequest(BaseModel):
     trials: Annotated[Trials | None, Field(title="Trials")] = None
 
 
+class OddsRaceChoicesRequest(BaseModel):
+    """
+    The body of `POST /v1/races/{id}/odds/choices`: the options (1 to 16), each one
+    racer's pacing, and the seed and trials of the Monte Carlo estimate every option is
+    played with (the same dice for every option).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    options: Annotated[list[OddsRaceOption], Field(max_length=16, min_length=1, title="Options")]
+    seed: Annotated[Seed | None, Field(title="Seed")] = None
+    trials: Annotated[Trials | None, Field(title="Trials")] = None
+
+
 class OddsSkillGameChoicesRequest(BaseModel):
     """
     The body of `POST /v1/skill-games/{id}/odds/choices`: the options (1 to 16), each a
@@ -5238,6 +5318,18 @@ class RaceChanged(BaseModel):
         extra="ignore",
     )
     session: RaceSession
+
+
+class RacePacingChosen(BaseModel):
+    """
+    The answer of `POST /v1/races/{id}/pacing`: the race with that pacing, and one line.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    session: RaceSession
+    summary: Annotated[str, Field(title="Summary")]
 
 
 class RaceResolved(BaseModel):

@@ -375,6 +375,47 @@ class Chases(
         return self._change(session_id, "end", models.ChaseEnded, body, if_match, idempotency_key)
 
 
+class Races(
+    PlayedSessions[
+        models.RaceCreate,
+        models.RaceCreated,
+        models.RaceSession,
+        models.RaceRounds,
+        models.RaceRound,
+        models.RaceRoundAnswer,
+        models.RaceResolved,
+        models.OddsRaceAnswer,
+    ]
+):
+    """Races: increments played by the GM; each racer chooses her pacing before the first."""
+
+    def pacing(
+        self,
+        session_id: str,
+        body: models.RacePacing | Mapping[str, Any],
+        *,
+        if_match: int | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[models.RacePacingChosen]:
+        """A racer's pacing for the whole race, before its first increment (her token, her
+        seat's or the GM's)."""
+        return self._change(
+            session_id, "pacing", models.RacePacingChosen, body, if_match, idempotency_key
+        )
+
+    def odds_at_choices(
+        self, session_id: str, body: models.OddsRaceChoicesRequest | Mapping[str, Any]
+    ) -> Call[models.OddsRaceChoicesAnswer]:
+        """For each option (a racer's pacing, before the first increment), the race's odds
+        once it is taken (any token of the race)."""
+        return Call(
+            "POST",
+            self.at(session_id, "odds", "choices"),
+            {200: parser(models.OddsRaceChoicesAnswer)},
+            body=body,
+        )
+
+
 class SkillGames(
     Sessions[
         models.SkillGameCreate,
@@ -473,7 +514,7 @@ regular_contests = PlayedSessions(
     models.RegularContestResolved,
     models.OddsRegularContestAnswer,
 )
-races = PlayedSessions(
+races = Races(
     "/v1/races",
     models.RaceCreate,
     models.RaceCreated,
