@@ -386,6 +386,32 @@ def test_a_race_resumes_after_a_reload_and_a_drop(table: NewSeat, server: Server
     check_confined([gm, ann, elsewhere], fragment)
 
 
+def test_a_racer_chooses_her_pacing_from_her_odds(table: NewSeat, server: Server) -> None:
+    gm = table()
+    create(gm, server, "races", "A dash: Ann and Bob")
+    ann = table()
+    join(ann, link_of(gm, "Ann"), "You are Ann (your seat)")
+    # Her page weighs her own pacings only; the GM's, every racer's.
+    pacings = ann.page.locator("#pacing-odds tbody tr")
+    expect(pacings).to_have_count(3, timeout=SLOW_MS)
+    expect(pacings.first).to_contain_text("Ann: sprint")
+    expect(gm.page.locator("#pacing-odds tbody tr")).to_have_count(6, timeout=SLOW_MS)
+    sprint = pacings.filter(has_text="Ann: sprint")
+    sprint.get_by_role("button", name="Race at this pacing").click()
+    expect(gm.page.locator("#board")).to_contain_text("sprinting")
+    expect(ann.page.locator("#announcer")).to_contain_text("Ann sprints this race.")
+    expect(sprint.get_by_role("button", name="Chosen")).to_be_disabled(timeout=SLOW_MS)
+    # The first increment closes the choice.
+    gm.page.get_by_role("group", name="Ann").get_by_label("increment d20").fill("14")
+    gm.page.get_by_role("group", name="Bob").get_by_label("increment d20").fill("9")
+    gm.page.get_by_role("button", name="Play the round").click()
+    expect(ann.rounds()).to_have_count(1)
+    expect(ann.page.locator("#choice-odds")).to_contain_text(
+        "before its first increment", timeout=SLOW_MS
+    )
+    check_accessible(ann)
+
+
 def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     table: NewSeat, server: Server
 ) -> None:

@@ -46,7 +46,9 @@ export function renderBoard(box, kind, session, frag) {
     const best = Math.max(1, ...Object.values(state.ds));
     for (const name of KINDS[kind].names(session)) {
       const standing = state.standing[name];
-      const extra = [standing !== "racing" ? standing : null, state.damage[name] ? `${state.damage[name]} damage` : null,
+      const pacing = state.pacing ? state.pacing[name] : "normal";
+      const extra = [standing !== "racing" ? standing : null, pacing === "sprint" ? "sprinting" : pacing === "pace" ? "pacing" : null,
+        state.damage[name] ? `${state.damage[name]} damage` : null,
         ...(state.flags[name] || [])].filter(Boolean);
       parts.push(bar(`${name}${youMark(frag, name)}`, state.ds[name], best, `DS ${state.ds[name]}${extra.length ? ` (${extra.join(", ")})` : ""}`,
         { mine: frag.name === name, lead: state.ds[name] === best && best > 0 }));
