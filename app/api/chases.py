@@ -24,6 +24,7 @@ from app.api.kinds import (
     RoundKind,
     Schemas,
     SessionOdds,
+    best_and_summary,
     load_session,
 )
 from app.api.lifecycle import Change, gm_only, kind_router, mutate
@@ -194,18 +195,16 @@ async def odds_at_choices(
         {"label": label, "move": move.model_dump(mode="json", exclude_unset=True), "odds": odds}
         for (label, move, _, _), odds in zip(asked, answers, strict=True)
     ]
-    best = max(options, key=lambda option: option["odds"]["escaped"])
-    lines = "; ".join(
-        f"{option['label']}: escapes {percent(option['odds']['escaped'])}, caught "
-        f"{percent(option['odds']['caught'])}"
-        for option in options
+    ranked = best_and_summary(
+        options,
+        [option["odds"]["escaped"] for option in options],
+        lambda option, escaped: (
+            f"{option['label']}: escapes {percent(escaped)}, caught "
+            f"{percent(option['odds']['caught'])}"
+        ),
+        f"{config.escapee.name}'s next increment: ",
     )
-    escapee = config.escapee.name
-    return {
-        "options": options,
-        "best": best["label"],
-        "summary": f"{escapee}'s next increment: {lines}. Best: {best['label']}.",
-    }
+    return {"options": options, "best": ranked["best"], "summary": ranked["summary"]}
 
 
 CHOICES = ChoiceOdds(

@@ -153,6 +153,19 @@ class ChoiceOdds(Generic[ConfigT, StateT]):
     ask: Callable[[ConfigT, StateT, Any], Awaitable[Mapping[str, Any]]]
 
 
+def best_and_summary(
+    options: Sequence[Mapping[str, Any]],
+    scores: Sequence[float],
+    line: Callable[[Mapping[str, Any], float], str],
+    head: str = "",
+) -> dict[str, str]:
+    """An odds-at-a-choice answer's `best` (the label of the option of highest score, the
+    first of equals) and its one-line `summary`: each option's `line`, then the best."""
+    best = options[scores.index(max(scores))]["label"]
+    lines = "; ".join(line(option, score) for option, score in zip(options, scores, strict=True))
+    return {"best": best, "summary": f"{head}{lines}. Best: {best}."}
+
+
 # --- the kinds --------------------------------------------------------------------------------
 
 

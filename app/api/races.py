@@ -24,6 +24,7 @@ from app.api.kinds import (
     RoundKind,
     Schemas,
     SessionOdds,
+    best_and_summary,
     load_session,
 )
 from app.api.lifecycle import Change, kind_router, mutate, require_active
@@ -121,16 +122,12 @@ async def odds_at_choices(
         for option, odds in zip(body.options, answers, strict=True)
     ]
     wins = [option["odds"]["wins"][option["move"]["name"]] for option in options]
-    best = options[wins.index(max(wins))]
-    lines = "; ".join(
-        f"{option['label']}: {option['move']['name']} wins {percent(won)}"
-        for option, won in zip(options, wins, strict=True)
+    ranked = best_and_summary(
+        options,
+        wins,
+        lambda option, won: f"{option['label']}: {option['move']['name']} wins {percent(won)}",
     )
-    return {
-        "options": options,
-        "best": best["label"],
-        "summary": f"{lines}. Best: {best['label']}.",
-    }
+    return {"options": options, "best": ranked["best"], "summary": ranked["summary"]}
 
 
 CHOICES: ChoiceOdds[rules.Config, rules.State] = ChoiceOdds(

@@ -53,6 +53,7 @@ from app.api.kinds import (
     RoundView,
     Schemas,
     SessionOdds,
+    best_and_summary,
     load_session,
 )
 from app.api.lifecycle import (
@@ -445,16 +446,10 @@ async def odds_at_choices(
     expected = [
         option["odds"]["parties"][option["move"]["party"]]["expected_tokens"] for option in options
     ]
-    best = options[expected.index(max(expected))]
-    lines = "; ".join(
-        f"{option['label']}: {tokens:.2f} tokens expected"
-        for option, tokens in zip(options, expected, strict=True)
+    ranked = best_and_summary(
+        options, expected, lambda option, tokens: f"{option['label']}: {tokens:.2f} tokens expected"
     )
-    return {
-        "options": options,
-        "best": best["label"],
-        "summary": f"{lines}. Best: {best['label']}.",
-    }
+    return {"options": options, "best": ranked["best"], "summary": ranked["summary"]}
 
 
 CHOICES: ChoiceOdds[rules.Config, StoredGame] = ChoiceOdds(

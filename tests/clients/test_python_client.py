@@ -385,7 +385,8 @@ def test_a_racers_pacing_and_its_odds_at_the_choice(arbiter: Arbiter) -> None:
             {"name": "Bob", "speed": 30, "mods": {"strength": 2}},
         ],
     })).body  # fmt: skip
-    assert race.tokens is not None and race.tokens.parties is not None
+    assert race.tokens is not None
+    assert race.tokens.parties is not None
     ann = race.tokens.parties["Ann"]
     options = {"options": [{"move": {"name": "Ann", "pacing": "sprint"}}], "seed": 4}
     asked = arbiter.send(ops.races.odds_at_choices(race.id, options), token=ann).body
