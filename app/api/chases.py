@@ -62,7 +62,7 @@ from app.api.security import Role
 from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice
-from app.rules.errors import PhaseError, RulesError, RuleViolation
+from app.rules.errors import PhaseError, RulesError
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -147,15 +147,6 @@ def option_label(tactic: rules.Tactic | None) -> str:
     return "no tactic"
 
 
-def _located(error: RulesError, prefix: tuple[str | int, ...]) -> RulesError:
-    first, *more = error.violations
-    return RulesError(
-        first.msg,
-        (*prefix, *first.loc),
-        more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
-    )
-
-
 async def odds_at_choices(
     config: rules.Config, state: rules.State, body: OddsChaseChoicesRequest
 ) -> OddsChaseChoicesAnswer:
@@ -179,7 +170,7 @@ async def odds_at_choices(
             rules.validate_round(config, state, first)
             _check_damage(first.terrain)
         except RulesError as error:
-            raise _located(error, where) from None
+            raise error.located_under(where) from None
         terrain = first.terrain if body.terrain is None else body.terrain.to_terrain()
         asked.append((option.label or option_label(first.tactic), option.move, first, terrain))
     if body.terrain is not None:

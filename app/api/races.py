@@ -85,14 +85,6 @@ async def odds_from(
     return await race_odds_from(config, state, question.seed or 0, question.trials)
 
 
-def _before_the_start(config: rules.Config, state: rules.State, name: str, loc: Loc) -> None:
-    """What `rules.choose_pacing` refuses, located at `loc` (the body's `name`)."""
-    if not any(competitor.name == name for competitor in config.competitors):
-        raise RulesError(f"{name} is not racing here", loc)
-    if state.increment > 0:
-        rules.choose_pacing(config, state, name, "normal")  # raises its PhaseError
-
-
 def pacing_label(move: RacePacing) -> str:
     """An option's label when the caller gives none: `Bob sprints`."""
     doing = {"normal": "runs at a normal pace", "sprint": "sprints", "pace": "paces herself"}
@@ -110,8 +102,10 @@ async def odds_at_choices(
     chosen: list[rules.State] = []
     for index, option in enumerate(body.options):
         move = option.move
-        _before_the_start(config, state, move.name, ("options", index, "move", "name"))
-        chosen.append(rules.choose_pacing(config, state, move.name, move.pacing))
+        try:
+            chosen.append(rules.choose_pacing(config, state, move.name, move.pacing))
+        except RulesError as error:
+            raise error.located_under(("options", index, "move")) from None
     answers = await race_choices_odds(config, chosen, body.seed or 0, body.trials)
     options: list[OddsRaceChoice] = [
         {
@@ -341,7 +335,6 @@ async def choose_pacing(
             raise Conflict("an increment is waiting for dice: pacing is chosen before it")
         config, state = load_session(KIND, record.config, record.state, record.id)
         move = body.value
-        _before_the_start(config, state, move.name, ("name",))
         chosen = rules.choose_pacing(config, state, move.name, move.pacing)
 
         def answer(updated: SessionRecord) -> tuple[int, RacePacingChosen]:

@@ -427,7 +427,7 @@ async def odds_at_choices(
         try:
             skill_odds.check_choice(config, stored.game, move.party, move.skills)
         except RulesError as error:
-            raise skill_odds.located_under(error, where) from None
+            raise error.located_under(where) from None
         side = config.party(move.party)
         assert side is not None  # checked
         question = (config_json, move.party, tuple(move.skills))

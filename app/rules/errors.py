@@ -31,6 +31,15 @@ class RulesError(ValueError):
     def msg(self) -> str:
         return self.violations[0].msg
 
+    def located_under(self, prefix: Loc) -> RulesError:
+        """The same violations, each `loc` under `prefix` (a body nested in another's)."""
+        first, *more = self.violations
+        return RulesError(
+            first.msg,
+            (*prefix, *first.loc),
+            more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
+        )
+
 
 class DiceError(RulesError):
     """Supplied dice out of range or of the wrong count (docs/rules.md#dice-and-checks)."""

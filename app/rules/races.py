@@ -764,11 +764,11 @@ def raced_config(config: Config, state: State) -> Config:
     """`config` with every racer at the pacing she races at (`pacing_of`)."""
     if not state.pacing:
         return config
+    pacing = pacing_of(config, state)
     return replace(
         config,
         competitors=tuple(
-            replace(competitor, pacing=state.pacing.get(competitor.name, competitor.pacing))
-            for competitor in config.competitors
+            replace(competitor, pacing=pacing[competitor.name]) for competitor in config.competitors
         ),
     )
 

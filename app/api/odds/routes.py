@@ -268,7 +268,7 @@ def _checked_tokens_request(body: OddsSkillGameTokensRequest) -> int:
     try:
         config, _ = SKILL_GAMES.start(body.game, Dice())
     except RulesError as error:
-        raise skill_odds.located_under(error, ("game",)) from None
+        raise error.located_under(("game",)) from None
     skill_odds.check_choices(config, body.skills)
     checks = 0
     for party, chosen in body.skills.items():

@@ -43,16 +43,6 @@ class _LowestFace:
         return 1
 
 
-def located_under(error: RulesError, prefix: tuple[str | int, ...]) -> RulesError:
-    """`error` with every violation's `loc` under `prefix` (a body nested in another)."""
-    first, *more = error.violations
-    return RulesError(
-        first.msg,
-        (*prefix, *first.loc),
-        more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
-    )
-
-
 def check_choices(config: rules.Config, skills: Mapping[str, Sequence[str]]) -> None:
     """Every named party exists and its skills are a valid choice, as `choose_skills` checks
     (errors located at `("skills", party, ...)`)."""
