@@ -198,10 +198,24 @@ def test_the_longest_match_the_limits_allow(odds_client: TestClient) -> None:
     odds = arm_odds.exact_odds(config, start)
     assert Fraction(body["b_wins_exact"]) == odds.b_wins > 0
     assert Fraction(body["expected_rounds_exact"]) == odds.expected_rounds
-    # Even: past the walk's budget, refused as past the work limit, naming what is answered.
-    refused = odds_client.post("/v1/odds/arm-wrestles", json=_longest(0))
-    problem = assert_problem(refused, 422)
-    assert "more than about 56 rounds" in refused.text, problem
+    # Even: past the exact walk's budget, the bounded walk answers, every bound small.
+    even = odds_client.post("/v1/odds/arm-wrestles", json=_longest(0))
+    assert even.status_code == 200, even.text
+    body = even.json()
+    assert body["method"] == "bounded"
+    assert all(body[f"{k}_exact"] is None for k in (*parts_names(), "expected_rounds"))
+    bound = body["error_bound"]
+    assert set(bound) == {*parts_names(), "expected_rounds"}
+    assert all(0 < bound[k] < 1e-12 for k in parts_names())
+    # An even match: a and b win alike, and every ending adds up to 1 within the bounds.
+    assert body["a_wins"] == body["b_wins"] > 0.4
+    total = sum(body[k] for k in parts_names())
+    assert abs(total - 1) <= sum(bound[k] for k in parts_names()) + 4 * 2**-53
+    assert body["summary"].endswith(f"rounds expected (each within {max(bound.values()):.0e}).")
+
+
+def parts_names() -> tuple[str, ...]:
+    return ("a_wins", "b_wins", "draw", "undecided")
 
 
 def test_charts(odds_client: TestClient) -> None:

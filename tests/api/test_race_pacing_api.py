@@ -26,7 +26,7 @@ SPRINT = {
         {"name": "Bob", "speed": 0, "mods": {"strength": 2}},
     ],
 }
-OPTIONS = [
+OPTIONS: list[dict[str, Any]] = [
     {"move": {"name": "Ann", "pacing": "sprint"}},
     {"move": {"name": "Ann", "pacing": "pace"}},
     {"label": "as she is", "move": {"name": "Ann", "pacing": "normal"}},

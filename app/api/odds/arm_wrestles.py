@@ -1,8 +1,10 @@
-"""The odds of an arm wrestle (docs/rules.md#arm-wrestling): exact, from its start or from
-where a match stands."""
+"""The odds of an arm wrestle (docs/rules.md#arm-wrestling), from its start or from where a
+match stands: exact fractions where the exact walk fits its budget, else the bounded walk's
+doubles with their error bounds (docs/rules.md#odds)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Final
 
 from app.api.odds.figures import percent, probability
@@ -20,33 +22,47 @@ INLINE_ROUNDS: Final = 6
 def arm_wrestle_answer(
     config: arm_wrestling.Config, state: arm_wrestling.State
 ) -> OddsArmWrestleAnswer:
-    """The arm wrestle answer (computed in the worker process)."""
-    odds = arm_odds.arm_wrestle_odds(config, state)
+    """The arm wrestle answer (computed in the worker process): exact, or past the exact
+    walk's budget the bounded walk's."""
+    bound: dict[str, float] | None = None
+    try:
+        odds = arm_odds.arm_wrestle_odds(config, state)
+    except arm_odds.TooLarge:
+        from app.numeric import arm_wrestling as numeric  # NumPy and Numba: the worker only
+
+        bounded = numeric.arm_wrestle_odds(config, state)
+        odds, bound = bounded.odds, bounded.bound
+
+    def exact(value: Fraction) -> str | None:
+        return None if bound is not None else fraction_text(value)
+
     a, b = config.a.name, config.b.name
     answer: OddsArmWrestleAnswer = {
-        "method": "exact",
+        "method": "exact" if bound is None else "bounded",
         "a": a,
         "b": b,
         "a_wins": probability(odds.a_wins),
-        "a_wins_exact": fraction_text(odds.a_wins),
+        "a_wins_exact": exact(odds.a_wins),
         "b_wins": probability(odds.b_wins),
-        "b_wins_exact": fraction_text(odds.b_wins),
+        "b_wins_exact": exact(odds.b_wins),
         "draw": probability(odds.draw),
-        "draw_exact": fraction_text(odds.draw),
+        "draw_exact": exact(odds.draw),
         "undecided": probability(odds.undecided),
-        "undecided_exact": fraction_text(odds.undecided),
+        "undecided_exact": exact(odds.undecided),
         "expected_rounds": probability(odds.expected_rounds),
-        "expected_rounds_exact": fraction_text(odds.expected_rounds),
+        "expected_rounds_exact": exact(odds.expected_rounds),
+        "error_bound": bound,
         "standard_error": None,
         "trials": None,
         "seed": None,
         "rounds_played": state.rounds_played,
         "summary": "",
     }
+    how = "exact" if bound is None else f"each within {max(bound.values()):.0e}"
     answer["summary"] = (
         f"{a} wins {percent(answer['a_wins'])}, {b} {percent(answer['b_wins'])}, draw "
         f"{percent(answer['draw'])}, undecided {percent(answer['undecided'])}; "
-        f"{answer['expected_rounds']:.2f} rounds expected (exact)."
+        f"{answer['expected_rounds']:.2f} rounds expected ({how})."
     )
     return answer
 

@@ -140,6 +140,15 @@ def _follow_parent(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
+    threading.Thread(target=_warm, daemon=True).start()
+
+
+def _warm() -> None:
+    """In the worker: load the bounded walk's compiled kernel (about 1 s; the first time on a
+    machine, its compilation, several) while the worker answers other questions."""
+    from app.numeric import arm_wrestling
+
+    arm_wrestling.warm()
 
 
 class OddsWorker:

@@ -138,28 +138,32 @@ class OddsCairnAnswer(TypedDict):
 @with_config(ANSWER)
 class OddsArmWrestleAnswer(TypedDict):
     """The answer of `POST /v1/odds/arm-wrestles` and of a match's `GET …/odds`
-    (docs/rules.md#arm-wrestling).
+    (docs/rules.md#arm-wrestling), from the start or from where the match stands.
 
-    Always exact, from the start or from where the match stands (a walk over the difference
-    of the DS, docs/rules.md#odds): every `*_exact` is a fraction (or, past 4000 digits, its
-    17-digit decimal). `standard_error`, `trials` and `seed` are always null (no estimate is
-    made; a request's `seed` changes nothing). `expected_rounds` counts the whole match (a
-    stopped match as `max_rounds`).
+    `method` `exact` (a walk over the difference of the DS, docs/rules.md#odds): every
+    `*_exact` is a fraction (or, past 4000 digits, its 17-digit decimal) and `error_bound` is
+    null. `method` `bounded`, for a match too long for the exact walk: the same walk in
+    doubles with every rounding counted; each `*_exact` is null and `error_bound` gives, per
+    answer, how far at most the double is from the exact value (no Monte Carlo either way).
+    `standard_error`, `trials` and `seed` are always null (no estimate is made; a request's
+    `seed` changes nothing). `expected_rounds` counts the whole match (a stopped match as
+    `max_rounds`).
     """
 
-    method: Literal["exact"]
+    method: Literal["exact", "bounded"]
     a: str
     b: str
     a_wins: float
-    a_wins_exact: str
+    a_wins_exact: str | None
     b_wins: float
-    b_wins_exact: str
+    b_wins_exact: str | None
     draw: float
-    draw_exact: str
+    draw_exact: str | None
     undecided: float
-    undecided_exact: str
+    undecided_exact: str | None
     expected_rounds: float
-    expected_rounds_exact: str
+    expected_rounds_exact: str | None
+    error_bound: dict[str, float] | None
     standard_error: dict[str, float] | None
     trials: int | None
     seed: int | None

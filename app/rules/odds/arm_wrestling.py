@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Final
+from typing import Final, Protocol
 
 from app.rules import arm_wrestling as rules
 from app.rules.dice import WorkLimitExceeded
@@ -323,6 +323,19 @@ class TooLarge(WorkLimitExceeded):
         )
 
 
+class StrengthWalk(Protocol):
+    """A walk of the Strength checks without fatigue (`_Walk`, or a numeric one): weights in
+    integers, scaled by `paths` a round (`400` for counted paths, `1` for probabilities)."""
+
+    def leading(self) -> tuple[int, int, int]:
+        """The weights alive with a leading, b leading, and nobody leading."""
+        ...
+
+    def step(self) -> tuple[int, int]:
+        """One round: the weights (`paths` times more) that reach the target, a's and b's."""
+        ...
+
+
 def exact_odds(
     config: rules.Config, state: rules.State, budget: int = EXACT_BUDGET
 ) -> ArmWrestleOdds:
@@ -333,9 +346,23 @@ def exact_odds(
     rounds = fatigue_rounds(config, state)
     strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
     walk = _Walk(config, state, strength_rounds, budget)
-    # Numerators over one common `denominator` (the walk's 400 per round times 20 per fatigue
-    # check): both passed every fatigue check so far in `passed` of its share of it.
-    passed = denominator = 1
+    return combine(state, rounds, walk, paths=400, unit=1)
+
+
+def combine(
+    state: rules.State,
+    rounds: list[tuple[int | None, ...]],
+    walk: StrengthWalk,
+    paths: int,
+    unit: int,
+) -> ArmWrestleOdds:
+    """The odds from a walk of the Strength checks and the fatigue checks of `rounds`
+    (`fatigue_rounds`), all exact over the walk's integers: the walk starts with weight
+    `unit`, and its weights grow by `paths` a round."""
+    # Numerators over one common `denominator` (the walk's `paths` per round times 20 per
+    # fatigue check): both passed every fatigue check so far in `passed` of its share of it.
+    passed = 1
+    denominator = unit
     a_wins = b_wins = draw = expected = 0
     alive = 0
     for due in rounds:
@@ -347,14 +374,14 @@ def exact_odds(
         (faces_a, of_a), (faces_b, of_b) = ((1, 1) if f is None else (f, D20) for f in due)
         fails_a, fails_b = of_a - faces_a, of_b - faces_b
         # Exactly one failing: the other wins; both: the leader, or a draw at equal DS.
-        scale = of_a * of_b * 400
-        a_wins = a_wins * scale + passed * 400 * (
+        scale = of_a * of_b * paths
+        a_wins = a_wins * scale + passed * paths * (
             alive * faces_a * fails_b + lead_a * fails_a * fails_b
         )
-        b_wins = b_wins * scale + passed * 400 * (
+        b_wins = b_wins * scale + passed * paths * (
             alive * faces_b * fails_a + lead_b * fails_a * fails_b
         )
-        draw = draw * scale + passed * 400 * level * fails_a * fails_b
+        draw = draw * scale + passed * paths * level * fails_a * fails_b
         expected = expected * scale + passed * alive * scale
         denominator *= scale
         passed *= faces_a * faces_b

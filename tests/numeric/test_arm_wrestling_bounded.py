@@ -1,0 +1,144 @@
+"""The bounded walk of an arm wrestle's odds (app/numeric/arm_wrestling.py) against the exact
+walk (itself checked against every die of small matches played through the rules): every
+answer within its stated bound of the exact fraction, and the bounds tight."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.numeric import arm_wrestling as numeric
+from app.rules import arm_wrestling as rules
+from app.rules.dice import Dice
+from app.rules.odds import arm_wrestling as exact
+
+NAMES = ("a_wins", "b_wins", "draw", "undecided", "expected_rounds")
+
+
+def competitor(
+    name: str, strength: int, con: int, con_mod: int, **fields: bool
+) -> rules.Competitor:
+    return rules.Competitor(name, strength, con, con_mod, **fields)
+
+
+LYDIA = rules.Config(competitor("Lydia", 2, 12, 1), competitor("Ogre", 6, 15, 2))
+
+
+def assert_within(config: rules.Config, state: rules.State) -> numeric.Bounded:
+    truth = exact.exact_odds(config, state, budget=10**12)
+    answer = numeric.bounded_odds(config, state)
+    for name in NAMES:
+        true_value: Fraction = getattr(truth, name)
+        told = float(getattr(answer.odds, name))
+        bound = answer.bound[name]
+        assert abs(Fraction(told) - true_value) <= Fraction(bound), (name, told, true_value)
+        # Tight: the walk's own error is a few hundred roundings, the pruned weight tiny.
+        assert bound <= 1e-11 * float(true_value) + 1e-20, (name, bound, float(true_value))
+    return answer
+
+
+def test_lydia_and_the_ogre() -> None:
+    answer = assert_within(LYDIA, rules.start(LYDIA, Dice()))
+    assert float(answer.odds.a_wins) == pytest.approx(0.040344, abs=1e-6)
+    assert float(answer.odds.draw) == pytest.approx(0.0000544, abs=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("config", "state"),
+    [
+        # An even match to 60 that can last about 40 rounds.
+        (
+            rules.Config(competitor("A", 0, 30, 1), competitor("B", 0, 30, 1), target=60),
+            None,
+        ),
+        # Stopped by max_rounds, fatigue early: every ending possible.
+        (
+            rules.Config(
+                competitor("A", 3, 5, 1), competitor("B", 0, 3, 3), target=20, max_rounds=12
+            ),
+            None,
+        ),
+        # From a session's state: b far ahead, a below 0, checks already made.
+        (
+            rules.Config(
+                competitor("A", 0, 8, 1, endurance=True),
+                competitor("B", 1, 6, 0, off_hand=True),
+                target=100,
+            ),
+            rules.State(names=("A", "B"), ds=(-30, 50), con_checks_made=(4, 6), rounds_played=12),
+        ),
+        # Modifiers far apart (the kernel's shift past the spread), a tie at the start.
+        (
+            rules.Config(competitor("A", 25, 10, 0), competitor("B", 0, 10, 0), target=40),
+            rules.State(names=("A", "B"), ds=(7, 7), rounds_played=3),
+        ),
+    ],
+)
+def test_matches_and_states(config: rules.Config, state: rules.State | None) -> None:
+    assert_within(config, state or rules.start(config, Dice()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    target=st.integers(1, 30),
+    strength=st.tuples(st.integers(-5, 25), st.integers(-5, 5)),
+    con=st.tuples(st.integers(1, 8), st.integers(1, 8)),
+    con_mod=st.tuples(st.integers(-3, 6), st.integers(-3, 6)),
+    max_rounds=st.integers(1, 40),
+    ds=st.tuples(st.integers(-20, 29), st.integers(-20, 29)),
+    checks=st.tuples(st.integers(0, 3), st.integers(0, 3)),
+)
+def test_any_small_match_from_any_state(
+    target: int,
+    strength: tuple[int, int],
+    con: tuple[int, int],
+    con_mod: tuple[int, int],
+    max_rounds: int,
+    ds: tuple[int, int],
+    checks: tuple[int, int],
+) -> None:
+    config = rules.Config(
+        competitor("A", strength[0], con[0], con_mod[0]),
+        competitor("B", strength[1], con[1], con_mod[1]),
+        target=target,
+        max_rounds=max_rounds + 1,
+    )
+    capped = (min(ds[0], target - 1), min(ds[1], target - 1))
+    state = rules.State(names=("A", "B"), ds=capped, con_checks_made=checks, rounds_played=1)
+    assert_within(config, state)
+
+
+def test_what_is_pruned_is_in_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Dropping every state lighter than 1e-6 moves the answers far more than the roundings
+    # do; the bound still holds them, because it counts what was dropped.
+    monkeypatch.setattr(numeric, "PRUNE", 1e-6)
+    config = rules.Config(competitor("A", 0, 30, 1), competitor("B", 1, 30, 1), target=40)
+    state = rules.start(config, Dice())
+    truth = exact.exact_odds(config, state, budget=10**12)
+    answer = numeric.bounded_odds(config, state)
+    moved = max(abs(getattr(answer.odds, name) - getattr(truth, name)) for name in NAMES)
+    assert moved > 1e-9
+    for name in NAMES:
+        told = Fraction(float(getattr(answer.odds, name)))
+        assert abs(told - getattr(truth, name)) <= Fraction(answer.bound[name])
+
+
+def test_the_longest_even_match_the_limits_allow() -> None:
+    side = competitor("A", 0, 200, 100, endurance=True)
+    config = rules.Config(side, replace(side, name="B"), target=100, max_rounds=10_000)
+    state = rules.start(config, Dice())
+    assert exact.horizon(config, state) == 316
+    with pytest.raises(exact.TooLarge):
+        exact.exact_odds(config, state)
+    answer = numeric.arm_wrestle_odds(config, state)
+    odds = answer.odds
+    assert odds.a_wins == odds.b_wins
+    assert odds.undecided == 0  # the fatigue checks end it within 316 rounds
+    total = odds.a_wins + odds.b_wins + odds.draw
+    spread = sum(Fraction(answer.bound[name]) for name in ("a_wins", "b_wins", "draw"))
+    assert abs(total - 1) <= spread
+    assert all(answer.bound[name] < 1e-12 for name in ("a_wins", "b_wins", "draw"))
