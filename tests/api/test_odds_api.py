@@ -26,7 +26,6 @@ from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import gurps as gurps_odds
 from app.settings import Settings
 from tests.conformance import Conforming
-from tests.helpers import assert_problem
 
 QUICK = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
 
