@@ -169,6 +169,19 @@ ARM_LADDER: list[tuple[str, dict[str, Any]]] = [
         },
     ),
 ]
+ARM_LADDER += [
+    (
+        f"modifiers {apart} apart, Con 200 +104, target {target}, 316 rounds",
+        {
+            "a": {**side, "name": "A", "strength_mod": apart},
+            "b": {**side, "name": "B"},
+            "target": target,
+            "max_rounds": 10_000,
+        },
+    )
+    for side in [{"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}]
+    for apart, target in ((0, 10), (1, 100), (5, 100), (10, 100))
+]
 #: A chase at a lead of 22 (hiding, a hazard and no tactic all allowed), and the three options
 #: its `…/odds/choices` question weighs.
 CHASE_SESSION = {
@@ -473,10 +486,12 @@ def arm_wrestle_walks() -> None:
     three for the quick ones; no cache: `exact_odds` itself), in CPU time: the work the
     worker does, steady on a shared machine."""
     from app.api.schemas.arm_wrestles import ArmWrestleCreate
+    from app.numeric import arm_wrestling as numeric
     from app.rules import arm_wrestling
     from app.rules.dice import Dice, WorkLimitExceeded
     from app.rules.odds import arm_wrestling as arm_odds
 
+    numeric.warm()  # the worker loads the compiled kernel when it starts
     print("exact arm-wrestle walks, from creation, in-process (CPU time):")
     for name, body in ARM_LADDER:
         config = ArmWrestleCreate.model_validate(body).to_rules()
@@ -499,6 +514,17 @@ def arm_wrestle_walks() -> None:
                 break
         target = "  (target <= 50 ms)" if body is LYDIA else ""
         print(f"  {name:55s} {min(runs):9.1f} ms  {answer}{target}")
+        if answer.startswith("refused"):
+            began = time.process_time()
+            bounded = numeric.bounded_odds(config, start)
+            spent = (time.process_time() - began) * 1000
+            odds = bounded.odds
+            print(
+                f"  {'  then the bounded walk':55s} {spent:9.1f} ms  a {float(odds.a_wins):.6f}, "
+                f"b {float(odds.b_wins):.6f}, draw {float(odds.draw):.3g}, undecided "
+                f"{float(odds.undecided):.3g}, bound {max(bounded.bound.values()):.1e}"
+                "  (target <= 1000 ms)"
+            )
 
 
 if __name__ == "__main__":

@@ -19,6 +19,25 @@ from app.rules.odds import fraction_text
 INLINE_ROUNDS: Final = 6
 
 
+#: The longest match the exact walk answers from creation, by the difference of the check
+#: modifiers (docs/performance.md#odds, at target 100; a little more at lower targets).
+EXACT_ROUNDS: Final = ((18, 123), (17, 97), (16, 85), (15, 77), (10, 61), (5, 57), (0, 56))
+#: A match this many times longer than that is not tried exactly: its walk would pass the
+#: budget (the work grows faster than the cube of the rounds) after a second of the worker's.
+SURE_MARGIN: Final = 1.25
+
+
+def _surely_too_long(config: arm_wrestling.Config, state: arm_wrestling.State) -> bool:
+    apart = abs(
+        arm_wrestling.check_modifier(config, config.a)
+        - arm_wrestling.check_modifier(config, config.b)
+    )
+    if apart > arm_odds.SPREAD - 1:
+        return False
+    rounds = next(longest for least, longest in EXACT_ROUNDS if apart >= least)
+    return arm_odds.horizon(config, state) > SURE_MARGIN * rounds
+
+
 def arm_wrestle_answer(
     config: arm_wrestling.Config, state: arm_wrestling.State
 ) -> OddsArmWrestleAnswer:
@@ -26,6 +45,8 @@ def arm_wrestle_answer(
     walk's budget the bounded walk's."""
     bound: dict[str, float] | None = None
     try:
+        if _surely_too_long(config, state):
+            raise arm_odds.TooLarge
         odds = arm_odds.arm_wrestle_odds(config, state)
     except arm_odds.TooLarge:
         from app.numeric import arm_wrestling as numeric  # NumPy and Numba: the worker only

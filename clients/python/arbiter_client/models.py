@@ -1139,31 +1139,35 @@ class LongThrowSeries(BaseModel):
 class OddsArmWrestleAnswer(BaseModel):
     """
     The answer of `POST /v1/odds/arm-wrestles` and of a match's `GET …/odds`
-    (docs/rules.md#arm-wrestling).
+    (docs/rules.md#arm-wrestling), from the start or from where the match stands.
 
-    Always exact, from the start or from where the match stands (a walk over the difference
-    of the DS, docs/rules.md#odds): every `*_exact` is a fraction (or, past 4000 digits, its
-    17-digit decimal). `standard_error`, `trials` and `seed` are always null (no estimate is
-    made; a request's `seed` changes nothing). `expected_rounds` counts the whole match (a
-    stopped match as `max_rounds`).
+    `method` `exact` (a walk over the difference of the DS, docs/rules.md#odds): every
+    `*_exact` is a fraction (or, past 4000 digits, its 17-digit decimal) and `error_bound` is
+    null. `method` `bounded`, for a match too long for the exact walk: the same walk in
+    doubles with every rounding counted; each `*_exact` is null and `error_bound` gives, per
+    answer, how far at most the double is from the exact value (no Monte Carlo either way).
+    `standard_error`, `trials` and `seed` are always null (no estimate is made; a request's
+    `seed` changes nothing). `expected_rounds` counts the whole match (a stopped match as
+    `max_rounds`).
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
-    method: Annotated[Literal["exact"], Field(title="Method")]
+    method: Annotated[Literal["exact", "bounded"], Field(title="Method")]
     a: Annotated[str, Field(title="A")]
     b: Annotated[str, Field(title="B")]
     a_wins: Annotated[float, Field(title="A Wins")]
-    a_wins_exact: Annotated[str, Field(title="A Wins Exact")]
+    a_wins_exact: Annotated[str | None, Field(title="A Wins Exact")]
     b_wins: Annotated[float, Field(title="B Wins")]
-    b_wins_exact: Annotated[str, Field(title="B Wins Exact")]
+    b_wins_exact: Annotated[str | None, Field(title="B Wins Exact")]
     draw: Annotated[float, Field(title="Draw")]
-    draw_exact: Annotated[str, Field(title="Draw Exact")]
+    draw_exact: Annotated[str | None, Field(title="Draw Exact")]
     undecided: Annotated[float, Field(title="Undecided")]
-    undecided_exact: Annotated[str, Field(title="Undecided Exact")]
+    undecided_exact: Annotated[str | None, Field(title="Undecided Exact")]
     expected_rounds: Annotated[float, Field(title="Expected Rounds")]
-    expected_rounds_exact: Annotated[str, Field(title="Expected Rounds Exact")]
+    expected_rounds_exact: Annotated[str | None, Field(title="Expected Rounds Exact")]
+    error_bound: Annotated[dict[str, float] | None, Field(title="Error Bound")]
     standard_error: Annotated[dict[str, float] | None, Field(title="Standard Error")]
     trials: Annotated[int | None, Field(title="Trials")]
     seed: Annotated[int | None, Field(title="Seed")]
