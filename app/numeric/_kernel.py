@@ -2,7 +2,9 @@
 
 Every operation is an IEEE double addition or multiplication of non-negative numbers, in a
 fixed order (Numba compiles without `fastmath`: no reassociation), so the roundings counted in
-`app.numeric.arm_wrestling` bound its error.
+`app.numeric.arm_wrestling` bound its error. A round goes row by row (`c`), each row's checks
+spread in just before a crossing may reach it and finished once none can: the rows it works
+on stay in the processor's cache.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ D20 = 20
 def _window(x, count, out, scratch):  # type: ignore[no-untyped-def]
     """out[j] (count + 19 entries) = x[j - 19] + ... + x[j] (x[i] = 0 outside 0..count - 1),
     as a tree of adds 5 deep: pairs, fours, eights, sixteens, and a sixteen and a four."""
-    padded = scratch[0]
-    twos = scratch[1]
-    fours = scratch[2]
-    eights = scratch[3]
-    sixteens = scratch[4]
+    # Separate arrays (not rows of one): the compiler can tell they never overlap.
+    padded, twos, fours, eights, sixteens = (
+        scratch[0],
+        scratch[1],
+        scratch[2],
+        scratch[3],
+        scratch[4],
+    )
     total = count + 2 * SPREAD
     for i in range(SPREAD):
         padded[i] = 0.0
@@ -42,12 +47,12 @@ def _window(x, count, out, scratch):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _pairwise(x):  # type: ignore[no-untyped-def]
-    """The sum of x by halving: ceil(log2(len(x))) roundings deep."""
-    count = x.shape[0]
+def _pairwise(x, count, work):  # type: ignore[no-untyped-def]
+    """The sum of x[:count] by halving (in `work`): ceil(log2(count)) roundings deep."""
     if count == 0:
         return 0.0
-    work = x.copy()
+    for i in range(count):
+        work[i] = x[i]
     while count > 1:
         half = count // 2
         for i in range(half):
@@ -61,10 +66,9 @@ def _pairwise(x):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _spread_row(row, out, offset, scratch):  # type: ignore[no-untyped-def]
-    """out[offset + j] = sum over |k| <= 19 of (20 - |k|) * row[j - 19 + k], for the
-    columns the row's support reaches."""
-    count = row.shape[0]
+def _spread_row(row, count, out, offset, scratch):  # type: ignore[no-untyped-def]
+    """out[offset + j] = sum over |k| <= 19 of (20 - |k|) * row[j - 19 + k], row[:count]
+    being the weights (the columns its support reaches only)."""
     first = 0
     while first < count and row[first] == 0.0:
         first += 1
@@ -80,59 +84,115 @@ def _spread_row(row, out, offset, scratch):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def play_round(lead_a, lead_b, level, shift, cut, prune, scale):  # type: ignore[no-untyped-def]
-    """One round of Strength checks over the square windows `lead_a`, `lead_b` (rows `c`,
-    columns `g`) and `level` (equal DS at `c`); the new windows are `2 * reach` wider (index
-    `i` of the old is `i + reach` of the new). `cut`: the new columns at or below distance 0.
+def _finish_row(row, i, first, scale, prune):  # type: ignore[no-untyped-def]
+    """Scale and prune row i's lower triangle (columns first .. i - 1): (its sum, added in
+    order, at most `i` roundings deep; the weight pruned; the first column used)."""
+    if i <= first:
+        return 0.0, 0.0, i
+    pruned = 0.0
+    total = 0.0
+    for j in range(first, i):
+        value = row[j] * scale
+        if value < prune and value != 0.0:
+            pruned += value
+            value = 0.0
+        row[j] = value
+        total += value
+    low = i
+    if total != 0.0:
+        j = first
+        while row[j] == 0.0:
+            j += 1
+        low = j
+    return total, pruned, low
 
-    Returns the new arrays, the weights reaching the target (a's, b's), the weights alive
-    (a leading, b leading, level), the weight pruned, and the used index range."""
+
+@njit(cache=True, nogil=True)
+def play_round(  # type: ignore[no-untyped-def]
+    lead_a, lead_b, level, out_a, out_b, out_level, shift, cut, prune, scale, mirror
+):
+    """One round of Strength checks over the square windows `lead_a`, `lead_b` (rows `c`,
+    columns `g`, weights below the diagonal) and `level` (equal DS at `c`), into `out_*`
+    (at least `2 * reach` wider: index `i` of the old is `i + reach` of the new). `cut`: the
+    new columns at or below distance 0. `mirror`: b's array is a's (an even match from equal
+    DS stays its own mirror image), walked once.
+
+    Returns the new arrays' size, the weights reaching the target (a's, b's), the weights
+    alive (a leading, b leading, level), the weight pruned, and the used index range."""
     reach = SPREAD + abs(shift)
     old = lead_a.shape[0]
     size = old + 2 * reach
-    new_a = np.zeros((size, size))
-    new_b = np.zeros((size, size))
-    new_level = np.zeros(size)
+    band = 2 * reach + 1
+    new_a = out_a[:size, :size]
+    new_b = new_a if mirror else out_b[:size, :size]
+    new_level = out_level[:size]
+    new_level[:] = 0.0
     start_a = reach - shift - SPREAD
     start_b = reach + shift - SPREAD
-    scratch = np.empty((6, old + 4 * SPREAD + 2))
-    # Alive weights lie below the diagonal (g < c): row r's columns 0 .. r - 1.
-    for r in range(old):
-        _spread_row(lead_a[r, :r], new_a[r + reach], start_a, scratch)
-        _spread_row(lead_b[r, :r], new_b[r + reach], start_b, scratch)
-    for r in range(old):
-        weight = level[r]
-        if weight == 0.0:
-            continue
-        at = r + reach
-        for k in range(-SPREAD, SPREAD + 1):
-            moved = weight * (D20 - abs(k))
-            x = shift + k
-            if x > 0:
-                new_a[at, at - x] += moved
-            elif x < 0:
-                new_b[at, at + x] += moved
-            else:
-                new_level[at] += moved
+    width = size + 4 * SPREAD + 2
+    scratch = (
+        np.empty(width),
+        np.empty(width),
+        np.empty(width),
+        np.empty(width),
+        np.empty(width),
+        np.empty(width),
+    )
+    work = np.empty(size + 1)
+    rows_a = np.zeros(size)
+    rows_b = np.zeros(size)
+    sums_a = np.zeros(size)
+    sums_b = sums_a if mirror else np.zeros(size)
+    first = max(cut, 0)
+    pruned = 0.0
+    pruned_level = 0.0
+    low = size
+    high = 0
+    ready = 0  # rows 0 .. ready - 1 have their Strength checks spread in
     for i in range(size):
+        # Spread every row a crossing from row i may reach (rows up to i + band - 1).
+        while ready < min(i + band, size):
+            row = ready
+            top = min(row + band, size)
+            new_a[row, :top] = 0.0
+            if not mirror:
+                new_b[row, :top] = 0.0
+            r = row - reach
+            if 0 <= r < old:
+                _spread_row(lead_a[r], r, new_a[row], start_a, scratch)
+                if not mirror:
+                    _spread_row(lead_b[r], r, new_b[row], start_b, scratch)
+                weight = level[r]
+                if weight != 0.0:
+                    for k in range(-SPREAD, SPREAD + 1):
+                        moved = weight * (D20 - abs(k))
+                        x = shift + k
+                        if x > 0:
+                            new_a[row, row - x] += moved
+                        elif x < 0:
+                            if not mirror:
+                                new_b[row, row + x] += moved
+                        else:
+                            new_level[row] += moved
+            ready += 1
+        # Row i: equal DS, targets reached, crossings out of it; then it is final.
         new_level[i] = (new_level[i] + new_a[i, i]) + new_b[i, i]
         new_a[i, i] = 0.0
         new_b[i, i] = 0.0
-    # Targets reached: the columns below `cut`.
-    reached_a_rows = np.zeros(size)
-    reached_b_rows = np.zeros(size)
-    if cut > 0:
-        for i in range(size):
-            reached_a_rows[i] = _pairwise(new_a[i, :cut])
-            reached_b_rows[i] = _pairwise(new_b[i, :cut])
-            new_a[i, :cut] = 0.0
-            new_b[i, :cut] = 0.0
-    reached_a = _pairwise(reached_a_rows) * scale
-    reached_b = _pairwise(reached_b_rows) * scale
-    # Crossings: g > c (within `reach` of the diagonal) to the other's transposed cell.
-    for i in range(size):
-        for j in range(i + 1, min(i + 2 * reach + 1, size)):
+        if cut > 0:
+            span = min(cut, size)
+            rows_a[i] = _pairwise(new_a[i], span, work)
+            new_a[i, :span] = 0.0
+            if not mirror:
+                rows_b[i] = _pairwise(new_b[i], span, work)
+                new_b[i, :span] = 0.0
+        for j in range(i + 1, min(i + band, size)):
             up_a = new_a[i, j]
+            if mirror:
+                if up_a != 0.0:
+                    new_a[i, j] = 0.0
+                    new_a[j, i] += up_a
+                continue
             up_b = new_b[i, j]
             if up_a != 0.0:
                 new_a[i, j] = 0.0
@@ -140,53 +200,39 @@ def play_round(lead_a, lead_b, level, shift, cut, prune, scale):  # type: ignore
             if up_b != 0.0:
                 new_b[i, j] = 0.0
                 new_a[j, i] += up_b
-    # Scale, prune, read out.
-    pruned = 0.0
-    low = size
-    high = -1
-    sums_a = np.zeros(size)
-    sums_b = np.zeros(size)
-    first = max(cut, 0)
-    for i in range(size):
-        for grid in (new_a, new_b):
-            row = grid[i]
-            for j in range(first, i):
-                value = row[j]
-                if value != 0.0:
-                    value *= scale
-                    if value < prune:
-                        pruned += value
-                        value = 0.0
-                    else:
-                        if i < low:
-                            low = i
-                        if i > high:
-                            high = i
-                        if j < low:
-                            low = j
-                        if j > high:
-                            high = j
-                    row[j] = value
-        if i > first:
-            sums_a[i] = _pairwise(new_a[i, first:i])
-            sums_b[i] = _pairwise(new_b[i, first:i])
+        total, dropped, least = _finish_row(new_a[i], i, first, scale, prune)
+        sums_a[i] = total
+        pruned += dropped
+        if total != 0.0:
+            high = i + 1
+            low = min(low, least)
+        if not mirror:
+            total, dropped, least = _finish_row(new_b[i], i, first, scale, prune)
+            sums_b[i] = total
+            pruned += dropped
+            if total != 0.0:
+                high = i + 1
+                low = min(low, least)
         value = new_level[i] * scale
         if value != 0.0 and value < prune:
-            pruned += value
+            pruned_level += value
             value = 0.0
         elif value != 0.0:
-            if i < low:
-                low = i
-            if i > high:
-                high = i
+            low = min(low, i)
+            high = i + 1
         new_level[i] = value
-    alive_a = _pairwise(sums_a)
-    alive_b = _pairwise(sums_b)
-    alive_level = _pairwise(new_level)
+    if mirror:
+        pruned *= 2.0
+    pruned += pruned_level
+    reached_a = _pairwise(rows_a, size, work) * scale
+    reached_b = reached_a if mirror else _pairwise(rows_b, size, work) * scale
+    alive_a = _pairwise(sums_a, size, work)
+    alive_b = alive_a if mirror else _pairwise(sums_b, size, work)
+    alive_level = _pairwise(new_level, size, work)
+    if high <= low:
+        low, high = 0, 1
     return (
-        new_a,
-        new_b,
-        new_level,
+        size,
         reached_a,
         reached_b,
         alive_a,
@@ -194,5 +240,5 @@ def play_round(lead_a, lead_b, level, shift, cut, prune, scale):  # type: ignore
         alive_level,
         pruned,
         low,
-        high + 1,
+        high,
     )

@@ -58,9 +58,6 @@ ROUNDOFF: Final = Fraction(1, 2**53)
 #: 1/400 (the rounded constant and the product), 3 in the additions of the equal-DS row and
 #: the diagonal, 1 in the crossing's addition.
 DEPTH_PER_ROUND: Final = 16
-#: Most roundings of a sum read out of an array (NumPy's pairwise summation: blocks of 128
-#: in 8 accumulators, then halving), for any array this walk holds, rows then columns.
-READ_DEPTH: Final = 2 * (16 + 3 + 32)
 SPREAD: Final = exact.SPREAD
 SCALE: Final = 1.0 / 400.0
 
@@ -76,26 +73,37 @@ class Bounded:
 
 class Walk:
     """The Strength checks' walk in doubles (see the module's docstring); `leading` and
-    `step` answer as `exact._Walk`'s do, in integers of `2**-UNIT_BITS` of probability."""
+    `step` answer as `exact._Walk`'s do, in integers of `2**-UNIT_BITS` of probability.
+
+    The weights live in two sets of buffers, read from one and written to the other each
+    round (no allocation, no copy): `lead_a`, `lead_b` and `level` are views of the current
+    set's used window. An even match from equal DS (the same check modifier on both sides)
+    is its own mirror image, round after round, so `mirror` walks b's array as a's.
+    """
 
     def __init__(self, config: rules.Config, state: rules.State) -> None:
         self.shift = rules.check_modifier(config, config.a) - rules.check_modifier(config, config.b)
         self.reach = SPREAD + abs(self.shift)
+        self.mirror = self.shift == 0 and state.ds[0] == state.ds[1]
         target = config.target
         # Index `i` of either axis stands for the distance `i + self.base`.
         distances = [target - ds for ds in state.ds]
         self.base = min(distances)
         size = max(distances) - self.base + 1
-        self.lead_a: Array = np.zeros((size, size), dtype=np.float64)
-        self.lead_b: Array = np.zeros((size, size), dtype=np.float64)
-        self.level: Array = np.zeros(size, dtype=np.float64)
+        self._sets = [self._buffers(size), self._buffers(size)]
+        self._current = 0
+        lead_a, lead_b, level = self._sets[0]
+        lead_a[:size, :size] = 0.0
+        lead_b[:size, :size] = 0.0
+        level[:size] = 0.0
         g_a, g_b = (d - self.base for d in distances)
         if g_a < g_b:
-            self.lead_a[g_b, g_a] = 1.0
+            lead_a[g_b, g_a] = 1.0
         elif g_b < g_a:
-            self.lead_b[g_a, g_b] = 1.0
+            lead_b[g_a, g_b] = 1.0
         else:
-            self.level[g_a] = 1.0
+            level[g_a] = 1.0
+        self._view(0, size)
         self.rounds = 0
         self.pruned = 0.0
         #: The widest window walked (the depth of the sums that read it out).
@@ -106,6 +114,21 @@ class Walk:
             float(self.level.sum()),
         )
 
+    @staticmethod
+    def _buffers(size: int) -> tuple[Array, Array, Array]:
+        capacity = size + size // 2 + 64
+        return (
+            np.empty((capacity, capacity), dtype=np.float64),
+            np.empty((capacity, capacity), dtype=np.float64),
+            np.empty(capacity, dtype=np.float64),
+        )
+
+    def _view(self, low: int, high: int) -> None:
+        lead_a, lead_b, level = self._sets[self._current]
+        self.lead_a = lead_a[low:high, low:high]
+        self.lead_b = self.lead_a if self.mirror else lead_b[low:high, low:high]
+        self.level = level[low:high]
+
     def leading(self) -> tuple[int, int, int]:
         return tuple(_units(value) for value in self.alive)  # type: ignore[return-value]
 
@@ -114,10 +137,13 @@ class Walk:
         reach = self.reach
         self.base -= reach
         cut = max(-self.base + 1, 0)
+        size = self.lead_a.shape[0] + 2 * reach
+        target = 1 - self._current
+        if self._sets[target][2].shape[0] < size:
+            self._sets[target] = self._buffers(size)
+        out_a, out_b, out_level = self._sets[target]
         (
-            lead_a,
-            lead_b,
-            level,
+            size,
             reached_a,
             reached_b,
             alive_a,
@@ -126,21 +152,35 @@ class Walk:
             pruned,
             low,
             high,
-        ) = _kernel.play_round(self.lead_a, self.lead_b, self.level, self.shift, cut, PRUNE, SCALE)
+        ) = _kernel.play_round(
+            self.lead_a,
+            self.lead_b,
+            self.level,
+            out_a,
+            out_b,
+            out_level,
+            self.shift,
+            cut,
+            PRUNE,
+            SCALE,
+            self.mirror,
+        )
+        self._current = target
+        self._view(low, high)
         self.pruned += pruned
-        if high <= low:
-            low, high = 0, 1
-        self.lead_a = np.ascontiguousarray(lead_a[low:high, low:high])
-        self.lead_b = np.ascontiguousarray(lead_b[low:high, low:high])
-        self.level = np.ascontiguousarray(level[low:high])
         self.base += low
-        self.size = max(self.size, lead_a.shape[0])
+        self.size = max(self.size, size)
         self.alive = (alive_a, alive_b, alive_level)
         self.rounds += 1
         return _units(reached_a), _units(reached_b)
 
 
-D20: Final = exact.D20
+def read_depth(size: int) -> int:
+    """Most roundings of a figure read out of a window of `size` rows: each row added in
+    order (`_kernel._finish_row`; the targets reached by halving), the rows' sums by halving
+    (`_kernel._pairwise`), and the scale by 1/400 (the rounded constant and the product) of
+    the weights reaching the target."""
+    return size + math.ceil(math.log2(size + 1)) + 2
 
 
 def _units(value: float) -> int:
@@ -155,7 +195,7 @@ def bounded_odds(config: rules.Config, state: rules.State) -> Bounded:
     strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
     walk = Walk(config, state)
     odds = exact.combine(state, rounds, walk, paths=1, unit=1 << UNIT_BITS)
-    depth = DEPTH_PER_ROUND * strength_rounds + READ_DEPTH
+    depth = DEPTH_PER_ROUND * strength_rounds + read_depth(walk.size)
     gamma = depth * ROUNDOFF / (1 - depth * ROUNDOFF)
     pruned = Fraction(walk.pruned) * (1 + gamma)
     bound: dict[str, float] = {}
@@ -184,7 +224,10 @@ def arm_wrestle_odds(config: rules.Config, state: rules.State) -> Bounded:
 
 
 def warm() -> None:
-    """Load (or, the first time on a machine, compile) the round's kernel: the odds worker
-    does it when it starts, so that no question waits for it."""
-    empty = np.zeros((1, 1), dtype=np.float64)
-    _kernel.play_round(empty, empty.copy(), np.ones(1), 0, 0, PRUNE, SCALE)
+    """Load (or, the first time on a machine, compile) the round's kernel for the arrays a
+    walk hands it: the odds worker does it when it starts, so that no question waits."""
+    for strength in (0, 1):
+        config = rules.Config(
+            rules.Competitor("A", strength, 1, 0), rules.Competitor("B", 0, 1, 0), target=3
+        )
+        bounded_odds(config, rules.State(names=("A", "B")))

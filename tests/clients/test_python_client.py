@@ -315,7 +315,9 @@ def test_one_shot_odds_parse_into_their_models(arbiter: Arbiter) -> None:
     assert isinstance(arm, models.OddsArmWrestleAnswer)
     config = serial.load(arm_wrestling.Config, {"a": ARM_WRESTLE["a"], "b": ARM_WRESTLE["b"]})
     odds = arm_odds.exact_odds(config, arm_wrestling.State(names=("Lydia", "Ogre")))
-    assert (arm.method, arm.seed, arm.trials) == ("exact", None, None)
+    assert (arm.method, arm.seed, arm.trials, arm.error_bound) == ("exact", None, None, None)
+    assert arm.a_wins_exact is not None
+    assert arm.draw_exact is not None
     assert Fraction(arm.a_wins_exact) == odds.a_wins
     assert Fraction(arm.draw_exact) == odds.draw
 

@@ -4,13 +4,16 @@ answer within its stated bound of the exact fraction, and the bounds tight."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.api.odds.arm_wrestles import EXACT_ROUNDS, SURE_MARGIN, surely_too_long
 from app.numeric import arm_wrestling as numeric
 from app.rules import arm_wrestling as rules
 from app.rules.dice import Dice
@@ -19,9 +22,7 @@ from app.rules.odds import arm_wrestling as exact
 NAMES = ("a_wins", "b_wins", "draw", "undecided", "expected_rounds")
 
 
-def competitor(
-    name: str, strength: int, con: int, con_mod: int, **fields: bool
-) -> rules.Competitor:
+def competitor(name: str, strength: int, con: int, con_mod: int, **fields: Any) -> rules.Competitor:
     return rules.Competitor(name, strength, con, con_mod, **fields)
 
 
@@ -142,3 +143,39 @@ def test_the_longest_even_match_the_limits_allow() -> None:
     spread = sum(Fraction(answer.bound[name]) for name in ("a_wins", "b_wins", "draw"))
     assert abs(total - 1) <= spread
     assert all(answer.bound[name] < 1e-12 for name in ("a_wins", "b_wins", "draw"))
+
+
+def test_an_even_match_from_equal_ds_is_walked_as_its_own_mirror() -> None:
+    # The mirrored walk (b's array is a's) gives, round by round, exactly what walking both
+    # arrays gives.
+    config = rules.Config(
+        competitor("A", 2, 30, 1), competitor("B", 1, 30, 1, misc_mod=1), target=30
+    )
+    state = rules.State(names=("A", "B"), ds=(4, 4), rounds_played=2)
+    mirrored, both = numeric.Walk(config, state), numeric.Walk(config, state)
+    assert mirrored.mirror
+    both.mirror = False
+    both._view(0, both.lead_a.shape[0])  # its own array for b, as an uneven match has
+    assert both.lead_b is not both.lead_a
+    for _ in range(40):
+        assert mirrored.leading() == both.leading()
+        assert mirrored.step() == both.step()
+    assert mirrored.pruned == both.pruned
+    assert not numeric.Walk(config, replace(state, ds=(4, 3))).mirror
+
+
+@pytest.mark.parametrize(("apart", "rounds"), EXACT_ROUNDS)
+def test_the_exact_walk_is_skipped_only_where_it_would_be_refused(apart: int, rounds: int) -> None:
+    # Target 10 (the exact walk answers a little longer there than at 100) and just past
+    # the shortcut's margin: the exact walk passes its budget, so skipping it loses nothing.
+    longer = math.floor(SURE_MARGIN * rounds) + 1
+    side = competitor("B", 0, 200, 100, endurance=True)
+    config = rules.Config(
+        replace(side, name="A", strength_mod=apart), side, target=10, max_rounds=longer
+    )
+    state = rules.start(config, Dice())
+    assert exact.horizon(config, state) == longer
+    assert surely_too_long(config, state)
+    assert not surely_too_long(replace(config, max_rounds=rounds), state)
+    with pytest.raises(exact.TooLarge):
+        exact.exact_odds(config, state)

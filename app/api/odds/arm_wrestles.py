@@ -27,7 +27,7 @@ EXACT_ROUNDS: Final = ((18, 123), (17, 97), (16, 85), (15, 77), (10, 61), (5, 57
 SURE_MARGIN: Final = 1.25
 
 
-def _surely_too_long(config: arm_wrestling.Config, state: arm_wrestling.State) -> bool:
+def surely_too_long(config: arm_wrestling.Config, state: arm_wrestling.State) -> bool:
     apart = abs(
         arm_wrestling.check_modifier(config, config.a)
         - arm_wrestling.check_modifier(config, config.b)
@@ -45,7 +45,7 @@ def arm_wrestle_answer(
     walk's budget the bounded walk's."""
     bound: dict[str, float] | None = None
     try:
-        if _surely_too_long(config, state):
+        if surely_too_long(config, state):
             raise arm_odds.TooLarge
         odds = arm_odds.arm_wrestle_odds(config, state)
     except arm_odds.TooLarge:

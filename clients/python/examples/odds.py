@@ -30,12 +30,15 @@ def main() -> None:
         gm = session.tokens.gm
         dice = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
         arbiter.send(ops.arm_wrestles.play(session.id, dice), token=gm)
-        # From where the match stands, exact: every round still to come weighed.
+        # From where the match stands, every round still to come weighed: an exact fraction,
+        # or for a match too long for that, a double with its error bound.
         odds = arbiter.send(ops.arm_wrestles.odds(session.id), token=gm).body
-        print(
-            f"after round {odds.rounds_played}: Lydia wins {Fraction(odds.a_wins_exact)} "
-            f"({odds.a_wins:.3f}, {odds.method})"
+        chance = (
+            Fraction(odds.a_wins_exact)
+            if odds.a_wins_exact is not None
+            else f"{odds.a_wins} ± {odds.error_bound and odds.error_bound['a_wins']}"
         )
+        print(f"after round {odds.rounds_played}: Lydia wins {chance} ({odds.method})")
         arbiter.send(ops.arm_wrestles.delete(session.id), token=gm)
 
 
