@@ -17,23 +17,11 @@ D20 = 20
 
 
 @njit(cache=True, nogil=True)
-def _window(x, count, out, scratch):  # type: ignore[no-untyped-def]
-    """out[j] (count + 19 entries) = x[j - 19] + ... + x[j] (x[i] = 0 outside 0..count - 1),
-    as a tree of adds 5 deep: pairs, fours, eights, sixteens, and a sixteen and a four."""
+def _box(padded, total, out, start, scratch):  # type: ignore[no-untyped-def]
+    """out[start + j] = padded[j] + ... + padded[j + 19] for j < total - 19, as a tree of adds
+    5 deep: pairs, fours, eights, sixteens, and a sixteen and a four."""
     # Separate arrays (not rows of one): the compiler can tell they never overlap.
-    padded, twos, fours, eights, sixteens = (
-        scratch[0],
-        scratch[1],
-        scratch[2],
-        scratch[3],
-        scratch[4],
-    )
-    total = count + 2 * SPREAD
-    for i in range(SPREAD):
-        padded[i] = 0.0
-        padded[SPREAD + count + i] = 0.0
-    for i in range(count):
-        padded[SPREAD + i] = x[i]
+    twos, fours, eights, sixteens = scratch[1], scratch[2], scratch[3], scratch[4]
     for i in range(total - 1):
         twos[i] = padded[i] + padded[i + 1]
     for i in range(total - 3):
@@ -42,8 +30,8 @@ def _window(x, count, out, scratch):  # type: ignore[no-untyped-def]
         eights[i] = fours[i] + fours[i + 4]
     for i in range(total - 15):
         sixteens[i] = eights[i] + eights[i + 8]
-    for j in range(count + SPREAD):
-        out[j] = sixteens[j] + fours[16 + j]
+    for j in range(total - SPREAD):
+        out[start + j] = sixteens[j] + fours[16 + j]
 
 
 @njit(cache=True, nogil=True)
@@ -78,9 +66,18 @@ def _spread_row(row, count, out, offset, scratch):  # type: ignore[no-untyped-de
     while row[last] == 0.0:
         last -= 1
     width = last + 1 - first
-    once = scratch[5]
-    _window(row[first : last + 1], width, once, scratch)
-    _window(once, width + SPREAD, out[offset + first :], scratch)
+    # Two windows of 20: `row` padded with 19 zeros a side, then the first window's sums,
+    # written straight into the second's padding.
+    once, twice = scratch[0], scratch[5]
+    for i in range(SPREAD):
+        once[i] = 0.0
+        once[SPREAD + width + i] = 0.0
+        twice[i] = 0.0
+        twice[2 * SPREAD + width + i] = 0.0
+    for i in range(width):
+        once[SPREAD + i] = row[first + i]
+    _box(once, width + 2 * SPREAD, twice, SPREAD, scratch)
+    _box(twice, width + 3 * SPREAD, out, offset + first, scratch)
 
 
 @njit(cache=True, nogil=True)

@@ -50,8 +50,8 @@ Array = npt.NDArray[np.float64]
 #: The unit of the integers handed to the combination: every double is an integer number of
 #: `2**-1074` (the smallest subnormal), so `value * 2**UNIT_BITS` is exact.
 UNIT_BITS: Final = 1074
-#: States lighter than this are dropped (their total is part of the bound): about 1e-30.
-PRUNE: Final = 2.0**-100
+#: States lighter than this are dropped (their total is part of the bound): about 1e-24.
+PRUNE: Final = 2.0**-80
 #: `u`, the unit roundoff of a double.
 ROUNDOFF: Final = Fraction(1, 2**53)
 #: Roundings on a state's weight in one round: 10 in the two windows of 20, 2 in the scale by
