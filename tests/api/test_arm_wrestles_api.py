@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.numeric import arm_wrestling as numeric
+from app.rules import arm_wrestling
 from tests.helpers import Session, assert_problem, bearer
 
 URL = "/v1/arm-wrestles"
@@ -920,3 +922,33 @@ def test_text_plain_round(store_client: TestClient) -> None:
     assert response.text == (
         "Round 1: Lydia beats Ogre by 5: Lydia's DS rises to 5 (Lydia 5, Ogre 0; Lydia leads).\n"
     )
+
+
+def test_a_long_match_s_odds_are_bounded_from_where_it_stands(store_client: TestClient) -> None:
+    # An even match that can last 316 rounds: past the exact walk, after a round (Lydia
+    # ahead by 6) the bounded walk answers from that state, as the numeric walk does.
+    side = {"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}
+    wrestle = Wrestle(
+        store_client,
+        a={**side, "name": "Lydia"},
+        b={**side, "name": "Ogre"},
+        target=100,
+        max_rounds=10_000,
+    )
+    wrestle.play(dice(16, 10))
+    answer = store_client.get(f"{wrestle.url}/odds", headers=bearer(wrestle.gm))
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert (body["method"], body["rounds_played"], body["a_wins_exact"]) == ("bounded", 1, None)
+    config = arm_wrestling.Config(
+        arm_wrestling.Competitor("Lydia", 0, 200, 100, endurance=True),
+        arm_wrestling.Competitor("Ogre", 0, 200, 100, endurance=True),
+        target=100,
+        max_rounds=10_000,
+    )
+    state = arm_wrestling.State(names=("Lydia", "Ogre"), ds=(6, 0), rounds_played=1)
+    walked = numeric.arm_wrestle_odds(config, state)
+    for name in ("a_wins", "b_wins", "draw", "undecided", "expected_rounds"):
+        assert body[name] == float(getattr(walked.odds, name))
+        assert body["error_bound"][name] == walked.bound[name]
+    assert body["a_wins"] > body["b_wins"]
