@@ -47,9 +47,9 @@ SPREAD: Final = D20 - 1
 #: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about 1 s
 #: of CPU on one core, so that no question holds the odds worker longer. Matches that can
 #: last up to about 55 rounds fit (Lydia against the Ogre, 25 rounds, takes 3% of it; an even
-#: match of 52 rounds to target 100, 68%); longer ones are refused within that second (the
-#: longest the creation limits allow, about 316 rounds, would take many minutes and
-#: gigabytes).
+#: match of 52 rounds to target 100, 68%); longer ones stop within that second (the longest
+#: the creation limits allow, about 316 rounds, would take many minutes and gigabytes) and
+#: the service answers them by the bounded walk (app/numeric, docs/rules.md#odds).
 EXACT_BUDGET: Final = 2_500_000_000
 
 
@@ -309,8 +309,9 @@ def _pairs(shift: int) -> tuple[tuple[int, int], ...]:
 
 
 class TooLarge(WorkLimitExceeded):
-    """The walk would pass its budget of work (`EXACT_BUDGET`): the question is refused, as
-    a request past the work limit of dice is (docs/rules.md#work-limit)."""
+    """The walk would pass its budget of work (`EXACT_BUDGET`). The service then asks the
+    bounded walk (`app.numeric.arm_wrestling`); a caller of this module alone gets the
+    refusal, as a request past the work limit of dice is (docs/rules.md#work-limit)."""
 
     def __init__(self, msg: str = "", loc: Loc = ()) -> None:
         super().__init__(
