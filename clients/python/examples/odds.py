@@ -33,12 +33,12 @@ def main() -> None:
         # From where the match stands, every round still to come weighed: an exact fraction,
         # or for a match too long for that, a double with its error bound.
         odds = arbiter.send(ops.arm_wrestles.odds(session.id), token=gm).body
-        chance = (
-            Fraction(odds.a_wins_exact)
-            if odds.a_wins_exact is not None
-            else f"{odds.a_wins} ± {odds.error_bound and odds.error_bound['a_wins']}"
-        )
-        print(f"after round {odds.rounds_played}: Lydia wins {chance} ({odds.method})")
+        if odds.a_wins_exact is not None:
+            chance = f"{Fraction(odds.a_wins_exact)} ({odds.a_wins:.3f}, {odds.method})"
+        else:
+            bound = odds.error_bound["a_wins"] if odds.error_bound else None
+            chance = f"{odds.a_wins:.3f} ± {bound} ({odds.method})"
+        print(f"after round {odds.rounds_played}: Lydia wins {chance}")
         arbiter.send(ops.arm_wrestles.delete(session.id), token=gm)
 
 
