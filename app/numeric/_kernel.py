@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-SPREAD = 19
-D20 = 20
+# Compile-time constants for Numba: the exact walk's own.
+from app.rules.odds.arm_wrestling import D20, SPREAD
 
 
 @njit(cache=True, nogil=True)

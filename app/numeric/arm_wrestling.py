@@ -192,10 +192,9 @@ def _units(value: float) -> int:
 def bounded_odds(config: rules.Config, state: rules.State) -> Bounded:
     """The odds from `state` with their bounds (docs/rules.md#odds)."""
     rounds = exact.fatigue_rounds(config, state)
-    strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
     walk = Walk(config, state)
     odds = exact.combine(state, rounds, walk, paths=1, unit=1 << UNIT_BITS)
-    depth = DEPTH_PER_ROUND * strength_rounds + read_depth(walk.size)
+    depth = DEPTH_PER_ROUND * exact.strength_rounds(rounds) + read_depth(walk.size)
     gamma = depth * ROUNDOFF / (1 - depth * ROUNDOFF)
     pruned = Fraction(walk.pruned) * (1 + gamma)
     bound: dict[str, float] = {}

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.odds.arm_wrestles import EXACT_ROUNDS, SURE_MARGIN, surely_too_long
 from app.numeric import arm_wrestling as numeric
 from app.rules import arm_wrestling as rules
 from app.rules.dice import Dice
 from app.rules.odds import arm_wrestling as exact
+from app.rules.odds.arm_wrestling import EXACT_ROUNDS, SURE_MARGIN, surely_too_long
 
 NAMES = ("a_wins", "b_wins", "draw", "undecided", "expected_rounds")
 

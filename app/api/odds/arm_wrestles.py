@@ -4,6 +4,7 @@ doubles with their error bounds (docs/rules.md#odds)."""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from fractions import Fraction
 from typing import Final
 
@@ -19,36 +20,17 @@ from app.rules.odds import fraction_text
 INLINE_ROUNDS: Final = 6
 
 
-#: The longest match the exact walk answers from creation, by the difference of the check
-#: modifiers (docs/performance.md#odds, at target 100; a little more at lower targets).
-EXACT_ROUNDS: Final = ((18, 123), (17, 97), (16, 85), (15, 77), (10, 61), (5, 57), (0, 56))
-#: A match this many times longer than that is not tried exactly: its walk would pass the
-#: budget (the work grows faster than the cube of the rounds) after a second of the worker's.
-SURE_MARGIN: Final = 1.25
-
-
-def surely_too_long(config: arm_wrestling.Config, state: arm_wrestling.State) -> bool:
-    apart = abs(
-        arm_wrestling.check_modifier(config, config.a)
-        - arm_wrestling.check_modifier(config, config.b)
-    )
-    if apart > arm_odds.SPREAD - 1:
-        return False
-    rounds = next(longest for least, longest in EXACT_ROUNDS if apart >= least)
-    return arm_odds.horizon(config, state) > SURE_MARGIN * rounds
-
-
 def arm_wrestle_answer(
     config: arm_wrestling.Config, state: arm_wrestling.State
 ) -> OddsArmWrestleAnswer:
     """The arm wrestle answer (computed in the worker process): exact, or past the exact
     walk's budget the bounded walk's."""
+    odds: arm_odds.ArmWrestleOdds | None = None
     bound: dict[str, float] | None = None
-    try:
-        if surely_too_long(config, state):
-            raise arm_odds.TooLarge
-        odds = arm_odds.arm_wrestle_odds(config, state)
-    except arm_odds.TooLarge:
+    if not arm_odds.surely_too_long(config, state):
+        with suppress(arm_odds.TooLarge):
+            odds = arm_odds.arm_wrestle_odds(config, state)
+    if odds is None:
         from app.numeric import arm_wrestling as numeric  # NumPy and Numba: the worker only
 
         bounded = numeric.arm_wrestle_odds(config, state)

@@ -140,6 +140,11 @@ def _follow_parent(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def _start_worker(parent: int) -> None:
+    """In the worker, first: follow the parent, and load the bounded walk in the background."""
+    _follow_parent(parent)
     threading.Thread(target=_warm, daemon=True).start()
 
 
@@ -230,7 +235,7 @@ class OddsWorker:
         pool = ProcessPoolExecutor(
             max_workers=1,
             mp_context=get_context("spawn"),
-            initializer=_follow_parent,
+            initializer=_start_worker,
             initargs=(os.getpid(),),
         )
         self._pool = pool

@@ -97,6 +97,30 @@ def fatigue_rounds(config: rules.Config, state: rules.State) -> list[tuple[int |
     return rounds
 
 
+def strength_rounds(rounds: list[tuple[int | None, ...]]) -> int:
+    """The rounds of Strength checks among `fatigue_rounds`: all but a last one in which a
+    fatigue check cannot pass (the match ends before its checks)."""
+    return len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
+
+
+#: The longest match the exact walk answers from creation, by the difference of the check
+#: modifiers (docs/performance.md#odds, at target 100; a little more at lower targets).
+EXACT_ROUNDS: Final = ((18, 123), (17, 97), (16, 85), (15, 77), (10, 61), (5, 57), (0, 56))
+#: A match this many times longer than that is not tried exactly: its walk would pass the
+#: budget (the work grows faster than the cube of the rounds) after a second of work.
+SURE_MARGIN: Final = 1.25
+
+
+def surely_too_long(config: rules.Config, state: rules.State) -> bool:
+    """Whether the exact walk from `state` would surely pass `EXACT_BUDGET` (so that a caller
+    with another walk need not spend the budget to learn it)."""
+    apart = abs(rules.check_modifier(config, config.a) - rules.check_modifier(config, config.b))
+    if apart > SPREAD - 1:
+        return False
+    rounds = next(longest for least, longest in EXACT_ROUNDS if apart >= least)
+    return horizon(config, state) > SURE_MARGIN * rounds
+
+
 def _spread(weights: list[int]) -> list[int]:
     """`weights` convolved with the difference of two d20s: entry `k` of the answer is
     `sum(weights[s] * (20 - |k - 19 - s|))`, as two running sums of 20 faces each."""
@@ -345,8 +369,7 @@ def exact_odds(
     if state.finished:
         return _finished(state)
     rounds = fatigue_rounds(config, state)
-    strength_rounds = len(rounds) - (1 if rounds and 0 in rounds[-1] else 0)
-    walk = _Walk(config, state, strength_rounds, budget)
+    walk = _Walk(config, state, strength_rounds(rounds), budget)
     return combine(state, rounds, walk, paths=400, unit=1)
 
 
