@@ -4,7 +4,9 @@ Every operation is an IEEE double addition or multiplication of non-negative num
 fixed order (Numba compiles without `fastmath`: no reassociation), so the roundings counted in
 `app.numeric.arm_wrestling` bound its error. A round goes row by row (`c`), each row's checks
 spread in just before a crossing may reach it and finished once none can: the rows it works
-on stay in the processor's cache.
+on stay in the processor's cache. Each row keeps a lower bound, the first column that may not
+be zero: nothing under it is read or cleared (the rows' weights fill about two thirds of the
+triangles' columns), so a round's memory traffic follows the weights, not the windows.
 """
 
 from __future__ import annotations
@@ -19,19 +21,17 @@ from app.rules.odds.arm_wrestling import D20, SPREAD
 @njit(cache=True, nogil=True)
 def _box(padded, total, out, start, scratch):  # type: ignore[no-untyped-def]
     """out[start + j] = padded[j] + ... + padded[j + 19] for j < total - 19, as a tree of adds
-    5 deep: pairs, fours, eights, sixteens, and a sixteen and a four."""
+    5 deep: pairs, fours, then five fours as (two pairs of fours) and one."""
     # Separate arrays (not rows of one): the compiler can tell they never overlap.
-    twos, fours, eights, sixteens = scratch[1], scratch[2], scratch[3], scratch[4]
+    twos, fours = scratch[1], scratch[2]
     for i in range(total - 1):
         twos[i] = padded[i] + padded[i + 1]
     for i in range(total - 3):
         fours[i] = twos[i] + twos[i + 2]
-    for i in range(total - 7):
-        eights[i] = fours[i] + fours[i + 4]
-    for i in range(total - 15):
-        sixteens[i] = eights[i] + eights[i + 8]
     for j in range(total - SPREAD):
-        out[start + j] = sixteens[j] + fours[16 + j]
+        out[start + j] = ((fours[j] + fours[j + 4]) + (fours[j + 8] + fours[j + 12])) + fours[
+            j + 16
+        ]
 
 
 @njit(cache=True, nogil=True)
@@ -54,21 +54,28 @@ def _pairwise(x, count, work):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _spread_row(row, count, out, offset, scratch):  # type: ignore[no-untyped-def]
-    """out[offset + j] = sum over |k| <= 19 of (20 - |k|) * row[j - 19 + k], row[:count]
-    being the weights (the columns its support reaches only)."""
-    first = 0
+def _support(row, lo, count):  # type: ignore[no-untyped-def]
+    """The first and last columns of row[lo:count] not zero (nothing under `lo` is read):
+    (1, 0) for none."""
+    first = lo
     while first < count and row[first] == 0.0:
         first += 1
-    if first == count:
-        return
+    if first >= count:
+        return 1, 0
     last = count - 1
     while row[last] == 0.0:
         last -= 1
+    return first, last
+
+
+@njit(cache=True, nogil=True)
+def _spread_row(row, first, last, out, offset, scratch):  # type: ignore[no-untyped-def]
+    """out[offset + j] = sum over |k| <= 19 of (20 - |k|) * row[j - 19 + k], the weights being
+    row[first:last + 1] (zero elsewhere): columns offset + first .. offset + last + 38."""
     width = last + 1 - first
     # Two windows of 20: `row` padded with 19 zeros a side, then the first window's sums,
     # written straight into the second's padding.
-    once, twice = scratch[0], scratch[5]
+    once, twice = scratch[0], scratch[3]
     for i in range(SPREAD):
         once[i] = 0.0
         once[SPREAD + width + i] = 0.0
@@ -83,7 +90,8 @@ def _spread_row(row, count, out, offset, scratch):  # type: ignore[no-untyped-de
 @njit(cache=True, nogil=True)
 def _finish_row(row, i, first, scale, prune):  # type: ignore[no-untyped-def]
     """Scale and prune row i's lower triangle (columns first .. i - 1): (its sum, added in
-    order, at most `i` roundings deep; the weight pruned; the first column used)."""
+    order, at most `i` roundings deep; the weight pruned; the first column not zero, `i` for
+    none)."""
     if i <= first:
         return 0.0, 0.0, i
     pruned = 0.0
@@ -105,14 +113,43 @@ def _finish_row(row, i, first, scale, prune):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
+def _spread_into(lead, lo, r, new, row, start, band, top):  # type: ignore[no-untyped-def]
+    """Row `row` of `new` made ready for the round: zero from the first column anything may
+    be written to, up to `top`, and the old row `r` of `lead` (if any) spread in. Returns that
+    first column, the row's lower bound until it is finished."""
+    floor = max(row - band + 1, 0)  # the equal-DS row's checks and the crossings land above
+    first, last = (1, 0) if r < 0 or r >= lead.shape[0] else _support(lead[r], lo[r], r)
+    if first <= last:
+        floor = min(floor, start + first)
+    new[row, floor:top] = 0.0
+    return floor, first, last
+
+
+@njit(cache=True, nogil=True)
 def play_round(  # type: ignore[no-untyped-def]
-    lead_a, lead_b, level, out_a, out_b, out_level, shift, cut, prune, scale, mirror
+    lead_a,
+    lead_b,
+    level,
+    lo_a,
+    lo_b,
+    out_a,
+    out_b,
+    out_level,
+    out_lo_a,
+    out_lo_b,
+    shift,
+    cut,
+    prune,
+    scale,
+    mirror,
 ):
     """One round of Strength checks over the square windows `lead_a`, `lead_b` (rows `c`,
     columns `g`, weights below the diagonal) and `level` (equal DS at `c`), into `out_*`
-    (at least `2 * reach` wider: index `i` of the old is `i + reach` of the new). `cut`: the
-    new columns at or below distance 0. `mirror`: b's array is a's (an even match from equal
-    DS stays its own mirror image), walked once.
+    (at least `2 * reach` wider: index `i` of the old is `i + reach` of the new). `lo_*`: per
+    row, the first column that may not be zero (nothing under it is read, so it need not be
+    cleared); `out_lo_*` get the new rows' (their first column not zero), in the window
+    returned. `cut`: the new columns at or below distance 0. `mirror`: b's array is a's (an
+    even match from equal DS stays its own mirror image), walked once.
 
     Returns the new arrays' size, the weights reaching the target (a's, b's), the weights
     alive (a leading, b leading, level), the weight pruned, and the used index range."""
@@ -127,14 +164,7 @@ def play_round(  # type: ignore[no-untyped-def]
     start_a = reach - shift - SPREAD
     start_b = reach + shift - SPREAD
     width = size + 4 * SPREAD + 2
-    scratch = (
-        np.empty(width),
-        np.empty(width),
-        np.empty(width),
-        np.empty(width),
-        np.empty(width),
-        np.empty(width),
-    )
+    scratch = (np.empty(width), np.empty(width), np.empty(width), np.empty(width))
     work = np.empty(size + 1)
     rows_a = np.zeros(size)
     rows_b = np.zeros(size)
@@ -151,14 +181,17 @@ def play_round(  # type: ignore[no-untyped-def]
         while ready < min(i + band, size):
             row = ready
             top = min(row + band, size)
-            new_a[row, :top] = 0.0
-            if not mirror:
-                new_b[row, :top] = 0.0
             r = row - reach
+            floor, used, last = _spread_into(lead_a, lo_a, r, new_a, row, start_a, band, top)
+            out_lo_a[row] = floor
+            if used <= last:
+                _spread_row(lead_a[r], used, last, new_a[row], start_a, scratch)
+            if not mirror:
+                floor, used, last = _spread_into(lead_b, lo_b, r, new_b, row, start_b, band, top)
+                out_lo_b[row] = floor
+                if used <= last:
+                    _spread_row(lead_b[r], used, last, new_b[row], start_b, scratch)
             if 0 <= r < old:
-                _spread_row(lead_a[r], r, new_a[row], start_a, scratch)
-                if not mirror:
-                    _spread_row(lead_b[r], r, new_b[row], start_b, scratch)
                 weight = level[r]
                 if weight != 0.0:
                     for k in range(-SPREAD, SPREAD + 1):
@@ -178,11 +211,14 @@ def play_round(  # type: ignore[no-untyped-def]
         new_b[i, i] = 0.0
         if cut > 0:
             span = min(cut, size)
-            rows_a[i] = _pairwise(new_a[i], span, work)
-            new_a[i, :span] = 0.0
-            if not mirror:
-                rows_b[i] = _pairwise(new_b[i], span, work)
-                new_b[i, :span] = 0.0
+            floor = out_lo_a[i]
+            if floor < span:
+                rows_a[i] = _pairwise(new_a[i, floor:span], span - floor, work)
+                new_a[i, floor:span] = 0.0
+            floor = out_lo_b[i]
+            if not mirror and floor < span:
+                rows_b[i] = _pairwise(new_b[i, floor:span], span - floor, work)
+                new_b[i, floor:span] = 0.0
         for j in range(i + 1, min(i + band, size)):
             up_a = new_a[i, j]
             if mirror:
@@ -197,14 +233,16 @@ def play_round(  # type: ignore[no-untyped-def]
             if up_b != 0.0:
                 new_b[i, j] = 0.0
                 new_a[j, i] += up_b
-        total, dropped, least = _finish_row(new_a[i], i, first, scale, prune)
+        total, dropped, least = _finish_row(new_a[i], i, max(first, out_lo_a[i]), scale, prune)
+        out_lo_a[i] = least
         sums_a[i] = total
         pruned += dropped
         if total != 0.0:
             high = i + 1
             low = min(low, least)
         if not mirror:
-            total, dropped, least = _finish_row(new_b[i], i, first, scale, prune)
+            total, dropped, least = _finish_row(new_b[i], i, max(first, out_lo_b[i]), scale, prune)
+            out_lo_b[i] = least
             sums_b[i] = total
             pruned += dropped
             if total != 0.0:
@@ -228,6 +266,11 @@ def play_round(  # type: ignore[no-untyped-def]
     alive_level = _pairwise(new_level, size, work)
     if high <= low:
         low, high = 0, 1
+    # The rows' lower bounds in the window's columns (every row in it has its bound >= low).
+    for i in range(low, high):
+        out_lo_a[i] -= low
+        if not mirror:
+            out_lo_b[i] -= low
     return (
         size,
         reached_a,

@@ -46,6 +46,7 @@ from app.rules import arm_wrestling as rules
 from app.rules.odds import arm_wrestling as exact
 
 Array = npt.NDArray[np.float64]
+Bounds = npt.NDArray[np.int64]
 
 #: The unit of the integers handed to the combination: every double is an integer number of
 #: `2**-1074` (the smallest subnormal), so `value * 2**UNIT_BITS` is exact.
@@ -92,10 +93,12 @@ class Walk:
         size = max(distances) - self.base + 1
         self._sets = [self._buffers(size), self._buffers(size)]
         self._current = 0
-        lead_a, lead_b, level = self._sets[0]
+        lead_a, lead_b, level, lo_a, lo_b = self._sets[0]
         lead_a[:size, :size] = 0.0
         lead_b[:size, :size] = 0.0
         level[:size] = 0.0
+        lo_a[:size] = 0
+        lo_b[:size] = 0
         g_a, g_b = (d - self.base for d in distances)
         if g_a < g_b:
             lead_a[g_b, g_a] = 1.0
@@ -115,19 +118,25 @@ class Walk:
         )
 
     @staticmethod
-    def _buffers(size: int) -> tuple[Array, Array, Array]:
+    def _buffers(size: int) -> tuple[Array, Array, Array, Bounds, Bounds]:
+        """The weights (a leading, b leading, equal DS) and each leader's rows' lower bounds
+        (the first column that may not be zero: nothing under it is read or cleared)."""
         capacity = size + size // 2 + 64
         return (
             np.empty((capacity, capacity), dtype=np.float64),
             np.empty((capacity, capacity), dtype=np.float64),
             np.empty(capacity, dtype=np.float64),
+            np.empty(capacity, dtype=np.int64),
+            np.empty(capacity, dtype=np.int64),
         )
 
     def _view(self, low: int, high: int) -> None:
-        lead_a, lead_b, level = self._sets[self._current]
+        lead_a, lead_b, level, lo_a, lo_b = self._sets[self._current]
         self.lead_a = lead_a[low:high, low:high]
         self.lead_b = self.lead_a if self.mirror else lead_b[low:high, low:high]
         self.level = level[low:high]
+        self.lo_a = lo_a[low:high]
+        self.lo_b = self.lo_a if self.mirror else lo_b[low:high]
 
     def leading(self) -> tuple[int, int, int]:
         return tuple(_units(value) for value in self.alive)  # type: ignore[return-value]
@@ -141,7 +150,9 @@ class Walk:
         target = 1 - self._current
         if self._sets[target][2].shape[0] < size:
             self._sets[target] = self._buffers(size)
-        out_a, out_b, out_level = self._sets[target]
+        out_a, out_b, out_level, out_lo_a, out_lo_b = self._sets[target]
+        if self.mirror:
+            out_b, out_lo_b = out_a, out_lo_a
         (
             size,
             reached_a,
@@ -156,9 +167,13 @@ class Walk:
             self.lead_a,
             self.lead_b,
             self.level,
+            self.lo_a,
+            self.lo_b,
             out_a,
             out_b,
             out_level,
+            out_lo_a,
+            out_lo_b,
             self.shift,
             cut,
             PRUNE,
