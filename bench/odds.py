@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/odds.py          (also the last part of `make bench`)
     .venv/bin/python bench/odds.py --walks  (only the exact arm-wrestle walks, in process)
+    .venv/bin/python bench/odds.py --scan   (only the bounded walk over the 316-round matches)
 
 Prints: icepool computing the two-dice average of sorted 7d100 in a fresh process, against
 `POST /v1/odds/cairn` (target: 5x faster); quick-contest odds worked out in this process
@@ -16,7 +17,9 @@ idle). Then the exact arm-wrestle walk in this process (the worker's work, no ro
 Lydia against the Ogre from creation (target <= 50 ms), matches that can last longer, and the
 longest match the creation limits allow (316 rounds): answered when one side never loses a
 round (modifiers 19 apart), refused past the walk's budget of work when even (the time until
-it is refused; docs/api.md#odds gives what is answered).
+it is refused; docs/api.md#odds gives what is answered), and after each refusal the bounded
+walk that answers it (target <= 1 s). `--scan`: the bounded walk of every 316-round match of
+check modifiers 0 to 18 apart at targets 10, 50 and 100, the slowest first (target <= 1 s).
 
 "Cold": no question is asked twice, so none is answered from a cache; the server has
 answered other questions first (a different pair of skills, a different rating), as a
@@ -515,9 +518,7 @@ def arm_wrestle_walks() -> None:
         target = "  (target <= 50 ms)" if body is LYDIA else ""
         print(f"  {name:55s} {min(runs):9.1f} ms  {answer}{target}")
         if answer.startswith("refused"):
-            began = time.process_time()
-            bounded = numeric.bounded_odds(config, start)
-            spent = (time.process_time() - began) * 1000
+            spent, bounded = bounded_walk(config, start)
             odds = bounded.odds
             print(
                 f"  {'  then the bounded walk':55s} {spent:9.1f} ms  a {float(odds.a_wins):.6f}, "
@@ -525,6 +526,55 @@ def arm_wrestle_walks() -> None:
                 f"{float(odds.undecided):.3g}, bound {max(bounded.bound.values()):.1e}"
                 "  (target <= 1000 ms)"
             )
+
+
+def bounded_walk(config: Any, start: Any) -> tuple[float, Any]:
+    """The bounded walk's CPU time (ms, the best of two: the machine's spread is large) and
+    its answer."""
+    from app.numeric import arm_wrestling as numeric
+
+    runs: list[float] = []
+    for _ in range(2):
+        began = time.process_time()
+        bounded = numeric.bounded_odds(config, start)
+        runs.append((time.process_time() - began) * 1000)
+    return min(runs), bounded
+
+
+def bounded_scan() -> None:
+    """The bounded walk of each 316-round match (Con 200 +104 with Endurance, as the longest
+    of `ARM_LADDER`) by the difference of the check modifiers and the target, the slowest
+    first: the exact walk answers every match 19 or more apart, and refuses these."""
+    from app.api.schemas.arm_wrestles import ArmWrestleCreate
+    from app.numeric import arm_wrestling as numeric
+    from app.rules import arm_wrestling
+    from app.rules.dice import Dice
+    from app.rules.odds import arm_wrestling as arm_odds
+
+    numeric.warm()
+    side = {"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}
+    found: list[tuple[float, int, int, float]] = []
+    for apart in range(19):
+        for target in (10, 50, 100):
+            body = {
+                "a": {**side, "name": "A", "strength_mod": apart},
+                "b": {**side, "name": "B"},
+                "target": target,
+                "max_rounds": 10_000,
+            }
+            config = ArmWrestleCreate.model_validate(body).to_rules()
+            start = arm_wrestling.start(config, Dice())
+            if not arm_odds.surely_too_long(config, start):
+                continue  # the exact walk's (the table of docs/api.md#odds)
+            spent, bounded = bounded_walk(config, start)
+            found.append((spent, apart, target, max(bounded.bound.values())))
+    print("bounded walk, 316-round matches (CPU time, best of two), the slowest first:")
+    for spent, apart, target, bound in sorted(found, reverse=True):
+        print(
+            f"  modifiers {apart:2d} apart, target {target:3d} {spent:9.1f} ms  bound {bound:.1e}"
+        )
+    slowest = max(found)[0] if found else 0.0
+    print(f"  {len(found)} matches, the slowest {slowest:.1f} ms (target <= 1000 ms)")
 
 
 if __name__ == "__main__":
@@ -537,6 +587,15 @@ if __name__ == "__main__":
         action="store_true",
         help="only the exact arm-wrestle walks in this process (no server, CPU time)",
     )
-    if not parser.parse_args().walks:
-        main()
-    arm_wrestle_walks()
+    parser.add_argument(
+        "--scan",
+        action="store_true",
+        help="only the bounded walk of every 316-round match the exact walk refuses",
+    )
+    arguments = parser.parse_args()
+    if arguments.scan:
+        bounded_scan()
+    else:
+        if not arguments.walks:
+            main()
+        arm_wrestle_walks()
