@@ -180,3 +180,35 @@ def test_the_exact_walk_is_skipped_only_where_it_would_be_refused(apart: int, ro
     assert not surely_too_long(replace(config, max_rounds=rounds), state)
     with pytest.raises(exact.TooLarge):
         exact.exact_odds(config, state)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        LYDIA,
+        # Modifiers 1 apart (two arrays, the crossings between them), cut by the target.
+        rules.Config(competitor("A", 1, 30, 1), competitor("B", 0, 30, 1), target=30),
+        # Even from equal DS: the mirrored walk.
+        rules.Config(competitor("A", 0, 30, 1), competitor("B", 0, 30, 1), target=40),
+    ],
+)
+def test_nothing_under_a_rows_bound_is_read(
+    config: rules.Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The walk's buffers are reused without clearing what lies under each row's first column
+    # not zero: filled with NaN there, the walk must answer exactly as from zeroed buffers
+    # (a NaN read anywhere would reach a sum and the answer).
+    state = rules.start(config, Dice())
+    plain = numeric.bounded_odds(config, state)
+    made = numeric.Walk._buffers
+
+    def poisoned(size: int) -> Any:
+        buffers = made(size)
+        for weights in buffers[:3]:
+            weights.fill(math.nan)
+        return buffers
+
+    monkeypatch.setattr(numeric.Walk, "_buffers", staticmethod(poisoned))
+    walk = numeric.Walk(config, state)
+    assert math.isnan(walk._sets[1][0][0, 0])  # the first round writes into poisoned memory
+    assert numeric.bounded_odds(config, state) == plain
