@@ -115,8 +115,9 @@ def _finish_row(row, i, first, scale, prune):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def _spread_into(lead, lo, r, new, row, start, band, top):  # type: ignore[no-untyped-def]
     """Row `row` of `new` made ready for the round: zero from the first column anything may
-    be written to, up to `top`, and the old row `r` of `lead` (if any) spread in. Returns that
-    first column, the row's lower bound until it is finished."""
+    be written to, up to `top`. Returns that first column (the row's lower bound until it is
+    finished) and the support of the old row `r` of `lead` that the caller spreads in
+    (`_support`; first > last for none, or no such row)."""
     floor = max(row - band + 1, 0)  # the equal-DS row's checks and the crossings land above
     first, last = (1, 0) if r < 0 or r >= lead.shape[0] else _support(lead[r], lo[r], r)
     if first <= last:
