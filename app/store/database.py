@@ -21,6 +21,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -300,13 +301,32 @@ def _use_orjson_for_jsonb() -> None:
     set_json_loads(orjson.loads)
 
 
+def _journal_in_wal(cursor: Any, busy_timeout_ms: int) -> None:
+    """`PRAGMA journal_mode=WAL`, tried again while the database is locked, up to the busy
+    timeout: processes switching a new database file to WAL at once (replicas starting, their
+    migrations) can each hold its shared lock while asking for the exclusive one, and SQLite
+    then answers one of them "database is locked" at once rather than waiting. Once the other
+    has switched, the mode is the file's and this finds it set."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    pause = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)  # the other process holds the lock for a few milliseconds
+        pause = min(pause * 2, 0.1)
+
+
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take transaction control from the sqlite3 module: we emit BEGIN ourselves.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _journal_in_wal(cursor, busy_timeout_ms)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         # Checkpoints run off the request path (`Store`'s checkpointer); this is the backstop

@@ -45,6 +45,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.database import (
     MIGRATIONS_DIR,
+    _journal_in_wal,
     build_engine,
     migration_head,
     normalise_url,
@@ -916,6 +917,40 @@ def test_processes_upgrading_a_fresh_database_together_all_succeed(
         finally:
             if kind == "postgresql":
                 drop_postgres_database(url)
+
+
+class LockedCursor:
+    """A cursor whose first `locked` journal-mode switches find the database locked (another
+    process switching the same new file at that moment), then `error` or success."""
+
+    def __init__(self, locked: int, error: str = "") -> None:
+        self.locked, self.error, self.calls = locked, error, 0
+
+    def execute(self, statement: str) -> None:
+        assert statement == "PRAGMA journal_mode=WAL"
+        self.calls += 1
+        if self.calls <= self.locked:
+            raise sqlite3.OperationalError("database is locked")
+        if self.error:
+            raise sqlite3.OperationalError(self.error)
+
+
+def test_switching_to_wal_waits_for_another_process_switching_the_same_file() -> None:
+    # SQLite answers a connection "locked" at once, without waiting, when two switch a new
+    # file to WAL together: the switch is tried again until the other is done.
+    cursor = LockedCursor(locked=3)
+    _journal_in_wal(cursor, busy_timeout_ms=30_000)
+    assert cursor.calls == 4
+    # Another error is not a lock: it is raised at once.
+    cursor = LockedCursor(locked=1, error="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        _journal_in_wal(cursor, busy_timeout_ms=30_000)
+    assert cursor.calls == 2
+    # Locked past the busy timeout: the lock's error.
+    cursor = LockedCursor(locked=10**9)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _journal_in_wal(cursor, busy_timeout_ms=0)
+    assert cursor.calls == 1
 
 
 def advisory_waiters(holder: Any) -> int:
