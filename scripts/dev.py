@@ -162,6 +162,10 @@ def serve(python: Path | str = PYTHON, *, migrating: bool = True) -> None:
         env["PROMETHEUS_MULTIPROC_DIR"] = metrics_directory(env)
     if migrating:
         migrate(python)
+    # The bounded arm-wrestle walk's compiled kernel: built once per machine (several seconds,
+    # then cached on disk), so that the first long question after a start is not kept past
+    # its deadline by the compiler.
+    run(python, "-c", "from app.numeric.arm_wrestling import warm; warm()")
     host, port = env.get("ARBITER_HOST", "127.0.0.1"), env.get("ARBITER_PORT", "8000")
     print(f"Arbiter on http://{host}:{port} (docs at /docs)", flush=True)
     os.execve(str(python), [str(python), "-m", "uvicorn", *arguments], env)
