@@ -486,10 +486,11 @@ def warm_up(client: httpx.Client) -> None:
 
 def arm_wrestle_walks() -> None:
     """The exact walk of each match of `ARM_LADDER`, from creation, in this process (best of
-    three for the quick ones; no cache: `exact_odds` itself), in CPU time: the work the
-    worker does, steady on a shared machine."""
+    three for the quick ones; no cache: `exact_odds` itself, over GMP's integers as the
+    service walks it), in CPU time: the work the worker does, steady on a shared machine."""
     from app.api.schemas.arm_wrestles import ArmWrestleCreate
     from app.numeric import arm_wrestling as numeric
+    from app.numeric.exact import gmp
     from app.rules import arm_wrestling
     from app.rules.dice import Dice, WorkLimitExceeded
     from app.rules.odds import arm_wrestling as arm_odds
@@ -504,7 +505,7 @@ def arm_wrestle_walks() -> None:
         for _ in range(3):
             began = time.process_time()
             try:
-                odds = arm_odds.exact_odds(config, start)
+                odds = arm_odds.exact_odds(config, start, integer=gmp)
             except WorkLimitExceeded:
                 runs.append((time.process_time() - began) * 1000)
                 break

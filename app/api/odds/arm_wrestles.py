@@ -11,6 +11,7 @@ from typing import Final
 from app.api.odds.figures import percent, probability
 from app.api.odds.worker import inline_cached, off_loop
 from app.api.schemas.odds import OddsArmWrestleAnswer
+from app.numeric import exact as exact_walk
 from app.rules import arm_wrestling
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import fraction_text
@@ -29,7 +30,7 @@ def arm_wrestle_answer(
     bound: dict[str, float] | None = None
     if not arm_odds.surely_too_long(config, state):
         with suppress(arm_odds.TooLarge):
-            odds = arm_odds.arm_wrestle_odds(config, state)
+            odds = exact_walk.arm_wrestle_odds(config, state)
     if odds is None:
         from app.numeric import arm_wrestling as numeric  # NumPy and Numba: the worker only
 

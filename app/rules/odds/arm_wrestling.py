@@ -30,7 +30,7 @@ matches played through `rules.play_round`, and with a plain walk over the DS pai
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -45,7 +45,8 @@ D20: Final = 20
 #: `roll_a - roll_b`, which gives `k` (|k| <= 19) in `20 - |k|` pairs.
 SPREAD: Final = D20 - 1
 #: Most work one walk may do, in bits of the columns it steps (see `_Walk.step`): about 1 s
-#: of CPU on one core, so that no question holds the odds worker longer. Matches that can
+#: of CPU on one core in Python's integers, about half that in GMP's, which the service walks
+#: in (app/numeric/exact.py), so that no question holds the odds worker longer. Matches that can
 #: last up to about 55 rounds fit (Lydia against the Ogre, 25 rounds, takes 3% of it; an even
 #: match of 52 rounds to target 100, 68%); longer ones stop within that second (the longest
 #: the creation limits allow, about 316 rounds, would take many minutes and gigabytes) and
@@ -151,9 +152,15 @@ def _window(weights: list[int]) -> list[int]:
     return window
 
 
+#: Makes the walk's integers from Python's: `int` itself, or a faster big-integer type with
+#: the same operators (`+ - & >> << %`, `bit_length`), such as GMP's (app/numeric/exact.py).
+Integers = Callable[[int], int]
+
+
 class _Walk:
     """The Strength checks' walk over `(delta, C)` (see the module's docstring), without
-    fatigue: every weight counts paths out of `400**rounds`."""
+    fatigue: every weight counts paths out of `400**rounds`, in integers made by `integer`
+    (what it answers is Python's `int`)."""
 
     def __init__(
         self,
@@ -161,7 +168,9 @@ class _Walk:
         state: rules.State,
         strength_rounds: int,
         budget: int,
+        integer: Integers = int,
     ) -> None:
+        self.integer = integer
         self.shift = rules.check_modifier(config, config.a) - rules.check_modifier(config, config.b)
         #: The most a leader's DS can rise in one round: either's, a's, b's.
         self.rise = SPREAD + abs(self.shift)
@@ -170,18 +179,18 @@ class _Walk:
         self.rounds_left = strength_rounds
         #: Slot width: every slot, and every sum of slots, is below 400**rounds.
         self.slot: int = (400**strength_rounds).bit_length() + 2
-        self.ones: int = (1 << self.slot) - 1
+        self.ones: int = integer((1 << self.slot) - 1)
         delta = state.ds[0] - state.ds[1]
         # positive[i]: delta == i; negative[i]: delta == -i; index 0 unused.
         self.positive = [0] * (max(delta, 0) + 1)
         self.negative = [0] * (max(-delta, 0) + 1)
         self.zero = 0
         if delta > 0:
-            self.positive[delta] = 1
+            self.positive[delta] = integer(1)
         elif delta < 0:
-            self.negative[-delta] = 1
+            self.negative[-delta] = integer(1)
         else:
-            self.zero = 1
+            self.zero = integer(1)
         #: The states that can no longer reach the target, by delta (from `settled_low`).
         self.settled: list[int] = []
         self.settled_low = 0
@@ -193,7 +202,7 @@ class _Walk:
     def _mask(self, slots: int) -> int:
         mask = self._masks.get(slots)
         if mask is None:
-            mask = self._masks[slots] = (1 << (slots * self.slot)) - 1
+            mask = self._masks[slots] = self.integer((1 << (slots * self.slot)) - 1)
         return mask
 
     def leading(self) -> tuple[int, int, int]:
@@ -210,7 +219,7 @@ class _Walk:
                 lead_b += weight
             else:
                 level += weight
-        return lead_a, lead_b, level
+        return int(lead_a), int(lead_b), int(level)
 
     def step(self) -> tuple[int, int]:
         """One round of Strength checks: the weights (out of 400 times more) that reach the
@@ -274,7 +283,7 @@ class _Walk:
         )
         if self.work > self.budget:
             raise TooLarge
-        return reached
+        return int(reached[0]), int(reached[1])
 
     def _reach(self, side: list[int]) -> int:
         """Take out the slots of `side` at or past the target (`C <= |delta| - K`)."""
@@ -362,14 +371,18 @@ class StrengthWalk(Protocol):
 
 
 def exact_odds(
-    config: rules.Config, state: rules.State, budget: int = EXACT_BUDGET
+    config: rules.Config,
+    state: rules.State,
+    budget: int = EXACT_BUDGET,
+    integer: Integers = int,
 ) -> ArmWrestleOdds:
     """The exact odds from `state` on (docs/rules.md#odds); raises `TooLarge` past `budget`
-    bits of columns stepped."""
+    bits of columns stepped. `integer`: the walk's integers (`Integers`); the same answer
+    whichever."""
     if state.finished:
         return _finished(state)
     rounds = fatigue_rounds(config, state)
-    walk = _Walk(config, state, strength_rounds(rounds), budget)
+    walk = _Walk(config, state, strength_rounds(rounds), budget, integer)
     return combine(state, rounds, walk, paths=400, unit=1)
 
 
