@@ -11,19 +11,15 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from app.numeric import arm_wrestling as numeric
 from app.rules import arm_wrestling as rules
 from app.rules.dice import Dice
 from app.rules.odds import arm_wrestling as exact
 from app.rules.odds.arm_wrestling import EXACT_ROUNDS, SURE_MARGIN, surely_too_long
+from tests.numeric.matches import competitor, small_matches
 
 NAMES = ("a_wins", "b_wins", "draw", "undecided", "expected_rounds")
-
-
-def competitor(name: str, strength: int, con: int, con_mod: int, **fields: Any) -> rules.Competitor:
-    return rules.Competitor(name, strength, con, con_mod, **fields)
 
 
 LYDIA = rules.Config(competitor("Lydia", 2, 12, 1), competitor("Ogre", 6, 15, 2))
@@ -84,33 +80,9 @@ def test_matches_and_states(config: rules.Config, state: rules.State | None) -> 
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    target=st.integers(1, 30),
-    strength=st.tuples(st.integers(-5, 25), st.integers(-5, 5)),
-    con=st.tuples(st.integers(1, 8), st.integers(1, 8)),
-    con_mod=st.tuples(st.integers(-3, 6), st.integers(-3, 6)),
-    max_rounds=st.integers(1, 40),
-    ds=st.tuples(st.integers(-20, 29), st.integers(-20, 29)),
-    checks=st.tuples(st.integers(0, 3), st.integers(0, 3)),
-)
-def test_any_small_match_from_any_state(
-    target: int,
-    strength: tuple[int, int],
-    con: tuple[int, int],
-    con_mod: tuple[int, int],
-    max_rounds: int,
-    ds: tuple[int, int],
-    checks: tuple[int, int],
-) -> None:
-    config = rules.Config(
-        competitor("A", strength[0], con[0], con_mod[0]),
-        competitor("B", strength[1], con[1], con_mod[1]),
-        target=target,
-        max_rounds=max_rounds + 1,
-    )
-    capped = (min(ds[0], target - 1), min(ds[1], target - 1))
-    state = rules.State(names=("A", "B"), ds=capped, con_checks_made=checks, rounds_played=1)
-    assert_within(config, state)
+@given(small_matches())
+def test_any_small_match_from_any_state(match: tuple[rules.Config, rules.State]) -> None:
+    assert_within(*match)
 
 
 def test_what_is_pruned_is_in_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,22 +5,15 @@ work counted, the same refusal past the budget."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from gmpy2 import mpz
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from app.numeric import exact as gmp_walk
 from app.rules import arm_wrestling as rules
 from app.rules.dice import Dice
 from app.rules.odds import arm_wrestling as exact
-
-
-def competitor(name: str, strength: int, con: int, con_mod: int, **fields: Any) -> rules.Competitor:
-    return rules.Competitor(name, strength, con, con_mod, **fields)
-
+from tests.numeric.matches import competitor, small_matches
 
 LYDIA = rules.Config(competitor("Lydia", 2, 12, 1), competitor("Ogre", 6, 15, 2))
 
@@ -46,32 +39,11 @@ def test_the_walk_is_in_gmp_integers() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    target=st.integers(1, 40),
-    strength=st.tuples(st.integers(-5, 25), st.integers(-5, 5)),
-    con=st.tuples(st.integers(1, 10), st.integers(1, 10)),
-    con_mod=st.tuples(st.integers(-3, 6), st.integers(-3, 6)),
-    max_rounds=st.integers(1, 40),
-    ds=st.tuples(st.integers(-20, 39), st.integers(-20, 39)),
-    checks=st.tuples(st.integers(0, 3), st.integers(0, 3)),
-)
+@given(small_matches(most_target=40, most_con=10))
 def test_any_match_from_any_state_is_the_same_fraction(
-    target: int,
-    strength: tuple[int, int],
-    con: tuple[int, int],
-    con_mod: tuple[int, int],
-    max_rounds: int,
-    ds: tuple[int, int],
-    checks: tuple[int, int],
+    match: tuple[rules.Config, rules.State],
 ) -> None:
-    config = rules.Config(
-        competitor("A", strength[0], con[0], con_mod[0]),
-        competitor("B", strength[1], con[1], con_mod[1]),
-        target=target,
-        max_rounds=max_rounds + 1,
-    )
-    capped = (min(ds[0], target - 1), min(ds[1], target - 1))
-    state = rules.State(names=("A", "B"), ds=capped, con_checks_made=checks, rounds_played=1)
+    config, state = match
     assert exact.exact_odds(config, state, integer=gmp_walk.gmp) == exact.exact_odds(config, state)
 
 
