@@ -592,6 +592,39 @@ def test_every_preset_is_a_session_the_service_creates(table: NewSeat, server: S
     assert [entry for entry in made if entry[2] != 201] == []
 
 
+def test_a_party_keeps_its_ticks_when_another_party_rolls(table: NewSeat, server: Server) -> None:
+    # Two parties choose at once: the Heroes' roll reaches the Bandits' page, which draws its
+    # controls again, and what the Bandits had ticked (and the drawer they had opened) stays.
+    gm = table()
+    create(gm, server, "skill-games", "Heroes and Bandits (option)")
+    heroes = table()
+    join(heroes, link_of(gm, "Heroes"), "You are Heroes")
+    bandits = table()
+    join(bandits, link_of(gm, "Bandits"), "You are Bandits")
+    page = bandits.page
+    for skill in ("Stealth", "Athletics"):
+        page.get_by_role("checkbox", name=skill).check()
+    page.locator(".skills-form details summary").click()
+    page.evaluate("document.querySelector('.skills-form').dataset.before = 'yes'")
+    for skill in ("Athletics", "Stealth"):
+        heroes.page.get_by_role("checkbox", name=skill).check()
+    heroes.page.get_by_role("button", name="Roll these skills").click()
+    heroes_row = page.locator("#board table.parties tbody tr").filter(has_text="Heroes")
+    expect(heroes_row).to_contain_text("skills rolled")
+    # A new form (the old one is gone), with the Bandits' entries in it.
+    expect(page.locator(".skills-form")).to_have_count(1)
+    expect(page.locator(".skills-form[data-before]")).to_have_count(0)
+    expect(page.get_by_role("checkbox", name="Stealth")).to_be_checked()
+    expect(page.get_by_role("checkbox", name="Athletics")).to_be_checked()
+    expect(page.locator(".skills-form details")).to_have_attribute("open", "")
+    page.get_by_role("button", name="Roll these skills").click()
+    for seat in (gm, heroes, bandits):
+        expect(seat.page.locator("#board")).to_contain_text("sealing choices")
+    # The next phase starts with nothing carried over from the skills' form.
+    expect(page.get_by_role("checkbox", name="Stealth")).to_have_count(0)
+    assert bandits.errors == []
+
+
 def test_an_option_game_buys_actions_from_the_parties_pages(table: NewSeat, server: Server) -> None:
     gm = table()
     fragment = create(gm, server, "skill-games", "Heroes and Bandits (option)")

@@ -808,12 +808,75 @@ function controlsKey() {
     state.round, state.tokens, view.sealed]);
 }
 
+/** The step the controls are for: a re-render within it (another party's or player's move)
+ * keeps what this page's user has entered; a new round, phase or pending round does not. */
+function controlsStep() {
+  const session = view.session;
+  const state = session.state;
+  return JSON.stringify([session.status, session.round, state.round, state.phase, session.pending?.number ?? null]);
+}
+
+/** A form field's identity across renders: its form, its party's panel, and what it is for. */
+function fieldKey(element) {
+  const form = element.closest("form");
+  const panel = element.closest("[data-party]");
+  const choice = element.type === "checkbox" || element.type === "radio" ? element.value : "";
+  return JSON.stringify([form?.id || form?.className || "", panel?.dataset.party ?? "", element.tagName,
+    element.type, element.name, choice, { ...element.dataset }]);
+}
+
+/** `box`'s fields with their `fieldKey`s, the same key's second and later ones numbered (the
+ * same structure renders them in the same order). */
+function keyedFields(box) {
+  const seen = new Map();
+  return [...box.querySelectorAll("input, select, textarea, details")].map((element) => {
+    const key = fieldKey(element);
+    const count = seen.get(key) ?? 0;
+    seen.set(key, count + 1);
+    return [`${key}#${count}`, element];
+  });
+}
+
+/** What the user has entered in `box` (ticks, text, choices, opened drawers), by field. */
+function enteredFields(box) {
+  const entered = new Map();
+  for (const [key, element] of keyedFields(box)) {
+    if (element.tagName === "DETAILS") entered.set(key, { open: element.open });
+    else if (element.type === "checkbox" || element.type === "radio") entered.set(key, { checked: element.checked });
+    else entered.set(key, { value: element.value });
+  }
+  return entered;
+}
+
+/** Put back into `box`'s new fields what `entered` held for the same fields, telling each
+ * field's listeners (a cost shown beside the ticks) as the user's own change would. */
+function restoreFields(box, entered) {
+  for (const [key, element] of keyedFields(box)) {
+    const was = entered.get(key);
+    if (!was) continue;
+    if ("open" in was) {
+      element.open = was.open;
+    } else if ("checked" in was) {
+      if (element.checked === was.checked) continue;
+      element.checked = was.checked;
+      element.dispatchEvent(new Event("change", { bubbles: true }));
+    } else if (element.value !== was.value) {
+      element.value = was.value;
+      element.dispatchEvent(new Event("input", { bubbles: true }));
+      element.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  }
+}
+
 function renderControls() {
   const box = document.getElementById("controls");
   if (!box) return;
   const key = controlsKey();
   if (key === view.controlsKey) return;
   view.controlsKey = key;
+  const step = controlsStep();
+  const entered = step === view.controlsStep ? enteredFields(box) : null;
+  view.controlsStep = step;
   const session = view.session;
   const parts = [];
   if (session.status !== "active") {
@@ -826,7 +889,14 @@ function renderControls() {
     parts.push(...playerRoundControls());
   }
   if (isGm()) parts.push(dangerControls());
+  const active = document.activeElement;
+  const focused = entered && active && box.contains(active) ? keyedFields(box).find(([, element]) => element === active)?.[0] : null;
   fill(box, parts);
+  if (entered) {
+    restoreFields(box, entered);
+    const again = focused && keyedFields(box).find(([key]) => key === focused)?.[1];
+    if (again && again.tagName !== "DETAILS") again.focus();
+  }
 }
 
 /** Inputs for one competitor's dice: the main purposes shown, the others folded away. */
