@@ -172,17 +172,19 @@ ARM_LADDER: list[tuple[str, dict[str, Any]]] = [
         },
     ),
 ]
+#: One side of the longest matches the creation limits allow (316 rounds): Con 200 +104 with
+#: Endurance, its check modifier set per match.
+LONG_SIDE = {"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}
 ARM_LADDER += [
     (
         f"modifiers {apart} apart, Con 200 +104, target {target}, 316 rounds",
         {
-            "a": {**side, "name": "A", "strength_mod": apart},
-            "b": {**side, "name": "B"},
+            "a": {**LONG_SIDE, "name": "A", "strength_mod": apart},
+            "b": {**LONG_SIDE, "name": "B"},
             "target": target,
             "max_rounds": 10_000,
         },
     )
-    for side in [{"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}]
     for apart, target in ((0, 10), (1, 100), (5, 100), (10, 100))
 ]
 #: A chase at a lead of 22 (hiding, a hazard and no tactic all allowed), and the three options
@@ -553,13 +555,12 @@ def bounded_scan() -> None:
     from app.rules.odds import arm_wrestling as arm_odds
 
     numeric.warm()
-    side = {"strength_mod": 0, "con_score": 200, "con_mod": 100, "endurance": True}
     found: list[tuple[float, int, int, float]] = []
     for apart in range(19):
         for target in (10, 50, 100):
             body = {
-                "a": {**side, "name": "A", "strength_mod": apart},
-                "b": {**side, "name": "B"},
+                "a": {**LONG_SIDE, "name": "A", "strength_mod": apart},
+                "b": {**LONG_SIDE, "name": "B"},
                 "target": target,
                 "max_rounds": 10_000,
             }

@@ -151,8 +151,6 @@ class Walk:
         if self._sets[target][2].shape[0] < size:
             self._sets[target] = self._buffers(size)
         out_a, out_b, out_level, out_lo_a, out_lo_b = self._sets[target]
-        if self.mirror:
-            out_b, out_lo_b = out_a, out_lo_a
         (
             size,
             reached_a,

@@ -20,7 +20,7 @@ LYDIA = rules.Config(competitor("Lydia", 2, 12, 1), competitor("Ogre", 6, 15, 2)
 
 def test_lydia_and_the_ogre_in_gmp_integers() -> None:
     state = rules.start(LYDIA, Dice())
-    odds = gmp_walk.arm_wrestle_odds(LYDIA, state)
+    odds = exact.arm_wrestle_odds(LYDIA, state, gmp_walk.gmp)
     assert odds == exact.exact_odds(LYDIA, state)
     # The answer is Python's: fractions of ints, whatever the walk's integers were.
     assert type(odds.a_wins.numerator) is int

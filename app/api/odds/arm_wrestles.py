@@ -30,7 +30,7 @@ def arm_wrestle_answer(
     bound: dict[str, float] | None = None
     if not arm_odds.surely_too_long(config, state):
         with suppress(arm_odds.TooLarge):
-            odds = exact_walk.arm_wrestle_odds(config, state)
+            odds = arm_odds.arm_wrestle_odds(config, state, exact_walk.gmp)
     if odds is None:
         from app.numeric import arm_wrestling as numeric  # NumPy and Numba: the worker only
 

@@ -457,7 +457,11 @@ def horizon(config: rules.Config, state: rules.State) -> int:
 
 
 @lru_cache(maxsize=256)
-def arm_wrestle_odds(config: rules.Config, state: rules.State) -> ArmWrestleOdds:
-    """The exact odds of the match from `state` (docs/rules.md#odds)."""
+def arm_wrestle_odds(
+    config: rules.Config, state: rules.State, integer: Integers = int
+) -> ArmWrestleOdds:
+    """The exact odds of the match from `state` (docs/rules.md#odds), the walk in `integer`'s
+    integers (the service's: GMP's, app/numeric/exact.py), kept for the questions asked
+    again."""
     rules.check_config(config)
-    return exact_odds(config, state)
+    return exact_odds(config, state, integer=integer)
