@@ -27,7 +27,7 @@ from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 from app.api.docs import REDOC_POLICY, STATIC_URL, SWAGGER_UI_POLICY
 from app.store.database import upgrade_to_head
 from tests.requirements import program
-from tests.store.servers import start_server, stop_server, wait_until_healthy
+from tests.store.servers import STARTUP_TIMEOUT_S, start_server, stop_server, wait_until_healthy
 
 #: The browser: Debian's Chromium, or the executable ARBITER_TEST_CHROMIUM names.
 CHROMIUM = os.environ.get("ARBITER_TEST_CHROMIUM") or "/usr/bin/chromium"
@@ -151,11 +151,13 @@ def test_assets_are_cacheable_and_unknown_ones_are_404(client: TestClient) -> No
 
 @dataclass(frozen=True, slots=True)
 class Origins:
-    """Where the browser tests go: a page of another origin, the API with and without CORS."""
+    """Where the browser tests go: a page of another origin, the API with and without CORS;
+    and the API's OpenAPI document, as it served it."""
 
     page: str
     api: str
     api_without_cors: str
+    document: dict[str, Any]
 
 
 def origin(url: str) -> str:
@@ -194,7 +196,11 @@ def origins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Origins]:
             servers.append(server)
         for server in servers:
             wait_until_healthy(server)
-        yield Origins(page_origin, servers[0].base_url, servers[1].base_url)
+        # A server builds its document at the first request for it, which is part of its
+        # start: a loaded machine may take seconds over it, more than a request's 5 s.
+        document = httpx.get(servers[0].base_url + "/openapi.json", timeout=STARTUP_TIMEOUT_S)
+        assert document.status_code == 200, servers[0].log.read_text(errors="replace")
+        yield Origins(page_origin, servers[0].base_url, servers[1].base_url, document.json())
 
 
 @pytest.fixture(scope="module")
@@ -266,7 +272,7 @@ def request_origin(url: str) -> str:
 
 @pytest.mark.slow
 def test_swagger_ui_lists_every_operation_offline(confined: Confined, origins: Origins) -> None:
-    document = httpx.get(origins.api + "/openapi.json").json()
+    document = origins.document
     expected = operations(document)
     page = confined.page
     page.goto(origins.api + "/docs")
@@ -291,7 +297,7 @@ def test_swagger_ui_lists_every_operation_offline(confined: Confined, origins: O
 
 @pytest.mark.slow
 def test_redoc_lists_every_operation_offline(confined: Confined, origins: Origins) -> None:
-    document = httpx.get(origins.api + "/openapi.json").json()
+    document = origins.document
     expected = operations(document)
     page = confined.page
     page.goto(origins.api + "/redoc")
