@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import ssl
 import subprocess
 import sys
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,6 +125,35 @@ def scrape(server: Server) -> str:
     return answer.text
 
 
+@contextmanager
+def fresh_clients() -> Iterator[Callable[[], httpx.Client]]:
+    """The calling thread's client, each making a new connection for every request (so that
+    either worker may accept it); closed when the block ends.
+
+    A client of its own for each thread: httpcore's pool, shared by threads, may close a
+    connection it has just handed to another thread's request (which then reads a closed
+    socket: "Bad file descriptor"). One SSL context for them all (each would cost 20 ms)."""
+    context = ssl.create_default_context()
+    local = threading.local()
+    made: list[httpx.Client] = []
+    lock = threading.Lock()
+
+    def client() -> httpx.Client:
+        mine: httpx.Client | None = getattr(local, "client", None)
+        if mine is None:
+            mine = httpx.Client(verify=context, limits=httpx.Limits(max_keepalive_connections=0))
+            local.client = mine
+            with lock:
+                made.append(mine)
+        return mine
+
+    try:
+        yield client
+    finally:
+        for each in made:
+            each.close()
+
+
 def test_metrics_and_rate_limit_hold_across_two_workers(tmp_path: Path) -> None:
     connection = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
     try:
@@ -135,24 +166,25 @@ def test_metrics_and_rate_limit_hold_across_two_workers(tmp_path: Path) -> None:
         )
     prefix = f"arbiter-test:{uuid.uuid4().hex}:"
     try:
-        # A new connection for each request, so that either worker may accept it; one client
-        # for them all (each client of its own would cost an SSL context, 20 ms of CPU).
-        fresh = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
         with (
             two_workers(tmp_path, prefix) as (server, metrics),
             ThreadPoolExecutor(16) as pool,
-            fresh,
+            fresh_clients() as fresh,
         ):
 
             def fresh_get(path: str) -> int:
-                return fresh.get(server.base_url + path).status_code
+                return fresh().get(server.base_url + path).status_code
 
             def fresh_roll(_: int) -> int:
-                return fresh.post(
-                    server.base_url + ROLL,
-                    json={"skill": 12},
-                    headers={"x-client-key": "two-workers"},
-                ).status_code
+                return (
+                    fresh()
+                    .post(
+                        server.base_url + ROLL,
+                        json={"skill": 12},
+                        headers={"x-client-key": "two-workers"},
+                    )
+                    .status_code
+                )
 
             before = requests_total(scrape(server), "GET", "/healthz", 200)
             sent = 0
