@@ -781,6 +781,47 @@ def test_race_estimates_cover_their_chances_as_their_errors_say() -> None:
         assert all(table[name].standard_error > 0 for table in tables)
 
 
+#: Four strength increments from a lead of 14, the escapee hiding when she may: caught and
+#: still on common, escaped (by the lead or by hiding) about 7%, hid rare (0.68%: about once
+#: in an estimate's 150 chases, never in a third of them).
+COVERAGE_CHASE = chases.Config(
+    _racer("E", mods={"strength": 1, "hide": -14}),
+    _racer("C", mods={"strength": 1, "spot": 2}),
+    chases.LeadStart(lead=14),
+    max_rounds=4,
+)
+
+
+def test_chase_estimates_cover_their_chances_as_their_errors_say() -> None:
+    """What a chase past the exact walk's budget answers: over 300 seeds, each estimate +- 2
+    standard errors holds the exact chance 90% to 99% of the time for every outcome expected
+    3 times or more in an estimate's 150 chases, and at least 90% of the time for rarer ones,
+    with an error even when the outcome was never seen."""
+    trials = 150
+    terrain = chases.Terrain(races.Increment(check="strength"))
+    start = chases.start(COVERAGE_CHASE, Dice())
+    exact = chase_odds.exact_odds(COVERAGE_CHASE, start, terrain, "hide-when-possible")
+    runs = [
+        chase_odds.simulated_odds(
+            COVERAGE_CHASE, start, terrain, "hide-when-possible", seed, trials_asked=trials
+        )
+        for seed in range(300)
+    ]
+    assert {run.trials for run in runs} == {trials}
+    assert Fraction(1, 200) < exact.hid < Fraction(1, 100)
+    assert sum(run.hid.probability == 0 for run in runs) > 50
+    for name in ("caught", "escaped", "hid", "gave_up"):
+        chance = float(getattr(exact, name))
+        estimates: list[simulation.Estimate] = [getattr(run, name) for run in runs]
+        held = sum(
+            abs(each.probability - chance) <= 2 * each.standard_error for each in estimates
+        ) / len(estimates)
+        assert held >= 0.90, (name, chance, held)
+        if chance * trials >= 3:
+            assert held <= 0.99, (name, chance, held)
+        assert all(each.standard_error > 0 for each in estimates)
+
+
 def test_an_arm_wrestle_past_the_budget_is_refused_as_past_the_work_limit() -> None:
     config = arm_wrestling.Config(
         arm_wrestling.Competitor("A", 0, 200, 100, endurance=True),
