@@ -245,6 +245,44 @@ def test_an_arm_wrestle_with_if_match_and_idempotency_key(arbiter: Arbiter) -> N
         arbiter.send(ops.arm_wrestles.get(session.id), token=gm)
 
 
+def test_a_partys_skills_and_their_odds_at_the_choice(arbiter: Arbiter) -> None:
+    session = arbiter.send(ops.skill_games.create(SKILL_GAME)).body
+    assert isinstance(session, models.SkillGameCreated)
+    assert session.tokens is not None
+    assert session.tokens.parties is not None
+    heroes = session.tokens.parties["Heroes"]
+    moves = [["Persuade", "Insight"], ["Persuade", "Intimidate"]]
+    asked = arbiter.send(
+        ops.skill_games.odds_at_choices(
+            session.id,
+            {
+                "options": [
+                    {"move": {"party": "Heroes", "skills": moves[0]}},
+                    {"move": {"party": "Heroes", "skills": moves[1]}, "label": "threaten"},
+                ]
+            },
+        ),
+        token=heroes,
+    ).body
+    assert isinstance(asked, models.OddsSkillGameChoicesAnswer)
+    assert [option.label for option in asked.options] == ["Heroes: Persuade, Insight", "threaten"]
+    for option, skills in zip(asked.options, moves, strict=True):
+        alone = arbiter.send(
+            ops.odds_skill_game_tokens({"game": SKILL_GAME, "skills": {"Heroes": skills}})
+        ).body
+        assert option.odds == alone
+    # Above DC 12: Ann's Persuade +5 on 8 or more, her Insight +3 on 10 or more, and
+    # Intimidate, a skill she lacks, at +0 on 13 or more.
+    insight = asked.options[0].odds.parties["Heroes"].token_exact
+    threaten = asked.options[1].odds.parties["Heroes"].token_exact
+    assert (Fraction(insight["Persuade"]), Fraction(insight["Insight"])) == (
+        Fraction(13, 20),
+        Fraction(11, 20),
+    )
+    assert Fraction(threaten["Intimidate"]) == Fraction(8, 20)
+    assert asked.best == "Heroes: Persuade, Insight"
+
+
 def test_a_sealed_skill_game_round(arbiter: Arbiter) -> None:
     session = arbiter.send(ops.skill_games.create(SKILL_GAME)).body
     assert isinstance(session, models.SkillGameCreated)
