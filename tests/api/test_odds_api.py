@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Mapping
+from decimal import Decimal
 from fractions import Fraction
 from math import sqrt
 from pathlib import Path
@@ -93,6 +94,46 @@ def test_resistance_and_regular_contest_odds(odds_client: TestClient) -> None:
     assert body["effective_skills"] == {"Giant": 12, "Ogre": 10}
     total = sum(Fraction(body[k]) for k in ("a_wins_exact", "b_wins_exact", "undecided_exact"))
     assert total == 1
+
+
+def _is_decimal_of(text: str, exact: Fraction) -> bool:
+    """`text` is a decimal of 17 significant digits within half a unit of its last digit of
+    `exact` (the fraction's decimal to a double's full precision)."""
+    written = Decimal(text)
+    unit = Fraction(10) ** (written.adjusted() - 16)
+    digits = len(written.as_tuple().digits)
+    return digits == 17 and abs(Fraction(written) - exact) <= unit / 2
+
+
+def test_exact_odds_past_the_fractions_length_are_decimals_never_null(
+    odds_client: TestClient,
+) -> None:
+    """A regular contest of 10,000 rounds: its chance of staying undecided, q ** 10000, has
+    about 37,600 digits; every `*_exact` is then the fraction's decimal, still exact."""
+    body = odds_client.post(
+        "/v1/odds/gurps/regular-contest",
+        json={
+            "a": {"name": "A", "skill": 12},
+            "b": {"name": "B", "skill": 13},
+            "max_rounds": 10000,
+        },
+    ).json()
+    assert body["method"] == "exact"
+    # Independently: 3d6 makes 12 or less in 160 of 216 rolls, 13 or less in 181.
+    a, b = Fraction(160, 216), Fraction(181, 216)
+    same = a * b + (1 - a) * (1 - b)
+    undecided = same**10000
+    assert undecided.denominator.bit_length() > 37_000 * 3.3  # 37,000 digits
+    rounds = (1 - undecided) / (1 - same)
+    exact = {
+        "a_wins_exact": a * (1 - b) * rounds,
+        "b_wins_exact": b * (1 - a) * rounds,
+        "undecided_exact": undecided,
+        "expected_rounds_exact": rounds,
+    }
+    for name, value in exact.items():
+        assert body[name] is not None, name
+        assert _is_decimal_of(body[name], value), (name, body[name])
 
 
 @pytest.mark.parametrize(
