@@ -155,6 +155,12 @@ def check(proof: Mapping[str, Any]) -> list[tuple[str, str]]:
         if record["outcome"].get("rolls", record["dice"]) != record["dice"]:
             failures.append((place, "outcome rolls"))
         failures += _dice_failures(place, record["dice"], key, digest, session, number)
+        for party, opening in record.get("openings", {}).items():
+            sealed = sha(canonical_bytes(opening)).hex()
+            if any(
+                record[part]["choices"][party]["seal"] != sealed for part in ("inputs", "outcome")
+            ):
+                failures.append((place, f"opening of {party}"))
         previous = bytes.fromhex(record["link"])
     if previous.hex() != proof["chain_head"] or len(proof["rounds"]) != proof["rounds_played"]:
         failures.append(("chain", "head or length"))

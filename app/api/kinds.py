@@ -119,6 +119,10 @@ class RoundView:
     stored record as that party's token reads it. The GM's token reads every record whole."""
 
     shown: Callable[[Mapping[str, Any], str], Mapping[str, Any]]
+    #: A proof's round (`{number, inputs, dice, outcome, link}`, stored) as a party's token
+    #: (None: the GM's) reads it, its sealed choices sealed (docs/verifiable-dice.md); None:
+    #: every proof shows the rounds as stored.
+    proof: Callable[[Mapping[str, Any], str | None], dict[str, Any]] | None = None
 
     def of_answer(self, answer: Mapping[str, Any], party: str) -> dict[str, Any]:
         """An answer or event (`{"round": record, ...}` or `{"rounds": [record, ...], ...}`) as

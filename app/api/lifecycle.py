@@ -128,10 +128,14 @@ class StoredRound:
     outcome: Any
     #: A verifiable session's round: its link in the chain (docs/verifiable-dice.md).
     link: str | None = None
+    #: The inputs and outcome as the chain covers them, when not as stored (a sealed choice
+    #: in its sealed form, docs/verifiable-dice.md#sealed-choices).
+    chained: tuple[Any, Any] | None = None
 
     def linked(self, previous: str) -> StoredRound:
         """The same round with its link after `previous` (before it is packed)."""
-        made = verifiable.link_of(previous, self.number, self.inputs, self.dice, self.outcome)
+        inputs, outcome = self.chained or (self.inputs, self.outcome)
+        made = verifiable.link_of(previous, self.number, inputs, self.dice, outcome)
         return StoredRound(self.number, self.inputs, self.dice, self.outcome, made)
 
     def packed(self) -> StoredRound:

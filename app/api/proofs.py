@@ -68,14 +68,27 @@ class ProofGenesis(TypedDict):
 
 
 @with_config(ANSWER)
+class ProofOpening(TypedDict):
+    """What a sealed choice hides, and the salt it was sealed with: the SHA-256 of this
+    object's canonical JSON is the choice's `seal` (docs/verifiable-dice.md#sealed-choices)."""
+
+    action: str
+    salt: str
+
+
+@with_config(ANSWER)
 class ProofRound(TypedDict):
-    """A stored round whole: what the chain covers, and its link."""
+    """A stored round as the chain covers it (a bidding game's losing actions sealed), and
+    its link."""
 
     number: int
     inputs: dict[str, Any]
     dice: list[RollRecord]
     outcome: dict[str, Any]
     link: str
+    #: The sealed choices this token may open, by party: all of them for the GM's, its own
+    #: for a party's; absent when none.
+    openings: NotRequired[dict[str, ProofOpening]]
 
 
 @with_config(ANSWER)
@@ -175,7 +188,8 @@ async def proof(
         connection: Transaction, now: datetime | None
     ) -> tuple[SessionRecord, list[dict[str, Any]] | None]:
         record = await repository.get_session_or_proof(connection, session_id, kind.path)
-        if record is None or role_of(token, record) is None:
+        role = None if record is None else role_of(token, record)
+        if record is None or role is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
         _public(kind, record)
         if record.status != DELETED and now is not None and pending.due(record, now):
@@ -183,6 +197,10 @@ async def proof(
         if record.status == "active":
             return record, None
         page = await repository.list_proof_rounds(connection, session_id, after=after, limit=limit)
+        view = kind.round_view.proof if kind.round_view is not None else None
+        if view is not None:
+            reader = None if role.is_gm or role.party is None else role.party
+            page = [view(stored, reader) for stored in page]
         return record, page
 
     record, page = await settled_read(request, kind, session_id, transaction)

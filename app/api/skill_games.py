@@ -111,6 +111,7 @@ from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
 from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
+from app.rules.verifiable import new_salt, seal
 from app.store.repository import SessionRecord
 
 # --- what the store keeps ------------------------------------------------------------------
@@ -341,15 +342,76 @@ def round_shown_to(record: Mapping[str, Any], party: str) -> Mapping[str, Any]:
     action that was not taken (a losing bid, or a tied bid without a margin-0 tier) is left out
     of its choice, which shows its `bid` alone. An option game reveals every action.
     """
-    if record.get("bids") is None:
+    hidden = hidden_parties(record)
+    if not hidden:
         return record
-    acting = acting_parties(record)
     choices: Mapping[str, Mapping[str, Any]] = record["choices"]
     shown = {
-        name: choice if name in acting or name == party else {"bid": choice["bid"]}
+        name: {"bid": choice["bid"]} if name in hidden and name != party else choice
         for name, choice in choices.items()
     }
     return {**record, "choices": shown}
+
+
+#: In a verifiable bidding game's stored round inputs: each losing party's salt, which seals
+#: its action in the chain and in every proof (docs/verifiable-dice.md#sealed-choices).
+SEALS = "seals"
+
+
+def hidden_parties(record: Mapping[str, Any]) -> list[str]:
+    """The parties whose action a revealed round shows to themselves and the GM alone (a
+    bidding game's losing bids, `round_shown_to`)."""
+    if record.get("bids") is None:
+        return []
+    acting = acting_parties(record)
+    return [name for name in record["choices"] if name not in acting]
+
+
+def chained_round(inputs: Mapping[str, Any], outcome: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A sealed round's inputs and outcome as the chain covers them: each hidden choice
+    `{"bid", "seal"}`, its action sealed with its salt (`verifiable.seal`), the salts left out."""
+    seals: Mapping[str, str] = inputs[SEALS]
+
+    def sealing(choices: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        return {
+            name: (
+                {"bid": choice["bid"], "seal": seal_of(choice["action"], seals[name])}
+                if name in seals
+                else dict(choice)
+            )
+            for name, choice in choices.items()
+        }
+
+    chained_inputs = {key: value for key, value in inputs.items() if key != SEALS}
+    chained_inputs["choices"] = sealing(inputs["choices"])
+    return chained_inputs, {**outcome, "choices": sealing(outcome["choices"])}
+
+
+def seal_of(action: str, salt: str) -> str:
+    """The seal of a hidden action (docs/verifiable-dice.md#sealed-choices)."""
+    return seal({"action": action, "salt": salt})
+
+
+def proof_round_shown_to(stored: Mapping[str, Any], party: str | None) -> dict[str, Any]:
+    """A proof's round as `party`'s token (None: the GM's) reads it: a sealed round in its
+    chained form, with the openings (`{party: {"action", "salt"}}`) of the hidden choices that
+    reader may see: every one for the GM, its own for a party, none for another. A round
+    stored before choices were sealed is shown as it was chained, whole."""
+    inputs = stored["inputs"]
+    seals = inputs.get(SEALS) if isinstance(inputs, Mapping) else None
+    if not seals:
+        return dict(stored)
+    chained_inputs, chained_outcome = chained_round(inputs, stored["outcome"])
+    choices = stored["outcome"]["choices"]
+    openings = {
+        name: {"action": choices[name]["action"], "salt": salt}
+        for name, salt in seals.items()
+        if party is None or name == party
+    }
+    shown = {**stored, "inputs": chained_inputs, "outcome": chained_outcome}
+    if openings:
+        shown["openings"] = openings
+    return shown
 
 
 def _standings(party_names: Sequence[str], values: Mapping[str, int]) -> str:
@@ -495,7 +557,7 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
     )
     examples: Examples = Examples(create=CREATE_EXAMPLE)
     odds: SessionOdds[rules.Config, StoredGame] | None = None
-    round_view: RoundView | None = RoundView(round_shown_to)
+    round_view: RoundView | None = RoundView(round_shown_to, proof_round_shown_to)
     choices: ChoiceOdds[rules.Config, StoredGame] | None = CHOICES
 
     def start(self, body: SkillGameCreate, dice: Dice) -> tuple[rules.Config, StoredGame]:
@@ -756,6 +818,9 @@ def _reveal(
         "order_dice": {party: list(values) for party, values in pending.order_dice.items()},
     }
     stored_outcome: dict[str, Any] = dict(outcome)
+    hidden = hidden_parties(stored_outcome) if verifiable.block(record) is not None else []
+    if hidden:
+        inputs[SEALS] = {party: new_salt() for party in hidden}
     shown_outcome = (
         stored_outcome
         if role.is_gm or role.party is None
@@ -769,7 +834,15 @@ def _reveal(
         StoredGame(after, Pending()),
         "finished" if after.finished else "active",
         result(config, after),
-        [StoredRound(number, inputs, stored_outcome["rolls"], stored_outcome)],
+        [
+            StoredRound(
+                number,
+                inputs,
+                stored_outcome["rolls"],
+                stored_outcome,
+                chained=chained_round(inputs, stored_outcome) if hidden else None,
+            )
+        ],
         answer=lambda updated: (200, {**whole(updated), "round": shown_outcome}),
         event="revealed",
         event_answer=whole,

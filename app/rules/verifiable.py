@@ -150,8 +150,25 @@ def genesis_link(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical(record)).hexdigest()
 
 
+#: The random bytes of a salt that seals a choice (docs/verifiable-dice.md#sealed-choices).
+SEAL_SALT_BYTES: Final = 16
+
+
+def new_salt() -> str:
+    """A fresh salt for a sealed choice, in lower-case hex, from the operating system's CSPRNG."""
+    return secrets.token_hex(SEAL_SALT_BYTES)
+
+
+def seal(opening: Mapping[str, Any]) -> str:
+    """A sealed choice's digest: SHA-256 (hex) of its opening's canonical JSON (the hidden
+    value and its salt, `{"action", "salt"}`)."""
+    return hashlib.sha256(canonical(opening)).hexdigest()
+
+
 def round_content(number: int, inputs: Any, dice: Any, outcome: Any) -> dict[str, Any]:
-    """What the chain covers of a stored round: every field the store keeps of it."""
+    """What the chain covers of a stored round: every field the store keeps of it, a sealed
+    choice in its sealed form (its salt is not chained, its opening shown only to whom it
+    belongs)."""
     return {"number": number, "inputs": inputs, "dice": dice, "outcome": outcome}
 
 

@@ -20,7 +20,7 @@ import pytest
 from arbiter_client.verify import verify_proof
 from fastapi.testclient import TestClient
 
-from tests.clients.test_verifiable_dice import PLAYS, _arm_wrestle, proof_of
+from tests.clients.test_verifiable_dice import PLAYS, _arm_wrestle, proof_of, sealed_bidding_game
 from tests.requirements import program
 
 VERIFY_JS = Path(__file__).resolve().parents[2] / "app" / "table" / "assets" / "verify.js"
@@ -122,6 +122,21 @@ def test_a_finished_session_of_every_kind_checks_out_as_with_the_python_client(
             f"Every die and link checks out ({python.dice_checked} dice, "
             f"{proof['rounds_played']} rounds)."
         )
+
+
+def test_a_bidding_games_sealed_choices_check_out_for_every_token(
+    store_client: TestClient,
+) -> None:
+    made = sealed_bidding_game(store_client)
+    proofs = [proof_of(store_client, made, reader) for reader in ("gm", "Heroes", "Villains")]
+    changed = copy.deepcopy(proofs[2])
+    changed["rounds"][0]["openings"]["Villains"]["salt"] = "00" * 16
+    reports = node_verify(*proofs, changed)
+    for proof, report in zip(proofs, reports[:3], strict=True):
+        assert report["problems"] == [], report["problems"]
+        assert report["roundsChecked"] == verify_proof(proof).rounds_checked == 2
+    assert reports[3]["problems"] == verify_proof(changed).problems
+    assert reports[3]["problems"] == ["round 1: Villains's opening does not match its seal"]
 
 
 def _first_rolled(proof: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:

@@ -172,6 +172,34 @@ def _skill_game(client: TestClient) -> Session:
     return made
 
 
+def sealed_bidding_game(client: TestClient) -> Session:
+    """A verifiable bidding game of two rounds, each lost by one party: the Villains' Ambush
+    (bid 0 against the Heroes' Charge, bid 1), then the Heroes' Rally (bid 0 against the
+    Villains' Sabotage, bid 2)."""
+    made = Session(client, "skill-games", {**bidding_body(max_rounds=2), "dice": "verifiable"})
+    rounds = (
+        {"Heroes": ("Charge", 1), "Villains": ("Ambush", 0)},
+        {"Heroes": ("Rally", 0), "Villains": ("Sabotage", 2)},
+    )
+    # Every check a natural 20: each party earns a token per skill, enough for its bids.
+    members = {"Heroes": ("Ann", "Bo"), "Villains": ("Rook", "Mara")}
+    # The Heroes play with their own token, the Villains (the GM's party) with the GM's.
+    tokens = {"Heroes": "Heroes", "Villains": "gm"}
+    for bids in rounds:
+        for party in ("Heroes", "Villains"):
+            who = tokens[party]
+            skills = ["Athletics", "Stealth"]
+            rolls = {member: dict.fromkeys(skills, 20) for member in members[party]}
+            chosen = made.post("skills", {"party": party, "skills": skills, "rolls": rolls}, who)
+            assert chosen.status_code == 200, chosen.text
+        for party, (action, bid) in bids.items():
+            sealed = made.post(
+                "choices", {"party": party, "action": action, "bid": bid}, tokens[party]
+            )
+            assert sealed.status_code in (200, 202), sealed.text
+    return made
+
+
 PLAYS: dict[str, Callable[[TestClient], Session]] = {
     "arm-wrestles": _arm_wrestle,
     "regular-contests": _round_kind("regular-contests"),
@@ -214,6 +242,69 @@ def test_a_finished_session_of_every_kind_verifies(store_client: TestClient, pla
     assert all(entry["by"] in {"gm", "seat:Lydia", "party:Heroes"} for entry in supplied)
     listed = made.get("rounds?limit=500")
     assert [record["outcome"] for record in proof["rounds"]] == listed.json()["rounds"]
+
+
+def _seal(opening: dict[str, Any]) -> str:
+    """SHA-256 of the opening's canonical JSON, computed here (docs/verifiable-dice.md)."""
+    text = json.dumps(opening, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("reader", ["gm", "Heroes", "Villains"])
+def test_a_bidding_games_proof_opens_a_losing_action_to_its_party_and_the_gm_alone(
+    store_client: TestClient, reader: str
+) -> None:
+    made = sealed_bidding_game(store_client)
+    assert made.get().json()["status"] == "finished"
+    proof = proof_of(store_client, made, reader)
+    assert proof["rounds_played"] == 2
+    both_verify(proof)
+    for record, (loser, action, bid) in zip(
+        proof["rounds"], (("Villains", "Ambush", 0), ("Heroes", "Rally", 0)), strict=True
+    ):
+        winner = "Heroes" if loser == "Villains" else "Villains"
+        for part in ("inputs", "outcome"):
+            choices = record[part]["choices"]
+            # The loser's action sealed for every reader; the winner's shown.
+            assert set(choices[loser]) == {"bid", "seal"}, (part, choices)
+            assert choices[loser]["bid"] == bid
+            assert "action" in choices[winner]
+        assert "seals" not in record["inputs"]
+        opened = record.get("openings", {})
+        if reader in ("gm", loser):
+            assert set(opened) == {loser}
+            assert opened[loser]["action"] == action
+            assert len(bytes.fromhex(opened[loser]["salt"])) == 16
+            assert _seal(opened[loser]) == record["outcome"]["choices"][loser]["seal"]
+        else:
+            assert opened == {}
+    if reader == "gm":
+        salts = [
+            record["openings"][loser]["salt"]
+            for record, loser in zip(proof["rounds"], ("Villains", "Heroes"), strict=True)
+        ]
+        assert salts[0] != salts[1]
+        # The GM's rounds read every action, as before; the chain covers them sealed.
+        listed = made.get("rounds?limit=500").json()["rounds"]
+        assert listed[0]["choices"]["Villains"] == {"action": "Ambush", "bid": 0}
+
+
+def test_an_opening_that_is_not_the_sealed_one_fails_at_that_round(
+    store_client: TestClient,
+) -> None:
+    proof = proof_of(store_client, sealed_bidding_game(store_client), "Villains")
+    changed = copy.deepcopy(proof)
+    changed["rounds"][0]["openings"]["Villains"]["action"] = "Charge"
+    report = verify_proof(changed)
+    assert report.problems == ["round 1: Villains's opening does not match its seal"]
+    assert verifier_from_doc.check(changed) == [("round 1", "opening of Villains")]
+    # A seal changed in the record breaks its link as well.
+    resealed = copy.deepcopy(proof)
+    resealed["rounds"][0]["outcome"]["choices"]["Villains"]["seal"] = "0" * 64
+    assert verify_proof(resealed).problems == [
+        "round 1: its record does not match its link in the chain",
+        "round 1: Villains's opening does not match its seal",
+    ]
 
 
 def test_every_kind_takes_verifiable_dice() -> None:

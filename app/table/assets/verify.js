@@ -151,6 +151,24 @@ async function checkDice(report, place, rolls, key, digest, session, number) {
   }
 }
 
+/**
+ * Each opening `{action, salt}` the proof shows this token is the one its party's sealed
+ * choice was sealed with, in the round's inputs and its outcome alike (docs/verifiable-dice.md,
+ * "Sealed choices").
+ */
+async function checkOpenings(problems, place, record) {
+  for (const [party, opening] of Object.entries(record.openings || {})) {
+    const made = await sha256Hex(canonical(opening));
+    for (const part of ["inputs", "outcome"]) {
+      const choice = ((record[part] || {}).choices || {})[party] || {};
+      if (choice.seal !== made) {
+        problems.push(`${place}: ${party}'s opening does not match its seal`);
+        break;
+      }
+    }
+  }
+}
+
 /** Check a revealed proof, every round listed: see the head of this module. */
 export async function verifyProof(proof) {
   const session = String(proof.session ?? "");
@@ -211,6 +229,7 @@ export async function verifyProof(proof) {
       problems.push(`${place}: the outcome's rolls are not the round's dice`);
     }
     await checkDice(report, place, record.dice || [], key, digest, session, expectedNumber);
+    await checkOpenings(problems, place, record);
     head = String(record.link);
     report.roundsChecked += 1;
     report.rounds.push({ number: expectedNumber, ok: problems.length === before });

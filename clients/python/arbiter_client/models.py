@@ -1654,6 +1654,19 @@ class PendingRound(BaseModel):
     deadline: Annotated[AwareDatetime, Field(title="Deadline")]
 
 
+class ProofOpening(BaseModel):
+    """
+    What a sealed choice hides, and the salt it was sealed with: the SHA-256 of this
+    object's canonical JSON is the choice's `seal` (docs/verifiable-dice.md#sealed-choices).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    action: Annotated[str, Field(title="Action")]
+    salt: Annotated[str, Field(title="Salt")]
+
+
 class QuickContestPair(BaseModel):
     """
     One opponent's roll and its quick contest with the competitor.
@@ -3539,7 +3552,8 @@ class ProofGenesis(BaseModel):
 
 class ProofRound(BaseModel):
     """
-    A stored round whole: what the chain covers, and its link.
+    A stored round as the chain covers it (a bidding game's losing actions sealed), and
+    its link.
     """
 
     model_config = ConfigDict(
@@ -3550,6 +3564,7 @@ class ProofRound(BaseModel):
     dice: Annotated[list[RollRecord], Field(title="Dice")]
     outcome: Annotated[dict[str, Any], Field(title="Outcome")]
     link: Annotated[str, Field(title="Link")]
+    openings: Annotated[dict[str, ProofOpening] | None, Field(title="Openings")] = None
 
 
 class QuickContestAnswer(BaseModel):

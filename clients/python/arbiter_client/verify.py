@@ -8,8 +8,9 @@
 
 or `python -m arbiter_client verify URL --token T`. The scheme is Arbiter's
 docs/verifiable-dice.md: this module recomputes the commitment, the seeds' digest, every
-server die (HMAC-SHA256 keyed by the revealed server seed, rejection-sampled) and every link
-of the chain, from the proof alone (`verify_proof` takes a proof already fetched).
+server die (HMAC-SHA256 keyed by the revealed server seed, rejection-sampled), every link
+of the chain and every sealed choice the proof opens to this token, from the proof alone
+(`verify_proof` takes a proof already fetched).
 """
 
 from __future__ import annotations
@@ -91,6 +92,19 @@ class Report:
         if self.ok:
             return f"{head}: everything matches."
         return "\n".join([f"{head}: {len(self.problems)} problem(s)", *self.problems])
+
+
+def _check_openings(report: Report, place: str, record: Mapping[str, Any]) -> None:
+    """Each opening `{"action", "salt"}` the proof shows this token is the one its party's
+    sealed choice was sealed with, in the round's inputs and its outcome alike
+    (docs/verifiable-dice.md#sealed-choices)."""
+    for party, opening in (record.get("openings") or {}).items():
+        made = _sha256(canonical(opening))
+        for part in ("inputs", "outcome"):
+            choice = ((record.get(part) or {}).get("choices") or {}).get(party) or {}
+            if choice.get("seal") != made:
+                report.problems.append(f"{place}: {party}'s opening does not match its seal")
+                break
 
 
 def _sides(entry: Mapping[str, Any]) -> list[int] | None:
@@ -190,6 +204,7 @@ def verify_proof(proof: Mapping[str, Any]) -> Report:
         if "rolls" in outcome and outcome["rolls"] != record.get("dice"):
             problems.append(f"{place}: the outcome's rolls are not the round's dice")
         _check_dice(report, place, record.get("dice") or [], seed, digest, session, expected_number)
+        _check_openings(report, place, record)
         head = str(record.get("link"))
         report.rounds_checked += 1
     if len(rounds) != proof.get("rounds_played"):
