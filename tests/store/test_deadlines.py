@@ -57,6 +57,16 @@ def engine(database_url: str) -> Iterator[Engine]:
 ERAS = {name: START.replace(year=1990 + index) for index, name in enumerate("abcdef")}
 
 
+#: The retention of the apps here, in days: a round played at its deadline is stamped with the
+#: era's time, decades ago, and an app's purge (at its start, batch after batch while the test
+#: plays) would delete such a session as long abandoned under the real clock.
+ERA_RETENTION_DAYS = 100 * 365
+ERA_SETTINGS: dict[str, Any] = {
+    "retention_finished_days": ERA_RETENTION_DAYS,
+    "retention_abandoned_days": ERA_RETENTION_DAYS,
+}
+
+
 class EraClock(Clock):
     """The app's clock, from the start of an era of the test's own."""
 
@@ -75,7 +85,9 @@ def clock(request: pytest.FixtureRequest) -> EraClock:
 def quiet(database_url: str, clock: EraClock) -> Iterator[TestClient]:
     """A client of an app on the app's clock, whose own sweeper looks once at start (before
     the test moves the clock) and then not for an hour: the test sweeps by hand."""
-    app = create_app(Settings(database_url=database_url, deadline_sweep_seconds=3600))
+    app = create_app(
+        Settings(database_url=database_url, deadline_sweep_seconds=3600, **ERA_SETTINGS)
+    )
     app.state.clock = clock
     with TestClient(Conforming(app)) as client:
         yield client
@@ -252,7 +264,7 @@ def test_the_lifespans_sweeper_plays_a_round_by_itself(database_url: str, engine
         if watched and watched[0] in settled:
             played.set()
 
-    settings = Settings(database_url=database_url, deadline_sweep_seconds=0.01)
+    settings = Settings(database_url=database_url, deadline_sweep_seconds=0.01, **ERA_SETTINGS)
     app = create_app(settings)
     app.state.clock = clock
     app.state.deadline_swept = on_swept
