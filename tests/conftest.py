@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 # with both test processes and their servers can take longer than that to start an odds worker.
 # The tests of the deadline set their own.
 os.environ.setdefault("ARBITER_ODDS_DEADLINE_SECONDS", "120")
+# The apps of the tests keep ten years of sessions. Tests set an app's clock to a fixed moment
+# (2026-12-01), and a round played at its deadline is stamped with it: an app's own purge,
+# which runs at its start batch after batch while a test plays, would delete such a session
+# as abandoned once that moment is a week old (as it did the deadline tests' 1990s, which keep
+# a century: tests/store/test_deadlines.py). The retention tests judge ages by the settings.
+os.environ.setdefault("ARBITER_RETENTION_FINISHED_DAYS", str(10 * 365))
+os.environ.setdefault("ARBITER_RETENTION_ABANDONED_DAYS", str(10 * 365))
 
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
