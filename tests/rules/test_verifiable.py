@@ -28,6 +28,7 @@ from app.rules.verifiable import (
     genesis_link,
     link,
     round_content,
+    seal,
     seeds_content,
     seeds_digest,
 )
@@ -79,6 +80,10 @@ def test_the_worked_example_is_what_the_service_computes() -> None:
     assert link(seeds_link, canonical(record)) == example["link 1"]
     dice = [entry["values"] for entry in record["dice"] if entry["source"] == "rolled"]
     assert dice == [[3, 5, 4]]
+    opening = json.loads(example["opening"])
+    assert opening == {"action": "Ambush", "salt": bytes(range(16)).hex()}
+    assert canonical(opening).decode() == example["opening"]
+    assert seal(opening) == example["seal"]
 
 
 def test_the_verifier_from_the_page_recomputes_the_worked_example() -> None:
@@ -98,6 +103,9 @@ def test_the_verifier_from_the_page_recomputes_the_worked_example() -> None:
         "chain_head": example["link 1"],
     }
     assert verifier_from_doc.check(proof) == []
+    opening = json.loads(example["opening"])
+    sealed = verifier_from_doc.sha(verifier_from_doc.canonical_bytes(opening)).hex()
+    assert sealed == example["seal"]
     assert verifier_from_doc.server_die(
         seed, example["seeds_digest"], example["session"], 1, "Lydia", "strength", 2, 6
     ) == int(example["die 2 die"])
