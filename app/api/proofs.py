@@ -3,8 +3,9 @@
 `POST …/{id}/seeds`: any token of the session adds its seed, once, before the session's first
 change of any other kind (a change through `mutate`, with its guarantees). `GET …/{id}/proof`:
 any token reads the commitment, the seeds added and the chain's head; once the session is
-finished, ended by its GM or deleted, the server seed too and every round whole with its link,
-a page at a time. Every kind's sessions have both (the lifecycle is shared).
+finished, ended by its GM or deleted, the server seed too and every round as chained with its
+link (a bidding game's losing actions sealed, opened to their party and the GM), a page at a
+time. Every kind's sessions have both (the lifecycle is shared).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class ProofRound(TypedDict):
 class Proof(TypedDict):
     """A verifiable session's proof (docs/verifiable-dice.md#the-proof): while it runs, the
     commitment, the seeds added and the chain's head; once it is over (`revealed`), the
-    server seed too and its rounds whole, a page at a time (`after`, `limit`)."""
+    server seed too and its rounds as chained, a page at a time (`after`, `limit`)."""
 
     scheme: str
     session: str
@@ -178,7 +179,8 @@ async def proof(
 ) -> Response:
     """A verifiable session's proof (any token of the session, also for the retention period
     after its GM deleted it): the commitment, the seeds added and the chain's head; once the
-    session is finished, ended or deleted, its server seed and every round whole with its link.
+    session is finished, ended or deleted, its server seed and every round as chained with its
+    link, and the sealed choices this token may open.
 
     `Link: <…>; rel="next"` points at the next page of rounds while more remain.
     """
