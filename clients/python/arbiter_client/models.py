@@ -4808,7 +4808,7 @@ class Proof(BaseModel):
     """
     A verifiable session's proof (docs/verifiable-dice.md#the-proof): while it runs, the
     commitment, the seeds added and the chain's head; once it is over (`revealed`), the
-    server seed too and its rounds whole, a page at a time (`after`, `limit`).
+    server seed too and its rounds as chained, a page at a time (`after`, `limit`).
     """
 
     model_config = ConfigDict(
