@@ -201,7 +201,8 @@ async def proof(
         page = await repository.list_proof_rounds(connection, session_id, after=after, limit=limit)
         view = kind.round_view.proof if kind.round_view is not None else None
         if view is not None:
-            reader = None if role.is_gm or role.party is None else role.party
+            # As the live events read a role: the GM's token (None) or its party (a seat has none).
+            reader = None if role.is_gm else role.party
             page = [view(stored, reader) for stored in page]
         return record, page
 
