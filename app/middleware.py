@@ -186,6 +186,29 @@ class Edge:
         id_header = (b"x-request-id", request_id)
         seen = 0
         status = 0
+        counted = False
+
+        def count() -> None:
+            """Count, time and log the answer (once)."""
+            nonlocal counted, status
+            counted = True
+            elapsed = time.perf_counter() - started
+            method = scope["method"]
+            if method not in METHODS:
+                method = "other"
+            template = route_template(scope) or resolve_template(scope)
+            status = status or 500
+            key = (method, template, status)
+            children = self.children.get(key)
+            if children is None:
+                children = self.children[key] = (
+                    REQUESTS.labels(method, template, str(status)),
+                    LATENCY.labels(method, template),
+                )
+            children[0].inc()
+            children[1].observe(elapsed)
+            if self.log_requests:
+                log_request(request_id.decode(), method, template, status, elapsed)
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -198,9 +221,14 @@ class Edge:
 
         async def edge_send(message: Message) -> None:
             nonlocal status
-            if message["type"] == "http.response.start":
+            kind = message["type"]
+            if kind == "http.response.start":
                 status = message["status"]
                 message["headers"] = [*message.get("headers", ()), id_header]
+            elif kind == "http.response.body" and not message.get("more_body", False):
+                # Counted before the answer's last part leaves: whoever holds the whole
+                # answer finds it counted (a scrape right after it, from any worker).
+                count()
             await send(message)
 
         try:
@@ -227,23 +255,8 @@ class Edge:
                 response = await self.unexpected(scope, exc)
                 await response(scope, receive, edge_send)
         finally:
-            elapsed = time.perf_counter() - started
-            method = scope["method"]
-            if method not in METHODS:
-                method = "other"
-            template = route_template(scope) or resolve_template(scope)
-            status = status or 500
-            key = (method, template, status)
-            children = self.children.get(key)
-            if children is None:
-                children = self.children[key] = (
-                    REQUESTS.labels(method, template, str(status)),
-                    LATENCY.labels(method, template),
-                )
-            children[0].inc()
-            children[1].observe(elapsed)
-            if self.log_requests:
-                log_request(request_id.decode(), method, template, status, elapsed)
+            if not counted:
+                count()
 
     async def unexpected(self, scope: Scope, exc: Exception) -> Any:
         """The app's answer to an unexpected error (its handler for `Exception`)."""

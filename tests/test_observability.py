@@ -346,6 +346,50 @@ def test_disconnect_mid_body_is_not_a_server_error(
     ]
 
 
+def test_an_answer_is_counted_before_its_last_part_leaves(client: TestClient) -> None:
+    # Whoever holds a whole answer finds it counted: a scrape right after it (from any worker)
+    # must not miss it. The server's `send` sees the counter when the last part reaches it.
+    app = client.app
+    before = requests_of(samples(client), "POST", QUICK, 200)
+    body = json.dumps(QUICK_BODY).encode()
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+    seen_at_last_part: list[float] = []
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        return pending.pop(0) if pending else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+        elif not message.get("more_body", False):
+            seen_at_last_part.append(requests_of(samples(client), "POST", QUICK, 200))
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": QUICK,
+        "raw_path": QUICK.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+    asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    assert statuses == [200]
+    assert seen_at_last_part == [before + 1]
+    # Counted once: not again when the request's handling ends.
+    assert requests_of(samples(client), "POST", QUICK, 200) == before + 1
+
+
 def test_request_lines_of_one_loop_turn_are_written_together(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
