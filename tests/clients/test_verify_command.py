@@ -19,6 +19,7 @@ import orjson
 import pytest
 from arbiter_client import Arbiter
 from arbiter_client import operations as ops
+from arbiter_client.__main__ import parse
 from arbiter_client.verify import verify
 
 from app.api.registry import KINDS
@@ -112,3 +113,23 @@ def test_the_command_says_when_it_cannot_read_the_proof(served: tuple[str, Path]
     missing = command("verify", f"{base_url}/v1/races/{'0' * 32}", "--token", "nobody")
     assert missing.returncode == 2
     assert "cannot read the proof: HTTP Error 404" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["verify", "http://host/v1/races/r1", "--token", "-Xk2_a"],
+        ["verify", "--token", "-Xk2_a", "http://host/v1/races/r1"],
+        ["verify", "http://host/v1/races/r1", "--token=-Xk2_a"],
+    ],
+)
+def test_a_token_beginning_with_a_dash_is_read_as_the_token(arguments: list[str]) -> None:
+    # One token in 64 begins with "-" (URL-safe base64): argparse alone refuses it.
+    options = parse(arguments)
+    assert (options.url, options.token) == ("http://host/v1/races/r1", "-Xk2_a")
+
+
+def test_a_missing_token_is_refused_with_the_usage() -> None:
+    with pytest.raises(SystemExit) as refused:
+        parse(["verify", "http://host/v1/races/r1", "--token"])
+    assert refused.value.code == 2

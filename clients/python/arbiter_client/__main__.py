@@ -14,13 +14,29 @@ import urllib.error
 from arbiter_client.verify import fetch_proof, verify_proof
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line's options.
+
+    A token is URL-safe base64, so one in 64 begins with `-`, which argparse would take for an
+    option: the word after `--token` is always its value (as `--token=T` is)."""
     parser = argparse.ArgumentParser(prog="python -m arbiter_client")
     commands = parser.add_subparsers(dest="command", required=True)
     checking = commands.add_parser("verify", help="check a verifiable session's dice")
     checking.add_argument("url", help="the session's URL, e.g. http://host/v1/races/<id>")
     checking.add_argument("--token", required=True, help="any token of the session")
-    options = parser.parse_args(argv)
+    words: list[str] = []
+    rest = iter(argv)
+    for word in rest:
+        if word == "--token":
+            value = next(rest, None)
+            words.append(word if value is None else f"--token={value}")
+        else:
+            words.append(word)
+    return parser.parse_args(words)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse(sys.argv[1:] if argv is None else argv)
     try:
         proof = fetch_proof(options.url, options.token)
     except (urllib.error.URLError, ValueError) as exc:
