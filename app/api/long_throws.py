@@ -21,7 +21,7 @@ from app.api.common import (
     make_dice,
 )
 from app.api.routing import one_shot_router
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.long_throws import (
     CustomObject,
     LongThrowAnswer,
@@ -167,16 +167,10 @@ async def long_throws(
     supplied, locs = _supplied(body.competitors)
     dice = make_dice(request_rng(body.seed), supplied, locs)
     outcome = long_throw.resolve_long_throw(config, dice)
-    cannot_throw = [
-        (assessment.thrower.name, purpose)
-        for assessment in config.assessments
-        if not assessment.eligible
-        for purpose in (long_throw.THROW, long_throw.DAMAGE, long_throw.TUMBLE)
-    ]
-    # Ruling (docs/rules.md#who-may-throw-loads): a thrower who cannot lift the object rolls no
-    # dice, so her
-    # supplied values are ignored rather than rejected as the wrong count.
-    dice.require_all_used(ignore=cannot_throw)
+    # Every supplied die the competition did not use is reported, never refused: a thrower who
+    # cannot lift the object throws nothing (docs/rules.md#who-may-throw-loads), and how many
+    # series a precision contest throws is decided by the throws.
+    unused = dice.leftovers(ended=False)
     thrown = _object(config.thrown)
     winners = list(outcome.winners)
     competitors = _competitors(outcome)
@@ -208,6 +202,8 @@ async def long_throws(
         }
         if config.mode == "halfling-toss":
             answer["toss_distance_ft"] = config.toss_distance_ft
+    if unused:
+        answer["unused"] = unused_records(unused)
     return answer
 
 
