@@ -35,7 +35,7 @@ from app.api.schemas.long_throws import (
     Penalty,
 )
 from app.rules import long_throw, serial
-from app.rules.dice import Key, request_rng
+from app.rules.dice import Key, check_supplied, request_rng
 from app.rules.errors import Loc
 
 #: `Assessment.penalty` (an int) as the answer's `Penalty`: the values of LOAD_PENALTY, or 0.
@@ -165,6 +165,8 @@ async def long_throws(
         far_shot_doubles=body.far_shot_doubles,
     )
     supplied, locs = _supplied(body.competitors)
+    present = {key: values for key, values in supplied.items() if values is not None}
+    check_supplied(long_throw.dice_needs(config), present, locs)
     dice = make_dice(request_rng(body.seed), supplied, locs)
     outcome = long_throw.resolve_long_throw(config, dice)
     # Every supplied die the competition did not use is reported, never refused: a thrower who

@@ -558,7 +558,7 @@ def increment_needs(
                 0, faced, notation=obstacle.damage, when="if she fails the obstacle"
             )
         sure = False
-    elif attempts:
+    elif attempts is None or attempts > 0:
         needs[(name, OBSTACLE)] = Need(20, attempts, when="if she fails the check and retries")
     if increment.mounted:
         needs[(name, RIDE)] = Need(
