@@ -506,3 +506,72 @@ def test_a_collected_race_round_waits_for_the_racers_still_racing(
     last = race.rounds()[-1]
     assert last["dice_from"] == {"Bob": "deadline"}
     assert [roll["who"] for roll in last["rolls"]] == ["Bob"]
+
+
+def test_a_pending_round_says_what_each_seat_owes_from_the_state(
+    store_client: TestClient, clock: Clock
+) -> None:
+    """Lydia's fatigue check is due: she surely rolls her Constitution die, and both Strength
+    dice are conditional (a failed check ends the match first). Lydia is done with her
+    Constitution die alone; the Ogre, who owes nothing sure, is done once he has answered
+    (his Strength die, or "roll for me"); a die they did not send is the server's."""
+    assert clock.moment == START
+    body = {
+        "a": {"name": "Lydia", "strength_mod": 0, "con_score": 0, "con_mod": 5},
+        "b": {"name": "Ogre", "strength_mod": 0, "con_score": 9, "con_mod": 0},
+        "seats": True,
+    }
+    made = Session(store_client, "arm-wrestles", body)
+    opened = made.post("rounds", COLLECT)
+    assert opened.status_code == 202, opened.text
+    conditional = {
+        "purpose": "strength",
+        "certain": 0,
+        "most": 1,
+        "when": "if no fatigue check ends the match",
+    }
+    assert opened.json()["pending"]["owes"] == {
+        "Lydia": [
+            {"purpose": "constitution", "certain": 1, "most": 1, "when": None},
+            conditional,
+        ],
+        "Ogre": [conditional],
+    }
+    # Her Strength die alone leaves her waiting: the sure Constitution die is still owed.
+    assert dice_of(made, "Lydia", 12).status_code == 202
+    assert made.session()["pending"]["waiting_for"] == ["Lydia", "Ogre"]
+    con = {"rolls": {"Lydia": {"constitution": 15}}}
+    given = made.post("rounds/pending/dice", con, token=made.tokens["seats"]["Lydia"])
+    assert given.status_code == 202, given.text
+    assert given.json()["pending"]["waiting_for"] == ["Ogre"]
+    played = made.post(
+        "rounds/pending/roll-for", {"names": ["Ogre"]}, token=made.tokens["seats"]["Ogre"]
+    )
+    assert played.status_code == 200, played.text
+    record = played.json()["round"]
+    assert record["dice_from"] == {"Lydia": "seat", "Ogre": "roll-for-me"}
+    by_key = {(roll["who"], roll["purpose"]): roll for roll in record["rolls"]}
+    assert by_key[("Lydia", "constitution")]["values"] == [15]  # 15 + 5 passes DC 10
+    assert (by_key[("Lydia", "strength")]["source"], by_key[("Lydia", "strength")]["values"]) == (
+        "supplied",
+        [12],
+    )
+    assert by_key[("Ogre", "strength")]["source"] == "rolled"
+    assert "unused" not in record
+
+
+def test_resolve_takes_no_dice(store_client: TestClient) -> None:
+    """`resolve` plays with the server's dice: no body or {} only, anything else 422 and
+    nothing played (dice sent to it would otherwise be ignored)."""
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    for junk in ({"rolls": {"Lydia": {"strength": 20}}}, {"anything": 1}, [], "x"):
+        refused = made.client.post(f"{made.url}/resolve", json=junk, headers=made.headers)
+        assert_problem(refused, 422)
+    assert made.session()["version"] == 1
+    garbled = made.client.post(
+        f"{made.url}/resolve",
+        content=b"{not json",
+        headers={**made.headers, "content-type": "application/json"},
+    )
+    assert_problem(garbled, 422)
+    assert made.client.post(f"{made.url}/resolve", json={}, headers=made.headers).status_code == 200

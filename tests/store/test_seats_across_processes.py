@@ -162,8 +162,8 @@ class Shown:
 
 
 def assert_no_dice_before_the_round(watched: Watched) -> None:
-    """Of a round waiting for dice, a stream shows who, what each owes and when, never a die; the round's own
-    event then shows every die."""
+    """Of a round waiting for dice, a stream shows who, what each owes and when, never a die;
+    the round's own event then shows every die."""
     for _version, name, data, raw in watched.events:
         if name in WAITING:
             assert "round" not in data

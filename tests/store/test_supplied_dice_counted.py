@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
@@ -47,7 +47,7 @@ SAMPLES = 240
 Category = Hashable
 
 
-class _Branch(Exception):  # noqa: N818 - a signal, not an error
+class _Branch(Exception):
     def __init__(self, sides: int) -> None:
         self.sides = sides
 
@@ -79,7 +79,7 @@ def exact_outcomes(play: Callable[[Dice], Category]) -> dict[Category, Fraction]
             outcome = play(Dice(_Prefix(prefix), notation=NOTATION_ROLLER))
         except _Branch as branch:
             share = weight / branch.sides
-            stack.extend((prefix + (value,), share) for value in range(1, branch.sides + 1))
+            stack.extend(((*prefix, value), share) for value in range(1, branch.sides + 1))
             continue
         found[outcome] += 1
         weights[outcome] = weights.get(outcome, Fraction(0)) + weight
@@ -294,9 +294,9 @@ FIXTURES: dict[str, Fixture] = {
 
 
 @pytest.fixture(scope="module", params=sorted(FIXTURES))
-def fixture(request: pytest.FixtureRequest) -> Iterator[tuple[Fixture, dict[Category, Fraction]]]:
+def fixture(request: pytest.FixtureRequest) -> tuple[Fixture, dict[Category, Fraction]]:
     made = FIXTURES[request.param]
-    yield made, made.exact()
+    return made, made.exact()
 
 
 def test_the_fixtures_make_the_deciding_checks_due(
