@@ -5,8 +5,10 @@ number or a one-element list; in precision one d20 per series she throws in, use
 server rolling any further ones), and, for a thrown creature, `damage_roll` (its 1d6 landing
 damage) and `tumble_roll` (its Tumble d20), two fields this endpoint adds to
 docs/api.md#long-throws.
-Supplied dice of a thrower who cannot lift the object are ignored; any other unused value is a
-422 (docs/rules.md#supplied-and-server-dice).
+Supplied dice count as thrown: those the competition did not use (a thrower who cannot lift the
+object, a precision throw after the competition ended) are listed in the answer's `unused`; what
+no path could use (a second distance throw, a creature's landing die for an object) is a 422,
+decided before any die is read (docs/rules.md#supplied-and-server-dice).
 """
 
 from __future__ import annotations
