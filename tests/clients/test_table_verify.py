@@ -190,11 +190,12 @@ def test_a_tampered_die_link_seed_or_server_seed_is_named_at_its_place(
         "round 2: its record does not match its link in the chain",
         "round 3: its record does not match its link in the chain",
     ]
-    assert reports[2]["problems"][0] == (
-        "seeds: the seeds listed are not the ones chained (seeds_link)"
-    )
-    assert len(reports[2]["problems"]) > 1
-    assert all(", die " in problem for problem in reports[2]["problems"][1:])
+    assert reports[2]["problems"][:2] == [
+        "seeds: seeds_digest is not the digest of the seeds listed",
+        "seeds: the seeds listed are not the ones chained (seeds_link)",
+    ]
+    assert len(reports[2]["problems"]) > 2
+    assert all(", die " in problem for problem in reports[2]["problems"][2:])
     assert reports[3]["problems"][0] == "server seed: its SHA-256 is not the commitment"
     assert reports[4]["problems"] == [
         f"rounds: {finished['rounds_played'] - 1} listed, {finished['rounds_played']} played",
@@ -266,10 +267,12 @@ def test_before_the_reveal_the_genesis_and_the_seeds_link_are_checked(
         f"{fresh['chain_head'][:12]}…. The genesis checks out."
     )
     assert wrong_seed["report"]["problems"] == [
-        "seeds: the seeds listed are not the ones chained (seeds_link)"
+        "seeds: seeds_digest is not the digest of the seeds listed",
+        "seeds: the seeds listed are not the ones chained (seeds_link)",
     ]
     assert wrong_seed["line"].endswith(
-        "1 problem(s): seeds: the seeds listed are not the ones chained (seeds_link)"
+        "2 problem(s): seeds: seeds_digest is not the digest of the seeds listed; "
+        "seeds: the seeds listed are not the ones chained (seeds_link)"
     )
     assert wrong_genesis["report"]["problems"] == [
         "genesis: its record does not match its link in the chain"
