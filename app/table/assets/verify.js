@@ -522,7 +522,7 @@ function checkServed(report, rounds, served) {
       for (const [party, choice] of Object.entries(chained.choices)) {
         if (isObject(choice) && has(choice, "seal")) {
           const servedChoice = rest.choices[party];
-          if (isObject(servedChoice) && (servedChoice.bid ?? null) === (choice.bid ?? null)) rest.choices[party] = choice;
+          if (isObject(servedChoice) && sameJson(Object.keys(servedChoice), ["bid"]) && sameJson(servedChoice.bid, choice.bid ?? null)) rest.choices[party] = choice;
         }
       }
     }

@@ -631,13 +631,15 @@ def _check_served(report: Report, rounds: Sequence[Any], served: Sequence[Any]) 
         chained = _served_view(record["outcome"], record)
         rest = {key: value for key, value in shown.items() if key not in RENDERED}
         if isinstance(rest.get("choices"), dict) and isinstance(chained.get("choices"), dict):
-            # A sealed choice this token may not open is served hidden (its action withheld):
-            # only its bid is compared.
+            # A sealed choice this token may not open is served as its bid alone.
+            rest["choices"] = dict(rest["choices"])
             for party, choice in chained["choices"].items():
                 if isinstance(choice, dict) and "seal" in choice:
-                    served_choice = rest["choices"].get(party)
-                    if isinstance(served_choice, dict) and served_choice.get("bid") == choice.get(
-                        "bid"
+                    given = rest["choices"].get(party)
+                    if (
+                        isinstance(given, dict)
+                        and set(given) == {"bid"}
+                        and canonical(given["bid"]) == canonical(choice.get("bid"))
                     ):
                         rest["choices"][party] = choice
         if canonical(rest) != canonical(chained):

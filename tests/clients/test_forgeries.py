@@ -1,0 +1,311 @@
+"""Both verifiers against a dishonest server (tests/forger.py), on real proofs of every kind.
+
+Every forgery rebuilds the whole chain after its change, so no link is left broken for the
+verifiers to trip on: each must be named by what the page requires of the records themselves
+or, for a forgery no proof can expose alone (a seed dropped and every die derived again,
+another server seed, rounds replayed), by what the player recorded during play — the
+commitment, the heads, its own seed. The Python client's verifier and the table page's
+(verify.js, under Node.js) must report the same problems, and hypothesis mutates real proofs
+anywhere: every mutation is reported by both, or leaves the proof meaning the same, and neither
+verifier ever crashes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arbiter_client.verify import Expected, verify_proof
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import forger
+from tests.clients.test_verifiable_dice import PLAYS, sealed_bidding_game
+from tests.helpers import Session, bearer
+from tests.requirements import program
+
+VERIFY_JS = Path(__file__).resolve().parents[2] / "app" / "table" / "assets" / "verify.js"
+
+#: Reads a JSON list of cases `{proof, expected, served}`, answers verify.js's reports.
+RUNNER = """
+import { verifyProof } from MODULE;
+let text = "";
+process.stdin.setEncoding("utf8");
+for await (const chunk of process.stdin) text += chunk;
+const reports = [];
+for (const { proof, expected, served } of JSON.parse(text)) {
+  try {
+    reports.push(await verifyProof(proof, { expected, served }));
+  } catch (error) {
+    reports.push({ crashed: String(error && error.stack) });
+  }
+}
+process.stdout.write(JSON.stringify(reports));
+"""
+
+
+def node_reports(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    node = program("node", "install Node.js 20", called="Node.js (node)")
+    ran = subprocess.run(
+        [
+            node,
+            "--input-type=module",
+            "-e",
+            RUNNER.replace("MODULE", json.dumps(VERIFY_JS.as_uri())),
+        ],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    reports: list[dict[str, Any]] = json.loads(ran.stdout)
+    assert len(reports) == len(cases)
+    for report in reports:
+        assert "crashed" not in report, report
+    return reports
+
+
+class Played:
+    """A finished session's proof as one token reads it, the rounds it was served and what its
+    player recorded during play."""
+
+    def __init__(self, name: str, made: Session, who: str = "gm") -> None:
+        self.name = name
+        token = made.token(who)
+        answer = made.client.get(f"{made.url}/proof", params={"limit": 500}, headers=bearer(token))
+        assert answer.status_code == 200, answer.text
+        self.proof: dict[str, Any] = answer.json()
+        assert self.proof["revealed"] is True
+        served = made.client.get(f"{made.url}/rounds", params={"limit": 500}, headers=bearer(token))
+        self.served: list[Any] = served.json()["rounds"]
+        session = made.get().json()
+        # What a player who watched every change recorded: the commitment shown at creation,
+        # the head after each round, its own seed, the session's config.
+        self.expected = Expected(
+            session=made.id,
+            kind=made.url.split("/")[2],
+            commitment=made.created["commitment"],
+            heads=forger.links(self.proof),
+            seeds=list(self.proof["seeds"]),
+            config=session["config"],
+        )
+
+    def expected_json(self) -> dict[str, Any]:
+        seen = self.expected
+        return {
+            "session": seen.session,
+            "kind": seen.kind,
+            "commitment": seen.commitment,
+            "heads": seen.heads,
+            "seeds": seen.seeds,
+            "config": seen.config,
+        }
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Played]]:
+    """A finished session of every kind (and a sealed bidding game read by each of its
+    tokens), played through the app on SQLite."""
+    from app.main import create_app
+    from app.settings import Settings
+    from app.store.database import upgrade_to_head
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('forgeries') / 'arbiter.db'}"
+    upgrade_to_head(url)
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        found = [Played(name, play(client)) for name, play in PLAYS.items()]
+        bidding = sealed_bidding_game(client)
+        found += [Played(f"bidding, read by {who}", bidding, who) for who in ("gm", "Heroes")]
+        yield found
+
+
+def test_honest_proofs_check_out_with_everything_the_player_recorded(
+    played: list[Played],
+) -> None:
+    cases = []
+    for game in played:
+        report = verify_proof(game.proof, expected=game.expected, served=game.served)
+        assert report.problems == [], (game.name, report.problems)
+        assert report.left == []
+        cases.append({"proof": game.proof, "expected": game.expected_json(), "served": game.served})
+    for game, node in zip(played, node_reports(cases), strict=True):
+        assert node["problems"] == [], (game.name, node["problems"])
+
+
+def test_every_forgery_is_named_by_both_verifiers(played: list[Played]) -> None:
+    cases: list[dict[str, Any]] = []
+    python: list[tuple[str, str, list[str]]] = []
+    applied: dict[str, int] = {}
+    for forgery in forger.FORGERIES:
+        for game in played:
+            forged = forgery.apply(game.proof)
+            if forged is None:
+                continue
+            applied[forgery.name] = applied.get(forgery.name, 0) + 1
+            if not forgery.needs_record:
+                # The proof alone exposes it: no record of the player's needed.
+                alone = verify_proof(forged).problems
+                assert any(forgery.named in problem for problem in alone), (
+                    forgery.name,
+                    game.name,
+                    alone,
+                )
+            problems = verify_proof(forged, expected=game.expected, served=game.served).problems
+            assert any(forgery.named in problem for problem in problems), (
+                forgery.name,
+                game.name,
+                problems,
+            )
+            python.append((forgery.name, game.name, problems))
+            cases.append({"proof": forged, "expected": game.expected_json(), "served": game.served})
+    # Every forgery found a place in some kind's proof.
+    assert set(applied) == {forgery.name for forgery in forger.FORGERIES}
+    for (name, where, problems), node in zip(python, node_reports(cases), strict=True):
+        assert node["problems"] == problems, (name, where)
+        assert node["ok"] is False
+
+
+def test_malformed_proofs_are_reported_never_raised(played: list[Played]) -> None:
+    cases: list[dict[str, Any]] = []
+    python: list[list[str]] = []
+    for name, change, named in forger.MALFORMED:
+        for game in played:
+            broken = copy.deepcopy(game.proof)
+            change(broken)
+            problems = verify_proof(broken).problems
+            assert any(named in problem for problem in problems), (name, game.name, problems)
+            python.append(problems)
+            cases.append({"proof": broken, "expected": None, "served": None})
+    odd: tuple[Any, ...] = (None, [], "proof", 7)
+    for value in odd:
+        assert verify_proof(value).problems == ["proof: not an object"]
+        python.append(["proof: not an object"])
+        cases.append({"proof": value, "expected": None, "served": None})
+    for problems, report in zip(python, node_reports(cases), strict=True):
+        assert report["problems"] == problems
+
+
+def test_a_server_die_relabelled_as_the_gms_is_the_gms_word(played: list[Played]) -> None:
+    """What no verifier can tell (docs/verifiable-dice.md#what-it-proves-and-what-it-does-not):
+    a server die the server says the GM supplied, where the GM may supply that name's dice,
+    passes — unless the round says who answered for that name (`dice_from`)."""
+    game = played[0]
+    forged = copy.deepcopy(game.proof)
+    round_three = forged["rounds"][2]
+    assert "dice_from" not in round_three["outcome"]
+    entry = round_three["dice"][0]
+    assert entry["source"] == "rolled"
+    entry["source"], entry["by"] = "supplied", "gm"
+    forger.rebuild(forged)
+    assert verify_proof(forged).problems == []
+    # In a round that says the server rolled that name's dice, it is caught.
+    collected = copy.deepcopy(game.proof)
+    record = next(r for r in collected["rounds"] if "dice_from" in r["outcome"])
+    entry = next(e for e in record["dice"] if e["source"] == "rolled")
+    record["outcome"]["dice_from"][entry["who"]] = "deadline"
+    entry["source"], entry["by"] = "supplied", "gm"
+    forger.rebuild(collected)
+    assert any("but the server rolled" in problem for problem in verify_proof(collected).problems)
+
+
+# --- hypothesis: mutations anywhere ------------------------------------------------------------
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**60), max_value=2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield path
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _paths(inner, (*path, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _paths(inner, (*path, index))
+
+
+def _mutate(proof: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
+    mutated = copy.deepcopy(proof)
+    paths = [path for path in _paths(mutated) if path]
+    path = data.draw(st.sampled_from(paths), label="path")
+    parent: Any = mutated
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    action = data.draw(st.sampled_from(["replace", "delete", "nudge", "add"]), label="action")
+    current = parent[last]
+    if action == "delete":
+        del parent[last]
+    elif action == "nudge" and isinstance(current, int) and not isinstance(current, bool):
+        parent[last] = current + data.draw(st.sampled_from([-1, 1, 19, 32]))
+    elif action == "nudge" and isinstance(current, str) and current:
+        parent[last] = current[:-1] + ("0" if current[-1] != "0" else "1")
+    elif action == "add" and isinstance(current, dict):
+        current[data.draw(st.text(max_size=6), label="key")] = data.draw(JSON, label="added")
+    elif action == "add" and isinstance(current, list):
+        current.append(data.draw(JSON, label="appended"))
+    else:
+        parent[last] = data.draw(JSON, label="value")
+    if data.draw(st.booleans(), label="rebuild"):
+        # A mutation that broke the shape the forger needs is sent as it is.
+        with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, IndexError):
+            forger.rebuild(mutated)
+    return mutated
+
+
+def _same_meaning(honest: dict[str, Any], mutated: dict[str, Any]) -> bool:
+    """The free-text `summary` and a finished/deleted `status` are not vouched for by the chain
+    (the page says so); every other change changes what the proof says."""
+
+    def bare(proof: Any) -> str:
+        if not isinstance(proof, dict):
+            return json.dumps(proof)
+        rest = {key: value for key, value in proof.items() if key not in ("summary",)}
+        if rest.get("status") in ("finished", "deleted"):
+            rest["status"] = "over"
+        return json.dumps(rest, sort_keys=True)
+
+    return bare(honest) == bare(mutated)
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_any_mutation_is_reported_by_both_or_means_the_same(
+    played: list[Played], data: st.DataObject
+) -> None:
+    cases: list[dict[str, Any]] = []
+    python: list[list[str]] = []
+    for game in played:
+        for _ in range(4):
+            mutated = _mutate(game.proof, data)
+            if _same_meaning(game.proof, mutated):
+                continue
+            report = verify_proof(mutated, expected=game.expected, served=game.served)
+            assert report.problems, (game.name, mutated)
+            python.append(report.problems)
+            cases.append(
+                {"proof": mutated, "expected": game.expected_json(), "served": game.served}
+            )
+    for problems, node in zip(python, node_reports(cases), strict=True):
+        assert node["problems"], problems
