@@ -76,6 +76,26 @@ def test_the_command_verifies_a_race_and_names_a_changed_die(served: tuple[str, 
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.endswith(": everything matches.\n")
     assert f"session {created.id}: {revealed.rounds_played} round(s)" in checked.stdout
+    # Against what the player recorded: the commitment and the head at creation, the head
+    # once the race was over, its own seed.
+    recorded = [
+        *("--expect-commitment", created.commitment),
+        *("--expect-head", f"0={created.chain_head}"),
+        *("--expect-head", f"{revealed.rounds_played}={revealed.chain_head}"),
+        *("--expect-seed", "gm=a racer's luck"),
+    ]
+    assert command("verify", url, "--token", token, *recorded).returncode == 0
+    # A head recorded after round 1 that is not the chain's link 1 (not only the last link).
+    assert revealed.rounds_played > 1
+    elsewhere = command("verify", url, "--token", token, "--expect-head", f"1={'ab' * 32}")
+    assert elsewhere.returncode == 1, elsewhere.stdout + elsewhere.stderr
+    assert elsewhere.stdout.splitlines()[1:] == [
+        "chain: link 1 is not the head recorded after round 1"
+    ]
+    dropped = command("verify", url, "--token", token, "--expect-seed", "seat:Ann=mine")
+    assert dropped.stdout.splitlines()[1:] == [
+        "seeds: seat:Ann's seed is not among the seeds listed"
+    ]
 
     with sqlite3.connect(database) as connection:
         number, dice = connection.execute(
@@ -108,6 +128,26 @@ def test_the_command_verifies_a_race_and_names_a_changed_die(served: tuple[str, 
     ]
 
 
+def test_a_running_session_is_checked_as_far_as_it_can_be(served: tuple[str, Path]) -> None:
+    base_url, _database = served
+    with Arbiter(base_url) as arbiter:
+        body: dict[str, Any] = {**KINDS["races"].examples.create, "dice": "verifiable"}
+        created = arbiter.send(ops.races.create(body)).body
+        assert created.tokens is not None
+        token = created.tokens.gm
+    url = f"{base_url}/v1/races/{created.id}"
+    waiting = command("verify", url, "--token", token, "--expect-head", f"0={created.chain_head}")
+    assert waiting.returncode == 3, waiting.stdout + waiting.stderr
+    lines = waiting.stdout.splitlines()
+    assert lines[1:] == [
+        "the server seed is not revealed yet: the session is still running",
+        "left for the reveal: the server seed, and with it every server die and the links of "
+        f"0 round(s) to the head {created.chain_head[:16]}…",
+    ]
+    wrong = command("verify", url, "--token", token, "--expect-head", f"0={'cd' * 32}")
+    assert wrong.returncode == 1
+
+
 def test_the_command_says_when_it_cannot_read_the_proof(served: tuple[str, Path]) -> None:
     base_url, _database = served
     missing = command("verify", f"{base_url}/v1/races/{'0' * 32}", "--token", "nobody")
@@ -121,6 +161,7 @@ def test_the_command_says_when_it_cannot_read_the_proof(served: tuple[str, Path]
         ["verify", "http://host/v1/races/r1", "--token", "-Xk2_a"],
         ["verify", "--token", "-Xk2_a", "http://host/v1/races/r1"],
         ["verify", "http://host/v1/races/r1", "--token=-Xk2_a"],
+        ["verify", "http://host/v1/races/r1", "--token", "-Xk2_a", "--expect-seed", "gm=-x"],
     ],
 )
 def test_a_token_beginning_with_a_dash_is_read_as_the_token(arguments: list[str]) -> None:
