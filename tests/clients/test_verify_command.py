@@ -78,6 +78,8 @@ def test_the_command_verifies_a_race_and_names_a_changed_die(served: tuple[str, 
     assert f"session {created.id}: {revealed.rounds_played} round(s)" in checked.stdout
     # Against what the player recorded: the commitment and the head at creation, the head
     # once the race was over, its own seed.
+    assert created.commitment is not None
+    assert created.chain_head is not None
     recorded = [
         *("--expect-commitment", created.commitment),
         *("--expect-head", f"0={created.chain_head}"),
@@ -134,6 +136,7 @@ def test_a_running_session_is_checked_as_far_as_it_can_be(served: tuple[str, Pat
         body: dict[str, Any] = {**KINDS["races"].examples.create, "dice": "verifiable"}
         created = arbiter.send(ops.races.create(body)).body
         assert created.tokens is not None
+        assert created.chain_head is not None
         token = created.tokens.gm
     url = f"{base_url}/v1/races/{created.id}"
     waiting = command("verify", url, "--token", token, "--expect-head", f"0={created.chain_head}")
