@@ -2,9 +2,12 @@
 // docs/verifiable-dice.md (`arbiter-verifiable-dice-v1`) with WebCrypto alone. No DOM code
 // here, so that it runs and is tested on its own (tests/clients/test_table_verify.py).
 //
-// `verifyProof(proof)` takes a revealed proof with every round (oldest first) and answers
-// `{ok, session, diceChecked, roundsChecked, problems}`; each problem names its place in the
-// words of the Python client's verifier (arbiter_client.verify), so both say the same.
+// `verifyProof(proof, {expected, served})` takes a proof (revealed: with every round, oldest
+// first), what the page was shown before (`remember`) and the rounds it was served, makes the
+// checks of docs/verifiable-dice.md in order and answers `{ok, session, diceChecked,
+// roundsChecked, problems, left, rounds}`; each problem names its place in the words of the
+// Python client's verifier (arbiter_client.verify), so both say the same. A malformed proof is
+// reported, never thrown.
 
 export const SCHEME = "arbiter-verifiable-dice-v1";
 
@@ -664,6 +667,42 @@ export async function verifyUnrevealed(proof, options = {}) {
   report.ok = report.problems.length === 0;
   report.revealed = false;
   return report;
+}
+
+/**
+ * What a page was shown of a verifiable session, to check its proof against later
+ * (docs/verifiable-dice.md, "Verifying a session", step 9): `memory` (null: nothing yet) merged
+ * with `shown`, a view of the session (`{id, kind, commitment, chain_head, round}`), and with
+ * `mine`, this page's own seed `{by, seed}` once added. Answers `{memory, conflicts}`:
+ * `conflicts` name each head shown for a round count that differs from the one kept (the
+ * server showed this page two chains); the first head kept for a count stays.
+ * `memory` is `{session, kind, commitment, heads: {rounds played: head}, seeds}`, what
+ * `verifyProof` takes as `expected`.
+ */
+export function remember(memory, shown, { mine = null, kind = null } = {}) {
+  const kept = memory
+    ? { ...memory, heads: { ...(memory.heads || {}) }, seeds: [...(memory.seeds || [])] }
+    : { session: null, kind, commitment: null, heads: {}, seeds: [] };
+  const conflicts = [];
+  if (isObject(shown)) {
+    if (kept.session === null && typeof shown.id === "string") kept.session = shown.id;
+    if (kept.kind === null && typeof kind === "string") kept.kind = kind;
+    if (typeof shown.commitment === "string") {
+      if (kept.commitment === null) kept.commitment = shown.commitment;
+      else if (kept.commitment !== shown.commitment) conflicts.push("commitment: not the one shown before");
+    }
+    if (typeof shown.chain_head === "string" && Number.isInteger(shown.round)) {
+      const count = String(shown.round);
+      if (shown.round === 0 || !has(kept.heads, count)) kept.heads[count] = shown.chain_head;
+      else if (kept.heads[count] !== shown.chain_head) {
+        conflicts.push(`chain: the head shown after round ${count} is not the one shown before`);
+      }
+    }
+  }
+  if (isObject(mine) && typeof mine.by === "string" && typeof mine.seed === "string") {
+    if (!kept.seeds.some((entry) => entry.by === mine.by && entry.seed === mine.seed)) kept.seeds.push({ by: mine.by, seed: mine.seed });
+  }
+  return { memory: kept, conflicts };
 }
 
 /** The one line a page says of a proof not revealed yet, and of what was checked of it. */
