@@ -98,18 +98,20 @@ def server_die(
         counter += 1
 
 
-TERM = re.compile(r"([0-9]*)d([0-9]+|%)")
+OPERATION = r"(?:k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+"
+TERM = re.compile(r"([0-9]*)d([0-9]+|%)((?:" + OPERATION + r")*)")
 
 
 def notation_sides(expression: str) -> dict[str, Any]:
-    """The page's "Dice in notation": each dice term's dice in the order written, annotations
-    skipped, `d%` a d10; exact unless the expression rerolls or explodes."""
+    """The page's "Dice in notation": each dice term's N dice in the order written,
+    annotations skipped, `d%` a d10; exact unless a term rerolls or explodes."""
     bare = re.sub(r"\[[^\]]*\]", "", expression)
     sides: list[int] = []
-    for count, size in TERM.findall(bare):
+    exact = True
+    for count, size, operations in TERM.findall(bare):
         sides += [10 if size == "%" else int(size)] * (int(count) if count else 1)
-    rest = TERM.sub("", bare)
-    exact = not any(operator in rest for operator in ("rr", "ro", "ra", "e"))
+        for operator in re.findall(r"(k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+", operations):
+            exact = exact and operator not in ("rr", "ro", "ra", "e")
     return {"notation": expression, "sides": sides, "exact": exact}
 
 

@@ -119,9 +119,11 @@ function plain(value) {
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
-const TERM = /([0-9]*)d([0-9]+|%)/g;
+// A dice term (`3d6`, `d20`, `d%`) and the operations written right after it (`kh3`, `ro1`).
+const TERM = /([0-9]*)d([0-9]+|%)((?:(?:k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+)*)/g;
+const OPERATION = /(k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+/g;
 const ANNOTATION = /\[[^\]]*\]/g;
-const VARIABLE = /(rr|ro|ra|e)/;
+const REROLLS = ["rr", "ro", "ra", "e"];
 const SOURCES = ["rolled", "supplied"];
 const WHY = ["ended", "not-needed", "surplus"];
 const DICE_FROM = ["seat", "gm", "deadline", "roll-for-me"];
@@ -201,36 +203,57 @@ function checkNumbers(value, where) {
   }
 }
 
+/** Each dice term in the order written: [N, sides, whether a reroll or explosion follows it]. */
 function terms(notation) {
   const bare = notation.replace(ANNOTATION, "");
-  return [...bare.matchAll(TERM)].map((found) => [found[1] ? Number(found[1]) : 1, found[2] === "%" ? 10 : Number(found[2])]);
+  return [...bare.matchAll(TERM)].map((found) => [
+    found[1] ? Number(found[1]) : 1,
+    found[2] === "%" ? 10 : Number(found[2]),
+    [...found[3].matchAll(OPERATION)].some((operation) => REROLLS.includes(operation[1])),
+  ]);
 }
 
 /**
  * The sides of every die a roll in dice notation rolls, in the order it rolls them, and
- * whether that list is exact (false: the expression rerolls or explodes).
+ * whether that list is exact (false: a term rerolls or explodes).
  */
 export function notationSides(notation) {
   const sides = [];
-  for (const [count, size] of terms(notation)) for (let index = 0; index < count; index += 1) sides.push(size);
-  const bare = notation.replace(ANNOTATION, "").replace(TERM, "");
-  return [sides, !VARIABLE.test(bare)];
+  let exact = true;
+  for (const [count, size, more] of terms(notation)) {
+    for (let index = 0; index < count; index += 1) sides.push(size);
+    exact = exact && !more;
+  }
+  return [sides, exact];
 }
 
-/** Whether `sides` are sides the notation can roll in that order. */
+/**
+ * Whether `sides` are the sides the notation rolls, in order: each term's N dice of its
+ * sides, one term after the other, a term that rerolls or explodes followed by any more of
+ * its sides.
+ */
 export function sidesFollow(notation, sides) {
-  const [expected, exact] = notationSides(notation);
-  if (exact) return sameJson(sides, expected);
-  let position = 0;
-  for (const [count, size] of terms(notation)) {
-    let run = 0;
-    while (position < sides.length && sides[position] === size) {
-      position += 1;
-      run += 1;
+  const written = terms(notation);
+  const seen = new Set();
+  const stack = [[0, 0]];
+  while (stack.length) {
+    const [term, position] = stack.pop();
+    const key = `${term}:${position}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (term === written.length) {
+      if (position === sides.length) return true;
+      continue;
     }
-    if (run < count) return false;
+    const [count, size, more] = written[term];
+    let end = position;
+    if (count === 0) stack.push([term + 1, position]);
+    while (end < sides.length && sides[end] === size && (more || end - position < count)) {
+      end += 1;
+      if (end - position >= count) stack.push([term + 1, end]);
+    }
   }
-  return position === sides.length;
+  return false;
 }
 
 const PROOF_FIELDS = [

@@ -35,11 +35,13 @@ _SPAN = 1 << 256
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _PLAIN = re.compile(r"([0-9]+)d([0-9]+)")
-#: A dice term of notation (`3d6`, `d20`, `d%`); an `[annotation]` is text, not dice.
-_TERM = re.compile(r"([0-9]*)d([0-9]+|%)")
+#: A dice term of notation (`3d6`, `d20`, `d%`) and the operations written right after it
+#: (`kh3`, `ro1`, `e6`, `rr<2`); an `[annotation]` is text, not dice.
+_TERM = re.compile(r"([0-9]*)d([0-9]+|%)((?:(?:k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+)*)")
+_OPERATION = re.compile(r"(k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+")
 _ANNOTATION = re.compile(r"\[[^\]]*\]")
-#: Operators after which the number of dice follows from the values (rerolls, explosions).
-_VARIABLE = re.compile(r"(rr|ro|ra|e)")
+#: The operations after which a term may roll more dice than its N (rerolls, explosions).
+_REROLLS = ("rr", "ro", "ra", "e")
 _SOURCES = ("rolled", "supplied")
 _WHY = ("ended", "not-needed", "surplus")
 _DICE_FROM = ("seat", "gm", "deadline", "roll-for-me")
@@ -110,42 +112,58 @@ def _link(previous: str, content: Any) -> str:
     return _sha256(bytes.fromhex(previous) + canonical(content))
 
 
-def notation_sides(notation: str) -> tuple[list[int], bool]:
-    """The sides of every die a roll in dice notation rolls, in the order it rolls them
-    (docs/verifiable-dice.md#dice-in-notation), and whether that list is exact (False: the
-    expression rerolls or explodes, so more dice may follow each term's first N)."""
-    text = _ANNOTATION.sub("", notation)
-    sides: list[int] = []
-    for count, size in _TERM.findall(text):
-        faces = 10 if size == "%" else int(size)
-        sides.extend([faces] * (int(count) if count else 1))
-    return sides, _VARIABLE.search(_TERM.sub("", text)) is None
-
-
-def _terms(notation: str) -> list[tuple[int, int]]:
+def _terms(notation: str) -> list[tuple[int, int, bool]]:
+    """Each dice term of `notation` in the order written: (N, sides, whether it may roll more
+    than N: a reroll or explosion, `rr ro ra e`, follows it)."""
     text = _ANNOTATION.sub("", notation)
     return [
-        (int(count) if count else 1, 10 if size == "%" else int(size))
-        for count, size in _TERM.findall(text)
+        (
+            int(count) if count else 1,
+            10 if size == "%" else int(size),
+            any(op in _REROLLS for op in _OPERATION.findall(operations)),
+        )
+        for count, size, operations in _TERM.findall(text)
     ]
 
 
+def notation_sides(notation: str) -> tuple[list[int], bool]:
+    """The sides of every die a roll in dice notation rolls, in the order it rolls them
+    (docs/verifiable-dice.md#dice-in-notation), and whether that list is exact (False: a term
+    rerolls or explodes, so more dice of its sides may follow its first N)."""
+    sides: list[int] = []
+    exact = True
+    for count, size, more in _terms(notation):
+        sides.extend([size] * count)
+        exact = exact and not more
+    return sides, exact
+
+
 def sides_follow(notation: str, sides: Sequence[int]) -> bool:
-    """Whether `sides` are sides the notation can roll in that order: exactly its terms' dice,
-    or, for an expression that rerolls or explodes, each term's dice (at least N of them, all
-    of its size) one term after the other."""
-    expected, exact = notation_sides(notation)
-    if exact:
-        return list(sides) == expected
-    position = 0
-    for count, size in _terms(notation):
-        run = 0
-        while position < len(sides) and sides[position] == size:
-            position += 1
-            run += 1
-        if run < count:
-            return False
-    return position == len(sides)
+    """Whether `sides` are the sides the notation rolls, in order: each term's N dice of its
+    sides, one term after the other, a term that rerolls or explodes followed by any more of
+    its sides."""
+    terms = _terms(notation)
+    seen: set[tuple[int, int]] = set()
+    # Depth-first over (term, position): a term that may roll more takes any run it can.
+    stack = [(0, 0)]
+    while stack:
+        term, position = stack.pop()
+        if (term, position) in seen:
+            continue
+        seen.add((term, position))
+        if term == len(terms):
+            if position == len(sides):
+                return True
+            continue
+        count, size, more = terms[term]
+        end = position
+        if count == 0:
+            stack.append((term + 1, position))
+        while end < len(sides) and sides[end] == size and (more or end - position < count):
+            end += 1
+            if end - position >= count:
+                stack.append((term + 1, end))
+    return False
 
 
 @dataclass
