@@ -17,7 +17,7 @@ import random
 import subprocess
 from pathlib import Path
 
-from arbiter_client.verify import notation_sides, sides_follow
+from arbiter_client.verify import notation_sides, replay_sides, sides_follow
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +26,7 @@ from tests.requirements import program
 
 VERIFY_JS = Path(__file__).resolve().parents[2] / "app" / "table" / "assets" / "verify.js"
 
-SIZES = st.sampled_from(["2", "4", "6", "8", "10", "12", "20", "%"])
+SIZES = st.sampled_from(["2", "3", "4", "6", "10", "%"])
 
 
 @st.composite
@@ -35,7 +35,28 @@ def dice_term(draw: st.DrawFn) -> str:
     term = f"{count}d{draw(SIZES)}"
     operations = draw(
         st.lists(
-            st.sampled_from(["kh1", "kl1", "ph1", "pl1", "ro1", "rr1", "ra2", "e6", "mi2", "ma3"]),
+            st.sampled_from(
+                [
+                    "kh1",
+                    "kl2",
+                    "ph1",
+                    "pl1",
+                    "k2",
+                    "p<2",
+                    "ro1",
+                    "rr1",
+                    "rol1",
+                    "ro>2",
+                    "rah1",
+                    "ra2",
+                    "e3",
+                    "e>3",
+                    "eh1",
+                    "mi2",
+                    "ma3",
+                    "rr<2",
+                ]
+            ),
             max_size=2,
         )
     )
@@ -57,29 +78,32 @@ def expression() -> st.SearchStrategy[str]:
     )
 
 
-def rolled_sides(notation: str, seed: int) -> list[int] | None:
-    """The sides of every die the service's evaluator draws for `notation` (None: refused)."""
+def rolled(notation: str, seed: int) -> tuple[list[int], list[int]] | None:
+    """The sides and values of every die the service's evaluator draws for `notation` (None:
+    refused). Small dice, so that rerolls and explosions happen."""
     rng = random.Random(seed)
     drawn: list[int] = []
+    values: list[int] = []
 
     def draw(sides: int) -> int:
         drawn.append(sides)
-        return rng.randint(1, sides)
+        values.append(rng.randint(1, sides))
+        return values[-1]
 
     try:
         roll_notation(notation, draw)
     except NotationError:
         return None
-    return drawn
+    return drawn, values
 
 
 JS = """
-import { notationSides, sidesFollow } from MODULE;
+import { notationSides, replaySides, sidesFollow } from MODULE;
 let text = "";
 process.stdin.setEncoding("utf8");
 for await (const chunk of process.stdin) text += chunk;
-const out = JSON.parse(text).map(([notation, sides]) =>
-  [notationSides(notation), sidesFollow(notation, sides)]);
+const out = JSON.parse(text).map(([notation, sides, values]) =>
+  [notationSides(notation), sidesFollow(notation, sides), replaySides(notation, values)]);
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -89,16 +113,19 @@ process.stdout.write(JSON.stringify(out));
 def test_every_roll_the_service_makes_follows_from_its_notation(
     rolls: list[tuple[str, int]],
 ) -> None:
-    cases: list[tuple[str, list[int]]] = []
+    cases: list[tuple[str, list[int], list[int]]] = []
     for notation, seed in rolls:
-        sides = rolled_sides(notation, seed)
-        if sides is None:
+        found = rolled(notation, seed)
+        if found is None:
             continue
+        sides, values = found
         listed, exact = notation_sides(notation)
         assert sides_follow(notation, sides), (notation, sides)
+        # Replayed with the values drawn, the notation rolls exactly the dice the service did.
+        assert replay_sides(notation, values) == sides, (notation, values)
         if exact:
             assert sides == listed, notation
-        cases.append((notation, sides))
+        cases.append((notation, sides, values))
     if not cases:
         return
     node = program("node", "install Node.js 20", called="Node.js (node)")
@@ -111,9 +138,19 @@ def test_every_roll_the_service_makes_follows_from_its_notation(
         check=False,
     )
     assert ran.returncode == 0, ran.stderr
-    for (notation, _sides), (read, follows) in zip(cases, json.loads(ran.stdout), strict=True):
+    answers = json.loads(ran.stdout)
+    for (notation, sides, _values), (read, follows, replayed) in zip(cases, answers, strict=True):
         assert read == list(notation_sides(notation)), notation
         assert follows is True, notation
+        assert replayed == sides, notation
+
+
+def test_a_replay_needs_exactly_the_values_the_notation_rolls() -> None:
+    assert replay_sides("2d6ro1", [1, 4, 3]) == [6, 6, 6]
+    assert replay_sides("2d6ro1", [2, 4, 3]) is None  # a reroll that was not due
+    assert replay_sides("2d6ro1", [1, 4]) is None  # one that was, missing
+    assert replay_sides("1d6e6", [6, 6, 2]) == [6, 6, 6]
+    assert replay_sides("1d4+1d6", [4, 6]) == [4, 6]
 
 
 def test_sides_the_notation_does_not_roll_are_refused() -> None:

@@ -121,7 +121,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
 // A dice term (`3d6`, `d20`, `d%`) and the operations written right after it (`kh3`, `ro1`).
 const TERM = /([0-9]*)d([0-9]+|%)((?:(?:k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+)*)/g;
-const OPERATION = /(k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+/g;
+const OPERATION = /(k|p|rr|ro|ra|e|mi|ma)([lh<>]?)([0-9]+)/g;
 const ANNOTATION = /\[[^\]]*\]/g;
 const REROLLS = ["rr", "ro", "ra", "e"];
 const SOURCES = ["rolled", "supplied"];
@@ -256,6 +256,108 @@ export function sidesFollow(notation, sides) {
   return false;
 }
 
+const MAX_NOTATION_DICE = 1000;
+
+/** One selector over the kept dice, in their order (ties in order). */
+function selectOne(dice, cat, number) {
+  const kept = dice.filter((die) => die.kept);
+  if (cat === "l") return [...kept].sort((a, b) => a.total - b.total).slice(0, number);
+  if (cat === "h") return [...kept].sort((a, b) => b.total - a.total).slice(0, number);
+  if (cat === "<") return kept.filter((die) => die.total < number);
+  if (cat === ">") return kept.filter((die) => die.total > number);
+  return kept.filter((die) => die.total === number);
+}
+
+/** The dice any of an operation's selectors picks (at most `most` in all). */
+function selectDice(dice, selectors, most = null) {
+  const chosen = [];
+  for (const [cat, number] of selectors) {
+    let found = selectOne(dice, cat, number);
+    if (most !== null) {
+      if (chosen.length >= most) break;
+      found = found.slice(0, most - chosen.length);
+    }
+    for (const die of found) if (!chosen.includes(die)) chosen.push(die);
+  }
+  return chosen;
+}
+
+/** A term's operations in order; like ones written one after the other are one (not mi, ma). */
+function operationsOf(text) {
+  const merged = [];
+  for (const found of text.matchAll(OPERATION)) {
+    const selector = [found[2], Number(found[3])];
+    const last = merged[merged.length - 1];
+    if (last && found[1] !== "mi" && found[1] !== "ma" && last[0] === found[1]) last[1].push(selector);
+    else merged.push([found[1], [selector]]);
+  }
+  return merged;
+}
+
+const inOrder = (dice, chosen) => dice.filter((die) => die.kept && chosen.includes(die));
+
+class RunOut extends Error {}
+
+function operate(dice, op, selectors, roll) {
+  let chosen = selectDice(dice, selectors, op === "ra" ? 1 : null);
+  if (op === "k") {
+    for (const die of dice) if (die.kept && !chosen.includes(die)) die.kept = false;
+  } else if (op === "p") {
+    for (const die of chosen) die.kept = false;
+  } else if (op === "rr" || op === "ro") {
+    let again = inOrder(dice, chosen);
+    while (again.length) {
+      for (const die of again) die.total = roll().total;
+      again = op === "rr" ? inOrder(dice, selectDice(dice, selectors)) : [];
+    }
+  } else if (op === "ra") {
+    for (let index = 0; index < chosen.length; index += 1) dice.push(roll());
+  } else if (op === "e") {
+    const done = [];
+    while (chosen.length) {
+      for (let index = 0; index < chosen.length; index += 1) dice.push(roll());
+      done.push(...chosen);
+      chosen = selectDice(dice, selectors).filter((die) => !done.includes(die));
+    }
+  } else {
+    const number = selectors[selectors.length - 1][1];
+    for (const die of dice) {
+      if (die.kept && (op === "mi" ? die.total < number : die.total > number)) die.total = number;
+    }
+  }
+}
+
+/**
+ * The sides of every die `notation` rolls when its dice show `values` in order
+ * (docs/verifiable-dice.md, "Dice in notation"), or null when the values run out or are left
+ * over.
+ */
+export function replaySides(notation, values) {
+  let position = 0;
+  const sides = [];
+  const bare = notation.replace(ANNOTATION, "");
+  try {
+    for (const found of bare.matchAll(TERM)) {
+      const tens = found[2] === "%";
+      const faces = tens ? 10 : Number(found[2]);
+      const roll = () => {
+        if (position >= values.length || sides.length >= MAX_NOTATION_DICE) throw new RunOut();
+        const value = values[position];
+        position += 1;
+        sides.push(faces);
+        return { total: tens ? 10 * (value - 1) : value, kept: true };
+      };
+      const dice = [];
+      for (let index = 0; index < (found[1] ? Number(found[1]) : 1); index += 1) dice.push(roll());
+      for (const [op, selectors] of operationsOf(found[3])) operate(dice, op, selectors, roll);
+    }
+  } catch (error) {
+    if (error instanceof RunOut) return null;
+    throw error;
+  }
+  return position === values.length ? sides : null;
+}
+
 const PROOF_FIELDS = [
   "scheme", "session", "kind", "status", "revealed", "commitment", "seeds", "seeds_digest",
   "seeds_open", "seeds_link", "chain_head", "rounds_played", "genesis", "genesis_link", "summary",
@@ -337,6 +439,9 @@ function entrySides(entry, label) {
     const sides = list(entry.sides, label).map((value) => integer(value, `${label}: sides`, 1));
     if (found) throw new Malformed(`${label}: sides listed for plain dice ${notation}`);
     if (!sidesFollow(notation, sides)) throw new Malformed(`${label}: sides ${shown(sides)} do not follow from ${notation}`);
+    const values = entry.values;
+    const given = Array.isArray(values) && values.every((value) => Number.isInteger(value) && value >= 1);
+    if (given && !sameJson(replaySides(notation, values), sides)) throw new Malformed(`${label}: ${notation} does not roll these dice with these values`);
     return sides;
   }
   if (!found) throw new Malformed(`${label}: dice in notation without their sides`);

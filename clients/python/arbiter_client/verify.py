@@ -26,7 +26,7 @@ import hmac
 import json
 import re
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,7 @@ _PLAIN = re.compile(r"([0-9]+)d([0-9]+)")
 #: A dice term of notation (`3d6`, `d20`, `d%`) and the operations written right after it
 #: (`kh3`, `ro1`, `e6`, `rr<2`); an `[annotation]` is text, not dice.
 _TERM = re.compile(r"([0-9]*)d([0-9]+|%)((?:(?:k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+)*)")
-_OPERATION = re.compile(r"(k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+")
+_OPERATION = re.compile(r"(k|p|rr|ro|ra|e|mi|ma)([lh<>]?)([0-9]+)")
 _ANNOTATION = re.compile(r"\[[^\]]*\]")
 #: The operations after which a term may roll more dice than its N (rerolls, explosions).
 _REROLLS = ("rr", "ro", "ra", "e")
@@ -52,6 +52,8 @@ MAX_SEED_CODE_POINTS = 256
 RENDERED = ("summary", "cards")
 #: The largest integer a proof holds (every JSON reader holds it exactly).
 MAX_INTEGER = 2**53 - 1
+#: The most dice one expression in notation rolls, rerolls and explosions included.
+_MAX_NOTATION_DICE = 1000
 #: The largest die a verifier derives (the service's notation takes at most 100 000 sides).
 MAX_SIDES = 100_000
 
@@ -120,7 +122,7 @@ def _terms(notation: str) -> list[tuple[int, int, bool]]:
         (
             int(count) if count else 1,
             10 if size == "%" else int(size),
-            any(op in _REROLLS for op in _OPERATION.findall(operations)),
+            any(op in _REROLLS for op, _cat, _num in _OPERATION.findall(operations)),
         )
         for count, size, operations in _TERM.findall(text)
     ]
@@ -164,6 +166,144 @@ def sides_follow(notation: str, sides: Sequence[int]) -> bool:
             if end - position >= count:
                 stack.append((term + 1, end))
     return False
+
+
+class _Die:
+    """One die of a term being replayed: its total (a `d%` die's is 10 * (value - 1)) and
+    whether it is kept."""
+
+    __slots__ = ("kept", "total")
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.kept = True
+
+
+def _select_one(dice: list[_Die], cat: str, number: int) -> list[_Die]:
+    """One selector over the kept dice, in their order (`l`/`h`: lowest/highest, ties in
+    order; `<`/`>`: below/above; none: equal)."""
+    kept = [die for die in dice if die.kept]
+    if cat == "l":
+        return sorted(kept, key=lambda die: die.total)[:number]
+    if cat == "h":
+        return sorted(kept, key=lambda die: -die.total)[:number]
+    if cat == "<":
+        return [die for die in kept if die.total < number]
+    if cat == ">":
+        return [die for die in kept if die.total > number]
+    return [die for die in kept if die.total == number]
+
+
+def _select(
+    dice: list[_Die], selectors: Sequence[tuple[str, int]], most: int | None = None
+) -> list[_Die]:
+    """The dice any of an operation's selectors picks (at most `most` in all)."""
+    chosen: list[_Die] = []
+    for cat, number in selectors:
+        found = _select_one(dice, cat, number)
+        if most is not None:
+            if len(chosen) >= most:
+                break
+            found = found[: most - len(chosen)]
+        chosen.extend(die for die in found if not any(die is other for other in chosen))
+    return chosen
+
+
+def _operations(text: str) -> list[tuple[str, list[tuple[str, int]]]]:
+    """A term's operations in order, each with its selectors: like operations written one
+    after the other are one (`rol1rol1`: reroll once the dice either `l1` picks), but for
+    `mi` and `ma`."""
+    merged: list[tuple[str, list[tuple[str, int]]]] = []
+    for op, cat, digits in _OPERATION.findall(text):
+        if merged and op not in ("mi", "ma") and merged[-1][0] == op:
+            merged[-1][1].append((cat, int(digits)))
+        else:
+            merged.append((op, [(cat, int(digits))]))
+    return merged
+
+
+def _in_order(dice: list[_Die], chosen: list[_Die]) -> list[_Die]:
+    return [die for die in dice if die.kept and any(die is other for other in chosen)]
+
+
+def replay_sides(notation: str, values: Sequence[int]) -> list[int] | None:
+    """The sides of every die `notation` rolls when its dice show `values` in order
+    (docs/verifiable-dice.md#dice-in-notation): each dice term rolls its N dice, then its
+    operations in order — keep/drop (`k`, `p`), reroll (`rr`, again while selected; `ro`,
+    once), reroll-and-add (`ra`, one die more), explode (`e`, a die more for each die selected,
+    the new ones too, each die once), minimum/maximum (`mi`, `ma`) — select among the kept
+    dice. None when the values run out, or are left over."""
+    replay = _Replay(values)
+    text = _ANNOTATION.sub("", notation)
+    try:
+        for count, size, operations in _TERM.findall(text):
+            faces = 10 if size == "%" else int(size)
+
+            def roll(faces: int = faces, tens: bool = size == "%") -> _Die:
+                return replay.roll(faces, tens)
+
+            dice = [roll() for _ in range(int(count) if count else 1)]
+            for op, selectors in _operations(operations):
+                _operate(dice, op, selectors, roll)
+    except _RunOut:
+        return None
+    return replay.sides if replay.position == len(values) else None
+
+
+class _Replay:
+    """The values of a roll in notation, handed out in order to the dice replayed."""
+
+    __slots__ = ("position", "sides", "values")
+
+    def __init__(self, values: Sequence[int]) -> None:
+        self.values = values
+        self.position = 0
+        self.sides: list[int] = []
+
+    def roll(self, faces: int, tens: bool) -> _Die:
+        if self.position >= len(self.values) or len(self.sides) >= _MAX_NOTATION_DICE:
+            raise _RunOut
+        value = self.values[self.position]
+        self.position += 1
+        self.sides.append(faces)
+        return _Die(10 * (value - 1) if tens else value)
+
+
+def _operate(
+    dice: list[_Die], op: str, selectors: list[tuple[str, int]], roll: Callable[[], _Die]
+) -> None:
+    """One operation of a dice term, as the service's notation makes it."""
+    chosen = _select(dice, selectors, 1 if op == "ra" else None)
+    if op == "k":
+        for die in dice:
+            if die.kept and not any(die is other for other in chosen):
+                die.kept = False
+    elif op == "p":
+        for die in chosen:
+            die.kept = False
+    elif op in ("rr", "ro"):
+        again = _in_order(dice, chosen)
+        while again:
+            for die in again:
+                die.total = roll().total
+            again = _in_order(dice, _select(dice, selectors)) if op == "rr" else []
+    elif op == "ra":
+        dice.extend(roll() for _ in chosen)
+    elif op == "e":
+        done: list[_Die] = []
+        while chosen:
+            dice.extend(roll() for _ in chosen)
+            done.extend(chosen)
+            chosen = [die for die in _select(dice, selectors) if not any(die is d for d in done)]
+    else:
+        number = selectors[-1][1]
+        for die in dice:
+            if die.kept and (die.total < number if op == "mi" else die.total > number):
+                die.total = number
+
+
+class _RunOut(Exception):
+    """The values listed ran out before the notation's dice did."""
 
 
 @dataclass
@@ -238,6 +378,10 @@ def _integer(value: Any, what: str, least: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise Malformed(f"{what}: not an integer of at least {least}")
     return value
+
+
+def _is_value(value: Any) -> bool:
+    return type(value) is int and value >= 1
 
 
 def _is_int(value: Any, number: int) -> bool:
@@ -400,6 +544,10 @@ def _entry_sides(entry: Mapping[str, Any], label: str) -> list[int]:
             raise Malformed(f"{label}: sides listed for plain dice {notation}")
         if not sides_follow(notation, sides):
             raise Malformed(f"{label}: sides {_shown(sides)} do not follow from {notation}")
+        values = entry["values"]
+        given = isinstance(values, list) and all(_is_value(value) for value in values)
+        if given and replay_sides(notation, values) != sides:
+            raise Malformed(f"{label}: {notation} does not roll these dice with these values")
         return sides
     if plain is None:
         raise Malformed(f"{label}: dice in notation without their sides")
