@@ -115,6 +115,89 @@ def notation_sides(expression: str) -> dict[str, Any]:
     return {"notation": expression, "sides": sides, "exact": exact}
 
 
+def chosen_by(dice: list[dict[str, Any]], selectors: list[tuple[str, int]], most: int) -> list:
+    """The kept dice any selector chooses ("l"/"h"/"<"/">"/"": the page's selectors)."""
+    out: list[dict[str, Any]] = []
+    for cat, number in selectors:
+        kept = [die for die in dice if die["kept"]]
+        if cat == "l":
+            found = sorted(kept, key=lambda die: die["total"])[:number]
+        elif cat == "h":
+            found = sorted(kept, key=lambda die: die["total"], reverse=True)[:number]
+        else:
+            test = {"<": int.__lt__, ">": int.__gt__, "": int.__eq__}[cat]
+            found = [die for die in kept if test(die["total"], number)]
+        found = found[: max(0, most - len(out))]
+        out += [die for die in found if all(die is not other for other in out)]
+    return out
+
+
+def replay(expression: str, values: list[int]) -> list[int] | None:
+    """The page's replay of a roll in notation: the sides of each die rolled, the values
+    handed out in order (None: they run out, or some are left)."""
+    bare = re.sub(r"\[[^\]]*\]", "", expression)
+    given = iter(values)
+    sides: list[int] = []
+    for count, size, operations in TERM.findall(bare):
+        faces = 10 if size == "%" else int(size)
+
+        def roll(faces: int = faces, tens: bool = size == "%") -> dict[str, Any] | None:
+            value = next(given, None)
+            if value is None:
+                return None
+            sides.append(faces)
+            return {"total": 10 * (value - 1) if tens else value, "kept": True}
+
+        dice = [roll() for _ in range(int(count) if count else 1)]
+        merged: list[tuple[str, list[tuple[str, int]]]] = []
+        for op, cat, number in re.findall(r"(k|p|rr|ro|ra|e|mi|ma)([lh<>]?)([0-9]+)", operations):
+            if merged and merged[-1][0] == op and op not in ("mi", "ma"):
+                merged[-1][1].append((cat, int(number)))
+            else:
+                merged.append((op, [(cat, int(number))]))
+        for op, selectors in merged:
+            if None in dice:
+                return None
+            chosen = chosen_by(dice, selectors, 1 if op == "ra" else len(dice) + 1000)
+            if op in ("k", "p"):
+                for die in dice:
+                    if die["kept"] and (any(die is c for c in chosen) == (op == "p")):
+                        die["kept"] = False
+            elif op in ("rr", "ro"):
+                while chosen:
+                    for die in [d for d in dice if any(d is c for c in chosen)]:
+                        new = roll()
+                        if new is None:
+                            return None
+                        die["total"] = new["total"]
+                    chosen = chosen_by(dice, selectors, len(dice) + 1000) if op == "rr" else []
+            elif op in ("ra", "e"):
+                done: list[dict[str, Any]] = []
+                while chosen:
+                    dice += [roll() for _ in chosen]
+                    if None in dice:
+                        return None
+                    done += chosen
+                    chosen = (
+                        []
+                        if op == "ra"
+                        else [
+                            die
+                            for die in chosen_by(dice, selectors, len(dice) + 1000)
+                            if all(die is not d for d in done)
+                        ]
+                    )
+            else:
+                number = selectors[-1][1]
+                for die in dice:
+                    low, high = die["total"] < number, die["total"] > number
+                    if die["kept"] and (low if op == "mi" else high):
+                        die["total"] = number
+        if None in dice:
+            return None
+    return sides if next(given, None) is None else None
+
+
 def entry_sides(entry: dict[str, Any]) -> list[int]:
     if "sides" in entry:
         return list(entry["sides"])
@@ -202,6 +285,10 @@ def main(argv: list[str]) -> int:
         "scheme": SCHEME,
         "sessions": [session_vectors(session) for session in given["sessions"]],
         "notation": [notation_sides(expression) for expression in given["notation"]],
+        "replays": [
+            {"notation": notation, "values": values, "sides": replay(notation, values)}
+            for notation, values in given["replays"]
+        ],
     }
     written = json.dumps(made, indent=1, ensure_ascii=False) + "\n"
     target = HERE / "vectors.json"

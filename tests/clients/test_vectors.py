@@ -101,8 +101,14 @@ def test_the_page_shows_the_vectors_computed() -> None:
     for entry in made["notation"]:
         tail = "" if entry["exact"] else " at least (rerolls or explosions)"
         expected.add(f"notation {entry['notation']}: sides {json.dumps(entry['sides'])}{tail}")
+    for entry in made["replays"]:
+        expected.add(
+            f"replay {entry['notation']} with {json.dumps(entry['values'])}: "
+            f"{'refused' if entry['sides'] is None else 'sides ' + json.dumps(entry['sides'])}"
+        )
     assert lines
     assert set(lines) <= expected
+    assert any(line.startswith("replay ") for line in lines)
     # One round of each kind, with a server die where the session has one.
     assert sum(" die: " in line for line in lines) >= 6
 
@@ -129,15 +135,44 @@ def test_the_python_verifier_reproduces_every_vector() -> None:
     for entry in made["notation"]:
         assert verify.notation_sides(entry["notation"]) == (entry["sides"], entry["exact"])
         assert verify.sides_follow(entry["notation"], entry["sides"])
+    for entry in made["replays"]:
+        assert verify.replay_sides(entry["notation"], entry["values"]) == entry["sides"]
+
+
+def test_the_replays_are_what_the_services_notation_rolls() -> None:
+    """Each replay of the vectors, fed its values, is the dice the service's evaluator draws."""
+    from app.notation import NotationError, roll_notation
+
+    for entry in vectors()["replays"]:
+        given = iter(entry["values"])
+        drawn: list[int] = []
+
+        def draw(sides: int, given: Any = given, drawn: list[int] = drawn) -> int:
+            drawn.append(sides)
+            value = next(given, None)
+            if value is None:
+                raise NotationError("the values ran out")
+            return int(value)
+
+        try:
+            roll_notation(entry["notation"], draw)
+        except NotationError:
+            assert entry["sides"] is None, entry
+            continue
+        if next(given, None) is not None:
+            assert entry["sides"] is None, entry
+        else:
+            assert drawn == entry["sides"], entry
 
 
 NODE = """
-import { canonicalText, derive, hmacKey, notationSides, seedsDigest, verifyProof, fromHex }
-  from MODULE;
+import {
+  canonicalText, derive, hmacKey, notationSides, replaySides, seedsDigest, verifyProof, fromHex,
+} from MODULE;
 let text = "";
 process.stdin.setEncoding("utf8");
 for await (const chunk of process.stdin) text += chunk;
-const { cases, notation } = JSON.parse(text);
+const { cases, notation, replays } = JSON.parse(text);
 const answers = [];
 for (const { proof, computed } of cases) {
   const key = await hmacKey(fromHex(computed.server_seed));
@@ -161,7 +196,9 @@ for (const { proof, computed } of cases) {
   });
 }
 process.stdout.write(JSON.stringify({
-  answers, notation: notation.map((entry) => notationSides(entry.notation)),
+  answers,
+  notation: notation.map((entry) => notationSides(entry.notation)),
+  replays: replays.map((entry) => replaySides(entry.notation, entry.values)),
 }));
 """
 
@@ -175,7 +212,9 @@ def test_the_table_pages_verifier_reproduces_every_vector() -> None:
     ]
     ran = subprocess.run(
         [node, "--input-type=module", "-e", NODE.replace("MODULE", json.dumps(VERIFY_JS.as_uri()))],
-        input=json.dumps({"cases": cases, "notation": made["notation"]}),
+        input=json.dumps(
+            {"cases": cases, "notation": made["notation"], "replays": made["replays"]}
+        ),
         capture_output=True,
         text=True,
         timeout=120,
@@ -196,3 +235,4 @@ def test_the_table_pages_verifier_reproduces_every_vector() -> None:
         assert found["problems"] == [], computed["name"]
         assert found["diceChecked"] == len(expected)
     assert answer["notation"] == [[entry["sides"], entry["exact"]] for entry in made["notation"]]
+    assert answer["replays"] == [entry["sides"] for entry in made["replays"]]
