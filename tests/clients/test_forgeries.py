@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests import forger
+from tests import forger, verifier_from_doc
 from tests.clients.test_verifiable_dice import PLAYS, sealed_bidding_game
 from tests.helpers import Session, bearer
 from tests.requirements import program
@@ -151,13 +151,15 @@ def test_every_forgery_is_named_by_both_verifiers(played: list[Played]) -> None:
                 continue
             applied[forgery.name] = applied.get(forgery.name, 0) + 1
             if not forgery.needs_record:
-                # The proof alone exposes it: no record of the player's needed.
+                # The proof alone exposes it: no record of the player's needed; the verifier
+                # written from the page alone finds it too.
                 alone = verify_proof(forged).problems
                 assert any(forgery.named in problem for problem in alone), (
                     forgery.name,
                     game.name,
                     alone,
                 )
+                assert verifier_from_doc.check(forged), (forgery.name, game.name)
             problems = verify_proof(forged, expected=game.expected, served=game.served).problems
             assert any(forgery.named in problem for problem in problems), (
                 forgery.name,
@@ -182,11 +184,13 @@ def test_malformed_proofs_are_reported_never_raised(played: list[Played]) -> Non
             change(broken)
             problems = verify_proof(broken).problems
             assert any(named in problem for problem in problems), (name, game.name, problems)
+            assert verifier_from_doc.check(broken), name
             python.append(problems)
             cases.append({"proof": broken, "expected": None, "served": None})
     odd: tuple[Any, ...] = (None, [], "proof", 7)
     for value in odd:
         assert verify_proof(value).problems == ["proof: not an object"]
+        assert verifier_from_doc.check(value) == [("proof", "not an object")]
         python.append(["proof: not an object"])
         cases.append({"proof": value, "expected": None, "served": None})
     for problems, report in zip(python, node_reports(cases), strict=True):
@@ -303,6 +307,9 @@ def test_any_mutation_is_reported_by_both_or_means_the_same(
                 continue
             report = verify_proof(mutated, expected=game.expected, served=game.served)
             assert report.problems, (game.name, mutated)
+            # The page-alone verifier takes no record of the player's nor served rounds: it is
+            # held only to never crash.
+            assert isinstance(verifier_from_doc.check(mutated), list)
             python.append(report.problems)
             cases.append(
                 {"proof": mutated, "expected": game.expected_json(), "served": game.served}
