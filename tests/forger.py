@@ -352,6 +352,88 @@ def _changed_record(proof: Proof) -> bool:
     return True
 
 
+def _unused(
+    why: str,
+    by: Any = "gm",
+    values: tuple[int, ...] = (7,),
+    *,
+    of: str = "supplied",
+    same_purpose: bool = False,
+) -> Callable[[Proof], bool]:
+    """A supplied die the round never used, listed in `unused` (issue 39's field), beside the
+    first roll whose source is `of` (a round not waiting for seats): of that roll's name and
+    purpose with `same_purpose` (a surplus), else of a purpose the round never rolled."""
+
+    def forge(proof: Proof) -> bool:
+        for record in proof.get("rounds", []):
+            beside = next((e for e in record["dice"] if e.get("source") == of), None)
+            if beside is None or "dice_from" in record["outcome"]:
+                continue
+            purpose = beside["purpose"] if same_purpose else "never rolled"
+            record["outcome"]["unused"] = [
+                {
+                    "who": beside["who"],
+                    "purpose": purpose,
+                    "values": list(values),
+                    "why": why,
+                    "by": by,
+                    "dice": beside["dice"],
+                }
+            ]
+            return True
+        return False
+
+    return forge
+
+
+def _roll_for_me_supplied(proof: Proof) -> bool:
+    """A seat that asked the server to roll its dice, with a die said to be the GM's."""
+    for record in proof.get("rounds", []):
+        dice_from = record["outcome"].get("dice_from")
+        if not dice_from:
+            continue
+        entry = next((e for e in record["dice"] if e["source"] == "rolled"), None)
+        if entry is None:
+            continue
+        dice_from[entry["who"]] = "roll-for-me"
+        entry["source"], entry["by"] = "supplied", "gm"
+        return True
+    return False
+
+
+#: Forgeries of the fields a round gains with supplied dice counted as thrown (`unused`,
+#: "roll-for-me"): honest ones pass (`HONEST_UNUSED`), these do not.
+UNUSED_FORGERIES: tuple[Forgery, ...] = (
+    Forgery("an unused die by a stranger", _unused("ended", by="seat:Nobody"), "supplied by"),
+    Forgery("an unused die by nobody", _unused("ended", by=None), "not said by whom"),
+    Forgery(
+        "an unused die out of range",
+        _unused("surplus", values=(99,), same_purpose=True),
+        "a value above",
+    ),
+    Forgery(
+        "an unused die also among the rolls",
+        _unused("not-needed", same_purpose=True),
+        "but the round rolled it",
+    ),
+    Forgery("an unused die of no reason", _unused("because"), "is none of"),
+    Forgery(
+        "a surplus of server dice",
+        _unused("surplus", values=(1,), of="rolled", same_purpose=True),
+        "surplus of dice the round did not take supplied",
+    ),
+    Forgery(
+        "a die said supplied for a seat the server rolled for",
+        _roll_for_me_supplied,
+        "but the server rolled",
+    ),
+)
+HONEST_UNUSED: tuple[Forgery, ...] = (
+    Forgery("an unused die the round did not need", _unused("not-needed", values=(3,)), ""),
+    Forgery("an unused surplus die", _unused("surplus", values=(2,), same_purpose=True), ""),
+    Forgery("an unused die after the end", _unused("ended", values=(1,)), ""),
+)
+
 FORGERIES: tuple[Forgery, ...] = (
     Forgery("a server die changed", _change_die, "recorded"),
     Forgery("sides ground on a d20", _grind_sides, "sides listed for plain dice 1d20"),

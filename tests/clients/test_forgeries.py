@@ -175,6 +175,34 @@ def test_every_forgery_is_named_by_both_verifiers(played: list[Played]) -> None:
         assert node["ok"] is False
 
 
+def test_unused_dice_and_roll_for_me_are_checked_by_both_verifiers(played: list[Played]) -> None:
+    """A round's `unused` supplied dice and a seat's "roll-for-me" (docs/verifiable-dice.md#a-
+    rounds-record): honest ones pass both verifiers, forged ones fail both, the chain rebuilt."""
+    cases: list[dict[str, Any]] = []
+    python: list[list[str]] = []
+    for forgery in (*forger.HONEST_UNUSED, *forger.UNUSED_FORGERIES):
+        applied = 0
+        for game in played:
+            forged = forgery.apply(game.proof)
+            if forged is None:
+                continue
+            applied += 1
+            problems = verify_proof(forged).problems
+            if forgery in forger.HONEST_UNUSED:
+                assert problems == [], (forgery.name, game.name, problems)
+            else:
+                assert any(forgery.named in problem for problem in problems), (
+                    forgery.name,
+                    game.name,
+                    problems,
+                )
+            python.append(problems)
+            cases.append({"proof": forged, "expected": None, "served": None})
+        assert applied, forgery.name
+    for problems, node in zip(python, node_reports(cases), strict=True):
+        assert node["problems"] == problems
+
+
 def test_malformed_proofs_are_reported_never_raised(played: list[Played]) -> None:
     cases: list[dict[str, Any]] = []
     python: list[list[str]] = []
