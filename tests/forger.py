@@ -519,4 +519,9 @@ MALFORMED: tuple[tuple[str, Callable[[Proof], None], str], ...] = (
         "seeds: seeds_digest is not the digest of the seeds listed",
     ),
     ("an empty proof", lambda proof: proof.clear(), "proof: missing"),
+    (
+        "a seed of 257 code points",
+        lambda proof: proof["seeds"].append({"by": "seat:Long", "seed": "🎲" * 257}),
+        "seeds, seed ",
+    ),
 )

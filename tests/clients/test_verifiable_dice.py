@@ -560,6 +560,23 @@ def test_seeds_are_taken_once_per_token_and_only_before_the_first_round(
     assert [entry["by"] for entry in proof["seeds"]] == ["seat:Ogre", "gm"]
 
 
+def test_a_seed_is_counted_in_code_points_not_bytes(store_client: TestClient) -> None:
+    """The seed limit is 256 Unicode code points (docs/verifiable-dice.md#the-seeds-added): 256
+    dice emoji (1024 UTF-8 bytes) are taken, 257 are not, and a verifier counts as the service."""
+    made = Session(
+        store_client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable", "seats": True}
+    )
+    assert_problem(made.post("seeds", {"seed": "🎲" * 257}), 422)
+    added = add_seed(made, "🎲" * 256, made.gm)
+    assert len(added["seeds"][0]["seed"].encode()) == 1024
+    assert made.post("resolve").status_code == 200
+    proof = proof_of(store_client, made)
+    both_verify(proof)
+    longer = copy.deepcopy(proof)
+    longer["seeds"][0]["seed"] += "🎲"
+    assert verify_proof(longer).problems[0] == ("seeds, seed 1: 257 code points, not 1 to 256")
+
+
 def test_a_session_without_verifiable_dice_has_no_seeds_or_proof(store_client: TestClient) -> None:
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
     assert not {"dice", "commitment", "chain_head"} & set(made.created)
