@@ -662,7 +662,7 @@ async function checkDice(button) {
     const proof = await wholeProof();
     // Checked against what this page was shown before (its heads, the commitment, its seed):
     // a chain rebuilt since fails at the first head that differs.
-    const expected = seen();
+    const expected = { ...(seen() || {}), config: view.session ? view.session.config : null };
     const conflicts = view.seenConflicts || [];
     let line;
     if (!proof.revealed) {

@@ -20,7 +20,7 @@ import re
 import sys
 import urllib.error
 
-from arbiter_client.verify import Expected, fetch_proof, fetch_rounds, verify_proof
+from arbiter_client.verify import Expected, verify
 
 _HEAD = re.compile(r"([0-9]+)=([0-9a-f]{64})")
 _HEX = re.compile(r"[0-9a-f]{64}")
@@ -103,12 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         seeds=options.expect_seed,
     )
     try:
-        proof = fetch_proof(options.url, options.token)
-        served = fetch_rounds(options.url, options.token) if proof.get("revealed") else None
+        report = verify(options.url, options.token, expected=expected)
     except (urllib.error.URLError, ValueError) as exc:
         sys.stderr.write(f"cannot read the proof: {exc}\n")
         return 2
-    report = verify_proof(proof, expected=expected, served=served)
     sys.stdout.write(report.text() + "\n")
     if report.ok:
         return 0

@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import json
 import re
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1042,12 +1043,20 @@ def _get_json(url: str, token: str, timeout: float) -> Any:
 def verify(
     url: str, token: str, *, expected: Expected | None = None, timeout: float = 30.0
 ) -> Report:
-    """Fetch a session's proof and rounds with any of its tokens and check them
-    (`verify_proof`); the session's id and kind are the URL's."""
+    """Fetch a session's proof, its rounds and (while it can be read) the session itself with
+    any of its tokens and check them (`verify_proof`): the session's id and kind are the URL's,
+    its config the session's; `expected` adds what the player recorded during play."""
     proof = fetch_proof(url, token, timeout=timeout)
     served = fetch_rounds(url, token, timeout=timeout) if proof.get("revealed") else None
     parts = _session_url(url).split("/")
     seen = expected or Expected()
     if seen.session is None and len(parts) >= 2:
         seen.session, seen.kind = parts[-1], seen.kind or parts[-2]
+    if seen.config is None:
+        try:
+            session = _get_json(_session_url(url), token, timeout)
+        except urllib.error.HTTPError:
+            session = None  # a deleted session answers only its proof
+        if isinstance(session, dict) and isinstance(session.get("config"), dict):
+            seen.config = session["config"]
     return verify_proof(proof, expected=seen, served=served)
