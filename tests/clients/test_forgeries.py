@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.api.registry import KINDS
 from tests import forger, verifier_from_doc
 from tests.clients.test_verifiable_dice import PLAYS, sealed_bidding_game
 from tests.helpers import Session, bearer
@@ -344,3 +345,54 @@ def test_any_mutation_is_reported_by_both_or_means_the_same(
             )
     for problems, node in zip(python, node_reports(cases), strict=True):
         assert node["problems"], problems
+
+
+def test_sessions_over_before_any_round_check_out(tmp_path: Path) -> None:
+    """docs/verifiable-dice.md#the-chain: a session deleted before its first change lists its
+    seeds unchained (seeds_link null), one ended before any round chains them; both proofs pass
+    both verifiers and the page-alone one, and a deleted session's seeds may not be rechained
+    away."""
+    from app.main import create_app
+    from app.settings import Settings
+    from app.store.database import upgrade_to_head
+    from tests.clients.test_verifiable_dice import ARM_WRESTLE
+    from tests.helpers import Session
+
+    url = f"sqlite:///{tmp_path / 'arbiter.db'}"
+    upgrade_to_head(url)
+    proofs: list[dict[str, Any]] = []
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        deleted = Session(client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable"})
+        assert deleted.post("seeds", {"seed": "the GM's"}).status_code == 200
+        assert client.delete(deleted.url, headers=deleted.headers).status_code == 204
+        chase = KINDS["chases"].examples.create
+        ended = Session(client, "chases", {**chase, "dice": "verifiable"})
+        assert ended.post("seeds", {"seed": "the GM's"}).status_code == 200
+        assert ended.post("end", {}).status_code == 200
+        for made in (deleted, ended):
+            answer = client.get(f"{made.url}/proof", headers=bearer(made.gm))
+            assert answer.status_code == 200, answer.text
+            proofs.append(answer.json())
+    first, second = proofs
+    assert (first["status"], first["seeds_link"], first["rounds_played"]) == ("deleted", None, 0)
+    assert first["chain_head"] == first["genesis_link"]
+    assert second["status"] == "finished"
+    assert second["seeds_link"] is not None
+    assert second["rounds_played"] == 0
+    for proof in proofs:
+        assert verify_proof(proof).problems == []
+        assert verifier_from_doc.check(proof) == []
+    # A finished session claiming its seeds were never chained is refused.
+    unchained = copy.deepcopy(second)
+    unchained["seeds_link"] = None
+    unchained["chain_head"] = unchained["genesis_link"]
+    assert verify_proof(unchained).problems == [
+        "seeds: closed but never chained (seeds_link is null)"
+    ]
+    assert verifier_from_doc.check(unchained) == [("seeds", "never chained")]
+    reports = node_reports([{"proof": p, "expected": None, "served": None} for p in proofs])
+    assert [report["problems"] for report in reports] == [[], []]
+    assert (
+        node_reports([{"proof": unchained, "expected": None, "served": None}])[0]["problems"]
+        == verify_proof(unchained).problems
+    )
