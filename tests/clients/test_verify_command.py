@@ -20,7 +20,7 @@ import pytest
 from arbiter_client import Arbiter
 from arbiter_client import operations as ops
 from arbiter_client.__main__ import parse
-from arbiter_client.verify import verify
+from arbiter_client.verify import fetch_proof, verify
 
 from app.api.registry import KINDS
 from app.store.database import upgrade_to_head
@@ -127,6 +127,71 @@ def test_the_command_verifies_a_race_and_names_a_changed_die(served: tuple[str, 
         f"round {number}, roll {position + 1} ({entry['who']}'s {entry['purpose']!r}, "
         f"{entry['dice']}), die 1 (index 0, d{sides}): recorded {value % sides + 1}, "
         f"derived {value}",
+    ]
+
+
+def test_a_chain_rebuilt_in_the_store_passes_alone_and_fails_at_the_head_recorded(
+    served: tuple[str, Path],
+) -> None:
+    """A dishonest server: once the race is over it changes round 1's result in its store and
+    rebuilds every link after it and the session's head (tests/forger.py's chain). The proof
+    is consistent with itself and the rounds served say the same, so the command alone finds
+    nothing; given the head the player recorded after round 1, it names that link."""
+    from tests import forger
+
+    base_url, database = served
+    with Arbiter(base_url) as arbiter:
+        body: dict[str, Any] = {**KINDS["races"].examples.create, "dice": "verifiable"}
+        created = arbiter.send(ops.races.create(body)).body
+        assert created.tokens is not None
+        token = created.tokens.gm
+        arbiter.send(ops.races.add_seed(created.id, "mine"), token=token)
+        arbiter.send(ops.races.resolve(created.id), token=token)
+    url = f"{base_url}/v1/races/{created.id}"
+    honest = fetch_proof(url, token)
+    assert honest["rounds_played"] > 1
+    recorded = [f"1={honest['rounds'][0]['link']}", f"0={honest['seeds_link']}"]
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute(
+            "SELECT number, inputs, dice, outcome FROM rounds WHERE session_id = ? ORDER BY number",
+            (created.id,),
+        ).fetchall()
+        head = honest["seeds_link"]
+        for number, inputs, dice, outcome in rows:
+            record = orjson.loads(outcome)
+            if number == 1:
+                for standing in record["competitors"].values():
+                    standing["gained"] += 1
+            head = forger.chain(
+                head,
+                {
+                    "number": number,
+                    "inputs": orjson.loads(inputs),
+                    "dice": orjson.loads(dice),
+                    "outcome": record,
+                },
+            )
+            connection.execute(
+                "UPDATE rounds SET outcome = ?, link = ? WHERE session_id = ? AND number = ?",
+                (orjson.dumps(record).decode(), head, created.id, number),
+            )
+        (state,) = connection.execute(
+            "SELECT state FROM sessions WHERE id = ?", (created.id,)
+        ).fetchone()
+        stored = orjson.loads(state)
+        stored["verifiable"]["head"] = head
+        connection.execute(
+            "UPDATE sessions SET state = ? WHERE id = ?",
+            (orjson.dumps(stored).decode(), created.id),
+        )
+    alone = command("verify", url, "--token", token)
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    caught = command(
+        "verify", url, "--token", token, *(f"--expect-head={head}" for head in recorded)
+    )
+    assert caught.returncode == 1, caught.stdout + caught.stderr
+    assert caught.stdout.splitlines()[1:] == [
+        "chain: link 1 is not the head recorded after round 1"
     ]
 
 
