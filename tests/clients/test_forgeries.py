@@ -396,3 +396,69 @@ def test_sessions_over_before_any_round_check_out(tmp_path: Path) -> None:
         node_reports([{"proof": unchained, "expected": None, "served": None}])[0]["problems"]
         == verify_proof(unchained).problems
     )
+
+
+def test_before_the_reveal_both_verifiers_check_what_they_can(tmp_path: Path) -> None:
+    """A running session's proof (docs/verifiable-dice.md#verifying-a-session, before the
+    reveal): the honest one is refused only for not being revealed yet, with what is left
+    named; a forged genesis, seeds' digest, seeds' link, commitment or head is named now."""
+    from app.main import create_app
+    from app.settings import Settings
+    from app.store.database import upgrade_to_head
+    from tests.clients.test_verifiable_dice import ARM_WRESTLE
+
+    url = f"sqlite:///{tmp_path / 'arbiter.db'}"
+    upgrade_to_head(url)
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable"})
+        assert made.post("seeds", {"seed": "the GM's"}).status_code == 200
+        made.play_round({})
+        made.play_round({})
+        view = made.get().json()
+        honest = client.get(f"{made.url}/proof", headers=bearer(made.gm)).json()
+    assert honest["revealed"] is False
+    expected = {
+        "session": made.id,
+        "kind": "arm-wrestles",
+        "commitment": made.created["commitment"],
+        "heads": {0: made.created["chain_head"], 2: view["chain_head"]},
+        "seeds": [{"by": "gm", "seed": "the GM's"}],
+        "config": view["config"],
+    }
+    seen = Expected(**expected)
+    waiting = "the server seed is not revealed yet: the session is still running"
+
+    def forged(change: Any) -> dict[str, Any]:
+        proof = copy.deepcopy(honest)
+        change(proof)
+        return proof
+
+    def rechained(proof: dict[str, Any]) -> None:
+        proof["seeds"][0]["seed"] = "not the GM's"
+        forger.rebuild(proof)
+
+    cases = {
+        "honest": (honest, waiting),
+        "genesis": (forged(lambda p: p["genesis"].update(kind="races")), "genesis: its kind"),
+        "digest": (forged(lambda p: p.update(seeds_digest="00" * 32)), "seeds_digest is not"),
+        "unchained": (forged(lambda p: p.update(seeds_link=None)), "without the seeds' link"),
+        "commitment": (forged(lambda p: p.update(commitment="ab" * 32)), "commitment: not"),
+        "head": (forged(lambda p: p.update(chain_head="cd" * 32)), "link 2 is not the head"),
+        "reseeded": (forged(rechained), "gm's seed is not among"),
+    }
+    reports = node_reports(
+        [{"proof": proof, "expected": expected, "served": None} for proof, _ in cases.values()]
+    )
+    for (name, (proof, named)), node in zip(cases.items(), reports, strict=True):
+        report = verify_proof(proof, expected=seen)
+        assert any(named in problem for problem in report.problems), (name, report.problems)
+        assert report.problems[-1] == waiting
+        assert report.left, name
+        assert report.dice_checked == 0
+        assert node["problems"] == report.problems, name
+        if name == "honest":
+            assert report.problems == [waiting]
+            assert report.left == [
+                "the server seed, and with it every server die and the links of 2 round(s) "
+                f"to the head {view['chain_head'][:16]}…"
+            ]
