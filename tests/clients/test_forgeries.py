@@ -429,7 +429,7 @@ def test_before_the_reveal_both_verifiers_check_what_they_can(tmp_path: Path) ->
     waiting = "the server seed is not revealed yet: the session is still running"
 
     def forged(change: Any) -> dict[str, Any]:
-        proof = copy.deepcopy(honest)
+        proof: dict[str, Any] = copy.deepcopy(honest)
         change(proof)
         return proof
 
