@@ -190,10 +190,12 @@ def test_a_tampered_proof_is_named_on_the_page(table: NewSeat, server: Server) -
 
     gm.page.route(re.compile(r"/proof\?after=0&limit=500$"), tampered)
     gm.page.get_by_role("button", name="Check the dice").click()
+    # The rounds the page is served are the service's own: the changed one differs from them.
     named = (
-        f"2 problem(s): round 1: its record does not match its link in the chain; "
+        f"3 problem(s): round 1: its record does not match its link in the chain; "
         f"round 1, roll {position + 1} ({entry['who']}'s {entry['purpose']!r}, {entry['dice']}), "
-        f"die 1 (index 0, d{sides}): recorded {value % sides + 1}, derived {value}"
+        f"die 1 (index 0, d{sides}): recorded {value % sides + 1}, derived {value}; "
+        "round 1: the round served is not the round chained"
     )
     expect(gm.page.locator("#check-result")).to_have_text(named, timeout=20_000)
     expect(gm.page.locator("#check-result")).to_have_attribute("data-state", "failed")

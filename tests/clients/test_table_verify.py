@@ -190,11 +190,12 @@ def test_a_tampered_die_link_seed_or_server_seed_is_named_at_its_place(
         "round 2: its record does not match its link in the chain",
         "round 3: its record does not match its link in the chain",
     ]
-    assert reports[2]["problems"][0] == (
-        "seeds: the seeds listed are not the ones chained (seeds_link)"
-    )
-    assert len(reports[2]["problems"]) > 1
-    assert all(", die " in problem for problem in reports[2]["problems"][1:])
+    assert reports[2]["problems"][:2] == [
+        "seeds: seeds_digest is not the digest of the seeds listed",
+        "seeds: the seeds listed are not the ones chained (seeds_link)",
+    ]
+    assert len(reports[2]["problems"]) > 2
+    assert all(", die " in problem for problem in reports[2]["problems"][2:])
     assert reports[3]["problems"][0] == "server seed: its SHA-256 is not the commitment"
     assert reports[4]["problems"] == [
         f"rounds: {finished['rounds_played'] - 1} listed, {finished['rounds_played']} played",
@@ -266,11 +267,98 @@ def test_before_the_reveal_the_genesis_and_the_seeds_link_are_checked(
         f"{fresh['chain_head'][:12]}…. The genesis checks out."
     )
     assert wrong_seed["report"]["problems"] == [
-        "seeds: the seeds listed are not the ones chained (seeds_link)"
+        "seeds: seeds_digest is not the digest of the seeds listed",
+        "seeds: the seeds listed are not the ones chained (seeds_link)",
     ]
     assert wrong_seed["line"].endswith(
-        "1 problem(s): seeds: the seeds listed are not the ones chained (seeds_link)"
+        "2 problem(s): seeds: seeds_digest is not the digest of the seeds listed; "
+        "seeds: the seeds listed are not the ones chained (seeds_link)"
     )
     assert wrong_genesis["report"]["problems"] == [
         "genesis: its record does not match its link in the chain"
+    ]
+
+
+KEPT = """
+import { remember, verifyProof } from MODULE;
+let text = "";
+process.stdin.setEncoding("utf8");
+for await (const chunk of process.stdin) text += chunk;
+const { views, mine, proofs, twice } = JSON.parse(text);
+let memory = null;
+for (const shown of views) ({ memory } = remember(memory, shown, { kind: "arm-wrestles" }));
+({ memory } = remember(memory, null, { mine }));
+const reports = [];
+for (const proof of proofs) reports.push((await verifyProof(proof, { expected: memory })).problems);
+const { conflicts } = remember(memory, twice);
+process.stdout.write(JSON.stringify({ memory, reports, conflicts }));
+"""
+
+
+def test_the_page_keeps_the_heads_it_saw_and_checks_the_proof_against_them(
+    store_client: TestClient,
+) -> None:
+    """The table page's memory of a session (verify.js's `remember`, kept in the browser's
+    storage by table.js): the commitment, the head after each round it saw, its own seed. A
+    proof whose whole chain was rebuilt after a die changed passes every check of the proof
+    alone and fails at the first head the page saw."""
+    from tests import forger
+    from tests.clients.test_verifiable_dice import ARM_WRESTLE, add_seed
+    from tests.helpers import Session
+
+    made = Session(store_client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable"})
+    views = [made.created]
+    add_seed(made, "the GM's own", made.gm)
+    views.append(made.get().json())
+    for _round in range(3):
+        made.play_round({})
+        views.append(made.get().json())
+    assert made.post("resolve").status_code == 200
+    views.append(made.get().json())
+    honest = proof_of(store_client, made)
+    # Round 2's result changed (its DS) and the whole chain rebuilt over it.
+    forged = copy.deepcopy(honest)
+    changed = forged["rounds"][1]["outcome"]
+    changed["ds"] = dict.fromkeys(changed["ds"], 0)
+    forger.rebuild(forged)
+    assert verify_proof(forged).problems == []
+    twice = {**views[3], "chain_head": "ab" * 32}
+    node = program("node", "install Node.js 20", called="Node.js (node)")
+    ran = subprocess.run(
+        [node, "--input-type=module", "-e", KEPT.replace("MODULE", json.dumps(VERIFY_JS.as_uri()))],
+        input=json.dumps(
+            {
+                "views": views,
+                "mine": {"by": "gm", "seed": "the GM's own"},
+                "proofs": [honest, forged],
+                "twice": twice,
+            }
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    answer = json.loads(ran.stdout)
+    memory = answer["memory"]
+    assert memory["session"] == made.id
+    assert memory["kind"] == "arm-wrestles"
+    assert memory["commitment"] == made.created["commitment"]
+    assert memory["seeds"] == [{"by": "gm", "seed": "the GM's own"}]
+    played = honest["rounds_played"]
+    # Before the first round the page saw the genesis's link, while seeds were taken.
+    assert memory["heads"] == {
+        "0": honest["genesis_link"],
+        **{str(record["number"]): record["link"] for record in honest["rounds"][:3]},
+        str(played): honest["chain_head"],
+    }
+    honest_problems, forged_problems = answer["reports"]
+    assert honest_problems == []
+    assert forged_problems == [
+        "chain: link 2 is not the head recorded after round 2",
+        "chain: link 3 is not the head recorded after round 3",
+        f"chain: link {played} is not the head recorded after round {played}",
+    ]
+    assert answer["conflicts"] == [
+        f"chain: the head shown after round {views[3]['round']} is not the one shown before"
     ]

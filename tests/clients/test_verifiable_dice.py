@@ -397,13 +397,18 @@ def test_a_changed_seed_fails_at_the_seeds_and_changes_every_server_die(
     tampered = copy.deepcopy(proof)
     tampered["seeds"][1]["seed"] = "someone else's"
     problems = verify_proof(tampered).problems
-    assert problems[0] == "seeds: the seeds listed are not the ones chained (seeds_link)"
+    # The digest served beside the seeds is compared too, not only recomputed.
+    assert problems[:2] == [
+        "seeds: seeds_digest is not the digest of the seeds listed",
+        "seeds: the seeds listed are not the ones chained (seeds_link)",
+    ]
     # Every other problem is a server die of a round, none a record's link.
-    assert all(", die " in problem and "derived" in problem for problem in problems[1:])
-    assert len(problems) > 1
+    assert all(", die " in problem and "derived" in problem for problem in problems[2:])
+    assert len(problems) > 2
     found = verifier_from_doc.check(tampered)
     assert found[0] == ("seeds", "not the seeds chained")
-    assert all(" die " in place for place, _ in found[1:])
+    assert found[-1] == ("seeds_digest", "not the seeds' digest")
+    assert all(" die " in place for place, _ in found[1:-1])
 
 
 def test_a_changed_server_seed_fails_at_the_commitment(
@@ -553,6 +558,23 @@ def test_seeds_are_taken_once_per_token_and_only_before_the_first_round(
     proof = made.get("proof").json()
     assert proof["seeds_open"] is False
     assert [entry["by"] for entry in proof["seeds"]] == ["seat:Ogre", "gm"]
+
+
+def test_a_seed_is_counted_in_code_points_not_bytes(store_client: TestClient) -> None:
+    """The seed limit is 256 Unicode code points (docs/verifiable-dice.md#the-seeds-added): 256
+    dice emoji (1024 UTF-8 bytes) are taken, 257 are not, and a verifier counts as the service."""
+    made = Session(
+        store_client, "arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable", "seats": True}
+    )
+    assert_problem(made.post("seeds", {"seed": "🎲" * 257}), 422)
+    added = add_seed(made, "🎲" * 256, made.gm)
+    assert len(added["seeds"][0]["seed"].encode()) == 1024
+    assert made.post("resolve").status_code == 200
+    proof = proof_of(store_client, made)
+    both_verify(proof)
+    longer = copy.deepcopy(proof)
+    longer["seeds"][0]["seed"] += "🎲"
+    assert verify_proof(longer).problems[0] == ("seeds, seed 1: 257 code points, not 1 to 256")
 
 
 def test_a_session_without_verifiable_dice_has_no_seeds_or_proof(store_client: TestClient) -> None:

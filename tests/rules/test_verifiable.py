@@ -90,7 +90,15 @@ def test_the_verifier_from_the_page_recomputes_the_worked_example() -> None:
     example = _example()
     seed = bytes.fromhex(example["server_seed"])
     record = json.loads(example["record 1"])
+    # A whole proof (docs/verifiable-dice.md#the-proof: the verifier requires every field).
     proof = {
+        "scheme": "arbiter-verifiable-dice-v1",
+        "kind": "arm-wrestles",
+        "status": "finished",
+        "revealed": True,
+        "seeds_digest": example["seeds_digest"],
+        "seeds_open": False,
+        "summary": "",
         "server_seed": example["server_seed"],
         "commitment": example["commitment"],
         "session": example["session"],

@@ -269,7 +269,8 @@ def _utf8(value: str) -> str:
     return value
 
 
-#: A seed a token holder adds to a verifiable session: 1 to 256 characters, as sent.
+#: A seed a token holder adds to a verifiable session: 1 to 256 Unicode code points (not UTF-8
+#: bytes: docs/verifiable-dice.md#the-seeds-added), as sent.
 AddedSeed = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_utf8)]
 
 
@@ -278,7 +279,10 @@ class SeedBody(Strict):
 
     seed: Annotated[
         AddedSeed,
-        Field(description="any text of 1 to 256 characters; its exact UTF-8 bytes count"),
+        Field(
+            description="any text of 1 to 256 Unicode code points (not bytes); its exact UTF-8 "
+            "bytes are hashed"
+        ),
     ]
 
 

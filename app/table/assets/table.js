@@ -7,7 +7,7 @@
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
-import { beforeReveal, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
+import { beforeReveal, remember, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
 import { byWords, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
 
 const main = document.getElementById("main");
@@ -305,7 +305,45 @@ function applySession(session) {
   if (view.session && session.version < view.session.version) return;
   const changed = !view.session || session.version !== view.session.version;
   view.session = session;
+  if (session.dice === "verifiable") keepSeen({ shown: session });
   if (changed) render();
+}
+
+// --- what this page saw of a verifiable session, kept to check its proof against --------------
+
+function seenKey() {
+  return `arbiter-verifiable:${view.frag.kind}:${view.frag.session}`;
+}
+
+/** The commitment, each chain head (by rounds played) and this page's seed it was shown. */
+function seen() {
+  try {
+    return JSON.parse(globalThis.sessionStorage.getItem(seenKey()) || "null");
+  } catch {
+    return view.seenHere || null; // no storage: this visit's alone
+  }
+}
+
+function keepSeen({ shown = null, mine = null }) {
+  const { memory, conflicts } = remember(seen(), shown, { mine, kind: view.frag.kind });
+  view.seenHere = memory;
+  view.seenConflicts = [...(view.seenConflicts || []), ...conflicts];
+  try {
+    globalThis.sessionStorage.setItem(seenKey(), JSON.stringify(memory));
+  } catch {
+    // kept for this visit only (view.seenHere)
+  }
+}
+
+/** Every round `GET …/rounds` serves this page's token, oldest first. */
+async function servedRounds() {
+  const served = [];
+  for (;;) {
+    const page = (await asMe("GET", `${base()}/rounds?after=${served.length}&limit=500`)).body;
+    const got = page.rounds || [];
+    served.push(...got);
+    if (got.length < 500) return served;
+  }
 }
 
 async function sessionView(frag) {
@@ -573,8 +611,12 @@ function renderSeeds(proof) {
       h("div", { class: "actions" }, button));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const answer = await act(button, () => asMe("POST", `${base()}/seeds`, { seed: input.value }));
-      if (answer) refreshProof();
+      const seed = input.value;
+      const answer = await act(button, () => asMe("POST", `${base()}/seeds`, { seed }));
+      if (answer) {
+        keepSeen({ mine: { by: myBy(), seed } });
+        refreshProof();
+      }
     });
     parts.push(form);
   } else if (proof.seeds_open) {
@@ -618,13 +660,21 @@ async function checkDice(button) {
   delete result.dataset.state;
   try {
     const proof = await wholeProof();
+    // Checked against what this page was shown before (its heads, the commitment, its seed):
+    // a chain rebuilt since fails at the first head that differs.
+    const expected = { ...(seen() || {}), config: view.session ? view.session.config : null };
+    const conflicts = view.seenConflicts || [];
     let line;
     if (!proof.revealed) {
-      const report = await verifyUnrevealed(proof);
+      const report = await verifyUnrevealed(proof, { expected });
+      report.problems.push(...conflicts);
+      report.ok = report.problems.length === 0;
       line = beforeReveal(proof, report);
       result.dataset.state = report.ok ? "waiting" : "failed";
     } else {
-      const report = await verifyProof(proof);
+      const report = await verifyProof(proof, { expected, served: await servedRounds() });
+      report.problems.push(...conflicts);
+      report.ok = report.problems.length === 0;
       line = reportLine(report);
       result.dataset.state = report.ok ? "ok" : "failed";
       markRounds(report);

@@ -2,9 +2,12 @@
 // docs/verifiable-dice.md (`arbiter-verifiable-dice-v1`) with WebCrypto alone. No DOM code
 // here, so that it runs and is tested on its own (tests/clients/test_table_verify.py).
 //
-// `verifyProof(proof)` takes a revealed proof with every round (oldest first) and answers
-// `{ok, session, diceChecked, roundsChecked, problems}`; each problem names its place in the
-// words of the Python client's verifier (arbiter_client.verify), so both say the same.
+// `verifyProof(proof, {expected, served})` takes a proof (revealed: with every round, oldest
+// first), what the page was shown before (`remember`) and the rounds it was served, makes the
+// checks of docs/verifiable-dice.md in order and answers `{ok, session, diceChecked,
+// roundsChecked, problems, left, rounds}`; each problem names its place in the words of the
+// Python client's verifier (arbiter_client.verify), so both say the same. A malformed proof is
+// reported, never thrown.
 
 export const SCHEME = "arbiter-verifiable-dice-v1";
 
@@ -114,35 +117,383 @@ function plain(value) {
   return value === null || value === undefined ? "None" : String(value);
 }
 
-function sidesOf(entry) {
-  if (Array.isArray(entry.sides)) return entry.sides.map(Number);
-  const found = PLAIN.exec(String(entry.dice ?? ""));
-  if (!found) return null;
+const HEX64 = /^[0-9a-f]{64}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
+// A dice term (`3d6`, `d20`, `d%`) and the operations written right after it (`kh3`, `ro1`).
+const TERM = /([0-9]*)d([0-9]+|%)((?:(?:k|p|rr|ro|ra|e|mi|ma)[lh<>]?[0-9]+)*)/g;
+const OPERATION = /(k|p|rr|ro|ra|e|mi|ma)([lh<>]?)([0-9]+)/g;
+const ANNOTATION = /\[[^\]]*\]/g;
+const REROLLS = ["rr", "ro", "ra", "e"];
+const SOURCES = ["rolled", "supplied"];
+const WHY = ["ended", "not-needed", "surplus"];
+const DICE_FROM = ["seat", "gm", "deadline", "roll-for-me"];
+const STATUSES = ["active", "finished", "deleted"];
+/** A seed's length: 1 to 256 code points (docs/verifiable-dice.md, "The seeds added"). */
+export const MAX_SEED_CODE_POINTS = 256;
+/** The fields of a served round rendered when served (not compared with the chained record). */
+export const RENDERED = ["summary", "cards"];
+const MAX_SIDES = 100000;
+const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/** A part of the proof that is not what the page specifies (reported, never thrown out). */
+class Malformed extends Error {}
+
+/** A value of the proof as a message shows it: its canonical JSON. */
+function shown(value) {
+  try {
+    return canonicalText(value);
+  } catch {
+    return String(value);
+  }
+}
+
+const has = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const sameJson = (a, b) => canonicalText(a) === canonicalText(b);
+const sortedKeys = (keys) => [...keys].sort(byCodePoint);
+
+function object(value, what) {
+  if (!isObject(value)) throw new Malformed(`${what}: not an object`);
+  return value;
+}
+
+function list(value, what) {
+  if (!Array.isArray(value)) throw new Malformed(`${what}: not a list`);
+  return value;
+}
+
+function text(value, what) {
+  if (typeof value !== "string") throw new Malformed(`${what}: not a string`);
+  return value;
+}
+
+function integer(value, what, least = 0) {
+  if (!Number.isInteger(value) || value < least) throw new Malformed(`${what}: not an integer of at least ${least}`);
+  return value;
+}
+
+function hex64(value, what) {
+  if (typeof value !== "string" || !HEX64.test(value)) throw new Malformed(`${what}: not 64 lower-case hex digits`);
+  return value;
+}
+
+function keys(value, what, required, optional) {
+  const missing = required.filter((key) => !has(value, key));
+  const extra = Object.keys(value).filter((key) => !required.includes(key) && !optional.includes(key));
+  if (missing.length) throw new Malformed(`${what}: missing ${sortedKeys(missing).join(", ")}`);
+  if (extra.length) throw new Malformed(`${what}: unknown field(s) ${sortedKeys(extra).join(", ")}`);
+}
+
+/** Every number in a proof is an integer within ±(2**53 - 1). */
+function checkNumbers(value, where) {
+  const pending = [value];
+  while (pending.length) {
+    const item = pending.pop();
+    if (item === null || typeof item === "boolean" || typeof item === "string") continue;
+    if (typeof item === "number") {
+      if (!Number.isInteger(item)) throw new Malformed(`${where}: a number that is not an integer`);
+      if (Math.abs(item) > MAX_INTEGER) throw new Malformed(`${where}: ${item} is not an integer a JSON reader holds exactly`);
+    } else if (Array.isArray(item)) {
+      pending.push(...item);
+    } else if (typeof item === "object") {
+      pending.push(...Object.values(item));
+    } else {
+      throw new Malformed(`${where}: a number that is not an integer`);
+    }
+  }
+}
+
+/** Each dice term in the order written: [N, sides, whether a reroll or explosion follows it]. */
+function terms(notation) {
+  const bare = notation.replace(ANNOTATION, "");
+  return [...bare.matchAll(TERM)].map((found) => [
+    found[1] ? Number(found[1]) : 1,
+    found[2] === "%" ? 10 : Number(found[2]),
+    [...found[3].matchAll(OPERATION)].some((operation) => REROLLS.includes(operation[1])),
+  ]);
+}
+
+/**
+ * The sides of every die a roll in dice notation rolls, in the order it rolls them, and
+ * whether that list is exact (false: a term rerolls or explodes).
+ */
+export function notationSides(notation) {
+  const sides = [];
+  let exact = true;
+  for (const [count, size, more] of terms(notation)) {
+    for (let index = 0; index < count; index += 1) sides.push(size);
+    exact = exact && !more;
+  }
+  return [sides, exact];
+}
+
+/**
+ * Whether `sides` are the sides the notation rolls, in order: each term's N dice of its
+ * sides, one term after the other, a term that rerolls or explodes followed by any more of
+ * its sides.
+ */
+export function sidesFollow(notation, sides) {
+  const written = terms(notation);
+  const seen = new Set();
+  const stack = [[0, 0]];
+  while (stack.length) {
+    const [term, position] = stack.pop();
+    const key = `${term}:${position}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (term === written.length) {
+      if (position === sides.length) return true;
+      continue;
+    }
+    const [count, size, more] = written[term];
+    let end = position;
+    if (count === 0) stack.push([term + 1, position]);
+    while (end < sides.length && sides[end] === size && (more || end - position < count)) {
+      end += 1;
+      if (end - position >= count) stack.push([term + 1, end]);
+    }
+  }
+  return false;
+}
+
+const MAX_NOTATION_DICE = 1000;
+
+/** One selector over the kept dice, in their order (ties in order). */
+function selectOne(dice, cat, number) {
+  const kept = dice.filter((die) => die.kept);
+  if (cat === "l") return [...kept].sort((a, b) => a.total - b.total).slice(0, number);
+  if (cat === "h") return [...kept].sort((a, b) => b.total - a.total).slice(0, number);
+  if (cat === "<") return kept.filter((die) => die.total < number);
+  if (cat === ">") return kept.filter((die) => die.total > number);
+  return kept.filter((die) => die.total === number);
+}
+
+/** The dice any of an operation's selectors picks (at most `most` in all). */
+function selectDice(dice, selectors, most = null) {
+  const chosen = [];
+  for (const [cat, number] of selectors) {
+    let found = selectOne(dice, cat, number);
+    if (most !== null) {
+      if (chosen.length >= most) break;
+      found = found.slice(0, most - chosen.length);
+    }
+    for (const die of found) if (!chosen.includes(die)) chosen.push(die);
+  }
+  return chosen;
+}
+
+/** A term's operations in order; like ones written one after the other are one (not mi, ma). */
+function operationsOf(text) {
+  const merged = [];
+  for (const found of text.matchAll(OPERATION)) {
+    const selector = [found[2], Number(found[3])];
+    const last = merged[merged.length - 1];
+    if (last && found[1] !== "mi" && found[1] !== "ma" && last[0] === found[1]) last[1].push(selector);
+    else merged.push([found[1], [selector]]);
+  }
+  return merged;
+}
+
+const inOrder = (dice, chosen) => dice.filter((die) => die.kept && chosen.includes(die));
+
+class RunOut extends Error {}
+
+function operate(dice, op, selectors, roll) {
+  let chosen = selectDice(dice, selectors, op === "ra" ? 1 : null);
+  if (op === "k") {
+    for (const die of dice) if (die.kept && !chosen.includes(die)) die.kept = false;
+  } else if (op === "p") {
+    for (const die of chosen) die.kept = false;
+  } else if (op === "rr" || op === "ro") {
+    let again = inOrder(dice, chosen);
+    while (again.length) {
+      for (const die of again) die.total = roll().total;
+      again = op === "rr" ? inOrder(dice, selectDice(dice, selectors)) : [];
+    }
+  } else if (op === "ra") {
+    for (let index = 0; index < chosen.length; index += 1) dice.push(roll());
+  } else if (op === "e") {
+    const done = [];
+    while (chosen.length) {
+      for (let index = 0; index < chosen.length; index += 1) dice.push(roll());
+      done.push(...chosen);
+      chosen = selectDice(dice, selectors).filter((die) => !done.includes(die));
+    }
+  } else {
+    const number = selectors[selectors.length - 1][1];
+    for (const die of dice) {
+      if (die.kept && (op === "mi" ? die.total < number : die.total > number)) die.total = number;
+    }
+  }
+}
+
+/**
+ * The sides of every die `notation` rolls when its dice show `values` in order
+ * (docs/verifiable-dice.md, "Dice in notation"), or null when the values run out or are left
+ * over.
+ */
+export function replaySides(notation, values) {
+  let position = 0;
+  const sides = [];
+  const bare = notation.replace(ANNOTATION, "");
+  try {
+    for (const found of bare.matchAll(TERM)) {
+      const tens = found[2] === "%";
+      const faces = tens ? 10 : Number(found[2]);
+      const roll = () => {
+        if (position >= values.length || sides.length >= MAX_NOTATION_DICE) throw new RunOut();
+        const value = values[position];
+        position += 1;
+        sides.push(faces);
+        return { total: tens ? 10 * (value - 1) : value, kept: true };
+      };
+      const dice = [];
+      for (let index = 0; index < (found[1] ? Number(found[1]) : 1); index += 1) dice.push(roll());
+      for (const [op, selectors] of operationsOf(found[3])) operate(dice, op, selectors, roll);
+    }
+  } catch (error) {
+    if (error instanceof RunOut) return null;
+    throw error;
+  }
+  return position === values.length ? sides : null;
+}
+
+const PROOF_FIELDS = [
+  "scheme", "session", "kind", "status", "revealed", "commitment", "seeds", "seeds_digest",
+  "seeds_open", "seeds_link", "chain_head", "rounds_played", "genesis", "genesis_link", "summary",
+];
+const GENESIS_FIELDS = ["scheme", "session", "kind", "commitment", "config", "start_rolls"];
+
+function checkShape(proof) {
+  const found = object(proof, "proof");
+  keys(found, "proof", PROOF_FIELDS, ["server_seed", "rounds"]);
+  if (found.scheme !== SCHEME) throw new Malformed(`scheme: ${shown(found.scheme)} is not ${SCHEME}`);
+  text(found.session, "session");
+  text(found.kind, "kind");
+  text(found.summary, "summary");
+  if (!STATUSES.includes(found.status)) throw new Malformed(`status: ${shown(found.status)} is none of ${STATUSES.join(", ")}`);
+  for (const flag of ["revealed", "seeds_open"]) {
+    if (typeof found[flag] !== "boolean") throw new Malformed(`${flag}: not true or false`);
+  }
+  for (const name of ["commitment", "seeds_digest", "chain_head", "genesis_link"]) hex64(found[name], name);
+  if (found.seeds_link !== null) hex64(found.seeds_link, "seeds_link");
+  integer(found.rounds_played, "rounds_played");
+  for (const [position, entry] of list(found.seeds, "seeds").entries()) {
+    const what = `seeds, seed ${position + 1}`;
+    keys(object(entry, what), what, ["by", "seed"], []);
+    text(entry.by, `${what}'s by`);
+    text(entry.seed, `${what}'s seed`);
+  }
+  const genesis = object(found.genesis, "genesis");
+  keys(genesis, "genesis", GENESIS_FIELDS, []);
+  object(genesis.config, "genesis: config");
+  list(genesis.start_rolls, "genesis: start_rolls");
+  if (found.revealed) {
+    if (!has(found, "server_seed") || !has(found, "rounds")) throw new Malformed("a revealed proof without its server_seed or rounds");
+    hex64(found.server_seed, "server_seed");
+    list(found.rounds, "rounds");
+  } else if (has(found, "server_seed") || has(found, "rounds")) {
+    throw new Malformed("a proof not revealed shows a server_seed or rounds");
+  }
+  return found;
+}
+
+/** A skill game's parties and their members' names, from its config (else none). */
+function partiesOf(config) {
+  const found = new Map();
+  if (!Array.isArray(config.parties)) return found;
+  for (const party of config.parties) {
+    if (isObject(party) && typeof party.name === "string") {
+      const members = Array.isArray(party.members) ? party.members : [];
+      found.set(party.name, new Set(members.filter((member) => isObject(member) && typeof member.name === "string").map((member) => member.name)));
+    }
+  }
+  return found;
+}
+
+/** Why `by` could not have supplied a die of `who` in round `number`, or null. */
+export function supplierProblem(by, who, number, diceFrom, parties) {
+  if (typeof by !== "string") return "supplied, but not said by whom";
+  if (number === 0) return by === "gm" ? null : `supplied at creation by ${by}, not the GM`;
+  const answered = diceFrom !== null && typeof who === "string" && has(diceFrom, who) ? diceFrom[who] : null;
+  if (answered !== null && answered !== undefined) {
+    let allowed;
+    if (answered === "seat") allowed = `seat:${who}`;
+    else if (answered === "gm") allowed = "gm";
+    else return `supplied by ${by}, but the server rolled ${who}'s dice (${answered})`;
+    return by === allowed ? null : `supplied by ${by}, but ${who}'s dice came from ${allowed}`;
+  }
+  if (by === "gm") return null;
+  if (by.startsWith("party:")) {
+    const party = by.slice("party:".length);
+    if (parties.has(party) && (who === party || parties.get(party).has(who))) return null;
+    return `supplied by ${by}, who does not play ${plain(who)}`;
+  }
+  return `supplied by ${by}, who cannot supply ${plain(who)}'s dice here`;
+}
+
+function entrySides(entry, label) {
+  const notation = entry.dice;
+  const found = PLAIN.exec(notation);
+  if (has(entry, "sides")) {
+    const sides = list(entry.sides, label).map((value) => integer(value, `${label}: sides`, 1));
+    if (found) throw new Malformed(`${label}: sides listed for plain dice ${notation}`);
+    if (!sidesFollow(notation, sides)) throw new Malformed(`${label}: sides ${shown(sides)} do not follow from ${notation}`);
+    const values = entry.values;
+    const given = Array.isArray(values) && values.every((value) => Number.isInteger(value) && value >= 1);
+    if (given && !sameJson(replaySides(notation, values), sides)) throw new Malformed(`${label}: ${notation} does not roll these dice with these values`);
+    return sides;
+  }
+  if (!found) throw new Malformed(`${label}: dice in notation without their sides`);
   return Array.from({ length: Number(found[1]) }, () => Number(found[2]));
 }
 
-async function checkDice(report, place, rolls, key, digest, session, number) {
+function checkEntry(entry, label) {
+  const found = object(entry, label);
+  keys(found, label, ["who", "purpose", "dice", "values", "source"], ["by", "sides"]);
+  if (found.who !== null) text(found.who, `${label}: who`);
+  text(found.purpose, `${label}: purpose`);
+  text(found.dice, `${label}: dice`);
+  if (!SOURCES.includes(found.source)) throw new Malformed(`${label}: source ${shown(found.source)} is neither rolled nor supplied`);
+  if (found.source === "rolled" && has(found, "by")) throw new Malformed(`${label}: a server die said to be supplied by ${shown(found.by)}`);
+  const values = list(found.values, label).map((value) => integer(value, `${label}: values`, 1));
+  const sides = entrySides(found, label);
+  if (values.length === 0 || values.length !== sides.length) throw new Malformed(`${label}: ${values.length} value(s) for ${sides.length} die/dice`);
+  if (sides.some((faces) => faces < 1 || faces > MAX_SIDES)) throw new Malformed(`${label}: a die of sides outside 1..${MAX_SIDES}`);
+  for (const [offset, value] of values.entries()) {
+    if (value > sides[offset]) throw new Malformed(`${label}, die ${offset + 1}: ${value} on a d${sides[offset]}`);
+  }
+  return [found, sides];
+}
+
+async function checkDice(report, place, rolls, key, digest, session, number, diceFrom, parties) {
   const counts = new Map();
-  for (const [position, entry] of rolls.entries()) {
-    const who = entry.who ?? null;
+  for (const [position, raw] of rolls.entries()) {
+    let label = `${place}, roll ${position + 1}`;
+    if (isObject(raw)) label += ` (${plain(raw.who)}'s ${quoted(raw.purpose)}, ${plain(raw.dice)})`;
+    let entry;
+    let sides;
+    try {
+      [entry, sides] = checkEntry(raw, label);
+    } catch (error) {
+      if (!(error instanceof Malformed)) throw error;
+      report.problems.push(error.message);
+      continue;
+    }
+    const who = entry.who;
     const purpose = entry.purpose;
-    const label = `${place}, roll ${position + 1} (${plain(who)}'s ${quoted(purpose)}, ${plain(entry.dice)})`;
-    if (entry.source !== "rolled") {
-      if (!("by" in entry)) report.problems.push(`${label}: supplied, but not said by whom`);
+    if (entry.source === "supplied") {
+      const wrong = supplierProblem(has(entry, "by") ? entry.by : undefined, who, number, diceFrom, parties);
+      if (wrong !== null) report.problems.push(`${label}: ${wrong}`);
       continue;
     }
-    const values = entry.values || [];
-    const sides = sidesOf(entry);
-    if (sides === null || sides.length !== values.length) {
-      report.problems.push(`${label}: its dice's sides are not known`);
-      continue;
-    }
-    for (const [offset, value] of values.entries()) {
+    if (key === null) continue;
+    for (const [offset, value] of entry.values.entries()) {
       const faces = sides[offset];
-      const counted = JSON.stringify([who, String(purpose)]);
+      const counted = JSON.stringify([who, purpose]);
       const index = counts.get(counted) || 0;
       counts.set(counted, index + 1);
-      const expected = await derive(key, digest, session, number, who, String(purpose), index, faces);
+      const expected = await derive(key, digest, session, number, who, purpose, index, faces);
       report.diceChecked += 1;
       if (value !== expected) {
         report.problems.push(`${label}, die ${offset + 1} (index ${index}, d${faces}): recorded ${value}, derived ${expected}`);
@@ -151,17 +502,85 @@ async function checkDice(report, place, rolls, key, digest, session, number) {
   }
 }
 
+function checkUnused(report, place, outcome, number, diceFrom, parties) {
+  if (!has(outcome, "unused")) return;
+  const rolls = Array.isArray(outcome.rolls) ? outcome.rolls : [];
+  const used = new Map();
+  for (const entry of rolls) if (isObject(entry)) used.set(JSON.stringify([entry.who ?? null, entry.purpose ?? null]), entry);
+  let unused;
+  try {
+    unused = list(outcome.unused, `${place}: unused`);
+    if (unused.length === 0) throw new Malformed(`${place}: unused is listed but empty`);
+  } catch (error) {
+    if (!(error instanceof Malformed)) throw error;
+    report.problems.push(error.message);
+    return;
+  }
+  for (const [position, raw] of unused.entries()) {
+    const label = `${place}, unused ${position + 1}`;
+    let entry;
+    try {
+      entry = object(raw, label);
+      keys(entry, label, ["who", "purpose", "values", "why", "by"], ["dice"]);
+      if (entry.who !== null) text(entry.who, `${label}: who`);
+      text(entry.purpose, `${label}: purpose`);
+      const values = list(entry.values, label).map((value) => integer(value, `${label}: values`, 1));
+      if (values.length === 0) throw new Malformed(`${label}: no values`);
+      if (!WHY.includes(entry.why)) throw new Malformed(`${label}: why ${shown(entry.why)} is none of ${WHY.join(", ")}`);
+    } catch (error) {
+      if (!(error instanceof Malformed)) throw error;
+      report.problems.push(error.message);
+      continue;
+    }
+    const counted = JSON.stringify([entry.who, entry.purpose]);
+    const wrong = supplierProblem(entry.by, entry.who, number, diceFrom, parties);
+    if (wrong !== null) report.problems.push(`${label}: ${wrong}`);
+    const rolled = used.get(counted);
+    const notation = has(entry, "dice") ? entry.dice : rolled ? rolled.dice : undefined;
+    const found = typeof notation === "string" ? PLAIN.exec(notation) : null;
+    if (found && entry.values.some((value) => value > Number(found[2]))) report.problems.push(`${label}: a value above ${Number(found[2])}`);
+    if (entry.why === "surplus") {
+      if (!rolled || rolled.source !== "supplied") report.problems.push(`${label}: surplus of dice the round did not take supplied`);
+    } else if (rolled) {
+      report.problems.push(`${label}: ${entry.why}, but the round rolled it`);
+    }
+  }
+}
+
+function diceFromOf(outcome, place) {
+  if (!has(outcome, "dice_from")) return null;
+  const found = object(outcome.dice_from, `${place}: dice_from`);
+  for (const [name, answered] of Object.entries(found)) {
+    if (!DICE_FROM.includes(answered)) throw new Malformed(`${place}: dice_from of ${name} is ${shown(answered)}`);
+  }
+  return found;
+}
+
 /**
  * Each opening `{action, salt}` the proof shows this token is the one its party's sealed
  * choice was sealed with, in the round's inputs and its outcome alike (docs/verifiable-dice.md,
  * "Sealed choices").
  */
 async function checkOpenings(problems, place, record) {
-  for (const [party, opening] of Object.entries(record.openings || {})) {
+  if (!has(record, "openings")) return;
+  const openings = record.openings;
+  if (!isObject(openings)) {
+    problems.push(`${place}: openings: not an object`);
+    return;
+  }
+  for (const [party, opening] of Object.entries(openings)) {
+    if (
+      !isObject(opening) || !sameJson(sortedKeys(Object.keys(opening)), ["action", "salt"]) ||
+      typeof opening.action !== "string" || typeof opening.salt !== "string" || !HEX32.test(opening.salt)
+    ) {
+      problems.push(`${place}: ${party}'s opening is malformed`);
+      continue;
+    }
     const made = await sha256Hex(canonical(opening));
     for (const part of ["inputs", "outcome"]) {
-      const choice = ((record[part] || {}).choices || {})[party] || {};
-      if (choice.seal !== made) {
+      const choices = record[part].choices;
+      const choice = isObject(choices) && has(choices, party) ? choices[party] : null;
+      if (!isObject(choice) || choice.seal !== made) {
         problems.push(`${place}: ${party}'s opening does not match its seal`);
         break;
       }
@@ -169,107 +588,249 @@ async function checkOpenings(problems, place, record) {
   }
 }
 
-/** Check a revealed proof, every round listed: see the head of this module. */
-export async function verifyProof(proof) {
-  const session = String(proof.session ?? "");
-  // `rounds`: each round checked, `{number, ok}`, ok when nothing of it failed.
-  const report = { session, diceChecked: 0, roundsChecked: 0, problems: [], rounds: [], ok: false };
+const ROUND_FIELDS = ["number", "inputs", "dice", "outcome", "link"];
+
+async function checkRound(report, raw, expectedNumber, head, key, digest, session, parties) {
+  const place = `round ${expectedNumber}`;
+  const record = object(raw, place);
+  keys(record, place, ROUND_FIELDS, ["openings"]);
+  const number = record.number;
+  if (number !== expectedNumber) report.problems.push(`${place}: numbered ${shown(number)}, expected round ${expectedNumber} here`);
+  object(record.inputs, `${place}: inputs`);
+  const dice = list(record.dice, `${place}: dice`);
+  const outcome = object(record.outcome, `${place}: outcome`);
+  const made = await link(head, { number: record.number, inputs: record.inputs, dice: record.dice, outcome: record.outcome });
+  if (made !== record.link) report.problems.push(`${place}: its record does not match its link in the chain`);
+  if (outcome.number !== expectedNumber) report.problems.push(`${place}: its outcome is not numbered ${expectedNumber}`);
+  if (!has(outcome, "rolls")) report.problems.push(`${place}: its outcome lists no rolls`);
+  else if (!sameJson(outcome.rolls, dice)) report.problems.push(`${place}: the outcome's rolls are not the round's dice`);
+  let diceFrom = null;
+  try {
+    diceFrom = diceFromOf(outcome, place);
+  } catch (error) {
+    if (!(error instanceof Malformed)) throw error;
+    report.problems.push(error.message);
+  }
+  await checkDice(report, place, dice, key, digest, session, expectedNumber, diceFrom, parties);
+  checkUnused(report, place, outcome, expectedNumber, diceFrom, parties);
+  await checkOpenings(report.problems, place, record);
+  return hex64(record.link, `${place}: link`);
+}
+
+/** A chained outcome as the served round shows it, less the rendered parts. */
+function servedView(outcome, record) {
+  const view = {};
+  for (const [name, value] of Object.entries(outcome)) if (!RENDERED.includes(name)) view[name] = value;
+  const openings = isObject(record.openings) ? record.openings : {};
+  if (isObject(view.choices)) {
+    const choices = {};
+    for (const [party, choice] of Object.entries(view.choices)) {
+      choices[party] = has(openings, party) && isObject(choice) && has(choice, "seal")
+        ? { action: openings[party].action, bid: choice.bid ?? null }
+        : choice;
+    }
+    view.choices = choices;
+  }
+  return view;
+}
+
+function checkServed(report, rounds, served) {
+  if (served.length !== rounds.length) report.problems.push(`served rounds: ${served.length} served, ${rounds.length} chained`);
+  for (let position = 0; position < Math.min(served.length, rounds.length); position += 1) {
+    const record = rounds[position];
+    const shownRound = served[position];
+    const place = `round ${position + 1}`;
+    if (!isObject(record) || !isObject(record.outcome)) continue;
+    if (!isObject(shownRound)) {
+      report.problems.push(`${place}: the served round is not an object`);
+      continue;
+    }
+    const chained = servedView(record.outcome, record);
+    const rest = {};
+    for (const [name, value] of Object.entries(shownRound)) if (!RENDERED.includes(name)) rest[name] = value;
+    if (isObject(rest.choices) && isObject(chained.choices)) {
+      rest.choices = { ...rest.choices };
+      for (const [party, choice] of Object.entries(chained.choices)) {
+        if (isObject(choice) && has(choice, "seal")) {
+          const servedChoice = rest.choices[party];
+          if (isObject(servedChoice) && sameJson(Object.keys(servedChoice), ["bid"]) && sameJson(servedChoice.bid, choice.bid ?? null)) rest.choices[party] = choice;
+        }
+      }
+    }
+    if (!sameJson(rest, chained)) report.problems.push(`${place}: the round served is not the round chained`);
+  }
+}
+
+function checkExpected(report, proof, links, expected) {
   const problems = report.problems;
-  const finish = () => {
-    report.ok = problems.length === 0;
-    return report;
-  };
-  if (proof.scheme !== SCHEME) {
-    problems.push(`scheme: ${quoted(proof.scheme)} is not ${SCHEME}`);
-    return finish();
+  if (expected.session != null && proof.session !== expected.session) problems.push(`session: the proof is of ${proof.session}, not ${expected.session}`);
+  if (expected.kind != null && proof.kind !== expected.kind) problems.push(`kind: the proof is of ${proof.kind}, not ${expected.kind}`);
+  if (expected.commitment != null && proof.commitment !== expected.commitment) problems.push("commitment: not the one recorded before the first roll");
+  if (expected.config != null && !sameJson(proof.genesis.config, expected.config)) problems.push("genesis: its config is not the session's");
+  const listed = proof.seeds.map((entry) => canonicalText({ by: entry.by, seed: entry.seed }));
+  for (const seed of expected.seeds || []) {
+    if (!listed.includes(canonicalText({ by: seed.by, seed: seed.seed }))) problems.push(`seeds: ${seed.by}'s seed is not among the seeds listed`);
   }
-  if (!proof.revealed) {
-    problems.push("the server seed is not revealed yet: the session is still running");
-    return finish();
+  const heads = Object.entries(expected.heads || {}).map(([count, head]) => [Number(count), head]).sort((a, b) => a[0] - b[0]);
+  for (const [count, head] of heads) {
+    if (count === 0) {
+      if (head !== proof.genesis_link && head !== proof.seeds_link) problems.push("chain: the head recorded before the first round is not this chain's");
+    } else if (links !== null && count <= links.length) {
+      if (links[count - 1] !== head) problems.push(`chain: link ${count} is not the head recorded after round ${count}`);
+    } else if (count === proof.rounds_played) {
+      if (proof.chain_head !== head) problems.push(`chain: link ${count} is not the head recorded after round ${count}`);
+    } else if (count > proof.rounds_played) {
+      problems.push(`chain: a head was recorded after round ${count}, but only ${proof.rounds_played} are chained`);
+    } else {
+      report.left.push(`the head recorded after round ${count} (link ${count})`);
+    }
   }
-  const seed = fromHex(proof.server_seed);
-  const key = await hmacKey(seed);
-  const commitment = proof.commitment;
-  if ((await sha256Hex(seed)) !== commitment) problems.push("server seed: its SHA-256 is not the commitment");
-  const seeds = proof.seeds || [];
+}
+
+async function checkSeeds(report, proof) {
+  const problems = report.problems;
+  const seeds = proof.seeds;
+  const bys = seeds.map((entry) => entry.by);
+  const twice = [...new Set(bys.filter((by) => bys.filter((other) => other === by).length > 1))].sort(byCodePoint);
+  for (const by of twice) problems.push(`seeds: ${by} added more than one seed`);
+  for (const [position, entry] of seeds.entries()) {
+    const length = [...entry.seed].length;
+    if (entry.by !== "gm" && !entry.by.startsWith("seat:") && !entry.by.startsWith("party:")) {
+      problems.push(`seeds, seed ${position + 1}: added by ${shown(entry.by)}, no token's role`);
+    }
+    if (length < 1 || length > MAX_SEED_CODE_POINTS) {
+      problems.push(`seeds, seed ${position + 1}: ${length} code points, not 1 to ${MAX_SEED_CODE_POINTS}`);
+    }
+  }
   const digest = await seedsDigest(seeds);
-  const genesis = proof.genesis || {};
-  if (genesis.commitment !== commitment || genesis.session !== session) {
-    problems.push("genesis: its commitment or session is not the proof's");
+  if (digest !== proof.seeds_digest) problems.push("seeds: seeds_digest is not the digest of the seeds listed");
+  return digest;
+}
+
+async function verifyAll(report, raw, expected, served) {
+  const problems = report.problems;
+  checkNumbers(raw, "proof");
+  const proof = checkShape(raw);
+  const session = proof.session;
+  const genesis = proof.genesis;
+  const parties = partiesOf(genesis.config);
+  for (const name of ["scheme", "session", "kind", "commitment"]) {
+    if (genesis[name] !== proof[name]) problems.push(`genesis: its ${name} is not the proof's`);
   }
-  let head = await sha256Hex(canonical(genesis));
-  if (head !== proof.genesis_link) {
-    problems.push("genesis: its record does not match its link in the chain");
-    head = String(proof.genesis_link);
-  }
-  await checkDice(report, "start (round 0)", genesis.start_rolls || [], key, await seedsDigest([]), session, 0);
-  const seedsLink = proof.seeds_link ?? null;
-  if (seedsLink !== null) {
-    const made = await link(head, { seeds: seeds.map((entry) => ({ by: entry.by, seed: entry.seed })) });
+  if ((await sha256Hex(canonical(genesis))) !== proof.genesis_link) problems.push("genesis: its record does not match its link in the chain");
+  const digest = await checkSeeds(report, proof);
+  const seedsLink = proof.seeds_link;
+  const status = proof.status;
+  if (proof.seeds_open && (status !== "active" || seedsLink !== null)) problems.push("seeds: still open, yet the session is over or its seeds chained");
+  let head;
+  if (seedsLink === null) {
+    if (proof.seeds_open === false && status !== "deleted") problems.push("seeds: closed but never chained (seeds_link is null)");
+    if (proof.rounds_played !== 0 || (Array.isArray(proof.rounds) && proof.rounds.length > 0)) problems.push("seeds: rounds chained without the seeds' link");
+    head = proof.genesis_link;
+  } else {
+    if (proof.seeds_open) problems.push("seeds: chained, yet still open");
+    const made = await link(proof.genesis_link, { seeds: proof.seeds.map((entry) => ({ by: entry.by, seed: entry.seed })) });
     if (made !== seedsLink) problems.push("seeds: the seeds listed are not the ones chained (seeds_link)");
     head = seedsLink;
   }
-  const rounds = proof.rounds || [];
-  for (const [position, record] of rounds.entries()) {
-    const expectedNumber = position + 1;
-    const number = record.number;
-    const before = problems.length;
-    const place = `round ${plain(number)}`;
-    if (number !== expectedNumber) problems.push(`${place}: expected round ${expectedNumber} here`);
-    const content = {
-      number: record.number ?? null,
-      inputs: record.inputs ?? null,
-      dice: record.dice ?? null,
-      outcome: record.outcome ?? null,
-    };
-    const made = await link(head, content);
-    if (made !== record.link) problems.push(`${place}: its record does not match its link in the chain`);
-    const outcome = record.outcome || {};
-    if ("rolls" in outcome && canonicalText(outcome.rolls) !== canonicalText(record.dice ?? null)) {
-      problems.push(`${place}: the outcome's rolls are not the round's dice`);
-    }
-    await checkDice(report, place, record.dice || [], key, digest, session, expectedNumber);
-    await checkOpenings(problems, place, record);
-    head = String(record.link);
-    report.roundsChecked += 1;
-    report.rounds.push({ number: expectedNumber, ok: problems.length === before });
+  if (proof.revealed !== (status !== "active")) problems.push(`status: ${status}, yet revealed is ${proof.revealed}`);
+  let key = null;
+  if (proof.revealed) {
+    const seed = fromHex(proof.server_seed);
+    key = await hmacKey(seed);
+    if ((await sha256Hex(seed)) !== proof.commitment) problems.push("server seed: its SHA-256 is not the commitment");
   }
-  if (rounds.length !== proof.rounds_played) problems.push(`rounds: ${rounds.length} listed, ${plain(proof.rounds_played)} played`);
-  if (head !== proof.chain_head) problems.push("chain: the last link is not the session's chain head");
-  return finish();
+  await checkDice(report, "start (round 0)", genesis.start_rolls, key, await seedsDigest([]), session, 0, null, parties);
+  let links = null;
+  if (proof.revealed) {
+    links = [];
+    for (const [position, record] of proof.rounds.entries()) {
+      const before = problems.length;
+      head = await checkRound(report, record, position + 1, head, key, digest, session, parties);
+      links.push(head);
+      report.roundsChecked += 1;
+      report.rounds.push({ number: position + 1, ok: problems.length === before });
+    }
+    if (proof.rounds.length !== proof.rounds_played) problems.push(`rounds: ${proof.rounds.length} listed, ${proof.rounds_played} played`);
+    if (head !== proof.chain_head) problems.push("chain: the last link is not the session's chain head");
+  } else if (proof.rounds_played === 0 && proof.chain_head !== head) {
+    problems.push("chain: no round chained, yet the head is not the last link");
+  }
+  if (served != null && proof.revealed) checkServed(report, proof.rounds, served);
+  if (expected != null) checkExpected(report, proof, links, expected);
+  if (!proof.revealed) {
+    report.left.push(`the server seed, and with it every server die and the links of ${proof.rounds_played} round(s) to the head ${proof.chain_head.slice(0, 16)}…`);
+    problems.push("the server seed is not revealed yet: the session is still running");
+  }
 }
 
 /**
- * What can be checked before the reveal: the genesis's commitment and session are the proof's,
- * the genesis's link is `genesis_link`, and the seeds listed are the ones chained
- * (`seeds_link`, once set). Answers a report as `verifyProof` does, with no die checked.
+ * Check a proof (revealed: every round, oldest first) in the page's order; a malformed part
+ * is reported, never thrown. `expected`: what the player recorded before (`{session, kind,
+ * commitment, config, heads: {rounds chained: head}, seeds: [{by, seed}]}`); `served`: the
+ * rounds `GET …/rounds` served the same token. `rounds`: each round checked, `{number, ok}`.
  */
-export async function verifyUnrevealed(proof) {
-  const session = String(proof.session ?? "");
-  const report = { session, diceChecked: 0, roundsChecked: 0, problems: [], ok: false, revealed: false };
-  const problems = report.problems;
-  if (proof.scheme !== SCHEME) {
-    problems.push(`scheme: ${quoted(proof.scheme)} is not ${SCHEME}`);
-  } else {
-    const genesis = proof.genesis || {};
-    if (genesis.commitment !== proof.commitment || genesis.session !== session) {
-      problems.push("genesis: its commitment or session is not the proof's");
+export async function verifyProof(proof, { expected = null, served = null } = {}) {
+  const session = isObject(proof) && typeof proof.session === "string" ? proof.session : "";
+  const report = { session, diceChecked: 0, roundsChecked: 0, problems: [], left: [], rounds: [], ok: false };
+  try {
+    await verifyAll(report, proof, expected, served);
+  } catch (error) {
+    if (error instanceof Malformed) report.problems.push(error.message);
+    else if (error && error.name === "NotSupportedError" || error && /crypto\.subtle/.test(String(error.message))) throw error;
+    else report.problems.push(`proof: malformed (${error && error.name}: ${error && error.message})`);
+  }
+  report.ok = report.problems.length === 0;
+  return report;
+}
+
+/**
+ * What can be checked before the reveal (the genesis, the commitment, the seeds, their link,
+ * what the player recorded): the report of `verifyProof` without its one problem "not
+ * revealed yet", `left` naming what waits for the reveal.
+ */
+export async function verifyUnrevealed(proof, options = {}) {
+  const report = await verifyProof(proof, options);
+  report.problems = report.problems.filter((problem) => problem !== "the server seed is not revealed yet: the session is still running");
+  report.ok = report.problems.length === 0;
+  report.revealed = false;
+  return report;
+}
+
+/**
+ * What a page was shown of a verifiable session, to check its proof against later
+ * (docs/verifiable-dice.md, "Verifying a session", step 9): `memory` (null: nothing yet) merged
+ * with `shown`, a view of the session (`{id, kind, commitment, chain_head, round}`), and with
+ * `mine`, this page's own seed `{by, seed}` once added. Answers `{memory, conflicts}`:
+ * `conflicts` name each head shown for a round count that differs from the one kept (the
+ * server showed this page two chains); the first head kept for a count stays.
+ * `memory` is `{session, kind, commitment, heads: {rounds played: head}, seeds}`, what
+ * `verifyProof` takes as `expected`.
+ */
+export function remember(memory, shown, { mine = null, kind = null } = {}) {
+  const kept = memory
+    ? { ...memory, heads: { ...(memory.heads || {}) }, seeds: [...(memory.seeds || [])] }
+    : { session: null, kind, commitment: null, heads: {}, seeds: [] };
+  const conflicts = [];
+  if (isObject(shown)) {
+    if (kept.session === null && typeof shown.id === "string") kept.session = shown.id;
+    if (kept.kind === null && typeof kind === "string") kept.kind = kind;
+    if (typeof shown.commitment === "string") {
+      if (kept.commitment === null) kept.commitment = shown.commitment;
+      else if (kept.commitment !== shown.commitment) conflicts.push("commitment: not the one shown before");
     }
-    let head = await sha256Hex(canonical(genesis));
-    if (head !== proof.genesis_link) {
-      problems.push("genesis: its record does not match its link in the chain");
-      head = String(proof.genesis_link);
-    }
-    const seedsLink = proof.seeds_link ?? null;
-    if (seedsLink !== null) {
-      const seeds = (proof.seeds || []).map((entry) => ({ by: entry.by, seed: entry.seed }));
-      if ((await link(head, { seeds })) !== seedsLink) {
-        problems.push("seeds: the seeds listed are not the ones chained (seeds_link)");
+    if (typeof shown.chain_head === "string" && Number.isInteger(shown.round)) {
+      const count = String(shown.round);
+      if (shown.round === 0 || !has(kept.heads, count)) kept.heads[count] = shown.chain_head;
+      else if (kept.heads[count] !== shown.chain_head) {
+        conflicts.push(`chain: the head shown after round ${count} is not the one shown before`);
       }
     }
   }
-  report.ok = problems.length === 0;
-  return report;
+  if (isObject(mine) && typeof mine.by === "string" && typeof mine.seed === "string") {
+    if (!kept.seeds.some((entry) => entry.by === mine.by && entry.seed === mine.seed)) kept.seeds.push({ by: mine.by, seed: mine.seed });
+  }
+  return { memory: kept, conflicts };
 }
 
 /** The one line a page says of a proof not revealed yet, and of what was checked of it. */

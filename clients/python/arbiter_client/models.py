@@ -2478,7 +2478,7 @@ class SeedBody(BaseModel):
     seed: Annotated[
         str,
         Field(
-            description="any text of 1 to 256 characters; its exact UTF-8 bytes count",
+            description="any text of 1 to 256 Unicode code points (not bytes); its exact UTF-8 bytes are hashed",
             max_length=256,
             min_length=1,
             title="Seed",
