@@ -462,3 +462,50 @@ def test_before_the_reveal_both_verifiers_check_what_they_can(tmp_path: Path) ->
                 "the server seed, and with it every server die and the links of 2 round(s) "
                 f"to the head {view['chain_head'][:16]}…"
             ]
+
+
+def test_a_real_round_with_unused_dice_and_roll_for_me_checks_out(tmp_path: Path) -> None:
+    """A verifiable seated arm wrestle whose only round leaves a seat's supplied Strength die
+    unused (her fatigue check ends the match) and whose other seat asked the server to roll
+    for it: the proof passes both verifiers and the page-alone one."""
+    from app.main import create_app
+    from app.settings import Settings
+    from app.store.database import upgrade_to_head
+
+    url = f"sqlite:///{tmp_path / 'arbiter.db'}"
+    upgrade_to_head(url)
+    body = {
+        "a": {"name": "Lydia", "strength_mod": 0, "con_score": 0, "con_mod": 0},
+        "b": {"name": "Ogre", "strength_mod": 0, "con_score": 9, "con_mod": 0},
+        "seats": True,
+        "dice": "verifiable",
+    }
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        made = Session(client, "arm-wrestles", body)
+        assert made.post("seeds", {"seed": "the GM's"}).status_code == 200
+        opened = made.post("rounds", {"collect": True, "deadline_seconds": 600})
+        assert opened.status_code == 202, opened.text
+        lydia = made.tokens["seats"]["Lydia"]
+        dice = {"rolls": {"Lydia": {"constitution": 1, "strength": 12}}}
+        assert made.post("rounds/pending/dice", dice, token=lydia).status_code == 202
+        ogre = made.tokens["seats"]["Ogre"]
+        played = made.post("rounds/pending/roll-for", {"names": ["Ogre"]}, token=ogre)
+        assert played.status_code == 200, played.text
+        record = played.json()["round"]
+        assert record["dice_from"] == {"Lydia": "seat", "Ogre": "roll-for-me"}
+        assert record["unused"] == [
+            {
+                "who": "Lydia",
+                "purpose": "strength",
+                "values": [12],
+                "why": "ended",
+                "by": "seat:Lydia",
+            }
+        ]
+        game = Played("seated arm wrestle", made)
+    assert verify_proof(game.proof, expected=game.expected, served=game.served).problems == []
+    assert verifier_from_doc.check(game.proof) == []
+    (report,) = node_reports(
+        [{"proof": game.proof, "expected": game.expected_json(), "served": game.served}]
+    )
+    assert report["problems"] == []
