@@ -321,7 +321,8 @@ def test_supplied_dice_are_never_refused_and_play_the_same_game(
     unused_seen = 0
     for trial in range(SAMPLES):
         # Seeded, verifiable and CSPRNG server dice in turn.
-        seeded = [{"seed": 10_000 + trial}, {"dice": "verifiable"}, {}][trial % 3]
+        modes: list[dict[str, Any]] = [{"seed": 10_000 + trial}, {"dice": "verifiable"}, {}]
+        seeded = modes[trial % 3]
         session = made.session(store_client, **seeded)
         rolls = choose_supplied(needs, table)
         answer = session.post("rounds", {**made.body, "rolls": rolls} if rolls else made.body)
