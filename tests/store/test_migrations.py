@@ -368,7 +368,7 @@ def test_keys_stored_under_their_session_get_its_id_and_keep_every_row_both_ways
         before = contents(url)["idempotency_keys"]
         command.upgrade(config, "0008")
         with engine.connect() as connection:
-            found = dict(
+            found: dict[str, str | None] = dict(
                 connection.execute(text("SELECT scope, session_id FROM idempotency_keys")).all()
             )
         assert found == {
