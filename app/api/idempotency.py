@@ -230,6 +230,9 @@ def answer_response(request: Request, answer: Answer) -> Response:
     headers = dict(answer.headers)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
+    if answer.status == 201:
+        # A creation's answer carries the session's tokens, with or without a bearer secret.
+        headers["Cache-Control"] = "no-store"
     if answer.status == 204 or not answer.body:
         return Response(status_code=answer.status, headers=headers)
     form = preferred_form(header(request, b"accept"))

@@ -60,8 +60,11 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.common import CALLER, examples, parse_body, read_body, respond, text_plain_doc
+from app.api.security import bearer_token
 
 M = TypeVar("M", bound=BaseModel)
+#: The path parameter of a session's operations: a route with it authenticates first.
+SESSION_PARAMETER: Final = "{session_id}"
 E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
 #: Marks an endpoint whose body `LeanRoute` hands over unvalidated (see `declare_body`).
 DEFERRED = "arbiter_deferred_body"
@@ -310,8 +313,16 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
     endpoint: Callable[..., Awaitable[Any]] = route.endpoint
     deferred = getattr(endpoint, DEFERRED, False)
     status = route.status_code or 200
+    session_call = SESSION_PARAMETER in route.path_format
 
     async def handler(request: Request) -> Response:
+        if session_call:
+            # A session's operation knows its caller before it checks what was sent: a body
+            # over the limit is a 413 first, then no token a 401, and only then a query's or
+            # a body's error a 400 or 422 (the endpoint answers a stranger's token 404 itself).
+            if body_name is not None:
+                await read_body(request)
+            bearer_token(request)
         if plain_paths:
             arguments: dict[str, Any] = {name: request.path_params[name] for name in path_names}
         else:
