@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.api.registry import KINDS
 from tests.api.test_skill_games_api import bidding_body
 from tests.helpers import Session, assert_problem, bearer
 
@@ -51,20 +52,9 @@ def session_operations(client: TestClient) -> list[tuple[str, str, bool]]:
 
 def sessions_by_kind(client: TestClient) -> dict[str, str]:
     """A session id of each kind whose operations are called (its kind's path to its id)."""
-    made = {}
-    for kind, body in (
-        ("arm-wrestles", ARM_WRESTLE),
-        ("regular-contests", None),
-        ("races", None),
-        ("chases", None),
-        ("skill-games", bidding_body()),
-    ):
-        if body is None:
-            from app.api.registry import KINDS
-
-            body = KINDS[kind].examples.create
-        made[kind] = Session(client, kind, body).id
-    return made
+    bodies: dict[str, Any] = {path: kind.examples.create for path, kind in KINDS.items()}
+    bodies.update({"arm-wrestles": ARM_WRESTLE, "skill-games": bidding_body()})
+    return {path: Session(client, path, body).id for path, body in bodies.items()}
 
 
 def url_of(path: str, ids: dict[str, str]) -> str:
