@@ -143,8 +143,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.include_router(waiting)
     for proven in proofs.routers(kinds):
         app.include_router(proven)
-    key = settings.dice_key
-    verifiable.configure(None if key is None else key.get_secret_value())
+    # On PostgreSQL without ARBITER_DICE_KEY (verifiable dice offered), one line and no start.
+    verifiable.configure(verifiable.dice_key_for(settings), offered=settings.verifiable_dice)
     install_docs(app)
     install_table(app)
     # Every route is built now (an included route is built again as its router includes

@@ -1083,7 +1083,7 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
         dice_secret=(
             None
             if server_seed is None
-            else seal_seed(session_id, server_seed, verifiable.dice_key())
+            else seal_seed(session_id, server_seed, verifiable.sealing_key())
         ),
     )
     await repository.insert_session(connection, record)
