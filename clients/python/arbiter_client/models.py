@@ -163,7 +163,7 @@ class ArmWrestleRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -188,7 +188,7 @@ class ArmWrestleSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -237,7 +237,7 @@ class ArmWrestler(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -578,7 +578,7 @@ class ChaseSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -654,7 +654,7 @@ class Contestant(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -674,7 +674,7 @@ class CustomObject(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -744,7 +744,7 @@ class GurpsCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -785,7 +785,7 @@ class HazardTactic(BaseModel):
             description='Default: "balance".',
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Chaser Check",
         ),
     ] = None
@@ -925,7 +925,7 @@ class LongThrowCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1491,7 +1491,7 @@ class SkillsAdditionalPropertyItem(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -1561,7 +1561,7 @@ class OpposedCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1574,7 +1574,7 @@ class OpposedCompetitor(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -1611,7 +1611,7 @@ class OpposedOpponent(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1786,7 +1786,7 @@ class Feat(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -1890,7 +1890,7 @@ class Name(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1959,7 +1959,7 @@ class RaceObstacle(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Check",
         ),
     ]
@@ -1997,7 +1997,7 @@ class RacePacing(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2037,7 +2037,7 @@ class RaceRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2062,7 +2062,7 @@ class RaceSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2169,7 +2169,7 @@ class RankedChecker(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2396,7 +2396,7 @@ class Name1(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2460,6 +2460,7 @@ class SeedBody(BaseModel):
             description="any text of 1 to 256 characters; its exact UTF-8 bytes count",
             max_length=256,
             min_length=1,
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f]*$",
             title="Seed",
         ),
     ]
@@ -2502,7 +2503,7 @@ class Action(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Action",
         ),
     ]
@@ -2518,7 +2519,7 @@ class Action1(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2533,7 +2534,7 @@ class SkillListItem(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2568,7 +2569,7 @@ class SkillGameEffect(BaseModel):
         Field(
             max_length=500,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Text",
         ),
     ]
@@ -2604,7 +2605,7 @@ class Reason(RootModel[str]):
         Field(
             max_length=500,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Reason",
         ),
     ]
@@ -2626,7 +2627,7 @@ class SkillGameGrant(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Party",
         ),
     ]
@@ -2636,7 +2637,7 @@ class SkillGameGrant(BaseModel):
         Field(
             max_length=500,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Reason",
         ),
     ]
@@ -2669,7 +2670,7 @@ class SkillGameMember(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2678,7 +2679,7 @@ class SkillGameMember(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2734,7 +2735,7 @@ class SkillGameParty(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2783,7 +2784,7 @@ class Skill(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2800,7 +2801,7 @@ RollsAdditionalProperty = TypeAliasType(
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2825,7 +2826,7 @@ class SkillGameSkills(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Party",
         ),
     ]
@@ -2835,7 +2836,7 @@ class SkillGameSkills(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3233,7 +3234,7 @@ class ChaseTerrain(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Check",
         ),
     ]
@@ -3636,7 +3637,7 @@ class RaceCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -3647,7 +3648,7 @@ class RaceCompetitor(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3704,7 +3705,7 @@ class RaceIncrement(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Check",
         ),
     ]
@@ -3862,7 +3863,7 @@ class RegularContestRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3918,7 +3919,7 @@ class RegularContestSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4027,7 +4028,7 @@ class SkillGameAction(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -4061,7 +4062,7 @@ class SkillGameChoice(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Party",
         ),
     ]
@@ -4073,7 +4074,7 @@ class SkillGameChoice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4435,7 +4436,7 @@ class ChaseCreate(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4516,7 +4517,7 @@ class ChaseRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4726,7 +4727,7 @@ class OddsChaseRequest(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4793,7 +4794,7 @@ class OddsSkillGameTokensRequest(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
