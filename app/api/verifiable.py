@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from app.api.security import Role, open_seed
+from app.api.security import SEED_PLAIN, Role, open_seed, seal_seed
 from app.errors import InvalidInput
 from app.rules.dice import DieRoll
 from app.rules.verifiable import (
@@ -37,7 +37,8 @@ from app.rules.verifiable import (
     seeds_digest,
 )
 from app.settings import Settings, StartupRefused
-from app.store.database import database_file
+from app.store import repository
+from app.store.database import Store, Transaction, database_file
 from app.store.repository import SessionRecord
 
 #: The shortest dice key (ARBITER_DICE_KEY's own minimum).
@@ -80,6 +81,22 @@ def sealing_key() -> str | None:
             errors=[{"loc": ["body", "dice"], "msg": "verifiable dice are not offered here"}],
         )
     return _dice_key
+
+
+async def seal_plain_seeds(store: Store, key: str) -> int:
+    """Seal under `key` every server seed stored as it is (sessions made before every
+    deployment had a dice key), each in place and the same seed; how many this call sealed.
+    Run at start: processes starting together seal each seed once (the store's compare)."""
+
+    async def transaction(connection: Transaction) -> int:
+        sealed = 0
+        for session_id, stored in await repository.plain_secrets(connection, SEED_PLAIN):
+            seed = open_seed(session_id, stored, key)
+            made = seal_seed(session_id, seed, key)
+            sealed += await repository.reseal_secret(connection, session_id, stored, made)
+        return sealed
+
+    return await store.run("write", transaction)
 
 
 def default_key_file() -> Path:

@@ -426,6 +426,45 @@ async def delete_session(connection: Transaction, record: SessionRecord) -> None
         raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
 
 
+# --- verifiable sessions' server seeds -------------------------------------------------------
+
+#: Server seeds stored as they are (their first byte, `SEED_PLAIN` of app/api/security.py):
+#: those of sessions made before every deployment had a dice key.
+_PLAIN_SECRETS = Statement(
+    lambda: select(sessions.c.id, sessions.c.dice_secret).where(
+        sessions.c.dice_secret.is_not(None),
+        func.substr(sessions.c.dice_secret, literal_column("1"), literal_column("1"))
+        == bindparam("plain"),
+    )
+)
+_RESEAL_SECRET = Statement(
+    lambda: (
+        update(sessions)
+        .where(
+            sessions.c.id == bindparam("match_id"), sessions.c.dice_secret == bindparam("stored")
+        )
+        .values(dice_secret=bindparam("sealed"))
+    )
+)
+
+
+async def plain_secrets(connection: Transaction, plain: bytes) -> list[tuple[str, bytes]]:
+    """(session id, stored secret) of every server seed stored beginning with `plain`."""
+    found = await _PLAIN_SECRETS.fetch(connection, {"plain": plain})
+    return [(session_id, bytes(stored)) for session_id, stored in found]
+
+
+async def reseal_secret(
+    connection: Transaction, session_id: str, stored: bytes, sealed: bytes
+) -> bool:
+    """Replace a session's stored server seed `stored` by `sealed` (the same seed), unless
+    another process did first; whether this call did."""
+    changed = await _RESEAL_SECRET.execute(
+        connection, {"match_id": session_id, "stored": stored, "sealed": sealed}
+    )
+    return changed == 1
+
+
 # --- rounds --------------------------------------------------------------------------------
 
 #: Every column but the generated id.

@@ -9,6 +9,7 @@ verifiable dice are offered, is one line at start and no service.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import subprocess
@@ -19,10 +20,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app.api import verifiable
-from app.api.security import SEED_SEALED, SealedSeed, open_seed
+from app.api.security import SEED_PLAIN, SEED_SEALED, SealedSeed, open_seed
 from app.main import create_app
 from app.settings import Settings, StartupRefused
 from app.store.database import null_pool_engine, upgrade_to_head
@@ -195,3 +196,37 @@ def test_an_app_with_a_key_seals_every_new_seed_on_both_databases(
     assert secret[:1] == SEED_SEALED
     with pytest.raises(SealedSeed):
         open_seed(made.id, secret, None)
+
+
+def test_seeds_stored_as_they_are_before_are_sealed_at_start_on_both_databases(
+    database_url: str,
+) -> None:
+    """A session made when a deployment had no dice key kept its seed as it is: the next
+    start seals it in place (the same seed: the proof still reveals the one committed to)."""
+    key = "a-deployment-key-" + "9" * 32
+    settings = Settings(database_url=database_url, dice_key=key)
+    with TestClient(create_app(settings)) as client:
+        made = Session(client, "arm-wrestles", ARM_WRESTLE)
+    seed = open_seed(made.id, stored_secret(database_url, made.id), key)
+    engine = null_pool_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                update(sessions)
+                .where(sessions.c.id == made.id)
+                .values(dice_secret=SEED_PLAIN + seed)
+            )
+    finally:
+        engine.dispose()
+
+    with TestClient(create_app(settings)) as client:
+        pass  # the start seals it (awaited before the app stops)
+    secret = stored_secret(database_url, made.id)
+    assert secret[:1] == SEED_SEALED
+    assert seed not in secret
+    assert open_seed(made.id, secret, key) == seed
+    with TestClient(create_app(settings)) as client:
+        assert client.post(f"{made.url}/resolve", headers=made.headers).status_code == 200
+        proof = client.get(f"{made.url}/proof", headers=made.headers).json()
+    assert bytes.fromhex(proof["server_seed"]) == seed
+    assert hashlib.sha256(seed).hexdigest() == proof["commitment"]
