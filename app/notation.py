@@ -521,6 +521,34 @@ def _has_dice(tree: Any) -> bool:
     return False
 
 
+#: Set operations that roll more dice, as many as the dice decide (d20's rerolls, explosions).
+_DICE_ADDING: Final = frozenset({"rr", "ro", "ra", "e"})
+
+
+@functools.lru_cache(maxsize=1024)
+def notation_dice(expr: str) -> tuple[int, ...] | None:
+    """Each die `expr` rolls, as its sides in the order rolled (`d%` a d10), when every roll of
+    it rolls the same dice; None when rerolls or explosions let the dice decide how many
+    (docs/rules.md#supplied-and-server-dice). Counted by rolling it once with every die a 1."""
+    tree = _parse(expr)
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, d20.diceast.OperatedDice) and any(
+            operation.op in _DICE_ADDING for operation in node.operations
+        ):
+            return None
+        stack.extend(node.children)
+    sides: list[int] = []
+
+    def draw(die: int) -> int:
+        sides.append(die)
+        return 1
+
+    _evaluate(tree, draw)
+    return tuple(sides)
+
+
 def roll_expression(
     expr: str, rng: Rng, who: str | None = None, purpose: str = "roll"
 ) -> tuple[NotationResult, Dice]:

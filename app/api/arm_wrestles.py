@@ -23,7 +23,7 @@ from app.api.schemas.odds import OddsArmWrestleAnswer
 from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
 from app.rules import serial
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 
 
 async def odds_from(
@@ -81,6 +81,14 @@ class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
         dice: Dice,
     ) -> tuple[rules.State, rules.Round]:
         return rules.play_round(config, state, dice)
+
+    def needs(
+        self,
+        config: rules.Config,
+        state: rules.State,
+        body: ArmWrestleRound,  # noqa: ARG002 - a round takes nothing but dice
+    ) -> dict[Key, Need]:
+        return rules.dice_needs(config, state)
 
     def resolve_move(
         self,

@@ -13,7 +13,7 @@ from app.api.common import (
 )
 from app.api.routing import one_shot_router
 from app.api.schemas.cairn import CairnPosition, CairnRollAnswer, CairnRollRequest
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import roll_records, unused_records
 from app.rules import cairn
 from app.rules.dice import request_rng
 
@@ -63,8 +63,9 @@ async def roll(
         },
     )
     result = cairn.cairn_roll(rating, dice, target=body.target, success_rows=body.success_x2_x3)
-    # A magnitude die supplied for a roll without a critical is ignored, not a wrong count.
-    dice.require_all_used(ignore=[MAGNITUDE_KEY])
+    # A magnitude die supplied for a roll without a critical is not needed: reported, never
+    # refused (docs/rules.md#supplied-and-server-dice).
+    unused = dice.leftovers(ended=False)
     answer: CairnRollAnswer = {
         "rating": result.rating,
         "dice_sorted": list(result.dice_sorted),
@@ -84,6 +85,8 @@ async def roll(
         "rolls": roll_records(dice.log),
         "summary": cairn.cairn_summary(result),
     }
+    if unused:
+        answer["unused"] = unused_records(unused)
     return answer
 
 

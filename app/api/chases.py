@@ -61,7 +61,7 @@ from app.api.schemas.odds import (
 from app.api.security import Role
 from app.rules import chases as rules
 from app.rules import serial
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
@@ -299,6 +299,9 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
         rules.check_round_input(round_input)
         _check_damage(round_input.terrain)
         return rules.play_round(config, state, round_input, dice)
+
+    def needs(self, config: rules.Config, state: rules.State, body: ChaseRound) -> dict[Key, Need]:
+        return rules.dice_needs(config, state, body.to_rules())
 
     def resolve_move(
         self, config: rules.Config, state: rules.State, body: ChaseResolve

@@ -31,6 +31,7 @@ from app.api.lifecycle import (
     mutate,
     play_collected,
     require_active,
+    round_inputs,
     schema_prefix,
     supplied_dice,
     waiting_change,
@@ -40,12 +41,16 @@ from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import Name, Strict
 from app.api.security import Role
 from app.errors import Conflict, Forbidden
+from app.notation import notation_dice
+from app.rules.dice import check_supplied
 from app.rules.errors import RulesError
 from app.store.repository import SessionRecord
 
 
 class RollFor(Strict):
-    """The seats the GM rolls for: the server's dice, recorded as the GM's."""
+    """The seats to roll for: the server's dice. The GM's token names any seat the round waits
+    for (recorded as the GM's, `dice_from` "gm"); a seat's token only its own, its "roll for
+    me" (`dice_from` "roll-for-me": any dice it sent are kept, the server rolls the rest)."""
 
     names: Annotated[list[Name], Field(min_length=1, max_length=64)]
 
@@ -96,7 +101,18 @@ async def give_dice(
                 raise RulesError(f"{name!r} has no seat in this round", ("rolls", name))
             if not role.is_gm and waiting["from"].get(name) == "gm":
                 raise Conflict(f"the GM has rolled for {name} in this round")
-        supplied_dice(kind, set(waiting["needed"]), rolls)  # every purpose one the kind takes
+        # A seat's dice add to those it sent before; the GM's replace them.
+        merged = {
+            name: {**waiting["dice"].get(name, {}), **dice} if not role.is_gm else dice
+            for name, dice in rolls.items()
+        }
+        supplied, locs = supplied_dice(kind, set(waiting["needed"]), merged)
+        # Checked now against what the round may take (never against a die: none is read
+        # yet), so that the dice held always play, at the deadline too.
+        config, state = load_session(kind, record.config, record.state, record.id)
+        needs = kind.needs(config, state, round_inputs(kind, waiting))
+        if needs is not None:
+            check_supplied(needs, supplied, locs, notation_dice)
         for name, dice in rolls.items():
             waiting = pending.given(waiting, name, dice, "gm" if role.is_gm else "seat")
         return _after(kind, record, waiting, names=list(rolls))
@@ -107,9 +123,10 @@ async def give_dice(
 async def roll_for(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any]
 ) -> Response:
-    """The GM rolls the server's dice for the named seats of the round waiting for dice."""
+    """Roll the server's dice for the named seats of the round waiting for dice (the GM's
+    token, or a seat's for itself: "roll for me")."""
 
-    def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
+    def mutation(record: SessionRecord, role: Role) -> Change[Any]:
         require_active(record)
         waiting = collecting_of(record)
         missing = pending.waiting_for(waiting)
@@ -117,10 +134,32 @@ async def roll_for(
             if name not in missing:
                 raise RulesError(f"the round waits for no dice from {name!r}", ("names", index))
         for name in body.value.names:
-            waiting = pending.given(waiting, name, None, "gm")
+            if role.is_gm:
+                waiting = pending.given(waiting, name, None, "gm")
+            else:
+                # A seat's "roll for me": the server rolls the dice it has not sent.
+                held = waiting["dice"].get(name)
+                waiting = pending.given(waiting, name, held, "roll-for-me")
         return _after(kind, record, waiting, names=list(body.value.names))
 
-    return await mutate(request, kind, session_id, mutation, body=body)
+    return await mutate(
+        request, kind, session_id, mutation, authorize=_gm_or_own_seat(body), body=body
+    )
+
+
+def _gm_or_own_seat(body: DeferredBody[Any]) -> Callable[[Role, SessionRecord], None]:
+    """The GM's token, or a seat's naming only its own competitor (its "roll for me")."""
+
+    def authorize(role: Role, _record: SessionRecord) -> None:
+        if role.is_gm:
+            return
+        if role.kind != "seat":
+            raise Forbidden("only the GM's token, or a seat's for itself, may roll for a seat")
+        for name in body.value.names:
+            if name != role.seat:
+                raise Forbidden(f"this seat's token rolls for {role.seat}, not for {name}")
+
+    return authorize
 
 
 def _after(

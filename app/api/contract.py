@@ -64,8 +64,10 @@ WHY: dict[int, str] = {
     422: "Invalid input: every error is listed in `errors` as `{loc, msg}` (at most "
     f"{MAX_ERRORS}; `errors_omitted` counts the rest). Besides the schema's shape and "
     "bounds this covers the rules that span fields (described on the body's schema), dice "
-    "for an unknown name or purpose, of the wrong count or not needed, a request over the "
-    "dice budget, and an Idempotency-Key reused with another request.",
+    "for an unknown name or purpose or that no path of the round could use (decided before "
+    "any die is read: a supplied die made unneeded by another die is played or listed in "
+    "`unused`, never refused), a request over the dice budget, and an Idempotency-Key reused "
+    "with another request.",
     429: "Too many requests from this client (when the server limits its rate), or a live "
     "event stream past its caps (streams per session, per token).",
     503: "The session store is away or busy past its wait, or (odds) the odds worker has as "

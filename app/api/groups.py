@@ -16,7 +16,7 @@ from app.api.gurps import competitor_roll
 from app.api.odds.figures import exact, percent, probability
 from app.api.odds.worker import off_loop
 from app.api.routing import LeanRoute, one_shot_router
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.groups import (
     OddsGroupAnswer,
     OddsPair,
@@ -34,7 +34,7 @@ from app.api.schemas.groups import (
 )
 from app.api.schemas.gurps import GurpsCompetitor
 from app.rules import groups, gurps
-from app.rules.dice import Key, request_rng
+from app.rules.dice import Dice, Key, request_rng
 from app.rules.errors import RulesError
 from app.rules.odds import groups as group_odds
 
@@ -275,16 +275,18 @@ async def opposed_checks(
         supplied[key] = values
         locs[key] = ("competitor", "rerolls", against)
     for index, opponent in enumerate(opponents):
-        values = [] if opponent.roll is None else [opponent.roll]
-        values += opponent.rerolls or []
-        supplied[(opponent.name, groups.CHECK)] = values or None
+        # Each die its own key: an opponent's rerolls are never taken as its first roll.
+        supplied[(opponent.name, groups.CHECK)] = None if opponent.roll is None else [opponent.roll]
         locs[(opponent.name, groups.CHECK)] = ("opponents", index, "roll")
+        if opponent.rerolls:
+            key = (opponent.name, groups.reroll_purpose(me.name))
+            supplied[key] = opponent.rerolls
+            locs[key] = ("opponents", index, "rerolls")
     dice = make_dice(request_rng(body.seed), supplied, locs)
     checks = groups.opposed_checks(
         (me.name, me.modifier), [(o.name, o.modifier) for o in opponents], dice
     )
-    dice.require_all_used()
-    return {
+    answer: OpposedChecksAnswer = {
         "mode": "versus",
         "competitor": me.name,
         "modifier": me.modifier,
@@ -315,6 +317,7 @@ async def opposed_checks(
         "rolls": roll_records(dice.log),
         "summary": groups.opposed_checks_summary(me.name, checks),
     }
+    return _with_unused(answer, dice)
 
 
 def _ranked_checks(body: OpposedChecksRequest) -> OpposedChecksAnswer:
@@ -332,9 +335,8 @@ def _ranked_checks(body: OpposedChecksRequest) -> OpposedChecksAnswer:
             locs[(competitor.name, groups.REROLL)] = ("competitors", index, "rerolls")
     dice = make_dice(request_rng(body.seed), supplied, locs)
     ranking = groups.ranked_checks([(c.name, c.modifier) for c in everyone], dice)
-    dice.require_all_used()
     first = [entry for entry in ranking if entry.place == 1]
-    return {
+    answer: OpposedChecksAnswer = {
         "mode": "ranked",
         "competitor": None,
         "modifier": None,
@@ -359,6 +361,16 @@ def _ranked_checks(body: OpposedChecksRequest) -> OpposedChecksAnswer:
         "rolls": roll_records(dice.log),
         "summary": groups.ranked_checks_summary(ranking),
     }
+    return _with_unused(answer, dice)
+
+
+def _with_unused(answer: OpposedChecksAnswer, dice: Dice) -> OpposedChecksAnswer:
+    """`answer` listing the supplied dice the checks did not use (a reroll without a tie):
+    reported, never refused (docs/rules.md#supplied-and-server-dice)."""
+    unused = dice.leftovers(ended=False)
+    if unused:
+        answer["unused"] = unused_records(unused)
+    return answer
 
 
 # --- odds -------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
 from app.rules import serial
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 
 ConfigT = TypeVar("ConfigT")
 StateT = TypeVar("StateT")
@@ -266,6 +266,12 @@ class RoundKind(ContestKind[ConfigT, StateT], Protocol[ConfigT, StateT, RoundT])
     def play(self, config: ConfigT, state: StateT, body: Any, dice: Dice) -> tuple[StateT, RoundT]:
         """One round: the round body (a `round_model`) and dice -> new state and the round."""
         ...
+
+    def needs(self, config: ConfigT, state: StateT, body: Any) -> Mapping[Key, Need] | None:  # noqa: ARG002
+        """The dice the next round (with `body`, a `round_model`) may take, decided before any
+        die is read (docs/rules.md#supplied-and-server-dice): what a supplied die is checked
+        against, and what a seat owes. None: every purpose for every name, unbounded."""
+        return None
 
     def resolve_move(self, config: ConfigT, state: StateT, body: Any) -> Any:
         """The round body each server-dice round of `resolve` plays (`body`: a resolve_model)."""

@@ -83,7 +83,7 @@ from app.errors import (
     PreconditionFailed,
     ServiceUnavailable,
 )
-from app.notation import NOTATION_ROLLER
+from app.notation import NOTATION_ROLLER, notation_dice
 from app.observability import (
     count_dice_rolled,
     count_rounds_played,
@@ -91,7 +91,14 @@ from app.observability import (
     count_session_finished,
 )
 from app.rules import serial
-from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, Key, session_round_rng
+from app.rules.dice import (
+    MAX_DICE_PER_REQUEST,
+    Dice,
+    DiceBudget,
+    Key,
+    check_supplied,
+    session_round_rng,
+)
 from app.rules.errors import Loc, RulesError
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.verifiable import commitment, new_server_seed, seeds_digest
@@ -390,13 +397,9 @@ async def settle_in(app: FastAPI, kind: AnyKind, session_id: str) -> bool:
             return None  # another request settled it first
         waiting = collecting_of(record)
         assert isinstance(kind, RoundKind)  # only a round kind opens one
-        try:
-            change = play_collected(kind, record, waiting, by_deadline=True)
-        except RulesError:
-            # Dice given that the round cannot use (a Constitution die with no check due): the
-            # round must still play, so every die is the server's, at the deadline.
-            emptied = {**waiting, "dice": {}, "from": {}}
-            change = play_collected(kind, record, emptied, by_deadline=True)
+        # The dice that arrived are played (each was checked against the round when it was
+        # given); only the missing ones are the server's.
+        change = play_collected(kind, record, waiting, by_deadline=True)
         return await _apply(
             connection, kind, record, change, updated_at=pending.deadline_of(waiting)
         )
@@ -416,6 +419,14 @@ def collecting_of(record: SessionRecord) -> dict[str, Any]:
     return waiting
 
 
+def round_inputs(kind: AnyRoundKind, waiting: Mapping[str, Any], *, with_dice: bool = False) -> Any:
+    """The round body of the round waiting for dice: the GM's, with the dice held when asked."""
+    inputs = dict(waiting["inputs"])
+    if with_dice:
+        inputs["rolls"] = waiting["dice"] or None
+    return validate_json(kind.round_model, orjson.dumps(inputs))
+
+
 def play_collected(
     kind: AnyRoundKind,
     record: SessionRecord,
@@ -428,11 +439,16 @@ def play_collected(
     given: dict[str, pending.DiceFrom] = dict(waiting["from"])
     if by_deadline:
         given.update(dict.fromkeys(pending.waiting_for(waiting), "deadline"))
-    body = validate_json(
-        kind.round_model, orjson.dumps({**waiting["inputs"], "rolls": waiting["dice"] or None})
-    )
+    body = round_inputs(kind, waiting, with_dice=True)
     after, stored = play_one(
-        kind, config, state, seeding(record), waiting["number"], body, dice_from=given
+        kind,
+        config,
+        state,
+        seeding(record),
+        waiting["number"],
+        body,
+        dice_from=given,
+        given_by=waiting.get("given") or None,
     )
     return played_change(kind, config, after, stored)
 
@@ -542,8 +558,9 @@ def supplied_dice(
 ) -> tuple[dict[Key, list[int]], dict[Key, Loc]]:
     """Body dice `{name: {purpose: value or [values]}}` as a `Dice` supply, checked.
 
-    `known` are the names dice may be supplied for; None leaves that to `require_all_used`
-    (at creation, before the contest's names are normalised).
+    `known` are the names dice may be supplied for; None leaves that to the kind's `start`
+    and `require_all_used` (at creation, before the contest's names are normalised, where
+    whether a die is needed depends on the create body alone).
     """
     supplied: dict[Key, list[int]] = {}
     locs: dict[Key, Loc] = {}
@@ -624,23 +641,30 @@ def play_one(
     *,
     budget: DiceBudget | None = None,
     dice_from: Mapping[str, pending.DiceFrom] | None = None,
+    given_by: Mapping[str, pending.DiceFrom] | None = None,
 ) -> tuple[StateT, StoredRound]:
-    """Play round `number`: the rules, then every supplied die checked used, then the record
-    (with, for a round that waited for dice, who gave each name's dice: `dice_from`)."""
+    """Play round `number`: the supplied dice checked against what the round may take (before
+    any die is read), the rules, then the record: every die played in `rolls`, every supplied
+    one the round did not use in `unused` (docs/rules.md#supplied-and-server-dice), and, for a
+    round that waited for dice, who answered for each name (`dice_from`; `given_by`: who gave
+    the dice supplied for a name, when not the name's `dice_from`)."""
     supplied, locs = supplied_dice(kind, set(kind.names(config)), getattr(body, "rolls", None))
-    by = _suppliers(dice_from) if isinstance(seed, Derivation) else None
+    if supplied:
+        needs = kind.needs(config, state, body)
+        if needs is not None:
+            check_supplied(needs, supplied, locs, notation_dice)
+    suppliers = {**(dice_from or {}), **(given_by or {})}
+    by = _suppliers(suppliers) if isinstance(seed, Derivation) else None
     dice = round_dice(seed, number, supplied, locs, budget=budget, by=by)
     after, played = kind.play(config, state, body, dice)
-    dice.require_all_used()
     count_dice_rolled(dice.rolled())
     summary = f"Round {number}: {kind.round_summary(config, after, played)}"
     rolls = dice.rolls()
-    outcome = {
-        "number": number,
-        **kind.round_record(config, after, played),
-        "rolls": rolls,
-        "summary": summary,
-    }
+    outcome = {"number": number, **kind.round_record(config, after, played), "rolls": rolls}
+    unused = dice.leftovers(ended=kind.finished(after))
+    if unused:
+        outcome["unused"] = [entry.record() for entry in unused]
+    outcome["summary"] = summary
     if dice_from is not None:
         outcome["dice_from"] = dict(dice_from)
     inputs = (
@@ -797,6 +821,7 @@ def open_collecting(
         seated,
         body.model_dump(mode="json"),
         pending.deadline_in(now, body.deadline_seconds),
+        kind.needs(config, state, body),
     )
     return waiting_change(kind, record, waiting, "pending")
 
@@ -833,8 +858,11 @@ async def resolve(
     kind: AnyRoundKind, request: Request, session_id: str, body: DeferredBody[Any] | None = None
 ) -> Response:
     """Play rounds with server dice until the contest finishes (GM token)."""
+    empty = None if body is not None else await _empty_body(request)
 
     async def mutation(record: SessionRecord, _role: Role) -> Change[Any]:
+        if empty is not None:
+            raise empty
         require_active(record)
         if pending.collecting(record) is not None:
             raise Conflict("a round is waiting for dice: it plays once they are in")
@@ -850,6 +878,24 @@ async def resolve(
         )
 
     return await mutate(request, kind, session_id, mutation, body=body)
+
+
+async def _empty_body(request: Request) -> RulesError | None:
+    """The error of a body sent to a route that takes none (`resolve` of a kind without a
+    resolve body): only no body or `{}` is taken, so dice sent to it are never ignored.
+    Returned, to be raised once the caller is known to hold a role in the session."""
+    raw = (await read_body(request)).strip()
+    if not raw:
+        return None
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if parsed == {}:
+        return None
+    return RulesError(
+        "this call takes no body (or {}): it plays every round with the server's dice", ("body",)
+    )
 
 
 async def play_to_the_end(

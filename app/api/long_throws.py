@@ -5,8 +5,10 @@ number or a one-element list; in precision one d20 per series she throws in, use
 server rolling any further ones), and, for a thrown creature, `damage_roll` (its 1d6 landing
 damage) and `tumble_roll` (its Tumble d20), two fields this endpoint adds to
 docs/api.md#long-throws.
-Supplied dice of a thrower who cannot lift the object are ignored; any other unused value is a
-422 (docs/rules.md#supplied-and-server-dice).
+Supplied dice count as thrown: those the competition did not use (a thrower who cannot lift the
+object, a precision throw after the competition ended) are listed in the answer's `unused`; what
+no path could use (a second distance throw, a creature's landing die for an object) is a 422,
+decided before any die is read (docs/rules.md#supplied-and-server-dice).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from app.api.common import (
     make_dice,
 )
 from app.api.routing import one_shot_router
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.long_throws import (
     CustomObject,
     LongThrowAnswer,
@@ -35,7 +37,7 @@ from app.api.schemas.long_throws import (
     Penalty,
 )
 from app.rules import long_throw, serial
-from app.rules.dice import Key, request_rng
+from app.rules.dice import Key, check_supplied, request_rng
 from app.rules.errors import Loc
 
 #: `Assessment.penalty` (an int) as the answer's `Penalty`: the values of LOAD_PENALTY, or 0.
@@ -165,18 +167,14 @@ async def long_throws(
         far_shot_doubles=body.far_shot_doubles,
     )
     supplied, locs = _supplied(body.competitors)
+    present = {key: values for key, values in supplied.items() if values is not None}
+    check_supplied(long_throw.dice_needs(config), present, locs)
     dice = make_dice(request_rng(body.seed), supplied, locs)
     outcome = long_throw.resolve_long_throw(config, dice)
-    cannot_throw = [
-        (assessment.thrower.name, purpose)
-        for assessment in config.assessments
-        if not assessment.eligible
-        for purpose in (long_throw.THROW, long_throw.DAMAGE, long_throw.TUMBLE)
-    ]
-    # Ruling (docs/rules.md#who-may-throw-loads): a thrower who cannot lift the object rolls no
-    # dice, so her
-    # supplied values are ignored rather than rejected as the wrong count.
-    dice.require_all_used(ignore=cannot_throw)
+    # Every supplied die the competition did not use is reported, never refused: a thrower who
+    # cannot lift the object throws nothing (docs/rules.md#who-may-throw-loads), and how many
+    # series a precision contest throws is decided by the throws.
+    unused = dice.leftovers(ended=False)
     thrown = _object(config.thrown)
     winners = list(outcome.winners)
     competitors = _competitors(outcome)
@@ -208,6 +206,8 @@ async def long_throws(
         }
         if config.mode == "halfling-toss":
             answer["toss_distance_ft"] = config.toss_distance_ft
+    if unused:
+        answer["unused"] = unused_records(unused)
     return answer
 
 

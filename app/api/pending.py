@@ -3,44 +3,66 @@ its stored shape and what is shown of it.
 
 The GM opens it (`POST …/rounds` with `"collect": true`); it is kept in the session's stored
 state under `collecting`, beside the rules' state (which never sees it):
-`{"number", "deadline", "inputs", "needed", "dice": {name: {purpose: value}}, "from": {name:
-"seat" | "gm"}}` — `inputs` the round body the GM sent, without its dice, and `from` who gave
-each name's dice (the seat itself, or the GM rolling for it). What is shown of it (the
-session's `pending`, every answer and live event about it) is its number, who it waits for and
-its deadline: never a die before the round plays.
+`{"number", "deadline", "inputs", "needed", "owes", "dice": {name: {purpose: value}}, "from":
+{name: "seat" | "gm" | "roll-for-me"}, "given": {name: "seat" | "gm"}}` — `inputs` the round body
+the GM sent, without its dice; `owes` what each seat owes this round, worked out from the
+session's state when the round opened (docs/api.md#rounds-that-wait-for-the-players-dice: the
+dice surely rolled, and the conditional ones, which a seat may send too and the server rolls
+when it does not); `from` who answered for each name that is done (its seat, having sent every
+die it surely rolls; the GM, giving its dice or rolling for it; or the seat asking the server
+to roll for it); `given` who gave the dice held for a name. What is shown of it (the session's
+`pending`, every answer and live event about it) is its number, who it waits for, what each
+seat owes and its deadline: never a die before the round plays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from fastapi import FastAPI
 from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import ANSWER
+from app.rules.dice import Key, Need
 from app.store import repository
 from app.store.repository import SessionRecord
 
 #: The stored state's key of the round waiting for dice.
 COLLECTING = "collecting"
-#: Who gave a name's dice in a collected round: its seat, the GM rolling for it, or the
-#: server once the deadline passed.
-DiceFrom = Literal["seat", "gm", "deadline"]
+#: Who answered for a name in a collected round: its seat (its dice), the GM (its dice, or
+#: rolling for it), the server once the deadline passed, or the server at the seat's own
+#: asking ("roll for me").
+DiceFrom = Literal["seat", "gm", "deadline", "roll-for-me"]
 #: Fields of a round body that open a collected round rather than play one.
 OPENING = frozenset({"collect", "deadline_seconds"})
 
 
 @with_config(ANSWER)
+class OwedDie(TypedDict):
+    """Dice a seat owes in the round waiting for them: a purpose of its dice (as a round
+    body's `rolls` names it), how many values it surely rolls (`certain`, owed before the
+    seat is done) and how many it may roll at most (`most`, null: no bound), and for a
+    conditional die when it is rolled. A seat may send its conditional dice with its sure
+    ones; those it does not send the server rolls if the round needs them."""
+
+    purpose: str
+    certain: int
+    most: int | None
+    when: str | None
+
+
+@with_config(ANSWER)
 class PendingRound(TypedDict):
-    """A round waiting for the seats' dice: its number, who it still waits for, and the
-    moment the server rolls the dice still missing."""
+    """A round waiting for the seats' dice: its number, who it still waits for, what each
+    seat owes (`owes`, by name), and the moment the server rolls the dice still missing."""
 
     number: int
     waiting_for: list[str]
     deadline: Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+    owes: NotRequired[dict[str, list[OwedDie]]]
 
 
 def clock(app: FastAPI) -> datetime:
@@ -57,16 +79,36 @@ def collecting(record: SessionRecord) -> dict[str, Any] | None:
 
 
 def opened(
-    number: int, names: Iterable[str], inputs: Mapping[str, Any], deadline: datetime
+    number: int,
+    names: Iterable[str],
+    inputs: Mapping[str, Any],
+    deadline: datetime,
+    needs: Mapping[Key, Need] | None = None,
 ) -> dict[str, Any]:
-    """A round `number` waiting for dice from `names`, to play with `inputs` by `deadline`."""
+    """A round `number` waiting for dice from `names`, to play with `inputs` by `deadline`;
+    what each owes from `needs` (the kind's, for the round: None, every name owes nothing
+    listed and is done with its first dice)."""
+    seated = list(names)
+    owes: dict[str, list[OwedDie]] = {name: [] for name in seated}
+    for (who, purpose), need in (needs or {}).items():
+        if who in owes:
+            owes[who].append(
+                {
+                    "purpose": purpose,
+                    "certain": need.certain,
+                    "most": need.most if need.notation is None else None,
+                    "when": None if need.certain else need.when,
+                }
+            )
     return {
         "number": number,
         "deadline": deadline.astimezone(UTC).isoformat(),
         "inputs": {key: value for key, value in inputs.items() if key not in OPENING | {"rolls"}},
-        "needed": list(names),
+        "needed": seated,
+        "owes": owes,
         "dice": {},
         "from": {},
+        "given": {},
     }
 
 
@@ -93,22 +135,51 @@ def due(record: SessionRecord, now: datetime) -> bool:
 def given(
     pending: Mapping[str, Any], name: str, dice: Mapping[str, Any] | None, by: DiceFrom
 ) -> dict[str, Any]:
-    """`pending` with `name`'s dice given by `by` (`dice` None: the server rolls them)."""
+    """`pending` with `name` answered for by `by` (`dice` None: the server rolls them): the
+    GM's dice or roll-for, or a seat's "roll for me", are the name's whole answer; a seat's
+    dice are added to any it sent before, and it is done once it has sent every die it surely
+    rolls (`owes`), the rest the server's when the round needs them."""
     held = dict(pending["dice"])
-    if dice:
+    who_gave = dict(pending.get("given") or {})
+    answered = dict(pending["from"])
+    if by == "seat":
+        held[name] = {**held.get(name, {}), **(dice or {})}
+        who_gave[name] = "seat"
+        if owed_missing(pending, name, held[name]):
+            return {**pending, "dice": held, "given": who_gave}
+    elif by == "roll-for-me":
+        pass  # the dice it sent stay its own; the server rolls the rest
+    elif dice:
         held[name] = dict(dice)
+        who_gave[name] = "gm"
     else:
         held.pop(name, None)
-    return {**pending, "dice": held, "from": {**pending["from"], name: by}}
+        who_gave.pop(name, None)
+    answered[name] = by
+    return {**pending, "dice": held, "from": answered, "given": who_gave}
+
+
+def owed_missing(pending: Mapping[str, Any], name: str, dice: Mapping[str, Any]) -> list[str]:
+    """The purposes `name` surely rolls this round that `dice` does not hold yet."""
+    owes: Mapping[str, list[Mapping[str, Any]]] = pending.get("owes") or {}
+    return [
+        owed["purpose"]
+        for owed in owes.get(name, [])
+        if owed["certain"] and owed["purpose"] not in dice
+    ]
 
 
 def shown(pending: Mapping[str, Any]) -> PendingRound:
     """What anyone is shown of a round waiting for dice: never its dice."""
-    return {
+    answer: PendingRound = {
         "number": pending["number"],
         "waiting_for": waiting_for(pending),
         "deadline": pending["deadline"],
     }
+    owes = pending.get("owes")
+    if owes is not None:
+        answer["owes"] = {name: list(dice) for name, dice in owes.items()}
+    return answer
 
 
 def summary(pending: Mapping[str, Any]) -> str:

@@ -58,7 +58,7 @@ from app.errors import Conflict, Forbidden
 from app.notation import validate_notation
 from app.rules import races as rules
 from app.rules import serial
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
 from app.rules.races import CheckRecord, CompetitorRound
 from app.store.repository import SessionRecord
@@ -210,6 +210,14 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     ) -> tuple[rules.State, rules.Round]:
         """The next increment for every competitor still racing."""
         return rules.play_round(config, state, dice)
+
+    def needs(
+        self,
+        config: rules.Config,
+        state: rules.State,
+        body: RaceRound,  # noqa: ARG002 - an increment takes nothing but dice
+    ) -> dict[Key, Need]:
+        return rules.dice_needs(config, state)
 
     def resolve_move(
         self,

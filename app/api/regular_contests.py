@@ -21,7 +21,7 @@ from app.api.schemas.regular_contests import (
     RegularRollSupply,
 )
 from app.rules import gurps, serial
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 
 
 async def odds_from(
@@ -78,6 +78,14 @@ class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.R
         dice: Dice,
     ) -> tuple[gurps.RegularState, gurps.RegularRound]:
         return gurps.regular_round(config, state, dice)
+
+    def needs(
+        self,
+        config: gurps.RegularConfig,
+        state: gurps.RegularState,
+        body: RegularContestRound,  # noqa: ARG002 - a round takes nothing but dice
+    ) -> dict[Key, Need]:
+        return gurps.regular_dice_needs(config, state)
 
     def resolve_move(
         self,

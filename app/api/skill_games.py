@@ -27,15 +27,16 @@ actions taken, and of the actions not taken only its own (docs/rules.md#bidding)
 `GET …/rounds`, the revealing answer and the live events; the GM's token reads it whole.
 
 **Order dice** are supplied by each party for itself with its choice. Unused ones (no tie)
-are dropped silently: refusing them would tell the last submitter, before anything is
-final, whether the highest bids tied.
+are never refused — that would tell the last submitter, before anything is final, whether
+the highest bids tied — and are listed in the revealed round's `unused`
+(docs/rules.md#supplied-and-server-dice).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from fastapi import Request
 from pydantic import BaseModel
@@ -69,7 +70,7 @@ from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json
 from app.api.odds.worker import as_json, inline_cached, off_loop
 from app.api.presentation import session_answer
 from app.api.routing import DeferredBody, declare_body
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.odds import (
     OddsSkillGameChoice,
     OddsSkillGameChoicesAnswer,
@@ -799,17 +800,22 @@ def _reveal(
         by=lambda party: _order_supplier(config, party),
     )
     after, revealed = rules.reveal(config, sealed, dice)
-    # No `require_all_used`: unused order dice are dropped (see the module docstring).
+    # Order dice without a tie to break are reported with the revealed round (`unused`),
+    # never refused (see the module docstring).
     summary = f"Round {number}: {rules.round_summary(config, after, revealed)}"
     shown = round_outcome(revealed)
     if pending.grants:
         shown["grants"] = [_grant_record(grant) for grant in pending.grants]
-    outcome: SkillGameRound = {
+    built: dict[str, Any] = {
         "number": number,
         **shown,
         "rolls": roll_records((*pending.round_rolls, *dice.log)),
-        "summary": summary,
     }
+    unused = dice.leftovers(ended=False)  # an order die is never reached for want of a tie
+    if unused:
+        built["unused"] = unused_records(unused)
+    built["summary"] = summary
+    outcome = cast(SkillGameRound, built)
     inputs = {
         "skills": {
             party: [check.skill for check in checks] for party, checks in revealed.checks.items()

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
 from app.rules.common import CheckRoll
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
 from app.rules.text import name_key
 from app.rules.violations import Violations
@@ -398,6 +398,30 @@ def _fatigue_checks(
         )
         checks_made[index] += 1
     return tuple(checks), (checks_made[0], checks_made[1])
+
+
+def dice_needs(config: Config, state: State) -> dict[Key, Need]:
+    """The dice the next round may take, from the state alone
+    (docs/rules.md#supplied-and-server-dice): a competitor's Constitution (Wisdom) die when
+    her fatigue check is due, surely rolled; both Strength dice, sure unless a fatigue check
+    could end the match first; and in a variant with damage the loser's damage die, for
+    either (who loses is decided by the round)."""
+    number = state.rounds_played + 1
+    due = [number > free_rounds(config, competitor) for competitor in config.competitors]
+    needs: dict[Key, Need] = {}
+    for competitor, checks in zip(config.competitors, due, strict=True):
+        if checks:
+            needs[(competitor.name, CONSTITUTION)] = Need(20, certain=1)
+        needs[(competitor.name, STRENGTH)] = (
+            Need(20, when="if no fatigue check ends the match") if any(due) else Need(20, certain=1)
+        )
+        if config.variant == "spikes":
+            needs[(competitor.name, DAMAGE)] = Need(SPIKES_DIE_SIDES, when="if she loses")
+        elif config.variant in LOSER_DAMAGE_VARIANTS and config.loser_damage is not None:
+            needs[(competitor.name, DAMAGE)] = Need(
+                0, notation=config.loser_damage, when="if she loses"
+            )
+    return needs
 
 
 def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:

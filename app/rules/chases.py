@@ -62,10 +62,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
-from app.rules.common import opposed_check
-from app.rules.dice import Dice
+from app.rules.common import MAX_OPPOSED_REROLLS, opposed_check
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
 from app.rules.races import (
+    CONSTITUTION,
     DEFAULT_MAX_RETRIES,
     RESTED,
     CheckRecord,
@@ -76,7 +77,9 @@ from app.rules.races import (
     check_increment,
     describe_increment,
     endurance_check,
+    endurance_due,
     every_roll_bonus,
+    increment_needs,
     run_increment,
 )
 from app.rules.text import name_key
@@ -432,6 +435,55 @@ def validate_round(config: Config, state: State, round_input: RoundInput) -> Non
             if side.mount is None:
                 violations.add(("terrain", "mounted"), f"{side.name} has no mount")
     violations.raise_if_any()
+
+
+def dice_needs(config: Config, state: State, round_input: RoundInput) -> dict[Key, Need]:
+    """The dice an increment with `round_input` may take, from the state and the round body
+    alone (docs/rules.md#supplied-and-server-dice): each side's Constitution die when its check
+    is due (surely rolled); the tactic's dice (Hide and Spot with their rerolls on a tie, or
+    the escapee's Dexterity and the chaser's hazard check); then each side's increment dice
+    as in races. A die is sure only when no die before it could skip it."""
+    increment = round_input.terrain.increment
+    tactic = round_input.tactic
+    needs: dict[Key, Need] = {}
+    resting: dict[str, bool] = {}
+    for side in (config.escapee, config.chaser):
+        due = endurance_due(
+            side,
+            mounted=increment.mounted,
+            increments_raced=state.increments,
+            mounted_increments_raced=state.mounted_increments,
+            endurance_rule=config.endurance_rule,
+        )
+        resting[side.name] = due is not None
+        if due is not None:
+            needs[(side.name, CONSTITUTION)] = Need(20, certain=1)
+    escapee, chaser = config.escapee.name, config.chaser.name
+    calm = not any(resting.values())
+    opposed = 1 + MAX_OPPOSED_REROLLS
+    if isinstance(tactic, Hide):
+        needs[(escapee, HIDE)] = Need(
+            20, opposed, certain=0 if resting[escapee] else 1, when="if she is not resting"
+        )
+        needs[(chaser, SPOT)] = Need(
+            20, opposed, certain=1 if calm else 0, when="if neither side is resting"
+        )
+    elif isinstance(tactic, CreateHazard):
+        needs[(escapee, DEXTERITY)] = Need(
+            20, certain=0 if resting[escapee] else 1, when="if she is not resting"
+        )
+        needs[(chaser, HAZARD)] = Need(20, when="if the escapee creates the hazard")
+    for side in (config.escapee, config.chaser):
+        needs.update(
+            increment_needs(
+                side,
+                increment,
+                max_retries=config.max_retries,
+                damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+                sure=calm and tactic is None,
+            )
+        )
+    return needs
 
 
 def play_round(

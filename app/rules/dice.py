@@ -10,7 +10,14 @@ Supplied values are keyed by (who, purpose) and consumed in order. A single roll
 fully supplied or fully rolled: a key that holds some values but fewer than one roll needs is
 a `DiceError`, as is a supplied value outside 1..sides. When a key's values run out the server
 rolls the rest (a player may supply the first obstacle die and let the server roll retries).
-Values left unused at the end are the wrong count: callers check `unused()`.
+
+Supplied dice count as thrown (docs/rules.md#supplied-and-server-dice): whether a die is needed
+may depend on other dice of the round, supplied or rolled, so a supplied die the round did not
+use is never an error. It is reported (`leftovers`: who, purpose, values and why, an `UnusedDie`
+each) beside the round's `rolls`, never inside them. What can be refused is decided before any
+die is read: each kind says, from the state and the request alone, what each (who, purpose)
+may take in the round (a `Need`), and `check_supplied` refuses what no path of the round could
+use (a die nobody rolls this round, more values than any path takes, a value out of range).
 """
 
 from __future__ import annotations
@@ -29,6 +36,11 @@ from app.rules.text import plural
 
 Source = Literal["supplied", "rolled"]
 Key = tuple[str | None, str]
+#: Why a supplied die went unused (docs/rules.md#supplied-and-server-dice): the contest ended in
+#: the round before asking for it; the round never called for it (a check passed, no tie, not
+#: the loser); or the round used fewer of that (who, purpose)'s values than were supplied.
+Why = Literal["ended", "not-needed", "surplus"]
+WHYS: Final[tuple[Why, ...]] = ("ended", "not-needed", "surplus")
 
 #: Seeds are 0 <= seed < 2**63 (docs/api.md#seeds).
 MAX_SEED = 2**63
@@ -58,6 +70,104 @@ class DieRoll:
         if self.sides is None:
             del entry["sides"]
         return entry
+
+
+@dataclass(frozen=True, slots=True)
+class UnusedDie:
+    """Supplied values of one (who, purpose) that the round did not use, as listed in a
+    record's `unused` (beside `rolls`, never in them)."""
+
+    who: str | None
+    purpose: str
+    values: tuple[int, ...]
+    why: Why
+    #: Who supplied them, in a verifiable session (as a supplied roll's `by`); else None.
+    by: str | None = None
+
+    def record(self) -> dict[str, object]:
+        """The entry as an API `unused` entry (`by` only when set)."""
+        entry: dict[str, object] = {
+            "who": self.who,
+            "purpose": self.purpose,
+            "values": list(self.values),
+            "why": self.why,
+        }
+        if self.by is not None:
+            entry["by"] = self.by
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """What one (who, purpose) may take in a round, decided by the session's state and the
+    request's other fields before any die is read.
+
+    `sides`: the die's sides (a notation's are its own); `most`: the values every path of the
+    round together can use at most (None: no bound but the request's dice budget); `certain`:
+    the values every path uses (what a seat owes; the rest are conditional); `per_roll`: the
+    values one roll takes (a notation's are counted by the edge); `notation`: the expression
+    of a roll in dice notation, whose `most` counts rolls, not values; `when`: for a
+    conditional die, in the game's words, when it is rolled.
+    """
+
+    sides: int
+    most: int | None = 1
+    certain: int = 0
+    per_roll: int = 1
+    notation: str | None = None
+    when: str | None = None
+
+
+#: A notation's dice, each one's sides in the order rolled, when the expression always rolls
+#: the same dice (None: rerolls or explosions make the count depend on the dice).
+NotationDice = Callable[[str], tuple[int, ...] | None]
+
+
+def check_supplied(
+    needs: Mapping[Key, Need],
+    supplied: Mapping[Key, Sequence[int]],
+    locs: Mapping[Key, Loc] | None = None,
+    notation_dice: NotationDice | None = None,
+) -> None:
+    """Refuse what no path of the round could use (`DiceError`, at the first such key): a die
+    of a (who, purpose) that `needs` does not list, more values than its `most`, a part of a
+    roll, a value outside its die. Nothing here depends on a die's value, so whatever passes
+    is either played or reported unused."""
+    where = dict(locs or {})
+    for key, values in supplied.items():
+        loc = where.get(key, ("rolls", key[0] or "", key[1]))
+        need = needs.get(key)
+        if need is None:
+            raise DiceError(
+                f"no {key[1]} die of {key[0]}'s can be needed in this round"
+                if key[0] is not None
+                else f"no {key[1]} die can be needed in this round",
+                loc,
+            )
+        sides: tuple[int, ...] = (need.sides,) * need.per_roll
+        most = need.most
+        if need.notation is not None:
+            counted = notation_dice(need.notation) if notation_dice is not None else None
+            if counted is None:
+                raise DiceError(
+                    f"{need.notation} rolls as many dice as its dice decide: the server rolls them",
+                    loc,
+                )
+            if not counted:
+                raise DiceError(f"{need.notation} rolls no dice", loc)
+            sides = counted
+            most = None if most is None else most * len(counted)
+        if most is not None and len(values) > most:
+            raise DiceError(
+                f"{plural(len(values), 'value')} for {key[1]!r}: this round can use at most {most}",
+                loc,
+            )
+        if len(values) % len(sides):
+            raise DiceError(f"a roll takes {plural(len(sides), 'value')}: supply whole rolls", loc)
+        for index, value in enumerate(values):
+            die = sides[index % len(sides)]
+            if not 1 <= value <= die:
+                raise DiceError(f"die value {value} is outside 1..{die}", loc)
 
 
 class Rng(Protocol):
@@ -420,6 +530,20 @@ class Dice:
                 raise DiceError(f"die value {value} is outside 1..{sides}", self._loc(key))
         self._consumed[key] = end
         return taken
+
+    def leftovers(self, *, ended: bool) -> tuple[UnusedDie, ...]:
+        """Every supplied value the rules did not use, by (who, purpose) in the order
+        supplied: `surplus` when some of the key's values were used, else `ended` when the
+        contest `ended` in this round, else `not-needed`."""
+        found: list[UnusedDie] = []
+        for key, values in self._supplied.items():
+            used = self._consumed.get(key, 0)
+            if used >= len(values):
+                continue
+            why: Why = "surplus" if used else ("ended" if ended else "not-needed")
+            by = self._by(key[0]) if self._by is not None else None
+            found.append(UnusedDie(key[0], key[1], values[used:], why, by))
+        return tuple(found)
 
     def unused(self, ignore: Iterable[Key] = ()) -> list[Key]:
         """Keys whose supplied values were not all used (wrong count), minus `ignore`."""

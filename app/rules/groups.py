@@ -171,7 +171,8 @@ def opposed_checks(
             if attempt:
                 roll = dice.d20(who=name, purpose=reroll_purpose(opponent))
                 ours = CheckRoll(roll, roll + modifier)
-            theirs_roll = dice.d20(who=opponent, purpose=CHECK)
+            # The opponent's reroll is the pair's own too: each die has its own key.
+            theirs_roll = dice.d20(who=opponent, purpose=reroll_purpose(name) if attempt else CHECK)
             theirs = CheckRoll(theirs_roll, theirs_roll + opponent_modifier)
             attempts.append((ours, theirs))
             if ours.total != theirs.total:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
 from app.rules.text import name_key
 from app.rules.violations import Violations
@@ -186,6 +186,17 @@ class RegularRound:
     b: SuccessRoll
     winner: Literal["a", "b"] | None
     finished: bool
+
+
+def regular_dice_needs(
+    config: RegularConfig,
+    state: RegularState,  # noqa: ARG001 - every round rolls the same dice
+) -> dict[Key, Need]:
+    """Every round both roll 3d6, surely (docs/rules.md#supplied-and-server-dice)."""
+    return {
+        (config.a.name, SUCCESS): Need(6, 3, certain=3, per_roll=3),
+        (config.b.name, SUCCESS): Need(6, 3, certain=3, per_roll=3),
+    }
 
 
 def regular_round(

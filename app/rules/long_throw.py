@@ -66,7 +66,7 @@ from fractions import Fraction
 from typing import Final, Literal, get_args
 
 from app.rules.common import ability_modifier
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
 from app.rules.text import name_key
 
@@ -715,6 +715,30 @@ class LongThrow:
     @property
     def tie(self) -> bool:
         return len(self.winners) > 1
+
+
+def dice_needs(config: LongThrowConfig) -> dict[Key, Need]:
+    """The dice a competition may take, from its config alone
+    (docs/rules.md#supplied-and-server-dice): each thrower's throw (one, or in `precision` one
+    per series, the first surely), and a thrown creature's landing die and Tumble check. A
+    thrower who cannot lift the object throws nothing: her dice are listed as never surely
+    rolled, so that they are reported unused, not refused."""
+    needs: dict[Key, Need] = {}
+    for assessment in config.assessments:
+        name = assessment.thrower.name
+        sure = 1 if assessment.eligible else 0
+        if config.mode == "precision":
+            if sum(1 for other in config.assessments if other.eligible) < 2:
+                continue  # nobody to outlast: no series is thrown (`precision_start`)
+            needs[(name, THROW)] = Need(
+                20, config.max_series, certain=sure, when="one a series while she is in"
+            )
+            continue
+        needs[(name, THROW)] = Need(20, certain=sure)
+        if config.creature_landings:
+            needs[(name, DAMAGE)] = Need(LANDING_DIE_SIDES, certain=sure)
+            needs[(name, TUMBLE)] = Need(20, certain=sure)
+    return needs
 
 
 def resolve_long_throw(config: LongThrowConfig, dice: Dice) -> LongThrow:

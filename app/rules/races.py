@@ -89,7 +89,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from app.rules.common import ability_modifier
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError
 from app.rules.text import name_key
 from app.rules.violations import Violations
@@ -463,6 +463,33 @@ def endurance_check(
     With `pacing_rule: constitution-score` the +-2 changes the score itself, and so the
     modifier too; `roll_bonus` is the `speed_bonus: every-roll` bonus (`every_roll_bonus`).
     """
+    due = endurance_due(
+        competitor,
+        mounted=mounted,
+        increments_raced=increments_raced,
+        mounted_increments_raced=mounted_increments_raced,
+        endurance_rule=endurance_rule,
+        pacing_rule=pacing_rule,
+    )
+    if due is None:
+        return None
+    con_modifier, dc = due
+    roll = dice.d20(who=competitor.name, purpose=CONSTITUTION)
+    total = roll + con_modifier + roll_bonus
+    return CheckRecord("constitution", CONSTITUTION, roll, total, dc, total >= dc)
+
+
+def endurance_due(
+    competitor: Competitor,
+    *,
+    mounted: bool,
+    increments_raced: int,
+    mounted_increments_raced: int,
+    endurance_rule: bool,
+    pacing_rule: PacingRule = "safe-increments",
+) -> tuple[int, int] | None:
+    """The Constitution check `endurance_check` makes before an increment, as (its modifier
+    before any roll bonus, its DC), or None when none is due: decided before any die."""
     if not endurance_rule:
         return None
     pacing = PACING_SAFE_INCREMENTS[competitor.pacing]
@@ -491,10 +518,60 @@ def endurance_check(
         pacing = 0
     if raced < con_score + pacing:
         return None
-    dc = endurance_dc(raced)
-    roll = dice.d20(who=competitor.name, purpose=CONSTITUTION)
-    total = roll + con_modifier + roll_bonus
-    return CheckRecord("constitution", CONSTITUTION, roll, total, dc, total >= dc)
+    return con_modifier, endurance_dc(raced)
+
+
+def increment_needs(
+    competitor: Competitor,
+    increment: Increment,
+    *,
+    max_retries: int | None,
+    damage_instead_of_forfeit: bool,
+    sure: bool,
+) -> dict[Key, Need]:
+    """The dice `run_increment` may take from her in `increment` (docs/rules.md#races), from
+    the increment alone: each obstacle or hazard attempt and each retry ("obstacle"), the
+    damage of each failure, the Ride check when mounted, the increment check. With `sure`
+    (nothing before it could stop her), the first of them is surely rolled; every later one
+    depends on the dice before it."""
+    name = competitor.name
+    needs: dict[Key, Need] = {}
+    obstacle = increment.obstacle
+    # Attempts drawn from "obstacle": the obstacle's own (and its retries), then the retries
+    # of a failed increment check with `on_fail: retry`. None: no cap.
+    faced: int | None = 0
+    if obstacle is not None:
+        retried = obstacle.kind == "obstacle" and obstacle.retry and not damage_instead_of_forfeit
+        faced = (None if max_retries is None else 1 + max_retries) if retried else 1
+    rechecks: int | None = 0
+    if increment.dc is not None and increment.on_fail == "retry":
+        rechecks = max_retries
+    attempts = None if faced is None or rechecks is None else faced + rechecks
+    if obstacle is not None:
+        needs[(name, OBSTACLE)] = Need(
+            20,
+            attempts,
+            certain=1 if sure else 0,
+            when=None if sure else "if she faces the obstacle",
+        )
+        if obstacle.damage is not None:
+            needs[(name, DAMAGE)] = Need(
+                0, faced, notation=obstacle.damage, when="if she fails the obstacle"
+            )
+        sure = False
+    elif attempts is None or attempts > 0:
+        needs[(name, OBSTACLE)] = Need(20, attempts, when="if she fails the check and retries")
+    if increment.mounted:
+        needs[(name, RIDE)] = Need(
+            20, certain=1 if sure else 0, when=None if sure else "if she rides this increment"
+        )
+        sure = False
+    needs[(name, CHECK)] = Need(
+        20,
+        certain=1 if sure else 0,
+        when=None if sure else "if she makes the increment check",
+    )
+    return needs
 
 
 @dataclass(frozen=True, slots=True)
@@ -812,6 +889,43 @@ class Round:
     competitors: tuple[CompetitorRound, ...]
     finished: bool
     winners: tuple[str, ...]
+
+
+def dice_needs(config: Config, state: State) -> dict[Key, Need]:
+    """The dice the next increment may take, from the state alone
+    (docs/rules.md#supplied-and-server-dice): from every competitor still racing, her
+    Constitution die when its check is due (surely rolled), then what `increment_needs`
+    lists; nothing from one who has forfeited."""
+    if is_finished(state):
+        return {}
+    config = raced_config(config, state)
+    index = state.increment
+    increment = config.increments[index]
+    mounted_raced = sum(1 for earlier in config.increments[:index] if earlier.mounted)
+    needs: dict[Key, Need] = {}
+    for competitor in config.competitors:
+        if state.standing[competitor.name] == "forfeited":
+            continue
+        due = endurance_due(
+            competitor,
+            mounted=increment.mounted,
+            increments_raced=index,
+            mounted_increments_raced=mounted_raced,
+            endurance_rule=config.endurance_rule,
+            pacing_rule=config.pacing_rule,
+        )
+        if due is not None:
+            needs[(competitor.name, CONSTITUTION)] = Need(20, certain=1)
+        needs.update(
+            increment_needs(
+                competitor,
+                increment,
+                max_retries=config.max_retries,
+                damage_instead_of_forfeit=config.damage_instead_of_forfeit,
+                sure=due is None,
+            )
+        )
+    return needs
 
 
 def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:

@@ -99,8 +99,11 @@ class Wrestle(Session):
                 for entry in record["rolls"]
                 if entry["source"] == "supplied"
             }
+            unused = {(entry["who"], entry["purpose"]) for entry in record.get("unused", [])}
             wanted = {(name, purpose) for name, given in rolls.items() for purpose in given}
-            assert supplied == wanted
+            # Every supplied die is played or reported, never both, never dropped.
+            assert supplied | unused == wanted
+            assert not supplied & unused
         return record, session
 
 
@@ -406,14 +409,36 @@ def test_both_fail_at_equal_ds_is_a_draw(store_client: TestClient) -> None:
     }
 
 
-def test_strength_dice_in_a_round_that_ends_on_fatigue_are_unused(
+def test_strength_dice_in_a_round_that_ends_on_fatigue_are_reported_unused(
     store_client: TestClient,
 ) -> None:
+    # The fatigue check ends the match before the Strength checks: the Strength dice the
+    # table rolled count as thrown and are reported, never refused (the caller could not
+    # have known), and the round is played.
     body = tired_pair()
     body["a"]["con_score"] = 0
     wrestle = Wrestle(store_client, **body)
-    response = wrestle.post_round(dice(10, 10, lydia_con=1))
-    assert_problem(response, 422, ["body", "rolls", "Lydia", "strength"])
+    record, session = wrestle.play(dice(10, 10, lydia_con=1))
+    assert (record["reason"], record["winner"]) == ("fatigue", "Ogre")
+    assert [(roll["who"], roll["purpose"]) for roll in record["rolls"]] == [
+        ("Lydia", "constitution")
+    ]
+    assert record["unused"] == [
+        {"who": "Lydia", "purpose": "strength", "values": [10], "why": "ended"},
+        {"who": "Ogre", "purpose": "strength", "values": [10], "why": "ended"},
+    ]
+    assert session["status"] == "finished"
+    (stored,) = wrestle.rounds()
+    assert stored["unused"] == record["unused"]
+
+
+def test_a_constitution_die_with_no_check_due_is_refused_before_any_die(
+    store_client: TestClient,
+) -> None:
+    # Decided by the session's state alone: the first round makes no fatigue check.
+    wrestle = Wrestle(store_client, **tired_pair())
+    response = wrestle.post_round(dice(10, 10, lydia_con=5))
+    assert_problem(response, 422, ["body", "rolls", "Lydia", "constitution"])
     assert (wrestle.session()["version"], wrestle.rounds()) == (1, [])
 
 
@@ -774,16 +799,32 @@ def test_spikes_damage_die_out_of_range_changes_nothing(store_client: TestClient
     assert_problem(
         wrestle.post_round(dice(5, 10, lydia_damage=[5])), 422, ["body", "rolls", "Lydia", "damage"]
     )
-    # Damage for the winner is left unused; damage before the match ends too.
+    # Two values for one 1d4: no path of a round uses them.
     assert_problem(
-        wrestle.post_round(dice(5, 10, ogre_damage=[2])), 422, ["body", "rolls", "Ogre", "damage"]
-    )
-    assert_problem(
-        wrestle.post_round(dice(10, 6, lydia_damage=[2])), 422, ["body", "rolls", "Lydia", "damage"]
+        wrestle.post_round(dice(5, 10, ogre_damage=[2, 3])),
+        422,
+        ["body", "rolls", "Ogre", "damage"],
     )
     session = wrestle.session()
     assert (session["version"], session["round"], session["result"]) == (1, 0, None)
     assert wrestle.rounds() == []
+
+
+def test_spikes_damage_the_round_did_not_call_for_is_reported(store_client: TestClient) -> None:
+    # Damage before the match ends: the round plays, the die is reported.
+    wrestle = Wrestle(store_client, variant="spikes", target=20)
+    record, _ = wrestle.play(dice(10, 6, lydia_damage=[2]))
+    assert record["finished"] is False
+    assert record["unused"] == [
+        {"who": "Lydia", "purpose": "damage", "values": [2], "why": "not-needed"}
+    ]
+    # Damage for the winner: the loser's is rolled by the server, the winner's reported.
+    wrestle = Wrestle(store_client, variant="spikes", target=5)
+    record, _ = wrestle.play(dice(5, 10, ogre_damage=[2]))
+    assert (record["winner"], record["reason"]) == ("Ogre", "target")
+    assert record["rolls"][-1]["who"] == "Lydia"
+    assert record["rolls"][-1]["source"] == "rolled"
+    assert record["unused"] == [{"who": "Ogre", "purpose": "damage", "values": [2], "why": "ended"}]
 
 
 def test_server_dice_fill_in_what_is_not_supplied(store_client: TestClient) -> None:

@@ -96,8 +96,11 @@ def test_no_critical_and_no_target(client: TestClient) -> None:
     assert (body["magnitude_die"], body["multiplier"], body["adjustment"]) == (None, None, 0)
     assert body["score"] == body["base_score"] == 80
     assert (body["target"], body["success"]) == (None, None)
-    # The supplied magnitude die was not needed: ignored and left out of rolls.
+    # The supplied magnitude die was not needed: left out of rolls, reported unused.
     assert [entry["purpose"] for entry in body["rolls"]] == ["cairn", "critical"]
+    assert body["unused"] == [
+        {"who": None, "purpose": "magnitude", "values": [51], "why": "not-needed"}
+    ]
 
 
 def test_critical_success_adds(client: TestClient) -> None:

@@ -113,7 +113,7 @@ def test_opposed_checks_with_a_rerolled_tie(client: TestClient) -> None:
         ("Guard", "check", [18]),
         ("Captain", "check", [11]),
         ("Thief", "reroll against Captain", [15]),
-        ("Captain", "check", [9]),
+        ("Captain", "reroll against Thief", [9]),
     ]
     assert answer["summary"] == ("Thief (d20 11 + 7 = 18) beats 1 of 2 (Captain); loses to Guard.")
 
@@ -160,14 +160,6 @@ def test_opposed_checks_with_a_rerolled_tie(client: TestClient) -> None:
         ),
         (
             OPPOSED,
-            {
-                "competitor": {"name": "A", "modifier": 1, "roll": 5},
-                "opponents": [{"name": "B", "modifier": 2, "roll": 9, "rerolls": [4]}],
-            },
-            ["body", "opponents", 0, "roll"],
-        ),
-        (
-            OPPOSED,
             {"mode": "ranked", "competitors": [{"name": "A", "modifier": 1}]},
             [
                 "body",
@@ -197,21 +189,60 @@ def test_opposed_checks_with_a_rerolled_tie(client: TestClient) -> None:
             ["body", "competitors"],
         ),
         (OPPOSED, {"mode": "ranked"}, ["body", "competitors"]),
-        (
-            OPPOSED,
-            {
-                "mode": "ranked",
-                "competitors": [
-                    {"name": "A", "modifier": 1, "roll": 5, "rerolls": [7]},
-                    {"name": "B", "modifier": 2, "roll": 9},
-                ],
-            },
-            ["body", "competitors", 0, "rerolls"],
-        ),
     ],
 )
 def test_bad_bodies(client: TestClient, path: str, body: dict[str, Any], loc: list[Any]) -> None:
     assert_problem(client.post(path, json=body), 422, loc)
+
+
+def test_rerolls_without_a_tie_are_reported_not_refused(client: TestClient) -> None:
+    # Whether a reroll is needed depends on the first dice: a table's reroll counts as thrown
+    # and is reported in `unused` when there was no tie, never refused.
+    versus = client.post(
+        OPPOSED,
+        json={
+            "competitor": {"name": "A", "modifier": 1, "roll": 5},
+            "opponents": [{"name": "B", "modifier": 2, "roll": 9, "rerolls": [4]}],
+        },
+    )
+    assert versus.status_code == 200, versus.text
+    answer = versus.json()
+    assert [(r["who"], r["purpose"], r["values"]) for r in answer["rolls"]] == [
+        ("A", "check", [5]),
+        ("B", "check", [9]),
+    ]
+    assert answer["unused"] == [
+        {"who": "B", "purpose": "reroll against A", "values": [4], "why": "not-needed"}
+    ]
+    ranked = client.post(
+        OPPOSED,
+        json={
+            "mode": "ranked",
+            "competitors": [
+                {"name": "A", "modifier": 1, "roll": 5, "rerolls": [7]},
+                {"name": "B", "modifier": 2, "roll": 9},
+            ],
+        },
+    )
+    assert ranked.status_code == 200, ranked.text
+    assert ranked.json()["unused"] == [
+        {"who": "A", "purpose": "reroll", "values": [7], "why": "not-needed"}
+    ]
+
+
+def test_an_opponents_rerolls_without_a_roll_are_never_its_first_roll(client: TestClient) -> None:
+    body = {
+        "competitor": {"name": "A", "modifier": 1, "roll": 5},
+        "opponents": [{"name": "B", "modifier": 1, "rerolls": [4]}],
+    }
+    for seed in range(40):
+        answer = client.post(OPPOSED, json={**body, "seed": seed}).json()
+        first = answer["rolls"][1]
+        assert (first["who"], first["purpose"], first["source"]) == ("B", "check", "rolled")
+        tied = len(answer["results"][0]["attempts"]) > 1
+        supplied = [r for r in answer["rolls"] if r["source"] == "supplied" and r["who"] == "B"]
+        assert supplied == ([{**supplied[0], "values": [4]}] if tied else [])
+        assert ("unused" in answer) is not tied
 
 
 def test_chat_forms_are_safe(client: TestClient) -> None:

@@ -851,7 +851,7 @@ def test_bad_supplied_dice_are_422_and_change_nothing(store_client: TestClient) 
         ({"Ann": {"obstacle": 4, "damage": [1]}}, ["body", "rolls", "Ann", "damage"]),
         ({"Ann": {"obstacle": 4, "damage": [1, 2, 3]}}, ["body", "rolls", "Ann", "damage"]),
         ({"Ann": {"obstacle": [4, 5]}}, ["body", "rolls", "Ann", "obstacle"]),
-        ({"Ann": {"obstacle": 4, "check": 5}}, ["body", "rolls", "Ann", "check"]),
+        ({"Ann": {"constitution": 5}}, ["body", "rolls", "Ann", "constitution"]),
     ]
     for rolls, loc in cases:
         assert_problem(race.post_round(rolls), 422, loc)
@@ -859,8 +859,12 @@ def test_bad_supplied_dice_are_422_and_change_nothing(store_client: TestClient) 
     assert (session["version"], session["round"], session["state"]["increment"]) == (1, 0, 0)
     listed = store_client.get(f"{race.url}/rounds", headers=bearer(race.gm)).json()
     assert listed == {"rounds": []}
-    record = race.play({"Ann": {"obstacle": 4, "damage": [6, 1]}})
+    record = race.play({"Ann": {"obstacle": 4, "damage": [6, 1], "check": 5}})
     assert record["competitors"]["Ann"]["events"] == ["hazard-failed", "damage 7"]
+    # The failed hazard ends her increment: the check die she rolled is reported, not refused.
+    assert record["unused"] == [
+        {"who": "Ann", "purpose": "check", "values": [5], "why": "not-needed"}
+    ]
 
 
 def test_tokens_and_ids(store_client: TestClient) -> None:

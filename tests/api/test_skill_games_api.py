@@ -987,7 +987,7 @@ def test_tied_bids_act_in_the_order_of_supplied_d20s_with_rerolls(
     assert game.rounds() == [record]
 
 
-def test_a_tied_party_without_a_margin_zero_tier_does_nothing_and_unused_order_dice_are_dropped(
+def test_a_tied_party_without_a_margin_zero_tier_does_nothing_and_unused_order_dice_are_reported(
     store_client: TestClient,
 ) -> None:
     game = at_choices(store_client, bidding_body(), 1, 1)
@@ -1011,7 +1011,13 @@ def test_a_tied_party_without_a_margin_zero_tier_does_nothing_and_unused_order_d
         "Stealth",
         "Stealth",
     ] * 2
+    # No tie to break: the order dice both parties sent count as thrown, reported unused.
+    assert record["unused"] == [
+        {"who": "Heroes", "purpose": "order", "values": [9], "why": "not-needed"},
+        {"who": "Villains", "purpose": "order", "values": [4], "why": "not-needed"},
+    ]
     assert "No margin-0 effect for Heroes." in record["summary"]
+    assert game.rounds() == [record]
 
 
 def test_seeded_order_dice_derive_from_seed_and_round(store_client: TestClient) -> None:

@@ -17,9 +17,12 @@ from app.rules.dice import (
     MAX_SEED,
     Dice,
     DiceBudget,
+    Key,
+    Need,
     SeededRng,
     SystemRng,
     WorkLimitExceeded,
+    check_supplied,
     session_round_rng,
 )
 from app.rules.errors import DiceError
@@ -111,12 +114,66 @@ def test_partial_supply_of_one_roll_is_the_wrong_count() -> None:
         dice.roll(3, 6, who=None, purpose="success")
 
 
-def test_unused_supplied_values_are_the_wrong_count() -> None:
-    dice = Dice(SeededRng(1), {("Ann", "check"): [5, 6]})
+def test_unused_supplied_values_are_reported_with_why() -> None:
+    # Supplied dice count as thrown: leftovers are reported (docs/rules.md#supplied-and-server-
+    # dice), surplus when some of the key's values were used, else ended or not-needed.
+    supplied: dict[Key, list[int]] = {
+        ("Ann", "check"): [5, 6],
+        ("Bob", "check"): [7],
+        ("Ann", "damage"): [2],
+    }
+    dice = Dice(SeededRng(1), supplied, by=lambda who: f"seat:{who}")
     dice.d20(who="Ann", purpose="check")
+    assert [entry.record() for entry in dice.leftovers(ended=False)] == [
+        {"who": "Ann", "purpose": "check", "values": [6], "why": "surplus", "by": "seat:Ann"},
+        {"who": "Bob", "purpose": "check", "values": [7], "why": "not-needed", "by": "seat:Bob"},
+        {"who": "Ann", "purpose": "damage", "values": [2], "why": "not-needed", "by": "seat:Ann"},
+    ]
+    assert [entry.why for entry in dice.leftovers(ended=True)] == ["surplus", "ended", "ended"]
+    # A state-decided check (a creation's dice) still refuses leftovers.
     with pytest.raises(DiceError, match="not needed"):
         dice.require_all_used()
-    dice.require_all_used(ignore=[("Ann", "check")])
+
+
+def test_check_supplied_refuses_only_what_no_path_can_use() -> None:
+    needs: dict[Key, Need] = {
+        ("Ann", "check"): Need(20),
+        ("Ann", "obstacle"): Need(20, 3),
+        ("Ann", "damage"): Need(0, 2, notation="1d6+1d4"),
+        ("Ann", "success"): Need(6, 3, certain=3, per_roll=3),
+        ("Ann", "retry"): Need(20, None),
+    }
+    notation = {"1d6+1d4": (6, 4)}.get
+    ok: dict[Key, list[int]] = {
+        ("Ann", "check"): [20],
+        ("Ann", "obstacle"): [1, 2, 3],
+        ("Ann", "damage"): [6, 4, 1, 1],
+        ("Ann", "success"): [1, 6, 3],
+        ("Ann", "retry"): [1] * 500,
+    }
+    check_supplied(needs, ok, None, notation)
+    refused: list[tuple[dict[Key, list[int]], str]] = [
+        ({("Ann", "spot"): [3]}, "can be needed"),
+        ({("Bob", "check"): [3]}, "can be needed"),
+        ({("Ann", "check"): [21]}, "outside 1..20"),
+        ({("Ann", "check"): [0]}, "outside 1..20"),
+        ({("Ann", "obstacle"): [1, 2, 3, 4]}, "at most 3"),
+        ({("Ann", "damage"): [6, 5]}, "outside 1..4"),
+        ({("Ann", "damage"): [6]}, "whole rolls"),
+        ({("Ann", "damage"): [1, 1, 1, 1, 1, 1]}, "at most 4"),
+        ({("Ann", "success"): [1, 2]}, "whole rolls"),
+    ]
+    for supplied, message in refused:
+        with pytest.raises(DiceError, match=message):
+            check_supplied(needs, supplied, None, notation)
+    # A notation whose dice decide how many it rolls takes no supplied values.
+    with pytest.raises(DiceError, match="dice decide"):
+        check_supplied(
+            {("Ann", "damage"): Need(0, notation="1d6e6")},
+            {("Ann", "damage"): [6]},
+            None,
+            {"1d6e6": None}.get,
+        )
 
 
 @given(st.integers(0, MAX_SEED - 1), st.integers(1, 1000))

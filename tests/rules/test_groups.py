@@ -80,7 +80,8 @@ def test_opposed_checks_reroll_a_tie_pair_by_pair() -> None:
             ("Thief", groups.CHECK): [11],
             ("Thief", groups.reroll_purpose("Captain")): [15],
             ("Guard", groups.CHECK): [18],
-            ("Captain", groups.CHECK): [11, 9],
+            ("Captain", groups.CHECK): [11],
+            ("Captain", groups.reroll_purpose("Thief")): [9],
             ("Twin", groups.CHECK): [16],
         }
     )
@@ -101,7 +102,8 @@ def test_a_pair_tied_past_every_reroll_goes_to_the_opponent() -> None:
         {
             ("A", groups.CHECK): ties[:1],
             ("A", groups.reroll_purpose("B")): ties[1:],
-            ("B", groups.CHECK): ties,
+            ("B", groups.CHECK): ties[:1],
+            ("B", groups.reroll_purpose("A")): ties[1:],
         }
     )
     checks = groups.opposed_checks(("A", 3), [("B", 3)], dice)

@@ -224,7 +224,18 @@ def test_a_seated_arm_wrestle_played_to_its_end_by_its_seats_and_the_gm(
     # Round 1: both seats roll; the round plays with the last die in.
     opened = made.post("rounds", COLLECT)
     assert opened.status_code == 202, opened.text
-    waiting = {"number": 1, "waiting_for": ["Lydia", "Ogre"], "deadline": deadline}
+    # What each seat owes, from the session's state: no fatigue check is due yet, so each
+    # surely rolls its Strength die, and nothing else.
+    owes = {
+        name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
+        for name in ("Lydia", "Ogre")
+    }
+    waiting = {
+        "number": 1,
+        "waiting_for": ["Lydia", "Ogre"],
+        "deadline": deadline,
+        "owes": owes,
+    }
     assert opened.json()["pending"] == waiting
     assert opened.json()["session"]["pending"] == waiting
     assert opened.headers["etag"] == '"2"'
@@ -328,7 +339,6 @@ def test_a_seat_acts_for_nobody_but_itself(store_client: TestClient, clock: Cloc
         )
         assert problem["detail"] == "this seat's token gives Lydia's dice, not Ogre's"
     assert_problem(made.post("rounds/pending/roll-for", {"names": ["Ogre"]}, token=lydia), 403)
-    assert_problem(made.post("rounds/pending/roll-for", {"names": ["Lydia"]}, token=lydia), 403)
     refused = made.client.delete(f"{made.url}/rounds/pending", headers=bearer(lydia))
     assert_problem(refused, 403)
     assert_problem(made.post("resolve", token=lydia), 403)
@@ -337,6 +347,12 @@ def test_a_seat_acts_for_nobody_but_itself(store_client: TestClient, clock: Cloc
     # Once the GM has rolled for the Ogre, his seat's dice come too late.
     assert made.post("rounds/pending/roll-for", {"names": ["Ogre"]}).status_code == 202
     assert_problem(dice_of(made, "Ogre", 12), 409)
+    # A seat may ask the server to roll its own dice ("roll for me"), and so plays the round.
+    mine = made.post("rounds/pending/roll-for", {"names": ["Lydia"]}, token=lydia)
+    assert mine.status_code == 200, mine.text
+    record = mine.json()["round"]
+    assert record["dice_from"] == {"Ogre": "gm", "Lydia": "roll-for-me"}
+    assert {roll["source"] for roll in record["rolls"]} == {"rolled"}
 
     # A race's follower (a party token) gives no seat's dice either.
     race = Session(store_client, "races", {**SEATED["races"][0], "seats": True})
@@ -365,6 +381,10 @@ def test_a_seat_never_sees_another_seats_dice_before_the_round_plays(
             "number": 1,
             "waiting_for": ["Ogre"],
             "deadline": (START + timedelta(seconds=60)).isoformat(),
+            "owes": {
+                name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
+                for name in ("Lydia", "Ogre")
+            },
         }
         assert session["state"] == shown_before["state"]
         assert "19" not in json.dumps(session["pending"]) + json.dumps(session["state"])
@@ -404,8 +424,9 @@ def test_a_seats_dice_keep_the_sessions_guarantees(store_client: TestClient, clo
 
 
 def test_dice_a_round_cannot_use_never_hold_it_up(store_client: TestClient, clock: Clock) -> None:
-    """A Constitution die with no check due: the seat whose dice complete the round is told
-    (422, nothing changes); past the deadline the round plays with the server's dice."""
+    """A Constitution die with no check due is refused when it is given (422, nothing
+    changes: decided by the session's state, before any die is read); the dice that were
+    given play at the deadline, and only the missing ones are the server's."""
     made = Session(store_client, "arm-wrestles", SHORT_ARM_WRESTLE)
     assert made.post("rounds", COLLECT).status_code == 202
     unusable = {"rolls": {"Ogre": {"strength": 6, "constitution": 9}}}
@@ -417,11 +438,17 @@ def test_dice_a_round_cannot_use_never_hold_it_up(store_client: TestClient, cloc
 
     lydia = made.tokens["seats"]["Lydia"]
     replaced = {"rolls": {"Lydia": {"strength": 11, "constitution": 2}}}
-    assert made.post("rounds/pending/dice", replaced, token=lydia).status_code == 202
+    assert_problem(
+        made.post("rounds/pending/dice", replaced, token=lydia),
+        422,
+        ["body", "rolls", "Lydia", "constitution"],
+    )
     clock.moment = START + timedelta(seconds=60)
     record = made.get("rounds", token=ogre).json()["rounds"][0]
-    assert record["dice_from"] == {"Lydia": "deadline", "Ogre": "deadline"}
-    assert {roll["source"] for roll in record["rolls"]} == {"rolled"}
+    assert record["dice_from"] == {"Lydia": "seat", "Ogre": "deadline"}
+    sources = {(roll["who"], roll["source"], tuple(roll["values"])) for roll in record["rolls"]}
+    assert ("Lydia", "supplied", (11,)) in sources
+    assert {source for who, source, _ in sources if who == "Ogre"} == {"rolled"}
 
 
 def test_collect_and_its_deadline_go_together(store_client: TestClient) -> None:
@@ -479,3 +506,72 @@ def test_a_collected_race_round_waits_for_the_racers_still_racing(
     last = race.rounds()[-1]
     assert last["dice_from"] == {"Bob": "deadline"}
     assert [roll["who"] for roll in last["rolls"]] == ["Bob"]
+
+
+def test_a_pending_round_says_what_each_seat_owes_from_the_state(
+    store_client: TestClient, clock: Clock
+) -> None:
+    """Lydia's fatigue check is due: she surely rolls her Constitution die, and both Strength
+    dice are conditional (a failed check ends the match first). Lydia is done with her
+    Constitution die alone; the Ogre, who owes nothing sure, is done once he has answered
+    (his Strength die, or "roll for me"); a die they did not send is the server's."""
+    assert clock.moment == START
+    body = {
+        "a": {"name": "Lydia", "strength_mod": 0, "con_score": 0, "con_mod": 5},
+        "b": {"name": "Ogre", "strength_mod": 0, "con_score": 9, "con_mod": 0},
+        "seats": True,
+    }
+    made = Session(store_client, "arm-wrestles", body)
+    opened = made.post("rounds", COLLECT)
+    assert opened.status_code == 202, opened.text
+    conditional = {
+        "purpose": "strength",
+        "certain": 0,
+        "most": 1,
+        "when": "if no fatigue check ends the match",
+    }
+    assert opened.json()["pending"]["owes"] == {
+        "Lydia": [
+            {"purpose": "constitution", "certain": 1, "most": 1, "when": None},
+            conditional,
+        ],
+        "Ogre": [conditional],
+    }
+    # Her Strength die alone leaves her waiting: the sure Constitution die is still owed.
+    assert dice_of(made, "Lydia", 12).status_code == 202
+    assert made.session()["pending"]["waiting_for"] == ["Lydia", "Ogre"]
+    con = {"rolls": {"Lydia": {"constitution": 15}}}
+    given = made.post("rounds/pending/dice", con, token=made.tokens["seats"]["Lydia"])
+    assert given.status_code == 202, given.text
+    assert given.json()["pending"]["waiting_for"] == ["Ogre"]
+    played = made.post(
+        "rounds/pending/roll-for", {"names": ["Ogre"]}, token=made.tokens["seats"]["Ogre"]
+    )
+    assert played.status_code == 200, played.text
+    record = played.json()["round"]
+    assert record["dice_from"] == {"Lydia": "seat", "Ogre": "roll-for-me"}
+    by_key = {(roll["who"], roll["purpose"]): roll for roll in record["rolls"]}
+    assert by_key[("Lydia", "constitution")]["values"] == [15]  # 15 + 5 passes DC 10
+    assert (by_key[("Lydia", "strength")]["source"], by_key[("Lydia", "strength")]["values"]) == (
+        "supplied",
+        [12],
+    )
+    assert by_key[("Ogre", "strength")]["source"] == "rolled"
+    assert "unused" not in record
+
+
+def test_resolve_takes_no_dice(store_client: TestClient) -> None:
+    """`resolve` plays with the server's dice: no body or {} only, anything else 422 and
+    nothing played (dice sent to it would otherwise be ignored)."""
+    made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
+    for junk in ({"rolls": {"Lydia": {"strength": 20}}}, {"anything": 1}, [], "x"):
+        refused = made.client.post(f"{made.url}/resolve", json=junk, headers=made.headers)
+        assert_problem(refused, 422)
+    assert made.session()["version"] == 1
+    garbled = made.client.post(
+        f"{made.url}/resolve",
+        content=b"{not json",
+        headers={**made.headers, "content-type": "application/json"},
+    )
+    assert_problem(garbled, 422)
+    assert made.client.post(f"{made.url}/resolve", json={}, headers=made.headers).status_code == 200

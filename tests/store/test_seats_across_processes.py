@@ -162,15 +162,15 @@ class Shown:
 
 
 def assert_no_dice_before_the_round(watched: Watched) -> None:
-    """Of a round waiting for dice, a stream shows who and when, never a die; the round's own
-    event then shows every die."""
+    """Of a round waiting for dice, a stream shows who, what each owes and when, never a die;
+    the round's own event then shows every die."""
     for _version, name, data, raw in watched.events:
         if name in WAITING:
             assert "round" not in data
             assert b'"strength":' not in raw, raw
             assert b'"rolls"' not in raw, raw
             if "pending" in data:
-                assert set(data["pending"]) == {"number", "waiting_for", "deadline"}
+                assert set(data["pending"]) == {"number", "waiting_for", "deadline", "owes"}
         else:
             assert name == "round", name
             assert {roll["who"] for roll in data["round"]["rolls"]} == {"Lydia", "Ogre"}

@@ -3,12 +3,12 @@ docs/rules.md#cairn-hill-roll)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import ANSWER, D100, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import ANSWER, D100, RollRecord, RuleLink, Seed, Strict, UnusedRecord
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
 Rating = Annotated[
@@ -91,4 +91,6 @@ class CairnRollAnswer(TypedDict):
     success: bool | None
     rule: RuleLink
     rolls: list[RollRecord]
+    #: Supplied dice the rules did not use (only when there are any).
+    unused: NotRequired[list[UnusedRecord]]
     summary: str

@@ -20,7 +20,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
-from app.rules.dice import MAX_SEED, DieRoll
+from app.rules.dice import MAX_SEED, DieRoll, UnusedDie
 from app.rules.errors import RulesError
 
 #: A competitor, party or member name: how results and supplied dice refer to them.
@@ -229,23 +229,58 @@ class RollRecord(TypedDict):
 
 
 @with_config(ANSWER)
+class UnusedRecord(TypedDict):
+    """Supplied values of one (who, purpose) that the round did not use, in a record's
+    `unused` (never in `rolls`): `why` is `ended` (the contest ended in the round before
+    asking for them), `not-needed` (the round never called for them: a check passed, no tie,
+    not the loser) or `surplus` (the round used fewer of them than were supplied; these are
+    the ones left). docs/rules.md#supplied-and-server-dice."""
+
+    who: str | None
+    purpose: str
+    values: list[int]
+    why: Literal["ended", "not-needed", "surplus"]
+    #: A verifiable session's: who supplied them, as a supplied roll's `by`.
+    by: NotRequired[str]
+
+
+@with_config(ANSWER)
 class RoundRecordKeys(TypedDict):
     """What every kind's round record adds to its round's outcome, after the outcome's keys:
-    the round's number, its dice and its summary line (`class XRoundRecord(XRoundOutcome,
+    the round's number, its dice, the supplied dice it did not use (`unused`, only when
+    there are any) and its summary line (`class XRoundRecord(XRoundOutcome,
     RoundRecordKeys)`)."""
 
     number: int
     rolls: list[RollRecord]
+    unused: NotRequired[list[UnusedRecord]]
     summary: str
 
 
 @with_config(ANSWER)
 class CollectedKeys(TypedDict):
     """What the round record of a kind with seats adds for a round that waited for the seats'
-    dice: who gave each name's dice — its seat, the GM rolling for it, or the server at the
-    deadline."""
+    dice: who answered for each name — its seat (its dice), the GM (its dice, or rolling for
+    it), the server at the deadline (any dice the seat had sent are played), or the server at
+    the seat's own asking (`roll-for-me`). Each die's own source is in `rolls`."""
 
-    dice_from: NotRequired[dict[str, Literal["seat", "gm", "deadline"]]]
+    dice_from: NotRequired[dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]]]
+
+
+def unused_records(leftovers: Iterable[UnusedDie]) -> list[UnusedRecord]:
+    """Unused supplied dice as typed `unused` entries (the same as `UnusedDie.record()`)."""
+    records: list[UnusedRecord] = []
+    for entry in leftovers:
+        record: UnusedRecord = {
+            "who": entry.who,
+            "purpose": entry.purpose,
+            "values": list(entry.values),
+            "why": entry.why,
+        }
+        if entry.by is not None:
+            record["by"] = entry.by
+        records.append(record)
+    return records
 
 
 def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:

@@ -3,12 +3,21 @@ docs/rules.md#one-against-many)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import ANSWER, D20, Name, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D20,
+    Name,
+    RollRecord,
+    RuleLink,
+    Seed,
+    Strict,
+    UnusedRecord,
+)
 from app.api.schemas.gurps import GurpsCompetitor, GurpsCompetitorRoll
 from app.rules.checks import MAX_MODIFIER, MIN_MODIFIER
 from app.rules.common import MAX_OPPOSED_REROLLS
@@ -197,6 +206,8 @@ class OpposedChecksAnswer(TypedDict):
     winner: str | None
     rule: RuleLink
     rolls: list[RollRecord]
+    #: Supplied dice the rules did not use (only when there are any).
+    unused: NotRequired[list[UnusedRecord]]
     summary: str
 
 

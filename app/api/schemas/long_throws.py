@@ -8,7 +8,17 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from app.api.schemas.common import ANSWER, D6, D20, Name, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    D6,
+    D20,
+    Name,
+    RollRecord,
+    RuleLink,
+    Seed,
+    Strict,
+    UnusedRecord,
+)
 from app.rules.long_throw import (
     DEFAULT_MAX_SERIES,
     HALFLING_TOSS_DISTANCE_FT,
@@ -218,4 +228,6 @@ class LongThrowAnswer(TypedDict):
     toss_distance_ft: NotRequired[int]
     rule: RuleLink
     rolls: list[RollRecord]
+    #: Supplied dice the rules did not use (only when there are any).
+    unused: NotRequired[list[UnusedRecord]]
     summary: str
