@@ -1640,10 +1640,28 @@ class OpposedPairResult(BaseModel):
     attempts: Annotated[list[OpposedAttempt], Field(title="Attempts")]
 
 
+class OwedDie(BaseModel):
+    """
+    Dice a seat owes in the round waiting for them: a purpose of its dice (as a round
+    body's `rolls` names it), how many values it surely rolls (`certain`, owed before the
+    seat is done) and how many it may roll at most (`most`, null: no bound), and for a
+    conditional die when it is rolled. A seat may send its conditional dice with its sure
+    ones; those it does not send the server rolls if the round needs them.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    purpose: Annotated[str, Field(title="Purpose")]
+    certain: Annotated[int, Field(title="Certain")]
+    most: Annotated[int | None, Field(title="Most")]
+    when: Annotated[str | None, Field(title="When")]
+
+
 class PendingRound(BaseModel):
     """
-    A round waiting for the seats' dice: its number, who it still waits for, and the
-    moment the server rolls the dice still missing.
+    A round waiting for the seats' dice: its number, who it still waits for, what each
+    seat owes (`owes`, by name), and the moment the server rolls the dice still missing.
     """
 
     model_config = ConfigDict(
@@ -1652,6 +1670,7 @@ class PendingRound(BaseModel):
     number: Annotated[int, Field(title="Number")]
     waiting_for: Annotated[list[str], Field(title="Waiting For")]
     deadline: Annotated[AwareDatetime, Field(title="Deadline")]
+    owes: Annotated[dict[str, list[OwedDie]] | None, Field(title="Owes")] = None
 
 
 class ProofOpening(BaseModel):
@@ -2403,7 +2422,9 @@ class Name1(RootModel[str]):
 
 class RollFor(BaseModel):
     """
-    The seats the GM rolls for: the server's dice, recorded as the GM's.
+    The seats to roll for: the server's dice. The GM's token names any seat the round waits
+    for (recorded as the GM's, `dice_from` "gm"); a seat's token only its own, its "roll for
+    me" (`dice_from` "roll-for-me": any dice it sent are kept, the server rolls the rest).
     """
 
     model_config = ConfigDict(
@@ -2960,6 +2981,25 @@ class Tokens(BaseModel):
     seats: Annotated[dict[str, str] | None, Field(title="Seats")] = None
 
 
+class UnusedRecord(BaseModel):
+    """
+    Supplied values of one (who, purpose) that the round did not use, in a record's
+    `unused` (never in `rolls`): `why` is `ended` (the contest ended in the round before
+    asking for them), `not-needed` (the round never called for them: a check passed, no tie,
+    not the loser) or `surplus` (the round used fewer of them than were supplied; these are
+    the ones left). docs/rules.md#supplied-and-server-dice.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    who: Annotated[str | None, Field(title="Who")]
+    purpose: Annotated[str, Field(title="Purpose")]
+    values: Annotated[list[int], Field(title="Values")]
+    why: Annotated[Literal["ended", "not-needed", "surplus"], Field(title="Why")]
+    by: Annotated[str | None, Field(title="By")] = None
+
+
 class ProblemError(BaseModel):
     """
     One invalid part of a request: where it is and what is wrong.
@@ -3091,9 +3131,10 @@ class ArmWrestleRoundRecord(BaseModel):
     ]
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
     dice_from: Annotated[
-        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+        dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
 
 
@@ -3202,6 +3243,7 @@ class CairnRollAnswer(BaseModel):
         ),
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
 
 
@@ -3482,6 +3524,7 @@ class OpposedChecksAnswer(BaseModel):
         ),
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
 
 
@@ -3752,9 +3795,10 @@ class RaceRoundRecord(BaseModel):
     winners: Annotated[list[str], Field(title="Winners")]
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
     dice_from: Annotated[
-        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+        dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
 
 
@@ -3889,9 +3933,10 @@ class RegularContestRoundRecord(BaseModel):
     winner: Annotated[str | None, Field(title="Winner")]
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
     dice_from: Annotated[
-        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+        dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
 
 
@@ -4208,6 +4253,7 @@ class SkillGameRound(BaseModel):
     grants: Annotated[list[SkillGameGrantRecord] | None, Field(title="Grants")] = None
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
 
 
@@ -4551,9 +4597,10 @@ class ChaseRoundRecord(BaseModel):
     sides: Annotated[dict[str, ChaseSideRecord], Field(title="Sides")]
     number: Annotated[int, Field(title="Number")]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
     dice_from: Annotated[
-        dict[str, Literal["seat", "gm", "deadline"]] | None, Field(title="Dice From")
+        dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
 
 
@@ -4641,6 +4688,7 @@ class LongThrowAnswer(BaseModel):
         ),
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
 
 
