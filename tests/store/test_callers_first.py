@@ -176,3 +176,23 @@ def test_every_answer_says_nosniff(store_client: TestClient) -> None:
         assert answer.headers.get("x-content-type-options") == "nosniff", answer.request.url
     # An answer to nobody's token is no secret: caching it is the caller's own business.
     assert "cache-control" not in answers[3].headers
+
+
+def test_a_cors_preflight_says_nosniff_too(database_url: str) -> None:
+    """Answered by the CORS middleware, outside the edge that adds the header to the rest."""
+    from app.main import create_app
+    from app.settings import Settings
+
+    settings = Settings(database_url=database_url, cors_origins="https://table.example")
+    with TestClient(create_app(settings)) as client:
+        for origin in ("https://table.example", "https://elsewhere.example"):
+            preflight = client.options(
+                "/v1/arm-wrestles",
+                headers={
+                    "Origin": origin,
+                    "Access-Control-Request-Method": "POST",
+                    "Access-Control-Request-Headers": "authorization",
+                },
+            )
+            assert preflight.status_code in (200, 400)
+            assert preflight.headers["x-content-type-options"] == "nosniff"
