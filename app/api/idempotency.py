@@ -85,7 +85,7 @@ def session_scope(path: str, session_id: str, token: str) -> str:
     """Where a session change's Idempotency-Key lives: the token that sent it, in its session.
 
     `<kind>/<session id>/` and as much of the token's SHA-256 (base64url) as the column holds
-    (at least 84 bits for every kind: tests/store/test_idempotency.py). Scoped by the token,
+    (at least 84 bits for every kind: tests/store/test_keys_apart.py). Scoped by the token,
     not its role: two seats, or a seat and the GM, never share a key.
     """
     prefix = f"{path}/{session_id}/"
