@@ -133,6 +133,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
+    # A session operation's query errors are answered once its caller is known (404 first).
+    app.state.known_caller = lifecycle.caller_check(kinds)
     install_error_handlers(app)
     # Every request is matched through an index of path prefixes (app/api/routing.py).
     router = index_routes(app)

@@ -1162,6 +1162,30 @@ def schema_prefix(kind: AnyKind) -> str:
     return "".join(word.capitalize() for word in kind.title.split())
 
 
+def caller_check(
+    kinds: Mapping[str, AnyKind],
+) -> Callable[[Request, str, str], Awaitable[None]]:
+    """What a session's operation asks before it answers an error of its query (routing's
+    `LeanRoute`): 404 unless the token holds a role in the session (a deleted verifiable
+    session's, for its proof, too), so a stranger learns nothing from it. Set on the app by
+    `create_app` (`app.state.known_caller`)."""
+
+    async def check(request: Request, path: str, session_id: str) -> None:
+        kind = kinds.get(path)
+        if kind is None:
+            return
+        token = bearer_token(request)
+
+        async def read(connection: Transaction) -> None:
+            record = await repository.get_session_or_proof(connection, session_id, kind.path)
+            if record is None or role_of(token, record) is None:
+                raise NotFound(f"no {kind.title} with id {session_id}")
+
+        await unit_of_work(request).run("read", read)
+
+    return check
+
+
 def kind_router(kind: AnyKind) -> APIRouter:
     """An empty router for a kind's routes: its prefix, its tag, the lean route class."""
     return APIRouter(

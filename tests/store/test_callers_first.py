@@ -86,6 +86,25 @@ def test_no_token_is_401_before_any_query_or_body_error(
             assert answer.headers["www-authenticate"].startswith("Bearer"), (method, path)
 
 
+def test_a_strangers_token_is_404_before_any_query_or_body_error(
+    store_client: TestClient, operations: tuple[list[tuple[str, str, bool]], Any]
+) -> None:
+    """A token of another session, or of none: 404 as for an unknown id, whatever the query
+    and the body, so a stranger learns nothing from what it sent."""
+    listed, ids = operations
+    other = Session(store_client, "arm-wrestles", ARM_WRESTLE).gm
+    for method, path, takes_body in listed:
+        for token in (other, "no-such-token"):
+            answer = store_client.request(
+                method,
+                url_of(path, ids),
+                params=BAD_QUERY,
+                content=b'{"not json' if takes_body else None,
+                headers={"Content-Type": "application/json", **bearer(token)},
+            )
+            assert_problem(answer, 404)
+
+
 def test_a_body_over_the_limit_is_413_whoever_sends_it(
     store_client: TestClient, operations: tuple[list[tuple[str, str, bool]], Any]
 ) -> None:
