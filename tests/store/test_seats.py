@@ -564,8 +564,8 @@ def test_resolve_takes_no_dice(store_client: TestClient) -> None:
     """`resolve` plays with the server's dice: no body or {} only, anything else 422 and
     nothing played (dice sent to it would otherwise be ignored)."""
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
-    junk: Any
-    for junk in ({"rolls": {"Lydia": {"strength": 20}}}, {"anything": 1}, [], "x"):
+    junk_bodies: list[Any] = [{"rolls": {"Lydia": {"strength": 20}}}, {"anything": 1}, [], "x"]
+    for junk in junk_bodies:
         refused = made.client.post(f"{made.url}/resolve", json=junk, headers=made.headers)
         assert_problem(refused, 422)
     assert made.session()["version"] == 1

@@ -320,13 +320,17 @@ def test_supplied_dice_are_never_refused_and_play_the_same_game(
     counts: Counter[Category] = Counter()
     unused_seen = 0
     for trial in range(SAMPLES):
-        seeded = {"seed": 10_000 + trial} if trial % 3 == 0 else {}
+        # Seeded, verifiable and CSPRNG server dice in turn.
+        modes: list[dict[str, Any]] = [{"seed": 10_000 + trial}, {"dice": "verifiable"}, {}]
+        seeded = modes[trial % 3]
         session = made.session(store_client, **seeded)
         rolls = choose_supplied(needs, table)
         answer = session.post("rounds", {**made.body, "rolls": rolls} if rolls else made.body)
         assert answer.status_code == 200, answer.text  # never refused
         record = answer.json()["round"]
         check_accounted(record, rolls)
+        if "dice" in seeded:  # a verifiable session names who supplied each unused die
+            assert all(entry["by"] == "gm" for entry in record.get("unused", []))
         (stored,) = session.get(f"rounds?after={len(made.before)}").json()["rounds"]
         assert stored.get("unused") == record.get("unused")
         unused_seen += bool(record.get("unused"))

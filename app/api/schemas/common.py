@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import Annotated, Any, Final, Literal, NotRequired, TypeVar
+from typing import Annotated, Any, Final, Literal, NotRequired, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -268,19 +268,8 @@ class CollectedKeys(TypedDict):
 
 
 def unused_records(leftovers: Iterable[UnusedDie]) -> list[UnusedRecord]:
-    """Unused supplied dice as typed `unused` entries (the same as `UnusedDie.record()`)."""
-    records: list[UnusedRecord] = []
-    for entry in leftovers:
-        record: UnusedRecord = {
-            "who": entry.who,
-            "purpose": entry.purpose,
-            "values": list(entry.values),
-            "why": entry.why,
-        }
-        if entry.by is not None:
-            record["by"] = entry.by
-        records.append(record)
-    return records
+    """Unused supplied dice as typed `unused` entries (`UnusedDie.record()`, typed)."""
+    return [cast(UnusedRecord, entry.record()) for entry in leftovers]
 
 
 def roll_records(log: Iterable[DieRoll]) -> list[RollRecord]:
