@@ -73,6 +73,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         )
         await store.open()
         app.state.store = store
+        # Seeds stored as they are before every deployment had a dice key: sealed now.
+        sealing = asyncio.create_task(seal_plain_seeds(store))
         # The odds worker process (shared by every app of this process; it ends with it)
         # starts now, so a first heavy question does not wait for it; else at that question.
         odds_worker.WORKER.configure(
@@ -112,6 +114,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             # Let a purge already under way finish before the connections go. (No cancel():
             # a driver may turn a cancellation into an error of its own and so swallow it.)
             stop.set()
+            await sealing
             await housekeeping
             await sweeper
             await stop_events(app)
@@ -130,6 +133,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
+    # A session operation's query errors are answered once its caller is known (404 first).
+    app.state.known_caller = lifecycle.caller_check(kinds)
     install_error_handlers(app)
     # Every request is matched through an index of path prefixes (app/api/routing.py).
     router = index_routes(app)
@@ -143,8 +148,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.include_router(waiting)
     for proven in proofs.routers(kinds):
         app.include_router(proven)
-    key = settings.dice_key
-    verifiable.configure(None if key is None else key.get_secret_value())
+    # On PostgreSQL without ARBITER_DICE_KEY (verifiable dice offered), one line and no start.
+    verifiable.configure(verifiable.dice_key_for(settings), offered=settings.verifiable_dice)
     install_docs(app)
     install_table(app)
     # Every route is built now (an included route is built again as its router includes
@@ -167,6 +172,25 @@ PURGE_INTERVAL_SECONDS = 600
 #: locks), and on SQLite the event loop, briefly (ARCHITECTURE.md, "Speed").
 PURGE_BATCH_SESSIONS = 500
 PURGE_BATCH_ROUNDS = 5_000
+
+
+async def seal_plain_seeds(store: Store) -> int:
+    """`verifiable.seal_plain_seeds` under this process's dice key (none: nothing to do);
+    how many it sealed. A failure (the database away, not migrated yet) is logged: the next
+    start tries again, and a seed left as it is is still read."""
+    key = verifiable.dice_key()
+    if key is None:
+        return 0
+    try:
+        sealed = await verifiable.seal_plain_seeds(store, key)
+    except Unavailable:
+        return 0  # the store logs the outage once, whoever meets it first
+    except Exception as exc:
+        logging.getLogger("arbiter").warning("sealing stored server seeds failed: %r", exc)
+        return 0
+    if sealed:
+        logging.getLogger("arbiter").info("sealed %d stored server seed(s) at rest", sealed)
+    return sealed
 
 
 async def purge_expired(

@@ -20,7 +20,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from typing import Any, Final
 
@@ -167,6 +167,7 @@ class Edge:
         declared = -1
         request_id: bytes | None = None
         forwarded: bytes | None = None
+        authorized = False
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = int(value) if value.isdigit() else -1
@@ -175,6 +176,8 @@ class Edge:
                     request_id = value
             elif name == b"x-forwarded-for":
                 forwarded = value
+            elif name == b"authorization":
+                authorized = True
         if request_id is None:
             request_id = new_request_id()
         if self.proxies is not None:
@@ -224,7 +227,9 @@ class Edge:
             kind = message["type"]
             if kind == "http.response.start":
                 status = message["status"]
-                message["headers"] = [*message.get("headers", ()), id_header]
+                message["headers"] = guarded_headers(
+                    message.get("headers", ()), id_header, authorized
+                )
             elif kind == "http.response.body" and not message.get("more_body", False):
                 # Counted before the answer's last part leaves: whoever holds the whole
                 # answer finds it counted (a scrape right after it, from any worker).
@@ -270,6 +275,28 @@ class Edge:
         else:
             log.exception("unhandled error", exc_info=exc)
         return api_error_response(ApiError("an unexpected error occurred; nothing was changed"))
+
+
+#: On every answer: a browser never reads one as anything but its declared type.
+NOSNIFF: Final = (b"x-content-type-options", b"nosniff")
+#: On every answer to a request carrying a token (a session's state, its tokens, a sealed
+#: choice, a proof): kept by no cache, shared or private, unless the answer says otherwise.
+NO_STORE: Final = (b"cache-control", b"no-store")
+
+
+def guarded_headers(
+    headers: Iterable[tuple[bytes, bytes]], id_header: tuple[bytes, bytes], authorized: bool
+) -> list[tuple[bytes, bytes]]:
+    """An answer's headers with its request id, `X-Content-Type-Options: nosniff`, and for a
+    request sending `Authorization`, `Cache-Control: no-store`; a header the answer set
+    itself is kept as it is."""
+    found = [*headers, id_header]
+    names = {name.lower() for name, _ in found}
+    if NOSNIFF[0] not in names:
+        found.append(NOSNIFF)
+    if authorized and NO_STORE[0] not in names:
+        found.append(NO_STORE)
+    return found
 
 
 def new_request_id() -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -92,6 +93,19 @@ class Settings(BaseSettings):
     #: are, readable by whoever reads the database. Every process of a deployment needs the
     #: same key, and it must be kept: a seed sealed under another key cannot be revealed.
     dice_key: SecretStr | None = Field(default=None, min_length=32)
+    #: SQLite without `dice_key`: the file holding the dice key the service made at its first
+    #: start (and reads at every later one). Unset: `$XDG_STATE_HOME/arbiter/dice-key` (else
+    #: `~/.local/state/arbiter/dice-key`). Never in the database's folder: a copy of the folder
+    #: must not carry the key with the seeds it seals.
+    dice_key_file: Path | None = None
+    #: Sessions with verifiable dice offered (`"dice": "verifiable"`). On PostgreSQL they need
+    #: `dice_key`, shared by every replica: without one the service refuses to start.
+    verifiable_dice: bool = True
+
+
+class StartupRefused(SystemExit):
+    """A configuration the service does not start with: its message, one line, is all that
+    is printed (the process exits with status 1)."""
 
 
 @lru_cache(maxsize=1)

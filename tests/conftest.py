@@ -35,6 +35,11 @@ os.environ.setdefault("ARBITER_ODDS_DEADLINE_SECONDS", "120")
 # a century: tests/store/test_deadlines.py). The retention tests judge ages by the settings.
 os.environ.setdefault("ARBITER_RETENTION_FINISHED_DAYS", str(10 * 365))
 os.environ.setdefault("ARBITER_RETENTION_ABANDONED_DAYS", str(10 * 365))
+# Verifiable dice on PostgreSQL need a dice key shared by every process (the apps and servers
+# of the tests included); and on SQLite a key given spares each test's app the key file in the
+# user's state directory. The tests of the key file and of the refusal give their own settings
+# (tests/store/test_dice_key.py).
+os.environ.setdefault("ARBITER_DICE_KEY", "tests-dice-key-" + "0123456789abcdef" * 2)
 
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -292,6 +292,9 @@ def test_compose_keeps_secrets_out_and_trusts_only_the_proxy() -> None:
     assert app["PROMETHEUS_MULTIPROC_DIR"] in services["app"]["tmpfs"][0]
     example = (PROJECT_ROOT / "deploy" / ".env.example").read_text()
     assert "POSTGRES_PASSWORD=" in example
+    # Verifiable dice on PostgreSQL: no start without the dice key every replica shares.
+    assert app["ARBITER_DICE_KEY"].startswith("${ARBITER_DICE_KEY:?")
+    assert "ARBITER_DICE_KEY=" in example
     assert (PROJECT_ROOT / "deploy" / ".gitignore").read_text().splitlines()[-1] == ".env"
 
 

@@ -270,7 +270,7 @@ class EventStream(Response):
         self.events = events
         self.gone = gone
         self.closed = closed
-        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:  # noqa: ARG002 - one stream, whatever its scope
         watcher = asyncio.ensure_future(_disconnected(receive))

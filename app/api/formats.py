@@ -4,9 +4,13 @@ Both are built from the JSON answer alone, after the fact, so they cost nothing 
 that asks for JSON (`respond` in app/api/common.py decides).
 
 - Caller-chosen text (names, skills, reasons, dice annotations) never acts in chat: line
-  breaks and other control characters become one space, and a zero-width space after every
-  `@` and `<` breaks mentions (`@everyone`, `<@123>`, `<@&123>`, `<#123>`, custom emoji and
-  timestamps). The markdown form escapes markdown too. The rules build the summary line with
+  breaks and other control characters become one space; zero-width spaces and bidi controls
+  (which make two names look alike, or reverse the rest of a line) are dropped, ZWJ and ZWNJ
+  kept (names are refused such characters where they enter, app/api/schemas/common.py; this
+  covers names stored before); and a zero-width space after every `@`, and after a `<` that
+  opens Discord markup, breaks mentions (`@everyone`, `<@123>`, `<@&123>`, `<#123>`, custom
+  emoji, timestamps, commands), so the service's own text (`lead <= 0`, `Bearer <token>`)
+  carries none. The markdown form escapes markdown too. The rules build the summary line with
   the names inside and put no markdown of their own in it, so the whole line is neutralised.
 - The markdown message is the summary line, then every die of the answer, one line per
   `rolls` entry: `- Ann · success: 3d6 → 2, 3, 4`. A critical (the answer's own `critical`
@@ -36,8 +40,14 @@ AnswerT = TypeVar("AnswerT", bound=Mapping[str, Any])
 #: Line breaks and other control characters (C0, DEL, C1, the Unicode line and paragraph
 #: separators), a run of them becoming one space.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-#: `@` and `<` not already followed by the zero-width space that breaks a mention.
-_MENTION = re.compile("([@<])(?!\u200b)")
+#: Zero-width spaces and bidi controls: the directional marks, embeddings, overrides and
+#: isolates, the zero-width space, word joiner, byte order mark and Mongolian vowel separator.
+#: Not ZWJ and ZWNJ (U+200C, U+200D), which emoji and many scripts' words need.
+_UNSHOWN = re.compile("[\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]+")
+#: `@`, and `<` opening Discord's markup (`<@…>`, `<#…>`, `<:…>`, `<a:…>`, `<t:…>`, `</…>`,
+#: `<id:…>`; also with the markdown form's backslash before the mark), not already followed by
+#: the zero-width space that breaks a mention.
+_MENTION = re.compile(r"(@|<(?=\\?(?:[@#:/]|a:|t:|id:)))(?!\u200b)")
 _MARKDOWN = str.maketrans({char: "\\" + char for char in "\\*_~`|>#[]()"})
 #: What the one-line text form escapes: the marks that act inside a line (emphasis, strike,
 #: code, spoilers); a line's brackets and parentheses are left as they read.
@@ -105,11 +115,13 @@ def plain(text: str) -> str:
     """Caller-chosen text made safe for a one-line chat message: one line, no mentions (and
     the same text again, made safe twice)."""
     # Most lines need nothing: a printable line (no control or line separator; isprintable is
-    # false for every character `_CONTROLS` matches) without `@` or `<` is returned as it is,
-    # which spares every answer's summary two regular-expression passes.
+    # false for every character `_CONTROLS` and `_UNSHOWN` match) without `@` or `<` is
+    # returned as it is, which spares every answer's summary three regular-expression passes.
     if text.isprintable() and "@" not in text and "<" not in text:
         return text
-    return _MENTION.sub("\\1" + ZERO_WIDTH_SPACE, _CONTROLS.sub(" ", text))
+    # Dropped first: a mention split by a zero-width space of the caller's is broken anew.
+    visible = _UNSHOWN.sub("", text)
+    return _MENTION.sub("\\1" + ZERO_WIDTH_SPACE, _CONTROLS.sub(" ", visible))
 
 
 def postable(answer: AnswerT) -> AnswerT:

@@ -2,12 +2,15 @@
 
 The stored answer is written in the same transaction as the change it describes, keyed by the
 digest of (scope, key) and sealed under the raw key (app/api/security.py). A key's scope is
-its session (`arm-wrestles/<id>`), or for creations the kind, narrowed to the caller when it
-sends a bearer secret of its own (`creation_scope`).
+the token that used it within its session (`session_scope`: no other token of the session,
+whatever its role, can block, probe or replay it), or for creations the kind, narrowed to the
+caller when it sends a bearer secret of its own (`creation_scope`).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -74,6 +77,22 @@ def creation_scope(path: str, caller: str | None) -> str:
     return f"create/{path}/{token_hash(caller)[:32]}"
 
 
+#: The longest a scope is (the store's column).
+MAX_SCOPE = 64
+
+
+def session_scope(path: str, session_id: str, token: str) -> str:
+    """Where a session change's Idempotency-Key lives: the token that sent it, in its session.
+
+    `<kind>/<session id>/` and as much of the token's SHA-256 (base64url) as the column holds
+    (at least 84 bits for every kind: tests/store/test_keys_apart.py). Scoped by the token,
+    not its role: two seats, or a seat and the GM, never share a key.
+    """
+    prefix = f"{path}/{session_id}/"
+    caller = base64.urlsafe_b64encode(hashlib.sha256(token.encode()).digest()).decode()
+    return prefix + caller[: MAX_SCOPE - len(prefix)]
+
+
 @dataclass(frozen=True, slots=True)
 class Keyed:
     """A mutating call's Idempotency-Key, within its scope."""
@@ -83,16 +102,30 @@ class Keyed:
     digest: str
     fingerprint: bytes
     ttl: timedelta
+    #: The session a change's key belongs to (None for a creation's).
+    session_id: str | None = None
+    #: The scope keys of the session had before they were the token's (`<kind>/<id>`): an
+    #: answer stored there is replayed to the request that made it (its fingerprint holds
+    #: the token), and is nothing to any other.
+    legacy_scope: str | None = None
 
     async def claim(self, connection: Transaction) -> Answer | None:
         """Take the key for this transaction: the stored answer to replay, if there is one.
 
         409 while another request holds the key, or when the stored answer fails its
-        integrity check; 422 if the key was used with another request.
+        integrity check; 422 if this caller used the key with another request.
         """
         if not await repository.try_lock_key(connection, self.scope, self.digest):
             raise Conflict("a request with this Idempotency-Key is still being processed")
-        stored = await repository.find_response(connection, self.scope, self.digest, ttl=self.ttl)
+        scope = self.scope
+        stored = await repository.find_response(connection, scope, self.digest, ttl=self.ttl)
+        if stored is None and self.legacy_scope is not None:
+            scope = self.legacy_scope
+            stored = await repository.find_response(
+                connection, scope, key_digest(scope, self.key), ttl=self.ttl
+            )
+            if stored is not None and stored.fingerprint != self.fingerprint:
+                return None  # another caller's (or another request's) key before the scoping
         if stored is None:
             return None
         if stored.fingerprint != self.fingerprint:
@@ -103,10 +136,10 @@ class Keyed:
                 ],
             )
         try:
-            body = open_body(self.scope, self.key, stored.body) if stored.body else b""
+            body = open_body(scope, self.key, stored.body) if stored.body else b""
         except TamperedAnswer:
             logging.getLogger("arbiter").warning(
-                "a stored idempotent answer failed authentication (scope %s)", self.scope
+                "a stored idempotent answer failed authentication (scope %s)", scope
             )
             raise Conflict(
                 "the answer stored under this Idempotency-Key failed its integrity check and "
@@ -122,10 +155,18 @@ class Keyed:
             self.scope,
             self.digest,
             StoredResponse(self.fingerprint, answer.status, answer.headers, sealed),
+            self.session_id,
         )
 
 
-async def keyed(request: Request, scope: str, token: str | None) -> Keyed | None:
+async def keyed(
+    request: Request,
+    scope: str,
+    token: str | None,
+    *,
+    session_id: str | None = None,
+    legacy_scope: str | None = None,
+) -> Keyed | None:
     """The request's Idempotency-Key in `scope`, or None when it sends none."""
     key = idempotency_key(request)
     if key is None:
@@ -136,6 +177,19 @@ async def keyed(request: Request, scope: str, token: str | None) -> Keyed | None
         key_digest(scope, key),
         request_fingerprint(request.method, request.url.path, token, await read_body(request)),
         timedelta(seconds=request.app.state.settings.idempotency_ttl_seconds),
+        session_id,
+        legacy_scope,
+    )
+
+
+async def session_keyed(request: Request, path: str, session_id: str, token: str) -> Keyed | None:
+    """A session change's Idempotency-Key, the token's own (`session_scope`)."""
+    return await keyed(
+        request,
+        session_scope(path, session_id, token),
+        token,
+        session_id=session_id,
+        legacy_scope=f"{path}/{session_id}",
     )
 
 
@@ -176,6 +230,9 @@ def answer_response(request: Request, answer: Answer) -> Response:
     headers = dict(answer.headers)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
+    if answer.status == 201:
+        # A creation's answer carries the session's tokens, with or without a bearer secret.
+        headers["Cache-Control"] = "no-store"
     if answer.status == 204 or not answer.body:
         return Response(status_code=answer.status, headers=headers)
     form = preferred_form(header(request, b"accept"))

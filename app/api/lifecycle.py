@@ -45,7 +45,14 @@ from app.api import pending, verifiable
 from app.api.common import header, message_doc, read_body, respond
 from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
-from app.api.idempotency import Answer, answer_response, creation_scope, guarded, keyed
+from app.api.idempotency import (
+    Answer,
+    answer_response,
+    creation_scope,
+    guarded,
+    keyed,
+    session_keyed,
+)
 from app.api.kinds import (
     AnyKind,
     OddsQuestion,
@@ -282,19 +289,23 @@ async def mutate(
     `authorize` (which may read it) and `mutation` run.
     """
     work = unit_of_work(request)
-    token = bearer_token(request)
-    # The whole body is read before the transaction: a slow client holds no lock.
+    # The whole body is read before the transaction (a slow client holds no lock), and before
+    # the token: a body over the limit is a 413 whoever sends it.
     await read_body(request)
-    key = await keyed(request, f"{kind.path}/{session_id}", token)
+    token = bearer_token(request)
+    # The token's own key: no other caller's use of it is a replay or an error for this one.
+    key = await session_keyed(request, kind.path, session_id, token)
 
     async def transaction(connection: Transaction) -> Applied:
         reused: InvalidInput | None = None
         if key is not None:
             try:
-                # Replays come first, so a retried DELETE answers 204 again, not 404.
+                # Replays come first and need no role (the key is the token's own), so a
+                # retried DELETE answers 204 again, not 404.
                 replay = await key.claim(connection)
             except InvalidInput as exc:
-                # Answered once the token is known to hold a role here: a stranger gets 404.
+                # Answered once the token is known to hold a role that may do this: a
+                # stranger gets 404, a role that may not 403.
                 reused = exc
             else:
                 if replay is not None:
@@ -311,13 +322,13 @@ async def mutate(
             raise NotFound(f"no {kind.title} with id {session_id}")
         if pending.due(record, pending.clock(request.app)):
             raise SettleFirst
-        if reused is not None:
-            raise reused
         # Read once the token is known to hold a role here: a stranger learns nothing from it.
         if_match = _if_match(request)
         if body is not None:
             await body.load()
         authorize(role, record)
+        if reused is not None:
+            raise reused
         if if_match is not None and if_match != "*" and if_match != record.version:
             raise PreconditionFailed(
                 f"If-Match {etag(if_match)} is stale: the session is at version {record.version}"
@@ -1118,7 +1129,7 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
         dice_secret=(
             None
             if server_seed is None
-            else seal_seed(session_id, server_seed, verifiable.dice_key())
+            else seal_seed(session_id, server_seed, verifiable.sealing_key())
         ),
     )
     await repository.insert_session(connection, record)
@@ -1149,6 +1160,30 @@ def _a(noun: str) -> str:
 def schema_prefix(kind: AnyKind) -> str:
     """The kind in schema and operation names: "arm wrestle" -> "ArmWrestle"."""
     return "".join(word.capitalize() for word in kind.title.split())
+
+
+def caller_check(
+    kinds: Mapping[str, AnyKind],
+) -> Callable[[Request, str, str], Awaitable[None]]:
+    """What a session's operation asks before it answers an error of its query (routing's
+    `LeanRoute`): 404 unless the token holds a role in the session (a deleted verifiable
+    session's, for its proof, too), so a stranger learns nothing from it. Set on the app by
+    `create_app` (`app.state.known_caller`)."""
+
+    async def check(request: Request, path: str, session_id: str) -> None:
+        kind = kinds.get(path)
+        if kind is None:
+            return
+        token = bearer_token(request)
+
+        async def read(connection: Transaction) -> None:
+            record = await repository.get_session_or_proof(connection, session_id, kind.path)
+            if record is None or role_of(token, record) is None:
+                raise NotFound(f"no {kind.title} with id {session_id}")
+
+        await unit_of_work(request).run("read", read)
+
+    return check
 
 
 def kind_router(kind: AnyKind) -> APIRouter:

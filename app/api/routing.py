@@ -60,8 +60,11 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.common import CALLER, examples, parse_body, read_body, respond, text_plain_doc
+from app.api.security import bearer_token
 
 M = TypeVar("M", bound=BaseModel)
+#: The path parameter of a session's operations: a route with it authenticates first.
+SESSION_PARAMETER: Final = "{session_id}"
 E = TypeVar("E", bound=Callable[..., Awaitable[Any]])
 #: Marks an endpoint whose body `LeanRoute` hands over unvalidated (see `declare_body`).
 DEFERRED = "arbiter_deferred_body"
@@ -310,8 +313,17 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
     endpoint: Callable[..., Awaitable[Any]] = route.endpoint
     deferred = getattr(endpoint, DEFERRED, False)
     status = route.status_code or 200
+    session_call = SESSION_PARAMETER in route.path_format
 
     async def handler(request: Request) -> Response:
+        if session_call:
+            # A session's operation knows its caller before it checks what was sent: a body
+            # over the limit is a 413 first, then no token a 401, a stranger's token a 404
+            # (here for a query's error, else by the endpoint), and only then a query's or a
+            # body's error a 400 or 422.
+            if body_name is not None:
+                await read_body(request)
+            bearer_token(request)
         if plain_paths:
             arguments: dict[str, Any] = {name: request.path_params[name] for name in path_names}
         else:
@@ -321,6 +333,8 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
         if query:
             values, errors = request_params_to_args(query, request.query_params)
             if errors:
+                if session_call:
+                    await _known_caller(request, route.path_format)
                 raise RequestValidationError(errors)
             arguments.update(values)
         if request_name is not None:
@@ -343,6 +357,15 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
         return respond(request, answer, status)
 
     return handler
+
+
+async def _known_caller(request: Request, path_format: str) -> None:
+    """404 for a token of no role in the session (`app.state.known_caller`, set by
+    `create_app`), before a session operation answers an error of its query."""
+    check = getattr(request.app.state, "known_caller", None)
+    if check is not None:
+        # `/v1/<kind>/{session_id}/…`: the kind is the path's second segment.
+        await check(request, path_format.split("/")[2], request.path_params["session_id"])
 
 
 def one_shot_router(

@@ -16,11 +16,15 @@ module's work: the lifecycle asks `record.dice_secret is None` first.
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
-from app.api.security import Role, open_seed
+from app.api.security import SEED_PLAIN, Role, open_seed, seal_seed
+from app.errors import InvalidInput
 from app.rules.dice import DieRoll
 from app.rules.verifiable import (
     DerivedRng,
@@ -32,23 +36,134 @@ from app.rules.verifiable import (
     seeds_content,
     seeds_digest,
 )
+from app.settings import Settings, StartupRefused
+from app.store import repository
+from app.store.database import Store, Transaction, database_file
 from app.store.repository import SessionRecord
+
+#: The shortest dice key (ARBITER_DICE_KEY's own minimum).
+MIN_DICE_KEY: Final = 32
 
 #: The stored state's key of a verifiable session's public part.
 VERIFIABLE: Final = "verifiable"
 
-#: The dice key of this process (`Settings.dice_key`), set by `create_app` (`configure`).
+#: The dice key of this process (`dice_key_for`), set by `create_app` (`configure`), and
+#: whether verifiable sessions are offered.
 _dice_key: str | None = None
+_offered = True
+
+#: Why a deployment on PostgreSQL does not start without a dice key.
+POSTGRES_NEEDS_A_KEY: Final = (
+    "verifiable dice on PostgreSQL need ARBITER_DICE_KEY (at least 32 characters, e.g. "
+    "`openssl rand -hex 32`), the same for every replica, to seal each server seed at rest; "
+    "set it, or set ARBITER_VERIFIABLE_DICE=false to offer no verifiable sessions"
+)
 
 
-def configure(dice_key: str | None) -> None:
-    """Seal new server seeds under `dice_key` (None: store them as they are)."""
-    global _dice_key
+def configure(dice_key: str | None, *, offered: bool = True) -> None:
+    """Seal new server seeds under `dice_key` (None: store them as they are); `offered`:
+    whether sessions with verifiable dice may be created."""
+    global _dice_key, _offered
     _dice_key = dice_key
+    _offered = offered
 
 
 def dice_key() -> str | None:
     return _dice_key
+
+
+def sealing_key() -> str | None:
+    """The key a new session's server seed is sealed under, or a 422 when this server offers
+    no verifiable dice."""
+    if not _offered:
+        raise InvalidInput(
+            "this server does not offer verifiable dice",
+            errors=[{"loc": ["body", "dice"], "msg": "verifiable dice are not offered here"}],
+        )
+    return _dice_key
+
+
+async def seal_plain_seeds(store: Store, key: str) -> int:
+    """Seal under `key` every server seed stored as it is (sessions made before every
+    deployment had a dice key), each in place and the same seed; how many this call sealed.
+    Run at start: processes starting together seal each seed once (the store's compare)."""
+
+    async def transaction(connection: Transaction) -> int:
+        sealed = 0
+        for session_id, stored in await repository.plain_secrets(connection, SEED_PLAIN):
+            seed = open_seed(session_id, stored, key)
+            made = seal_seed(session_id, seed, key)
+            sealed += await repository.reseal_secret(connection, session_id, stored, made)
+        return sealed
+
+    return await store.run("write", transaction)
+
+
+def default_key_file() -> Path:
+    """Where the service keeps the dice key it made (SQLite without ARBITER_DICE_KEY): the
+    user's state directory (XDG), not the database's folder."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "arbiter" / "dice-key"
+
+
+def dice_key_for(settings: Settings) -> str | None:
+    """The dice key of a deployment (docs/verifiable-dice.md#where-the-server-seed-lives):
+    ARBITER_DICE_KEY when set; on PostgreSQL none otherwise, and no start while verifiable
+    dice are offered (`StartupRefused`); on SQLite the key in its key file, made at the
+    first start; for a database in memory, one for the process."""
+    if settings.dice_key is not None:
+        return settings.dice_key.get_secret_value()
+    if not settings.verifiable_dice:
+        return None
+    postgres, database = database_file(settings.database_url)
+    if postgres:
+        raise StartupRefused(POSTGRES_NEEDS_A_KEY)
+    if database is None:
+        return secrets.token_hex(32)
+    path = (settings.dice_key_file or default_key_file()).expanduser().absolute()
+    folder = Path(database).expanduser().absolute().parent
+    if path.resolve().is_relative_to(folder.resolve()):
+        raise StartupRefused(
+            f"the dice key file {path} is in the database's folder ({folder}): a copy of the "
+            "folder would carry the key with the seeds it seals; set ARBITER_DICE_KEY_FILE "
+            "to a path elsewhere"
+        )
+    try:
+        return kept_key(path)
+    except OSError as exc:
+        raise StartupRefused(
+            f"cannot keep the dice key in {path} ({exc.strerror or exc}); set "
+            "ARBITER_DICE_KEY, or ARBITER_DICE_KEY_FILE to a writable path"
+        ) from None
+
+
+def kept_key(path: Path) -> str:
+    """The key in `path`, made there first if there is none (readable by its owner only).
+
+    Made whole in a file of its own and linked into place, so that of processes starting
+    together one makes it and every one reads the same key.
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        made = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        descriptor = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(descriptor, (secrets.token_hex(32) + "\n").encode())
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        try:
+            os.link(made, path)
+        except FileExistsError:
+            pass  # another process made it first: its key is the one
+        finally:
+            made.unlink()
+    key = path.read_text(encoding="utf-8").strip()
+    if len(key) < MIN_DICE_KEY:
+        raise StartupRefused(
+            f"the dice key file {path} holds no key of at least {MIN_DICE_KEY} characters"
+        )
+    return key
 
 
 def block(record: SessionRecord) -> dict[str, Any] | None:

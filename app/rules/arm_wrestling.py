@@ -39,6 +39,7 @@ from typing import Final, Literal, get_args
 from app.rules.common import CheckRoll
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.text import name_key
 from app.rules.violations import Violations
 
 Variant = Literal["standard", "spikes", "psychic", "mental"]
@@ -134,7 +135,7 @@ def check_config(config: Config) -> None:
                 violations.add((side, "int_mod"), "the mental variant needs int_mod")
             if competitor.wis_score is None:
                 violations.add((side, "wis_score"), "the mental variant needs wis_score")
-    if config.a.name == config.b.name:
+    if name_key(config.a.name) == name_key(config.b.name):
         violations.add(("b", "name"), "the two competitors need different names")
     if config.loser_damage is not None and config.variant not in LOSER_DAMAGE_VARIANTS:
         violations.add(

@@ -82,6 +82,7 @@ from app.rules.races import (
     increment_needs,
     run_increment,
 )
+from app.rules.text import name_key
 from app.rules.violations import Violations
 
 StartMode = Literal["initiative", "distance", "lead"]
@@ -174,7 +175,7 @@ def check_config(config: Config) -> None:
     Two different names, and an initiative start the escapee's modifier can give a lead at all.
     """
     violations = Violations()
-    if config.escapee.name == config.chaser.name:
+    if name_key(config.escapee.name) == name_key(config.chaser.name):
         violations.add(("chaser", "name"), "the chaser and the escapee need different names")
     best = BEST_D20 + config.escapee.modifier(INITIATIVE)
     if isinstance(config.start, InitiativeStart) and best <= CAUGHT_AT:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.text import name_key
 from app.rules.violations import Violations
 
 Critical = Literal["success", "failure"] | None
@@ -164,7 +165,7 @@ def check_regular_config(config: RegularConfig) -> None:
     (docs/rules.md#names). The create body's schema checks each field's bounds
     (docs/rules.md#success-roll, docs/rules.md#regular-contest)."""
     violations = Violations()
-    if config.a.name == config.b.name:
+    if name_key(config.a.name) == name_key(config.b.name):
         violations.add(("b", "name"), "competitor names must differ")
     violations.raise_if_any()
 

@@ -68,6 +68,7 @@ from typing import Final, Literal, get_args
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
+from app.rules.text import name_key
 
 Mode = Literal["distance", "caber", "precision", "halfling-toss"]
 #: What Far Shot doubles in a distance check's DS (docs/rules.md#distance): the whole check
@@ -380,9 +381,9 @@ def long_throw_config(
     seen: set[str] = set()
     for index, thrower in enumerate(throwers):
         found.extend(_thrower_violations(thrower, ("competitors", index)))
-        if thrower.name in seen:
+        if name_key(thrower.name) in seen:
             bad(("competitors", index, "name"), f"the name {thrower.name!r} is used twice")
-        seen.add(thrower.name)
+        seen.add(name_key(thrower.name))
     if not found:
         needs_mod = _needs_strength_mod(mode, thrown, into_wall)
         for index, thrower in enumerate(throwers):

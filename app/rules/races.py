@@ -91,6 +91,7 @@ from typing import Final, Literal
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.text import name_key
 from app.rules.violations import Violations
 
 Preset = Literal["dash", "typical", "marathon", "dakrothian-marathon"]
@@ -356,11 +357,11 @@ def check_config(config: Config) -> None:
         check_increment(increment, ("course", "increments", index), violations)
     seen: set[str] = set()
     for index, competitor in enumerate(config.competitors):
-        if competitor.name in seen:
+        if name_key(competitor.name) in seen:
             violations.add(
                 ("competitors", index, "name"), f"two competitors named {competitor.name}"
             )
-        seen.add(competitor.name)
+        seen.add(name_key(competitor.name))
     if any(increment.mounted for increment in config.increments):
         for index, competitor in enumerate(config.competitors):
             if competitor.mount is None:

@@ -44,7 +44,7 @@ from typing import Any, Literal, cast
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
-from app.rules.text import plural
+from app.rules.text import name_key, plural
 from app.rules.violations import Violations
 
 Kind = Literal["bidding", "option"]
@@ -180,7 +180,7 @@ def check_config(config: Config) -> None:
         violations.add(("max_actions_per_round",), "a bidding game takes one action per round")
     for index, action in enumerate(config.actions):
         _check_action(config, action, ("actions", index), violations)
-        if any(other.name == action.name for other in config.actions[:index]):
+        if any(name_key(other.name) == name_key(action.name) for other in config.actions[:index]):
             violations.add(("actions", index, "name"), f"two actions are named {action.name!r}")
     if config.goal is None and config.max_rounds is None:
         violations.add((), "a skill game needs an end condition: goal, max_rounds or both")
@@ -211,14 +211,14 @@ def _check_parties(config: Config, violations: Violations) -> None:
     member_count = 0
     for index, party in enumerate(config.parties):
         loc: Loc = ("parties", index)
-        if party.name in names_seen:
+        if name_key(party.name) in names_seen:
             violations.add((*loc, "name"), f"the name {party.name!r} is used twice")
-        names_seen.add(party.name)
+        names_seen.add(name_key(party.name))
         for member_index, member in enumerate(party.members):
             member_loc: Loc = (*loc, "members", member_index)
-            if member.name in names_seen:
+            if name_key(member.name) in names_seen:
                 violations.add((*member_loc, "name"), f"the name {member.name!r} is used twice")
-            names_seen.add(member.name)
+            names_seen.add(name_key(member.name))
             for skill in member.skills:
                 if skill not in config.skill_list:
                     violations.add(

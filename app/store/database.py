@@ -197,6 +197,16 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def database_file(url: str) -> tuple[bool, str | None]:
+    """Whether `url` names a PostgreSQL database, and a SQLite database's file (None: in
+    memory, or PostgreSQL)."""
+    parsed = make_url(normalise_url(url))
+    if parsed.get_backend_name() == "postgresql":
+        return True, None
+    database = parsed.database
+    return False, database if database and database != ":memory:" else None
+
+
 def postgres_hosts(parsed: URL) -> list[str]:
     """The `host[:port]` of every server a PostgreSQL URL names, in the order they are tried
     (one, or none for the driver's default)."""

@@ -426,6 +426,45 @@ async def delete_session(connection: Transaction, record: SessionRecord) -> None
         raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
 
 
+# --- verifiable sessions' server seeds -------------------------------------------------------
+
+#: Server seeds stored as they are (their first byte, `SEED_PLAIN` of app/api/security.py):
+#: those of sessions made before every deployment had a dice key.
+_PLAIN_SECRETS = Statement(
+    lambda: select(sessions.c.id, sessions.c.dice_secret).where(
+        sessions.c.dice_secret.is_not(None),
+        func.substr(sessions.c.dice_secret, literal_column("1"), literal_column("1"))
+        == bindparam("plain"),
+    )
+)
+_RESEAL_SECRET = Statement(
+    lambda: (
+        update(sessions)
+        .where(
+            sessions.c.id == bindparam("match_id"), sessions.c.dice_secret == bindparam("stored")
+        )
+        .values(dice_secret=bindparam("sealed"))
+    )
+)
+
+
+async def plain_secrets(connection: Transaction, plain: bytes) -> list[tuple[str, bytes]]:
+    """(session id, stored secret) of every server seed stored beginning with `plain`."""
+    found = await _PLAIN_SECRETS.fetch(connection, {"plain": plain})
+    return [(session_id, bytes(stored)) for session_id, stored in found]
+
+
+async def reseal_secret(
+    connection: Transaction, session_id: str, stored: bytes, sealed: bytes
+) -> bool:
+    """Replace a session's stored server seed `stored` by `sealed` (the same seed), unless
+    another process did first; whether this call did."""
+    changed = await _RESEAL_SECRET.execute(
+        connection, {"match_id": session_id, "stored": stored, "sealed": sealed}
+    )
+    return changed == 1
+
+
 # --- rounds --------------------------------------------------------------------------------
 
 #: Every column but the generated id.
@@ -578,15 +617,21 @@ async def find_response(
 
 
 async def save_response(
-    connection: Transaction, scope: str, key: str, response: StoredResponse
+    connection: Transaction,
+    scope: str,
+    key: str,
+    response: StoredResponse,
+    session_id: str | None = None,
 ) -> None:
-    """Store the answer in the same transaction as the change it describes."""
+    """Store the answer in the same transaction as the change it describes (`session_id`:
+    the session it changed, forgotten with it; None for a creation)."""
     await _FORGET_RESPONSE.execute(connection, {"scope": scope, "key": key})
     await _SAVE_RESPONSE.execute(
         connection,
         {
             "scope": scope,
             "key": key,
+            "session_id": session_id,
             "fingerprint": response.fingerprint,
             "status_code": response.status_code,
             "headers": _document_in(connection, response.headers),
@@ -664,11 +709,12 @@ def _any_of(parameter: str) -> Any:
 #: Their rounds go with them (ON DELETE CASCADE).
 _PURGE_SESSIONS = Statement(lambda: delete(sessions).where(sessions.c.id.in_(_listed("ids"))))
 _PURGE_SESSIONS_PG = Statement(lambda: delete(sessions).where(sessions.c.id == _any_of("ids")))
-_PURGE_SCOPES = Statement(
-    lambda: delete(idempotency).where(idempotency.c.scope.in_(_listed("scopes")))
+#: A session's stored answers, whichever of its tokens used each key.
+_PURGE_KEYS = Statement(
+    lambda: delete(idempotency).where(idempotency.c.session_id.in_(_listed("ids")))
 )
-_PURGE_SCOPES_PG = Statement(
-    lambda: delete(idempotency).where(idempotency.c.scope == _any_of("scopes"))
+_PURGE_KEYS_PG = Statement(
+    lambda: delete(idempotency).where(idempotency.c.session_id == _any_of("ids"))
 )
 
 
@@ -709,14 +755,14 @@ async def purge_sessions(
     if not taken:
         return 0
     ids = [session_id for session_id, _ in taken]
-    # A session's keyed changes are stored under its scope (app/api/idempotency.py).
-    scopes = [f"{kind}/{session_id}" for session_id, kind in taken]
+    # A session's keyed changes are stored with its id (app/api/idempotency.py).
     if postgres:
-        await _PURGE_SCOPES_PG.execute(connection, {"scopes": scopes})
+        await _PURGE_KEYS_PG.execute(connection, {"ids": ids})
         await _PURGE_SESSIONS_PG.execute(connection, {"ids": ids})
     else:
-        await _PURGE_SCOPES.execute(connection, {"scopes": orjson.dumps(scopes).decode()})
-        await _PURGE_SESSIONS.execute(connection, {"ids": orjson.dumps(ids).decode()})
+        listed = orjson.dumps(ids).decode()
+        await _PURGE_KEYS.execute(connection, {"ids": listed})
+        await _PURGE_SESSIONS.execute(connection, {"ids": listed})
     return len(taken)
 
 

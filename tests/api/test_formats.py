@@ -174,7 +174,8 @@ def test_names_are_neutralised(name: str, as_text: str, as_markdown: str) -> Non
     assert formats.markdown(name) == as_markdown
 
 
-HOSTILE = ("@everyone", "<@123456>", "Ann\nBob", "**bold**", "||spoiler||")
+#: Names a caller may send (a line break is refused where it enters: tests/api/test_free_text.py).
+HOSTILE = ("@everyone", "<@123456>", "**bold**", "||spoiler||", "> quoted")
 
 
 @pytest.mark.parametrize("name", HOSTILE)

@@ -365,8 +365,15 @@ def test_names_hold_no_nul(client: TestClient) -> None:
         json={"a": {"name": "Ann\x00", "skill": 12}, "b": {"name": "Bob", "skill": 10}},
     )
     assert_problem(answer, 422, ["body", "a", "name"])
-    fine = client.post(
+    # Nor any other control character, a tab included (tests/api/test_free_text.py); a space
+    # and a ZWNJ are fine.
+    tab = client.post(
         "/v1/gurps/quick-contest",
         json={"a": {"name": "Ann\tLee", "skill": 12}, "b": {"name": "Bob", "skill": 10}},
+    )
+    assert_problem(tab, 422, ["body", "a", "name"])
+    fine = client.post(
+        "/v1/gurps/quick-contest",
+        json={"a": {"name": "Ann Lee\u200c", "skill": 12}, "b": {"name": "Bob", "skill": 10}},
     )
     assert fine.status_code == 200

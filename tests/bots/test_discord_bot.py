@@ -279,7 +279,7 @@ def test_the_bot_registers_its_slash_commands(
 def test_a_quick_contest_posts_arbiters_message_with_names_made_inert(
     base_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    names = {"a_name": "@everyone", "b_name": "<@1400000000000000004>\nhi **there**"}
+    names = {"a_name": "@everyone", "b_name": "<@1400000000000000004> hi **there**"}
     options: dict[str, str | int] = {**names, "a_skill": 12, "b_skill": 10, "seed": 7}
     body = {
         "a": {"name": names["a_name"], "skill": 12},

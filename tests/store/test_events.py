@@ -451,6 +451,9 @@ def stream(base: str, path: str, token: str, last_event_id: int | None = None) -
     with httpx.stream("GET", base + path, headers=headers, timeout=timeout) as response:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
+        # A stream carries a session's rounds as its token may read them: cached nowhere.
+        assert response.headers["cache-control"] == "no-store"
+        assert response.headers["x-content-type-options"] == "nosniff"
         yield Stream(response)
 
 

@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select, update
 
+from app.api.idempotency import session_scope
 from app.api.security import key_digest
 from app.store import repository
 from app.store.database import Transaction, null_pool_engine
@@ -51,6 +52,12 @@ def standing(client: TestClient, path: str, auth: dict[str, str]) -> tuple[int, 
     session = client.get(path, headers=auth).json()
     listed = client.get(path + "/rounds", headers=auth).json()["rounds"]
     return session["version"], session["round"], len(listed)
+
+
+def scope_of(path: str, auth: dict[str, str]) -> str:
+    """Where the keys of the token of `auth` live in the session at `path`."""
+    token = auth["Authorization"].removeprefix("Bearer ")
+    return session_scope("arm-wrestles", path.rsplit("/", 1)[1], token)
 
 
 def count(engine: Engine, table: Any, *where: Any) -> int:
@@ -208,7 +215,7 @@ def test_a_tampered_stored_answer_is_refused_not_replayed(
 ) -> None:
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
     path, auth = made.url, made.headers
-    scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
+    scope = scope_of(path, auth)
     keyed = {**auth, "Idempotency-Key": "tamper-with-me"}
     first = store_client.post(path + "/rounds", json=TIE, headers=keyed)
     assert first.status_code == 200
@@ -262,7 +269,7 @@ def test_a_key_still_in_flight_is_409(store_client: TestClient, engine: Engine) 
     """
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
     path, auth = made.url, made.headers
-    scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
+    scope = scope_of(path, auth)
     keyed = {**auth, "Idempotency-Key": "slow-one"}
     store = store_client.app.state.store  # type: ignore[attr-defined]
     held = engine.raw_connection()
@@ -297,8 +304,7 @@ def test_a_key_still_in_flight_is_409(store_client: TestClient, engine: Engine) 
 def test_a_failed_request_stores_no_key(store_client: TestClient, engine: Engine) -> None:
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
     path, auth = made.url, made.headers
-    session_id = path.rsplit("/", 1)[1]
-    scope = f"arm-wrestles/{session_id}"
+    scope = scope_of(path, auth)
     keyed = {**auth, "Idempotency-Key": "retry-me"}
     stored = (idempotency.c.scope == scope,)
 
@@ -337,7 +343,7 @@ def test_a_finished_session_keeps_no_key_for_its_409(store_client: TestClient) -
 def test_answers_are_replayed_for_24_hours_only(store_client: TestClient, engine: Engine) -> None:
     made = Session(store_client, "arm-wrestles", ARM_WRESTLE)
     path, auth = made.url, made.headers
-    scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
+    scope = scope_of(path, auth)
     keyed = {**auth, "Idempotency-Key": "a-day"}
     first = store_client.post(path + "/rounds", json=TIE, headers=keyed)
     assert first.status_code == 200

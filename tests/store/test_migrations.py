@@ -331,6 +331,58 @@ def test_rounds_waiting_for_dice_get_their_deadline_in_its_column(
     assert found[idle.id] is None
 
 
+def test_keys_stored_under_their_session_get_its_id_and_keep_every_row_both_ways(
+    empty_database_url: str,
+) -> None:
+    """0008 gives each stored key of a session's change (scoped `<kind>/<id>` before it, as
+    the service stored them; `<kind>/<id>/<token>` after it) its session's id, and a
+    creation's none; the downgrade keeps every row as it was."""
+    url = empty_database_url
+    config = alembic_config(url)
+    command.upgrade(config, "0007")
+    session_id = "0123456789abcdef0123456789abcdef"
+    scopes = [
+        f"arm-wrestles/{session_id}",
+        f"regular-contests/{session_id}/AbCdEfGhIjKlMn",
+        "create/arm-wrestles",
+        "create/arm-wrestles/0123456789abcdef0123456789abcdef",
+    ]
+    engine = null_pool_engine(url)
+    rows = [
+        {
+            "scope": scope,
+            "key": f"{number:064x}",
+            "fingerprint": bytes([number]) * 32,
+            "status_code": 200,
+            "headers": "{}" if engine.dialect.name == "sqlite" else {},
+            "body": b"sealed",
+            "created_at": datetime(2026, 12, 6, 12, 0, tzinfo=UTC),
+        }
+        for number, scope in enumerate(scopes)
+    ]
+    try:
+        metadata = MetaData()
+        with engine.begin() as connection:
+            metadata.reflect(connection, only=["idempotency_keys"])
+            connection.execute(metadata.tables["idempotency_keys"].insert(), rows)
+        before = contents(url)["idempotency_keys"]
+        command.upgrade(config, "0008")
+        with engine.connect() as connection:
+            found: dict[str, str | None] = dict(
+                connection.execute(text("SELECT scope, session_id FROM idempotency_keys")).all()
+            )
+        assert found == {
+            scopes[0]: session_id,
+            scopes[1]: session_id,
+            scopes[2]: None,
+            scopes[3]: None,
+        }
+        command.downgrade(config, "0007")
+        assert contents(url)["idempotency_keys"] == before
+    finally:
+        engine.dispose()
+
+
 def test_sessions_stored_before_the_serialiser_play_on(empty_database_url: str) -> None:
     """0004 rewrites the arm wrestle's and the skill game's state and fills the race's and
     chase's new options; every kind then answers as its document says, shows the state it
@@ -850,8 +902,9 @@ def test_sqlite_migrations_check_foreign_keys_after_each_step(tmp_path: Path) ->
     before = contents(url)
     with pytest.raises(CommandError) as refused:
         command.downgrade(config, "0003")
+    head, below = revisions()[:2]  # the first step down is the one that fails
     assert str(refused.value) == (
-        "migration 0007 -> 0006 leaves rows whose foreign key names no row "
+        f"migration {head} -> {below} leaves rows whose foreign key names no row "
         "(1 of rounds naming no row of sessions); nothing was changed"
     )
     assert schema(url) == (TABLES, [migration_head()])

@@ -160,20 +160,21 @@ def test_expired_sessions_go_with_their_rounds_and_answers(
         for name, session_id in ids.items()
     }
     assert all(played >= 2 for played in rounds_of.values()), rounds_of
-    scopes = {name: f"arm-wrestles/{session_id}" for name, session_id in ids.items()}
-    assert count(engine, idempotency, idempotency.c.scope == scopes["finished_old"]) == 3
-    assert count(engine, idempotency, idempotency.c.scope == scopes["abandoned"]) == 2
+    # A session's keys, whichever of its tokens used them, are stored with its id.
+    scopes = ids
+    assert count(engine, idempotency, idempotency.c.session_id == scopes["finished_old"]) == 3
+    assert count(engine, idempotency, idempotency.c.session_id == scopes["abandoned"]) == 2
 
     assert purge(database_url) == (2, [2])
 
     assert present(engine, list(ids.values())) == {ids["finished_recent"], ids["idle"]}
     for name in ("finished_old", "abandoned"):
         assert count(engine, rounds, rounds.c.session_id == ids[name]) == 0
-        assert count(engine, idempotency, idempotency.c.scope == scopes[name]) == 0
+        assert count(engine, idempotency, idempotency.c.session_id == scopes[name]) == 0
     for name in ("finished_recent", "idle"):
         assert count(engine, rounds, rounds.c.session_id == ids[name]) == rounds_of[name]
-    assert count(engine, idempotency, idempotency.c.scope == scopes["finished_recent"]) == 3
-    assert count(engine, idempotency, idempotency.c.scope == scopes["idle"]) == 2
+    assert count(engine, idempotency, idempotency.c.session_id == scopes["finished_recent"]) == 3
+    assert count(engine, idempotency, idempotency.c.session_id == scopes["idle"]) == 2
 
     gone_path, gone_auth = abandoned
     assert store_client.get(gone_path, headers=gone_auth).status_code == 404
@@ -188,25 +189,25 @@ def test_answers_past_their_ttl_are_forgotten_while_their_session_stays(
     store_client: TestClient, database_url: str, engine: Engine
 ) -> None:
     path, _ = played_session(store_client, finish=False)
-    scope = f"arm-wrestles/{path.rsplit('/', 1)[1]}"
+    scope = path.rsplit("/", 1)[1]
     ttl = timedelta(seconds=SETTINGS.idempotency_ttl_seconds)
     with engine.begin() as connection:
         # Only the first round's answer outlives the TTL.
         first = connection.execute(
             select(idempotency.c.key, idempotency.c.created_at)
-            .where(idempotency.c.scope == scope)
+            .where(idempotency.c.session_id == scope)
             .order_by(idempotency.c.created_at)
             .limit(1)
         ).one()
         connection.execute(
             update(idempotency)
-            .where(idempotency.c.scope == scope, idempotency.c.key == first.key)
+            .where(idempotency.c.session_id == scope, idempotency.c.key == first.key)
             .values(created_at=first.created_at - ttl - timedelta(minutes=1))
         )
 
     assert purge(database_url) == (0, [])
 
-    assert count(engine, idempotency, idempotency.c.scope == scope) == 1
+    assert count(engine, idempotency, idempotency.c.session_id == scope) == 1
     assert present(engine, [path.rsplit("/", 1)[1]]) == {path.rsplit("/", 1)[1]}
 
 
@@ -261,7 +262,8 @@ def insert_sessions(engine: Engine, rows: list[dict[str, Any]]) -> list[str]:
             insert(idempotency),
             [
                 {
-                    "scope": f"arm-wrestles/{row['id']}",
+                    "scope": f"arm-wrestles/{row['id']}/a-token",
+                    "session_id": row["id"],
                     "key": "k" * 64,
                     "fingerprint": b"\0" * 32,
                     "status_code": 200,
@@ -310,10 +312,8 @@ def test_expired_sessions_are_purged_in_batches(database_url: str, engine: Engin
     assert present(engine, gone + kept) == set(kept)
     assert count(engine, rounds, rounds.c.session_id.in_(gone)) == 0
     assert count(engine, rounds, rounds.c.session_id.in_(kept)) == 2 * len(kept)
-    gone_scopes = [f"arm-wrestles/{session_id}" for session_id in gone]
-    kept_scopes = [f"arm-wrestles/{session_id}" for session_id in kept]
-    assert count(engine, idempotency, idempotency.c.scope.in_(gone_scopes)) == 0
-    assert count(engine, idempotency, idempotency.c.scope.in_(kept_scopes)) == len(kept)
+    assert count(engine, idempotency, idempotency.c.session_id.in_(gone)) == 0
+    assert count(engine, idempotency, idempotency.c.session_id.in_(kept)) == len(kept)
 
 
 def test_a_stopped_purge_ends_after_the_batch_under_way(database_url: str, engine: Engine) -> None:

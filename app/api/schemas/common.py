@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Final, Literal, NotRequired, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -33,9 +35,39 @@ WHITE_SPACE = (
 
 BLANKS = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK = f"[^{BLANKS}]"
-#: Text that is not blank and holds no NUL (which C strings, terminals and chat clients cut
-#: at): a character of neither, anywhere, and no NUL before or after it.
-TEXT = f"^[^\\x00]*[^\\x00{BLANKS}][^\\x00]*$"
+#: Control characters (Unicode's Cc: C0, DEL, C1), which C strings, terminals and chat clients
+#: cut at or act on: no text a caller sends holds one (a seed included).
+CONTROLS = r"\x00-\x1f\x7f-\x9f"
+#: What a name, or other text a caller names things with, may not hold (docs/api.md#names):
+#: controls, the line and paragraph separators, bidi embeddings, overrides and isolates (which
+#: reorder the rest of a chat line) and the invisible U+200B, U+2060 and U+FEFF (which make
+#: two names look alike). ZWJ and ZWNJ stay: emoji, Persian and Indic names need them.
+UNSHOWN = CONTROLS + r"\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff"
+#: Text that is not blank and holds none of `UNSHOWN`: a character of neither, anywhere, and
+#: none of `UNSHOWN` before or after it.
+TEXT = f"^[^{UNSHOWN}]*[^{UNSHOWN}{BLANKS}][^{UNSHOWN}]*$"
+_UNSHOWN = re.compile(f"[{UNSHOWN}]")
+_CONTROL = re.compile(f"[{CONTROLS}]")
+
+
+def character(found: str) -> str:
+    """A character as a 422 names it: `U+202E RIGHT-TO-LEFT OVERRIDE`, `U+000A (a control
+    character)`."""
+    name = unicodedata.name(found, "")
+    return f"U+{ord(found):04X} {name}" if name else f"U+{ord(found):04X} (a control character)"
+
+
+def _refusing(pattern: re.Pattern[str], what: str) -> Callable[[Any], Any]:
+    def refuse(value: Any) -> Any:
+        if isinstance(value, str) and (found := pattern.search(value)) is not None:
+            raise ValueError(f"{character(found.group())} is not allowed in {what}")
+        return value
+
+    return refuse
+
+
+#: Run before the pattern, so the 422 names the character refused.
+_NAMED = BeforeValidator(_refusing(_UNSHOWN, "a name or text"))
 
 
 def trimmed(value: str) -> str:
@@ -49,12 +81,19 @@ def trimmed(value: str) -> str:
 #: Text that is not blank: 1 to 64 characters counted as sent (so the document's JSON Schema
 #: says exactly what is accepted: its length before trimming, not blank by `NOT_BLANK`), then
 #: trimmed. A competitor, party or member name: how results and supplied dice refer to them.
+#: Stored as sent (trimmed), and compared with other names by `name_key` (app/rules/text.py).
 Name = Annotated[
-    str, StringConstraints(min_length=1, max_length=64, pattern=TEXT), AfterValidator(trimmed)
+    str,
+    StringConstraints(min_length=1, max_length=64, pattern=TEXT),
+    AfterValidator(trimmed),
+    _NAMED,
 ]
 #: The same for up to 500 characters (an effect's text).
 Text = Annotated[
-    str, StringConstraints(min_length=1, max_length=500, pattern=TEXT), AfterValidator(trimmed)
+    str,
+    StringConstraints(min_length=1, max_length=500, pattern=TEXT),
+    AfterValidator(trimmed),
+    _NAMED,
 ]
 Seed = Annotated[int, Field(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")]
 #: A session's `seats`: whether each competitor gets a seat token of its own.
@@ -270,8 +309,15 @@ def _utf8(value: str) -> str:
 
 
 #: A seed a token holder adds to a verifiable session: 1 to 256 Unicode code points (not UTF-8
-#: bytes: docs/verifiable-dice.md#the-seeds-added), as sent.
-AddedSeed = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_utf8)]
+#: bytes: docs/verifiable-dice.md#the-seeds-added), as sent (never normalised: its exact UTF-8
+#: bytes feed the dice), and no control character (Cc: the other token holders see it, and
+#: PostgreSQL's text cannot hold a NUL).
+AddedSeed = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=256, pattern=f"^[^{CONTROLS}]*$"),
+    AfterValidator(_utf8),
+    BeforeValidator(_refusing(_CONTROL, "a seed")),
+]
 
 
 class SeedBody(Strict):

@@ -163,7 +163,7 @@ class ArmWrestleRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -188,7 +188,7 @@ class ArmWrestleSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -237,7 +237,7 @@ class ArmWrestler(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -578,7 +578,7 @@ class ChaseSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -654,7 +654,7 @@ class Contestant(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -674,7 +674,7 @@ class CustomObject(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -744,7 +744,7 @@ class GurpsCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -785,7 +785,7 @@ class HazardTactic(BaseModel):
             description='Default: "balance".',
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Chaser Check",
         ),
     ] = None
@@ -925,7 +925,7 @@ class LongThrowCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1491,7 +1491,7 @@ class SkillsAdditionalPropertyItem(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -1561,7 +1561,7 @@ class OpposedCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1574,7 +1574,7 @@ class OpposedCompetitor(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -1611,7 +1611,7 @@ class OpposedOpponent(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1805,7 +1805,7 @@ class Feat(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -1909,7 +1909,7 @@ class Name(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -1978,7 +1978,7 @@ class RaceObstacle(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Check",
         ),
     ]
@@ -2016,7 +2016,7 @@ class RacePacing(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2056,7 +2056,7 @@ class RaceRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2081,7 +2081,7 @@ class RaceSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2188,7 +2188,7 @@ class RankedChecker(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2415,7 +2415,7 @@ class Name1(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2481,6 +2481,7 @@ class SeedBody(BaseModel):
             description="any text of 1 to 256 Unicode code points (not bytes); its exact UTF-8 bytes are hashed",
             max_length=256,
             min_length=1,
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f]*$",
             title="Seed",
         ),
     ]
@@ -2523,7 +2524,7 @@ class Action(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Action",
         ),
     ]
@@ -2539,7 +2540,7 @@ class Action1(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2554,7 +2555,7 @@ class SkillListItem(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2589,7 +2590,7 @@ class SkillGameEffect(BaseModel):
         Field(
             max_length=500,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Text",
         ),
     ]
@@ -2625,7 +2626,7 @@ class Reason(RootModel[str]):
         Field(
             max_length=500,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Reason",
         ),
     ]
@@ -2647,7 +2648,7 @@ class SkillGameGrant(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Party",
         ),
     ]
@@ -2657,7 +2658,7 @@ class SkillGameGrant(BaseModel):
         Field(
             max_length=500,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Reason",
         ),
     ]
@@ -2690,7 +2691,7 @@ class SkillGameMember(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2699,7 +2700,7 @@ class SkillGameMember(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2755,7 +2756,7 @@ class SkillGameParty(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -2804,7 +2805,7 @@ class Skill(RootModel[str]):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
 
@@ -2821,7 +2822,7 @@ RollsAdditionalProperty = TypeAliasType(
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -2846,7 +2847,7 @@ class SkillGameSkills(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Party",
         ),
     ]
@@ -2856,7 +2857,7 @@ class SkillGameSkills(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3275,7 +3276,7 @@ class ChaseTerrain(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Check",
         ),
     ]
@@ -3679,7 +3680,7 @@ class RaceCompetitor(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -3690,7 +3691,7 @@ class RaceCompetitor(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3747,7 +3748,7 @@ class RaceIncrement(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Check",
         ),
     ]
@@ -3906,7 +3907,7 @@ class RegularContestRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -3963,7 +3964,7 @@ class RegularContestSeatDice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4072,7 +4073,7 @@ class SkillGameAction(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Name",
         ),
     ]
@@ -4106,7 +4107,7 @@ class SkillGameChoice(BaseModel):
         Field(
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$",
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u200b\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]*$",
             title="Party",
         ),
     ]
@@ -4118,7 +4119,7 @@ class SkillGameChoice(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4481,7 +4482,7 @@ class ChaseCreate(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4562,7 +4563,7 @@ class ChaseRound(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4774,7 +4775,7 @@ class OddsChaseRequest(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
@@ -4841,7 +4842,7 @@ class OddsSkillGameTokensRequest(BaseModel):
             Annotated[
                 str,
                 StringConstraints(
-                    pattern=r"^[^\x00]*[^\x00\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00]*$",
+                    pattern=r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff]*$",
                     min_length=1,
                     max_length=64,
                 ),
