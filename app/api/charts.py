@@ -9,13 +9,13 @@ service's own processes never load matplotlib.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any
 
 from starlette.requests import Request
 
-SVG: Final = "image/svg+xml"
-PNG: Final = "image/png"
-ImageType = Literal["image/svg+xml", "image/png"]
+from app.api.image_types import PNG, SVG, ImageType
+
+__all__ = ["PNG", "SVG", "ImageType", "bar_chart_bytes", "grouped_bar_chart_bytes", "wanted_image"]
 
 
 def wanted_image(request: Request) -> ImageType | None:

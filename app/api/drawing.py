@@ -23,7 +23,7 @@ from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from app.api.charts import SVG, ImageType
+from app.api.image_types import SVG, ImageType
 
 
 def bar_chart(

@@ -34,7 +34,7 @@ from app.api.gurps import distinct_names
 from app.api.odds import cairn, chases, gurps, races, skill_games
 from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.odds.figures import maybe_chart, maybe_grouped_chart
-from app.api.odds.worker import inline_cached, off_loop, off_loop_bytes
+from app.api.odds.worker import inline_cached, off_loop, off_loop_bytes, preload
 from app.api.races import KIND as RACES
 from app.api.routing import DeferredBody, LeanRoute, declare_body
 from app.api.schemas.arm_wrestles import ArmWrestleCreate
@@ -67,6 +67,9 @@ from app.rules.dice import Dice
 from app.rules.errors import RulesError
 from app.rules.odds import gurps as gurps_odds
 from app.rules.odds import skill_games as skill_odds
+
+# Each odds worker imports this module, and so every answer's function, before its first question.
+preload(__name__)
 
 # --- GURPS --------------------------------------------------------------------------------
 
