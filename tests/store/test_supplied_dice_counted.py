@@ -35,7 +35,7 @@ from fastapi.testclient import TestClient
 from app.api.kinds import RoundKind
 from app.api.registry import KINDS
 from app.notation import NOTATION_ROLLER, notation_dice
-from app.rules import serial
+from app.rules import groups, serial
 from app.rules.dice import Dice, Key, Need, SeededRng
 from tests.helpers import Session
 
@@ -449,3 +449,82 @@ def test_collected_rounds_play_the_same_game(store_client: TestClient) -> None:
         del app.state.clock
     assert deadlines > SAMPLES // 10
     assert_distributed_as(counts, exact)
+
+
+# --- one-shots: opposed checks with rerolls ---------------------------------------------------
+
+
+def _opposed_exact() -> dict[Category, Fraction]:
+    """(winner, whether a tie was rerolled) with equal modifiers: each attempt A wins 190 of
+    400, B 190, 20 tie and roll again; after the 21st tied attempt B (defending) wins."""
+    tie = Fraction(1, 20)
+    first = Fraction(190, 400)
+    a_later = first * sum(tie**attempt for attempt in range(1, 21))
+    b_later = tie - a_later
+    return {("A", False): first, ("B", False): first, ("A", True): a_later, ("B", True): b_later}
+
+
+def _opposed_body(table: random.Random) -> dict[str, Any]:
+    competitor: dict[str, Any] = {"name": "A", "modifier": 0}
+    opponent: dict[str, Any] = {"name": "B", "modifier": 0}
+    if table.random() < 0.5:
+        competitor["roll"] = table.randint(1, 20)
+    if table.random() < 0.5:
+        opponent["roll"] = table.randint(1, 20)
+    if table.random() < 0.5:
+        competitor["rerolls"] = {"B": [table.randint(1, 20) for _ in range(table.randint(1, 3))]}
+    if table.random() < 0.5:
+        opponent["rerolls"] = [table.randint(1, 20) for _ in range(table.randint(1, 3))]
+    return {"competitor": competitor, "opponents": [opponent]}
+
+
+def _opposed_supply(body: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The body's dice as (who, purpose) a verifier reads them in `rolls` and `unused`."""
+    competitor, (opponent,) = body["competitor"], body["opponents"]
+    sent: dict[str, dict[str, Any]] = {}
+    for who, given in (("A", competitor), ("B", opponent)):
+        if "roll" in given:
+            sent.setdefault(who, {})["check"] = given["roll"]
+    if "rerolls" in competitor:
+        sent.setdefault("A", {})[groups.reroll_purpose("B")] = competitor["rerolls"]["B"]
+    if "rerolls" in opponent:
+        sent.setdefault("B", {})[groups.reroll_purpose("A")] = opponent["rerolls"]
+    return sent
+
+
+def _opposed_category(pair: groups.OpposedPair) -> Category:
+    return ("A" if pair.competitor_wins else "B", len(pair.attempts) > 1)
+
+
+def test_opposed_checks_with_supplied_rerolls_play_the_same_game(client: TestClient) -> None:
+    """A table's rerolls are used when there is a tie and reported when there is none: never
+    refused, and who wins after how many attempts is distributed as with the server's dice.
+    Power: the same check rejects the outcomes of refuse-and-retry (a supplied reroll without
+    a tie refused, the first dice rolled again), which made a tie far likelier than 1 in 20."""
+    exact = _opposed_exact()
+    table = random.Random("opposed")
+    counts: Counter[Category] = Counter()
+    for trial in range(SAMPLES):
+        body = _opposed_body(table)
+        if trial % 2:
+            body["seed"] = trial
+        answer = client.post("/v1/d20/opposed-checks", json=body)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()
+        check_accounted(result, _opposed_supply(body))
+        pair = result["results"][0]
+        counts[(pair["winner"], len(pair["attempts"]) > 1)] += 1
+    assert_distributed_as(counts, exact)
+
+    filtered: Counter[Category] = Counter()
+    table, server = random.Random("filtered"), random.Random("server")
+    while sum(filtered.values()) < SAMPLES:
+        supplied = _as_supply(_opposed_supply(_opposed_body(table)))
+        for _retry in range(200):
+            dice = Dice(SeededRng(server.randrange(2**62)), supplied)
+            checks = groups.opposed_checks(("A", 0), [("B", 0)], dice)
+            if not dice.leftovers(ended=False):
+                filtered[_opposed_category(checks.results[0])] += 1
+                break
+    worst, threshold = distribution_statistic(filtered, exact)
+    assert worst > threshold, (worst, threshold, filtered)
