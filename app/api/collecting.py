@@ -134,12 +134,8 @@ async def roll_for(
             if name not in missing:
                 raise RulesError(f"the round waits for no dice from {name!r}", ("names", index))
         for name in body.value.names:
-            if role.is_gm:
-                waiting = pending.given(waiting, name, None, "gm")
-            else:
-                # A seat's "roll for me": the server rolls the dice it has not sent.
-                held = waiting["dice"].get(name)
-                waiting = pending.given(waiting, name, held, "roll-for-me")
+            # The server rolls the dice the seat has not sent (any it sent are played).
+            waiting = pending.given(waiting, name, None, "gm" if role.is_gm else "roll-for-me")
         return _after(kind, record, waiting, names=list(body.value.names))
 
     return await mutate(
