@@ -1,7 +1,9 @@
 """Supplied dice count as thrown: nothing is filtered (docs/rules.md#supplied-and-server-dice).
 
 A table that rolls some of its own dice and leaves the rest to the server must play the same
-game as one that leaves every die to the server. For each kind, over HTTP on both databases:
+game as one that leaves every die to the server. For each kind whose dice can go unused (arm
+wrestles, races, chases — plain and collected rounds — opposed checks, precision long throws),
+over HTTP (the sessions on both databases):
 random subsets of (who, purpose) are supplied — their values from a generator independent of
 the server's, uniform like a real die — and the rest are the server's, seeded and unseeded,
 in rounds where the checks that decide whether a die is needed are really due. Then:
@@ -35,7 +37,7 @@ from fastapi.testclient import TestClient
 from app.api.kinds import RoundKind
 from app.api.registry import KINDS
 from app.notation import NOTATION_ROLLER, notation_dice
-from app.rules import groups, serial
+from app.rules import groups, long_throw, serial
 from app.rules.dice import Dice, Key, Need, SeededRng
 from tests.helpers import Session
 
@@ -525,6 +527,107 @@ def test_opposed_checks_with_supplied_rerolls_play_the_same_game(client: TestCli
             checks = groups.opposed_checks(("A", 0), [("B", 0)], dice)
             if not dice.leftovers(ended=False):
                 filtered[_opposed_category(checks.results[0])] += 1
+                break
+    worst, threshold = distribution_statistic(filtered, exact)
+    assert worst > threshold, (worst, threshold, filtered)
+
+
+# --- one-shots: a precision long throw ------------------------------------------------------
+
+PRECISION: dict[str, Any] = {
+    "object": "javelin",
+    "mode": "precision",
+    "max_series": 3,
+    "competitors": [
+        {"name": "Ann", "strength_score": 12, "ranged_attack_bonus": 20},
+        {"name": "Bob", "strength_score": 10, "ranged_attack_bonus": 0},
+    ],
+}
+
+
+def _precision_config() -> Any:
+    from app.api.long_throws import _thrower, _thrown
+    from app.api.schemas.long_throws import LongThrowRequest
+
+    body = LongThrowRequest.model_validate(PRECISION)
+    return long_throw.long_throw_config(
+        _thrown(body),
+        [_thrower(competitor) for competitor in body.competitors],
+        mode=body.mode,
+        into_wall=body.into_wall,
+        max_series=body.max_series,
+        toss_distance_ft=body.toss_distance_ft,
+        far_shot_doubles=body.far_shot_doubles,
+    )
+
+
+def _precision_exact() -> dict[Category, Fraction]:
+    """Who is still in at the end, after how many series: series by series, each series'
+    dice walked exactly."""
+    config = _precision_config()
+    frontier: dict[Any, Fraction] = {long_throw.precision_start(config): Fraction(1)}
+    ended: dict[Category, Fraction] = {}
+    while frontier:
+        following: dict[Any, Fraction] = {}
+        for state, weight in frontier.items():
+            if state.finished:
+                key = (state.still_in, state.series_played)
+                ended[key] = ended.get(key, Fraction(0)) + weight
+                continue
+            after = exact_outcomes(
+                lambda dice, state=state: long_throw.precision_series(config, state, dice)[0]
+            )
+            for next_state, chance in after.items():
+                following[next_state] = following.get(next_state, Fraction(0)) + weight * chance
+        frontier = following
+    return ended
+
+
+def _precision_rolls(table: random.Random) -> dict[str, list[int]]:
+    return {
+        competitor["name"]: [table.randint(1, 20) for _ in range(table.randint(1, 3))]
+        for competitor in PRECISION["competitors"]
+        if table.random() < 0.6
+    }
+
+
+def test_a_precision_throw_with_supplied_throws_plays_the_same_game(client: TestClient) -> None:
+    """Throws a table supplies for series the competition never reaches are reported, never
+    refused, and who is left at the end is distributed as with the server's dice; the check
+    rejects refuse-and-retry, which only let rounds through that used every supplied throw."""
+    exact = _precision_exact()
+    assert len(exact) == 7  # every way it can end is possible here
+    table = random.Random("precision")
+    counts: Counter[Category] = Counter()
+    for trial in range(SAMPLES):
+        rolls = _precision_rolls(table)
+        competitors = [
+            {
+                **competitor,
+                **({"roll": rolls[competitor["name"]]} if competitor["name"] in rolls else {}),
+            }
+            for competitor in PRECISION["competitors"]
+        ]
+        body = {**PRECISION, "competitors": competitors, **({"seed": trial} if trial % 2 else {})}
+        answer = client.post("/v1/long-throws", json=body)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()
+        check_accounted(result, {name: {"throw": values} for name, values in rolls.items()})
+        counts[(tuple(result["winners"]), len(result["series"]))] += 1
+    assert_distributed_as(counts, exact)
+
+    config = _precision_config()
+    table, server = random.Random("filtered"), random.Random("server")
+    filtered: Counter[Category] = Counter()
+    while sum(filtered.values()) < SAMPLES:
+        supplied = {
+            (name, long_throw.THROW): values for name, values in _precision_rolls(table).items()
+        }
+        for _retry in range(200):
+            dice = Dice(SeededRng(server.randrange(2**62)), supplied)
+            outcome = long_throw.resolve_long_throw(config, dice)
+            if not dice.leftovers(ended=False):
+                filtered[(outcome.winners, len(outcome.series))] += 1
                 break
     worst, threshold = distribution_statistic(filtered, exact)
     assert worst > threshold, (worst, threshold, filtered)
