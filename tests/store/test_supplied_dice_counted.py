@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import pytest
@@ -561,6 +562,11 @@ def _precision_config() -> Any:
     )
 
 
+def _next_series(config: Any, state: Any, dice: Dice) -> Category:
+    after: Category = long_throw.precision_series(config, state, dice)[0]
+    return after
+
+
 def _precision_exact() -> dict[Category, Fraction]:
     """Who is still in at the end, after how many series: series by series, each series'
     dice walked exactly."""
@@ -574,9 +580,7 @@ def _precision_exact() -> dict[Category, Fraction]:
                 key = (state.still_in, state.series_played)
                 ended[key] = ended.get(key, Fraction(0)) + weight
                 continue
-            after = exact_outcomes(
-                lambda dice, state=state: long_throw.precision_series(config, state, dice)[0]
-            )
+            after = exact_outcomes(partial(_next_series, config, state))
             for next_state, chance in after.items():
                 following[next_state] = following.get(next_state, Fraction(0)) + weight * chance
         frontier = following
@@ -620,7 +624,7 @@ def test_a_precision_throw_with_supplied_throws_plays_the_same_game(client: Test
     table, server = random.Random("filtered"), random.Random("server")
     filtered: Counter[Category] = Counter()
     while sum(filtered.values()) < SAMPLES:
-        supplied = {
+        supplied: dict[Key, list[int]] = {
             (name, long_throw.THROW): values for name, values in _precision_rolls(table).items()
         }
         for _retry in range(200):
