@@ -60,7 +60,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.common import CALLER, examples, parse_body, read_body, respond, text_plain_doc
-from app.api.security import bearer_token
+from app.api.sessions.security import bearer_token
 
 M = TypeVar("M", bound=BaseModel)
 #: The path parameter of a session's operations: a route with it authenticates first.

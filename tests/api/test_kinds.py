@@ -27,8 +27,8 @@ from app.api.kinds import (
     SessionOdds,
     purposes,
 )
-from app.api.presentation import SessionFields
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
+from app.api.sessions.presentation import SessionFields
 from app.main import create_app
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
@@ -351,7 +351,7 @@ def test_resolve_answers_a_summary_of_what_it_played(kinds_client: TestClient) -
 def test_a_resolve_past_the_work_limit_is_a_422_naming_it_and_changes_nothing(
     kinds_client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.api import lifecycle
+    from app.api.sessions import lifecycle
 
     monkeypatch.setattr(lifecycle, "MAX_DICE_PER_REQUEST", 50)
     created = kinds_client.post("/v1/coin-races", json={"name": "Ann", "target": 10})

@@ -36,7 +36,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.kinds import RoundKind
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from app.notation import NOTATION_ROLLER, notation_dice
 from app.rules import groups, long_throw, serial
 from app.rules.dice import Dice, Key, Need, SeededRng
@@ -547,7 +547,7 @@ PRECISION: dict[str, Any] = {
 
 
 def _precision_config() -> Any:
-    from app.api.long_throws import _thrower, _thrown
+    from app.api.oneshots.long_throws import _thrower, _thrown
     from app.api.schemas.long_throws import LongThrowRequest
 
     body = LongThrowRequest.model_validate(PRECISION)
