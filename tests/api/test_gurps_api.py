@@ -469,8 +469,11 @@ def test_a_failed_attack_means_the_defender_does_not_roll(client: TestClient) ->
         None,
     )
     assert result["defender"] == {"name": "Orc", "skill": 11, "rolled": False}
-    # The supplied defender dice are ignored and left out of `rolls`.
+    # The supplied defender dice count as thrown: left out of `rolls`, reported unused.
     assert result["rolls"] == [entry("Wizard", [6, 5, 1])]
+    assert result["unused"] == [
+        {"who": "Orc", "purpose": "success", "values": [1, 1, 1], "why": "ended"}
+    ]
     assert result["summary"] == (
         "Wizard (skill 10) rolled 12, missed by 2; Orc need not resist. Orc is not affected."
     )

@@ -12,7 +12,7 @@ from app.api.common import (
     make_dice,
 )
 from app.api.routing import one_shot_router
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.gurps import (
     GurpsCompetitorRoll,
     QuickContestAnswer,
@@ -191,6 +191,11 @@ async def resistance_roll(
         "rolls": roll_records(dice.log),
         "summary": gurps.resistance_summary(attacker.name, defender.name, result),
     }
+    # The defender's supplied dice after a failed attack count as thrown: reported, never
+    # refused (docs/rules.md#supplied-and-server-dice).
+    unused = dice.leftovers(ended=True)
+    if unused:
+        answer["unused"] = unused_records(unused)
     return answer
 
 

@@ -7,12 +7,21 @@ The answers are TypedDicts describing exactly the JSON served: the handlers buil
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import ANSWER, Name, Roll3d6, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    Name,
+    Roll3d6,
+    RollRecord,
+    RuleLink,
+    Seed,
+    Strict,
+    UnusedRecord,
+)
 from app.rules import gurps
 from app.rules.gurps import DEFAULT_MAX_ROUNDS, MAX_ROUNDS_LIMIT, MAX_SKILL, MIN_SKILL
 
@@ -177,6 +186,8 @@ class ResistanceRollAnswer(TypedDict):
     defender: ResistanceDefenderRolled | ResistanceDefenderUnrolled
     rule: RuleLink
     rolls: list[RollRecord]
+    #: The defender's supplied dice when the attack failed (only then).
+    unused: NotRequired[list[UnusedRecord]]
     summary: str
 
 
