@@ -851,7 +851,7 @@ def test_sqlite_migrations_check_foreign_keys_after_each_step(tmp_path: Path) ->
     with pytest.raises(CommandError) as refused:
         command.downgrade(config, "0003")
     assert str(refused.value) == (
-        "migration 0007 -> 0006 leaves rows whose foreign key names no row "
+        "migration 0008 -> 0007 leaves rows whose foreign key names no row "
         "(1 of rounds naming no row of sessions); nothing was changed"
     )
     assert schema(url) == (TABLES, [migration_head()])
