@@ -18,6 +18,7 @@ from app.api import (
     collecting,
     d20,
     deadlines,
+    deliveries,
     groups,
     gurps,
     lifecycle,
@@ -26,6 +27,7 @@ from app.api import (
     operations,
     proofs,
     verifiable,
+    webhooks,
 )
 from app.api.contract import declare_contract
 from app.api.docs import install_docs
@@ -100,6 +102,10 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
                 on_swept=getattr(app.state, "deadline_swept", None),
             )
         )
+        # Webhooks: the outbox's deliveries are sent by each process (app/api/deliveries.py).
+        worker = deliveries.DeliveryWorker(store, settings)
+        app.state.deliveries = worker
+        sender = asyncio.create_task(worker.run(stop))
         # What startup made lives as long as the process: moved out of the collector's way,
         # a full collection no longer walks it (without this, one took about 0.1 s under
         # load, stalling every request meanwhile). Given back at shutdown, so that an app
@@ -114,6 +120,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             stop.set()
             await housekeeping
             await sweeper
+            await sender
             await stop_events(app)
             await store.close()
 
@@ -130,6 +137,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
+    app.state.kinds = kinds
     install_error_handlers(app)
     # Every request is matched through an index of path prefixes (app/api/routing.py).
     router = index_routes(app)
@@ -143,6 +151,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.include_router(waiting)
     for proven in proofs.routers(kinds):
         app.include_router(proven)
+    for subscribed in webhooks.routers(kinds):
+        app.include_router(subscribed)
     key = settings.dice_key
     verifiable.configure(None if key is None else key.get_secret_value())
     install_docs(app)

@@ -41,7 +41,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from app.api import pending, verifiable
+from app.api import deliveries, outbox, pending, verifiable
 from app.api.common import header, message_doc, read_body, respond
 from app.api.events import events_doc, publish, stream_events
 from app.api.formats import postable
@@ -352,6 +352,7 @@ def _announce_in(
         return
     data = answer.body if effects.event_body is None else effects.event_body
     publish(app, session_id, effects.version, effects.event, data)
+    deliveries.poke(app)
     if effects.rounds_played:
         count_rounds_played(kind.path, effects.rounds_played)
     if effects.newly_finished:
@@ -449,6 +450,25 @@ def _chained(
 
 
 async def _apply(
+    connection: Transaction,
+    kind: AnyKind,
+    record: SessionRecord,
+    change: Change[Any] | Deletion,
+    *,
+    updated_at: datetime | None = None,
+) -> Applied:
+    """Store the change (or the deletion), its webhooks' deliveries with it (app/api/outbox.py),
+    and make its answer and effects."""
+    webhooks = await outbox.prepare(connection, kind, record)
+    applied = await _store(connection, kind, record, change, updated_at=updated_at)
+    if webhooks is not None and applied.effects is not None:
+        effects = applied.effects
+        body = applied.answer.body if effects.event_body is None else effects.event_body
+        await webhooks.write(effects.version, effects.event, body)
+    return applied
+
+
+async def _store(
     connection: Transaction,
     kind: AnyKind,
     record: SessionRecord,

@@ -1,0 +1,252 @@
+"""The service's own outbound HTTP requests: a webhook's POST (docs/webhooks.md#delivery).
+
+One request per connection, HTTP/1.1 through h11 (the protocol library uvicorn is built on),
+over asyncio's streams (TLS for `https`, the host's certificate checked against its name):
+
+* the host is resolved first, and every address it resolves to is checked: a private,
+  loopback, link-local (or otherwise not public) address is refused unless the operator
+  allows them (`ARBITER_WEBHOOK_ALLOW_PRIVATE`); the connection then goes to an address so
+  checked, so a name cannot be re-pointed between the check and the connection (SSRF);
+* a deadline to connect, and one for the whole request with its answer;
+* redirects are never followed (a 3xx is an answer like any other that is not 2xx);
+* at most `max_answer_bytes` of the answer's body are read, then the connection is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import socket
+import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from functools import cache
+from urllib.parse import urlsplit
+
+import h11
+
+from app.errors import InvalidInput
+
+#: The schemes a webhook's URL may have.
+SCHEMES = ("http", "https")
+MAX_URL = 2048
+USER_AGENT = "Arbiter-Webhooks/1.0"
+
+
+class Refused(Exception):
+    """The request is not made: its URL or the addresses its host resolves to are refused."""
+
+
+class Failed(Exception):
+    """The request was made, or tried, and did not get an answer (refused connection, reset,
+    timeout, malformed answer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    status: int
+    #: Seconds the receiver asked to wait (`Retry-After`), if it said.
+    retry_after: float | None
+
+
+def check_url(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, target) of a webhook URL, or `InvalidInput` naming what is wrong:
+    http or https, a host, no credentials, no fragment, at most `MAX_URL` characters."""
+    if len(url) > MAX_URL:
+        raise _bad_url(f"at most {MAX_URL} characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise _bad_url(f"not a URL ({exc})") from None
+    if parts.scheme not in SCHEMES:
+        raise _bad_url("an http or https URL")
+    if not parts.hostname:
+        raise _bad_url("a URL with a host")
+    if parts.username is not None or parts.password is not None:
+        raise _bad_url("a URL without credentials in it")
+    if parts.fragment:
+        raise _bad_url("a URL without a fragment")
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, parts.hostname, port or default, target
+
+
+def _bad_url(what: str) -> InvalidInput:
+    return InvalidInput(
+        f"the webhook's url must be {what}",
+        errors=[{"loc": ["body", "url"], "msg": f"must be {what}"}],
+    )
+
+
+def refused_address(address: str) -> str | None:
+    """Why `address` is refused as a webhook's destination (not a public address), or None."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return f"{ip} is a loopback address"
+    if ip.is_link_local:
+        return f"{ip} is a link-local address"
+    if ip.is_private:
+        return f"{ip} is a private address"
+    if not ip.is_global or ip.is_multicast:
+        return f"{ip} is not a public address"
+    return None
+
+
+async def resolve(host: str, port: int, *, allow_private: bool) -> list[str]:
+    """The addresses `host` resolves to, every one checked (`Refused` naming the first that
+    is not allowed, or when it resolves to none)."""
+    loop = asyncio.get_running_loop()
+    try:
+        found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise Refused(f"{host} does not resolve ({exc.strerror or exc})") from None
+    addresses = list(dict.fromkeys(str(entry[4][0]) for entry in found))
+    if not addresses:
+        raise Refused(f"{host} resolves to no address")
+    if not allow_private:
+        for address in addresses:
+            why = refused_address(address)
+            if why is not None:
+                raise Refused(f"{host}: {why}")
+    return addresses
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    return ssl.create_default_context()
+
+
+async def post(
+    url: str,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    *,
+    allow_private: bool,
+    connect_timeout: float,
+    total_timeout: float,
+    max_answer_bytes: int,
+) -> Answered:
+    """POST `body` to `url` with `headers` (besides Host, Content-Length, User-Agent and
+    Connection): its answer's status and Retry-After. `Refused` before any connection is
+    made to a refused address; `Failed` when no answer came within the deadlines."""
+    scheme, host, port, target = check_url(url)
+    try:
+        async with asyncio.timeout(total_timeout):
+            addresses = await resolve(host, port, allow_private=allow_private)
+            reader, writer = await _connect(scheme, host, port, addresses, connect_timeout)
+            try:
+                return await _exchange(
+                    reader, writer, host, port, scheme, target, headers, body, max_answer_bytes
+                )
+            finally:
+                writer.close()
+                with contextlib.suppress(OSError, ssl.SSLError):
+                    await asyncio.wait_for(writer.wait_closed(), 1.0)
+    except TimeoutError:
+        raise Failed(f"no answer within {total_timeout:g} s") from None
+
+
+async def _connect(
+    scheme: str, host: str, port: int, addresses: list[str], timeout: float
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    last: BaseException | None = None
+    for address in addresses:
+        try:
+            return await asyncio.wait_for(
+                asyncio.open_connection(
+                    address,
+                    port,
+                    ssl=_tls() if scheme == "https" else None,
+                    server_hostname=host if scheme == "https" else None,
+                ),
+                timeout,
+            )
+        except (OSError, TimeoutError, ssl.SSLError) as exc:
+            last = exc
+    raise Failed(f"cannot connect to {host}:{port} ({_reason(last)})")
+
+
+def _reason(exc: BaseException | None) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return type(exc).__name__ if exc is not None else "no address"
+
+
+async def _exchange(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    host: str,
+    port: int,
+    scheme: str,
+    target: str,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    max_answer_bytes: int,
+) -> Answered:
+    connection = h11.Connection(our_role=h11.CLIENT)
+    default = 443 if scheme == "https" else 80
+    authority = host if port == default else f"{host}:{port}"
+    if ":" in host and port == default:
+        authority = f"[{host}]"
+    elif ":" in host:
+        authority = f"[{host}]:{port}"
+    sent = [
+        ("Host", authority),
+        ("User-Agent", USER_AGENT),
+        ("Content-Length", str(len(body))),
+        ("Connection", "close"),
+        *headers,
+    ]
+    try:
+        writer.write(connection.send(h11.Request(method="POST", target=target, headers=sent)))
+        writer.write(connection.send(h11.Data(data=body)))
+        writer.write(connection.send(h11.EndOfMessage()))
+        await writer.drain()
+        answer: h11.Response | None = None
+        read = 0
+        while True:
+            event = connection.next_event()
+            if event is h11.NEED_DATA:
+                chunk = await reader.read(65536)
+                connection.receive_data(chunk)
+                continue
+            if isinstance(event, h11.Response):
+                answer = event
+            elif isinstance(event, h11.Data):
+                read += len(event.data)
+                if read >= max_answer_bytes:
+                    break  # enough of it: the status is what counts
+            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+                break
+    except (OSError, ssl.SSLError) as exc:
+        raise Failed(f"the connection failed ({_reason(exc)})") from None
+    except h11.RemoteProtocolError as exc:
+        raise Failed(f"a malformed answer ({exc})") from None
+    if answer is None:
+        raise Failed("the connection closed without an answer")
+    return Answered(answer.status_code, _retry_after(answer.headers))
+
+
+def _retry_after(headers: Sequence[tuple[bytes, bytes]]) -> float | None:
+    for name, value in headers:
+        if name.lower() != b"retry-after":
+            continue
+        text = value.decode("latin-1").strip()
+        if text.isdigit():
+            return float(text)
+        try:
+            moment = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return max(0.0, (moment - datetime.now(UTC)).total_seconds())
+    return None

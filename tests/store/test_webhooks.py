@@ -1,0 +1,369 @@
+"""Signed outbound webhooks through the transactional outbox (docs/webhooks.md), on SQLite and
+PostgreSQL, received by a real HTTP receiver that verifies every delivery with the
+`standardwebhooks` package from PyPI, as a receiver would.
+
+In-process apps here (their delivery worker runs in the app's lifespan); the tests of several
+server processes and of a killed one are in tests/store/test_webhooks_across_processes.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api import outbound
+from app.api.deliveries import DeliveryWorker, backoff
+from app.main import create_app
+from app.settings import Settings
+from app.store.webhooks import Job
+from tests.conformance import Conforming
+from tests.helpers import Session, assert_problem
+from tests.store.receiver import Receiver, payloads
+
+#: A match nobody tires in, long enough for every test's rounds (first to a DS of 30).
+ARM_WRESTLE: dict[str, Any] = {
+    "a": {"name": "Lydia", "strength_mod": 0, "con_score": 200, "con_mod": 0},
+    "b": {"name": "Ogre", "strength_mod": 0, "con_score": 200, "con_mod": 0},
+    "target": 30,
+    "max_rounds": 10_000,
+}
+#: A round whose dice are supplied and cannot end the match.
+ROUND = {"rolls": {"Lydia": {"strength": 10}, "Ogre": {"strength": 10}}}
+WAIT_S = 30.0
+#: Quick retries and deadlines, so a test's receiver coming back is met within a second.
+FAST: dict[str, Any] = {
+    "webhook_allow_private": True,
+    "webhook_retry_first_seconds": 0.05,
+    "webhook_retry_max_seconds": 0.2,
+    "webhook_timeout_seconds": 0.5,
+    "webhook_connect_timeout_seconds": 0.5,
+    "webhook_poll_seconds": 0.05,
+    "webhook_lease_seconds": 5.0,
+}
+
+
+def app_client(database_url: str, **settings: Any) -> TestClient:
+    return TestClient(Conforming(create_app(Settings(database_url=database_url, **settings))))
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    made = Receiver()
+    yield made
+    made.stop()
+
+
+@pytest.fixture
+def fast(database_url: str) -> Iterator[TestClient]:
+    with app_client(database_url, **FAST) as client:
+        yield client
+
+
+def subscribe(session: Session, url: str, **body: Any) -> dict[str, Any]:
+    response = session.post("webhooks", {"url": url, **body})
+    assert response.status_code == 201, response.text
+    made: dict[str, Any] = response.json()
+    assert made["secret"].startswith("whsec_")
+    return made
+
+
+def deliveries(session: Session, webhook_id: str) -> list[dict[str, Any]]:
+    response = session.get(f"webhooks/{webhook_id}/deliveries")
+    assert response.status_code == 200, response.text
+    listed: list[dict[str, Any]] = response.json()["deliveries"]
+    return listed
+
+
+def wait_for_deliveries(session: Session, webhook_id: str, condition: Any) -> list[dict[str, Any]]:
+    """The subscription's deliveries once `condition` holds of them (read through the API
+    until it does; fails after `WAIT_S`)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        listed = deliveries(session, webhook_id)
+        if condition(listed):
+            return listed
+        assert time.monotonic() < deadline, listed
+        time.sleep(0.02)
+
+
+def play(session: Session, rounds: int) -> list[int]:
+    """Play `rounds` rounds; the session's version after each."""
+    versions = []
+    for _ in range(rounds):
+        versions.append(session.play_round(ROUND).json()["session"]["version"])
+    return versions
+
+
+def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_order(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    """The issue's measure: down (connections refused), slow (past the sender's deadline),
+    answering 500s, then back: every event arrives, in the session's order, each verified by
+    `standardwebhooks` with the secret shown at subscription, with the same `webhook-id` on
+    every attempt."""
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = subscribe(session, receiver.url)
+    receiver.secrets.append(made["secret"])
+    versions = play(session, 3)
+    # Down: the first delivery is tried and retried while nothing listens.
+    wait_for_deliveries(session, made["id"], lambda listed: listed[-1]["attempts"] >= 2)
+    first = deliveries(session, made["id"])[-1]
+    assert first["status"] == "pending"
+    assert "cannot connect" in first["last_error"]
+    # Slow: held past the sender's 0.5 s deadline, twice.
+    receiver.mode = "slow"
+    receiver.start()
+    versions += play(session, 2)
+    timed_out = wait_for_deliveries(session, made["id"], lambda listed: listed[-1]["attempts"] >= 4)
+    assert "no answer within" in timed_out[-1]["last_error"]
+    # 500s.
+    receiver.mode = "fail"
+    receiver.release.set()
+    versions += play(session, 2)
+    receiver.wait_for(lambda got: sum(each.mode == "fail" for each in got) >= 2)
+    # Back.
+    receiver.mode = "ok"
+    versions += play(session, 2)
+    receiver.wait_for(lambda got: len({e.webhook_id for e in got if e.mode == "ok"}) == 9)
+    delivered = payloads(receiver.delivered)
+    assert [each["session"]["version"] for each in delivered] == versions
+    assert versions == list(range(2, 11))
+    assert [each["type"] for each in delivered] == ["round"] * 9
+    assert [each["data"]["round"]["number"] for each in delivered] == list(range(1, 10))
+    assert {each["session"]["id"] for each in delivered} == {session.id}
+    # Every request, whatever answered it, was signed and verifies; and an event retried
+    # kept its webhook-id: the ids of all the requests are the nine delivered ones.
+    assert all(each.verified is not None for each in receiver.requests)
+    assert {each.webhook_id for each in receiver.requests} == {
+        each.webhook_id for each in receiver.delivered
+    }
+    listed = wait_for_deliveries(
+        session, made["id"], lambda listed: all(d["status"] == "delivered" for d in listed)
+    )
+    assert [d["version"] for d in listed] == versions[::-1]
+    assert listed[-1]["attempts"] >= 5  # down twice, slow twice, then at least one 500 or ok
+
+
+def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    rounds_only = subscribe(session, receiver.url, events=["round"])
+    everything = subscribe(session, receiver.url)
+    receiver.secrets += [rounds_only["secret"], everything["secret"]]
+    play(session, 2)
+    assert session.client.delete(session.url, headers=session.headers).status_code == 204
+    receiver.wait_for(lambda got: len(got) == 5)
+
+    def signed_with(secret: str) -> list[tuple[str, int]]:
+        checker = Receiver()
+        checker.secrets.append(secret)
+        return [
+            (json.loads(each.body)["type"], json.loads(each.body)["session"]["version"])
+            for each in receiver.requests
+            if checker.verify(each.body, each.headers) is not None
+        ]
+
+    assert signed_with(rounds_only["secret"]) == [("round", 2), ("round", 3)]
+    assert signed_with(everything["secret"]) == [("round", 2), ("round", 3), ("deleted", 4)]
+    deleted = json.loads(receiver.requests[-1].body)
+    assert deleted["type"] == "deleted"
+    assert deleted["data"] == {"id": session.id}
+    for each in receiver.requests:
+        assert session.gm.encode() not in each.body
+        assert b"tokens" not in each.body
+
+
+def test_addresses_in_10_8_and_127_8_are_refused_unless_allowed(
+    database_url: str, receiver: Receiver
+) -> None:
+    """SSRF: a URL whose host is (or resolves to) a private, loopback or link-local address is
+    refused at subscription (422 naming it), unless the operator allows them."""
+    receiver.start()
+    with app_client(database_url) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        for url, why in [
+            ("http://10.0.0.5/hook", "10.0.0.5 is a private address"),
+            ("https://10.255.1.2:8443/x", "10.255.1.2 is a private address"),
+            ("http://127.0.0.1:9/hook", "127.0.0.1 is a loopback address"),
+            ("http://127.200.0.1/hook", "127.200.0.1 is a loopback address"),
+            (receiver.url, "127.0.0.1 is a loopback address"),
+            ("http://localhost/hook", "is a loopback address"),
+            ("http://[::1]/hook", "::1 is a loopback address"),
+            ("http://169.254.169.254/latest", "169.254.169.254 is a link-local address"),
+            ("http://192.168.1.1/", "192.168.1.1 is a private address"),
+            ("http://[::ffff:10.0.0.1]/", "10.0.0.1 is a private address"),
+        ]:
+            response = session.post("webhooks", {"url": url})
+            problem = assert_problem(response, 422, ["body", "url"])
+            assert why in problem["detail"], (url, problem)
+        for url in ("ftp://example.com/x", "http://user:pw@example.com/", "/relative"):
+            assert_problem(session.post("webhooks", {"url": url}), 422, ["body", "url"])
+        assert session.get("webhooks").json() == {"webhooks": []}
+    with app_client(database_url, webhook_allow_private=True) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        assert session.post("webhooks", {"url": "http://10.0.0.5/hook"}).status_code == 201
+        assert session.post("webhooks", {"url": receiver.url}).status_code == 201
+
+
+def test_a_delivery_to_a_refused_address_is_never_made() -> None:
+    """At delivery too, after resolving the host: a name that resolves to loopback is refused
+    before any connection (a name can be re-pointed after the subscription was checked)."""
+    receiver = Receiver().start()
+    try:
+        url = f"http://localhost:{receiver.port}/hook"
+        with pytest.raises(outbound.Refused, match="loopback"):
+            asyncio.run(
+                outbound.post(
+                    url,
+                    [],
+                    b"{}",
+                    allow_private=False,
+                    connect_timeout=1,
+                    total_timeout=2,
+                    max_answer_bytes=10,
+                )
+            )
+        assert receiver.requests == []
+        answered = asyncio.run(
+            outbound.post(
+                url,
+                [],
+                b"{}",
+                allow_private=True,
+                connect_timeout=1,
+                total_timeout=2,
+                max_answer_bytes=10,
+            )
+        )
+        assert answered.status == 204
+        assert len(receiver.requests) == 1
+    finally:
+        receiver.stop()
+
+
+def test_only_the_gm_manages_a_sessions_webhooks(fast: TestClient, receiver: Receiver) -> None:
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    other = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    assert_problem(fast.post(f"{session.url}/webhooks", json={"url": receiver.url}), 401)
+    assert_problem(
+        fast.post(f"{session.url}/webhooks", json={"url": receiver.url}, headers=other.headers),
+        404,
+    )
+    made = subscribe(session, receiver.url)
+    assert_problem(other.get(f"webhooks/{made['id']}/deliveries"), 404)
+    listed = session.get("webhooks").json()["webhooks"]
+    assert [each["id"] for each in listed] == [made["id"]]
+    assert "secret" not in listed[0]
+    assert listed[0]["status"] == "active"
+    assert_problem(session.post("webhooks", {"url": receiver.url, "events": ["nope"]}), 422)
+    assert (
+        session.client.delete(
+            f"{session.url}/webhooks/{made['id']}", headers=session.headers
+        ).status_code
+        == 204
+    )
+    assert session.get("webhooks").json() == {"webhooks": []}
+
+
+def test_a_rotated_secret_signs_beside_the_old_one_and_a_replay_keeps_its_webhook_id(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = subscribe(session, receiver.url)
+    play(session, 1)
+    receiver.secrets.append(made["secret"])
+    receiver.wait_for(lambda got: len(got) == 1)
+    rotated = session.post(f"webhooks/{made['id']}/secret")
+    assert rotated.status_code == 200, rotated.text
+    new_secret = rotated.json()["secret"]
+    assert new_secret != made["secret"]
+    assert rotated.json()["previous_secret_until"] is not None
+    play(session, 1)
+    receiver.wait_for(lambda got: len(got) == 2)
+    second = receiver.requests[1]
+    # Both signatures, as the spec allows during a rotation: each receiver's secret verifies.
+    assert len(second.headers["webhook-signature"].split(" ")) == 2
+    for secret in (made["secret"], new_secret):
+        only = Receiver()
+        only.secrets.append(secret)
+        assert only.verify(second.body, second.headers) is not None
+    # A replay: the same webhook-id and body, signed again.
+    first_delivery = deliveries(session, made["id"])[-1]
+    replayed = session.post(f"webhooks/{made['id']}/deliveries/{first_delivery['id']}/replay")
+    assert replayed.status_code == 202, replayed.text
+    receiver.wait_for(lambda got: len(got) == 3)
+    again = receiver.requests[2]
+    assert again.webhook_id == receiver.requests[0].webhook_id
+    assert again.body == receiver.requests[0].body
+    assert_problem(session.post(f"webhooks/{made['id']}/deliveries/999999/replay"), 404)
+
+
+def test_a_delivery_given_up_after_the_window_marks_its_subscription_failing(
+    database_url: str, receiver: Receiver
+) -> None:
+    """Past the retry window a delivery is failed and its subscription `failing`, which its GM
+    sees; the next delivery answered 2xx makes it active again."""
+    receiver.mode = "fail"
+    receiver.start()
+    with app_client(database_url, **{**FAST, "webhook_retry_window_seconds": 0.5}) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        made = subscribe(session, receiver.url)
+        receiver.secrets.append(made["secret"])
+        play(session, 1)
+        listed = wait_for_deliveries(session, made["id"], lambda got: got[-1]["status"] == "failed")
+        assert listed[-1]["last_status"] == 500
+        assert listed[-1]["attempts"] >= 2
+        shown = session.get("webhooks").json()["webhooks"][0]
+        assert shown["status"] == "failing"
+        assert shown["failing_since"] is not None
+        receiver.mode = "ok"
+        play(session, 1)
+        wait_for_deliveries(session, made["id"], lambda got: got[0]["status"] == "delivered")
+        shown = session.get("webhooks").json()["webhooks"][0]
+        assert (shown["status"], shown["failing_since"]) == ("active", None)
+
+
+def test_retry_after_is_honoured_and_backoff_grows_with_jitter(receiver: Receiver) -> None:
+    """A 429's `Retry-After` sets the next attempt exactly (the backoff would be under a
+    second); without it the wait doubles per attempt up to its ceiling, between half of it and
+    all of it."""
+    receiver.mode = "busy"
+    receiver.retry_after = "120"
+    receiver.start()
+    moment = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    settings = Settings(**FAST)
+    worker = DeliveryWorker(None, settings, clock=lambda: moment)  # type: ignore[arg-type]
+    job = Job(
+        1,
+        "msg_x",
+        "sub",
+        "session",
+        2,
+        "round",
+        b"{}",
+        0,
+        moment,
+        receiver.url,
+        b"\x00" + b"k" * 32,
+        None,
+        None,
+    )
+    outcome = asyncio.run(worker.attempt(job))
+    assert (outcome.status, outcome.error) == (429, "answered 429")
+    assert outcome.next_at == moment + timedelta(seconds=120)
+    rng = random.Random(7)
+    for attempts, ceiling in [(1, 5.0), (2, 10.0), (3, 20.0), (10, 2560.0), (30, 3600.0)]:
+        waits = [backoff(attempts, 5.0, 3600.0, rng) for _ in range(200)]
+        assert all(ceiling / 2 <= wait <= ceiling for wait in waits)
+        assert max(waits) - min(waits) > ceiling / 4  # jittered, not one value
