@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/arbiter.db"
@@ -122,6 +122,15 @@ class Settings(BaseSettings):
     webhook_concurrency: int = Field(default=16, ge=1, le=1000)
     #: After a secret's rotation, how long the one before it still signs beside the new one.
     webhook_rotation_overlap_seconds: float = Field(default=24 * 3600.0, ge=0)
+
+    @model_validator(mode="after")
+    def _lease_outlasts_a_delivery(self) -> Settings:
+        if self.webhook_lease_seconds <= self.webhook_timeout_seconds + 1:
+            raise ValueError(
+                "webhook_lease_seconds must be more than webhook_timeout_seconds + 1: a "
+                "delivery is sent only while its claim outlasts it"
+            )
+        return self
 
 
 @lru_cache(maxsize=1)

@@ -46,6 +46,8 @@ class Receiver:
         self.retry_after = "1"
         self.release = threading.Event()
         self.requests: list[Received] = []
+        #: Requests that have arrived (a slow one is kept once it is answered).
+        self.arrived = 0
         self.changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -94,6 +96,9 @@ class Receiver:
         received = Received(
             headers.get("webhook-id", ""), headers, body, self.verify(body, headers), mode
         )
+        with self.changed:
+            self.arrived += 1
+            self.changed.notify_all()
         if mode == "slow":
             self.release.wait(WAIT_S)
         with self.changed:
