@@ -44,6 +44,8 @@ log = logging.getLogger("arbiter")
 
 #: A queue's deliveries claimed together (its first and those behind it).
 PER_QUEUE = 32
+#: After a poke, how long the worker waits for more changes to commit before its pass.
+COALESCE_S = 0.01
 
 
 def backoff(attempts: int, first: float, longest: float, rng: random.Random) -> float:
@@ -95,6 +97,10 @@ class DeliveryWorker:
                 )
             for waiting in waits:
                 waiting.cancel()
+            if self.wake.is_set() and not stop.is_set():
+                # The changes committing meanwhile go in the same pass (a pass is two write
+                # transactions however many deliveries it sends).
+                await asyncio.sleep(COALESCE_S)
 
     async def once(self) -> int:
         """One pass: claim what is due, send it, write what came of it; how many queues."""
@@ -123,26 +129,12 @@ class DeliveryWorker:
                 key=lambda job: (job.subscription_id, job.session_id),
             )
         ]
-        await asyncio.gather(*(self._send_queue(queue, claim, deadline) for queue in queues))
-        return len(queues)
-
-    async def _send_queue(self, queue: Sequence[Job], claim: str, deadline: float) -> None:
-        """Send a queue's claimed deliveries in order, up to the first that fails, while the
-        lease leaves time for one more; then write what came of them."""
-        attempted: list[Attempted] = []
-        sent = 0
-        for job in queue:
-            # Never past the lease: another worker may claim the delivery after it.
-            if time.monotonic() + self.settings.webhook_timeout_seconds + 1 > deadline:
-                break
-            outcome = await self.attempt(job)
-            attempted.append(outcome)
-            sent += 1
-            if outcome.error is not None:
-                break
-        released = list(queue[sent:])
+        sent = await asyncio.gather(*(self._send_queue(queue, deadline) for queue in queues))
+        attempted = [outcome for outcomes, _released in sent for outcome in outcomes]
+        released = [job for _outcomes, left in sent for job in left]
         moment = self.clock()
         try:
+            # What came of the whole pass, in one transaction.
             await self.store.run(
                 "write",
                 lambda connection: webhooks.record(connection, claim, attempted, released, moment),
@@ -150,6 +142,23 @@ class DeliveryWorker:
         except Exception as exc:
             # Its claims run out: the deliveries are sent again (at least once).
             log.warning("recording webhook deliveries failed: %r", exc)
+        return len(queues)
+
+    async def _send_queue(
+        self, queue: Sequence[Job], deadline: float
+    ) -> tuple[list[Attempted], list[Job]]:
+        """Send a queue's claimed deliveries in order, up to the first that fails, while the
+        lease leaves time for one more: what came of them, and those not attempted."""
+        attempted: list[Attempted] = []
+        for job in queue:
+            # Never past the lease: another worker may claim the delivery after it.
+            if time.monotonic() + self.settings.webhook_timeout_seconds + 1 > deadline:
+                break
+            outcome = await self.attempt(job)
+            attempted.append(outcome)
+            if outcome.error is not None:
+                break
+        return attempted, list(queue[len(attempted) :])
 
     def secrets(self, job: Job) -> list[bytes]:
         """The secrets signing `job`: its subscription's, and during a rotation's overlap the

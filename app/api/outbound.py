@@ -101,12 +101,15 @@ def refused_address(address: str) -> str | None:
 async def resolve(host: str, port: int, *, allow_private: bool) -> list[str]:
     """The addresses `host` resolves to, every one checked (`Refused` naming the first that
     is not allowed, or when it resolves to none)."""
-    loop = asyncio.get_running_loop()
     try:
-        found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        raise Refused(f"{host} does not resolve ({exc.strerror or exc})") from None
-    addresses = list(dict.fromkeys(str(entry[4][0]) for entry in found))
+        addresses = [str(ipaddress.ip_address(host.strip("[]")))]  # an address: no lookup
+    except ValueError:
+        loop = asyncio.get_running_loop()
+        try:
+            found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise Refused(f"{host} does not resolve ({exc.strerror or exc})") from None
+        addresses = list(dict.fromkeys(str(entry[4][0]) for entry in found))
     if not addresses:
         raise Refused(f"{host} resolves to no address")
     if not allow_private:

@@ -18,8 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import (
+    Integer,
+    any_,
     bindparam,
+    cast,
     delete,
     exists,
     func,
@@ -30,6 +34,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from app.store.database import Transaction
 from app.store.models import Base
@@ -40,6 +45,9 @@ from app.store.repository import (
     _postgres,
     _time_in,
     _time_out,
+)
+from app.store.repository import (
+    _listed as _json_list,
 )
 
 subscriptions = Base.metadata.tables["webhook_subscriptions"]
@@ -98,7 +106,7 @@ async def insert_subscription(connection: Transaction, record: SubscriptionRecor
     await _INSERT_SUBSCRIPTION.execute(connection, params)
 
 
-def _listed(operator: bool) -> Any:
+def _subscriptions_of(operator: bool) -> Any:
     def build() -> Any:
         column = subscriptions.c.session_id
         return (
@@ -110,8 +118,8 @@ def _listed(operator: bool) -> Any:
     return build
 
 
-_LIST_SUBSCRIPTIONS = Statement(_listed(operator=False))
-_LIST_OPERATORS = Statement(_listed(operator=True))
+_LIST_SUBSCRIPTIONS = Statement(_subscriptions_of(operator=False))
+_LIST_OPERATORS = Statement(_subscriptions_of(operator=True))
 
 
 async def list_subscriptions(
@@ -264,7 +272,7 @@ def _due(lock: bool) -> Any:
     def build() -> Any:
         earlier = deliveries.alias("earlier")
         statement = (
-            select(deliveries.c.id)
+            select(deliveries.c.id, deliveries.c.subscription_id, deliveries.c.session_id)
             .where(
                 deliveries.c.status == PENDING,
                 deliveries.c.next_attempt_at <= bindparam("now"),
@@ -294,7 +302,14 @@ _DUE_LOCKED = Statement(_due(lock=True))
 _CLAIM = Statement(
     lambda: (
         update(deliveries)
-        .where(deliveries.c.id == bindparam("id"))
+        .where(deliveries.c.id.in_(_json_list("ids")))
+        .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
+    )
+)
+_CLAIM_PG = Statement(
+    lambda: (
+        update(deliveries)
+        .where(deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(Integer))))
         .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
     )
 )
@@ -317,6 +332,8 @@ class Job:
     secret: bytes
     previous_secret: bytes | None
     previous_until: datetime | None
+    #: Whether its subscription is failing (a delivery answered 2xx makes it active again).
+    failing: bool = False
 
 
 _JOBS = Statement(
@@ -335,6 +352,7 @@ _JOBS = Statement(
             subscriptions.c.secret,
             subscriptions.c.previous_secret,
             subscriptions.c.previous_until,
+            subscriptions.c.status,
         )
         .join(subscriptions, subscriptions.c.id == deliveries.c.subscription_id)
         .where(deliveries.c.claim == bindparam("claim"), deliveries.c.status == PENDING)
@@ -356,11 +374,6 @@ _FOLLOWERS = Statement(
         .order_by(deliveries.c.id)
         .limit(bindparam("limit"))
         .offset(literal_column("0"))
-    )
-)
-_HEAD = Statement(
-    lambda: select(deliveries.c.subscription_id, deliveries.c.session_id).where(
-        deliveries.c.id == bindparam("id")
     )
 )
 
@@ -387,11 +400,9 @@ async def claim_due(
     if not found:
         return []
     claimed: list[int] = []
-    for (head,) in found:
+    for head, subscription_id, session_id in found:
         claimed.append(head)
         if per_queue > 1:
-            queue = await _HEAD.fetch(connection, {"id": head})
-            subscription_id, session_id = queue[0]
             behind = await _FOLLOWERS.fetch(
                 connection,
                 {
@@ -403,11 +414,10 @@ async def claim_due(
                 },
             )
             claimed.extend(delivery_id for (delivery_id,) in behind)
-    for delivery_id in claimed:
-        await _CLAIM.execute(
-            connection,
-            {"id": delivery_id, "claim": claim, "until": _time_in(connection, until)},
-        )
+    ids: Any = claimed if postgres else orjson.dumps(claimed).decode()
+    await (_CLAIM_PG if postgres else _CLAIM).execute(
+        connection, {"ids": ids, "claim": claim, "until": _time_in(connection, until)}
+    )
     rows = await _JOBS.fetch(connection, {"claim": claim})
     return [
         Job(
@@ -424,6 +434,7 @@ async def claim_due(
             secret=bytes(row[10]),
             previous_secret=None if row[11] is None else bytes(row[11]),
             previous_until=None if row[12] is None else _time_out(row[12]),
+            failing=row[13] == "failing",
         )
         for row in rows
     ]
@@ -537,7 +548,8 @@ async def record(
         }
         if outcome.error is None:
             await _DELIVERED.execute(connection, {**params, "at": moment})
-            answered.add(job.subscription_id)
+            if job.failing:
+                answered.add(job.subscription_id)
         elif outcome.next_at is not None:
             await _RETRY.execute(
                 connection,
