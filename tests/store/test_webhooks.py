@@ -367,3 +367,63 @@ def test_retry_after_is_honoured_and_backoff_grows_with_jitter(receiver: Receive
         waits = [backoff(attempts, 5.0, 3600.0, rng) for _ in range(200)]
         assert all(ceiling / 2 <= wait <= ceiling for wait in waits)
         assert max(waits) - min(waits) > ceiling / 4  # jittered, not one value
+
+
+def _without_config(value: Any) -> Any:
+    """`value` without any session's `config` (which lists every action of the game)."""
+    if isinstance(value, dict):
+        return {key: _without_config(item) for key, item in value.items() if key != "config"}
+    if isinstance(value, list):
+        return [_without_config(item) for item in value]
+    return value
+
+
+def test_a_public_subscription_never_reads_a_losing_action_and_a_gm_one_reads_every_one(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    """Sealed choices stay hidden exactly as on a party's stream: a bidding round's losing
+    actions (Legend: the parties "reveal the number of tokens they bid, but not the actions
+    they chose") never reach a `public` subscription, before or after the reveal; only one
+    the GM made with `"view": "gm"` reads them."""
+    from tests.api.test_skill_games_api import RANGERS, at_choices, bidding_body, parties
+
+    receiver.start()
+    game = at_choices(fast, bidding_body(parties=parties(RANGERS)), 1, 2)
+    public = subscribe(game, receiver.url)
+    gm = subscribe(game, receiver.url, view="gm")
+    assert game.bid("Heroes", "Ambush", 1).status_code == 202
+    assert game.bid("Villains", "Charge", 2, who="gm").status_code == 202
+    assert game.bid("Rangers", "Rally", 0).status_code == 200
+    # Two `submitted` events and the `revealed` one, to each subscription.
+    receiver.wait_for(lambda got: len(got) == 6)
+
+    def read_with(secret: str) -> list[dict[str, Any]]:
+        checker = Receiver()
+        checker.secrets.append(secret)
+        return [
+            json.loads(each.body)
+            for each in receiver.requests
+            if checker.verify(each.body, each.headers) is not None
+        ]
+
+    publicly, wholly = read_with(public["secret"]), read_with(gm["secret"])
+    assert [each["type"] for each in publicly] == ["submitted", "submitted", "revealed"]
+    assert [each["type"] for each in wholly] == ["submitted", "submitted", "revealed"]
+    for each in publicly:
+        text = json.dumps(_without_config(each))
+        assert "Ambush" not in text
+        assert "Rally" not in text
+    assert publicly[-1]["data"]["round"]["choices"] == {
+        "Heroes": {"bid": 1},
+        "Villains": {"action": "Charge", "bid": 2},
+        "Rangers": {"bid": 0},
+    }
+    assert wholly[-1]["data"]["round"]["choices"] == {
+        "Heroes": {"action": "Ambush", "bid": 1},
+        "Villains": {"action": "Charge", "bid": 2},
+        "Rangers": {"action": "Rally", "bid": 0},
+    }
+    # Before the reveal, not even the GM's view holds a submitted action.
+    for each in wholly[:2]:
+        assert "Ambush" not in json.dumps(_without_config(each))
+        assert "Charge" not in json.dumps(_without_config(each))
