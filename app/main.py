@@ -43,6 +43,7 @@ from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
 from app.observability import count_sessions_purged
 from app.settings import Settings, get_settings
+from app.store import webhooks as webhooks_store
 from app.store.database import Store, Unavailable
 from app.store.repository import active_sessions_by_kind, now, purge_responses, purge_sessions
 
@@ -216,6 +217,16 @@ async def purge_once(
     """
     ttl = timedelta(seconds=settings.idempotency_ttl_seconds)
     await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
+    # Webhooks' deliveries sent (or given up) past their retention, a batch a transaction.
+    sent_before = now() - timedelta(days=settings.webhook_delivery_retention_days)
+    while not stop.is_set():
+        forgotten = await store.run(
+            "write",
+            partial(webhooks_store.purge, sent_before=sent_before, limit=round_budget),
+        )
+        if forgotten < round_budget:
+            break
+        await asyncio.sleep(0)
     purged = 0
     while not stop.is_set():
         moment = now()

@@ -120,6 +120,8 @@ class Settings(BaseSettings):
     #: after a change of its own), and how many it sends at once.
     webhook_poll_seconds: float = Field(default=1.0, gt=0, le=3600)
     webhook_concurrency: int = Field(default=16, ge=1, le=1000)
+    #: Deliveries sent or given up are listed (`…/deliveries`) and replayable this many days.
+    webhook_delivery_retention_days: int = Field(default=7, ge=1)
     #: After a secret's rotation, how long the one before it still signs beside the new one.
     webhook_rotation_overlap_seconds: float = Field(default=24 * 3600.0, ge=0)
 

@@ -654,3 +654,42 @@ async def replay(
         at,
     )
     return True
+
+
+# --- retention -------------------------------------------------------------------------------
+
+_PURGE_DELIVERIES = Statement(
+    lambda: delete(deliveries).where(
+        deliveries.c.id.in_(
+            select(deliveries.c.id)
+            .where(deliveries.c.status != PENDING, deliveries.c.created_at < bindparam("cutoff"))
+            .limit(bindparam("limit"))
+            .offset(literal_column("0"))
+        )
+    )
+)
+
+
+def _purge_orphans() -> Any:
+    sessions = Base.metadata.tables["sessions"]
+    return delete(subscriptions).where(
+        subscriptions.c.session_id.is_not(None),
+        ~exists().where(sessions.c.id == subscriptions.c.session_id),
+        ~exists().where(
+            deliveries.c.subscription_id == subscriptions.c.id, deliveries.c.status == PENDING
+        ),
+    )
+
+
+_PURGE_ORPHANS = Statement(_purge_orphans)
+
+
+async def purge(connection: Transaction, *, sent_before: datetime, limit: int) -> int:
+    """Forget at most `limit` deliveries sent (or given up) before `sent_before`, and the
+    subscriptions of sessions that are gone once nothing of theirs is left to send; how many
+    deliveries."""
+    forgotten = await _PURGE_DELIVERIES.execute(
+        connection, {"cutoff": _time_in(connection, sent_before), "limit": limit}
+    )
+    await _PURGE_ORPHANS.execute(connection, {})
+    return forgotten

@@ -3,10 +3,11 @@ with the `standardwebhooks` package (as a receiver would), and whose behaviour t
 
 `mode` says how it answers: `ok` (204), `fail` (500), `slow` (holds the request until
 `release` is set, then 204: the sender's deadline has passed by then), `busy` (429 with
-`Retry-After: <retry_after>`). A receiver that is `stop`ped listens no more (connections
-are refused) until it is `start`ed again on the same port. Every request is kept
-(`requests`, in arrival order, with the mode that answered it); a delivery answered 2xx
-is `delivered`. Waits are on a condition, never a sleep.
+`Retry-After: <retry_after>`), `redirect` (307 to `location`), `huge` (200 and a 64 MB
+body). A receiver that is `stop`ped listens no more (connections are refused) until it is
+`start`ed again on the same port. Every request is kept (`requests`, in arrival order, with
+the mode that answered it); a delivery answered 2xx is `delivered`. Waits are on a
+condition, never a sleep.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from standardwebhooks.webhooks import WebhookVerificationError
 from tests.store.servers import free_port
 
 WAIT_S = 30.0
+#: A `huge` answer's body: far more than a sender reads of an answer.
+HUGE = b"x" * (64 * 1024 * 1024)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,9 @@ class Receiver:
         self.requests: list[Received] = []
         #: Requests that have arrived (a slow one is kept once it is answered).
         self.arrived = 0
+        #: Where a `redirect` answer points; how many `huge` answers the sender cut off.
+        self.location = ""
+        self.cut_off = 0
         self.changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -104,8 +110,21 @@ class Receiver:
         with self.changed:
             self.requests.append(received)
             self.changed.notify_all()
+        if mode == "huge":
+            handler.send_response(200)
+            handler.send_header("Content-Length", str(len(HUGE)))
+            handler.end_headers()
+            try:
+                handler.wfile.write(HUGE)
+                handler.wfile.flush()
+            except OSError:
+                self.cut_off += 1  # the sender stopped reading and closed
+            return
         if mode == "fail":
             handler.send_response(500)
+        elif mode == "redirect":
+            handler.send_response(307)
+            handler.send_header("Location", self.location)
         elif mode == "busy":
             handler.send_response(429)
             handler.send_header("Retry-After", self.retry_after)

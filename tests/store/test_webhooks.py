@@ -9,6 +9,7 @@ server processes and of a killed one are in tests/store/test_webhooks_across_pro
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import random
 import time
@@ -25,7 +26,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.webhooks import Job
 from tests.conformance import Conforming
-from tests.helpers import Session, assert_problem
+from tests.helpers import Session, assert_problem, bearer
 from tests.store.receiver import Receiver, payloads
 
 #: A match nobody tires in, long enough for every test's rounds (first to a DS of 30).
@@ -427,3 +428,168 @@ def test_a_public_subscription_never_reads_a_losing_action_and_a_gm_one_reads_ev
     for each in wholly[:2]:
         assert "Ambush" not in json.dumps(_without_config(each))
         assert "Charge" not in json.dumps(_without_config(each))
+
+
+OPERATOR_KEY = "operator-" + "k" * 32
+
+
+def test_the_operators_subscription_hears_every_sessions_changes(
+    database_url: str, receiver: Receiver
+) -> None:
+    receiver.start()
+    with app_client(database_url, **FAST, operator_key=OPERATOR_KEY) as client:
+        assert_problem(client.post("/v1/webhooks", json={"url": receiver.url}), 401)
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        # A GM's token is no operator's key.
+        assert_problem(
+            client.post("/v1/webhooks", json={"url": receiver.url}, headers=session.headers), 403
+        )
+        made = client.post(
+            "/v1/webhooks",
+            json={"url": receiver.url, "events": ["round"]},
+            headers=bearer(OPERATOR_KEY),
+        )
+        assert made.status_code == 201, made.text
+        receiver.secrets.append(made.json()["secret"])
+        other = Session(client, "arm-wrestles", ARM_WRESTLE)
+        versions = {session.id: play(session, 2), other.id: play(other, 1)}
+        receiver.wait_for(lambda got: len(got) == 3)
+        got = payloads(receiver.requests)
+        for session_id, played in versions.items():
+            assert [
+                each["session"]["version"] for each in got if each["session"]["id"] == session_id
+            ] == played
+        # Not the GM's to list or remove.
+        assert session.get("webhooks").json() == {"webhooks": []}
+        assert_problem(
+            client.delete(f"{session.url}/webhooks/{made.json()['id']}", headers=session.headers),
+            404,
+        )
+        listed = client.get("/v1/webhooks", headers=bearer(OPERATOR_KEY)).json()["webhooks"]
+        assert [each["id"] for each in listed] == [made.json()["id"]]
+
+
+def test_secrets_rest_sealed_and_a_redirect_is_never_followed(
+    database_url: str, receiver: Receiver
+) -> None:
+    """With `ARBITER_WEBHOOK_KEY` the stored secret is sealed (the database never holds it as
+    the receiver knows it); a 307 is an answer that is not 2xx, retried, never followed."""
+    from sqlalchemy import select
+
+    from app.store.database import null_pool_engine
+    from app.store.webhooks import subscriptions
+
+    elsewhere = Receiver().start()
+    receiver.mode = "redirect"
+    receiver.location = elsewhere.url
+    receiver.start()
+    try:
+        with app_client(database_url, **FAST, webhook_key="w" * 40) as client:
+            session = Session(client, "arm-wrestles", ARM_WRESTLE)
+            made = subscribe(session, receiver.url)
+            receiver.secrets.append(made["secret"])
+            raw = base64.b64decode(made["secret"].removeprefix("whsec_"))
+            engine = null_pool_engine(database_url)
+            with engine.connect() as connection:
+                stored = connection.execute(
+                    select(subscriptions.c.secret).where(subscriptions.c.id == made["id"])
+                ).scalar_one()
+            engine.dispose()
+            assert bytes(stored)[:1] == b"\x01"
+            assert raw not in bytes(stored)
+            assert made["secret"].encode() not in bytes(stored)
+            play(session, 1)
+            receiver.wait_for(lambda got: len(got) >= 2)
+            assert all(each.verified is not None for each in receiver.requests)
+            listed = deliveries(session, made["id"])
+            assert (listed[0]["status"], listed[0]["last_status"]) == ("pending", 307)
+            assert elsewhere.requests == []
+    finally:
+        elsewhere.stop()
+
+
+def test_an_answer_is_read_only_up_to_its_cap() -> None:
+    """A receiver answering 64 MB: the sender reads at most its cap, then closes (the
+    receiver's write is cut off), with the answer's status."""
+    receiver = Receiver()
+    receiver.mode = "huge"
+    receiver.start()
+    try:
+        answered = asyncio.run(
+            outbound.post(
+                receiver.url,
+                [],
+                b"{}",
+                allow_private=True,
+                connect_timeout=5,
+                total_timeout=20,
+                max_answer_bytes=1024,
+            )
+        )
+        assert answered.status == 200
+        receiver.wait_for(lambda _got: receiver.cut_off == 1 or len(_got) > 0)
+    finally:
+        receiver.stop()
+    assert receiver.cut_off == 1
+
+
+def test_retention_forgets_sent_deliveries_and_a_gone_sessions_subscriptions(
+    fast: TestClient, receiver: Receiver, database_url: str
+) -> None:
+    """Deliveries sent before the retention's cutoff are forgotten, those still to send are
+    kept; a deleted session's subscription goes once nothing of it is left to send."""
+    from sqlalchemy import func, select
+
+    from app.store.database import Store, null_pool_engine
+    from app.store.repository import now
+    from app.store.webhooks import deliveries as outbox
+    from app.store.webhooks import list_subscriptions, purge
+
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = subscribe(session, receiver.url)
+    waiting = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    nobody = subscribe(waiting, "http://127.0.0.1:9/nobody-listens")
+    play(session, 2)
+    play(waiting, 1)
+    assert fast.delete(session.url, headers=session.headers).status_code == 204
+    receiver.wait_for(lambda got: len(got) == 3)
+
+    def held(subscription_id: str) -> int:
+        engine = null_pool_engine(database_url)
+        try:
+            with engine.connect() as connection:
+                return int(
+                    connection.execute(
+                        select(func.count())
+                        .select_from(outbox)
+                        .where(outbox.c.subscription_id == subscription_id)
+                    ).scalar_one()
+                )
+        finally:
+            engine.dispose()
+
+    async def forget() -> list[Any]:
+        store = Store(database_url)
+        await store.open()
+        try:
+            # Until the receiver's answers are recorded and the session's subscription gone
+            # with its deliveries (the run's earlier tests' sent deliveries go too).
+            deadline = time.monotonic() + WAIT_S
+            while True:
+                await store.run(
+                    "write",
+                    lambda tx: purge(tx, sent_before=now() + timedelta(days=1), limit=1000),
+                )
+                left = await store.run("read", lambda tx: list_subscriptions(tx, session.id))
+                if not left or time.monotonic() > deadline:
+                    return left
+                await asyncio.sleep(0.02)
+        finally:
+            await store.close()
+
+    assert asyncio.run(forget()) == []
+    assert held(made["id"]) == 0
+    # A delivery still to send is kept, and so is its live session's subscription.
+    assert held(nobody["id"]) == 1
+    assert [each["id"] for each in waiting.get("webhooks").json()["webhooks"]] == [nobody["id"]]
