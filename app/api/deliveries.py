@@ -77,6 +77,12 @@ class DeliveryWorker:
     async def run(self, stop: asyncio.Event) -> None:
         """Passes until `stop`: again at once while a pass found work, else after a poke or
         `webhook_poll_seconds`."""
+        try:
+            await self._run(stop)
+        finally:
+            await outbound.close_idle()
+
+    async def _run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             self.wake.clear()
             try:

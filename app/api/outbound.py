@@ -1,7 +1,7 @@
 """The service's own outbound HTTP requests: a webhook's POST (docs/webhooks.md#delivery).
 
-One request per connection, HTTP/1.1 through h11 (the protocol library uvicorn is built on),
-over asyncio's streams (TLS for `https`, the host's certificate checked against its name):
+HTTP/1.1 through h11 (the protocol library uvicorn is built on) over asyncio's streams (TLS
+for `https`, the host's certificate checked against its name):
 
 * the host is resolved first, and every address it resolves to is checked: a private,
   loopback, link-local (or otherwise not public) address is refused unless the operator
@@ -9,7 +9,9 @@ over asyncio's streams (TLS for `https`, the host's certificate checked against 
   checked, so a name cannot be re-pointed between the check and the connection (SSRF);
 * a deadline to connect, and one for the whole request with its answer;
 * redirects are never followed (a 3xx is an answer like any other that is not 2xx);
-* at most `max_answer_bytes` of the answer's body are read, then the connection is closed.
+* at most `max_answer_bytes` of the answer's body are read, then the connection is closed;
+* a connection that ended its exchange cleanly is kept a few seconds for the next request
+  to the same destination (keep-alive), reused only to an address the host still resolves to.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import contextlib
 import ipaddress
 import socket
 import ssl
+import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -125,6 +129,51 @@ def _tls() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
+#: Idle connections kept per destination, and for how long (a receiver's keep-alive timeout
+#: is commonly 5 s or more; one closed meanwhile costs a retry on a new connection).
+IDLE_PER_DESTINATION = 8
+IDLE_SECONDS = 4.0
+
+
+@dataclass(slots=True)
+class _Link:
+    """One open connection to a receiver, and the HTTP/1.1 state of its exchanges."""
+
+    address: str
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    protocol: h11.Connection
+    idle_since: float = 0.0
+
+    async def close(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(OSError, ssl.SSLError, TimeoutError):
+            await asyncio.wait_for(self.writer.wait_closed(), 1.0)
+
+
+#: Per event loop (a connection belongs to its loop): destination -> idle connections.
+_IDLE: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, str, int], list[_Link]]
+] = weakref.WeakKeyDictionary()
+
+
+def _idle_links(destination: tuple[str, str, int]) -> list[_Link]:
+    by_destination = _IDLE.setdefault(asyncio.get_running_loop(), {})
+    return by_destination.setdefault(destination, [])
+
+
+async def close_idle() -> None:
+    """Close this event loop's kept connections (a worker stopping)."""
+    kept = _IDLE.pop(asyncio.get_running_loop(), {})
+    for links in kept.values():
+        for link in links:
+            await link.close()
+
+
+class _Stale(Exception):
+    """A kept connection the receiver had closed before our request: try a new one."""
+
+
 async def post(
     url: str,
     headers: list[tuple[str, str]],
@@ -135,33 +184,49 @@ async def post(
     total_timeout: float,
     max_answer_bytes: int,
 ) -> Answered:
-    """POST `body` to `url` with `headers` (besides Host, Content-Length, User-Agent and
-    Connection): its answer's status and Retry-After. `Refused` before any connection is
-    made to a refused address; `Failed` when no answer came within the deadlines."""
+    """POST `body` to `url` with `headers` (besides Host, Content-Length and User-Agent): its
+    answer's status and Retry-After. `Refused` before any connection is made to a refused
+    address; `Failed` when no answer came within the deadlines.
+
+    A connection is kept for the next request to the same destination (HTTP/1.1 keep-alive)
+    when the exchange ended cleanly, and reused only if its address is among those the host
+    resolves to now (each checked)."""
     scheme, host, port, target = check_url(url)
+    destination = (scheme, host, port)
     try:
         async with asyncio.timeout(total_timeout):
             addresses = await resolve(host, port, allow_private=allow_private)
-            reader, writer = await _connect(scheme, host, port, addresses, connect_timeout)
+            idle = _idle_links(destination)
+            now = time.monotonic()
+            while idle:
+                link = idle.pop()
+                if now - link.idle_since > IDLE_SECONDS or link.address not in addresses:
+                    await link.close()
+                    continue
+                try:
+                    return await _exchange(
+                        link, destination, target, headers, body, max_answer_bytes, kept=True
+                    )
+                except _Stale:
+                    continue  # closed by the receiver meanwhile: the next, or a new one
+            link = await _connect(scheme, host, port, addresses, connect_timeout)
             try:
                 return await _exchange(
-                    reader, writer, host, port, scheme, target, headers, body, max_answer_bytes
+                    link, destination, target, headers, body, max_answer_bytes, kept=False
                 )
-            finally:
-                writer.close()
-                with contextlib.suppress(OSError, ssl.SSLError):
-                    await asyncio.wait_for(writer.wait_closed(), 1.0)
+            except _Stale:
+                raise Failed("the connection closed without an answer") from None
     except TimeoutError:
         raise Failed(f"no answer within {total_timeout:g} s") from None
 
 
 async def _connect(
     scheme: str, host: str, port: int, addresses: list[str], timeout: float
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+) -> _Link:
     last: BaseException | None = None
     for address in addresses:
         try:
-            return await asyncio.wait_for(
+            reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(
                     address,
                     port,
@@ -172,6 +237,8 @@ async def _connect(
             )
         except (OSError, TimeoutError, ssl.SSLError) as exc:
             last = exc
+        else:
+            return _Link(address, reader, writer, h11.Connection(our_role=h11.CLIENT))
     raise Failed(f"cannot connect to {host}:{port} ({_reason(last)})")
 
 
@@ -184,42 +251,51 @@ def _reason(exc: BaseException | None) -> str:
 
 
 async def _exchange(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    host: str,
-    port: int,
-    scheme: str,
+    link: _Link,
+    destination: tuple[str, str, int],
     target: str,
     headers: list[tuple[str, str]],
     body: bytes,
     max_answer_bytes: int,
+    *,
+    kept: bool,
 ) -> Answered:
-    connection = h11.Connection(our_role=h11.CLIENT)
+    """One request and its answer on `link`, which goes back to the idle ones when both
+    ended cleanly and is closed otherwise. `_Stale` when a kept link had been closed before
+    any of the answer came."""
+    scheme, host, port = destination
+    connection = link.protocol
     default = 443 if scheme == "https" else 80
     authority = host if port == default else f"{host}:{port}"
-    if ":" in host and port == default:
-        authority = f"[{host}]"
-    elif ":" in host:
-        authority = f"[{host}]:{port}"
+    if ":" in host:
+        authority = f"[{host}]" if port == default else f"[{host}]:{port}"
     sent = [
         ("Host", authority),
         ("User-Agent", USER_AGENT),
         ("Content-Length", str(len(body))),
-        ("Connection", "close"),
         *headers,
     ]
+    answer: h11.Response | None = None
+    reusable = False
     try:
-        writer.write(connection.send(h11.Request(method="POST", target=target, headers=sent)))
-        writer.write(connection.send(h11.Data(data=body)))
-        writer.write(connection.send(h11.EndOfMessage()))
-        await writer.drain()
-        answer: h11.Response | None = None
+        # One write, so one segment for a small request (a system call each costs more than
+        # the rest of the request's work on loopback).
+        link.writer.write(
+            b"".join(
+                connection.send(event) or b""
+                for event in (
+                    h11.Request(method="POST", target=target, headers=sent),
+                    h11.Data(data=body),
+                    h11.EndOfMessage(),
+                )
+            )
+        )
+        await link.writer.drain()
         read = 0
         while True:
             event = connection.next_event()
             if event is h11.NEED_DATA:
-                chunk = await reader.read(65536)
-                connection.receive_data(chunk)
+                connection.receive_data(await link.reader.read(65536))
                 continue
             if isinstance(event, h11.Response):
                 answer = event
@@ -227,14 +303,39 @@ async def _exchange(
                 read += len(event.data)
                 if read >= max_answer_bytes:
                     break  # enough of it: the status is what counts
-            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+            elif isinstance(event, h11.EndOfMessage):
+                reusable = connection.our_state is h11.DONE and connection.their_state is h11.DONE
+                break
+            elif isinstance(event, h11.ConnectionClosed):
                 break
     except (OSError, ssl.SSLError) as exc:
+        await link.close()
+        if kept and answer is None:
+            raise _Stale from None
         raise Failed(f"the connection failed ({_reason(exc)})") from None
     except h11.RemoteProtocolError as exc:
+        await link.close()
+        if kept and answer is None:
+            raise _Stale from None
         raise Failed(f"a malformed answer ({exc})") from None
+    except BaseException:
+        await link.close()  # a deadline or a cancellation mid-exchange
+        raise
     if answer is None:
+        await link.close()
+        if kept:
+            raise _Stale
         raise Failed("the connection closed without an answer")
+    if reusable:
+        connection.start_next_cycle()
+        link.idle_since = time.monotonic()
+        idle = _idle_links(destination)
+        if len(idle) < IDLE_PER_DESTINATION:
+            idle.append(link)
+        else:
+            await link.close()
+    else:
+        await link.close()
     return Answered(answer.status_code, _retry_after(answer.headers))
 
 
