@@ -34,6 +34,7 @@ from fastapi import FastAPI
 from app.api import outbound
 from app.api.outbox import sign
 from app.api.security import SealedSecret, open_webhook_secret
+from app.observability import count_webhook_attempts
 from app.settings import Settings
 from app.store import webhooks
 from app.store.database import Store, Unavailable
@@ -148,6 +149,12 @@ class DeliveryWorker:
         except Exception as exc:
             # Its claims run out: the deliveries are sent again (at least once).
             log.warning("recording webhook deliveries failed: %r", exc)
+        else:
+            count_webhook_attempts(
+                sum(outcome.error is None for outcome in attempted),
+                sum(outcome.next_at is not None for outcome in attempted),
+                sum(outcome.error is not None and outcome.next_at is None for outcome in attempted),
+            )
         return len(queues)
 
     async def _send_queue(

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from functools import cache
+from functools import cache, lru_cache
 from urllib.parse import urlsplit
 
 import h11
@@ -56,6 +56,7 @@ class Answered:
     retry_after: float | None
 
 
+@lru_cache(maxsize=1024)
 def check_url(url: str) -> tuple[str, str, int, str]:
     """(scheme, host, port, target) of a webhook URL, or `InvalidInput` naming what is wrong:
     http or https, a host, no credentials, no fragment, at most `MAX_URL` characters."""

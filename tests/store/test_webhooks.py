@@ -110,6 +110,13 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
     answering 500s, then back: every event arrives, in the session's order, each verified by
     `standardwebhooks` with the secret shown at subscription, with the same `webhook-id` on
     every attempt."""
+    from app.observability import REGISTRY
+
+    def attempts(outcome: str) -> float:
+        counted = REGISTRY.get_sample_value("arbiter_webhook_attempts_total", {"outcome": outcome})
+        return counted or 0.0
+
+    counted_before = {outcome: attempts(outcome) for outcome in ("delivered", "retried")}
     session = Session(fast, "arm-wrestles", ARM_WRESTLE)
     made = subscribe(session, receiver.url)
     receiver.secrets.append(made["secret"])
@@ -151,6 +158,12 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
     )
     assert [d["version"] for d in listed] == versions[::-1]
     assert listed[-1]["attempts"] >= 5  # down twice, slow twice, then at least one 500 or ok
+    # The metrics count them (this run's other apps, on the other database, count apart
+    # only when run at once: none is).
+    assert attempts("delivered") - counted_before["delivered"] == 9
+    assert attempts("retried") - counted_before["retried"] == sum(
+        each["attempts"] - 1 for each in listed
+    )
 
 
 def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
