@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 from sqlalchemy import (
     Integer,
+    String,
     any_,
     bindparam,
     cast,
@@ -361,21 +362,34 @@ _JOBS = Statement(
 )
 
 
-_FOLLOWERS = Statement(
-    lambda: (
-        select(deliveries.c.id)
-        .where(
-            deliveries.c.subscription_id == bindparam("subscription_id"),
-            deliveries.c.session_id == bindparam("session_id"),
-            deliveries.c.status == PENDING,
-            deliveries.c.id > bindparam("after"),
-            deliveries.c.next_attempt_at <= bindparam("now"),
+def _followers(postgres: bool) -> Any:
+    """The deliveries due of the listed subscriptions numbered after `after`, oldest first, at
+    most `limit`: each queue's among them are a prefix of what it holds pending."""
+
+    def build() -> Any:
+        listed = (
+            deliveries.c.subscription_id == any_(cast(bindparam("subscriptions"), ARRAY(String)))
+            if postgres
+            else deliveries.c.subscription_id.in_(_json_list("subscriptions"))
         )
-        .order_by(deliveries.c.id)
-        .limit(bindparam("limit"))
-        .offset(literal_column("0"))
-    )
-)
+        return (
+            select(deliveries.c.id, deliveries.c.subscription_id, deliveries.c.session_id)
+            .where(
+                listed,
+                deliveries.c.status == PENDING,
+                deliveries.c.id > bindparam("after"),
+                deliveries.c.next_attempt_at <= bindparam("now"),
+            )
+            .order_by(deliveries.c.id)
+            .limit(bindparam("limit"))
+            .offset(literal_column("0"))
+        )
+
+    return build
+
+
+_FOLLOWERS = Statement(_followers(postgres=False))
+_FOLLOWERS_PG = Statement(_followers(postgres=True))
 
 
 async def claim_due(
@@ -399,21 +413,27 @@ async def claim_due(
     )
     if not found:
         return []
-    claimed: list[int] = []
-    for head, subscription_id, session_id in found:
-        claimed.append(head)
-        if per_queue > 1:
-            behind = await _FOLLOWERS.fetch(
-                connection,
-                {
-                    "subscription_id": subscription_id,
-                    "session_id": session_id,
-                    "after": head,
-                    "now": _time_in(connection, now),
-                    "limit": per_queue - 1,
-                },
-            )
-            claimed.extend(delivery_id for (delivery_id,) in behind)
+    claimed: list[int] = [head for head, _subscription, _session in found]
+    if per_queue > 1:
+        # Every queue's followers in one read: those behind each head, up to its share.
+        heads = {(subscription, session): head for head, subscription, session in found}
+        listed = sorted({subscription for _head, subscription, _session in found})
+        behind = await (_FOLLOWERS_PG if postgres else _FOLLOWERS).fetch(
+            connection,
+            {
+                "subscriptions": listed if postgres else orjson.dumps(listed).decode(),
+                "after": min(claimed),
+                "now": _time_in(connection, now),
+                "limit": len(found) * per_queue,
+            },
+        )
+        taken = dict.fromkeys(heads, 1)
+        for delivery_id, subscription, session in behind:
+            queue = (subscription, session)
+            head = heads.get(queue)
+            if head is not None and delivery_id > head and taken[queue] < per_queue:
+                taken[queue] += 1
+                claimed.append(delivery_id)
     ids: Any = claimed if postgres else orjson.dumps(claimed).decode()
     await (_CLAIM_PG if postgres else _CLAIM).execute(
         connection, {"ids": ids, "claim": claim, "until": _time_in(connection, until)}
@@ -440,21 +460,35 @@ async def claim_due(
     ]
 
 
-_DELIVERED = Statement(
-    lambda: (
-        update(deliveries)
-        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
-        .values(
-            status=DELIVERED,
-            attempts=bindparam("attempts"),
-            last_status=bindparam("last_status"),
-            last_error=null(),
-            delivered_at=bindparam("at"),
-            claim=null(),
-            claimed_until=null(),
+def _delivered(postgres: bool) -> Any:
+    """The listed deliveries (those `holder` still claims) answered 2xx with `last_status`:
+    delivered, their attempts counted (each was tried once more)."""
+
+    def build() -> Any:
+        listed = (
+            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(Integer)))
+            if postgres
+            else deliveries.c.id.in_(_json_list("ids"))
         )
-    )
-)
+        return (
+            update(deliveries)
+            .where(listed, deliveries.c.claim == bindparam("holder"))
+            .values(
+                status=DELIVERED,
+                attempts=deliveries.c.attempts + literal_column("1"),
+                last_status=bindparam("last_status"),
+                last_error=null(),
+                delivered_at=bindparam("at"),
+                claim=null(),
+                claimed_until=null(),
+            )
+        )
+
+    return build
+
+
+_DELIVERED = Statement(_delivered(postgres=False))
+_DELIVERED_PG = Statement(_delivered(postgres=True))
 _RETRY = Statement(
     lambda: (
         update(deliveries)
@@ -537,7 +571,26 @@ async def record(
     """Write what came of a queue's attempts (each only while `claim` still holds it), and
     give back the claims on its deliveries not attempted."""
     moment = _time_in(connection, at)
+    postgres = _postgres(connection)
     answered: set[str] = set()
+    # The deliveries answered 2xx, in one statement per status answered (most receivers have
+    # one).
+    by_status: dict[int | None, list[int]] = {}
+    for outcome in attempted:
+        if outcome.error is None:
+            by_status.setdefault(outcome.status, []).append(outcome.job.id)
+            if outcome.job.failing:
+                answered.add(outcome.job.subscription_id)
+    for status, ids in by_status.items():
+        await (_DELIVERED_PG if postgres else _DELIVERED).execute(
+            connection,
+            {
+                "ids": ids if postgres else orjson.dumps(ids).decode(),
+                "holder": claim,
+                "last_status": status,
+                "at": moment,
+            },
+        )
     for outcome in attempted:
         job = outcome.job
         params: dict[str, Any] = {
@@ -547,10 +600,8 @@ async def record(
             "last_status": outcome.status,
         }
         if outcome.error is None:
-            await _DELIVERED.execute(connection, {**params, "at": moment})
-            if job.failing:
-                answered.add(job.subscription_id)
-        elif outcome.next_at is not None:
+            continue
+        if outcome.next_at is not None:
             await _RETRY.execute(
                 connection,
                 {
