@@ -19,7 +19,8 @@ through `mutate`, which gives it the same guarantees:
 * every round appended with its inputs and every die, version bumped by exactly one;
 * what the change announces (its live event) and counts (rounds, finished sessions) comes
   back from the transaction as its `Applied` result, acted on once it has committed (an
-  optimistic transaction may run more than once).
+  optimistic transaction may run more than once); its webhooks' deliveries are written in
+  the transaction itself (app/api/outbox.py).
 """
 
 from __future__ import annotations

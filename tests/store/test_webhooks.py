@@ -606,3 +606,45 @@ def test_retention_forgets_sent_deliveries_and_a_gone_sessions_subscriptions(
     # A delivery still to send is kept, and so is its live session's subscription.
     assert held(nobody["id"]) == 1
     assert [each["id"] for each in waiting.get("webhooks").json()["webhooks"]] == [nobody["id"]]
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("10.1.2.3", "private"),
+        ("127.0.0.1", "loopback"),
+        ("127.255.255.254", "loopback"),
+        ("::1", "loopback"),
+        ("169.254.169.254", "link-local"),
+        ("fe80::1", "link-local"),
+        ("172.16.0.1", "private"),
+        ("192.168.0.10", "private"),
+        ("fd00::1", "private"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("100.64.0.1", "not a public"),
+        ("0.0.0.0", "private"),  # "this network", in the standard library's private list
+        ("224.0.0.1", "not a public"),
+        ("8.8.8.8", None),
+        ("2001:4860:4860::8888", None),
+    ],
+)
+def test_which_addresses_a_webhook_may_reach(address: str, why: str | None) -> None:
+    refused = outbound.refused_address(address)
+    if why is None:
+        assert refused is None
+    else:
+        assert refused is not None
+        assert why in refused
+
+
+def test_a_rotated_secret_stops_signing_when_its_overlap_ends() -> None:
+    moment = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    clock = [moment]
+    worker = DeliveryWorker(None, Settings(), clock=lambda: clock[0])  # type: ignore[arg-type]
+    job = Job(
+        1, "msg_x", "sub", "session", 2, "round", b"{}", 0, moment, "http://x/",
+        b"\x00new", b"\x00old", moment + timedelta(hours=24),
+    )  # fmt: skip
+    assert worker.secrets(job) == [b"new", b"old"]
+    clock[0] = moment + timedelta(hours=24)
+    assert worker.secrets(job) == [b"new"]
