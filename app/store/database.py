@@ -387,9 +387,9 @@ class Transaction:
         transaction already open) it does nothing."""
         if not self._single_write:
             return
-        self._single_write = False
         if self._written:
             raise RuntimeError("atomic() comes before the first write")
+        self._single_write = False
         begun = self.driver.transaction()
         await begun.start()
         self._begun = begun
