@@ -363,26 +363,41 @@ _JOBS = Statement(
 
 
 def _followers(postgres: bool) -> Any:
-    """The deliveries due of the listed subscriptions numbered after `after`, oldest first, at
-    most `limit`: each queue's among them are a prefix of what it holds pending."""
+    """The deliveries due of the listed subscriptions and sessions numbered after `after`, the
+    first `per_queue` of each queue (its first still pending among them, when it is after
+    `after`): a prefix of what each queue holds pending, in order."""
 
     def build() -> Any:
-        listed = (
-            deliveries.c.subscription_id == any_(cast(bindparam("subscriptions"), ARRAY(String)))
-            if postgres
-            else deliveries.c.subscription_id.in_(_json_list("subscriptions"))
-        )
-        return (
-            select(deliveries.c.id, deliveries.c.subscription_id, deliveries.c.session_id)
+        def among(column: Any, parameter: str) -> Any:
+            if postgres:
+                return column == any_(cast(bindparam(parameter), ARRAY(String)))
+            return column.in_(_json_list(parameter))
+
+        ranked = (
+            select(
+                deliveries.c.id,
+                deliveries.c.subscription_id,
+                deliveries.c.session_id,
+                func.row_number()
+                .over(
+                    partition_by=(deliveries.c.subscription_id, deliveries.c.session_id),
+                    order_by=deliveries.c.id,
+                )
+                .label("place"),
+            )
             .where(
-                listed,
+                among(deliveries.c.subscription_id, "subscriptions"),
+                among(deliveries.c.session_id, "sessions"),
                 deliveries.c.status == PENDING,
                 deliveries.c.id > bindparam("after"),
                 deliveries.c.next_attempt_at <= bindparam("now"),
             )
-            .order_by(deliveries.c.id)
-            .limit(bindparam("limit"))
-            .offset(literal_column("0"))
+            .subquery("ranked")
+        )
+        return (
+            select(ranked.c.id, ranked.c.subscription_id, ranked.c.session_id)
+            .where(ranked.c.place <= bindparam("per_queue"))
+            .order_by(ranked.c.id)
         )
 
     return build
@@ -418,13 +433,15 @@ async def claim_due(
         # Every queue's followers in one read: those behind each head, up to its share.
         heads = {(subscription, session): head for head, subscription, session in found}
         listed = sorted({subscription for _head, subscription, _session in found})
+        queues = sorted({session for _head, _subscription, session in found})
         behind = await (_FOLLOWERS_PG if postgres else _FOLLOWERS).fetch(
             connection,
             {
                 "subscriptions": listed if postgres else orjson.dumps(listed).decode(),
+                "sessions": queues if postgres else orjson.dumps(queues).decode(),
                 "after": min(claimed),
                 "now": _time_in(connection, now),
-                "limit": len(found) * per_queue,
+                "per_queue": per_queue,
             },
         )
         taken = dict.fromkeys(heads, 1)

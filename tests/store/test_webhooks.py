@@ -13,6 +13,7 @@ import base64
 import json
 import random
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -648,3 +649,79 @@ def test_a_rotated_secret_stops_signing_when_its_overlap_ends() -> None:
     assert worker.secrets(job) == [b"new", b"old"]
     clock[0] = moment + timedelta(hours=24)
     assert worker.secrets(job) == [b"new"]
+
+
+def test_two_workers_claiming_at_once_never_share_a_delivery(database_url: str) -> None:
+    """Claims taken at the same moment by two stores (two processes' workers) on one database
+    are disjoint — PostgreSQL's SKIP LOCKED, SQLite's write lock — and each queue's deliveries
+    are claimed by one of them only, from its first in order."""
+    from app.store.database import Store
+    from app.store.repository import now
+    from app.store.webhooks import (
+        NewDelivery,
+        SubscriptionRecord,
+        claim_due,
+        enqueue,
+        insert_subscription,
+    )
+
+    async def run() -> tuple[list[Job], list[Job]]:
+        first, second = Store(database_url), Store(database_url)
+        await first.open()
+        await second.open()
+        try:
+            moment = now()
+            subscription = SubscriptionRecord(
+                uuid.uuid4().hex, None, None, "http://x/", None, "public",
+                b"\x00k", None, None, "active", None, moment,
+            )  # fmt: skip
+            sessions = [uuid.uuid4().hex for _ in range(6)]
+            planned = [
+                NewDelivery(
+                    f"msg_{uuid.uuid4().hex}", subscription.id, session, 2 + n, "round", b"{}"
+                )
+                for n in range(5)
+                for session in sessions
+            ]
+
+            async def setup(connection: Any) -> None:
+                await insert_subscription(connection, subscription)
+                await enqueue(connection, planned, moment - timedelta(seconds=1))
+
+            await first.run("write", setup)
+
+            def claim(store: Store, holder: str) -> Any:
+                return store.run(
+                    "write",
+                    lambda connection: claim_due(
+                        connection,
+                        now=moment,
+                        until=moment + timedelta(minutes=1),
+                        claim=holder,
+                        limit=4,
+                        per_queue=3,
+                    ),
+                )
+
+            got = await asyncio.gather(claim(first, "a" * 32), claim(second, "b" * 32))
+            # Ours only (the run's other tests' deliveries are in the same tables).
+            return (
+                [job for job in got[0] if job.subscription_id == subscription.id],
+                [job for job in got[1] if job.subscription_id == subscription.id],
+            )
+        finally:
+            await first.close()
+            await second.close()
+
+    ours, theirs = asyncio.run(run())
+    assert ours
+    assert theirs
+    assert not {job.id for job in ours} & {job.id for job in theirs}
+    queues_ours = {job.session_id for job in ours}
+    queues_theirs = {job.session_id for job in theirs}
+    assert not queues_ours & queues_theirs
+    for claimed in (ours, theirs):
+        for session in {job.session_id for job in claimed}:
+            versions = [job.version for job in claimed if job.session_id == session]
+            assert versions == list(range(2, 2 + len(versions)))  # from its first, in order
+            assert len(versions) == 3
