@@ -108,7 +108,10 @@ class Outbox:
 
 async def prepare(connection: Transaction, kind: AnyKind, record: SessionRecord) -> Outbox | None:
     """The outbox of a change of `record` about to be written, or None when no subscription
-    is told of it (one indexed read). With one, the change's writes become one transaction."""
+    is told of it (the session's read said so: nothing more is asked). With one, the change's
+    writes become one transaction."""
+    if not record.hooked:
+        return None
     targets = await webhooks.targets(connection, record.id)
     if not targets:
         return None
