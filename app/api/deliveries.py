@@ -31,7 +31,7 @@ from itertools import groupby
 
 from fastapi import FastAPI
 
-from app.api import outbound
+from app.api import outbound, outbox
 from app.api.outbox import sign
 from app.api.security import SealedSecret, open_webhook_secret
 from app.observability import count_webhook_attempts
@@ -70,10 +70,15 @@ class DeliveryWorker:
         self.key = None if key is None else key.get_secret_value()
         #: Attempts made by this worker (for tests and curiosity).
         self.attempts = 0
+        #: The process's deliveries written when this worker last looked (`outbox.written`).
+        self.seen = -1
 
-    def poke(self) -> None:
-        """Look for deliveries now (a change of this process has just committed some)."""
-        self.wake.set()
+    def poke(self, *, written: bool = False) -> None:
+        """Look for deliveries now, if a change of this process has written some since the
+        last look (a change without webhooks costs the worker nothing), or the caller has
+        (`written`: a replay)."""
+        if written or outbox.written() != self.seen:
+            self.wake.set()
 
     async def run(self, stop: asyncio.Event) -> None:
         """Passes until `stop`: again at once while a pass found work, else after a poke or
@@ -86,6 +91,7 @@ class DeliveryWorker:
     async def _run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             self.wake.clear()
+            self.seen = outbox.written()
             try:
                 found = await self.once()
             except Unavailable:

@@ -75,6 +75,16 @@ def shown_secret(secret: bytes) -> str:
     return SECRET_PREFIX + base64.b64encode(secret).decode()
 
 
+#: Deliveries this process has written (committed or not): a worker poked after a change
+#: looks for deliveries only when some were written since its last look.
+_written = 0
+
+
+def written() -> int:
+    """How many deliveries this process's changes have written so far."""
+    return _written
+
+
 @dataclass(frozen=True, slots=True)
 class Outbox:
     """The subscriptions told of one change of a session, in the change's transaction."""
@@ -104,6 +114,8 @@ class Outbox:
                 NewDelivery(new_message_id(), target.id, self.session_id, version, event, shown)
             )
         await webhooks.enqueue(self.connection, planned, at)
+        global _written
+        _written += len(planned)
 
 
 async def prepare(connection: Transaction, kind: AnyKind, record: SessionRecord) -> Outbox | None:

@@ -375,7 +375,7 @@ async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: 
         raise NotFound(f"no delivery {delivery_id} of webhook {webhook_id}")
     worker = getattr(request.app.state, "deliveries", None)
     if worker is not None:
-        worker.poke()
+        worker.poke(written=True)
     return respond(
         request,
         {"replayed": delivery_id, "summary": f"Delivery {delivery_id} is sent again."},
