@@ -1,7 +1,7 @@
 """What a webhook subscription costs a round: rounds per second with one subscription per
 session against rounds per second with none (target: at least 0.8 times).
 
-    .venv/bin/python bench/webhooks.py [--seconds 3] [--repeats 4] [--sessions 64] [--callers 4]
+    .venv/bin/python bench/webhooks.py [--seconds 3] [--repeats 4] [--sessions 256] [--callers 4]
         [--database URL]
 
 Arbiter (one uvicorn worker; SQLite in a temporary file, or the PostgreSQL database given,
@@ -144,7 +144,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=4)
-    parser.add_argument("--sessions", type=int, default=64)
+    parser.add_argument("--sessions", type=int, default=256)
     parser.add_argument("--callers", type=int, default=4)
     parser.add_argument("--database", default=None)
     args = parser.parse_args()
