@@ -45,6 +45,9 @@ log = logging.getLogger("arbiter")
 
 #: A queue's deliveries claimed together (its first and those behind it).
 PER_QUEUE = 32
+#: Queues claimed in a pass for each one sent at once (`webhook_concurrency`): a pass's two
+#: transactions serve that many more deliveries when many sessions each have a few.
+QUEUES_PER_SENDER = 4
 #: After a poke, how long the worker waits for more changes to commit before its pass.
 COALESCE_S = 0.01
 
@@ -128,7 +131,7 @@ class DeliveryWorker:
                 now=moment,
                 until=moment + lease,
                 claim=claim,
-                limit=settings.webhook_concurrency,
+                limit=settings.webhook_concurrency * QUEUES_PER_SENDER,
                 per_queue=PER_QUEUE,
             ),
         )
@@ -142,7 +145,13 @@ class DeliveryWorker:
                 key=lambda job: (job.subscription_id, job.session_id),
             )
         ]
-        sent = await asyncio.gather(*(self._send_queue(queue, deadline) for queue in queues))
+        senders = asyncio.Semaphore(settings.webhook_concurrency)
+
+        async def send(queue: Sequence[Job]) -> tuple[list[Attempted], list[Job]]:
+            async with senders:
+                return await self._send_queue(queue, deadline)
+
+        sent = await asyncio.gather(*(send(queue) for queue in queues))
         attempted = [outcome for outcomes, _released in sent for outcome in outcomes]
         released = [job for _outcomes, left in sent for job in left]
         moment = self.clock()

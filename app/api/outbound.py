@@ -132,7 +132,7 @@ def _tls() -> ssl.SSLContext:
 
 #: Idle connections kept per destination, and for how long (a receiver's keep-alive timeout
 #: is commonly 5 s or more; one closed meanwhile costs a retry on a new connection).
-IDLE_PER_DESTINATION = 8
+IDLE_PER_DESTINATION = 32
 IDLE_SECONDS = 4.0
 
 
