@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     any_,
     bindparam,
+    case,
     cast,
     delete,
     exists,
@@ -234,8 +235,23 @@ class NewDelivery:
     payload: bytes
 
 
-_INSERT_DELIVERY = Statement(
-    lambda: insert(deliveries).values(
+def _insert_delivery() -> Any:
+    # Not due before the first still pending of its queue: behind a delivery waiting for its
+    # retry, it is not looked at by the workers' search for what is due until that one is.
+    first = (
+        select(deliveries.c.next_attempt_at)
+        .where(
+            deliveries.c.subscription_id == bindparam("subscription_id"),
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.status == PENDING,
+        )
+        .order_by(deliveries.c.id)
+        .limit(literal_column("1"))
+        # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
+        .offset(literal_column("0"))
+        .scalar_subquery()
+    )
+    return insert(deliveries).values(
         message_id=bindparam("message_id"),
         subscription_id=bindparam("subscription_id"),
         session_id=bindparam("session_id"),
@@ -244,11 +260,13 @@ _INSERT_DELIVERY = Statement(
         payload=bindparam("payload"),
         status=PENDING,
         attempts=literal_column("0"),
-        next_attempt_at=bindparam("at"),
+        next_attempt_at=case((first > bindparam("at"), first), else_=bindparam("at")),
         first_due_at=bindparam("at"),
         created_at=bindparam("at"),
     )
-)
+
+
+_INSERT_DELIVERY = Statement(_insert_delivery)
 
 
 async def enqueue(connection: Transaction, planned: Sequence[NewDelivery], at: datetime) -> None:
@@ -520,6 +538,21 @@ _RETRY = Statement(
         )
     )
 )
+#: The deliveries behind one waiting for its retry wait as long (so that the workers' search
+#: for what is due passes over a blocked queue's deliveries, however many, until it is due).
+_HOLD_BEHIND = Statement(
+    lambda: (
+        update(deliveries)
+        .where(
+            deliveries.c.subscription_id == bindparam("subscription_id"),
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.status == PENDING,
+            deliveries.c.id > bindparam("after"),
+            deliveries.c.next_attempt_at < bindparam("next_at"),
+        )
+        .values(next_attempt_at=bindparam("next_at"))
+    )
+)
 _GIVE_UP = Statement(
     lambda: (
         update(deliveries)
@@ -619,14 +652,20 @@ async def record(
         if outcome.error is None:
             continue
         if outcome.next_at is not None:
-            await _RETRY.execute(
-                connection,
-                {
-                    **params,
-                    "last_error": outcome.error[:200],
-                    "next_at": _time_in(connection, outcome.next_at),
-                },
+            next_at = _time_in(connection, outcome.next_at)
+            retried = await _RETRY.execute(
+                connection, {**params, "last_error": outcome.error[:200], "next_at": next_at}
             )
+            if retried:
+                await _HOLD_BEHIND.execute(
+                    connection,
+                    {
+                        "subscription_id": job.subscription_id,
+                        "session_id": job.session_id,
+                        "after": job.id,
+                        "next_at": next_at,
+                    },
+                )
         elif await _GIVE_UP.execute(connection, {**params, "last_error": outcome.error[:200]}):
             await _MARK_FAILING.execute(connection, {"id": job.subscription_id, "at": moment})
     for job in released:

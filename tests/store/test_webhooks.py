@@ -124,9 +124,13 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
     versions = play(session, 3)
     # Down: the first delivery is tried and retried while nothing listens.
     wait_for_deliveries(session, made["id"], lambda listed: listed[-1]["attempts"] >= 2)
-    first = deliveries(session, made["id"])[-1]
+    waiting = deliveries(session, made["id"])
+    first = waiting[-1]
     assert first["status"] == "pending"
     assert "cannot connect" in first["last_error"]
+    # Those behind it are not due before it (the workers' search passes over them).
+    assert all(each["next_attempt_at"] >= first["next_attempt_at"] for each in waiting[:-1])
+    assert [each["attempts"] for each in waiting[:-1]] == [0, 0]
     # Slow: held past the sender's 0.5 s deadline, twice.
     receiver.mode = "slow"
     receiver.start()
