@@ -22,7 +22,15 @@ from app.api.odds import routes as odds_routes
 from app.api.odds import worker as odds_worker
 from app.api.oneshots import cairn, d20, groups, gurps, long_throws, notation
 from app.api.routing import LaneApp, index_routes
-from app.api.sessions import collecting, deadlines, lifecycle, proofs, verifiable
+from app.api.sessions import (
+    collecting,
+    deadlines,
+    deliveries,
+    lifecycle,
+    proofs,
+    verifiable,
+    webhooks,
+)
 from app.api.sessions.events import start_events, stop_events
 from app.api.table import install_table
 from app.cors import add_cors
@@ -30,6 +38,7 @@ from app.errors import install_error_handlers
 from app.middleware import Edge, RateLimit
 from app.observability import count_sessions_purged
 from app.settings import Settings, get_settings
+from app.store import webhooks as webhooks_store
 from app.store.database import Store, Unavailable
 from app.store.repository import active_sessions_by_kind, now, purge_responses, purge_sessions
 
@@ -91,6 +100,11 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
                 on_swept=getattr(app.state, "deadline_swept", None),
             )
         )
+        # Webhooks: the outbox's deliveries are sent by each process
+        # (app/api/sessions/deliveries.py).
+        worker = deliveries.DeliveryWorker(store, settings)
+        app.state.deliveries = worker
+        sender = asyncio.create_task(worker.run(stop))
         # What startup made lives as long as the process: moved out of the collector's way,
         # a full collection no longer walks it (without this, one took about 0.1 s under
         # load, stalling every request meanwhile). Given back at shutdown, so that an app
@@ -106,6 +120,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             await sealing
             await housekeeping
             await sweeper
+            await sender
             await stop_events(app)
             await store.close()
 
@@ -124,6 +139,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
     app.state.settings = settings
     # A session operation's query errors are answered once its caller is known (404 first).
     app.state.known_caller = lifecycle.caller_check(kinds)
+    app.state.kinds = kinds
     install_error_handlers(app)
     # Every request is matched through an index of path prefixes (app/api/routing.py).
     router = index_routes(app)
@@ -137,6 +153,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         app.include_router(waiting)
     for proven in proofs.routers(kinds):
         app.include_router(proven)
+    for subscribed in webhooks.routers(kinds):
+        app.include_router(subscribed)
     # On PostgreSQL without ARBITER_DICE_KEY (verifiable dice offered), one line and no start.
     verifiable.configure(verifiable.dice_key_for(settings), offered=settings.verifiable_dice)
     install_docs(app)
@@ -219,6 +237,16 @@ async def purge_once(
     """
     ttl = timedelta(seconds=settings.idempotency_ttl_seconds)
     await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
+    # Webhooks' deliveries sent (or given up) past their retention, a batch a transaction.
+    sent_before = now() - timedelta(days=settings.webhook_delivery_retention_days)
+    while not stop.is_set():
+        forgotten = await store.run(
+            "write",
+            partial(webhooks_store.purge, sent_before=sent_before, limit=round_budget),
+        )
+        if forgotten < round_budget:
+            break
+        await asyncio.sleep(0)
     purged = 0
     while not stop.is_set():
         moment = now()

@@ -103,6 +103,13 @@ DICE_ROLLED: Final = Counter(
 ODDS_COMPUTED: Final = Counter(
     "arbiter_odds_computed", "Probabilities computed.", registry=REGISTRY
 )
+WEBHOOK_ATTEMPTS: Final = Counter(
+    "arbiter_webhook_attempts",
+    "Webhook delivery attempts (docs/webhooks.md), by outcome: delivered (2xx), retried "
+    "(to be tried again), failed (given up after the retry window).",
+    ["outcome"],
+    registry=REGISTRY,
+)
 SESSIONS_PURGED: Final = Counter(
     "arbiter_sessions_purged",
     "Sessions deleted by retention (finished, or abandoned while active), rounds with them.",
@@ -149,6 +156,16 @@ def count_rounds_played(kind: str, rounds: int = 1) -> None:
     """`rounds` rounds of a session of `kind` were played and stored."""
     if rounds:
         _child(_rounds, ROUNDS_PLAYED, kind).inc(rounds)
+
+
+_attempts: dict[str, Any] = {}
+
+
+def count_webhook_attempts(delivered: int, retried: int, failed: int) -> None:
+    """What came of a delivery worker's pass: attempts delivered, to retry, given up."""
+    for outcome, count in (("delivered", delivered), ("retried", retried), ("failed", failed)):
+        if count:
+            _child(_attempts, WEBHOOK_ATTEMPTS, outcome).inc(count)
 
 
 def count_session_created(kind: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/arbiter.db"
@@ -101,6 +101,46 @@ class Settings(BaseSettings):
     #: Sessions with verifiable dice offered (`"dice": "verifiable"`). On PostgreSQL they need
     #: `dice_key`, shared by every replica: without one the service refuses to start.
     verifiable_dice: bool = True
+    #: Signed outbound webhooks (docs/webhooks.md). The key sealing their signing secrets at
+    #: rest (AES-256-GCM under a key derived from it by HKDF-SHA256; at least 32 characters);
+    #: unset: secrets are stored as they are. Every process needs the same key, kept.
+    webhook_key: SecretStr | None = Field(default=None, min_length=32)
+    #: The operator's bearer key for subscriptions to every session (`/v1/webhooks`); unset:
+    #: there are none.
+    operator_key: SecretStr | None = Field(default=None, min_length=32)
+    #: Deliver to private, loopback and link-local addresses too (a receiver on the same
+    #: host or network); off: refused at subscription and at each delivery (SSRF).
+    webhook_allow_private: bool = False
+    #: A delivery's deadlines: to connect, and for the whole request and its answer, in
+    #: seconds; and the most of an answer read (the rest is not waited for).
+    webhook_connect_timeout_seconds: float = Field(default=5.0, gt=0, le=60)
+    webhook_timeout_seconds: float = Field(default=15.0, gt=0, le=120)
+    webhook_answer_bytes: int = Field(default=64 * 1024, ge=0)
+    #: Retries: the first wait and the longest (exponential, with jitter), and how long after
+    #: it was first due a delivery is given up and its subscription marked failing.
+    webhook_retry_first_seconds: float = Field(default=5.0, gt=0)
+    webhook_retry_max_seconds: float = Field(default=3600.0, gt=0)
+    webhook_retry_window_seconds: float = Field(default=24 * 3600.0, gt=0)
+    #: How long a worker's claim on a delivery lasts (longer than a delivery can take: a
+    #: worker that dies leaves its deliveries to others once it has run out).
+    webhook_lease_seconds: float = Field(default=60.0, gt=0)
+    #: How often each process's delivery worker looks for deliveries due (it looks at once
+    #: after a change of its own), and how many it sends at once.
+    webhook_poll_seconds: float = Field(default=1.0, gt=0, le=3600)
+    webhook_concurrency: int = Field(default=16, ge=1, le=1000)
+    #: Deliveries sent or given up are listed (`…/deliveries`) and replayable this many days.
+    webhook_delivery_retention_days: int = Field(default=7, ge=1)
+    #: After a secret's rotation, how long the one before it still signs beside the new one.
+    webhook_rotation_overlap_seconds: float = Field(default=24 * 3600.0, ge=0)
+
+    @model_validator(mode="after")
+    def _lease_outlasts_a_delivery(self) -> Settings:
+        if self.webhook_lease_seconds <= self.webhook_timeout_seconds + 1:
+            raise ValueError(
+                "webhook_lease_seconds must be more than webhook_timeout_seconds + 1: a "
+                "delivery is sent only while its claim outlasts it"
+            )
+        return self
 
 
 class StartupRefused(SystemExit):

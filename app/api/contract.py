@@ -10,6 +10,8 @@ derived from each operation's place in the API rather than from a table per path
   403, 409, 412, If-Match and Idempotency-Key;
 * a *creation* is a POST to the collection of a session path (`/v1/arm-wrestles`): an
   optional bearer secret that scopes its Idempotency-Key, 201 with Location and ETag;
+* a *webhook call* (`…/{session_id}/webhooks…`, the operator's `/v1/webhooks…`): a bearer
+  token (401, 403, 404), 503, and for a POST 409; no If-Match, Idempotency-Key or ETag;
 * a *one-shot* is any other `/v1/…` operation; the *operations* endpoints (`/healthz`, …)
   are the rest.
 
@@ -330,10 +332,17 @@ def is_odds(path: str) -> bool:
     return path.startswith("/v1/odds/") or path.endswith("/odds")
 
 
+def is_webhooks(path: str) -> bool:
+    """A webhook subscription's call (a session's GM's, or the operator's `/v1/webhooks`):
+    bearer token (401, 403, 404), no If-Match nor Idempotency-Key, no ETag."""
+    return path.startswith("/v1/webhooks") or "/{session_id}/webhooks" in path
+
+
 def declare(path: str, method: str, operation: Operation, *, creation: bool) -> None:
     """Complete one operation: its error statuses, security, and request and answer headers."""
     session = SESSION_PARAMETER in path
-    changes = session and method in MUTATING and not path.endswith(READ_ONLY_POSTS)
+    hooks = is_webhooks(path)
+    changes = session and method in MUTATING and not path.endswith(READ_ONLY_POSTS) and not hooks
     keyed = changes or creation
     has_body = "requestBody" in operation
     has_query = any(p.get("in") == "query" for p in operation.get("parameters", ()))
@@ -354,6 +363,10 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
         statuses.add(409)  # a session whose dice are not verifiable
     if creation:
         statuses |= {401, 409, 503}
+    if hooks:
+        statuses |= {401, 403, 404, 503}
+        if method == "post":
+            statuses.add(409)  # past the subscriptions' cap
     if path in STORE_OPERATIONS or is_odds(path):
         statuses.add(503)
     if path not in RateLimit.EXEMPT:
@@ -376,7 +389,12 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
         if creation and status == "201":
             headers["Location"] = header("Location")
             headers["ETag"] = header("ETag")
-        if session and status != "204" and "application/json" in response.get("content", {}):
+        if (
+            session
+            and not hooks
+            and status != "204"
+            and "application/json" in response.get("content", {})
+        ):
             headers["ETag"] = header("ETag")
         if session and method == "get" and path.endswith("/rounds"):
             headers["Link"] = header("Link")
@@ -387,7 +405,7 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
     if keyed:
         parameters.append(CREATION_KEY if creation else IDEMPOTENCY_KEY)
     parameters.append(REQUEST_ID)
-    if session:
+    if session or hooks:
         operation["security"] = [{BEARER: []}]
     elif creation:
         # Optional: a secret of the caller's own, scoping its Idempotency-Key to it.

@@ -368,7 +368,7 @@ class Transaction:
     on its own.
     """
 
-    __slots__ = ("_asynchronous", "_single_write", "_written", "dialect", "driver")
+    __slots__ = ("_asynchronous", "_begun", "_single_write", "_written", "dialect", "driver")
 
     def __init__(
         self,
@@ -383,6 +383,40 @@ class Transaction:
         self._asynchronous = asynchronous
         self._single_write = single_write
         self._written = False
+        #: The transaction `atomic` began (the optimistic mode's, on PostgreSQL), if it did.
+        self._begun: Any = None
+
+    async def atomic(self) -> None:
+        """Make this work's writes from here on one transaction, committed when it returns.
+
+        For the optimistic mode (PostgreSQL), whose work is otherwise one statement that
+        writes: a change that must write more than that statement (a webhook's delivery in
+        the outbox, app/api/sessions/outbox.py) begins a transaction before its first write. Its
+        reads
+        before that saw the latest committed data, and its write still checks the version it
+        read, so nothing changes but that the writes commit together. Elsewhere (a write
+        transaction already open) it does nothing."""
+        if not self._single_write:
+            return
+        if self._written:
+            raise RuntimeError("atomic() comes before the first write")
+        self._single_write = False
+        begun = self.driver.transaction()
+        await begun.start()
+        self._begun = begun
+
+    async def end(self, *, commit: bool) -> None:
+        """Commit (or roll back) the transaction `atomic` began, if it began one."""
+        begun, self._begun = self._begun, None
+        if begun is None:
+            return
+        if commit:
+            await begun.commit()
+            return
+        try:
+            await begun.rollback()
+        except Exception:  # a broken connection: the pool's reset ends what is left of it
+            log.debug("rolling back an optimistic change's transaction failed", exc_info=True)
 
     async def fetch(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
         """Run one statement that reads; its rows, as tuples."""
@@ -566,9 +600,16 @@ class Store:
                         self._postgres_dialect, driver, asynchronous=True, single_write=True
                     )
                     try:
-                        return await work(transaction)
+                        result = await work(transaction)
                     except StaleWrite:
+                        await transaction.end(commit=False)
                         await asyncio.sleep(0.001 * min(attempt, 20))
+                        continue
+                    except BaseException:
+                        await transaction.end(commit=False)
+                        raise
+                    await transaction.end(commit=True)
+                    return result
             raise Contended("the session changed under every attempt to write it")
         async with acquired as driver, driver.transaction():
             return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))

@@ -129,3 +129,88 @@ Index(
     postgresql_where=ContestSession.pending_deadline.is_not(None),
     sqlite_where=ContestSession.pending_deadline.is_not(None),
 )
+
+
+class WebhookSubscription(Base):
+    """A URL told of a session's changes (or, with no session, of every session's): signed
+    outbound webhooks (docs/webhooks.md)."""
+
+    __tablename__ = "webhook_subscriptions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    #: The session whose changes are sent, and its kind; both null: every session's (an
+    #: operator's subscription). No foreign key: a deleted session's `deleted` event and the
+    #: deliveries before it are still sent.
+    session_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    kind: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    url: Mapped[str] = mapped_column(String(2048))
+    #: The live events' names sent; null: every one.
+    events: Mapped[list[str] | None] = mapped_column(Document, nullable=True)
+    #: `public` (what any party's stream shows of the other parties) or `gm` (everything).
+    view: Mapped[str] = mapped_column(String(8))
+    #: The signing secret, sealed (app/api/sessions/security.py, `seal_webhook_secret`); after a
+    #: rotation the one before it too, still signing until `previous_until`.
+    secret: Mapped[bytes] = mapped_column(LargeBinary)
+    previous_secret: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    previous_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: `active`, or `failing` once a delivery was given up after the retry window (back to
+    #: `active` at the next delivery that succeeds).
+    status: Mapped[str] = mapped_column(String(16))
+    failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class WebhookDelivery(Base):
+    """The transactional outbox: one event to send to one subscription, written in the same
+    transaction as the change it reports, then sent (and retried) by a delivery worker."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: The `webhook-id` header: the same on every attempt (and on a replay).
+    message_id: Mapped[str] = mapped_column(String(40))
+    subscription_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("webhook_subscriptions.id", ondelete="CASCADE")
+    )
+    session_id: Mapped[str] = mapped_column(String(32))
+    #: The session's version after the change, and its live event's name.
+    version: Mapped[int] = mapped_column(Integer)
+    event: Mapped[str] = mapped_column(String(32))
+    #: The body exactly as signed and sent.
+    payload: Mapped[bytes] = mapped_column(LargeBinary)
+    #: `pending`, `delivered` or `failed` (given up after the retry window).
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: Retries stop this long after it was first due (a replay starts it again).
+    first_due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: A worker's claim: until then no other worker takes it (a worker killed mid-delivery
+    #: leaves it to be sent again once the claim runs out).
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    claim: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+Index("ix_webhook_subscriptions_session_id", WebhookSubscription.session_id)
+#: The delivery workers find the deliveries due through it: only the pending ones are in it.
+Index(
+    "ix_webhook_deliveries_due",
+    WebhookDelivery.next_attempt_at,
+    postgresql_where=text("status = 'pending'"),
+    sqlite_where=text("status = 'pending'"),
+)
+#: Whether a delivery is the first still pending of its subscription and session (each
+#: subscription gets a session's events in order).
+Index(
+    "ix_webhook_deliveries_pending",
+    WebhookDelivery.subscription_id,
+    WebhookDelivery.session_id,
+    WebhookDelivery.id,
+    postgresql_where=text("status = 'pending'"),
+    sqlite_where=text("status = 'pending'"),
+)
+#: A subscription's recent deliveries, newest first (`GET …/webhooks/{id}/deliveries`).
+Index("ix_webhook_deliveries_subscription_id", WebhookDelivery.subscription_id, WebhookDelivery.id)

@@ -29,6 +29,7 @@ from sqlalchemy import (
     cast,
     column,
     delete,
+    exists,
     func,
     insert,
     literal_column,
@@ -145,6 +146,9 @@ class SessionRecord:
     seat_token_hashes: dict[str, str] | None = None
     #: A verifiable session's stored server seed (app/api/sessions/verifiable.py); None: another.
     dice_secret: bytes | None = None
+    #: Whether a webhook subscription was told of its changes when it was read (its own, or
+    #: the operator's: app/api/sessions/outbox.py); False for a record not read from the store.
+    hooked: bool = False
 
 
 #: The status of a verifiable session its GM deleted, kept for its proof until retention
@@ -162,10 +166,18 @@ _TIMES = ("created_at", "updated_at")
 
 def _select_session(lock: bool) -> Callable[[], Executable]:
     def build() -> Executable:
-        statement = select(*(sessions.c[name] for name in _FIELDS)).where(
+        # Whether webhooks are told of the session's changes, in the same read: a change
+        # without any then writes no outbox row and asks nothing more (app/api/sessions/outbox.py).
+        hooks = Base.metadata.tables["webhook_subscriptions"]
+        hooked = (
+            exists()
+            .where(or_(hooks.c.session_id == sessions.c.id, hooks.c.session_id.is_(None)))
+            .label("hooked")
+        )
+        statement = select(*(sessions.c[name] for name in _FIELDS), hooked).where(
             sessions.c.id == bindparam("id"), sessions.c.kind == bindparam("kind")
         )
-        return statement.with_for_update() if lock else statement
+        return statement.with_for_update(of=sessions) if lock else statement
 
     return build
 
@@ -238,8 +250,9 @@ async def get_session_or_proof(
     found = await statement.fetch(connection, {"id": session_id, "kind": kind})
     if not found:
         return None
-    row = found[0]
+    *row, hooked = found[0]
     values = dict(zip(_FIELDS, row, strict=True))
+    values["hooked"] = bool(hooked)
     for name in _DOCUMENTS:
         values[name] = _document_out(values[name])
     for name in _TIMES:

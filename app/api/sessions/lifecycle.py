@@ -19,7 +19,8 @@ through `mutate`, which gives it the same guarantees:
 * every round appended with its inputs and every die, version bumped by exactly one;
 * what the change announces (its live event) and counts (rounds, finished sessions) comes
   back from the transaction as its `Applied` result, acted on once it has committed (an
-  optimistic transaction may run more than once).
+  optimistic transaction may run more than once); its webhooks' deliveries are written in
+  the transaction itself (app/api/sessions/outbox.py).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from app.api.kinds import (
 )
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
 from app.api.schemas.common import Collecting, validate_json
-from app.api.sessions import pending, verifiable
+from app.api.sessions import deliveries, outbox, pending, verifiable
 from app.api.sessions.events import events_doc, publish, stream_events
 from app.api.sessions.idempotency import (
     Answer,
@@ -371,6 +372,7 @@ def _announce_in(
         return
     data = answer.body if effects.event_body is None else effects.event_body
     publish(app, session_id, effects.version, effects.event, data)
+    deliveries.poke(app)
     if effects.rounds_played:
         count_rounds_played(kind.path, effects.rounds_played)
     if effects.newly_finished:
@@ -477,6 +479,25 @@ def _chained(
 
 
 async def _apply(
+    connection: Transaction,
+    kind: AnyKind,
+    record: SessionRecord,
+    change: Change[Any] | Deletion,
+    *,
+    updated_at: datetime | None = None,
+) -> Applied:
+    """Store the change (or the deletion), its webhooks' deliveries with it
+    (app/api/sessions/outbox.py), and make its answer and effects."""
+    webhooks = await outbox.prepare(connection, kind, record)
+    applied = await _store(connection, kind, record, change, updated_at=updated_at)
+    if webhooks is not None and applied.effects is not None:
+        effects = applied.effects
+        body = applied.answer.body if effects.event_body is None else effects.event_body
+        await webhooks.write(effects.version, effects.event, body)
+    return applied
+
+
+async def _store(
     connection: Transaction,
     kind: AnyKind,
     record: SessionRecord,

@@ -187,3 +187,50 @@ def open_seed(session_id: str, stored: bytes, dice_key: str | None) -> bytes:
         return _seed_key(dice_key, session_id).decrypt(nonce, ciphertext, session_id.encode())
     except (InvalidTag, ValueError):
         raise SealedSeed(session_id) from None
+
+
+#: How a webhook's signing secret is stored: a version byte, then the secret as it is (no
+#: webhook key set) or sealed (nonce || ciphertext+tag), as the server seeds are.
+SECRET_PLAIN, SECRET_SEALED = b"\x00", b"\x01"
+
+
+class SealedSecret(Exception):
+    """A stored webhook secret that cannot be opened: altered, or sealed under another key."""
+
+
+def _webhook_key(webhook_key: str, subscription_id: str) -> AESGCM:
+    derived = HKDF(
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=None,
+        info=f"arbiter-webhook-secret\x1f{subscription_id}".encode(),
+    ).derive(webhook_key.encode())
+    return AESGCM(derived)
+
+
+def seal_webhook_secret(subscription_id: str, secret: bytes, webhook_key: str | None) -> bytes:
+    """A webhook's signing secret as the store keeps it: sealed under the webhook key (its
+    subscription's id authenticated with it), or as it is when no key is set."""
+    if webhook_key is None:
+        return SECRET_PLAIN + secret
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    sealed = _webhook_key(webhook_key, subscription_id).encrypt(
+        nonce, secret, subscription_id.encode()
+    )
+    return SECRET_SEALED + nonce + sealed
+
+
+def open_webhook_secret(subscription_id: str, stored: bytes, webhook_key: str | None) -> bytes:
+    """The signing secret `seal_webhook_secret` stored, or `SealedSecret`."""
+    version, rest = stored[:1], stored[1:]
+    if version == SECRET_PLAIN:
+        return rest
+    if version != SECRET_SEALED or webhook_key is None:
+        raise SealedSecret(subscription_id)
+    nonce, ciphertext = rest[:NONCE_BYTES], rest[NONCE_BYTES:]
+    try:
+        return _webhook_key(webhook_key, subscription_id).decrypt(
+            nonce, ciphertext, subscription_id.encode()
+        )
+    except (InvalidTag, ValueError):
+        raise SealedSecret(subscription_id) from None

@@ -2362,6 +2362,14 @@ class RegularRoundSide(BaseModel):
     success: Annotated[bool, Field(title="Success")]
 
 
+class Replayed(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    replayed: Annotated[int, Field(title="Replayed")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class ResistanceDefenderRolled(BaseModel):
     """
     The defender of a resistance roll who resisted: her success roll, `rolled` true.
@@ -2998,6 +3006,103 @@ class UnusedRecord(BaseModel):
     values: Annotated[list[int], Field(title="Values")]
     why: Annotated[Literal["ended", "not-needed", "surplus"], Field(title="Why")]
     by: Annotated[str | None, Field(title="By")] = None
+
+
+class Webhook(BaseModel):
+    """
+    A subscription (its secret is shown only when made or rotated).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[str, Field(title="Id")]
+    url: Annotated[str, Field(title="Url")]
+    events: Annotated[list[str] | None, Field(title="Events")]
+    view: Annotated[str, Field(title="View")]
+    status: Annotated[str, Field(title="Status")]
+    failing_since: Annotated[str | None, Field(title="Failing Since")]
+    created_at: Annotated[str, Field(title="Created At")]
+    previous_secret_until: Annotated[str | None, Field(title="Previous Secret Until")]
+    secret: Annotated[str | None, Field(title="Secret")] = None
+
+
+class Event(RootModel[str]):
+    root: Annotated[str, Field(max_length=32, min_length=1)]
+
+
+class Events(RootModel[list[Event]]):
+    root: Annotated[
+        list[Event],
+        Field(
+            description="the live events' names to send (`round`, `pending`, `dice-in`, …); absent: every one",
+            max_length=32,
+            min_length=1,
+            title="Events",
+        ),
+    ]
+
+
+class WebhookCreate(BaseModel):
+    """
+    A subscription: where to send the session's live events, which, and in whose view.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    url: Annotated[
+        str,
+        Field(
+            description="http or https; its host must resolve to public addresses only",
+            max_length=2048,
+            min_length=1,
+            title="Url",
+        ),
+    ]
+    events: Annotated[
+        Events | None,
+        Field(
+            description="the live events' names to send (`round`, `pending`, `dice-in`, …); absent: every one",
+            title="Events",
+        ),
+    ] = None
+    view: Annotated[
+        Literal["public", "gm"] | None,
+        Field(
+            description="`public` (default): round records as a party's stream shows the other parties' (a bidding game's losing actions hidden); `gm`: the GM's view Default: \"public\".",
+            title="View",
+        ),
+    ] = None
+
+
+class WebhookDelivery(BaseModel):
+    """
+    One delivery: the event sent, its `webhook-id`, and what came of its attempts.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[int, Field(title="Id")]
+    webhook_id: Annotated[str, Field(title="Webhook Id")]
+    session_id: Annotated[str, Field(title="Session Id")]
+    version: Annotated[int, Field(title="Version")]
+    event: Annotated[str, Field(title="Event")]
+    status: Annotated[str, Field(title="Status")]
+    attempts: Annotated[int, Field(title="Attempts")]
+    next_attempt_at: Annotated[str | None, Field(title="Next Attempt At")]
+    last_status: Annotated[int | None, Field(title="Last Status")]
+    last_error: Annotated[str | None, Field(title="Last Error")]
+    delivered_at: Annotated[str | None, Field(title="Delivered At")]
+    created_at: Annotated[str, Field(title="Created At")]
+
+
+class Webhooks(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    webhooks: Annotated[list[Webhook], Field(title="Webhooks")]
 
 
 class ProblemError(BaseModel):
@@ -4061,6 +4166,7 @@ class ResistanceRollAnswer(BaseModel):
         ),
     ]
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
+    unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
 
 
@@ -4316,6 +4422,13 @@ class SkillGameSkillsAnswer(BaseModel):
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     session: SkillGameSession
     summary: Annotated[str, Field(title="Summary")]
+
+
+class WebhookDeliveries(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    deliveries: Annotated[list[WebhookDelivery], Field(title="Deliveries")]
 
 
 class Problem(BaseModel):

@@ -1,0 +1,266 @@
+"""The delivery worker: sends the outbox's webhooks (docs/webhooks.md#delivery).
+
+Every server process runs one, from its lifespan (`run`). A pass claims, in one short write
+transaction (app/store/webhooks.py, `claim_due`), the deliveries due that head their queue
+(one subscription's deliveries of one session), with up to `PER_QUEUE - 1` behind each, for
+a lease of `webhook_lease_seconds`; sends each queue's in order, the queues side by side;
+and writes what came of them, a queue in one transaction. A queue stops at its first
+delivery not answered 2xx: that one is tried again after an exponential backoff with jitter
+(or the receiver's `Retry-After`), the ones behind it wait for it. Past
+`webhook_retry_window_seconds` since it was first due, a delivery is given up and its
+subscription marked failing (active again at its next delivery answered 2xx).
+
+A worker killed mid-pass leaves its claims to run out; then another worker (or the same
+process restarted) claims those deliveries again and sends them with the same `webhook-id`:
+at least once, and once in the normal case, whatever the number of workers. The worker
+looks again at once after a change made by its own process (`poke`), and every
+`webhook_poll_seconds` for the others'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from itertools import groupby
+
+from fastapi import FastAPI
+
+from app.api.sessions import outbound, outbox
+from app.api.sessions.outbox import sign
+from app.api.sessions.security import SealedSecret, open_webhook_secret
+from app.observability import count_webhook_attempts
+from app.settings import Settings
+from app.store import webhooks
+from app.store.database import Store, Unavailable
+from app.store.repository import now
+from app.store.webhooks import Attempted, Job
+
+log = logging.getLogger("arbiter")
+
+#: A queue's deliveries claimed together (its first and those behind it).
+PER_QUEUE = 32
+#: Queues claimed in a pass for each one sent at once (`webhook_concurrency`): a pass's two
+#: transactions serve that many more deliveries when many sessions each have a few.
+QUEUES_PER_SENDER = 4
+#: After a poke, how long the worker waits for more changes to commit before its pass.
+COALESCE_S = 0.01
+
+
+def backoff(attempts: int, first: float, longest: float, rng: random.Random) -> float:
+    """Seconds before the next attempt after `attempts` failed ones: `first` doubled for
+    each attempt after the first, at most `longest`, with "equal jitter" (between half of it
+    and all of it), so receivers coming back are not met by every sender at once."""
+    ceiling = min(longest, first * 2.0 ** min(attempts - 1, 62))
+    return ceiling / 2 + rng.random() * ceiling / 2
+
+
+class DeliveryWorker:
+    """One process's sender of the outbox's deliveries."""
+
+    def __init__(self, store: Store, settings: Settings, clock: Callable[[], datetime] = now):
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.wake = asyncio.Event()
+        self.rng = random.Random()
+        key = settings.webhook_key
+        self.key = None if key is None else key.get_secret_value()
+        #: Attempts made by this worker (for tests and curiosity).
+        self.attempts = 0
+        #: The process's deliveries written when this worker last looked (`outbox.written`).
+        self.seen = -1
+
+    def poke(self, *, written: bool = False) -> None:
+        """Look for deliveries now, if a change of this process has written some since the
+        last look (a change without webhooks costs the worker nothing), or the caller has
+        (`written`: a replay)."""
+        if written or outbox.written() != self.seen:
+            self.wake.set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Passes until `stop`: again at once while a pass found work, else after a poke or
+        `webhook_poll_seconds`."""
+        try:
+            await self._run(stop)
+        finally:
+            await outbound.close_idle()
+
+    async def _run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self.wake.clear()
+            self.seen = outbox.written()
+            try:
+                found = await self.once()
+            except Unavailable:
+                found = 0  # the store logs the outage once; tried again later
+            except Exception as exc:  # a hiccup must not end the worker
+                log.warning("delivering webhooks failed: %r", exc)
+                found = 0
+            if found:
+                continue
+            waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self.wake.wait())]
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait(
+                    waits,
+                    timeout=self.settings.webhook_poll_seconds,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            for waiting in waits:
+                waiting.cancel()
+            if self.wake.is_set() and not stop.is_set():
+                # The changes committing meanwhile go in the same pass (a pass is two write
+                # transactions however many deliveries it sends).
+                await asyncio.sleep(COALESCE_S)
+
+    async def once(self) -> int:
+        """One pass: claim what is due, send it, write what came of it; how many queues."""
+        settings = self.settings
+        claim = uuid.uuid4().hex
+        moment = self.clock()
+        lease = timedelta(seconds=settings.webhook_lease_seconds)
+        jobs = await self.store.run(
+            "write",
+            lambda connection: webhooks.claim_due(
+                connection,
+                now=moment,
+                until=moment + lease,
+                claim=claim,
+                limit=settings.webhook_concurrency * QUEUES_PER_SENDER,
+                per_queue=PER_QUEUE,
+            ),
+        )
+        if not jobs:
+            return 0
+        deadline = time.monotonic() + settings.webhook_lease_seconds
+        queues = [
+            list(queue)
+            for _key, queue in groupby(
+                sorted(jobs, key=lambda job: (job.subscription_id, job.session_id, job.id)),
+                key=lambda job: (job.subscription_id, job.session_id),
+            )
+        ]
+        senders = asyncio.Semaphore(settings.webhook_concurrency)
+
+        async def send(queue: Sequence[Job]) -> tuple[list[Attempted], list[Job]]:
+            async with senders:
+                return await self._send_queue(queue, deadline)
+
+        sent = await asyncio.gather(*(send(queue) for queue in queues))
+        attempted = [outcome for outcomes, _released in sent for outcome in outcomes]
+        released = [job for _outcomes, left in sent for job in left]
+        moment = self.clock()
+        try:
+            # What came of the whole pass, in one transaction.
+            await self.store.run(
+                "write",
+                lambda connection: webhooks.record(connection, claim, attempted, released, moment),
+            )
+        except Exception as exc:
+            # Its claims run out: the deliveries are sent again (at least once).
+            log.warning("recording webhook deliveries failed: %r", exc)
+        else:
+            count_webhook_attempts(
+                sum(outcome.error is None for outcome in attempted),
+                sum(outcome.next_at is not None for outcome in attempted),
+                sum(outcome.error is not None and outcome.next_at is None for outcome in attempted),
+            )
+        return len(queues)
+
+    async def _send_queue(
+        self, queue: Sequence[Job], deadline: float
+    ) -> tuple[list[Attempted], list[Job]]:
+        """Send a queue's claimed deliveries in order, up to the first that fails, while the
+        lease leaves time for one more: what came of them, and those not attempted."""
+        attempted: list[Attempted] = []
+        for job in queue:
+            # Never past the lease: another worker may claim the delivery after it.
+            if time.monotonic() + self.settings.webhook_timeout_seconds + 1 > deadline:
+                break
+            outcome = await self.attempt(job)
+            attempted.append(outcome)
+            if outcome.error is not None:
+                break
+        return attempted, list(queue[len(attempted) :])
+
+    def secrets(self, job: Job) -> list[bytes]:
+        """The secrets signing `job`: its subscription's, and during a rotation's overlap the
+        one before it too."""
+        opened = [open_webhook_secret(job.subscription_id, job.secret, self.key)]
+        if (
+            job.previous_secret is not None
+            and job.previous_until is not None
+            and job.previous_until > self.clock()
+        ):
+            opened.append(open_webhook_secret(job.subscription_id, job.previous_secret, self.key))
+        return opened
+
+    async def attempt(self, job: Job) -> Attempted:
+        """Send `job` once, signed now; what came of it."""
+        settings = self.settings
+        attempts = job.attempts + 1
+        self.attempts += 1
+        status: int | None = None
+        retry_after: float | None = None
+        try:
+            timestamp = int(time.time())
+            headers = [
+                ("Content-Type", "application/json"),
+                ("webhook-id", job.message_id),
+                ("webhook-timestamp", str(timestamp)),
+                (
+                    "webhook-signature",
+                    sign(job.message_id, timestamp, job.payload, self.secrets(job)),
+                ),
+            ]
+            answer = await outbound.post(
+                job.url,
+                headers,
+                job.payload,
+                allow_private=settings.webhook_allow_private,
+                connect_timeout=settings.webhook_connect_timeout_seconds,
+                total_timeout=settings.webhook_timeout_seconds,
+                max_answer_bytes=settings.webhook_answer_bytes,
+            )
+        except (outbound.Refused, outbound.Failed) as exc:
+            error = str(exc)
+        except SealedSecret:
+            error = "its signing secret cannot be opened (another ARBITER_WEBHOOK_KEY?)"
+        else:
+            status, retry_after = answer.status, answer.retry_after
+            if 200 <= status < 300:
+                return Attempted(job, attempts, status)
+            error = f"answered {status}"
+        moment = self.clock()
+        window = timedelta(seconds=settings.webhook_retry_window_seconds)
+        wait = backoff(
+            attempts,
+            settings.webhook_retry_first_seconds,
+            settings.webhook_retry_max_seconds,
+            self.rng,
+        )
+        if retry_after is not None:
+            wait = retry_after  # the receiver knows best (within the retry window)
+        given_up_at = job.first_due_at + window
+        if moment >= given_up_at:
+            return Attempted(job, attempts, status, error, None)
+        # The last attempt comes at the window's end: retried for the whole of it.
+        next_at = min(moment + timedelta(seconds=wait), given_up_at)
+        return Attempted(job, attempts, status, error, next_at)
+
+
+def worker_of(app: FastAPI) -> DeliveryWorker | None:
+    worker: DeliveryWorker | None = getattr(app.state, "deliveries", None)
+    return worker
+
+
+def poke(app: FastAPI) -> None:
+    """A change of this process has committed: its worker looks for deliveries now."""
+    worker = worker_of(app)
+    if worker is not None:
+        worker.poke()

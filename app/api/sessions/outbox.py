@@ -1,0 +1,131 @@
+"""Webhooks' transactional outbox: a change's deliveries, written with the change itself.
+
+The lifecycle's `_apply` asks `prepare` (before it writes the change) which subscriptions
+are told of the session's changes; with any, the change's writes become one transaction
+(`Transaction.atomic`: PostgreSQL's optimistic mode is otherwise one statement), and once it
+has written the change, `Outbox.write` adds one delivery per subscription that wants its
+event: the body signed and sent later by a delivery worker (app/api/sessions/deliveries.py).
+A change acknowledged is therefore a webhook that will be sent, on either database; a change rolled
+back sends none.
+
+A delivery's body is the live event's data as a stream shows it (app/api/sessions/events.py:
+`event_data`, never a token, a sealed choice's `submitted` event saying who, never what),
+and for a subscription with the `public` view, as any party's stream shows the other parties'
+records (`shown_to` with a party that is none of them: a bidding game's losing actions
+hidden). Only a subscription made with `"view": "gm"` gets the GM's view.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import orjson
+
+from app.api.kinds import AnyKind
+from app.api.sessions.events import event_data, shown_to
+from app.store import webhooks
+from app.store.database import Transaction
+from app.store.repository import SessionRecord, now
+from app.store.webhooks import NewDelivery, Target
+
+#: The party name through which a `public` subscription reads round records: no party's.
+NO_PARTY = ""
+VIEWS = ("public", "gm")
+SECRET_PREFIX = "whsec_"
+
+
+def new_message_id() -> str:
+    """A delivery's `webhook-id`: the same on each of its attempts."""
+    return f"msg_{uuid.uuid4().hex}"
+
+
+def payload(
+    kind: str, session_id: str, version: int, event: str, at: datetime, data: bytes
+) -> bytes:
+    """A delivery's body: `{"type", "timestamp", "session": {"id", "kind", "version"},
+    "data"}`, `data` the live event's data as the subscription's view shows it."""
+    head = orjson.dumps(
+        {
+            "type": event,
+            "timestamp": at.isoformat().replace("+00:00", "Z"),
+            "session": {"id": session_id, "kind": kind, "version": version},
+        }
+    )
+    return head[:-1] + b',"data":' + data + b"}"
+
+
+def sign(message_id: str, timestamp: int, body: bytes, secrets: Sequence[bytes]) -> str:
+    """The `webhook-signature` header (Standard Webhooks): `v1,<base64 HMAC-SHA256 of
+    "id.timestamp.body">` under each secret, space-separated (the newest first)."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    return " ".join(
+        "v1," + base64.b64encode(hmac.new(secret, signed, hashlib.sha256).digest()).decode()
+        for secret in secrets
+    )
+
+
+def shown_secret(secret: bytes) -> str:
+    """A signing secret as its receiver is given it: `whsec_<base64>` (Standard Webhooks)."""
+    return SECRET_PREFIX + base64.b64encode(secret).decode()
+
+
+#: Deliveries this process has written (committed or not): a worker poked after a change
+#: looks for deliveries only when some were written since its last look.
+_written = 0
+
+
+def written() -> int:
+    """How many deliveries this process's changes have written so far."""
+    return _written
+
+
+@dataclass(frozen=True, slots=True)
+class Outbox:
+    """The subscriptions told of one change of a session, in the change's transaction."""
+
+    connection: Transaction
+    kind: AnyKind
+    session_id: str
+    targets: Sequence[Target]
+
+    async def write(self, version: int, event: str, body: bytes) -> None:
+        """The change's deliveries: `version` the session's after it, `event` its live
+        event's name, `body` what the stream's event is made from (the change's answer)."""
+        wanted = [target for target in self.targets if target.wants(event)]
+        if not wanted:
+            return
+        at = now()
+        data = event_data(self.session_id, event, body)
+        by_view: dict[str, bytes] = {}
+        planned = []
+        for target in wanted:
+            shown = by_view.get(target.view)
+            if shown is None:
+                seen = data if target.view == "gm" else shown_to(self.kind, NO_PARTY, data)
+                shown = payload(self.kind.path, self.session_id, version, event, at, seen)
+                by_view[target.view] = shown
+            planned.append(
+                NewDelivery(new_message_id(), target.id, self.session_id, version, event, shown)
+            )
+        await webhooks.enqueue(self.connection, planned, at)
+        global _written
+        _written += len(planned)
+
+
+async def prepare(connection: Transaction, kind: AnyKind, record: SessionRecord) -> Outbox | None:
+    """The outbox of a change of `record` about to be written, or None when no subscription
+    is told of it (the session's read said so: nothing more is asked). With one, the change's
+    writes become one transaction."""
+    if not record.hooked:
+        return None
+    targets = await webhooks.targets(connection, record.id)
+    if not targets:
+        return None
+    await connection.atomic()
+    return Outbox(connection, kind, record.id, targets)

@@ -1,0 +1,619 @@
+"""Webhook subscriptions: `…/{id}/webhooks` for a session's GM, `/v1/webhooks` for the
+operator (docs/webhooks.md).
+
+A GM subscribes a URL to the session's live events (all of them, or those listed) and is
+shown the signing secret once; lists, removes, rotates the secret (the one before it still
+signs beside the new one for `webhook_rotation_overlap_seconds`), lists a subscription's
+recent deliveries (their status, attempts, last answer) and replays one. The operator, with
+`Authorization: Bearer <ARBITER_OPERATOR_KEY>`, does the same for subscriptions to every
+session's changes. A URL is checked when subscribed: http or https, and (unless
+`ARBITER_WEBHOOK_ALLOW_PRIVATE`) a host whose every address is public
+(app/api/sessions/outbound.py).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Annotated, Any, Literal, NotRequired
+
+from fastapi import APIRouter, Query, Request
+from pydantic import Field, with_config
+from starlette.responses import Response
+from typing_extensions import TypedDict
+
+from app.api.common import respond
+from app.api.kinds import AnyKind, RoundKind
+from app.api.routing import DeferredBody, LeanRoute, answers, declare_body
+from app.api.schemas.common import ANSWER, Strict
+from app.api.sessions import outbound
+from app.api.sessions.lifecycle import bound, kind_router, schema_prefix
+from app.api.sessions.outbox import shown_secret
+from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
+from app.api.sessions.work import unit_of_work
+from app.errors import Conflict, Forbidden, InvalidInput, NotFound
+from app.settings import Settings
+from app.store import repository
+from app.store import webhooks as store
+from app.store.database import Store, Transaction
+from app.store.webhooks import DeliveryRecord, SubscriptionRecord
+
+#: Subscriptions one session (or the operator) may hold.
+MAX_SUBSCRIPTIONS = 10
+#: Deliveries listed per page, by default and at most.
+DEFAULT_DELIVERIES = 50
+MAX_DELIVERIES = 200
+SECRET_BYTES = 32
+#: The live events of every round kind (app/api/sessions/events.py), and of every kind.
+ROUND_EVENTS = ("round", "pending", "dice-in", "pending-cancelled")
+EVERY_KIND_EVENTS = ("seed", "deleted")
+
+
+class WebhookCreate(Strict):
+    """A subscription: where to send the session's live events, which, and in whose view."""
+
+    url: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=outbound.MAX_URL,
+            description="http or https; its host must resolve to public addresses only",
+        ),
+    ]
+    events: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=32)]] | None,
+        Field(
+            default=None,
+            min_length=1,
+            max_length=32,
+            description="the live events' names to send (`round`, `pending`, `dice-in`, …); "
+            "absent: every one",
+        ),
+    ] = None
+    view: Annotated[
+        Literal["public", "gm"],
+        Field(
+            description="`public` (default): round records as a party's stream shows the "
+            "other parties' (a bidding game's losing actions hidden); `gm`: the GM's view"
+        ),
+    ] = "public"
+
+
+@with_config(ANSWER)
+class Webhook(TypedDict):
+    """A subscription (its secret is shown only when made or rotated)."""
+
+    id: str
+    url: str
+    events: list[str] | None
+    view: str
+    #: `active`, or `failing` since a delivery was given up after the retry window.
+    status: str
+    failing_since: str | None
+    created_at: str
+    #: Until when the secret before the last rotation still signs, if it does.
+    previous_secret_until: str | None
+    secret: NotRequired[str]
+
+
+@with_config(ANSWER)
+class Webhooks(TypedDict):
+    webhooks: list[Webhook]
+
+
+@with_config(ANSWER)
+class WebhookDelivery(TypedDict):
+    """One delivery: the event sent, its `webhook-id`, and what came of its attempts."""
+
+    id: int
+    webhook_id: str
+    session_id: str
+    version: int
+    event: str
+    #: `pending`, `delivered` or `failed` (given up after the retry window).
+    status: str
+    attempts: int
+    next_attempt_at: str | None
+    last_status: int | None
+    last_error: str | None
+    delivered_at: str | None
+    created_at: str
+
+
+@with_config(ANSWER)
+class WebhookDeliveries(TypedDict):
+    deliveries: list[WebhookDelivery]
+
+
+@with_config(ANSWER)
+class Replayed(TypedDict):
+    replayed: int
+    summary: str
+
+
+def _time(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+def _shown(record: SubscriptionRecord, secret: bytes | None = None) -> Webhook:
+    overlap = record.previous_until
+    shown: Webhook = {
+        "id": record.id,
+        "url": record.url,
+        "events": record.events,
+        "view": record.view,
+        "status": record.status,
+        "failing_since": _time(record.failing_since),
+        "created_at": _time(record.created_at) or "",
+        "previous_secret_until": _time(overlap if overlap and overlap > repository.now() else None),
+    }
+    if secret is not None:
+        shown["secret"] = shown_secret(secret)
+    return shown
+
+
+def _delivery(record: DeliveryRecord) -> WebhookDelivery:
+    return {
+        "id": record.id,
+        "webhook_id": record.message_id,
+        "session_id": record.session_id,
+        "version": record.version,
+        "event": record.event,
+        "status": record.status,
+        "attempts": record.attempts,
+        "next_attempt_at": _time(record.next_attempt_at) if record.status == "pending" else None,
+        "last_status": record.last_status,
+        "last_error": record.last_error,
+        "delivered_at": _time(record.delivered_at),
+        "created_at": _time(record.created_at) or "",
+    }
+
+
+def event_names(kind: AnyKind | None, kinds: Any = None) -> set[str]:
+    """The live events' names of `kind` (None: of every kind among `kinds`)."""
+    if kind is None:
+        return set().union(*(event_names(each) for each in kinds.values()))
+    names = set(EVERY_KIND_EVENTS) | {event.name for event in kind.events}
+    if isinstance(kind, RoundKind):
+        names |= set(ROUND_EVENTS)
+    return names
+
+
+def _settings(request: Request) -> Settings:
+    settings = getattr(request.app.state, "settings", None)
+    return settings if isinstance(settings, Settings) else Settings()
+
+
+# --- who may: a session's GM, or the operator ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Whose subscriptions a call reaches: a session's (its id and kind), or the operator's."""
+
+    session_id: str | None
+    kind: AnyKind | None
+    #: Checks the caller in a transaction (404/403), before anything else is read.
+    check: Callable[[Transaction], Awaitable[None]]
+    names: frozenset[str]
+
+
+def _gm_of(kind: AnyKind, request: Request, session_id: str) -> Owner:
+    token = bearer_token(request)
+
+    async def check(connection: Transaction) -> None:
+        record = await repository.get_session(connection, session_id, kind.path, lock=False)
+        role = None if record is None else role_of(token, record)
+        if record is None or role is None:
+            raise NotFound(f"no {kind.title} with id {session_id}")
+        if not role.is_gm:
+            raise Forbidden("only the GM's token may manage the session's webhooks")
+
+    return Owner(session_id, kind, check, frozenset(event_names(kind)))
+
+
+def _operator(request: Request) -> Owner:
+    token = bearer_token(request)
+    key = _settings(request).operator_key
+    if key is None or not hmac.compare_digest(token.encode(), key.get_secret_value().encode()):
+        raise Forbidden("only the operator's key may manage the webhooks of every session")
+
+    async def check(_connection: Transaction) -> None:
+        return None
+
+    kinds = getattr(request.app.state, "kinds", {})
+    return Owner(None, None, check, frozenset(event_names(None, kinds)))
+
+
+async def _in(request: Request, owner: Owner, mode: Any, work: Any) -> Any:
+    """`work` in a transaction, once the caller is checked in it."""
+
+    async def transaction(connection: Transaction) -> Any:
+        await owner.check(connection)
+        return await work(connection)
+
+    return await unit_of_work(request).run(mode, transaction)
+
+
+def _store(request: Request) -> Store:
+    return unit_of_work(request).store
+
+
+# --- the calls ----------------------------------------------------------------------------
+
+
+async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookCreate]) -> Response:
+    settings = _settings(request)
+    await _in(request, owner, "read", lambda _connection: _nothing())
+    asked = await body.load()
+    if asked.events is not None:
+        unknown = sorted(set(asked.events) - owner.names)
+        if unknown:
+            raise InvalidInput(
+                f"no such live event: {', '.join(unknown)}",
+                errors=[
+                    {"loc": ["body", "events"], "msg": f"unknown event {name!r}"}
+                    for name in unknown
+                ],
+            )
+    _scheme, host, port, _target = outbound.check_url(asked.url)
+    try:
+        await outbound.resolve(host, port, allow_private=settings.webhook_allow_private)
+    except outbound.Refused as exc:
+        raise InvalidInput(
+            f"the webhook's url is refused: {exc}",
+            errors=[{"loc": ["body", "url"], "msg": str(exc)}],
+        ) from None
+    secret = secrets.token_bytes(SECRET_BYTES)
+    subscription_id = uuid.uuid4().hex
+    key = settings.webhook_key
+    record = SubscriptionRecord(
+        id=subscription_id,
+        session_id=owner.session_id,
+        kind=None if owner.kind is None else owner.kind.path,
+        url=asked.url,
+        events=None if asked.events is None else list(dict.fromkeys(asked.events)),
+        view=asked.view,
+        secret=seal_webhook_secret(
+            subscription_id, secret, None if key is None else key.get_secret_value()
+        ),
+        previous_secret=None,
+        previous_until=None,
+        status="active",
+        failing_since=None,
+        created_at=repository.now(),
+    )
+
+    async def insert(connection: Transaction) -> None:
+        await owner.check(connection)  # the session may have gone meanwhile
+        if len(await store.list_subscriptions(connection, owner.session_id)) >= MAX_SUBSCRIPTIONS:
+            raise Conflict(f"at most {MAX_SUBSCRIPTIONS} webhooks each; remove one first")
+        await store.insert_subscription(connection, record)
+
+    # A transaction of its own: the URL's host was resolved outside any.
+    await _store(request).run("write", insert)
+    return respond(request, _shown(record, secret), 201)
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _list(request: Request, owner: Owner) -> Response:
+    found: list[SubscriptionRecord] = await _in(
+        request,
+        owner,
+        "read",
+        lambda connection: store.list_subscriptions(connection, owner.session_id),
+    )
+    return respond(request, {"webhooks": [_shown(record) for record in found]})
+
+
+async def _found(connection: Transaction, owner: Owner, webhook_id: str) -> SubscriptionRecord:
+    record = await store.get_subscription(connection, webhook_id, owner.session_id)
+    if record is None:
+        raise NotFound(f"no webhook with id {webhook_id}")
+    return record
+
+
+async def _remove(request: Request, owner: Owner, webhook_id: str) -> Response:
+    async def work(connection: Transaction) -> None:
+        await _found(connection, owner, webhook_id)
+        await store.delete_subscription(connection, webhook_id)
+
+    await _in(request, owner, "write", work)
+    return Response(status_code=204)
+
+
+async def _rotate(request: Request, owner: Owner, webhook_id: str) -> Response:
+    settings = _settings(request)
+    secret = secrets.token_bytes(SECRET_BYTES)
+    key = settings.webhook_key
+    until = repository.now() + timedelta(seconds=settings.webhook_rotation_overlap_seconds)
+
+    async def work(connection: Transaction) -> SubscriptionRecord:
+        record = await _found(connection, owner, webhook_id)
+        sealed = seal_webhook_secret(
+            webhook_id, secret, None if key is None else key.get_secret_value()
+        )
+        await store.rotate_secret(
+            connection,
+            webhook_id,
+            secret=sealed,
+            previous_secret=record.secret,
+            previous_until=until,
+        )
+        return await _found(connection, owner, webhook_id)
+
+    rotated: SubscriptionRecord = await _in(request, owner, "write", work)
+    return respond(request, _shown(rotated, secret))
+
+
+async def _deliveries(
+    request: Request, owner: Owner, webhook_id: str, before: int | None, limit: int
+) -> Response:
+    async def work(connection: Transaction) -> list[DeliveryRecord]:
+        await _found(connection, owner, webhook_id)
+        return await store.list_deliveries(
+            connection, webhook_id, before=before or 2**31 - 1, limit=limit
+        )
+
+    found: list[DeliveryRecord] = await _in(request, owner, "read", work)
+    return respond(request, {"deliveries": [_delivery(record) for record in found]})
+
+
+async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: int) -> Response:
+    async def work(connection: Transaction) -> bool:
+        await _found(connection, owner, webhook_id)
+        return await store.replay(connection, webhook_id, delivery_id, repository.now())
+
+    if not await _in(request, owner, "write", work):
+        raise NotFound(f"no delivery {delivery_id} of webhook {webhook_id}")
+    worker = getattr(request.app.state, "deliveries", None)
+    if worker is not None:
+        worker.poke(written=True)
+    return respond(
+        request,
+        {"replayed": delivery_id, "summary": f"Delivery {delivery_id} is sent again."},
+        202,
+    )
+
+
+# --- a session's GM -----------------------------------------------------------------------
+
+
+async def subscribe(
+    kind: AnyKind, request: Request, session_id: str, body: DeferredBody[WebhookCreate]
+) -> Response:
+    """Subscribe a URL to the session's live events (GM token): 201 with the signing secret,
+    shown only here."""
+    return await _subscribe(request, _gm_of(kind, request, session_id), body)
+
+
+async def list_webhooks(kind: AnyKind, request: Request, session_id: str) -> Response:
+    """The session's webhook subscriptions (GM token), each with its status."""
+    return await _list(request, _gm_of(kind, request, session_id))
+
+
+async def remove_webhook(
+    kind: AnyKind, request: Request, session_id: str, webhook_id: str
+) -> Response:
+    """Remove a webhook subscription and its deliveries not yet sent (GM token)."""
+    return await _remove(request, _gm_of(kind, request, session_id), webhook_id)
+
+
+async def rotate_webhook_secret(
+    kind: AnyKind, request: Request, session_id: str, webhook_id: str
+) -> Response:
+    """A new signing secret, shown only here (GM token); the one before it still signs
+    beside it for a while."""
+    return await _rotate(request, _gm_of(kind, request, session_id), webhook_id)
+
+
+Before = Annotated[
+    int | None, Query(ge=1, le=2**31 - 1, description="only deliveries numbered below this")
+]
+Limit = Annotated[
+    int, Query(ge=1, le=MAX_DELIVERIES, description=f"at most this many (≤ {MAX_DELIVERIES})")
+]
+
+
+async def list_webhook_deliveries(
+    kind: AnyKind,
+    request: Request,
+    session_id: str,
+    webhook_id: str,
+    before: Before = None,
+    limit: Limit = DEFAULT_DELIVERIES,
+) -> Response:
+    """A webhook's deliveries, newest first (GM token): each one's status, attempts and last
+    answer."""
+    owner = _gm_of(kind, request, session_id)
+    return await _deliveries(request, owner, webhook_id, before, limit)
+
+
+async def replay_webhook_delivery(
+    kind: AnyKind, request: Request, session_id: str, webhook_id: str, delivery_id: int
+) -> Response:
+    """Send a delivery again, with its `webhook-id` and body (GM token): 202."""
+    return await _replay(request, _gm_of(kind, request, session_id), webhook_id, delivery_id)
+
+
+EXAMPLES = {"subscribe": {"url": "https://example.com/arbiter-hook", "events": ["round"]}}
+
+
+@cache
+def router(kind: AnyKind) -> APIRouter:
+    """A kind's webhook routes."""
+    routes = kind_router(kind)
+    prefix = schema_prefix(kind)
+
+    def add(path: str, endpoint: Any, operation_id: str, **options: Any) -> None:
+        routes.add_api_route(
+            path, endpoint, operation_id=operation_id, name=operation_id, **options
+        )
+
+    add(
+        "/{session_id}/webhooks",
+        declare_body(bound(subscribe, kind), WebhookCreate, EXAMPLES),
+        f"subscribe{prefix}Webhook",
+        methods=["POST"],
+        status_code=201,
+        responses=answers(201, Webhook),
+        summary="Subscribe a URL to the session's live events",
+    )
+    add(
+        "/{session_id}/webhooks",
+        bound(list_webhooks, kind),
+        f"list{prefix}Webhooks",
+        methods=["GET"],
+        responses=answers(200, Webhooks),
+        summary="The session's webhook subscriptions",
+    )
+    add(
+        "/{session_id}/webhooks/{webhook_id}",
+        bound(remove_webhook, kind),
+        f"remove{prefix}Webhook",
+        methods=["DELETE"],
+        status_code=204,
+        response_class=Response,
+        summary="Remove a webhook subscription",
+    )
+    add(
+        "/{session_id}/webhooks/{webhook_id}/secret",
+        bound(rotate_webhook_secret, kind),
+        f"rotate{prefix}WebhookSecret",
+        methods=["POST"],
+        responses=answers(200, Webhook),
+        summary="Rotate a webhook's signing secret",
+    )
+    add(
+        "/{session_id}/webhooks/{webhook_id}/deliveries",
+        bound(list_webhook_deliveries, kind),
+        f"list{prefix}WebhookDeliveries",
+        methods=["GET"],
+        responses=answers(200, WebhookDeliveries),
+        summary="A webhook's deliveries",
+    )
+    add(
+        "/{session_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/replay",
+        bound(replay_webhook_delivery, kind),
+        f"replay{prefix}WebhookDelivery",
+        methods=["POST"],
+        status_code=202,
+        responses=answers(202, Replayed),
+        summary="Send a webhook's delivery again",
+    )
+    return routes
+
+
+# --- the operator -------------------------------------------------------------------------
+
+
+async def subscribe_everything(request: Request, body: DeferredBody[WebhookCreate]) -> Response:
+    """Subscribe a URL to every session's live events (the operator's key): 201 with the
+    signing secret, shown only here."""
+    return await _subscribe(request, _operator(request), body)
+
+
+async def list_operator_webhooks(request: Request) -> Response:
+    """The subscriptions to every session's live events (the operator's key)."""
+    return await _list(request, _operator(request))
+
+
+async def remove_operator_webhook(request: Request, webhook_id: str) -> Response:
+    """Remove a subscription to every session's live events (the operator's key)."""
+    return await _remove(request, _operator(request), webhook_id)
+
+
+async def rotate_operator_webhook_secret(request: Request, webhook_id: str) -> Response:
+    """A new signing secret, shown only here (the operator's key)."""
+    return await _rotate(request, _operator(request), webhook_id)
+
+
+async def list_operator_webhook_deliveries(
+    request: Request, webhook_id: str, before: Before = None, limit: Limit = DEFAULT_DELIVERIES
+) -> Response:
+    """A subscription's deliveries, newest first (the operator's key)."""
+    return await _deliveries(request, _operator(request), webhook_id, before, limit)
+
+
+async def replay_operator_webhook_delivery(
+    request: Request, webhook_id: str, delivery_id: int
+) -> Response:
+    """Send a delivery again, with its `webhook-id` and body (the operator's key): 202."""
+    return await _replay(request, _operator(request), webhook_id, delivery_id)
+
+
+@cache
+def operator_router() -> APIRouter:
+    """The operator's webhook routes, `/v1/webhooks`."""
+    routes = APIRouter(prefix="/v1/webhooks", tags=["Webhooks"], route_class=LeanRoute)
+
+    def add(path: str, endpoint: Any, operation_id: str, **options: Any) -> None:
+        routes.add_api_route(
+            path, endpoint, operation_id=operation_id, name=operation_id, **options
+        )
+
+    add(
+        "",
+        declare_body(subscribe_everything, WebhookCreate, EXAMPLES),
+        "subscribeWebhook",
+        methods=["POST"],
+        status_code=201,
+        responses=answers(201, Webhook),
+        summary="Subscribe a URL to every session's live events",
+    )
+    add(
+        "",
+        list_operator_webhooks,
+        "listWebhooks",
+        methods=["GET"],
+        responses=answers(200, Webhooks),
+        summary="Subscriptions to every session's live events",
+    )
+    add(
+        "/{webhook_id}",
+        remove_operator_webhook,
+        "removeWebhook",
+        methods=["DELETE"],
+        status_code=204,
+        response_class=Response,
+        summary="Remove a subscription to every session's live events",
+    )
+    add(
+        "/{webhook_id}/secret",
+        rotate_operator_webhook_secret,
+        "rotateWebhookSecret",
+        methods=["POST"],
+        responses=answers(200, Webhook),
+        summary="Rotate a subscription's signing secret",
+    )
+    add(
+        "/{webhook_id}/deliveries",
+        list_operator_webhook_deliveries,
+        "listWebhookDeliveries",
+        methods=["GET"],
+        responses=answers(200, WebhookDeliveries),
+        summary="A subscription's deliveries",
+    )
+    add(
+        "/{webhook_id}/deliveries/{delivery_id}/replay",
+        replay_operator_webhook_delivery,
+        "replayWebhookDelivery",
+        methods=["POST"],
+        status_code=202,
+        responses=answers(202, Replayed),
+        summary="Send a delivery again",
+    )
+    return routes
+
+
+def routers(kinds: Any) -> list[APIRouter]:
+    """The webhook routers: every kind's among `kinds`, and the operator's."""
+    return [*(router(kind) for kind in kinds.values()), operator_router()]

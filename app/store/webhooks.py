@@ -1,0 +1,802 @@
+"""Queries on the webhook subscriptions and their outbox of deliveries (docs/webhooks.md).
+
+A change writes one delivery per subscription that wants its event, in the change's own
+transaction (`enqueue`). Delivery workers, one in every server process, `claim_due` the
+deliveries due that are the first still pending of their subscription and session (so each
+subscription gets a session's events in order), for a lease: on PostgreSQL with `FOR UPDATE
+SKIP LOCKED` (two workers never take the same row, and neither waits for the other), on
+SQLite under the database's write lock. A worker that dies with a claim leaves the delivery
+to be claimed again once the lease has run out: delivered at least once, with the same
+`message_id`. Each attempt's outcome is written by the worker holding the claim, and only
+while it holds it (`claim` matches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import (
+    Integer,
+    String,
+    any_,
+    bindparam,
+    case,
+    cast,
+    delete,
+    exists,
+    func,
+    insert,
+    literal_column,
+    null,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+
+from app.store.database import Transaction
+from app.store.models import Base
+from app.store.repository import (
+    Statement,
+    _document_in,
+    _document_out,
+    _postgres,
+    _time_in,
+    _time_out,
+)
+from app.store.repository import (
+    _listed as _json_list,
+)
+
+subscriptions = Base.metadata.tables["webhook_subscriptions"]
+deliveries = Base.metadata.tables["webhook_deliveries"]
+
+PENDING: Any = literal_column("'pending'")
+DELIVERED: Any = literal_column("'delivered'")
+FAILED: Any = literal_column("'failed'")
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionRecord:
+    """A subscription as the API layer sees it (its secrets still sealed)."""
+
+    id: str
+    session_id: str | None
+    kind: str | None
+    url: str
+    events: list[str] | None
+    view: str
+    secret: bytes
+    previous_secret: bytes | None
+    previous_until: datetime | None
+    status: str
+    failing_since: datetime | None
+    created_at: datetime
+
+
+_SUBSCRIPTION_FIELDS = tuple(column.name for column in subscriptions.columns)
+_SUBSCRIPTION_TIMES = ("previous_until", "failing_since", "created_at")
+
+
+def _subscription(row: Sequence[Any]) -> SubscriptionRecord:
+    values = dict(zip(_SUBSCRIPTION_FIELDS, row, strict=True))
+    values["events"] = _document_out(values["events"])
+    for name in _SUBSCRIPTION_TIMES:
+        if values[name] is not None:
+            values[name] = _time_out(values[name])
+    values["secret"] = bytes(values["secret"])
+    if values["previous_secret"] is not None:
+        values["previous_secret"] = bytes(values["previous_secret"])
+    return SubscriptionRecord(**values)
+
+
+_INSERT_SUBSCRIPTION = Statement(
+    lambda: insert(subscriptions).values({name: bindparam(name) for name in _SUBSCRIPTION_FIELDS})
+)
+
+
+async def insert_subscription(connection: Transaction, record: SubscriptionRecord) -> None:
+    params = {name: getattr(record, name) for name in _SUBSCRIPTION_FIELDS}
+    params["events"] = _document_in(connection, record.events)
+    for name in _SUBSCRIPTION_TIMES:
+        if params[name] is not None:
+            params[name] = _time_in(connection, params[name])
+    await _INSERT_SUBSCRIPTION.execute(connection, params)
+
+
+def _subscriptions_of(operator: bool) -> Any:
+    def build() -> Any:
+        column = subscriptions.c.session_id
+        return (
+            select(*(subscriptions.c[name] for name in _SUBSCRIPTION_FIELDS))
+            .where(column.is_(None) if operator else column == bindparam("owner"))
+            .order_by(subscriptions.c.created_at, subscriptions.c.id)
+        )
+
+    return build
+
+
+_LIST_SUBSCRIPTIONS = Statement(_subscriptions_of(operator=False))
+_LIST_OPERATORS = Statement(_subscriptions_of(operator=True))
+
+
+async def list_subscriptions(
+    connection: Transaction, session_id: str | None
+) -> list[SubscriptionRecord]:
+    """The subscriptions of the session `session_id`, or (None) the operator's."""
+    if session_id is None:
+        found = await _LIST_OPERATORS.fetch(connection, {})
+    else:
+        found = await _LIST_SUBSCRIPTIONS.fetch(connection, {"owner": session_id})
+    return [_subscription(row) for row in found]
+
+
+_GET_SUBSCRIPTION = Statement(
+    lambda: select(*(subscriptions.c[name] for name in _SUBSCRIPTION_FIELDS)).where(
+        subscriptions.c.id == bindparam("id")
+    )
+)
+
+
+async def get_subscription(
+    connection: Transaction, subscription_id: str, session_id: str | None
+) -> SubscriptionRecord | None:
+    """The subscription of that id, if it is the session's (None: the operator's)."""
+    found = await _GET_SUBSCRIPTION.fetch(connection, {"id": subscription_id})
+    if not found:
+        return None
+    record = _subscription(found[0])
+    return record if record.session_id == session_id else None
+
+
+_DELETE_SUBSCRIPTION = Statement(
+    lambda: delete(subscriptions).where(subscriptions.c.id == bindparam("id"))
+)
+
+
+async def delete_subscription(connection: Transaction, subscription_id: str) -> None:
+    """Delete the subscription, and with it its deliveries (ON DELETE CASCADE)."""
+    await _DELETE_SUBSCRIPTION.execute(connection, {"id": subscription_id})
+
+
+_ROTATE = Statement(
+    lambda: (
+        update(subscriptions)
+        .where(subscriptions.c.id == bindparam("id"))
+        .values(
+            secret=bindparam("secret"),
+            previous_secret=bindparam("previous_secret"),
+            previous_until=bindparam("previous_until"),
+        )
+    )
+)
+
+
+async def rotate_secret(
+    connection: Transaction,
+    subscription_id: str,
+    *,
+    secret: bytes,
+    previous_secret: bytes,
+    previous_until: datetime,
+) -> None:
+    """A new signing secret; the one before it still signs until `previous_until`."""
+    await _ROTATE.execute(
+        connection,
+        {
+            "id": subscription_id,
+            "secret": secret,
+            "previous_secret": previous_secret,
+            "previous_until": _time_in(connection, previous_until),
+        },
+    )
+
+
+# --- the outbox ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a change needs to know of a subscription to write its delivery."""
+
+    id: str
+    events: list[str] | None
+    view: str
+
+    def wants(self, event: str) -> bool:
+        return self.events is None or event in self.events
+
+
+#: Every change asks this once (one indexed read; none match for most sessions).
+_TARGETS = Statement(
+    lambda: select(subscriptions.c.id, subscriptions.c.events, subscriptions.c.view).where(
+        or_(subscriptions.c.session_id == bindparam("id"), subscriptions.c.session_id.is_(None))
+    )
+)
+
+
+async def targets(connection: Transaction, session_id: str) -> list[Target]:
+    """The subscriptions told of `session_id`'s changes: its own, and the operator's."""
+    found = await _TARGETS.fetch(connection, {"id": session_id})
+    return [Target(row[0], _document_out(row[1]), row[2]) for row in found]
+
+
+@dataclass(frozen=True, slots=True)
+class NewDelivery:
+    message_id: str
+    subscription_id: str
+    session_id: str
+    version: int
+    event: str
+    payload: bytes
+
+
+def _insert_delivery() -> Any:
+    # Not due before the first still pending of its queue: behind a delivery waiting for its
+    # retry, it is not looked at by the workers' search for what is due until that one is.
+    first = (
+        select(deliveries.c.next_attempt_at)
+        .where(
+            deliveries.c.subscription_id == bindparam("subscription_id"),
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.status == PENDING,
+        )
+        .order_by(deliveries.c.id)
+        .limit(literal_column("1"))
+        # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
+        .offset(literal_column("0"))
+        .scalar_subquery()
+    )
+    return insert(deliveries).values(
+        message_id=bindparam("message_id"),
+        subscription_id=bindparam("subscription_id"),
+        session_id=bindparam("session_id"),
+        version=bindparam("version"),
+        event=bindparam("event"),
+        payload=bindparam("payload"),
+        status=PENDING,
+        attempts=literal_column("0"),
+        next_attempt_at=case((first > bindparam("at"), first), else_=bindparam("at")),
+        first_due_at=bindparam("at"),
+        created_at=bindparam("at"),
+    )
+
+
+_INSERT_DELIVERY = Statement(_insert_delivery)
+
+
+async def enqueue(connection: Transaction, planned: Sequence[NewDelivery], at: datetime) -> None:
+    """Write deliveries, due at `at`, in the caller's transaction."""
+    moment = _time_in(connection, at)
+    for delivery in planned:
+        await _INSERT_DELIVERY.execute(
+            connection,
+            {
+                "message_id": delivery.message_id,
+                "subscription_id": delivery.subscription_id,
+                "session_id": delivery.session_id,
+                "version": delivery.version,
+                "event": delivery.event,
+                "payload": delivery.payload,
+                "at": moment,
+            },
+        )
+
+
+def _due(lock: bool) -> Any:
+    def build() -> Any:
+        earlier = deliveries.alias("earlier")
+        statement = (
+            select(deliveries.c.id, deliveries.c.subscription_id, deliveries.c.session_id)
+            .where(
+                deliveries.c.status == PENDING,
+                deliveries.c.next_attempt_at <= bindparam("now"),
+                or_(
+                    deliveries.c.claimed_until.is_(None),
+                    deliveries.c.claimed_until <= bindparam("now"),
+                ),
+                ~exists().where(
+                    earlier.c.subscription_id == deliveries.c.subscription_id,
+                    earlier.c.session_id == deliveries.c.session_id,
+                    earlier.c.status == PENDING,
+                    earlier.c.id < deliveries.c.id,
+                ),
+            )
+            .order_by(deliveries.c.next_attempt_at, deliveries.c.id)
+            .limit(bindparam("limit"))
+            # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
+            .offset(literal_column("0"))
+        )
+        return statement.with_for_update(skip_locked=True) if lock else statement
+
+    return build
+
+
+_DUE = Statement(_due(lock=False))
+_DUE_LOCKED = Statement(_due(lock=True))
+_CLAIM = Statement(
+    lambda: (
+        update(deliveries)
+        .where(deliveries.c.id.in_(_json_list("ids")))
+        .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
+    )
+)
+_CLAIM_PG = Statement(
+    lambda: (
+        update(deliveries)
+        .where(deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(Integer))))
+        .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A claimed delivery, with what sending it needs."""
+
+    id: int
+    message_id: str
+    subscription_id: str
+    session_id: str
+    version: int
+    event: str
+    payload: bytes
+    attempts: int
+    first_due_at: datetime
+    url: str
+    secret: bytes
+    previous_secret: bytes | None
+    previous_until: datetime | None
+    #: Whether its subscription is failing (a delivery answered 2xx makes it active again).
+    failing: bool = False
+
+
+_JOBS = Statement(
+    lambda: (
+        select(
+            deliveries.c.id,
+            deliveries.c.message_id,
+            deliveries.c.subscription_id,
+            deliveries.c.session_id,
+            deliveries.c.version,
+            deliveries.c.event,
+            deliveries.c.payload,
+            deliveries.c.attempts,
+            deliveries.c.first_due_at,
+            subscriptions.c.url,
+            subscriptions.c.secret,
+            subscriptions.c.previous_secret,
+            subscriptions.c.previous_until,
+            subscriptions.c.status,
+        )
+        .join(subscriptions, subscriptions.c.id == deliveries.c.subscription_id)
+        .where(deliveries.c.claim == bindparam("claim"), deliveries.c.status == PENDING)
+        .order_by(deliveries.c.id)
+    )
+)
+
+
+def _followers(postgres: bool) -> Any:
+    """The deliveries due of the listed subscriptions and sessions numbered after `after`, the
+    first `per_queue` of each queue (its first still pending among them, when it is after
+    `after`): a prefix of what each queue holds pending, in order."""
+
+    def build() -> Any:
+        def among(column: Any, parameter: str) -> Any:
+            if postgres:
+                return column == any_(cast(bindparam(parameter), ARRAY(String)))
+            return column.in_(_json_list(parameter))
+
+        ranked = (
+            select(
+                deliveries.c.id,
+                deliveries.c.subscription_id,
+                deliveries.c.session_id,
+                func.row_number()
+                .over(
+                    partition_by=(deliveries.c.subscription_id, deliveries.c.session_id),
+                    order_by=deliveries.c.id,
+                )
+                .label("place"),
+            )
+            .where(
+                among(deliveries.c.subscription_id, "subscriptions"),
+                among(deliveries.c.session_id, "sessions"),
+                deliveries.c.status == PENDING,
+                deliveries.c.id > bindparam("after"),
+                deliveries.c.next_attempt_at <= bindparam("now"),
+            )
+            .subquery("ranked")
+        )
+        return (
+            select(ranked.c.id, ranked.c.subscription_id, ranked.c.session_id)
+            .where(ranked.c.place <= bindparam("per_queue"))
+            .order_by(ranked.c.id)
+        )
+
+    return build
+
+
+_FOLLOWERS = Statement(_followers(postgres=False))
+_FOLLOWERS_PG = Statement(_followers(postgres=True))
+
+
+async def claim_due(
+    connection: Transaction,
+    *,
+    now: datetime,
+    until: datetime,
+    claim: str,
+    limit: int,
+    per_queue: int,
+) -> list[Job]:
+    """Claim (for `claim`, until `until`) the deliveries due at `now` that are the first still
+    pending of their subscription and session (at most `limit` of those queues), and each
+    one's next `per_queue - 1` due behind it; what sending them needs, in order.
+
+    A queue's deliveries after its first are never claimed by another worker meanwhile:
+    only a queue's first is, and it is this worker's."""
+    postgres = _postgres(connection)
+    found = await (_DUE_LOCKED if postgres else _DUE).fetch(
+        connection, {"now": _time_in(connection, now), "limit": limit}
+    )
+    if not found:
+        return []
+    claimed: list[int] = [head for head, _subscription, _session in found]
+    if per_queue > 1:
+        # Every queue's followers in one read: those behind each head, up to its share.
+        heads = {(subscription, session): head for head, subscription, session in found}
+        listed = sorted({subscription for _head, subscription, _session in found})
+        queues = sorted({session for _head, _subscription, session in found})
+        behind = await (_FOLLOWERS_PG if postgres else _FOLLOWERS).fetch(
+            connection,
+            {
+                "subscriptions": listed if postgres else orjson.dumps(listed).decode(),
+                "sessions": queues if postgres else orjson.dumps(queues).decode(),
+                "after": min(claimed),
+                "now": _time_in(connection, now),
+                "per_queue": per_queue,
+            },
+        )
+        taken = dict.fromkeys(heads, 1)
+        for delivery_id, subscription, session in behind:
+            queue = (subscription, session)
+            head = heads.get(queue)
+            if head is not None and delivery_id > head and taken[queue] < per_queue:
+                taken[queue] += 1
+                claimed.append(delivery_id)
+    ids: Any = claimed if postgres else orjson.dumps(claimed).decode()
+    await (_CLAIM_PG if postgres else _CLAIM).execute(
+        connection, {"ids": ids, "claim": claim, "until": _time_in(connection, until)}
+    )
+    rows = await _JOBS.fetch(connection, {"claim": claim})
+    return [
+        Job(
+            id=row[0],
+            message_id=row[1],
+            subscription_id=row[2],
+            session_id=row[3],
+            version=row[4],
+            event=row[5],
+            payload=bytes(row[6]),
+            attempts=row[7],
+            first_due_at=_time_out(row[8]),
+            url=row[9],
+            secret=bytes(row[10]),
+            previous_secret=None if row[11] is None else bytes(row[11]),
+            previous_until=None if row[12] is None else _time_out(row[12]),
+            failing=row[13] == "failing",
+        )
+        for row in rows
+    ]
+
+
+def _delivered(postgres: bool) -> Any:
+    """The listed deliveries (those `holder` still claims) answered 2xx with `last_status`:
+    delivered, their attempts counted (each was tried once more)."""
+
+    def build() -> Any:
+        listed = (
+            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(Integer)))
+            if postgres
+            else deliveries.c.id.in_(_json_list("ids"))
+        )
+        return (
+            update(deliveries)
+            .where(listed, deliveries.c.claim == bindparam("holder"))
+            .values(
+                status=DELIVERED,
+                attempts=deliveries.c.attempts + literal_column("1"),
+                last_status=bindparam("last_status"),
+                last_error=null(),
+                delivered_at=bindparam("at"),
+                claim=null(),
+                claimed_until=null(),
+            )
+        )
+
+    return build
+
+
+_DELIVERED = Statement(_delivered(postgres=False))
+_DELIVERED_PG = Statement(_delivered(postgres=True))
+_RETRY = Statement(
+    lambda: (
+        update(deliveries)
+        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
+        .values(
+            attempts=bindparam("attempts"),
+            last_status=bindparam("last_status"),
+            last_error=bindparam("last_error"),
+            next_attempt_at=bindparam("next_at"),
+            claim=null(),
+            claimed_until=null(),
+        )
+    )
+)
+#: The deliveries behind one waiting for its retry wait as long (so that the workers' search
+#: for what is due passes over a blocked queue's deliveries, however many, until it is due).
+_HOLD_BEHIND = Statement(
+    lambda: (
+        update(deliveries)
+        .where(
+            deliveries.c.subscription_id == bindparam("subscription_id"),
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.status == PENDING,
+            deliveries.c.id > bindparam("after"),
+            deliveries.c.next_attempt_at < bindparam("next_at"),
+        )
+        .values(next_attempt_at=bindparam("next_at"))
+    )
+)
+_GIVE_UP = Statement(
+    lambda: (
+        update(deliveries)
+        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
+        .values(
+            status=FAILED,
+            attempts=bindparam("attempts"),
+            last_status=bindparam("last_status"),
+            last_error=bindparam("last_error"),
+            claim=null(),
+            claimed_until=null(),
+        )
+    )
+)
+_MARK_FAILING = Statement(
+    lambda: (
+        update(subscriptions)
+        .where(subscriptions.c.id == bindparam("id"))
+        .values(
+            status=literal_column("'failing'"),
+            failing_since=func.coalesce(subscriptions.c.failing_since, bindparam("at")),
+        )
+    )
+)
+_MARK_ACTIVE = Statement(
+    lambda: (
+        update(subscriptions)
+        .where(
+            subscriptions.c.id == bindparam("id"),
+            subscriptions.c.status == literal_column("'failing'"),
+        )
+        .values(status=literal_column("'active'"), failing_since=null())
+    )
+)
+
+
+_RELEASE = Statement(
+    lambda: (
+        update(deliveries)
+        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
+        .values(claim=null(), claimed_until=null())
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Attempted:
+    """What came of one attempt at a claimed delivery."""
+
+    job: Job
+    attempts: int
+    status: int | None
+    #: None: delivered (a 2xx).
+    error: str | None = None
+    #: When to try again; None (with an error): given up, its subscription failing.
+    next_at: datetime | None = None
+
+
+async def record(
+    connection: Transaction,
+    claim: str,
+    attempted: Sequence[Attempted],
+    released: Sequence[Job],
+    at: datetime,
+) -> None:
+    """Write what came of a queue's attempts (each only while `claim` still holds it), and
+    give back the claims on its deliveries not attempted."""
+    moment = _time_in(connection, at)
+    postgres = _postgres(connection)
+    answered: set[str] = set()
+    # The deliveries answered 2xx, in one statement per status answered (most receivers have
+    # one).
+    by_status: dict[int | None, list[int]] = {}
+    for outcome in attempted:
+        if outcome.error is None:
+            by_status.setdefault(outcome.status, []).append(outcome.job.id)
+            if outcome.job.failing:
+                answered.add(outcome.job.subscription_id)
+    for status, ids in by_status.items():
+        await (_DELIVERED_PG if postgres else _DELIVERED).execute(
+            connection,
+            {
+                "ids": ids if postgres else orjson.dumps(ids).decode(),
+                "holder": claim,
+                "last_status": status,
+                "at": moment,
+            },
+        )
+    for outcome in attempted:
+        job = outcome.job
+        params: dict[str, Any] = {
+            "id": job.id,
+            "holder": claim,
+            "attempts": outcome.attempts,
+            "last_status": outcome.status,
+        }
+        if outcome.error is None:
+            continue
+        if outcome.next_at is not None:
+            next_at = _time_in(connection, outcome.next_at)
+            retried = await _RETRY.execute(
+                connection, {**params, "last_error": outcome.error[:200], "next_at": next_at}
+            )
+            if retried:
+                await _HOLD_BEHIND.execute(
+                    connection,
+                    {
+                        "subscription_id": job.subscription_id,
+                        "session_id": job.session_id,
+                        "after": job.id,
+                        "next_at": next_at,
+                    },
+                )
+        elif await _GIVE_UP.execute(connection, {**params, "last_error": outcome.error[:200]}):
+            await _MARK_FAILING.execute(connection, {"id": job.subscription_id, "at": moment})
+    for job in released:
+        await _RELEASE.execute(connection, {"id": job.id, "holder": claim})
+    for subscription_id in answered:
+        # A failing subscription whose receiver answers again is active again.
+        await _MARK_ACTIVE.execute(connection, {"id": subscription_id})
+
+
+# --- a subscription's deliveries, for its owner ----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryRecord:
+    id: int
+    message_id: str
+    session_id: str
+    version: int
+    event: str
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_status: int | None
+    last_error: str | None
+    delivered_at: datetime | None
+    created_at: datetime
+
+
+_DELIVERY_FIELDS = tuple(field for field in DeliveryRecord.__dataclass_fields__)
+_DELIVERY_TIMES = ("next_attempt_at", "delivered_at", "created_at")
+
+
+def _delivery(row: Sequence[Any]) -> DeliveryRecord:
+    values = dict(zip(_DELIVERY_FIELDS, row, strict=True))
+    for name in _DELIVERY_TIMES:
+        if values[name] is not None:
+            values[name] = _time_out(values[name])
+    return DeliveryRecord(**values)
+
+
+_LIST_DELIVERIES = Statement(
+    lambda: (
+        select(*(deliveries.c[name] for name in _DELIVERY_FIELDS))
+        .where(
+            deliveries.c.subscription_id == bindparam("subscription_id"),
+            deliveries.c.id < bindparam("before"),
+        )
+        .order_by(deliveries.c.id.desc())
+        .limit(bindparam("limit"))
+        .offset(literal_column("0"))
+    )
+)
+
+
+async def list_deliveries(
+    connection: Transaction, subscription_id: str, *, before: int, limit: int
+) -> list[DeliveryRecord]:
+    """A subscription's deliveries numbered below `before`, newest first."""
+    found = await _LIST_DELIVERIES.fetch(
+        connection, {"subscription_id": subscription_id, "before": before, "limit": limit}
+    )
+    return [_delivery(row) for row in found]
+
+
+_GET_DELIVERY = Statement(
+    lambda: select(
+        deliveries.c.message_id,
+        deliveries.c.session_id,
+        deliveries.c.version,
+        deliveries.c.event,
+        deliveries.c.payload,
+    ).where(
+        deliveries.c.id == bindparam("id"),
+        deliveries.c.subscription_id == bindparam("subscription_id"),
+    )
+)
+
+
+async def replay(
+    connection: Transaction, subscription_id: str, delivery_id: int, at: datetime
+) -> bool:
+    """Send a delivery again (a new row at the end of the queue, the same `message_id` and
+    body, retried for a window of its own); False when there is no such delivery."""
+    found = await _GET_DELIVERY.fetch(
+        connection, {"id": delivery_id, "subscription_id": subscription_id}
+    )
+    if not found:
+        return False
+    message_id, session_id, version, event, payload = found[0]
+    await enqueue(
+        connection,
+        [NewDelivery(message_id, subscription_id, session_id, version, event, bytes(payload))],
+        at,
+    )
+    return True
+
+
+# --- retention -------------------------------------------------------------------------------
+
+_PURGE_DELIVERIES = Statement(
+    lambda: delete(deliveries).where(
+        deliveries.c.id.in_(
+            select(deliveries.c.id)
+            .where(deliveries.c.status != PENDING, deliveries.c.created_at < bindparam("cutoff"))
+            .limit(bindparam("limit"))
+            .offset(literal_column("0"))
+        )
+    )
+)
+
+
+def _purge_orphans() -> Any:
+    sessions = Base.metadata.tables["sessions"]
+    return delete(subscriptions).where(
+        subscriptions.c.session_id.is_not(None),
+        ~exists().where(sessions.c.id == subscriptions.c.session_id),
+        ~exists().where(
+            deliveries.c.subscription_id == subscriptions.c.id, deliveries.c.status == PENDING
+        ),
+    )
+
+
+_PURGE_ORPHANS = Statement(_purge_orphans)
+
+
+async def purge(connection: Transaction, *, sent_before: datetime, limit: int) -> int:
+    """Forget at most `limit` deliveries sent (or given up) before `sent_before`, and the
+    subscriptions of sessions that are gone once nothing of theirs is left to send; how many
+    deliveries."""
+    forgotten = await _PURGE_DELIVERIES.execute(
+        connection, {"cutoff": _time_in(connection, sent_before), "limit": limit}
+    )
+    await _PURGE_ORPHANS.execute(connection, {})
+    return forgotten

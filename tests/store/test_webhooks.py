@@ -1,0 +1,735 @@
+"""Signed outbound webhooks through the transactional outbox (docs/webhooks.md), on SQLite and
+PostgreSQL, received by a real HTTP receiver that verifies every delivery with the
+`standardwebhooks` package from PyPI, as a receiver would.
+
+In-process apps here (their delivery worker runs in the app's lifespan); the tests of several
+server processes and of a killed one are in tests/store/test_webhooks_across_processes.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import random
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.sessions import outbound
+from app.api.sessions.deliveries import DeliveryWorker, backoff
+from app.main import create_app
+from app.settings import Settings
+from app.store.webhooks import Job
+from tests.conformance import Conforming
+from tests.helpers import Session, assert_problem, bearer
+from tests.store.receiver import Receiver, payloads
+
+#: A match nobody tires in, long enough for every test's rounds (first to a DS of 30).
+ARM_WRESTLE: dict[str, Any] = {
+    "a": {"name": "Lydia", "strength_mod": 0, "con_score": 200, "con_mod": 0},
+    "b": {"name": "Ogre", "strength_mod": 0, "con_score": 200, "con_mod": 0},
+    "target": 30,
+    "max_rounds": 10_000,
+}
+#: A round whose dice are supplied and cannot end the match.
+ROUND = {"rolls": {"Lydia": {"strength": 10}, "Ogre": {"strength": 10}}}
+WAIT_S = 30.0
+#: Quick retries and deadlines, so a test's receiver coming back is met within a second.
+FAST: dict[str, Any] = {
+    "webhook_allow_private": True,
+    "webhook_retry_first_seconds": 0.05,
+    "webhook_retry_max_seconds": 0.2,
+    "webhook_timeout_seconds": 0.5,
+    "webhook_connect_timeout_seconds": 0.5,
+    "webhook_poll_seconds": 0.05,
+    "webhook_lease_seconds": 5.0,
+}
+
+
+def app_client(database_url: str, **settings: Any) -> TestClient:
+    return TestClient(Conforming(create_app(Settings(database_url=database_url, **settings))))
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    made = Receiver()
+    yield made
+    made.stop()
+
+
+@pytest.fixture
+def fast(database_url: str) -> Iterator[TestClient]:
+    with app_client(database_url, **FAST) as client:
+        yield client
+
+
+def subscribe(session: Session, url: str, **body: Any) -> dict[str, Any]:
+    response = session.post("webhooks", {"url": url, **body})
+    assert response.status_code == 201, response.text
+    made: dict[str, Any] = response.json()
+    assert made["secret"].startswith("whsec_")
+    return made
+
+
+def deliveries(session: Session, webhook_id: str) -> list[dict[str, Any]]:
+    response = session.get(f"webhooks/{webhook_id}/deliveries")
+    assert response.status_code == 200, response.text
+    listed: list[dict[str, Any]] = response.json()["deliveries"]
+    return listed
+
+
+def wait_for_deliveries(session: Session, webhook_id: str, condition: Any) -> list[dict[str, Any]]:
+    """The subscription's deliveries once `condition` holds of them (read through the API
+    until it does; fails after `WAIT_S`)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        listed = deliveries(session, webhook_id)
+        if condition(listed):
+            return listed
+        assert time.monotonic() < deadline, listed
+        time.sleep(0.02)
+
+
+def play(session: Session, rounds: int) -> list[int]:
+    """Play `rounds` rounds; the session's version after each."""
+    versions = []
+    for _ in range(rounds):
+        versions.append(session.play_round(ROUND).json()["session"]["version"])
+    return versions
+
+
+def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_order(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    """The issue's measure: down (connections refused), slow (past the sender's deadline),
+    answering 500s, then back: every event arrives, in the session's order, each verified by
+    `standardwebhooks` with the secret shown at subscription, with the same `webhook-id` on
+    every attempt."""
+    from app.observability import REGISTRY
+
+    def attempts(outcome: str) -> float:
+        counted = REGISTRY.get_sample_value("arbiter_webhook_attempts_total", {"outcome": outcome})
+        return counted or 0.0
+
+    counted_before = {outcome: attempts(outcome) for outcome in ("delivered", "retried")}
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = subscribe(session, receiver.url)
+    receiver.secrets.append(made["secret"])
+    versions = play(session, 3)
+    # Down: the first delivery is tried and retried while nothing listens.
+    wait_for_deliveries(session, made["id"], lambda listed: listed[-1]["attempts"] >= 2)
+    waiting = deliveries(session, made["id"])
+    first = waiting[-1]
+    assert first["status"] == "pending"
+    assert "cannot connect" in first["last_error"]
+    # Those behind it are not due before it (the workers' search passes over them).
+    assert all(each["next_attempt_at"] >= first["next_attempt_at"] for each in waiting[:-1])
+    assert [each["attempts"] for each in waiting[:-1]] == [0, 0]
+    # Slow: held past the sender's 0.5 s deadline, twice.
+    receiver.mode = "slow"
+    receiver.start()
+    versions += play(session, 2)
+    timed_out = wait_for_deliveries(session, made["id"], lambda listed: listed[-1]["attempts"] >= 4)
+    assert "no answer within" in timed_out[-1]["last_error"]
+    # 500s.
+    receiver.mode = "fail"
+    receiver.release.set()
+    versions += play(session, 2)
+    receiver.wait_for(lambda got: sum(each.mode == "fail" for each in got) >= 2)
+    # Back.
+    receiver.mode = "ok"
+    versions += play(session, 2)
+    receiver.wait_for(lambda got: len({e.webhook_id for e in got if e.mode == "ok"}) == 9)
+    delivered = payloads(receiver.delivered)
+    assert [each["session"]["version"] for each in delivered] == versions
+    assert versions == list(range(2, 11))
+    assert [each["type"] for each in delivered] == ["round"] * 9
+    assert [each["data"]["round"]["number"] for each in delivered] == list(range(1, 10))
+    assert {each["session"]["id"] for each in delivered} == {session.id}
+    # Every request, whatever answered it, was signed and verifies; and an event retried
+    # kept its webhook-id: the ids of all the requests are the nine delivered ones.
+    assert all(each.verified is not None for each in receiver.requests)
+    assert {each.webhook_id for each in receiver.requests} == {
+        each.webhook_id for each in receiver.delivered
+    }
+    listed = wait_for_deliveries(
+        session, made["id"], lambda listed: all(d["status"] == "delivered" for d in listed)
+    )
+    assert [d["version"] for d in listed] == versions[::-1]
+    assert listed[-1]["attempts"] >= 5  # down twice, slow twice, then at least one 500 or ok
+    # The metrics count them (this run's other apps, on the other database, count apart
+    # only when run at once: none is).
+    assert attempts("delivered") - counted_before["delivered"] == 9
+    assert attempts("retried") - counted_before["retried"] == sum(
+        each["attempts"] - 1 for each in listed
+    )
+
+
+def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    rounds_only = subscribe(session, receiver.url, events=["round"])
+    everything = subscribe(session, receiver.url)
+    receiver.secrets += [rounds_only["secret"], everything["secret"]]
+    play(session, 2)
+    assert session.client.delete(session.url, headers=session.headers).status_code == 204
+    receiver.wait_for(lambda got: len(got) == 5)
+
+    def signed_with(secret: str) -> list[tuple[str, int]]:
+        checker = Receiver()
+        checker.secrets.append(secret)
+        return [
+            (json.loads(each.body)["type"], json.loads(each.body)["session"]["version"])
+            for each in receiver.requests
+            if checker.verify(each.body, each.headers) is not None
+        ]
+
+    assert signed_with(rounds_only["secret"]) == [("round", 2), ("round", 3)]
+    assert signed_with(everything["secret"]) == [("round", 2), ("round", 3), ("deleted", 4)]
+    # (In order per subscription; the two subscriptions' requests interleave as they will.)
+    (deleted,) = [
+        json.loads(each.body)
+        for each in receiver.requests
+        if json.loads(each.body)["type"] == "deleted"
+    ]
+    assert deleted["data"] == {"id": session.id}
+    for each in receiver.requests:
+        assert session.gm.encode() not in each.body
+        assert b"tokens" not in each.body
+
+
+def test_addresses_in_10_8_and_127_8_are_refused_unless_allowed(
+    database_url: str, receiver: Receiver
+) -> None:
+    """SSRF: a URL whose host is (or resolves to) a private, loopback or link-local address is
+    refused at subscription (422 naming it), unless the operator allows them."""
+    receiver.start()
+    with app_client(database_url) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        for url, why in [
+            ("http://10.0.0.5/hook", "10.0.0.5 is a private address"),
+            ("https://10.255.1.2:8443/x", "10.255.1.2 is a private address"),
+            ("http://127.0.0.1:9/hook", "127.0.0.1 is a loopback address"),
+            ("http://127.200.0.1/hook", "127.200.0.1 is a loopback address"),
+            (receiver.url, "127.0.0.1 is a loopback address"),
+            ("http://localhost/hook", "is a loopback address"),
+            ("http://[::1]/hook", "::1 is a loopback address"),
+            ("http://169.254.169.254/latest", "169.254.169.254 is a link-local address"),
+            ("http://192.168.1.1/", "192.168.1.1 is a private address"),
+            ("http://[::ffff:10.0.0.1]/", "10.0.0.1 is a private address"),
+        ]:
+            response = session.post("webhooks", {"url": url})
+            problem = assert_problem(response, 422, ["body", "url"])
+            assert why in problem["detail"], (url, problem)
+        for url in ("ftp://example.com/x", "http://user:pw@example.com/", "/relative"):
+            assert_problem(session.post("webhooks", {"url": url}), 422, ["body", "url"])
+        assert session.get("webhooks").json() == {"webhooks": []}
+    with app_client(database_url, webhook_allow_private=True) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        assert session.post("webhooks", {"url": "http://10.0.0.5/hook"}).status_code == 201
+        assert session.post("webhooks", {"url": receiver.url}).status_code == 201
+
+
+def test_a_delivery_to_a_refused_address_is_never_made() -> None:
+    """At delivery too, after resolving the host: a name that resolves to loopback is refused
+    before any connection (a name can be re-pointed after the subscription was checked)."""
+    receiver = Receiver().start()
+    try:
+        url = f"http://localhost:{receiver.port}/hook"
+        with pytest.raises(outbound.Refused, match="loopback"):
+            asyncio.run(
+                outbound.post(
+                    url,
+                    [],
+                    b"{}",
+                    allow_private=False,
+                    connect_timeout=1,
+                    total_timeout=2,
+                    max_answer_bytes=10,
+                )
+            )
+        assert receiver.requests == []
+        answered = asyncio.run(
+            outbound.post(
+                url,
+                [],
+                b"{}",
+                allow_private=True,
+                connect_timeout=1,
+                total_timeout=2,
+                max_answer_bytes=10,
+            )
+        )
+        assert answered.status == 204
+        assert len(receiver.requests) == 1
+    finally:
+        receiver.stop()
+
+
+def test_only_the_gm_manages_a_sessions_webhooks(fast: TestClient, receiver: Receiver) -> None:
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    other = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    assert_problem(fast.post(f"{session.url}/webhooks", json={"url": receiver.url}), 401)
+    assert_problem(
+        fast.post(f"{session.url}/webhooks", json={"url": receiver.url}, headers=other.headers),
+        404,
+    )
+    made = subscribe(session, receiver.url)
+    assert_problem(other.get(f"webhooks/{made['id']}/deliveries"), 404)
+    listed = session.get("webhooks").json()["webhooks"]
+    assert [each["id"] for each in listed] == [made["id"]]
+    assert "secret" not in listed[0]
+    assert listed[0]["status"] == "active"
+    assert_problem(session.post("webhooks", {"url": receiver.url, "events": ["nope"]}), 422)
+    assert (
+        session.client.delete(
+            f"{session.url}/webhooks/{made['id']}", headers=session.headers
+        ).status_code
+        == 204
+    )
+    assert session.get("webhooks").json() == {"webhooks": []}
+
+
+def test_a_rotated_secret_signs_beside_the_old_one_and_a_replay_keeps_its_webhook_id(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = subscribe(session, receiver.url)
+    play(session, 1)
+    receiver.secrets.append(made["secret"])
+    receiver.wait_for(lambda got: len(got) == 1)
+    rotated = session.post(f"webhooks/{made['id']}/secret")
+    assert rotated.status_code == 200, rotated.text
+    new_secret = rotated.json()["secret"]
+    assert new_secret != made["secret"]
+    assert rotated.json()["previous_secret_until"] is not None
+    play(session, 1)
+    receiver.wait_for(lambda got: len(got) == 2)
+    second = receiver.requests[1]
+    # Both signatures, as the spec allows during a rotation: each receiver's secret verifies.
+    assert len(second.headers["webhook-signature"].split(" ")) == 2
+    for secret in (made["secret"], new_secret):
+        only = Receiver()
+        only.secrets.append(secret)
+        assert only.verify(second.body, second.headers) is not None
+    # A replay: the same webhook-id and body, signed again.
+    first_delivery = deliveries(session, made["id"])[-1]
+    replayed = session.post(f"webhooks/{made['id']}/deliveries/{first_delivery['id']}/replay")
+    assert replayed.status_code == 202, replayed.text
+    receiver.wait_for(lambda got: len(got) == 3)
+    again = receiver.requests[2]
+    assert again.webhook_id == receiver.requests[0].webhook_id
+    assert again.body == receiver.requests[0].body
+    assert_problem(session.post(f"webhooks/{made['id']}/deliveries/999999/replay"), 404)
+
+
+def test_a_delivery_given_up_after_the_window_marks_its_subscription_failing(
+    database_url: str, receiver: Receiver
+) -> None:
+    """Past the retry window a delivery is failed and its subscription `failing`, which its GM
+    sees; the next delivery answered 2xx makes it active again."""
+    receiver.mode = "fail"
+    receiver.start()
+    with app_client(database_url, **{**FAST, "webhook_retry_window_seconds": 0.5}) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        made = subscribe(session, receiver.url)
+        receiver.secrets.append(made["secret"])
+        play(session, 1)
+        listed = wait_for_deliveries(session, made["id"], lambda got: got[-1]["status"] == "failed")
+        assert listed[-1]["last_status"] == 500
+        assert listed[-1]["attempts"] >= 2
+        shown = session.get("webhooks").json()["webhooks"][0]
+        assert shown["status"] == "failing"
+        assert shown["failing_since"] is not None
+        receiver.mode = "ok"
+        play(session, 1)
+        wait_for_deliveries(session, made["id"], lambda got: got[0]["status"] == "delivered")
+        shown = session.get("webhooks").json()["webhooks"][0]
+        assert (shown["status"], shown["failing_since"]) == ("active", None)
+
+
+def test_retry_after_is_honoured_and_backoff_grows_with_jitter(receiver: Receiver) -> None:
+    """A 429's `Retry-After` sets the next attempt exactly (the backoff would be under a
+    second); without it the wait doubles per attempt up to its ceiling, between half of it and
+    all of it."""
+    receiver.mode = "busy"
+    receiver.retry_after = "120"
+    receiver.start()
+    moment = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    settings = Settings(**FAST)
+    worker = DeliveryWorker(None, settings, clock=lambda: moment)  # type: ignore[arg-type]
+    job = Job(
+        1,
+        "msg_x",
+        "sub",
+        "session",
+        2,
+        "round",
+        b"{}",
+        0,
+        moment,
+        receiver.url,
+        b"\x00" + b"k" * 32,
+        None,
+        None,
+    )
+    outcome = asyncio.run(worker.attempt(job))
+    assert (outcome.status, outcome.error) == (429, "answered 429")
+    assert outcome.next_at == moment + timedelta(seconds=120)
+    rng = random.Random(7)
+    for attempts, ceiling in [(1, 5.0), (2, 10.0), (3, 20.0), (10, 2560.0), (30, 3600.0)]:
+        waits = [backoff(attempts, 5.0, 3600.0, rng) for _ in range(200)]
+        assert all(ceiling / 2 <= wait <= ceiling for wait in waits)
+        assert max(waits) - min(waits) > ceiling / 4  # jittered, not one value
+
+
+def _without_config(value: Any) -> Any:
+    """`value` without any session's `config` (which lists every action of the game)."""
+    if isinstance(value, dict):
+        return {key: _without_config(item) for key, item in value.items() if key != "config"}
+    if isinstance(value, list):
+        return [_without_config(item) for item in value]
+    return value
+
+
+def test_a_public_subscription_never_reads_a_losing_action_and_a_gm_one_reads_every_one(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    """Sealed choices stay hidden exactly as on a party's stream: a bidding round's losing
+    actions (Legend: the parties "reveal the number of tokens they bid, but not the actions
+    they chose") never reach a `public` subscription, before or after the reveal; only one
+    the GM made with `"view": "gm"` reads them."""
+    from tests.api.test_skill_games_api import RANGERS, at_choices, bidding_body, parties
+
+    receiver.start()
+    game = at_choices(fast, bidding_body(parties=parties(RANGERS)), 1, 2)
+    public = subscribe(game, receiver.url)
+    gm = subscribe(game, receiver.url, view="gm")
+    assert game.bid("Heroes", "Ambush", 1).status_code == 202
+    assert game.bid("Villains", "Charge", 2, who="gm").status_code == 202
+    assert game.bid("Rangers", "Rally", 0).status_code == 200
+    # Two `submitted` events and the `revealed` one, to each subscription.
+    receiver.wait_for(lambda got: len(got) == 6)
+
+    def read_with(secret: str) -> list[dict[str, Any]]:
+        checker = Receiver()
+        checker.secrets.append(secret)
+        return [
+            json.loads(each.body)
+            for each in receiver.requests
+            if checker.verify(each.body, each.headers) is not None
+        ]
+
+    publicly, wholly = read_with(public["secret"]), read_with(gm["secret"])
+    assert [each["type"] for each in publicly] == ["submitted", "submitted", "revealed"]
+    assert [each["type"] for each in wholly] == ["submitted", "submitted", "revealed"]
+    for each in publicly:
+        text = json.dumps(_without_config(each))
+        assert "Ambush" not in text
+        assert "Rally" not in text
+    assert publicly[-1]["data"]["round"]["choices"] == {
+        "Heroes": {"bid": 1},
+        "Villains": {"action": "Charge", "bid": 2},
+        "Rangers": {"bid": 0},
+    }
+    assert wholly[-1]["data"]["round"]["choices"] == {
+        "Heroes": {"action": "Ambush", "bid": 1},
+        "Villains": {"action": "Charge", "bid": 2},
+        "Rangers": {"action": "Rally", "bid": 0},
+    }
+    # Before the reveal, not even the GM's view holds a submitted action.
+    for each in wholly[:2]:
+        assert "Ambush" not in json.dumps(_without_config(each))
+        assert "Charge" not in json.dumps(_without_config(each))
+
+
+OPERATOR_KEY = "operator-" + "k" * 32
+
+
+def test_the_operators_subscription_hears_every_sessions_changes(
+    database_url: str, receiver: Receiver
+) -> None:
+    receiver.start()
+    with app_client(database_url, **FAST, operator_key=OPERATOR_KEY) as client:
+        assert_problem(client.post("/v1/webhooks", json={"url": receiver.url}), 401)
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        # A GM's token is no operator's key.
+        assert_problem(
+            client.post("/v1/webhooks", json={"url": receiver.url}, headers=session.headers), 403
+        )
+        made = client.post(
+            "/v1/webhooks",
+            json={"url": receiver.url, "events": ["round"]},
+            headers=bearer(OPERATOR_KEY),
+        )
+        assert made.status_code == 201, made.text
+        receiver.secrets.append(made.json()["secret"])
+        other = Session(client, "arm-wrestles", ARM_WRESTLE)
+        versions = {session.id: play(session, 2), other.id: play(other, 1)}
+        receiver.wait_for(lambda got: len(got) == 3)
+        got = payloads(receiver.requests)
+        for session_id, played in versions.items():
+            assert [
+                each["session"]["version"] for each in got if each["session"]["id"] == session_id
+            ] == played
+        # Not the GM's to list or remove.
+        assert session.get("webhooks").json() == {"webhooks": []}
+        assert_problem(
+            client.delete(f"{session.url}/webhooks/{made.json()['id']}", headers=session.headers),
+            404,
+        )
+        listed = client.get("/v1/webhooks", headers=bearer(OPERATOR_KEY)).json()["webhooks"]
+        assert [each["id"] for each in listed] == [made.json()["id"]]
+
+
+def test_secrets_rest_sealed_and_a_redirect_is_never_followed(
+    database_url: str, receiver: Receiver
+) -> None:
+    """With `ARBITER_WEBHOOK_KEY` the stored secret is sealed (the database never holds it as
+    the receiver knows it); a 307 is an answer that is not 2xx, retried, never followed."""
+    from sqlalchemy import select
+
+    from app.store.database import null_pool_engine
+    from app.store.webhooks import subscriptions
+
+    elsewhere = Receiver().start()
+    receiver.mode = "redirect"
+    receiver.location = elsewhere.url
+    receiver.start()
+    try:
+        with app_client(database_url, **FAST, webhook_key="w" * 40) as client:
+            session = Session(client, "arm-wrestles", ARM_WRESTLE)
+            made = subscribe(session, receiver.url)
+            receiver.secrets.append(made["secret"])
+            raw = base64.b64decode(made["secret"].removeprefix("whsec_"))
+            engine = null_pool_engine(database_url)
+            with engine.connect() as connection:
+                stored = connection.execute(
+                    select(subscriptions.c.secret).where(subscriptions.c.id == made["id"])
+                ).scalar_one()
+            engine.dispose()
+            assert bytes(stored)[:1] == b"\x01"
+            assert raw not in bytes(stored)
+            assert made["secret"].encode() not in bytes(stored)
+            play(session, 1)
+            receiver.wait_for(lambda got: len(got) >= 2)
+            assert all(each.verified is not None for each in receiver.requests)
+            listed = deliveries(session, made["id"])
+            assert (listed[0]["status"], listed[0]["last_status"]) == ("pending", 307)
+            assert elsewhere.requests == []
+    finally:
+        elsewhere.stop()
+
+
+def test_an_answer_is_read_only_up_to_its_cap() -> None:
+    """A receiver answering 64 MB: the sender reads at most its cap, then closes (the
+    receiver's write is cut off), with the answer's status."""
+    receiver = Receiver()
+    receiver.mode = "huge"
+    receiver.start()
+    try:
+        answered = asyncio.run(
+            outbound.post(
+                receiver.url,
+                [],
+                b"{}",
+                allow_private=True,
+                connect_timeout=5,
+                total_timeout=20,
+                max_answer_bytes=1024,
+            )
+        )
+        assert answered.status == 200
+        receiver.wait_for(lambda _got: receiver.cut_off == 1 or len(_got) > 0)
+    finally:
+        receiver.stop()
+    assert receiver.cut_off == 1
+
+
+def test_retention_forgets_sent_deliveries_and_a_gone_sessions_subscriptions(
+    fast: TestClient, receiver: Receiver, database_url: str
+) -> None:
+    """Deliveries sent before the retention's cutoff are forgotten, those still to send are
+    kept; a deleted session's subscription goes once nothing of it is left to send."""
+    from sqlalchemy import func, select
+
+    from app.store.database import Store, null_pool_engine
+    from app.store.repository import now
+    from app.store.webhooks import deliveries as outbox
+    from app.store.webhooks import list_subscriptions, purge
+
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = subscribe(session, receiver.url)
+    waiting = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    nobody = subscribe(waiting, "http://127.0.0.1:9/nobody-listens")
+    play(session, 2)
+    play(waiting, 1)
+    assert fast.delete(session.url, headers=session.headers).status_code == 204
+    receiver.wait_for(lambda got: len(got) == 3)
+
+    def held(subscription_id: str) -> int:
+        engine = null_pool_engine(database_url)
+        try:
+            with engine.connect() as connection:
+                return int(
+                    connection.execute(
+                        select(func.count())
+                        .select_from(outbox)
+                        .where(outbox.c.subscription_id == subscription_id)
+                    ).scalar_one()
+                )
+        finally:
+            engine.dispose()
+
+    async def forget() -> list[Any]:
+        store = Store(database_url)
+        await store.open()
+        try:
+            # Until the receiver's answers are recorded and the session's subscription gone
+            # with its deliveries (the run's earlier tests' sent deliveries go too).
+            deadline = time.monotonic() + WAIT_S
+            while True:
+                await store.run(
+                    "write",
+                    lambda tx: purge(tx, sent_before=now() + timedelta(days=1), limit=1000),
+                )
+                left = await store.run("read", lambda tx: list_subscriptions(tx, session.id))
+                if not left or time.monotonic() > deadline:
+                    return left
+                await asyncio.sleep(0.02)
+        finally:
+            await store.close()
+
+    assert asyncio.run(forget()) == []
+    assert held(made["id"]) == 0
+    # A delivery still to send is kept, and so is its live session's subscription.
+    assert held(nobody["id"]) == 1
+    assert [each["id"] for each in waiting.get("webhooks").json()["webhooks"]] == [nobody["id"]]
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("10.1.2.3", "private"),
+        ("127.0.0.1", "loopback"),
+        ("127.255.255.254", "loopback"),
+        ("::1", "loopback"),
+        ("169.254.169.254", "link-local"),
+        ("fe80::1", "link-local"),
+        ("172.16.0.1", "private"),
+        ("192.168.0.10", "private"),
+        ("fd00::1", "private"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("100.64.0.1", "not a public"),
+        ("0.0.0.0", "private"),  # "this network", in the standard library's private list
+        ("224.0.0.1", "not a public"),
+        ("8.8.8.8", None),
+        ("2001:4860:4860::8888", None),
+    ],
+)
+def test_which_addresses_a_webhook_may_reach(address: str, why: str | None) -> None:
+    refused = outbound.refused_address(address)
+    if why is None:
+        assert refused is None
+    else:
+        assert refused is not None
+        assert why in refused
+
+
+def test_a_rotated_secret_stops_signing_when_its_overlap_ends() -> None:
+    moment = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    clock = [moment]
+    worker = DeliveryWorker(None, Settings(), clock=lambda: clock[0])  # type: ignore[arg-type]
+    job = Job(
+        1, "msg_x", "sub", "session", 2, "round", b"{}", 0, moment, "http://x/",
+        b"\x00new", b"\x00old", moment + timedelta(hours=24),
+    )  # fmt: skip
+    assert worker.secrets(job) == [b"new", b"old"]
+    clock[0] = moment + timedelta(hours=24)
+    assert worker.secrets(job) == [b"new"]
+
+
+def test_two_workers_claiming_at_once_never_share_a_delivery(database_url: str) -> None:
+    """Claims taken at the same moment by two stores (two processes' workers) on one database
+    are disjoint — PostgreSQL's SKIP LOCKED, SQLite's write lock — and each queue's deliveries
+    are claimed by one of them only, from its first in order."""
+    from app.store.database import Store
+    from app.store.repository import now
+    from app.store.webhooks import (
+        NewDelivery,
+        SubscriptionRecord,
+        claim_due,
+        enqueue,
+        insert_subscription,
+    )
+
+    async def run() -> tuple[list[Job], list[Job]]:
+        first, second = Store(database_url), Store(database_url)
+        await first.open()
+        await second.open()
+        try:
+            moment = now()
+            subscription = SubscriptionRecord(
+                uuid.uuid4().hex, None, None, "http://x/", None, "public",
+                b"\x00k", None, None, "active", None, moment,
+            )  # fmt: skip
+            sessions = [uuid.uuid4().hex for _ in range(6)]
+            planned = [
+                NewDelivery(
+                    f"msg_{uuid.uuid4().hex}", subscription.id, session, 2 + n, "round", b"{}"
+                )
+                for n in range(5)
+                for session in sessions
+            ]
+
+            async def setup(connection: Any) -> None:
+                await insert_subscription(connection, subscription)
+                await enqueue(connection, planned, moment - timedelta(seconds=1))
+
+            await first.run("write", setup)
+
+            def claim(store: Store, holder: str) -> Any:
+                return store.run(
+                    "write",
+                    lambda connection: claim_due(
+                        connection,
+                        now=moment,
+                        until=moment + timedelta(minutes=1),
+                        claim=holder,
+                        limit=4,
+                        per_queue=3,
+                    ),
+                )
+
+            got = await asyncio.gather(claim(first, "a" * 32), claim(second, "b" * 32))
+            # Ours only (the run's other tests' deliveries are in the same tables).
+            return (
+                [job for job in got[0] if job.subscription_id == subscription.id],
+                [job for job in got[1] if job.subscription_id == subscription.id],
+            )
+        finally:
+            await first.close()
+            await second.close()
+
+    ours, theirs = asyncio.run(run())
+    assert ours
+    assert theirs
+    assert not {job.id for job in ours} & {job.id for job in theirs}
+    queues_ours = {job.session_id for job in ours}
+    queues_theirs = {job.session_id for job in theirs}
+    assert not queues_ours & queues_theirs
+    for claimed in (ours, theirs):
+        for session in {job.session_id for job in claimed}:
+            versions = [job.version for job in claimed if job.session_id == session]
+            assert versions == list(range(2, 2 + len(versions)))  # from its first, in order
+            assert len(versions) == 3
