@@ -127,7 +127,20 @@ def _sqlite_is_away(exc: BaseException) -> bool:
 
 
 class _Probed(Exception):
-    """The write probe's statement ran: its transaction is rolled back by this."""
+    """The write probe found the database unable to take changes: its transaction is rolled
+    back by this."""
+
+
+#: Readiness writes (and commits) a change at most this often; the checks between reuse the
+#: last answer, so a probe every second from a load balancer costs one small write per interval.
+WRITE_PROBE_INTERVAL_S: Final = 2.0
+#: The write probe's statement: row 1 of `readiness_probe` inserted, or its count advanced
+#: (a change to the row, so that SQLite writes it to the WAL and the commit reaches the disk).
+#: The same text on SQLite and PostgreSQL.
+PROBE_UPSERT: Final = (
+    "INSERT INTO readiness_probe (id, probes) VALUES (1, 1) ON CONFLICT (id) "
+    "DO UPDATE SET probes = readiness_probe.probes + 1"
+)
 
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
@@ -474,6 +487,10 @@ class Store:
         self._stop_checkpoints = threading.Event()
         #: PASSIVE checkpoints the checkpointer has run (for tests and curiosity).
         self.checkpoints = 0
+        #: The last write probe: when it ran (monotonic), and what it found (None: committed).
+        self._write_probe_lock = asyncio.Lock()
+        self._write_probed_at: float | None = None
+        self._write_problem: str | None = None
 
     @property
     def is_postgres(self) -> bool:
@@ -647,21 +664,74 @@ class Store:
             return f"the database did not answer within {READINESS_TIMEOUT_S:g} s"
 
     async def ready(self) -> str | None:
-        """`readiness_problem`, and while requests meet an outage (`away`: a full disk, a
-        read-only standby, a dropped connection) a write too, rolled back: the database may
-        answer reads and still refuse every change."""
+        """`readiness_problem`, then whether a change can be made durable: a committed write
+        of the one-row `readiness_probe` table, at most every `WRITE_PROBE_INTERVAL_S` while it
+        succeeds (the answers between reuse the last one), and on PostgreSQL whether the
+        server is in recovery or its transactions read-only. A database that reads but refuses every
+        change (a full disk, a read-only file system or server) is not ready; once writes
+        succeed again it is ready again, without a restart."""
         problem = await asyncio.to_thread(self.readiness_problem)
-        if problem is not None or not self.away:
+        if problem is not None:
             return problem
+        seen = self._write_probed_at
+        async with self._write_probe_lock:
+            if self._write_probed_at != seen:
+                return self._write_problem  # a probe ended while this check waited: its answer
+            # A probe that committed is repeated after the interval; one that failed, or a
+            # request that met the database away since, makes the next check probe again, so
+            # that an outage shows at once and its end at the first check after it.
+            due = (
+                self._write_probed_at is None
+                or self._write_problem is not None
+                or self.away
+                or time.monotonic() - self._write_probed_at >= WRITE_PROBE_INTERVAL_S
+            )
+            if due:
+                try:
+                    self._write_problem = await asyncio.wait_for(
+                        self._probe_write(), READINESS_TIMEOUT_S
+                    )
+                except TimeoutError:
+                    self._write_problem = (
+                        f"a write to the database did not commit within {READINESS_TIMEOUT_S:g} s"
+                    )
+                self._write_probed_at = time.monotonic()
+            return self._write_problem
+
+    async def _probe_write(self) -> str | None:
+        """Commit one change to `readiness_probe`; None if it committed, else why not."""
+        read_only: list[str] = []
 
         async def probe(transaction: Transaction) -> None:
-            await transaction.execute("CREATE TABLE arbiter_readiness_probe (x INTEGER)", ())
-            raise _Probed
+            if self.is_postgres:
+                ((in_recovery, transaction_read_only),) = await transaction.fetch(
+                    "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')", ()
+                )
+                if in_recovery:
+                    read_only.append("the PostgreSQL server is a standby in recovery")
+                elif transaction_read_only == "on":
+                    read_only.append("the PostgreSQL server's transactions are read-only")
+                if read_only:
+                    raise _Probed
+            else:
+                # A file held at its page quota (`max_page_count`) with no free page left
+                # refuses every change that needs a page, though this row's change needs none.
+                ((pages,),) = await transaction.fetch("PRAGMA page_count", ())
+                ((quota,),) = await transaction.fetch("PRAGMA max_page_count", ())
+                ((free,),) = await transaction.fetch("PRAGMA freelist_count", ())
+                if pages >= quota and not free:
+                    read_only.append(f"the SQLite file is at its limit of {quota} pages")
+                    raise _Probed
+            await transaction.execute(PROBE_UPSERT, ())
 
         try:
             await self.run("write", probe)
         except _Probed:
-            return None
+            if self._postgres_pool is not None:
+                # Its connections keep the read-only default they were opened with: new ones
+                # see whether it has been lifted.
+                await self._postgres_pool.expire_connections()
+            return f"{read_only[0]}; changes cannot be made"
         except Unavailable:
             return "the database refuses changes (full, read-only or going away)"
         return None

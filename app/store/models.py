@@ -129,3 +129,16 @@ Index(
     postgresql_where=ContestSession.pending_deadline.is_not(None),
     sqlite_where=ContestSession.pending_deadline.is_not(None),
 )
+
+
+class ReadinessProbe(Base):
+    """One row that readiness rewrites and commits every few seconds (`Store.ready`): a
+    database that reads but cannot make a change durable (a full disk, a read-only file
+    system or server) is not ready, and only a committed write shows it."""
+
+    __tablename__ = "readiness_probe"
+
+    #: Always 1: one row, whatever the number of processes probing.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: Committed probes, counted (so that each one changes the row, and reaches the disk).
+    probes: Mapped[int] = mapped_column(BigInteger)
