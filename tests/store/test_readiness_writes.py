@@ -93,7 +93,7 @@ def maintenance(sql: str) -> None:
     """Run `sql` on the test server's maintenance connection (not the app's database)."""
     dsn = make_url(POSTGRES_URL).set(drivername="postgresql", database="postgres")
     with psycopg.connect(dsn.render_as_string(hide_password=False), autocommit=True) as db:
-        db.execute(sql)  # type: ignore[arg-type]
+        db.execute(sql)
 
 
 def test_postgres_with_read_only_transactions_is_not_ready_until_they_write(
