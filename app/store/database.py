@@ -178,6 +178,39 @@ def missing_database(url: str, exc: BaseException) -> str | None:
     )
 
 
+#: What psycopg says when no server answers at an address (refused, unresolvable, timed out).
+UNREACHABLE_SIGNS: Final = (
+    "Connection refused",
+    "failed to resolve host",
+    "Name or service not known",
+    "timeout expired",
+    "No route to host",
+    "Network is unreachable",
+    "could not connect",
+)
+
+
+def unreachable_database(url: str, exc: BaseException) -> str | None:
+    """One line saying no PostgreSQL server answers where `url` points, and what to do, when
+    that is what `exc` (from connecting to `url`) says; else None."""
+    parsed = make_url(normalise_url(url))
+    if not parsed.drivername.startswith("postgresql"):
+        return None
+    message = str(exc)
+    sign = next((sign for sign in UNREACHABLE_SIGNS if sign in message), None)
+    if sign is None:
+        return None
+    hosts = postgres_hosts(parsed)
+    servers = (
+        ",".join(hosts) if len(hosts) > 1 else f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    )
+    return (
+        f"no PostgreSQL server answers at {servers} ({sign.lower()}); start it, or set "
+        "DATABASE_URL to one that runs (postgresql://user@host:5432/arbiter), or unset it to "
+        "use a local SQLite file"
+    )
+
+
 #: What a URL naming several PostgreSQL servers asks for unless it says otherwise: the one
 #: that takes writes (the store writes on every change; a standby could only refuse them).
 DEFAULT_TARGET_SESSION_ATTRS = "read-write"
@@ -745,7 +778,7 @@ class Store:
                     .all()
                 )
         except Exception as exc:  # any driver error means: not ready
-            missing = missing_database(self.url, exc)
+            missing = missing_database(self.url, exc) or unreachable_database(self.url, exc)
             return missing or f"database unreachable or not migrated: {type(exc).__name__}"
         head = migration_head()
         if head not in current:

@@ -1,0 +1,111 @@
+"""A newcomer's first minutes: `scripts/dev.py` says in one line what is wrong and what to do
+(a taken port, an unreachable PostgreSQL server), never with a traceback, and shows its
+progress without printing a password.
+
+The server is started as the image starts it (`dev.py start`, the interpreter running the
+tests, no virtualenv step); each case fails before uvicorn or the odds kernel is reached.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.store.database import unreachable_database
+from tests.store.servers import free_port
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def start(**settings: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **settings}
+    env.pop("ARBITER_DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "scripts/dev.py", "start"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_taken_port_is_one_line_naming_arbiter_port(tmp_path: Path) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        started = start(ARBITER_PORT=str(port), DATABASE_URL=f"sqlite:///{tmp_path / 'never.db'}")
+    assert started.returncode == 1
+    assert started.stderr.splitlines() == [
+        f"port {port} on 127.0.0.1 is taken (another Arbiter, or another program: "
+        f"`ss -ltnp 'sport = :{port}'` names it); stop it, or serve on another port: "
+        f"ARBITER_PORT={port + 1} python3 scripts/dev.py serve"
+    ]
+    assert not (tmp_path / "never.db").exists()
+
+
+def test_an_unreachable_postgres_is_one_line_saying_what_to_do() -> None:
+    nobody = free_port()  # nothing listens there
+    started = start(
+        ARBITER_MIGRATE="1",
+        ARBITER_PORT=str(free_port()),
+        DATABASE_URL=f"postgresql://arbiter:s3cret-word@127.0.0.1:{nobody}/arbiter",
+    )
+    assert started.returncode == 1
+    assert started.stderr.splitlines() == [
+        f"no PostgreSQL server answers at 127.0.0.1:{nobody} (connection refused); start it, "
+        "or set DATABASE_URL to one that runs (postgresql://user@host:5432/arbiter), or unset "
+        "it to use a local SQLite file"
+    ]
+    # The progress line names the database without its credentials.
+    assert started.stdout.splitlines() == [f"migrating postgresql://127.0.0.1:{nobody}/arbiter ..."]
+    assert "s3cret" not in started.stdout + started.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "error", "expected"),
+    [
+        (
+            "postgresql://u@db.example:6432/arbiter",
+            'connection failed: connection to server at "10.0.0.1", port 6432 failed: '
+            "timeout expired",
+            "no PostgreSQL server answers at db.example:6432 (timeout expired)",
+        ),
+        (
+            "postgresql://u@nowhere.invalid/arbiter",
+            "failed to resolve host 'nowhere.invalid': [Errno -2] Name or service not known",
+            "no PostgreSQL server answers at nowhere.invalid:5432 (failed to resolve host)",
+        ),
+        (
+            "postgresql://u@a:5432,b:5433/arbiter",
+            "connection refused",
+            None,  # psycopg's spelling is "Connection refused": this is some other text
+        ),
+        ("postgresql://u@a/arbiter", 'database "arbiter" does not exist', None),
+        ("sqlite:///./var/arbiter.db", "Connection refused", None),
+    ],
+)
+def test_unreachable_database_names_the_servers_only_when_none_answers(
+    url: str, error: str, expected: str | None
+) -> None:
+    line = unreachable_database(url, Exception(error))
+    if expected is None:
+        assert line is None
+    else:
+        assert line is not None
+        assert line.startswith(expected + "; start it, or set DATABASE_URL")
+
+
+def test_a_list_of_servers_is_named_whole() -> None:
+    line = unreachable_database(
+        "postgresql://u@a:5432,b:5433/arbiter", Exception("Connection refused")
+    )
+    assert line is not None
+    assert line.startswith("no PostgreSQL server answers at a:5432,b:5433 (connection refused)")
