@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.store.database import unreachable_database
+from tests.requirements import skipped_groups
 from tests.store.servers import free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -109,3 +110,54 @@ def test_a_list_of_servers_is_named_whole() -> None:
     )
     assert line is not None
     assert line.startswith("no PostgreSQL server answers at a:5432,b:5433 (connection refused)")
+
+
+def test_a_run_that_skips_ends_saying_what_to_install() -> None:
+    """A run outside CI without PostgreSQL: the summary's last section names the group of
+    skipped tests, how many, and what to start."""
+    nobody = free_port()
+    env = {
+        **os.environ,
+        "ARBITER_TEST_POSTGRES_URL": f"postgresql+psycopg://postgres@127.0.0.1:{nobody}/test",
+    }
+    env.pop("CI", None)  # in CI a missing server fails the test instead
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "tests/store/test_migrations.py::test_readyz_is_200_on_a_migrated_database",
+        ],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    lines = ran.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if "skipped, and what to install" in line)
+    assert lines[header + 1].startswith(
+        f"1 skipped: PostgreSQL unreachable at postgresql+psycopg://postgres@127.0.0.1:{nobody}/test"
+    )
+    assert lines[header + 1].endswith(": start it, or set ARBITER_TEST_POSTGRES_URL")
+
+
+def test_skipped_groups_count_each_reason_most_first() -> None:
+    assert skipped_groups(
+        [
+            "Skipped: no Node.js (node) on PATH: install Node.js 20",
+            "Skipped: no chromium on PATH: run playwright install chromium",
+            "Skipped: no Node.js (node) on PATH: install Node.js 20",
+        ]
+    ) == [
+        "2 skipped: no Node.js (node) on PATH: install Node.js 20",
+        "1 skipped: no chromium on PATH: run playwright install chromium",
+    ]
+    assert skipped_groups([]) == []
