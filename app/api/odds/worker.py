@@ -26,6 +26,7 @@ import json
 import math
 import os
 import select
+import signal
 import threading
 import time
 from collections import OrderedDict, deque
@@ -157,7 +158,11 @@ def _follow_parent(parent: int) -> None:
 
 
 def _start_worker(parent: int) -> None:
-    """In the worker, first: follow the parent, and load the bounded walk in the background."""
+    """In the worker, first: leave Ctrl+C to the server (a terminal sends it to the whole
+    process group; the server's shutdown ends the worker, which would otherwise print a
+    KeyboardInterrupt traceback), follow the parent, and load the bounded walk in the
+    background."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _follow_parent(parent)
     threading.Thread(target=_warm, daemon=True).start()
 
