@@ -9,7 +9,7 @@
     python3 scripts/dev.py migrate   # apply migrations to DATABASE_URL
     python3 scripts/dev.py bench     # benchmarks (bench/), not tests
     python3 scripts/dev.py failover [RUNS]   # the failover test RUNS times (1), with its
-                                     # figures (needs pg_autoctl: see README)
+                                     # figures (needs pg_autoctl: see docs/reference.md)
 
 The first command creates `.venv` and installs the pinned, hash-checked dependencies of
 `requirements.lock`; later runs reinstall only when the lock file changes.
