@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
-from app.api.formats import error_message, plain, preferred_form
+from app.api.answers.formats import error_message, plain, preferred_form
 from app.rules.errors import PhaseError, RulesError
 from app.store.database import Unavailable
 

@@ -13,28 +13,17 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from app.api import (
-    cairn,
-    collecting,
-    d20,
-    deadlines,
-    groups,
-    gurps,
-    lifecycle,
-    long_throws,
-    notation,
-    operations,
-    proofs,
-    verifiable,
-)
+from app.api import operations
 from app.api.contract import declare_contract
 from app.api.docs import install_docs
-from app.api.events import start_events, stop_events
 from app.api.kinds import AnyKind
+from app.api.kinds.registry import KINDS
 from app.api.odds import routes as odds_routes
 from app.api.odds import worker as odds_worker
-from app.api.registry import KINDS
+from app.api.oneshots import cairn, d20, groups, gurps, long_throws, notation
 from app.api.routing import LaneApp, index_routes
+from app.api.sessions import collecting, deadlines, lifecycle, proofs, verifiable
+from app.api.sessions.events import start_events, stop_events
 from app.api.table import install_table
 from app.cors import add_cors
 from app.errors import install_error_handlers

@@ -11,7 +11,7 @@ or held forever. `GuardedHttpTools` (`uvicorn --http app.serving:GuardedHttpTool
   that sends nothing that long after it opens: 408, and the connection closed;
 * a body not complete within `body_read_timeout_seconds` of its head: 408 (problem+json,
   if no answer has begun), and the connection closed. The app reads every body before it
-  takes a lock or a database connection (app/api/lifecycle.py), so a slow body holds
+  takes a lock or a database connection (app/api/sessions/lifecycle.py), so a slow body holds
   nothing shared meanwhile; once closed, the app sees the client gone.
 
 A request whose body comes in the same reads as its head (almost every one) arms no timer.

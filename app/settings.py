@@ -80,7 +80,7 @@ class Settings(BaseSettings):
     #: `Retry-After` (a question not started by then is never computed).
     odds_deadline_seconds: float = Field(default=10.0, gt=0)
     #: How often each server process looks for rounds waiting for the seats' dice past their
-    #: deadline and plays them (app/api/deadlines.py), in seconds; and how many it plays at
+    #: deadline and plays them (app/api/sessions/deadlines.py), in seconds; and how many it plays at
     #: most per look (then it looks again at once).
     deadline_sweep_seconds: float = Field(default=1.0, gt=0, le=3600)
     deadline_sweep_batch: int = Field(default=100, ge=1, le=10_000)

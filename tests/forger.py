@@ -491,7 +491,7 @@ FORGERIES: tuple[Forgery, ...] = (
         "only",
         needs_record=True,
     ),
-    Forgery("a seat's die said to be the GM's", _seat_by_gm, "came from seat:"),
+    Forgery("a seat's die said to be the GM's", _seat_by_gm, "came from seat"),
     Forgery("a supplied die out of range", _supplied_out_of_range, "on a d"),
     Forgery("a party's die said to be another's", _party_plays_another, "who does not play"),
     Forgery(

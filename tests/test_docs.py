@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -32,7 +32,7 @@ from starlette.routing import Match
 
 from app.api.contract import declare_contract
 from app.api.kinds import RoundKind
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head

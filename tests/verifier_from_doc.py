@@ -204,7 +204,8 @@ def _may_supply(by: Any, who: Any, number: int, outcome: Mapping[str, Any], conf
         return by == "gm"
     answered = (outcome.get("dice_from") or {}).get(who) if isinstance(who, str) else None
     if answered is not None:
-        return by == {"seat": f"seat:{who}", "gm": "gm"}.get(answered)
+        # The seat's own dice under any answer; the GM's only where the GM answered.
+        return by == f"seat:{who}" or (by == "gm" and answered == "gm")
     if by == "gm":
         return True
     parties = config.get("parties") if isinstance(config, dict) else None

@@ -2,7 +2,7 @@
 
 Request bodies are read as bytes and validated with pydantic's JSON parser in one step
 (`parse_body`), and answers are written once with orjson (`respond`), as JSON or, for
-`Accept: text/plain` or `text/markdown`, as a chat message (app/api/formats.py); `LeanRoute`
+`Accept: text/plain` or `text/markdown`, as a chat message (app/api/answers/formats.py); `LeanRoute`
 (app/api/routing.py) calls both (ARCHITECTURE.md, "Speed").
 """
 
@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
-from app.api import formats
-from app.api.formats import Form, _negotiate, preferred_form
+from app.api.answers import formats
+from app.api.answers.formats import Form, _negotiate, preferred_form
 from app.api.schemas.common import validate_json
 from app.errors import MalformedJson, UnsupportedMediaType, invalid_input_from_validation
 from app.rules.dice import Dice, Key, NotationRoller, Rng

@@ -8,8 +8,8 @@ the bids or costs, applies the effects and checks the end condition. The GM may 
 and `end` the game at any time.
 
 Nothing here shows a sealed choice: `State.submitted` names only which parties have submitted
-(the state's presentation, app/api/skill_games.py, shows no more), and no error message repeats
-a bid or the action a party sealed. A config's cross-field rules are `check_config`'s.
+(the state's presentation, app/api/kinds/skill_games.py, shows no more), and no error message
+repeats a bid or the action a party sealed. A config's cross-field rules are `check_config`'s.
 
 **Rulings** where docs/rules.md#skill-games is silent (each also noted where it is applied):
 - Names of parties and members are unique together (docs/rules.md#dice-and-checks), so a member's
@@ -32,7 +32,7 @@ a bid or the action a party sealed. A config's cross-field rules are `check_conf
 - The round record (`Round.choices`) keeps every choice; what a party may read of it — every
   bid, the actions taken, and of the actions not taken only its own (the Legend text's "reveal
   the number of tokens they bid, but not the actions they chose", docs/rules.md#bidding) — is
-  the presentation's (`app.api.skill_games.round_shown_to`).
+  the presentation's (`app.api.kinds.skill_games.round_shown_to`).
 """
 
 from __future__ import annotations

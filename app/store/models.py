@@ -103,7 +103,7 @@ class IdempotencyRecord(Base):
     __tablename__ = "idempotency_keys"
 
     #: Where the key lives: a session's change, `<kind>/<session id>/<the caller's token, as
-    #: its digest's first characters>` (app/api/idempotency.py); a creation, `create/…`.
+    #: its digest's first characters>` (app/api/sessions/idempotency.py); a creation, `create/…`.
     scope: Mapped[str] = mapped_column(String(64), primary_key=True)
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     #: The session a change's key belongs to (null for a creation's): retention forgets a
@@ -121,8 +121,8 @@ Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
 Index("ix_idempotency_keys_session_id", IdempotencyRecord.session_id)
 #: Retention's purge finds expired sessions by status and hour of their last change.
 Index("ix_sessions_status_touched_hour", ContestSession.status, ContestSession.touched_hour)
-#: The deadline sweeper finds the rounds past their deadline (app/api/deadlines.py); only the
-#: few sessions holding one are in it.
+#: The deadline sweeper finds the rounds past their deadline (app/api/sessions/deadlines.py);
+#: only the few sessions holding one are in it.
 Index(
     "ix_sessions_pending_deadline",
     ContestSession.pending_deadline,

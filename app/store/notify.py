@@ -16,7 +16,7 @@ resumes).
 
 **SQLite** (or no database URL): one process; its `recent` holds every change, so a resume is
 replayed at once, and one older than what is kept is answered with the current session (see
-app/api/events.py). Other processes on the same SQLite file do not see each other's events.
+app/api/sessions/events.py). Other processes on the same SQLite file do not see each other's events.
 
 **PostgreSQL**: each process holds one connection (`Hub.start`) that LISTENs on `CHANNEL` and
 also sends this process's messages, batched, by a task of its own. There are two messages:
@@ -37,7 +37,7 @@ change nobody watches. Here a change nobody watches costs a dictionary lookup an
 
 A change's announcement is lost only if its process dies between the commit and the send, or
 the listening connection is down; a subscriber that sees a version missing for `GAP_WAIT_S`
-gets `Gap` and shows the current session instead (app/api/events.py).
+gets `Gap` and shows the current session instead (app/api/sessions/events.py).
 """
 
 from __future__ import annotations
@@ -430,7 +430,8 @@ class Hub:
                 del self._subscribers[subscription.session_id]
 
     def end_streams(self) -> None:
-        """End every stream of this process (it is shutting down: see app/api/events.py)."""
+        """End every stream of this process (it is shutting down: see
+        app/api/sessions/events.py)."""
         self.ending = True
         for streams in self._subscribers.values():
             for subscription in streams:

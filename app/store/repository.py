@@ -143,7 +143,7 @@ class SessionRecord:
     updated_at: datetime
     #: {competitor name: SHA-256 hex of its seat token}; None: a session without seats.
     seat_token_hashes: dict[str, str] | None = None
-    #: A verifiable session's stored server seed (app/api/verifiable.py); None: another.
+    #: A verifiable session's stored server seed (app/api/sessions/verifiable.py); None: another.
     dice_secret: bytes | None = None
 
 
@@ -428,7 +428,7 @@ async def delete_session(connection: Transaction, record: SessionRecord) -> None
 
 # --- verifiable sessions' server seeds -------------------------------------------------------
 
-#: Server seeds stored as they are (their first byte, `SEED_PLAIN` of app/api/security.py):
+#: Server seeds stored as they are (their first byte, `SEED_PLAIN` of app/api/sessions/security.py):
 #: those of sessions made before every deployment had a dice key.
 _PLAIN_SECRETS = Statement(
     lambda: select(sessions.c.id, sessions.c.dice_secret).where(
@@ -755,7 +755,7 @@ async def purge_sessions(
     if not taken:
         return 0
     ids = [session_id for session_id, _ in taken]
-    # A session's keyed changes are stored with its id (app/api/idempotency.py).
+    # A session's keyed changes are stored with its id (app/api/sessions/idempotency.py).
     if postgres:
         await _PURGE_KEYS_PG.execute(connection, {"ids": ids})
         await _PURGE_SESSIONS_PG.execute(connection, {"ids": ids})

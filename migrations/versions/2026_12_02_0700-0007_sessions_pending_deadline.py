@@ -1,10 +1,10 @@
 """The deadline of a round waiting for the seats' dice, in a column of its own and indexed.
 
-A round that collects the seats' dice keeps its deadline in the session's state; the service
-plays it by itself once the deadline has passed (app/api/deadlines.py), and finds such rounds
+A round that collects the seats' dice keeps its deadline in the session's state; the service plays
+it by itself once the deadline has passed (app/api/sessions/deadlines.py), and finds such rounds
 through `pending_deadline` and a partial index holding only the sessions with one, rather than
-reading every session's state. The upgrade fills it in from the states of the sessions holding
-such a round; the downgrade drops it and loses nothing (the state still holds the deadline).
+reading every session's state. The upgrade fills it in from the states of the sessions holding such
+a round; the downgrade drops it and loses nothing (the state still holds the deadline).
 
 Revision ID: 0007
 Revises: 0006

@@ -3,7 +3,7 @@
 A session change's key was scoped by its session (`<kind>/<id>`), shared by every token of it:
 one seat could block the GM's key, learn whether a key was used, or replay the GM's answer.
 The app now scopes it by the token within its session (`<kind>/<id>/<the token's digest>`,
-app/api/idempotency.py), which no longer equals the session's scope, so retention forgets a
+app/api/sessions/idempotency.py), which no longer equals the session's scope, so retention forgets a
 session's keys by the new `session_id` column (indexed) rather than by scope.
 
 The upgrade fills `session_id` from each row's scope (its second part, for every scope but a

@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.requests import Request
 
-from app.api import formats
+from app.api.answers import formats
+from app.api.answers.formats import preferred_form
 from app.api.common import header, respond
-from app.api.formats import preferred_form
 from tests.helpers import Session, bearer
 
 MARKDOWN = {"Accept": "text/markdown"}

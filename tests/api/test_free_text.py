@@ -17,8 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from app.api import formats, kinds
-from app.api.registry import KINDS
+from app.api import kinds
+from app.api.answers import formats
+from app.api.kinds.registry import KINDS
 from app.store.database import null_pool_engine
 from app.store.repository import sessions
 from tests.api.test_skill_games_api import bidding_body, parties

@@ -18,12 +18,20 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from app.api.kinds import AnyKind, Examples, RoundKind, Schemas, purposes
-from app.api.presentation import SessionFields
-from app.api.registry import KINDS
+from app.api.kinds import (
+    AnyKind,
+    Examples,
+    OddsQuestion,
+    RoundKind,
+    Schemas,
+    SessionOdds,
+    purposes,
+)
+from app.api.kinds.registry import KINDS
+from app.api.sessions.presentation import SessionFields
 from app.main import create_app
 from app.rules import serial
-from app.rules.dice import Dice
+from app.rules.dice import Dice, Key, Need
 from app.settings import Settings
 from tests.conformance import Conforming
 from tests.helpers import PROBLEM, Session, assert_problem, bearer
@@ -73,6 +81,28 @@ class CoinRecord(TypedDict):
     summary: str
 
 
+class CoinOdds(TypedDict):
+    """The toy's odds from where it stands: each flip's chance of heads, and how many flips
+    reach the target on average (a negative binomial's mean)."""
+
+    heads_next: float
+    flips_to_target: float
+    summary: str
+
+
+async def coin_odds(
+    config: CoinConfig,
+    state: CoinState,
+    question: OddsQuestion,  # noqa: ARG001 - exact odds take no seed
+) -> CoinOdds:
+    missing = max(config.target - state.heads, 0)
+    return {
+        "heads_next": 0.5,
+        "flips_to_target": 2.0 * missing,
+        "summary": f"{config.name} needs {missing} more heads: {2 * missing} flips on average.",
+    }
+
+
 class CoinRaceSession(SessionFields):
     config: dict[str, Any]
     state: dict[str, int]
@@ -90,6 +120,7 @@ class CoinRaces(RoundKind[CoinConfig, CoinState, CoinFlip]):
     round_model = CoinRound
     resolve_model = None
     dice_model = CoinDice
+    odds = SessionOdds(CoinOdds, coin_odds)
     schemas = Schemas(
         config=dict[str, Any],
         state=dict[str, int],
@@ -113,6 +144,9 @@ class CoinRaces(RoundKind[CoinConfig, CoinState, CoinFlip]):
     ) -> tuple[CoinState, CoinFlip]:
         die = dice.roll(1, 2, who=config.name, purpose="flip")[0]
         return CoinState(state.heads + (die == 2)), CoinFlip(die)
+
+    def needs(self, config: CoinConfig, state: CoinState, body: Any) -> dict[Key, Need]:
+        return {(config.name, "flip"): Need(2, certain=1)}
 
     def resolve_move(self, config: CoinConfig, state: CoinState, body: Any) -> CoinRound:
         return CoinRound()
@@ -156,6 +190,39 @@ def kinds_client(database_url: str) -> Iterator[TestClient]:
     app = create_app(Settings(database_url=database_url), kinds=ALL)
     with TestClient(Conforming(app)) as test_client:
         yield test_client
+
+
+def test_a_new_kind_from_one_module_is_served_documented_playable_and_has_odds(
+    kinds_client: TestClient,
+) -> None:
+    """The toy kind is defined in this module alone and given to `create_app`: its routes
+    are documented in /openapi.json, a session of it plays, and its odds answer."""
+    document = kinds_client.get("/openapi.json").json()
+    operations = {
+        operation["operationId"]
+        for item in document["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "operationId" in operation
+    }
+    assert {
+        "createCoinRace",
+        "playCoinRaceRound",
+        "resolveCoinRace",
+        "oddsCoinRaceFromHere",
+        "giveCoinRaceDice",
+    } <= operations
+    assert "CoinOdds" in document["components"]["schemas"]
+    made = Session(kinds_client, "coin-races", {"name": "Ann", "target": 2})
+    played = made.post("rounds", {"rolls": {"Ann": {"flip": 2}}})
+    assert played.status_code == 200, played.text
+    assert played.json()["round"]["flip"] == 2
+    odds = made.get("odds")
+    assert odds.status_code == 200, odds.text
+    assert odds.json() == {
+        "heads_next": 0.5,
+        "flips_to_target": 2.0,
+        "summary": "Ann needs 1 more heads: 2 flips on average.",
+    }
 
 
 def test_every_kind_names_its_dice_purposes(kind: AnyKind) -> None:
@@ -284,7 +351,7 @@ def test_resolve_answers_a_summary_of_what_it_played(kinds_client: TestClient) -
 def test_a_resolve_past_the_work_limit_is_a_422_naming_it_and_changes_nothing(
     kinds_client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.api import lifecycle
+    from app.api.sessions import lifecycle
 
     monkeypatch.setattr(lifecycle, "MAX_DICE_PER_REQUEST", 50)
     created = kinds_client.post("/v1/coin-races", json={"name": "Ann", "target": 10})

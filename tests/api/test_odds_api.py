@@ -14,11 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.kinds import OddsQuestion
+from app.api.kinds.registry import KINDS
 from app.api.odds import chases as chase_answers
 from app.api.odds import gurps as gurps_answers
 from app.api.odds import skill_games as token_answers
 from app.api.odds.worker import as_json
-from app.api.registry import KINDS
 from app.main import create_app
 from app.rules import arm_wrestling, gurps, races
 from app.rules.dice import Dice

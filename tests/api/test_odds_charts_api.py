@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api import charts, drawing
+from app.api.answers import charts, drawing
 from app.api.odds.skill_games import TOKENS_EXAMPLE
 from app.main import create_app
 from app.settings import Settings

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from app.api.schemas.odds import MAX_OPTIONS
 from app.rules import chases, races, serial
 from app.rules.dice import Dice

@@ -14,8 +14,8 @@ from httpx import Response
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.api import notation as notation_api
-from app.api.formats import plain
+from app.api.answers.formats import plain
+from app.api.oneshots import notation as notation_api
 from app.notation import MAX_DICE, MAX_PARENTHESES, MAX_WORK
 from tests.helpers import assert_problem
 from tests.work_meter import WorkMeter

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.kinds import RoundKind
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from tests.test_docs import anchors
 
 RULES = "docs/rules.md#"

@@ -16,8 +16,8 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api import skill_games as skill_games_api
-from app.api.lifecycle import mutate as original_mutate
+from app.api.kinds import skill_games as skill_games_api
+from app.api.sessions.lifecycle import mutate as original_mutate
 from app.rules import skill_games as skill_games_rules
 from app.rules.dice import SeededRng
 from app.store import repository

@@ -25,7 +25,7 @@ from aiohttp import web
 from arbiter_bot import ArbiterBot, error_message
 from arbiter_client import AsyncArbiter, Problem, ServiceUnavailable
 
-from app.api.formats import markdown
+from app.api.answers.formats import markdown
 from app.store.database import upgrade_to_head
 from tests.store.servers import running_servers
 

@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from tests import forger, verifier_from_doc
 from tests.clients.test_verifiable_dice import PLAYS, sealed_bidding_game
 from tests.helpers import Session, bearer

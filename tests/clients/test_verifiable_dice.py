@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, update
 from sqlalchemy.engine import Engine
 
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from app.store.repository import rounds as rounds_table
 from app.store.repository import sessions as sessions_table
 from tests import verifier_from_doc
@@ -605,7 +605,7 @@ def test_the_server_seed_is_in_no_answer_event_or_log_before_the_reveal(
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from app.api import lifecycle
+    from app.api.sessions import lifecycle
 
     published: list[bytes] = []
     original = getattr(lifecycle, "publish")  # noqa: B009 (imported there by name)
@@ -636,8 +636,8 @@ def test_the_server_seed_is_in_no_answer_event_or_log_before_the_reveal(
         ).scalar_one()
     # Sealed at rest (a dice key is always set now: the tests' ARBITER_DICE_KEY); opened here
     # with the app's key, to look for the seed in everything sent.
-    from app.api.security import SEED_SEALED, open_seed
-    from app.api.verifiable import dice_key
+    from app.api.sessions.security import SEED_SEALED, open_seed
+    from app.api.sessions.verifiable import dice_key
 
     assert stored[:1] == SEED_SEALED
     seed = open_seed(made.id, bytes(stored), dice_key())
@@ -699,7 +699,7 @@ def test_a_sealed_server_seed_is_not_in_the_store_and_is_revealed(
     assert seed not in stored
     assert seed.hex().encode() not in stored
     # Back to no key for the other tests of this process.
-    from app.api import verifiable
+    from app.api.sessions import verifiable
 
     verifiable.configure(None)
 

@@ -22,7 +22,7 @@ from arbiter_client import operations as ops
 from arbiter_client.__main__ import parse
 from arbiter_client.verify import fetch_proof, verify
 
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from app.store.database import upgrade_to_head
 from tests.clients import CLIENT_ROOT
 from tests.store.servers import running_servers

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from app.api import skill_games as present
+from app.api.kinds import skill_games as present
 from app.api.schemas.skill_games import SkillGameCreate
 from app.rules import serial
 from app.rules import skill_games as sg

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from tests.api.test_skill_games_api import bidding_body
 from tests.helpers import Session, assert_problem, bearer
 

@@ -1,4 +1,4 @@
-"""Deadlines that fire by themselves, on SQLite and PostgreSQL (app/api/deadlines.py,
+"""Deadlines that fire by themselves, on SQLite and PostgreSQL (app/api/sessions/deadlines.py,
 docs/api.md#rounds-that-wait-for-the-players-dice).
 
 `sessions.pending_deadline` follows the round waiting for dice (written when it opens, cleared
@@ -29,9 +29,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 from sqlalchemy.dialects import sqlite
 
-from app.api import deadlines
-from app.api.events import hub_of
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
+from app.api.sessions import deadlines
+from app.api.sessions.events import hub_of
 from app.main import create_app
 from app.settings import Settings
 from app.store import repository

@@ -22,8 +22,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from app.api import verifiable
-from app.api.security import SEED_PLAIN, SEED_SEALED, SealedSeed, open_seed
+from app.api.sessions import verifiable
+from app.api.sessions.security import SEED_PLAIN, SEED_SEALED, SealedSeed, open_seed
 from app.main import create_app
 from app.settings import Settings, StartupRefused
 from app.store.database import null_pool_engine, upgrade_to_head

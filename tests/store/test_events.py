@@ -28,9 +28,9 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from app.api import events
-from app.api.events import event_data, publish, start_events, stop_events
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
+from app.api.sessions import events
+from app.api.sessions.events import event_data, publish, start_events, stop_events
 from app.main import create_app
 from app.settings import Settings
 from app.store import notify

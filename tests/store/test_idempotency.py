@@ -19,8 +19,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select, update
 
-from app.api.idempotency import session_scope
-from app.api.security import key_digest
+from app.api.sessions.idempotency import session_scope
+from app.api.sessions.security import key_digest
 from app.store import repository
 from app.store.database import Transaction, null_pool_engine
 from app.store.models import IdempotencyRecord

@@ -19,9 +19,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select, update
 
-from app.api.idempotency import MAX_SCOPE, session_scope
-from app.api.registry import KINDS
-from app.api.security import key_digest, open_body, seal_body
+from app.api.kinds.registry import KINDS
+from app.api.sessions.idempotency import MAX_SCOPE, session_scope
+from app.api.sessions.security import key_digest, open_body, seal_body
 from app.store import repository
 from app.store.database import Transaction, null_pool_engine
 from app.store.repository import idempotency

@@ -576,3 +576,33 @@ def test_resolve_takes_no_dice(store_client: TestClient) -> None:
     )
     assert_problem(garbled, 422)
     assert made.client.post(f"{made.url}/resolve", json={}, headers=made.headers).status_code == 200
+
+
+def test_a_roll_for_keeps_the_dice_a_seat_sent(store_client: TestClient, clock: Clock) -> None:
+    """A seat that sent part of its dice (a conditional Strength die, its sure Constitution
+    die still owed) and is then rolled for by the GM keeps them: they are played, the server
+    rolls only the rest; never dropped."""
+    assert clock.moment == START
+    body = {
+        "a": {"name": "Lydia", "strength_mod": 0, "con_score": 0, "con_mod": 9},
+        "b": {"name": "Ogre", "strength_mod": 0, "con_score": 9, "con_mod": 0},
+        "seats": True,
+        "dice": "verifiable",
+    }
+    made = Session(store_client, "arm-wrestles", body)
+    assert made.post("rounds", COLLECT).status_code == 202
+    assert dice_of(made, "Lydia", 13).status_code == 202
+    assert dice_of(made, "Ogre", 4).status_code == 202
+    played = made.post("rounds/pending/roll-for", {"names": ["Lydia"]})
+    assert played.status_code == 200, played.text
+    record = played.json()["round"]
+    assert record["dice_from"] == {"Lydia": "gm", "Ogre": "seat"}
+    by_key = {(roll["who"], roll["purpose"]): roll for roll in record["rolls"]}
+    constitution = by_key[("Lydia", "constitution")]
+    assert (constitution["source"], "by" in constitution) == ("rolled", False)
+    strength = by_key[("Lydia", "strength")]  # her check passes: 1 + 9 >= 10
+    assert (strength["source"], strength["values"], strength["by"]) == (
+        "supplied",
+        [13],
+        "seat:Lydia",
+    )

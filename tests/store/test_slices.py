@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.api import lifecycle
-from app.api.arm_wrestles import KIND as ARM_WRESTLES
+from app.api.kinds.arm_wrestles import KIND as ARM_WRESTLES
+from app.api.sessions import lifecycle
 from app.rules import arm_wrestling
 from app.store import repository
 from app.store.repository import SessionRecord

@@ -1,7 +1,9 @@
 """Supplied dice count as thrown: nothing is filtered (docs/rules.md#supplied-and-server-dice).
 
 A table that rolls some of its own dice and leaves the rest to the server must play the same
-game as one that leaves every die to the server. For each kind, over HTTP on both databases:
+game as one that leaves every die to the server. For each kind whose dice can go unused (arm
+wrestles, races, chases — plain and collected rounds — opposed checks, precision long throws),
+over HTTP (the sessions on both databases):
 random subsets of (who, purpose) are supplied — their values from a generator independent of
 the server's, uniform like a real die — and the rest are the server's, seeded and unseeded,
 in rounds where the checks that decide whether a die is needed are really due. Then:
@@ -27,15 +29,16 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.api.kinds import RoundKind
-from app.api.registry import KINDS
+from app.api.kinds.registry import KINDS
 from app.notation import NOTATION_ROLLER, notation_dice
-from app.rules import serial
+from app.rules import groups, long_throw, serial
 from app.rules.dice import Dice, Key, Need, SeededRng
 from tests.helpers import Session
 
@@ -449,3 +452,186 @@ def test_collected_rounds_play_the_same_game(store_client: TestClient) -> None:
         del app.state.clock
     assert deadlines > SAMPLES // 10
     assert_distributed_as(counts, exact)
+
+
+# --- one-shots: opposed checks with rerolls ---------------------------------------------------
+
+
+def _opposed_exact() -> dict[Category, Fraction]:
+    """(winner, whether a tie was rerolled) with equal modifiers: each attempt A wins 190 of
+    400, B 190, 20 tie and roll again; after the 21st tied attempt B (defending) wins."""
+    tie = Fraction(1, 20)
+    first = Fraction(190, 400)
+    a_later = first * sum(tie**attempt for attempt in range(1, 21))
+    b_later = tie - a_later
+    return {("A", False): first, ("B", False): first, ("A", True): a_later, ("B", True): b_later}
+
+
+def _opposed_body(table: random.Random) -> dict[str, Any]:
+    competitor: dict[str, Any] = {"name": "A", "modifier": 0}
+    opponent: dict[str, Any] = {"name": "B", "modifier": 0}
+    if table.random() < 0.5:
+        competitor["roll"] = table.randint(1, 20)
+    if table.random() < 0.5:
+        opponent["roll"] = table.randint(1, 20)
+    if table.random() < 0.5:
+        competitor["rerolls"] = {"B": [table.randint(1, 20) for _ in range(table.randint(1, 3))]}
+    if table.random() < 0.5:
+        opponent["rerolls"] = [table.randint(1, 20) for _ in range(table.randint(1, 3))]
+    return {"competitor": competitor, "opponents": [opponent]}
+
+
+def _opposed_supply(body: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The body's dice as (who, purpose) a verifier reads them in `rolls` and `unused`."""
+    competitor, (opponent,) = body["competitor"], body["opponents"]
+    sent: dict[str, dict[str, Any]] = {}
+    for who, given in (("A", competitor), ("B", opponent)):
+        if "roll" in given:
+            sent.setdefault(who, {})["check"] = given["roll"]
+    if "rerolls" in competitor:
+        sent.setdefault("A", {})[groups.reroll_purpose("B")] = competitor["rerolls"]["B"]
+    if "rerolls" in opponent:
+        sent.setdefault("B", {})[groups.reroll_purpose("A")] = opponent["rerolls"]
+    return sent
+
+
+def _opposed_category(pair: groups.OpposedPair) -> Category:
+    return ("A" if pair.competitor_wins else "B", len(pair.attempts) > 1)
+
+
+def test_opposed_checks_with_supplied_rerolls_play_the_same_game(client: TestClient) -> None:
+    """A table's rerolls are used when there is a tie and reported when there is none: never
+    refused, and who wins after how many attempts is distributed as with the server's dice.
+    Power: the same check rejects the outcomes of refuse-and-retry (a supplied reroll without
+    a tie refused, the first dice rolled again), which made a tie far likelier than 1 in 20."""
+    exact = _opposed_exact()
+    table = random.Random("opposed")
+    counts: Counter[Category] = Counter()
+    for trial in range(SAMPLES):
+        body = _opposed_body(table)
+        if trial % 2:
+            body["seed"] = trial
+        answer = client.post("/v1/d20/opposed-checks", json=body)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()
+        check_accounted(result, _opposed_supply(body))
+        pair = result["results"][0]
+        counts[(pair["winner"], len(pair["attempts"]) > 1)] += 1
+    assert_distributed_as(counts, exact)
+
+    filtered: Counter[Category] = Counter()
+    table, server = random.Random("filtered"), random.Random("server")
+    while sum(filtered.values()) < SAMPLES:
+        supplied = _as_supply(_opposed_supply(_opposed_body(table)))
+        for _retry in range(200):
+            dice = Dice(SeededRng(server.randrange(2**62)), supplied)
+            checks = groups.opposed_checks(("A", 0), [("B", 0)], dice)
+            if not dice.leftovers(ended=False):
+                filtered[_opposed_category(checks.results[0])] += 1
+                break
+    worst, threshold = distribution_statistic(filtered, exact)
+    assert worst > threshold, (worst, threshold, filtered)
+
+
+# --- one-shots: a precision long throw ------------------------------------------------------
+
+PRECISION: dict[str, Any] = {
+    "object": "javelin",
+    "mode": "precision",
+    "max_series": 3,
+    "competitors": [
+        {"name": "Ann", "strength_score": 12, "ranged_attack_bonus": 20},
+        {"name": "Bob", "strength_score": 10, "ranged_attack_bonus": 0},
+    ],
+}
+
+
+def _precision_config() -> Any:
+    from app.api.oneshots.long_throws import _thrower, _thrown
+    from app.api.schemas.long_throws import LongThrowRequest
+
+    body = LongThrowRequest.model_validate(PRECISION)
+    return long_throw.long_throw_config(
+        _thrown(body),
+        [_thrower(competitor) for competitor in body.competitors],
+        mode=body.mode,
+        into_wall=body.into_wall,
+        max_series=body.max_series,
+        toss_distance_ft=body.toss_distance_ft,
+        far_shot_doubles=body.far_shot_doubles,
+    )
+
+
+def _next_series(config: Any, state: Any, dice: Dice) -> Category:
+    after: Category = long_throw.precision_series(config, state, dice)[0]
+    return after
+
+
+def _precision_exact() -> dict[Category, Fraction]:
+    """Who is still in at the end, after how many series: series by series, each series'
+    dice walked exactly."""
+    config = _precision_config()
+    frontier: dict[Any, Fraction] = {long_throw.precision_start(config): Fraction(1)}
+    ended: dict[Category, Fraction] = {}
+    while frontier:
+        following: dict[Any, Fraction] = {}
+        for state, weight in frontier.items():
+            if state.finished:
+                key = (state.still_in, state.series_played)
+                ended[key] = ended.get(key, Fraction(0)) + weight
+                continue
+            after = exact_outcomes(partial(_next_series, config, state))
+            for next_state, chance in after.items():
+                following[next_state] = following.get(next_state, Fraction(0)) + weight * chance
+        frontier = following
+    return ended
+
+
+def _precision_rolls(table: random.Random) -> dict[str, list[int]]:
+    return {
+        competitor["name"]: [table.randint(1, 20) for _ in range(table.randint(1, 3))]
+        for competitor in PRECISION["competitors"]
+        if table.random() < 0.6
+    }
+
+
+def test_a_precision_throw_with_supplied_throws_plays_the_same_game(client: TestClient) -> None:
+    """Throws a table supplies for series the competition never reaches are reported, never
+    refused, and who is left at the end is distributed as with the server's dice; the check
+    rejects refuse-and-retry, which only let rounds through that used every supplied throw."""
+    exact = _precision_exact()
+    assert len(exact) == 7  # every way it can end is possible here
+    table = random.Random("precision")
+    counts: Counter[Category] = Counter()
+    for trial in range(SAMPLES):
+        rolls = _precision_rolls(table)
+        competitors = [
+            {
+                **competitor,
+                **({"roll": rolls[competitor["name"]]} if competitor["name"] in rolls else {}),
+            }
+            for competitor in PRECISION["competitors"]
+        ]
+        body = {**PRECISION, "competitors": competitors, **({"seed": trial} if trial % 2 else {})}
+        answer = client.post("/v1/long-throws", json=body)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()
+        check_accounted(result, {name: {"throw": values} for name, values in rolls.items()})
+        counts[(tuple(result["winners"]), len(result["series"]))] += 1
+    assert_distributed_as(counts, exact)
+
+    config = _precision_config()
+    table, server = random.Random("filtered"), random.Random("server")
+    filtered: Counter[Category] = Counter()
+    while sum(filtered.values()) < SAMPLES:
+        supplied: dict[Key, list[int]] = {
+            (name, long_throw.THROW): values for name, values in _precision_rolls(table).items()
+        }
+        for _retry in range(200):
+            dice = Dice(SeededRng(server.randrange(2**62)), supplied)
+            outcome = long_throw.resolve_long_throw(config, dice)
+            if not dice.leftovers(ended=False):
+                filtered[(outcome.winners, len(outcome.series))] += 1
+                break
+    worst, threshold = distribution_statistic(filtered, exact)
+    assert worst > threshold, (worst, threshold, filtered)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.api.cairn import POSITIONS
 from app.api.odds.figures import distribution, exact, percent, probability
+from app.api.oneshots.cairn import POSITIONS
 from app.api.schemas.odds import OddsCairnAnswer
 from app.rules import cairn
 from app.rules.odds import cairn as cairn_odds

@@ -9,7 +9,7 @@ from typing import TypeVar
 from fastapi import Request
 from starlette.responses import Response
 
-from app.api import charts
+from app.api.answers import charts
 from app.api.odds.worker import off_loop_bytes
 from app.rules.odds import fraction_text
 

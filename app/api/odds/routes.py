@@ -15,10 +15,8 @@ import orjson
 from fastapi import APIRouter, Body, Request
 from starlette.responses import Response
 
-from app.api import charts
-from app.api.arm_wrestles import KIND as ARM_WRESTLES
-from app.api.chases import KIND as CHASES
-from app.api.chases import check_terrain
+from app.api.answers import charts
+from app.api.answers.formats import markdown_message, postable, preferred_form, text_message
 from app.api.common import (
     MARKDOWN,
     TEXT,
@@ -29,13 +27,16 @@ from app.api.common import (
     read_body,
     refuse_other_types,
 )
-from app.api.formats import markdown_message, postable, preferred_form, text_message
-from app.api.gurps import distinct_names
+from app.api.kinds.arm_wrestles import KIND as ARM_WRESTLES
+from app.api.kinds.chases import KIND as CHASES
+from app.api.kinds.chases import check_terrain
+from app.api.kinds.races import KIND as RACES
+from app.api.kinds.skill_games import KIND as SKILL_GAMES
 from app.api.odds import cairn, chases, gurps, races, skill_games
 from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.odds.figures import maybe_chart, maybe_grouped_chart
 from app.api.odds.worker import inline_cached, off_loop, off_loop_bytes, preload
-from app.api.races import KIND as RACES
+from app.api.oneshots.gurps import distinct_names
 from app.api.routing import DeferredBody, LeanRoute, declare_body
 from app.api.schemas.arm_wrestles import ArmWrestleCreate
 from app.api.schemas.cairn import CairnRollRequest
@@ -59,7 +60,6 @@ from app.api.schemas.odds import (
     OddsSkillGameTokensRequest,
     OddsSuccessRollAnswer,
 )
-from app.api.skill_games import KIND as SKILL_GAMES
 from app.rules import cairn as cairn_rules
 from app.rules import chases as chase_rules
 from app.rules import gurps as gurps_rules

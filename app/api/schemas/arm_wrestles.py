@@ -12,7 +12,6 @@ from typing import Annotated, NotRequired
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.presentation import SessionFields
 from app.api.schemas.common import (
     ANSWER,
     D20,
@@ -25,6 +24,7 @@ from app.api.schemas.common import (
     Seed,
     Strict,
 )
+from app.api.sessions.presentation import SessionFields
 from app.rules import arm_wrestling as rules
 from app.rules.common import ability_modifier
 from app.rules.violations import MAX_NOTATION_CHARS

@@ -16,7 +16,6 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.presentation import SessionFields
 from app.api.schemas.common import (
     ANSWER,
     D20,
@@ -44,6 +43,7 @@ from app.api.schemas.races import (
     by_key,
     one_or_many,
 )
+from app.api.sessions.presentation import SessionFields
 from app.rules import chases as rules
 from app.rules.chases import (
     DEFAULT_CHASER_CHECK,

@@ -31,7 +31,6 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from typing_extensions import TypedDict
 
-from app.api.presentation import SessionFields
 from app.api.schemas.common import (
     ANSWER,
     D20,
@@ -44,6 +43,7 @@ from app.api.schemas.common import (
     Seed,
     Strict,
 )
+from app.api.sessions.presentation import SessionFields
 from app.rules import races as rules
 from app.rules.common import ability_modifier
 from app.rules.races import (

@@ -13,7 +13,6 @@ from typing import Literal
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from app.api.presentation import SessionFields
 from app.api.schemas.common import (
     ANSWER,
     CollectedKeys,
@@ -27,6 +26,7 @@ from app.api.schemas.common import (
     Strict,
 )
 from app.api.schemas.gurps import RegularContestOptions
+from app.api.sessions.presentation import SessionFields
 from app.rules import gurps
 
 

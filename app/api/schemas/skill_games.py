@@ -13,7 +13,6 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.presentation import SessionFields
 from app.api.schemas.common import (
     ANSWER,
     D20,
@@ -25,6 +24,7 @@ from app.api.schemas.common import (
     Strict,
     Text,
 )
+from app.api.sessions.presentation import SessionFields
 from app.rules import skill_games as rules
 from app.rules.skill_games import MAX_MEMBERS, MAX_PARTIES, MAX_ROUNDS, MIN_PARTIES
 

@@ -417,11 +417,14 @@ export function supplierProblem(by, who, number, diceFrom, parties) {
   if (number === 0) return by === "gm" ? null : `supplied at creation by ${by}, not the GM`;
   const answered = diceFrom !== null && typeof who === "string" && has(diceFrom, who) ? diceFrom[who] : null;
   if (answered !== null && answered !== undefined) {
-    let allowed;
-    if (answered === "seat") allowed = `seat:${who}`;
-    else if (answered === "gm") allowed = "gm";
-    else return `supplied by ${by}, but the server rolled ${who}'s dice (${answered})`;
-    return by === allowed ? null : `supplied by ${by}, but ${who}'s dice came from ${allowed}`;
+    // A seat's own dice are played under any answer (sent whole, or in part before the GM,
+    // the seat itself or the deadline had the server roll the rest); the GM's only where
+    // the GM answered.
+    if (by === `seat:${who}` || (by === "gm" && answered === "gm")) return null;
+    if (answered === "deadline" || answered === "roll-for-me") {
+      return `supplied by ${by}, but the server rolled ${who}'s dice (${answered})`;
+    }
+    return `supplied by ${by}, but ${who}'s dice came from ${answered}`;
   }
   if (by === "gm") return null;
   if (by.startsWith("party:")) {

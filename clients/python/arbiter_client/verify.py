@@ -514,13 +514,14 @@ def supplier_problem(
         return None if by == "gm" else f"supplied at creation by {by}, not the GM"
     answered = dice_from.get(who) if dice_from is not None and isinstance(who, str) else None
     if answered is not None:
-        if answered == "seat":
-            allowed = f"seat:{who}"
-        elif answered == "gm":
-            allowed = "gm"
-        else:
+        # A seat's own dice are played under any answer (sent whole, or in part before the
+        # GM, the seat itself or the deadline had the server roll the rest); the GM's only
+        # where the GM answered.
+        if by == f"seat:{who}" or (by == "gm" and answered == "gm"):
+            return None
+        if answered in ("deadline", "roll-for-me"):
             return f"supplied by {by}, but the server rolled {who}'s dice ({answered})"
-        return None if by == allowed else f"supplied by {by}, but {who}'s dice came from {allowed}"
+        return f"supplied by {by}, but {who}'s dice came from {answered}"
     if by == "gm":
         return None
     if by.startswith("party:"):

@@ -23,9 +23,9 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from app.api import pending
 from app.api.kinds import AnyKind
-from app.api.lifecycle import settle_in
+from app.api.sessions import pending
+from app.api.sessions.lifecycle import settle_in
 from app.store.database import Store, Unavailable
 from app.store.repository import past_deadline
 

@@ -27,11 +27,9 @@ from app.api.kinds import (
     best_and_summary,
     load_session,
 )
-from app.api.lifecycle import Change, gm_only, kind_router, mutate
+from app.api.kinds.races import check_damage_notation
 from app.api.odds.chases import chase_choices_odds, chase_odds_from
 from app.api.odds.figures import percent
-from app.api.presentation import session_answer
-from app.api.races import check_damage_notation
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.chases import (
     ChaseConfig,
@@ -58,7 +56,9 @@ from app.api.schemas.odds import (
     OddsChaseChoicesRequest,
     OddsChaseFromHereRequest,
 )
-from app.api.security import Role
+from app.api.sessions.lifecycle import Change, gm_only, kind_router, mutate
+from app.api.sessions.presentation import session_answer
+from app.api.sessions.security import Role
 from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need

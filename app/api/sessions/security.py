@@ -5,7 +5,7 @@ constant time. Idempotency keys are stored only as digests too, and a stored ans
 encrypted and authenticated with AES-256-GCM under a key derived (HKDF-SHA256) from the raw
 Idempotency-Key, which only the caller holds: an altered stored answer is refused, never
 replayed. A creation's stored answer holds the new session's tokens only when the caller
-scoped its key with a secret of its own (see `creation_scope` in app/api/idempotency.py).
+scoped its key with a secret of its own (see `creation_scope` in app/api/sessions/idempotency.py).
 """
 
 from __future__ import annotations

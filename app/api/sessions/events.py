@@ -48,9 +48,9 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from app.api.kinds import AnyKind, LiveEvent
-from app.api.presentation import session_answer
-from app.api.security import bearer_token, role_of
-from app.api.work import unit_of_work
+from app.api.sessions.presentation import session_answer
+from app.api.sessions.security import bearer_token, role_of
+from app.api.sessions.work import unit_of_work
 from app.errors import NotFound, ServiceUnavailable, TooManyStreams
 from app.settings import Settings
 from app.store import repository

@@ -1,6 +1,6 @@
 """The charts themselves, drawn with matplotlib (docs/api.md#answer-formats).
 
-Imported only where charts are drawn, in the odds worker process (`app.api.charts` hands the
+Imported only where charts are drawn, in the odds worker process (`app.api.answers.charts` hands the
 work there): the service's own processes never load matplotlib, numpy and Pillow, which
 would make every garbage collection of theirs walk a hundred thousand more objects.
 Drawn with matplotlib's object API on the Agg backend (no pyplot: no global figure state,
@@ -23,7 +23,7 @@ from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from app.api.image_types import SVG, ImageType
+from app.api.answers.image_types import SVG, ImageType
 
 
 def bar_chart(

@@ -44,7 +44,6 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
-from app.api import verifiable
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -57,18 +56,8 @@ from app.api.kinds import (
     best_and_summary,
     load_session,
 )
-from app.api.lifecycle import (
-    Authorize,
-    Change,
-    StoredRound,
-    gm_only,
-    kind_router,
-    mutate,
-    require_active,
-)
 from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json
 from app.api.odds.worker import as_json, inline_cached, off_loop
-from app.api.presentation import session_answer
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.odds import (
@@ -104,7 +93,18 @@ from app.api.schemas.skill_games import (
     SkillGameState,
     SkillGameTakenEffect,
 )
-from app.api.security import Role
+from app.api.sessions import verifiable
+from app.api.sessions.lifecycle import (
+    Authorize,
+    Change,
+    StoredRound,
+    gm_only,
+    kind_router,
+    mutate,
+    require_active,
+)
+from app.api.sessions.presentation import session_answer
+from app.api.sessions.security import Role
 from app.errors import Forbidden
 from app.rules import serial
 from app.rules import skill_games as rules

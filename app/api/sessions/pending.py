@@ -135,10 +135,11 @@ def due(record: SessionRecord, now: datetime) -> bool:
 def given(
     pending: Mapping[str, Any], name: str, dice: Mapping[str, Any] | None, by: DiceFrom
 ) -> dict[str, Any]:
-    """`pending` with `name` answered for by `by` (`dice` None: the server rolls them): the
-    GM's dice or roll-for, or a seat's "roll for me", are the name's whole answer; a seat's
-    dice are added to any it sent before, and it is done once it has sent every die it surely
-    rolls (`owes`), the rest the server's when the round needs them."""
+    """`pending` with `name` answered for by `by` (`dice` None: the server rolls them): a
+    seat's dice are added to any it sent before, and it is done once it has sent every die it
+    surely rolls (`owes`); the GM's dice replace them; a roll-for (the GM's, or the seat's
+    "roll for me") keeps any dice the seat sent, the rest the server's when the round needs
+    them."""
     held = dict(pending["dice"])
     who_gave = dict(pending.get("given") or {})
     answered = dict(pending["from"])
@@ -147,14 +148,11 @@ def given(
         who_gave[name] = "seat"
         if owed_missing(pending, name, held[name]):
             return {**pending, "dice": held, "given": who_gave}
-    elif by == "roll-for-me":
-        pass  # the dice it sent stay its own; the server rolls the rest
     elif dice:
         held[name] = dict(dice)
         who_gave[name] = "gm"
-    else:
-        held.pop(name, None)
-        who_gave.pop(name, None)
+    # Else the server rolls for it ("roll for me", the GM's roll-for, the deadline): any dice
+    # the seat sent stay its own and are played; the server rolls the rest.
     answered[name] = by
     return {**pending, "dice": held, "from": answered, "given": who_gave}
 

@@ -1,7 +1,7 @@
 """`Idempotency-Key`: one claim per keyed request, answered by a replay, a claim, or a refusal.
 
 The stored answer is written in the same transaction as the change it describes, keyed by the
-digest of (scope, key) and sealed under the raw key (app/api/security.py). A key's scope is
+digest of (scope, key) and sealed under the raw key (app/api/sessions/security.py). A key's scope is
 the token that used it within its session (`session_scope`: no other token of the session,
 whatever its role, can block, probe or replay it), or for creations the kind, narrowed to the
 caller when it sends a bearer secret of its own (`creation_scope`).
@@ -21,9 +21,9 @@ import orjson
 from fastapi import Request
 from starlette.responses import Response
 
+from app.api.answers.formats import preferred_form
 from app.api.common import JSON, header, message_response, read_body
-from app.api.formats import preferred_form
-from app.api.security import (
+from app.api.sessions.security import (
     TamperedAnswer,
     key_digest,
     open_body,
@@ -31,7 +31,7 @@ from app.api.security import (
     seal_body,
     token_hash,
 )
-from app.api.work import UnitOfWork
+from app.api.sessions.work import UnitOfWork
 from app.errors import Conflict, InvalidInput
 from app.store import repository
 from app.store.database import Contended, Transaction
@@ -222,7 +222,7 @@ async def guarded(
 
 def answer_response(request: Request, answer: Answer) -> Response:
     """The answer as sent: JSON bytes as stored, or a chat message for `Accept: text/plain`
-    or `text/markdown` (app/api/formats.py).
+    or `text/markdown` (app/api/answers/formats.py).
 
     A creation (201, carrying the session's tokens, shown nowhere else) is JSON whatever
     `Accept` says.

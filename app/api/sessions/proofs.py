@@ -19,10 +19,12 @@ from pydantic import with_config
 from starlette.responses import Response
 from typing_extensions import TypedDict
 
-from app.api import pending, verifiable
 from app.api.common import message_doc, respond
 from app.api.kinds import AnyKind, load_session
-from app.api.lifecycle import (
+from app.api.routing import DeferredBody, answers, declare_body
+from app.api.schemas.common import ANSWER, RollRecord, SeedBody
+from app.api.sessions import pending, verifiable
+from app.api.sessions.lifecycle import (
     MAX_PAGE,
     START_ROLLS,
     Change,
@@ -34,10 +36,8 @@ from app.api.lifecycle import (
     schema_prefix,
     settled_read,
 )
-from app.api.presentation import AnswerTypes, etag, session_answer
-from app.api.routing import DeferredBody, answers, declare_body
-from app.api.schemas.common import ANSWER, RollRecord, SeedBody
-from app.api.security import Role, bearer_token, role_of
+from app.api.sessions.presentation import AnswerTypes, etag, session_answer
+from app.api.sessions.security import Role, bearer_token, role_of
 from app.errors import Conflict, NotFound
 from app.rules.verifiable import SCHEME, seeds_digest
 from app.store import repository

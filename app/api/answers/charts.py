@@ -2,7 +2,7 @@
 
 `Accept: image/svg+xml` gives an SVG a web page can embed (its text kept as text, so the axis
 and values can be read and searched); `Accept: image/png` a PNG a Discord bot can attach.
-The drawing itself is `app.api.drawing`'s (matplotlib), run in the odds worker process:
+The drawing itself is `app.api.answers.drawing`'s (matplotlib), run in the odds worker process:
 `bar_chart_bytes` and `grouped_bar_chart_bytes` import it when they run there, so the
 service's own processes never load matplotlib.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from app.api.image_types import PNG, SVG, ImageType
+from app.api.answers.image_types import PNG, SVG, ImageType
 
 __all__ = ["PNG", "SVG", "ImageType", "bar_chart_bytes", "grouped_bar_chart_bytes", "wanted_image"]
 
@@ -35,7 +35,7 @@ def bar_chart_bytes(
     distribution: tuple[tuple[str, float], ...], title: str, xlabel: str, kind: ImageType
 ) -> bytes:
     """`bar_chart` with hashable, picklable arguments (for a worker process and a cache)."""
-    from app.api import drawing  # here, in the worker: see the module docstring
+    from app.api.answers import drawing  # here, in the worker: see the module docstring
 
     return drawing.bar_chart(dict(distribution), title=title, xlabel=xlabel, kind=kind)
 
@@ -49,7 +49,7 @@ def grouped_bar_chart_bytes(
 ) -> bytes:
     """`grouped_bar_chart` with hashable, picklable arguments (for a worker process and a
     cache): `((name, ((value, probability), ...)), ...)`."""
-    from app.api import drawing  # here, in the worker: see the module docstring
+    from app.api.answers import drawing  # here, in the worker: see the module docstring
 
     return drawing.grouped_bar_chart(
         {name: dict(distribution) for name, distribution in series},

@@ -12,9 +12,9 @@ from typing import Annotated
 from fastapi import APIRouter, Body
 
 from app.api.common import examples, make_dice
-from app.api.gurps import competitor_roll
 from app.api.odds.figures import exact, percent, probability
 from app.api.odds.worker import off_loop
+from app.api.oneshots.gurps import competitor_roll
 from app.api.routing import LeanRoute, one_shot_router
 from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.groups import (

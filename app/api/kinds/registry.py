@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.api import arm_wrestles, chases, races, regular_contests, skill_games
-from app.api.kinds import AnyKind
+from app.api.kinds import AnyKind, arm_wrestles, chases, races, regular_contests, skill_games
 
 KINDS: Mapping[str, AnyKind] = {
     kind.path: kind

@@ -19,11 +19,11 @@ from typing import Annotated, Any, Generic, Literal, NotRequired, TypeVar
 from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
-from app.api import pending
 from app.api.kinds import AnyKind, load_config, load_session
-from app.api.pending import PendingRound
 from app.api.schemas.common import ANSWER, RollRecord, RuleLink
-from app.api.verifiable import VERIFIABLE
+from app.api.sessions import pending
+from app.api.sessions.pending import PendingRound
+from app.api.sessions.verifiable import VERIFIABLE
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")

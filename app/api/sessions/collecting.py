@@ -1,11 +1,11 @@
 """Rounds that wait for the players' dice (docs/api.md#rounds-that-wait-for-the-players-dice):
 the seats' dice, the GM rolling for a seat, and the GM cancelling the round.
 
-The GM opens such a round with `POST …/rounds` and `"collect": true` (app/api/lifecycle.py);
-these routes give it its dice. Each is a change through `mutate`, with its guarantees
-(If-Match, Idempotency-Key, a live event), and a round waiting past its deadline plays before
-any call touches its session (`lifecycle.settle`). What a round waits for is shown (who), never
-what a seat rolled, until the round plays (app/api/pending.py).
+The GM opens such a round with `POST …/rounds` and `"collect": true`
+(app/api/sessions/lifecycle.py); these routes give it its dice. Each is a change through `mutate`,
+with its guarantees (If-Match, Idempotency-Key, a live event), and a round waiting past its deadline
+plays before any call touches its session (`lifecycle.settle`). What a round waits for is shown
+(who), never what a seat rolled, until the round plays (app/api/sessions/pending.py).
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ from fastapi import APIRouter, Request
 from pydantic import Field, create_model
 from starlette.responses import Response
 
-from app.api import pending
 from app.api.common import message_doc
 from app.api.kinds import RoundKind, load_session
-from app.api.lifecycle import (
+from app.api.routing import DeferredBody, declare_body
+from app.api.schemas.common import Name, Strict
+from app.api.sessions import pending
+from app.api.sessions.lifecycle import (
     AnyRoundKind,
     Change,
     bound,
@@ -36,10 +38,8 @@ from app.api.lifecycle import (
     supplied_dice,
     waiting_change,
 )
-from app.api.presentation import AnswerTypes, session_answer
-from app.api.routing import DeferredBody, declare_body
-from app.api.schemas.common import Name, Strict
-from app.api.security import Role
+from app.api.sessions.presentation import AnswerTypes, session_answer
+from app.api.sessions.security import Role
 from app.errors import Conflict, Forbidden
 from app.notation import notation_dice
 from app.rules.dice import check_supplied
@@ -134,12 +134,8 @@ async def roll_for(
             if name not in missing:
                 raise RulesError(f"the round waits for no dice from {name!r}", ("names", index))
         for name in body.value.names:
-            if role.is_gm:
-                waiting = pending.given(waiting, name, None, "gm")
-            else:
-                # A seat's "roll for me": the server rolls the dice it has not sent.
-                held = waiting["dice"].get(name)
-                waiting = pending.given(waiting, name, held, "roll-for-me")
+            # The server rolls the dice the seat has not sent (any it sent are played).
+            waiting = pending.given(waiting, name, None, "gm" if role.is_gm else "roll-for-me")
         return _after(kind, record, waiting, names=list(body.value.names))
 
     return await mutate(

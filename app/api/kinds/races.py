@@ -14,7 +14,6 @@ from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from app.api import pending
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -27,10 +26,8 @@ from app.api.kinds import (
     best_and_summary,
     load_session,
 )
-from app.api.lifecycle import Change, kind_router, mutate, require_active
 from app.api.odds.figures import percent
 from app.api.odds.races import race_choices_odds, race_odds_from
-from app.api.presentation import session_answer
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.odds import (
     OddsRaceAnswer,
@@ -53,7 +50,10 @@ from app.api.schemas.races import (
     RaceSession,
     RaceState,
 )
-from app.api.security import Role
+from app.api.sessions import pending
+from app.api.sessions.lifecycle import Change, kind_router, mutate, require_active
+from app.api.sessions.presentation import session_answer
+from app.api.sessions.security import Role
 from app.errors import Conflict, Forbidden
 from app.notation import validate_notation
 from app.rules import races as rules

@@ -9,12 +9,12 @@ through `mutate`, which gives it the same guarantees:
 * one write transaction per request (see app/store/database.py), the body read before it —
   but for a round waiting for the seats' dice past its deadline, which the request finds and
   plays first in a transaction of its own (`settle`: a change of its own, at the deadline;
-  the deadline sweeper, app/api/deadlines.py, plays such rounds the same way when no call
+  the deadline sweeper, app/api/sessions/deadlines.py, plays such rounds the same way when no call
   comes);
 * tokens checked in constant time: no token 401, a token of no role in this session 404,
   a role that may not do this 403;
 * `If-Match` against the session's version (412 and nothing changes);
-* `Idempotency-Key` (app/api/idempotency.py): the stored answer is written in the same
+* `Idempotency-Key` (app/api/sessions/idempotency.py): the stored answer is written in the same
   transaction as the change and replayed for the same request;
 * every round appended with its inputs and every die, version bumped by exactly one;
 * what the change announces (its live event) and counts (rounds, finished sessions) comes
@@ -41,18 +41,8 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from app.api import pending, verifiable
+from app.api.answers.formats import postable
 from app.api.common import header, message_doc, read_body, respond
-from app.api.events import events_doc, publish, stream_events
-from app.api.formats import postable
-from app.api.idempotency import (
-    Answer,
-    answer_response,
-    creation_scope,
-    guarded,
-    keyed,
-    session_keyed,
-)
 from app.api.kinds import (
     AnyKind,
     OddsQuestion,
@@ -61,10 +51,20 @@ from app.api.kinds import (
     load_session,
     purposes,
 )
-from app.api.presentation import AnswerTypes, etag, session_answer
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
 from app.api.schemas.common import Collecting, validate_json
-from app.api.security import (
+from app.api.sessions import pending, verifiable
+from app.api.sessions.events import events_doc, publish, stream_events
+from app.api.sessions.idempotency import (
+    Answer,
+    answer_response,
+    creation_scope,
+    guarded,
+    keyed,
+    session_keyed,
+)
+from app.api.sessions.presentation import AnswerTypes, etag, session_answer
+from app.api.sessions.security import (
     Role,
     bearer_token,
     new_token,
@@ -73,8 +73,8 @@ from app.api.security import (
     seal_seed,
     token_hash,
 )
-from app.api.verifiable import Derivation, seeding
-from app.api.work import unit_of_work
+from app.api.sessions.verifiable import Derivation, seeding
+from app.api.sessions.work import unit_of_work
 from app.errors import (
     Conflict,
     Forbidden,
@@ -178,15 +178,16 @@ class Change(Generic[StateT]):
     rounds: list[StoredRound] = field(default_factory=list)
     #: Builds the answer from the updated session: (status code, body).
     answer: Callable[[SessionRecord], tuple[int, Mapping[str, Any]]] | None = None
-    #: Its live event's name (app/api/events.py).
+    #: Its live event's name (app/api/sessions/events.py).
     event: str = "round"
     #: The live event's data when the answer is trimmed for the token that asked (a party's
     #: view of a round, `RoundView`): built like `answer`, whole; None: the answer's own.
     event_answer: Callable[[SessionRecord], Mapping[str, Any]] | None = None
-    #: The round waiting for dice after the change (app/api/pending.py); None: none.
+    #: The round waiting for dice after the change (app/api/sessions/pending.py); None: none.
     collecting: Mapping[str, Any] | None = None
-    #: A verifiable session's public part after a change of its seeds (app/api/verifiable.py);
-    #: None: the lifecycle carries it on (its head moved on by the change's rounds).
+    #: A verifiable session's public part after a change of its seeds
+    #: (app/api/sessions/verifiable.py); None: the lifecycle carries it on (its head moved on
+    #: by the change's rounds).
     verifiable: Mapping[str, Any] | None = None
 
 

@@ -3,7 +3,7 @@
 A kind is data: its rules (pure functions over frozen dataclasses), its schemas (pydantic
 request bodies that build the rules' config with `to_rules()`, and TypedDicts describing its
 answers) and its presentation (the JSON record, the summary line). The shared lifecycle
-(`app/api/lifecycle.py`) knows nothing else about a kind.
+(`app/api/sessions/lifecycle.py`) knows nothing else about a kind.
 
 Two shapes:
 * `ContestKind`: what every kind has (creation, how a session is shown, its own routes); a
@@ -175,8 +175,9 @@ def best_and_summary(
 
 @dataclass(frozen=True, slots=True)
 class LiveEvent:
-    """One live event of a kind's own routes (app/api/events.py): its `event:` name, the schema
-    of its `data:` (the answer of the call that makes it) and that call, in markdown."""
+    """One live event of a kind's own routes (app/api/sessions/events.py): its `event:` name,
+    the schema of its `data:` (the answer of the call that makes it) and that call, in
+    markdown."""
 
     name: str
     schema: str

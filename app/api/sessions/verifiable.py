@@ -1,12 +1,12 @@
 """Verifiable sessions' dice (docs/verifiable-dice.md): what the lifecycle keeps and derives.
 
-A session created with `"dice": "verifiable"` has a secret server seed, stored in the session's
-row (`dice_secret`: sealed under the dice key when one is set, `app/api/security.py`) and in no
-answer, log line or live event before the reveal; and, beside the rules' state under
-`verifiable`, its public part: `{"commitment", "seeds": [{"by", "seed"}], "genesis_link",
-"head", "open", "seeds_link"}` — the commitment (SHA-256 of the server seed), the seeds the
-token holders added, the chain's first link and its head, whether seeds are still taken
-(until the session's first change of any other kind, which chains them: `seeds_link`).
+A session created with `"dice": "verifiable"` has a secret server seed, stored in the session's row
+(`dice_secret`: sealed under the dice key when one is set, `app/api/sessions/security.py`) and in no
+answer, log line or live event before the reveal; and, beside the rules' state under `verifiable`,
+its public part: `{"commitment", "seeds": [{"by", "seed"}], "genesis_link", "head", "open",
+"seeds_link"}` — the commitment (SHA-256 of the server seed), the seeds the token holders added, the
+chain's first link and its head, whether seeds are still taken (until the session's first change of
+any other kind, which chains them: `seeds_link`).
 
 Every server die of such a session is derived at its place (`Derivation.rng`, the rules'
 `DerivedRng`); every supplied roll records who supplied it (`supplier`); every round stored
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from app.api.security import SEED_PLAIN, Role, open_seed, seal_seed
+from app.api.sessions.security import SEED_PLAIN, Role, open_seed, seal_seed
 from app.errors import InvalidInput
 from app.rules.dice import DieRoll
 from app.rules.verifiable import (

@@ -1,0 +1,1 @@
+"""How answers are written besides JSON: chat text and markdown, and charts."""
