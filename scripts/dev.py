@@ -78,20 +78,51 @@ def ensure_environment() -> None:
         f"installing {packages} locked dependencies (a minute or two the first time) ...",
         flush=True,
     )
-    run(
-        PYTHON,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--require-hashes",
-        "--no-deps",
-        "-r",
-        LOCK,
-    )
+    install(packages)
     STAMP.write_text(wanted)
     print(f"installed in {time.monotonic() - started:.0f} s", flush=True)
+
+
+#: A progress line every this many packages fetched.
+PROGRESS_EVERY = 20
+
+
+def install(packages: int) -> None:
+    """pip install the lock, with a line every `PROGRESS_EVERY` packages (pip's own lines are
+    kept back, and printed whole if it fails)."""
+    pip = subprocess.Popen(
+        [
+            str(PYTHON),
+            "-m",
+            "pip",
+            "install",
+            "--progress-bar",
+            "off",
+            "--disable-pip-version-check",
+            "--require-hashes",
+            "--no-deps",
+            "-r",
+            str(LOCK),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert pip.stdout is not None
+    said: list[str] = []
+    fetched = 0
+    for line in pip.stdout:
+        said.append(line)
+        if line.startswith("Collecting "):
+            fetched += 1
+            if fetched % PROGRESS_EVERY == 0:
+                print(f"  {fetched}/{packages} packages fetched", flush=True)
+        elif line.startswith("Installing collected packages"):
+            print(f"  {fetched}/{packages} packages fetched; unpacking them ...", flush=True)
+    if pip.wait() != 0:
+        sys.stdout.write("".join(said))
+        sys.exit(pip.returncode)
 
 
 def environment(**extra: str) -> dict[str, str]:

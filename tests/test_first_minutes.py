@@ -8,11 +8,13 @@ tests, no virtualenv step); each case fails before uvicorn or the odds kernel is
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +163,52 @@ def test_skipped_groups_count_each_reason_most_first() -> None:
         "1 skipped: no chromium on PATH: run playwright install chromium",
     ]
     assert skipped_groups([]) == []
+
+
+def load_dev() -> Any:
+    """scripts/dev.py, loaded from its file (it needs only the standard library)."""
+    spec = importlib.util.spec_from_file_location("dev", PROJECT_ROOT / "scripts" / "dev.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def fake_pip(tmp_path: Path, collected: int, status: int) -> Path:
+    """A stand-in for `.venv/bin/python -m pip install …`: says what pip says, exits `status`."""
+    script = tmp_path / "python"
+    lines = [f"Collecting package-{n}==1.0" for n in range(collected)]
+    lines += ["Installing collected packages: ...", "ERROR: no space left" if status else "ok"]
+    script.write_text(
+        "#!/bin/sh\n" + "".join(f"echo '{line}'\n" for line in lines) + f"exit {status}\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_the_first_install_shows_its_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dev = load_dev()
+    monkeypatch.setattr(dev, "PYTHON", fake_pip(tmp_path, 45, 0))
+    dev.install(45)
+    assert capsys.readouterr().out.splitlines() == [
+        "  20/45 packages fetched",
+        "  40/45 packages fetched",
+        "  45/45 packages fetched; unpacking them ...",
+    ]
+
+
+def test_a_failed_install_prints_what_pip_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dev = load_dev()
+    monkeypatch.setattr(dev, "PYTHON", fake_pip(tmp_path, 3, 1))
+    with pytest.raises(SystemExit) as exited:
+        dev.install(3)
+    assert exited.value.code == 1
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "Collecting package-2==1.0\nInstalling collected packages: ...\nERROR: no space left\n"
+    )
