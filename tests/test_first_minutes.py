@@ -63,9 +63,9 @@ def test_an_unreachable_postgres_is_one_line_saying_what_to_do() -> None:
     )
     assert started.returncode == 1
     assert started.stderr.splitlines() == [
-        f"no PostgreSQL server answers at 127.0.0.1:{nobody} (connection refused); start it, "
-        "or set DATABASE_URL to one that runs (postgresql://user@host:5432/arbiter), or unset "
-        "it to use a local SQLite file"
+        f"the PostgreSQL server at 127.0.0.1:{nobody} is unreachable (connection refused); "
+        "start it, or set DATABASE_URL to a server that runs, or unset it to use a local "
+        "SQLite file"
     ]
     # The progress line names the database without its credentials.
     assert started.stdout.splitlines() == [f"migrating postgresql://127.0.0.1:{nobody}/arbiter ..."]
@@ -79,12 +79,12 @@ def test_an_unreachable_postgres_is_one_line_saying_what_to_do() -> None:
             "postgresql://u@db.example:6432/arbiter",
             'connection failed: connection to server at "10.0.0.1", port 6432 failed: '
             "timeout expired",
-            "no PostgreSQL server answers at db.example:6432 (timeout expired)",
+            "the PostgreSQL server at db.example:6432 is unreachable (timeout expired)",
         ),
         (
             "postgresql://u@nowhere.invalid/arbiter",
             "failed to resolve host 'nowhere.invalid': [Errno -2] Name or service not known",
-            "no PostgreSQL server answers at nowhere.invalid:5432 (failed to resolve host)",
+            "the PostgreSQL server at nowhere.invalid:5432 is unreachable (failed to resolve host)",
         ),
         (
             "postgresql://u@a:5432,b:5433/arbiter",
@@ -111,7 +111,9 @@ def test_a_list_of_servers_is_named_whole() -> None:
         "postgresql://u@a:5432,b:5433/arbiter", Exception("Connection refused")
     )
     assert line is not None
-    assert line.startswith("no PostgreSQL server answers at a:5432,b:5433 (connection refused)")
+    assert line.startswith(
+        "the PostgreSQL server at a:5432,b:5433 is unreachable (connection refused)"
+    )
 
 
 def test_a_run_that_skips_ends_saying_what_to_install() -> None:
@@ -211,4 +213,23 @@ def test_a_failed_install_prints_what_pip_said(
     out = capsys.readouterr().out
     assert out.endswith(
         "Collecting package-2==1.0\nInstalling collected packages: ...\nERROR: no space left\n"
+    )
+
+
+def test_readiness_names_an_unreachable_server_in_the_same_line() -> None:
+    """`/readyz`'s detail is that line too, as it reads: no character hidden in it."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    nobody = free_port()
+    url = f"postgresql://postgres@127.0.0.1:{nobody}/arbiter"
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        answer = client.get("/readyz")
+    assert answer.status_code == 503
+    assert answer.json()["detail"] == (
+        f"the PostgreSQL server at 127.0.0.1:{nobody} is unreachable (connection refused); "
+        "start it, or set DATABASE_URL to a server that runs, or unset it to use a local "
+        "SQLite file"
     )

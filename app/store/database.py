@@ -191,7 +191,7 @@ UNREACHABLE_SIGNS: Final = (
 
 
 def unreachable_database(url: str, exc: BaseException) -> str | None:
-    """One line saying no PostgreSQL server answers where `url` points, and what to do, when
+    """One line saying the PostgreSQL server `url` names is unreachable, and what to do, when
     that is what `exc` (from connecting to `url`) says; else None."""
     parsed = make_url(normalise_url(url))
     if not parsed.drivername.startswith("postgresql"):
@@ -204,10 +204,11 @@ def unreachable_database(url: str, exc: BaseException) -> str | None:
     servers = (
         ",".join(hosts) if len(hosts) > 1 else f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
     )
+    # No `@` in it: a problem's detail would break it with a zero-width space (against chat
+    # mentions), which a reader copying the line would not see.
     return (
-        f"no PostgreSQL server answers at {servers} ({sign.lower()}); start it, or set "
-        "DATABASE_URL to one that runs (postgresql://user@host:5432/arbiter), or unset it to "
-        "use a local SQLite file"
+        f"the PostgreSQL server at {servers} is unreachable ({sign.lower()}); start it, or set "
+        "DATABASE_URL to a server that runs, or unset it to use a local SQLite file"
     )
 
 
@@ -720,13 +721,15 @@ class Store:
                 or time.monotonic() - self._write_probed_at >= WRITE_PROBE_INTERVAL_S
             )
             if due:
+                # A new connection tries each server of a list in turn, a hung one costing
+                # its whole connect timeout: that much longer for each server before the last.
+                servers = len(postgres_hosts(make_url(self.url))) if self.is_postgres else 1
+                limit = READINESS_TIMEOUT_S + CONNECT_TIMEOUT_S * max(0, servers - 1)
                 try:
-                    self._write_problem = await asyncio.wait_for(
-                        self._probe_write(), READINESS_TIMEOUT_S
-                    )
+                    self._write_problem = await asyncio.wait_for(self._probe_write(), limit)
                 except TimeoutError:
                     self._write_problem = (
-                        f"a write to the database did not commit within {READINESS_TIMEOUT_S:g} s"
+                        f"a write to the database did not commit within {limit:g} s"
                     )
                 self._write_probed_at = time.monotonic()
             return self._write_problem

@@ -60,7 +60,7 @@ from tests.helpers import Session, bearer
 from tests.store.migrator import migrate_after
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-TABLES = {"sessions", "rounds", "idempotency_keys", "readiness_probe"}
+TABLES = {"sessions", "rounds", "idempotency_keys"}
 UNREACHABLE = "postgresql+psycopg://postgres@127.0.0.1:1/x"
 #: The `-x` argument that lets a downgrade drop data (migrations/guard.py).
 ALLOW_DATA_LOSS = "allow-data-loss=true"
