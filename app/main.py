@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         )
         if settings.odds_prestart:
             odds_worker.start_pool()
+        odds_worker.watch_for_stop()
         await start_events(app, settings.database_url)
         # `GET /metrics` sets the active-sessions gauge from the database when scraped.
         app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)
@@ -123,6 +124,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             await sender
             await stop_events(app)
             await store.close()
+            if odds_worker.STOP_SIGNALLED.is_set():
+                await asyncio.to_thread(odds_worker.stop_with_server)
 
     app = LaneApp(
         title="Arbiter",

@@ -36,7 +36,12 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, text
 
 from app.settings import get_settings
-from app.store.database import build_engine, missing_database, normalise_url
+from app.store.database import (
+    build_engine,
+    missing_database,
+    normalise_url,
+    unreachable_database,
+)
 from app.store.models import Base
 
 config = context.config
@@ -158,7 +163,9 @@ def run_online() -> None:
         try:
             connection_ = engine.connect()
         except Exception as exc:
-            missing = missing_database(database_url(), exc)
+            missing = missing_database(database_url(), exc) or unreachable_database(
+                database_url(), exc
+            )
             if missing is None:
                 raise
             raise SystemExit(missing) from None

@@ -9,7 +9,7 @@
     python3 scripts/dev.py migrate   # apply migrations to DATABASE_URL
     python3 scripts/dev.py bench     # benchmarks (bench/), not tests
     python3 scripts/dev.py failover [RUNS]   # the failover test RUNS times (1), with its
-                                     # figures (needs pg_autoctl: see README)
+                                     # figures (needs pg_autoctl: see docs/reference.md)
 
 The first command creates `.venv` and installs the pinned, hash-checked dependencies of
 `requirements.lock`; later runs reinstall only when the lock file changes.
@@ -27,11 +27,14 @@ Serving reads, besides the app's own settings (app/settings.py):
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import venv
 from collections.abc import Mapping
 from pathlib import Path
@@ -69,20 +72,57 @@ def ensure_environment() -> None:
     wanted = hashlib.sha256(LOCK.read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == wanted:
         return
-    print("installing locked dependencies ...", flush=True)
-    run(
-        PYTHON,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--require-hashes",
-        "--no-deps",
-        "-r",
-        LOCK,
+    started = time.monotonic()
+    packages = sum(1 for line in LOCK.read_text().splitlines() if "==" in line)
+    print(
+        f"installing {packages} locked dependencies (a minute or two the first time) ...",
+        flush=True,
     )
+    install(packages)
     STAMP.write_text(wanted)
+    print(f"installed in {time.monotonic() - started:.0f} s", flush=True)
+
+
+#: A progress line every this many packages fetched.
+PROGRESS_EVERY = 20
+
+
+def install(packages: int) -> None:
+    """pip install the lock, with a line every `PROGRESS_EVERY` packages (pip's own lines are
+    kept back, and printed whole if it fails)."""
+    pip = subprocess.Popen(
+        [
+            str(PYTHON),
+            "-m",
+            "pip",
+            "install",
+            "--progress-bar",
+            "off",
+            "--disable-pip-version-check",
+            "--require-hashes",
+            "--no-deps",
+            "-r",
+            str(LOCK),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert pip.stdout is not None
+    said: list[str] = []
+    fetched = 0
+    for line in pip.stdout:
+        said.append(line)
+        if line.startswith("Collecting "):
+            fetched += 1
+            if fetched % PROGRESS_EVERY == 0:
+                print(f"  {fetched}/{packages} packages fetched", flush=True)
+        elif line.startswith("Installing collected packages"):
+            print(f"  {fetched}/{packages} packages fetched; unpacking them ...", flush=True)
+    if pip.wait() != 0:
+        sys.stdout.write("".join(said))
+        sys.exit(pip.returncode)
 
 
 def environment(**extra: str) -> dict[str, str]:
@@ -92,12 +132,42 @@ def environment(**extra: str) -> dict[str, str]:
 
 
 def migrate(python: Path | str = PYTHON) -> None:
+    """Apply the migrations; an unreachable or missing database ends this with one line
+    saying what to do (migrations/env.py), not a traceback."""
     run(python, "-m", "alembic", "upgrade", "head")
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """One line saying what to do when `host:port` cannot be listened on; else None.
+
+    Tried as uvicorn binds (SO_REUSEADDR), just before it; uvicorn's own `[Errno 98]` says
+    nothing of ARBITER_PORT."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is taken (another Arbiter, or another program: "
+                    f"`ss -ltnp 'sport = :{port}'` names it); stop it, or serve on another "
+                    f"port: ARBITER_PORT={port + 1} python3 scripts/dev.py serve"
+                )
+            return f"cannot listen on {host}:{port} ({exc.strerror}); set ARBITER_HOST/ARBITER_PORT"
+    return None
 
 
 def database_url(env: Mapping[str, str]) -> str:
     """The database the app will use (app/settings.py reads the same variables, in this order)."""
     return env.get("DATABASE_URL") or env.get("ARBITER_DATABASE_URL") or DEFAULT_DATABASE_URL
+
+
+def without_credentials(url: str) -> str:
+    """`url` with no user name or password in it, for a progress line."""
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
 
 
 def uvicorn_arguments(env: Mapping[str, str]) -> list[str]:
@@ -158,15 +228,26 @@ def metrics_directory(env: Mapping[str, str]) -> str:
 def serve(python: Path | str = PYTHON, *, migrating: bool = True) -> None:
     env = environment()
     arguments = uvicorn_arguments(env)
+    host, port = env.get("ARBITER_HOST", "127.0.0.1"), env.get("ARBITER_PORT", "8000")
+    taken = port_taken(host, int(port))
+    if taken:
+        sys.exit(taken)
     if int(env.get("ARBITER_WORKERS", "1")) > 1:
         env["PROMETHEUS_MULTIPROC_DIR"] = metrics_directory(env)
     if migrating:
+        print(f"migrating {without_credentials(database_url(env))} ...", flush=True)
         migrate(python)
-    # The bounded arm-wrestle walk's compiled kernel: built once per machine (several seconds,
-    # then cached on disk), so that the first long question after a start is not kept past
-    # its deadline by the compiler.
+    # The bounded arm-wrestle walk's compiled kernel, so that the first long question after a
+    # start is not kept past its deadline by the compiler. numba caches it on disk beside its
+    # source (app/numeric/__pycache__), keyed by that file's path and time: compiled once per
+    # clone (and again when the kernel's source changes), not once per machine.
+    started = time.monotonic()
+    print(
+        "loading the odds kernel (compiled the first time in a clone: up to a minute) ...",
+        flush=True,
+    )
     run(python, "-c", "from app.numeric.arm_wrestling import warm; warm()")
-    host, port = env.get("ARBITER_HOST", "127.0.0.1"), env.get("ARBITER_PORT", "8000")
+    print(f"odds kernel ready in {time.monotonic() - started:.0f} s", flush=True)
     print(f"Arbiter on http://{host}:{port} (docs at /docs)", flush=True)
     os.execve(str(python), [str(python), "-m", "uvicorn", *arguments], env)
 

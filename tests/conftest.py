@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.requirements import missing
+from tests.requirements import missing, skipped_groups
 
 # The app, FastAPI and SQLAlchemy are imported where they are used: with `-n`, pytest's
 # controlling process loads this file too, and runs no test; importing them here held it up
@@ -40,6 +40,23 @@ os.environ.setdefault("ARBITER_RETENTION_ABANDONED_DAYS", str(10 * 365))
 # user's state directory. The tests of the key file and of the refusal give their own settings
 # (tests/store/test_dice_key.py).
 os.environ.setdefault("ARBITER_DICE_KEY", "tests-dice-key-" + "0123456789abcdef" * 2)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """At the end of a run that skipped tests, one line per group: how many, what was not
+    there, and what to install or start (tests/requirements.py), so that a run outside CI says
+    what it did not try."""
+    reasons = []
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        if isinstance(longrepr, tuple) and len(longrepr) == 3:
+            reasons.append(str(longrepr[2]))
+    lines = skipped_groups(reasons)
+    if lines:
+        terminalreporter.write_sep("=", "skipped, and what to install or start")
+        for line in lines:
+            terminalreporter.write_line(line)
+
 
 POSTGRES_URL = os.environ.get(
     "ARBITER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

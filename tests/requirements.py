@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NoReturn
 
@@ -37,3 +39,13 @@ def program(name: str, remedy: str, *, called: str | None = None) -> str:
     if found is None:
         missing(f"no {called or name} on PATH", remedy)
     return found
+
+
+def skipped_groups(reasons: Iterable[str]) -> list[str]:
+    """One line per reason the tests were skipped for (pytest's `Skipped: ` prefix dropped),
+    with how many, most first: each of `missing`'s says what is not there and what to do."""
+    counted = Counter(reason.removeprefix("Skipped: ") for reason in reasons)
+    return [
+        f"{count} skipped: {reason}"
+        for reason, count in sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+    ]

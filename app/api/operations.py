@@ -28,8 +28,8 @@ class Health(TypedDict):
 
 @with_config(ANSWER)
 class Readiness(TypedDict):
-    """The store is reachable and migrated to head (`store: "none"` without a store), and the
-    odds worker is running."""
+    """The store is reachable, migrated to head and takes changes (a committed write, at most
+    every few seconds; `store: "none"` without a store), and the odds worker is running."""
 
     status: Literal["ready"]
     store: NotRequired[Literal["none"]]
@@ -41,8 +41,8 @@ async def healthz() -> Health:
 
 
 async def readyz(request: Request) -> Readiness:
-    """Ready: the store is reachable and migrated to head, and the odds worker is running (or
-    not needed yet)."""
+    """Ready: the store is reachable, migrated to head and takes changes, and the odds worker
+    is running (or not needed yet)."""
     store = getattr(request.app.state, "store", None)
     problem = None if store is None else await store.ready()
     if problem:

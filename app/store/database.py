@@ -127,7 +127,20 @@ def _sqlite_is_away(exc: BaseException) -> bool:
 
 
 class _Probed(Exception):
-    """The write probe's statement ran: its transaction is rolled back by this."""
+    """The write probe found the database unable to take changes: its transaction is rolled
+    back by this."""
+
+
+#: Readiness writes (and commits) a change at most this often; the checks between reuse the
+#: last answer, so a probe every second from a load balancer costs one small write per interval.
+WRITE_PROBE_INTERVAL_S: Final = 2.0
+#: The write probe's statement: row 1 of `readiness_probe` inserted, or its count advanced
+#: (a change to the row, so that SQLite writes it to the WAL and the commit reaches the disk).
+#: The same text on SQLite and PostgreSQL.
+PROBE_UPSERT: Final = (
+    "INSERT INTO readiness_probe (id, probes) VALUES (1, 1) ON CONFLICT (id) "
+    "DO UPDATE SET probes = readiness_probe.probes + 1"
+)
 
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
@@ -162,6 +175,40 @@ def missing_database(url: str, exc: BaseException) -> str | None:
     return (
         f'the PostgreSQL database "{parsed.database}" does not exist on {host}:{port}; '
         f"create it first: createdb -h {host} -p {port}{user} {parsed.database}"
+    )
+
+
+#: What psycopg says when no server answers at an address (refused, unresolvable, timed out).
+UNREACHABLE_SIGNS: Final = (
+    "Connection refused",
+    "failed to resolve host",
+    "Name or service not known",
+    "timeout expired",
+    "No route to host",
+    "Network is unreachable",
+    "could not connect",
+)
+
+
+def unreachable_database(url: str, exc: BaseException) -> str | None:
+    """One line saying the PostgreSQL server `url` names is unreachable, and what to do, when
+    that is what `exc` (from connecting to `url`) says; else None."""
+    parsed = make_url(normalise_url(url))
+    if not parsed.drivername.startswith("postgresql"):
+        return None
+    message = str(exc)
+    sign = next((sign for sign in UNREACHABLE_SIGNS if sign in message), None)
+    if sign is None:
+        return None
+    hosts = postgres_hosts(parsed)
+    servers = (
+        ",".join(hosts) if len(hosts) > 1 else f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    )
+    # No `@` in it: a problem's detail would break it with a zero-width space (against chat
+    # mentions), which a reader copying the line would not see.
+    return (
+        f"the PostgreSQL server at {servers} is unreachable ({sign.lower()}); start it, or set "
+        "DATABASE_URL to a server that runs, or unset it to use a local SQLite file"
     )
 
 
@@ -508,6 +555,10 @@ class Store:
         self._stop_checkpoints = threading.Event()
         #: PASSIVE checkpoints the checkpointer has run (for tests and curiosity).
         self.checkpoints = 0
+        #: The last write probe: when it ran (monotonic), and what it found (None: committed).
+        self._write_probe_lock = asyncio.Lock()
+        self._write_probed_at: float | None = None
+        self._write_problem: str | None = None
 
     @property
     def is_postgres(self) -> bool:
@@ -688,21 +739,76 @@ class Store:
             return f"the database did not answer within {READINESS_TIMEOUT_S:g} s"
 
     async def ready(self) -> str | None:
-        """`readiness_problem`, and while requests meet an outage (`away`: a full disk, a
-        read-only standby, a dropped connection) a write too, rolled back: the database may
-        answer reads and still refuse every change."""
+        """`readiness_problem`, then whether a change can be made durable: a committed write
+        of the one-row `readiness_probe` table, at most every `WRITE_PROBE_INTERVAL_S` while it
+        succeeds (the answers between reuse the last one), and on PostgreSQL whether the
+        server is in recovery or its transactions read-only. A database that reads but refuses every
+        change (a full disk, a read-only file system or server) is not ready; once writes
+        succeed again it is ready again, without a restart."""
         problem = await asyncio.to_thread(self.readiness_problem)
-        if problem is not None or not self.away:
+        if problem is not None:
             return problem
+        seen = self._write_probed_at
+        async with self._write_probe_lock:
+            if self._write_probed_at != seen:
+                return self._write_problem  # a probe ended while this check waited: its answer
+            # A probe that committed is repeated after the interval; one that failed, or a
+            # request that met the database away since, makes the next check probe again, so
+            # that an outage shows at once and its end at the first check after it.
+            due = (
+                self._write_probed_at is None
+                or self._write_problem is not None
+                or self.away
+                or time.monotonic() - self._write_probed_at >= WRITE_PROBE_INTERVAL_S
+            )
+            if due:
+                # A new connection tries each server of a list in turn, a hung one costing
+                # its whole connect timeout: that much longer for each server before the last.
+                servers = len(postgres_hosts(make_url(self.url))) if self.is_postgres else 1
+                limit = READINESS_TIMEOUT_S + CONNECT_TIMEOUT_S * max(0, servers - 1)
+                try:
+                    self._write_problem = await asyncio.wait_for(self._probe_write(), limit)
+                except TimeoutError:
+                    self._write_problem = (
+                        f"a write to the database did not commit within {limit:g} s"
+                    )
+                self._write_probed_at = time.monotonic()
+            return self._write_problem
+
+    async def _probe_write(self) -> str | None:
+        """Commit one change to `readiness_probe`; None if it committed, else why not."""
+        read_only: list[str] = []
 
         async def probe(transaction: Transaction) -> None:
-            await transaction.execute("CREATE TABLE arbiter_readiness_probe (x INTEGER)", ())
-            raise _Probed
+            if self.is_postgres:
+                ((in_recovery, transaction_read_only),) = await transaction.fetch(
+                    "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')", ()
+                )
+                if in_recovery:
+                    read_only.append("the PostgreSQL server is a standby in recovery")
+                elif transaction_read_only == "on":
+                    read_only.append("the PostgreSQL server's transactions are read-only")
+                if read_only:
+                    raise _Probed
+            else:
+                # A file held at its page quota (`max_page_count`) with no free page left
+                # refuses every change that needs a page, though this row's change needs none.
+                ((pages,),) = await transaction.fetch("PRAGMA page_count", ())
+                ((quota,),) = await transaction.fetch("PRAGMA max_page_count", ())
+                ((free,),) = await transaction.fetch("PRAGMA freelist_count", ())
+                if pages >= quota and not free:
+                    read_only.append(f"the SQLite file is at its limit of {quota} pages")
+                    raise _Probed
+            await transaction.execute(PROBE_UPSERT, ())
 
         try:
             await self.run("write", probe)
         except _Probed:
-            return None
+            if self._postgres_pool is not None:
+                # Its connections keep the read-only default they were opened with: new ones
+                # see whether it has been lifted.
+                await self._postgres_pool.expire_connections()
+            return f"{read_only[0]}; changes cannot be made"
         except Unavailable:
             return "the database refuses changes (full, read-only or going away)"
         return None
@@ -716,7 +822,7 @@ class Store:
                     .all()
                 )
         except Exception as exc:  # any driver error means: not ready
-            missing = missing_database(self.url, exc)
+            missing = missing_database(self.url, exc) or unreachable_database(self.url, exc)
             return missing or f"database unreachable or not migrated: {type(exc).__name__}"
         head = migration_head()
         if head not in current:

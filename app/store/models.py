@@ -214,3 +214,16 @@ Index(
 )
 #: A subscription's recent deliveries, newest first (`GET …/webhooks/{id}/deliveries`).
 Index("ix_webhook_deliveries_subscription_id", WebhookDelivery.subscription_id, WebhookDelivery.id)
+
+
+class ReadinessProbe(Base):
+    """One row that readiness rewrites and commits every few seconds (`Store.ready`): a
+    database that reads but cannot make a change durable (a full disk, a read-only file
+    system or server) is not ready, and only a committed write shows it."""
+
+    __tablename__ = "readiness_probe"
+
+    #: Always 1: one row, whatever the number of processes probing.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: Committed probes, counted (so that each one changes the row, and reaches the disk).
+    probes: Mapped[int] = mapped_column(BigInteger)

@@ -50,6 +50,8 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+#: The README's second half (its reference: every kind's curl), moved there whole.
+REFERENCE = ROOT / "docs" / "reference.md"
 #: The generated client's package: a name of its own, beside the project's arbiter_client.
 PACKAGE = "arbiter_generated"
 JSON = "application/json"
@@ -155,10 +157,12 @@ def document_path(document: dict[str, Any], shown: str) -> str | None:
 
 
 def readme_bodies(document: dict[str, Any]) -> tuple[list[ShownBody], list[str]]:
-    """The JSON bodies of README.md's POSTs to /v1/..., and what could not be read or matched."""
+    """The JSON bodies of the POSTs to /v1/... of README.md and docs/reference.md, and what
+    could not be read or matched."""
     bodies: list[ShownBody] = []
     problems: list[str] = []
-    for block in SHELL_BLOCK.findall(README.read_text(encoding="utf-8")):
+    guides = "\n".join(page.read_text(encoding="utf-8") for page in (README, REFERENCE))
+    for block in SHELL_BLOCK.findall(guides):
         collection: str | None = None  # the session kind last created in the block
         for command in shell_commands(block):
             if command.startswith("#"):

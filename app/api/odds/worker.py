@@ -21,11 +21,13 @@ the cache of their answers (docs/api.md#odds; ARCHITECTURE.md, "Speed").
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import json
 import math
 import os
 import select
+import signal
 import threading
 import time
 from collections import OrderedDict, deque
@@ -36,6 +38,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from multiprocessing import get_context
+from types import FrameType
 from typing import Any, Final, TypeVar, cast
 
 import orjson
@@ -157,7 +160,11 @@ def _follow_parent(parent: int) -> None:
 
 
 def _start_worker(parent: int) -> None:
-    """In the worker, first: follow the parent, and load the bounded walk in the background."""
+    """In the worker, first: leave Ctrl+C to the server (a terminal sends it to the whole
+    process group; the server's shutdown ends the worker, which would otherwise print a
+    KeyboardInterrupt traceback), follow the parent, and load the bounded walk in the
+    background."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _follow_parent(parent)
     threading.Thread(target=_warm, daemon=True).start()
 
@@ -472,6 +479,37 @@ async def _left(receive: Receive) -> None:
 
 #: The process's worker, configured from the settings by each app's lifespan.
 WORKER: Final = OddsWorker()
+
+
+#: Set when the process is told to stop (SIGTERM, SIGINT), by `watch_for_stop`'s handler.
+STOP_SIGNALLED = threading.Event()
+
+
+def watch_for_stop() -> None:
+    """Note when the process is told to stop, for `stop_with_server` at the lifespan's end: a
+    server's process ends then, and uvicorn raises SIGTERM again after its shutdown, which
+    ends it without its exit handlers. The handler before this one still runs. (Only the main
+    thread gets signals: apps run in a thread, as the tests run them, are left alone.)"""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(number)
+        if not callable(previous):
+            continue
+
+        def on_signal(received: int, frame: FrameType | None, previous: Any = previous) -> None:
+            STOP_SIGNALLED.set()
+            previous(received, frame)
+
+        signal.signal(number, on_signal)
+
+
+def stop_with_server() -> None:
+    """End the worker before the server's process goes, and let go of its pool: its queues'
+    semaphores are released as they are collected (else, ended by the signal, the process
+    leaves them behind, and the resource tracker warns of them as leaked at every stop)."""
+    WORKER.shutdown()
+    gc.collect()
 
 
 def start_pool() -> None:

@@ -2225,8 +2225,8 @@ class RankedEntry(BaseModel):
 
 class Readiness(BaseModel):
     """
-    The store is reachable and migrated to head (`store: "none"` without a store), and the
-    odds worker is running.
+    The store is reachable, migrated to head and takes changes (a committed write, at most
+    every few seconds; `store: "none"` without a store), and the odds worker is running.
     """
 
     model_config = ConfigDict(
