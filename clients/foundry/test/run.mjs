@@ -1,0 +1,157 @@
+// Drives the module as Foundry would, against a live Arbiter (its URL: the first argument), with
+// a GM's and a player's client in one world (test/foundry.mjs), and prints what it saw as JSON
+// for tests/clients/test_foundry.py to check.
+
+import { World } from "./foundry.mjs";
+
+const base = process.argv[2];
+const world = new World({ generation: Number(process.argv[3] ?? 12) });
+const gmUser = world.user("gm1", "Gail", true);
+const playerUser = world.user("player1", "Pat", false);
+const gm = world.client(gmUser);
+const player = world.client(playerUser);
+
+// Every call the module makes, as the network saw it: the live-event streams opened.
+const realFetch = globalThis.fetch;
+const streams = [];
+globalThis.fetch = (url, init = {}) => {
+  const path = new URL(String(url)).pathname;
+  if (path.endsWith("/events")) streams.push({ path, lastEventId: init.headers?.["last-event-id"] ?? null });
+  return realFetch(url, init);
+};
+
+/** Foundry loading the module in `client`'s browser: the module's script, then init, ready. */
+let loads = 0;
+async function load(client) {
+  client.hooks = new (client.hooks.constructor)();
+  client.game = undefined; // a reload: a new page, the same localStorage
+  world.activate(client);
+  await import(`../scripts/arbiter.js?load=${++loads}`);
+  Hooks.callAll("init");
+  Hooks.callAll("ready");
+  return game.modules.get("arbiter").api;
+}
+
+const cards = (after = 0) => world.messages.slice(after).filter((message) => message.flags?.arbiter?.event);
+const dice = (content) => [...content.matchAll(/<span class="arbiter-die">(\d+)<\/span>/g)].map((match) => Number(match[1]));
+const out = {};
+
+// The GM's browser: the world's URL set, as in the module's settings.
+let gmApi = await load(gm);
+await game.settings.set("arbiter", "url", base);
+const playerApi = await load(player);
+world.activate(gm);
+out.settings = Object.fromEntries([...world.registered].map(([id, options]) => [id, options.scope]));
+
+// 1. A quick contest from the chat.
+out.passesOther = Hooks.call("chatMessage", {}, "Hello, ogre.", {});
+out.quickReturned = Hooks.call("chatMessage", {}, "/arbiter quick Lydia 14 vs Ogre 11", {});
+await gmApi.settled();
+const quick = world.messages.find((message) => message.flags?.arbiter?.event === "quick");
+out.quick = {
+  speaker: quick.speaker,
+  content: quick.content,
+  dice: dice(quick.content),
+  result: quick.flags.arbiter.result,
+};
+const help = world.messages.length;
+Hooks.call("chatMessage", {}, "/arbiter quick Lydia vs Ogre", {});
+await gmApi.settled();
+out.misuse = { warned: gm.notifications.at(-1), whisper: world.messages[help].whisper };
+
+// 2. An arm wrestle from the selected tokens and the dialog.
+gm.canvas.tokens.controlled = [
+  { name: "Lydia", actor: { testUserPermission: (user, level) => user.id === "player1" && level === "OWNER" } },
+  { name: "Ogre", actor: { testUserPermission: () => false } },
+];
+const started = world.messages.length;
+Hooks.call("chatMessage", {}, "/arbiter arm-wrestle", {});
+const dialog = await world.until("the dialog", () => world.dialogs.at(-1));
+out.dialog = { title: dialog.data.title, shown: dialog.shown(), buttons: Object.keys(dialog.data.buttons) };
+dialog.press("start", { "a.strength_mod": "2", "a.con_score": "14", "a.con_mod": "2", "b.strength_mod": "4", "b.con_score": "16", "b.con_mod": "3" });
+await gmApi.settled();
+const opened = await world.message("the session card", (message) => message.flags?.arbiter?.event === "session", started);
+const seatCard = world.messages.slice(started).find((message) => message.flags?.arbiter?.seat);
+const sessionId = opened.flags.arbiter.id;
+const held = game.settings.get("arbiter", "sessions")[sessionId];
+out.started = {
+  kind: opened.flags.arbiter.kind,
+  version: opened.flags.arbiter.version,
+  summary: opened.flags.arbiter.data.session.summary,
+  config: opened.flags.arbiter.data.session.config,
+  gmActions: gm.rendered.get(opened.id).actions(),
+  seatWhisper: seatCard.whisper,
+  seatSeenBy: world.clients.filter((client) => client.rendered.has(seatCard.id)).map((client) => client.user.id),
+  playerSeats: Object.values(player.storage.get("arbiter.seats")).map((seat) => [seat.id === sessionId, seat.name, seat.kind, seat.token.length > 20]),
+  gmSeats: gm.storage.get("arbiter.seats") ?? null,
+  worldHoldsNoToken: !JSON.stringify([...world.world.values()]).includes(held.token),
+};
+// Following it again keeps the one stream.
+await gmApi.follow(held.kind, sessionId, held.token, held.title);
+out.streamsAfterSecondFollow = { open: gmApi.streams(), requests: streams.filter((s) => s.path.includes(sessionId)).length };
+
+// 3. The GM plays a round that waits for the seats' dice; the player rolls their own.
+gm.rendered.get(opened.id).click("play");
+await gmApi.settled();
+const pending = await world.message("the pending card", (message) => message.flags?.arbiter?.event === "pending", started);
+out.pending = {
+  version: pending.flags.arbiter.version,
+  waitingFor: pending.flags.arbiter.data.pending.waiting_for,
+  owes: pending.flags.arbiter.data.pending.owes,
+  gmActions: gm.rendered.get(pending.id).actions(),
+  playerActions: player.rendered.get(pending.id).actions(),
+};
+player.rendered.get(pending.id).click("roll-mine");
+await playerApi.settled();
+const diceIn = await world.message("Lydia's dice in", (message) => message.flags?.arbiter?.event === "dice-in", started);
+out.diceIn = { name: diceIn.flags.arbiter.data.name, summary: diceIn.flags.arbiter.data.summary, playerNotified: player.notifications.at(-1) };
+gm.rendered.get(pending.id).click("roll-rest");
+await gmApi.settled();
+const first = await world.message("round 1", (message) => message.flags?.arbiter?.event === "round", started);
+out.round1 = {
+  version: first.flags.arbiter.version,
+  number: first.flags.arbiter.data.round.number,
+  diceFrom: first.flags.arbiter.data.round.dice_from,
+  rolls: first.flags.arbiter.data.round.rolls,
+  cardDice: dice(first.content),
+  summary: first.flags.arbiter.data.summary,
+  content: first.content,
+  gmActions: gm.rendered.get(first.id).actions(),
+};
+
+// 4. A reload of the GM's page: its stream ends; a round is played meanwhile (from the table
+// page, say); the reloaded module resumes after the last event it posted.
+const before = world.messages.length;
+// The id of the last card posted is kept once the card is in the chat.
+const kept = () => game.settings.get("arbiter", "sessions")[sessionId].lastEventId;
+await world.until("round 1's id kept", () => kept() === String(out.round1.version) || null);
+const lastSeen = kept();
+gmApi.stop();
+const played = await realFetch(`${base}/v1/arm-wrestles/${sessionId}/rounds`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${held.token}`, "content-type": "application/json" },
+  body: JSON.stringify({ rolls: { Lydia: { strength: 18 }, Ogre: { strength: 5 } } }),
+});
+out.playedWhileAway = { status: played.status };
+gmApi = await load(gm);
+const second = await world.message("round 2", (message) => message.flags?.arbiter?.event === "round", before);
+out.resumed = {
+  lastSeen,
+  streams: streams.filter((s) => s.path.includes(sessionId)).map((s) => s.lastEventId),
+  number: second.flags.arbiter.data.round.number,
+  version: second.flags.arbiter.version,
+  checks: second.flags.arbiter.data.round.checks,
+};
+
+// 5. The session deleted: its card, and the stream and the GM's token let go.
+const deleted = await realFetch(`${base}/v1/arm-wrestles/${sessionId}`, { method: "DELETE", headers: { authorization: `Bearer ${held.token}` } });
+await world.message("the deleted card", (message) => message.flags?.arbiter?.event === "deleted", before);
+await world.until("the session let go", () => !(sessionId in game.settings.get("arbiter", "sessions")) || null);
+out.deleted = { status: deleted.status, open: gmApi.streams() };
+out.sessionCards = cards(started)
+  .filter((message) => message.flags.arbiter.id === sessionId)
+  .map((message) => [message.flags.arbiter.version, message.flags.arbiter.event]);
+out.errors = [...gm.notifications, ...player.notifications].filter((note) => note.level === "error");
+
+process.stdout.write(JSON.stringify(out));
+process.exit(0);
