@@ -23,7 +23,7 @@ const FLAGS = "arbiter";
 export class Arbiter {
   /**
    * The Foundry globals of this client, read once: the module touches no others.
-   * @param {{game: any, ui: any, ChatMessage: any, Dialog: any}} env
+   * @param {{game: Game, ui: typeof ui, ChatMessage: typeof ChatMessage, Dialog: typeof Dialog}} env
    */
   constructor(env) {
     this.game = env.game;
@@ -47,6 +47,18 @@ export class Arbiter {
       settled: this.settled.bind(this),
       streams: () => [...this.streams.keys()],
     };
+  }
+
+  /** This client's user (Foundry has one from `ready` on). */
+  get user() {
+    const user = this.game.user;
+    if (!user) throw new Error("Arbiter: no user yet");
+    return user;
+  }
+
+  /** Every user of the world. */
+  get users() {
+    return [...(this.game.users?.values() ?? [])];
   }
 
   registerSettings() {
@@ -73,7 +85,7 @@ export class Arbiter {
 
   /** Follows again, from where each stream was left, every session this GM client follows. */
   ready() {
-    if (!this.game.user.isGM) return;
+    if (!this.user.isGM) return;
     for (const session of Object.values(this.sessions())) this.stream(session);
   }
 
@@ -154,7 +166,7 @@ export class Arbiter {
         break;
       default:
         if (command.error) this.ui.notifications.warn(command.error);
-        this.post(`<div class="arbiter-card"><ul>${HELP.map((line) => `<li>${escape(line)}</li>`).join("")}</ul></div>`, {}, [this.game.user.id]);
+        this.post(`<div class="arbiter-card"><ul>${HELP.map((line) => `<li>${escape(line)}</li>`).join("")}</ul></div>`, {}, [this.user.id]);
     }
     return false;
   }
@@ -185,12 +197,9 @@ export class Arbiter {
 
   /** The canvas's selected tokens, as the dialog's competitors. */
   selectedTokens() {
-    /** @type {any[]} */
-    const controlled = /** @type {any} */ (globalThis).canvas?.tokens?.controlled ?? [];
+    const controlled = canvas?.tokens?.controlled ?? [];
     return controlled.map((token) => {
-      const owner = this.game.users.find(
-        (/** @type {any} */ user) => !user.isGM && token.actor?.testUserPermission(user, "OWNER"),
-      );
+      const owner = this.users.find((user) => !user.isGM && token.actor?.testUserPermission(user, "OWNER"));
       return { name: String(token.name), owner: owner?.id ?? "" };
     });
   }
@@ -202,11 +211,11 @@ export class Arbiter {
    * @param {{name: string, owner: string}[]} competitors
    */
   start(kind, competitors) {
-    const players = this.game.users.filter((/** @type {any} */ user) => !user.isGM);
+    const players = this.users.filter((user) => !user.isGM);
     /** @param {string} side @param {{name: string, owner: string} | undefined} who */
     const fields = (side, who) => {
       const options = [`<option value="">GM</option>`]
-        .concat(players.map((/** @type {any} */ user) => `<option value="${escape(user.id)}"${user.id === who?.owner ? " selected" : ""}>${escape(user.name)}</option>`))
+        .concat(players.map((user) => `<option value="${escape(user.id)}"${user.id === who?.owner ? " selected" : ""}>${escape(user.name)}</option>`))
         .join("");
       const numbers =
         kind === "arm-wrestle"
@@ -396,7 +405,7 @@ export class Arbiter {
       case "play":
         return this.track(this.play(action.id));
       case "roll-mine":
-        return this.track(this.game.user.isGM ? this.rollRest(action.id) : this.rollMine(action.id));
+        return this.track(this.user.isGM ? this.rollRest(action.id) : this.rollMine(action.id));
       case "roll-rest":
         return this.track(this.rollRest(action.id));
       default:
@@ -410,8 +419,8 @@ export class Arbiter {
    */
   received(message) {
     const seat = message.flags?.[FLAGS]?.seat;
-    if (!seat || this.game.user.isGM) return;
-    if (!(message.whisper ?? []).includes(this.game.user.id)) return;
+    if (!seat || this.user.isGM) return;
+    if (!(message.whisper ?? []).includes(this.user.id)) return;
     const seats = this.seats();
     seats[seat.id] = seat;
     this.track(this.game.settings.set(MODULE, "seats", seats));
@@ -430,7 +439,7 @@ export class Arbiter {
     const root = html?.[0] ?? html;
     for (const button of root.querySelectorAll("[data-arbiter-action]")) {
       const name = button.dataset.arbiterAction;
-      if (button.dataset.gmOnly !== undefined && !this.game.user.isGM) {
+      if (button.dataset.gmOnly !== undefined && !this.user.isGM) {
         button.remove();
         continue;
       }
@@ -495,14 +504,17 @@ export function eventCard(session, event, data) {
 let arbiter = null;
 
 Hooks.once("init", () => {
-  arbiter = new Arbiter(/** @type {any} */ (globalThis));
+  arbiter = new Arbiter({ game, ui, ChatMessage, Dialog });
   arbiter.registerSettings();
   const module = game.modules?.get(MODULE);
   if (module) /** @type {any} */ (module).api = arbiter.api;
   const generation = Number(game.release?.generation ?? 12);
-  if (generation >= 13) Hooks.on("renderChatMessageHTML", (message, html) => arbiter?.render(message, html));
-  else Hooks.on("renderChatMessage", (message, html) => arbiter?.render(message, html));
+  /** @param {ChatMessage} message @param {unknown} html */
+  const render = (message, html) => arbiter?.render(message, html);
+  // v13 hands the card's element to renderChatMessageHTML; v12, its jQuery to renderChatMessage.
+  if (generation >= 13) Hooks.on(/** @type {any} */ ("renderChatMessageHTML"), render);
+  else Hooks.on(/** @type {any} */ ("renderChatMessage"), render);
 });
 Hooks.once("ready", () => arbiter?.ready());
 Hooks.on("chatMessage", (_log, message) => arbiter?.chatMessage(message) ?? true);
-Hooks.on("createChatMessage", (message) => arbiter?.received(message));
+Hooks.on("createChatMessage", (/** @type {ChatMessage} */ message) => arbiter?.received(message));

@@ -118,7 +118,8 @@ export class World {
   activate(client) {
     this.active = client;
     const world = this;
-    const users = Object.assign([...this.users], { get: (id) => world.users.find((user) => user.id === id) });
+    // A Collection: a Map of the users by id.
+    const users = new Map(this.users.map((user) => [user.id, user]));
     const modules = new Map([["arbiter", (client.module ??= { id: "arbiter", active: true })]]);
     client.game ??= {
       user: client.user,

@@ -1,0 +1,16 @@
+// For the type-check only (tsc --checkJs, jsconfig.json): the module's settings, as Foundry VTT's
+// types learn of a module's settings, by declaration merging. Foundry never loads this file.
+import type { Followed, Seat } from "../scripts/arbiter.js";
+
+declare module "fvtt-types/configuration" {
+  interface SettingConfig {
+    "arbiter.url": string;
+    "arbiter.deadline": number;
+    "arbiter.sessions": Record<string, Followed>;
+    "arbiter.seats": Record<string, Seat>;
+  }
+  // The module reads `game` from its `init` hook on, and a user's own from `ready` on.
+  interface AssumeHookRan {
+    ready: never;
+  }
+}
