@@ -176,9 +176,9 @@ def test_a_player_rolls_their_own_seats_dice(seen: dict[str, Any]) -> None:
         name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
         for name in ("Lydia", "Ogre")
     }
-    # The GM's button is not shown to the player.
+    # The GM's button is not shown to the player, nor the player's dice form to the GM.
     assert pending["gmActions"] == ["roll-mine", "roll-rest"]
-    assert pending["playerActions"] == ["roll-mine"]
+    assert pending["playerActions"] == ["roll-mine", "enter-dice"]
     dice_in = seen["diceIn"]
     assert dice_in["name"] == "Lydia"
     assert dice_in["summary"].startswith("Round 1 waits for dice from Ogre (until ")
@@ -215,10 +215,62 @@ def test_after_a_reload_the_stream_resumes_from_the_last_card(seen: dict[str, An
         [2, "pending"],
         [3, "dice-in"],
         [4, "round"],
-        [5, "round"],
-        [6, "deleted"],
+        [5, "round"],  # played while the GM's page was away
+        [6, "pending"],
+        [7, "dice-in"],
+        [8, "round"],
+        [9, "deleted"],
     ]
     assert seen["deleted"] == {"status": 204, "open": []}
+
+
+def test_a_player_enters_the_dice_they_rolled(seen: dict[str, Any]) -> None:
+    assert seen["pending3"] == {
+        "gmActions": ["roll-mine", "roll-rest"],
+        "playerActions": ["roll-mine", "enter-dice"],
+    }
+    dialog = seen["diceDialog"]
+    assert dialog["title"] == "Arbiter: Lydia's dice"
+    assert dialog["shown"] == {"strength": ""}  # a field per purpose her seat owes
+    round3 = seen["round3"]
+    assert round3["number"] == 3
+    assert round3["diceFrom"] == {"Lydia": "seat", "Ogre": "gm"}
+    assert round3["lydia"] == {
+        "who": "Lydia",
+        "purpose": "strength",
+        "dice": "1d20",
+        "values": [17],
+        "source": "supplied",
+    }
+    assert round3["cardDice"][0] == 17
+    assert round3["supplied"] is True
+
+
+def test_a_regular_contest_from_the_dialog_alone(seen: dict[str, Any]) -> None:
+    assert seen["regularDialog"] == {
+        "a.name": "",
+        "a.skill": "10",
+        "a.seat": "",
+        "b.name": "",
+        "b.skill": "10",
+        "b.seat": "",
+    }
+    assert seen["playCommand"] is False
+    regular = seen["regular"]
+    assert regular["kind"] == "regular-contests"
+    assert regular["summary"] == (
+        "Ann (effective 12) vs Bob (effective 10): 0 rounds played, no winner yet."
+    )
+    assert regular["waitingFor"] == ["Ann", "Bob"]
+    assert regular["owes"] == {
+        name: [{"purpose": "success", "certain": 3, "most": 3, "when": None}]
+        for name in ("Ann", "Bob")
+    }
+    assert regular["rolls"] == [["Ann", "success", "3d6", 3], ["Bob", "success", "3d6", 3]]
+    assert regular["cardDice"] == 6
+    # Bob's seat is the player's now; Lydia's went with her deleted session.
+    assert regular["playerSeats"] == ["Bob"]
+    assert seen["unfollowed"] == {"open": [], "held": []}
 
 
 def test_tsc_checks_the_module_against_foundrys_types(tmp_path: Path) -> None:

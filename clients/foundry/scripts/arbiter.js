@@ -13,7 +13,8 @@ export const MODULE = "arbiter";
  * never in the world's data, which every player's client reads.
  * @typedef {{kind: string, id: string, token: string, title: string, lastEventId: string | null}} Followed
  * @typedef {{kind: string, id: string, name: string, token: string}} Seat
- * @typedef {{action: string, kind: string, id: string}} Action
+ * @typedef {{purpose: string, certain: number, most: number | null, when: string | null}} Owed
+ * @typedef {{action: string, kind: string, id: string, owes?: Record<string, Owed[]>}} Action
  * @typedef {{querySelectorAll(selectors: string): Iterable<any>}} Root
  */
 
@@ -41,6 +42,7 @@ export class Arbiter {
       unfollow: this.unfollow.bind(this),
       play: this.play.bind(this),
       rollMine: this.rollMine.bind(this),
+      enterDice: this.enterDice.bind(this),
       rollRest: this.rollRest.bind(this),
       action: this.action.bind(this),
       stop: this.stop.bind(this),
@@ -397,6 +399,64 @@ export class Arbiter {
   }
 
   /**
+   * A player enters the dice they rolled at the table (or with Foundry's dice) for their own
+   * seat: a dialog with a field per purpose the seat owes in the waiting round; what they leave
+   * blank Arbiter rolls when the round needs it.
+   * @param {string} id
+   * @param {Record<string, Owed[]>} owes
+   */
+  enterDice(id, owes) {
+    const seat = this.seats()[id];
+    if (!seat) {
+      this.ui.notifications.warn("Arbiter: you hold no seat in that contest.");
+      return null;
+    }
+    const owed = owes[seat.name] ?? [];
+    const fields = owed.map((entry) => {
+      const count = entry.most === 1 ? "a value" : "values, separated by commas";
+      const when = entry.when ? ` (${entry.when})` : "";
+      return `<label>${escape(entry.purpose)}${escape(when)} <input name="${escape(entry.purpose)}" placeholder="${count}"></label>`;
+    });
+    const dialog = new this.Dialog({
+      title: `Arbiter: ${seat.name}'s dice`,
+      content: `<form class="arbiter-dice-form">${fields.join("")}</form>`,
+      buttons: {
+        send: {
+          label: "Send my dice",
+          callback: (/** @type {any} */ html) => {
+            this.track(this.sendDice(seat, values(html)));
+          },
+        },
+        cancel: { label: "Cancel" },
+      },
+      default: "send",
+    });
+    dialog.render(true);
+    return dialog;
+  }
+
+  /**
+   * @param {Seat} seat
+   * @param {Record<string, string>} form a purpose's values, as typed ("17", or "3, 4, 5")
+   */
+  async sendDice(seat, form) {
+    /** @type {Record<string, number | number[]>} */
+    const dice = {};
+    for (const [purpose, typed] of Object.entries(form)) {
+      const numbers = typed.split(/[\s,]+/).filter(Boolean).map(Number);
+      if (numbers.length === 0) continue;
+      if (numbers.some((value) => !Number.isInteger(value))) throw new Error(`${purpose}: whole numbers only`);
+      dice[purpose] = numbers.length === 1 ? numbers[0] : numbers;
+    }
+    const answer = await call(this.base, "POST", `/v1/${seat.kind}/${seat.id}/rounds/pending/dice`, {
+      token: seat.token,
+      body: { rolls: { [seat.name]: dice } },
+    });
+    this.ui.notifications.info(`Arbiter: ${answer.summary ?? answer.round?.summary ?? "sent"}`);
+    return answer;
+  }
+
+  /**
    * A card's button.
    * @param {Action} action
    */
@@ -408,17 +468,27 @@ export class Arbiter {
         return this.track(this.user.isGM ? this.rollRest(action.id) : this.rollMine(action.id));
       case "roll-rest":
         return this.track(this.rollRest(action.id));
+      case "enter-dice":
+        return this.enterDice(action.id, action.owes ?? {});
       default:
         return Promise.resolve(null);
     }
   }
 
   /**
-   * `createChatMessage`: a seat whispered to this player is kept in this browser.
+   * `createChatMessage`: a seat whispered to this player is kept in this browser, until its
+   * session's deletion comes by.
    * @param {any} message
    */
   received(message) {
-    const seat = message.flags?.[FLAGS]?.seat;
+    const flags = message.flags?.[FLAGS];
+    if (flags?.event === "deleted" && !this.user.isGM && this.seats()[flags.id]) {
+      const seats = this.seats(); // the session is gone, and its seat with it
+      delete seats[flags.id];
+      this.track(this.game.settings.set(MODULE, "seats", seats));
+      return;
+    }
+    const seat = flags?.seat;
     if (!seat || this.user.isGM) return;
     if (!(message.whisper ?? []).includes(this.user.id)) return;
     const seats = this.seats();
@@ -439,11 +509,13 @@ export class Arbiter {
     const root = html?.[0] ?? html;
     for (const button of root.querySelectorAll("[data-arbiter-action]")) {
       const name = button.dataset.arbiterAction;
-      if (button.dataset.gmOnly !== undefined && !this.user.isGM) {
+      const hidden = this.user.isGM ? button.dataset.playersOnly !== undefined : button.dataset.gmOnly !== undefined;
+      if (hidden) {
         button.remove();
         continue;
       }
-      button.addEventListener("click", () => this.action({ action: name, kind: flags.kind, id: flags.id }));
+      const owes = flags.data?.pending?.owes;
+      button.addEventListener("click", () => this.action({ action: name, kind: flags.kind, id: flags.id, owes }));
     }
   }
 }
@@ -492,9 +564,12 @@ export function eventCard(session, event, data) {
         summary: data.summary,
         buttons: [
           { action: "roll-mine", label: "Roll my dice" },
+          { action: "enter-dice", label: "Enter my dice" },
           { action: "roll-rest", label: "Roll for the rest (GM)" },
         ],
-      }).replace('data-arbiter-action="roll-rest"', 'data-arbiter-action="roll-rest" data-gm-only');
+      })
+        .replace('data-arbiter-action="enter-dice"', 'data-arbiter-action="enter-dice" data-players-only')
+        .replace('data-arbiter-action="roll-rest"', 'data-arbiter-action="roll-rest" data-gm-only');
     default:
       return card({ title: `${session.title}: ${event}`, summary: data?.summary ?? state?.summary });
   }

@@ -49,6 +49,7 @@ class Element {
       const action = /data-arbiter-action="([^"]*)"/.exec(attributes)?.[1];
       const dataset = { arbiterAction: action };
       if (/\bdata-gm-only\b/.test(attributes)) dataset.gmOnly = "";
+      if (/\bdata-players-only\b/.test(attributes)) dataset.playersOnly = "";
       const button = {
         dataset,
         label,

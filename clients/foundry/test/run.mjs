@@ -143,11 +143,63 @@ out.resumed = {
   checks: second.flags.arbiter.data.round.checks,
 };
 
+// The player enters the die they rolled at the table.
+const third = world.messages.length;
+gm.rendered.get(second.id).click("play");
+await gmApi.settled();
+const pending3 = await world.message("round 3's pending card", (message) => message.flags?.arbiter?.event === "pending", third);
+out.pending3 = { gmActions: gm.rendered.get(pending3.id).actions(), playerActions: player.rendered.get(pending3.id).actions() };
+const dialogs = world.dialogs.length;
+player.rendered.get(pending3.id).click("enter-dice");
+const diceDialog = await world.until("the dice dialog", () => world.dialogs[dialogs]);
+out.diceDialog = { title: diceDialog.data.title, shown: diceDialog.shown(), content: diceDialog.data.content };
+diceDialog.press("send", { strength: "17" });
+await playerApi.settled();
+await world.message("Lydia's typed dice in", (message) => message.flags?.arbiter?.event === "dice-in", third);
+gm.rendered.get(pending3.id).click("roll-rest");
+await gmApi.settled();
+const round3 = await world.message("round 3", (message) => message.flags?.arbiter?.event === "round", third);
+out.round3 = {
+  number: round3.flags.arbiter.data.round.number,
+  diceFrom: round3.flags.arbiter.data.round.dice_from,
+  lydia: round3.flags.arbiter.data.round.rolls.find((roll) => roll.who === "Lydia"),
+  cardDice: dice(round3.content),
+  supplied: round3.content.includes('<em class="arbiter-source">(supplied)</em>'),
+};
+
 // 5. The session deleted: its card, and the stream and the GM's token let go.
 const deleted = await realFetch(`${base}/v1/arm-wrestles/${sessionId}`, { method: "DELETE", headers: { authorization: `Bearer ${held.token}` } });
 await world.message("the deleted card", (message) => message.flags?.arbiter?.event === "deleted", before);
 await world.until("the session let go", () => !(sessionId in game.settings.get("arbiter", "sessions")) || null);
 out.deleted = { status: deleted.status, open: gmApi.streams() };
+// 6. A regular contest from the dialog alone (no token selected), played with /arbiter play.
+gm.canvas.tokens.controlled = [];
+const regularStart = world.messages.length;
+Hooks.call("chatMessage", {}, "/arbiter regular", {});
+const regularDialog = await world.until("the regular dialog", () => world.dialogs.find((one) => one.data.title === "Arbiter: Regular contest"));
+out.regularDialog = regularDialog.shown();
+regularDialog.press("start", { "a.name": "Ann", "a.skill": "12", "b.name": "Bob", "b.skill": "10", "b.seat": "player1" });
+await gmApi.settled();
+const regular = await world.message("the regular contest", (message) => message.flags?.arbiter?.event === "session", regularStart);
+out.playCommand = Hooks.call("chatMessage", {}, "/arbiter play", {});
+await gmApi.settled();
+const regularPending = await world.message("its pending round", (message) => message.flags?.arbiter?.event === "pending", regularStart);
+gm.rendered.get(regularPending.id).click("roll-rest");
+await gmApi.settled();
+const regularRound = await world.message("its round", (message) => message.flags?.arbiter?.event === "round", regularStart);
+out.regular = {
+  kind: regular.flags.arbiter.kind,
+  summary: regular.flags.arbiter.data.session.summary,
+  waitingFor: regularPending.flags.arbiter.data.pending.waiting_for,
+  owes: regularPending.flags.arbiter.data.pending.owes,
+  rolls: regularRound.flags.arbiter.data.round.rolls.map((roll) => [roll.who, roll.purpose, roll.dice, roll.values.length]),
+  cardDice: dice(regularRound.content).length,
+  playerSeats: Object.values(player.storage.get("arbiter.seats")).map((seat) => seat.name).sort(),
+};
+Hooks.call("chatMessage", {}, `/arbiter unfollow ${regular.flags.arbiter.id}`, {});
+await gmApi.settled();
+out.unfollowed = { open: gmApi.streams(), held: Object.keys(game.settings.get("arbiter", "sessions")) };
+
 out.sessionCards = cards(started)
   .filter((message) => message.flags.arbiter.id === sessionId)
   .map((message) => [message.flags.arbiter.version, message.flags.arbiter.event]);
