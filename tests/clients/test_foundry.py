@@ -140,11 +140,14 @@ def test_the_selected_tokens_fill_the_dialog_and_the_contest_starts(
         "b.con_score": "10",
         "b.con_mod": "0",
         "b.seat": "",
+        "target": "20",
     }
     started = seen["started"]
     assert started["kind"] == "arm-wrestles"
     assert started["version"] == 1
-    assert started["summary"] == "Arm wrestle Lydia vs Ogre: DS Lydia 0, Ogre 0 (target 20)."
+    # The target set in the dialog: 100 keeps the match on for the rounds the script plays.
+    assert started["summary"] == "Arm wrestle Lydia vs Ogre: DS Lydia 0, Ogre 0 (target 100)."
+    assert started["config"]["target"] == 100
     config = started["config"]
     assert [
         (side["name"], side["strength_mod"], side["con_score"], side["con_mod"])
@@ -222,6 +225,14 @@ def test_after_a_reload_the_stream_resumes_from_the_last_card(seen: dict[str, An
         [9, "deleted"],
     ]
     assert seen["deleted"] == {"status": 204, "open": []}
+
+
+def test_a_reload_before_a_cards_id_was_kept_posts_no_card_twice(seen: dict[str, Any]) -> None:
+    """The id kept is put back to 7 after round 3's card (8) was posted: the stream resumes
+    from 7, replays 8, and the card already in the chat is not posted again (the session's
+    cards above: one per version)."""
+    assert seen["keptBeforeRewind"] == "8"
+    assert seen["rewound"] == [None, "4", "7"]
 
 
 def test_a_player_enters_the_dice_they_rolled(seen: dict[str, Any]) -> None:

@@ -16,6 +16,8 @@ export const MODULE = "arbiter";
  * @typedef {{purpose: string, certain: number, most: number | null, when: string | null}} Owed
  * @typedef {{action: string, kind: string, id: string, owes?: Record<string, Owed[]>}} Action
  * @typedef {{querySelectorAll(selectors: string): Iterable<any>}} Root
+ * @typedef {{event?: string, kind?: string, id?: string, version?: number | null, data?: any,
+ *   result?: any, seat?: Seat}} CardFlags
  */
 
 /** What a chat card carries in its flags, to answer its buttons. */
@@ -152,7 +154,7 @@ export class Arbiter {
         this.track(this.quick(command.a, command.b));
         break;
       case "start":
-        this.start(command.kind, this.selectedTokens());
+        if (this.gmOnly()) this.start(command.kind, this.selectedTokens());
         break;
       case "follow":
         this.track(this.follow(command.kind, command.id, command.token, command.id));
@@ -161,7 +163,7 @@ export class Arbiter {
         this.track(this.unfollow(command.id));
         break;
       case "play":
-        this.track(this.play(command.id ?? this.latest()));
+        if (this.gmOnly()) this.track(this.play(command.id ?? this.latest()));
         break;
       case "roll":
         this.track(this.rollMine(command.id ?? this.latestSeat()));
@@ -170,6 +172,13 @@ export class Arbiter {
         if (command.error) this.ui.notifications.warn(command.error);
         this.post(`<div class="arbiter-card"><ul>${HELP.map((line) => `<li>${escape(line)}</li>`).join("")}</ul></div>`, {}, [this.user.id]);
     }
+    return false;
+  }
+
+  /** Whether this user is a GM; if not, says so. */
+  gmOnly() {
+    if (this.user.isGM) return true;
+    this.ui.notifications.warn("Arbiter: only a GM starts or plays a contest.");
     return false;
   }
 
@@ -233,7 +242,9 @@ export class Arbiter {
     };
     const dialog = new this.Dialog({
       title: `Arbiter: ${KINDS[kind].title}`,
-      content: `<form class="arbiter-start">${fields("a", competitors[0])}${fields("b", competitors[1])}</form>`,
+      content: `<form class="arbiter-start">${fields("a", competitors[0])}${fields("b", competitors[1])}${
+        kind === "arm-wrestle" ? `<label>Target DS <input name="target" type="number" value="20"></label>` : ""
+      }</form>`,
       buttons: {
         start: {
           label: "Start",
@@ -265,7 +276,9 @@ export class Arbiter {
       for (const field of numbers) body[field] = Number(form[`${side}.${field}`]);
       return body;
     };
+    /** @type {{a: Record<string, string | number>, b: Record<string, string | number>, seats: boolean, target?: number}} */
     const body = { a: competitor("a"), b: competitor("b"), seats: true };
+    if (kind === "arm-wrestle" && form.target) body.target = Number(form.target);
     const created = await call(this.base, "POST", `/v1/${path}`, { body });
     const title = `${KINDS[kind].title}: ${body.a.name} vs ${body.b.name}`;
     await this.follow(path, created.id, created.tokens.gm, title);
@@ -325,11 +338,13 @@ export class Arbiter {
       lastEventId: session.lastEventId,
       signal: controller.signal,
       onEvent: async (event) => {
-        await this.post(eventCard(session, event.event, event.data), {
+        // A card posted before a reload whose id was not kept yet is not posted again.
+        const version = event.id === null ? null : Number(event.id);
+        if (version === null || !this.posted(session.id, version)) await this.post(eventCard(session, event.event, event.data), {
           event: event.event,
           kind: session.kind,
           id: session.id,
-          version: event.id === null ? null : Number(event.id),
+          version,
           data: event.data,
         });
         const sessions = this.sessions();
@@ -349,6 +364,19 @@ export class Arbiter {
         this.streams.delete(session.id);
         this.fail(error);
       });
+  }
+
+  /**
+   * Whether the chat holds the card of this session's version already.
+   * @param {string} id
+   * @param {number} version
+   */
+  posted(id, version) {
+    for (const message of this.game.messages?.values() ?? []) {
+      const flags = message.flags?.[FLAGS];
+      if (flags?.id === id && flags.version === version) return true;
+    }
+    return false;
   }
 
   /**
@@ -582,7 +610,7 @@ Hooks.once("init", () => {
   arbiter = new Arbiter({ game, ui, ChatMessage, Dialog });
   arbiter.registerSettings();
   const module = game.modules?.get(MODULE);
-  if (module) /** @type {any} */ (module).api = arbiter.api;
+  if (module) module.api = arbiter.api;
   const generation = Number(game.release?.generation ?? 12);
   /** @param {ChatMessage} message @param {unknown} html */
   const render = (message, html) => arbiter?.render(message, html);

@@ -127,6 +127,7 @@ export class World {
       users,
       modules,
       release: { generation: this.generation },
+      messages: { values: () => world.messages.values() }, // the chat log, shared by the world
       settings: {
         register: (namespace, key, options) => world.registered.set(`${namespace}.${key}`, options),
         get: (namespace, key) => {

@@ -68,7 +68,7 @@ const started = world.messages.length;
 Hooks.call("chatMessage", {}, "/arbiter arm-wrestle", {});
 const dialog = await world.until("the dialog", () => world.dialogs.at(-1));
 out.dialog = { title: dialog.data.title, shown: dialog.shown(), buttons: Object.keys(dialog.data.buttons) };
-dialog.press("start", { "a.strength_mod": "2", "a.con_score": "14", "a.con_mod": "2", "b.strength_mod": "4", "b.con_score": "16", "b.con_mod": "3" });
+dialog.press("start", { target: "100", "a.strength_mod": "2", "a.con_score": "14", "a.con_mod": "2", "b.strength_mod": "4", "b.con_score": "16", "b.con_mod": "3" });
 await gmApi.settled();
 const opened = await world.message("the session card", (message) => message.flags?.arbiter?.event === "session", started);
 const seatCard = world.messages.slice(started).find((message) => message.flags?.arbiter?.seat);
@@ -166,6 +166,18 @@ out.round3 = {
   cardDice: dice(round3.content),
   supplied: round3.content.includes('<em class="arbiter-source">(supplied)</em>'),
 };
+
+// A reload between posting round 3's card and keeping its id: the stream replays that event,
+// and the card already in the chat is not posted again.
+await world.until("round 3's id kept", () => kept() === "8" || null);
+gmApi.stop();
+const rewound = structuredClone(gm.storage.get("arbiter.sessions"));
+out.keptBeforeRewind = rewound[sessionId].lastEventId;
+rewound[sessionId].lastEventId = "7";
+gm.storage.set("arbiter.sessions", rewound);
+gmApi = await load(gm);
+await world.until("round 3's id kept again", () => kept() === "8" || null);
+out.rewound = streams.filter((s) => s.path.includes(sessionId)).map((s) => s.lastEventId);
 
 // 5. The session deleted: its card, and the stream and the GM's token let go.
 const deleted = await realFetch(`${base}/v1/arm-wrestles/${sessionId}`, { method: "DELETE", headers: { authorization: `Bearer ${held.token}` } });
