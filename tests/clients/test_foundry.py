@@ -113,6 +113,40 @@ def test_a_quick_contest_from_the_chat_posts_a_card_with_the_dice(seen: dict[str
     assert quick["speaker"] == {"alias": "Arbiter"}
 
 
+def test_arbiters_refusal_is_the_gms_error_notification(seen: dict[str, Any]) -> None:
+    assert seen["refused"] == {
+        "level": "error",
+        "text": "Arbiter: the two competitors need different names (422)",
+    }
+
+
+def test_a_player_rolls_a_quick_contest_but_starts_no_session(seen: dict[str, Any]) -> None:
+    assert seen["playerCommands"] == {
+        "start": False,
+        "dialogs": 0,
+        "warned": {"level": "warn", "text": "Arbiter: only a GM starts or plays a contest."},
+        "quick": False,
+        "quickCard": ["Ann (skill 12) "],
+    }
+
+
+def test_the_parser_reads_events_split_anywhere(seen: dict[str, Any]) -> None:
+    parsing = seen["parsing"]
+    # An event comes once its blank line has (a CR at a chunk's end waits for a possible LF);
+    # comments are skipped, the id carries over, a field without a colon is empty.
+    assert parsing["perChunk"] == [
+        [],
+        [],
+        [{"event": "round", "id": "7", "data": '{"a":1}'}],
+        [],
+        [
+            {"event": "message", "id": "7", "data": "Zo\u00eb"},
+            {"event": "ended", "id": "8", "data": ""},
+        ],
+    ]
+    assert (parsing["retry"], parsing["lastEventId"]) == (250, "8")
+
+
 def test_a_misused_command_warns_and_whispers_the_help_to_its_author(
     seen: dict[str, Any],
 ) -> None:

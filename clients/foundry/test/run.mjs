@@ -59,6 +59,29 @@ Hooks.call("chatMessage", {}, "/arbiter quick Lydia vs Ogre", {});
 await gmApi.settled();
 out.misuse = { warned: gm.notifications.at(-1), whisper: world.messages[help].whisper };
 
+// Arbiter's refusal shown as the GM's error notification, its problem's detail in it.
+Hooks.call("chatMessage", {}, "/arbiter quick Lydia 12 vs Lydia 11", {});
+await gmApi.settled();
+out.refused = gm.notifications.at(-1);
+// A player may roll a quick contest, but neither start nor play a session.
+world.activate(player);
+const playerQuick = world.messages.length;
+out.playerCommands = {
+  start: Hooks.call("chatMessage", {}, "/arbiter arm-wrestle", {}),
+  dialogs: world.dialogs.length,
+  warned: player.notifications.at(-1),
+  quick: Hooks.call("chatMessage", {}, "/arbiter quick Ann 12 vs Bob 10", {}),
+};
+await playerApi.settled();
+out.playerCommands.quickCard = world.messages.slice(playerQuick).map((message) => message.flags?.arbiter?.result?.summary?.slice(0, 15));
+world.activate(gm);
+
+// The event-stream parser, on a stream cut at awkward places.
+const { EventParser } = await import("../scripts/client.js");
+const parser = new EventParser();
+const chunks = ["id: 7\nevent: round\ndata: {\"a\"", ":1}\r", "\n\r\n: keep-alive\n", "data: Zo\u00eb\n", "\nretry: 250\nevent: ended\nid: 8\ndata\n\n"];
+out.parsing = { perChunk: chunks.map((chunk) => parser.push(chunk)), retry: parser.retry, lastEventId: parser.lastEventId };
+
 // 2. An arm wrestle from the selected tokens and the dialog.
 gm.canvas.tokens.controlled = [
   { name: "Lydia", actor: { testUserPermission: (user, level) => user.id === "player1" && level === "OWNER" } },
@@ -215,7 +238,8 @@ out.unfollowed = { open: gmApi.streams(), held: Object.keys(game.settings.get("a
 out.sessionCards = cards(started)
   .filter((message) => message.flags.arbiter.id === sessionId)
   .map((message) => [message.flags.arbiter.version, message.flags.arbiter.event]);
-out.errors = [...gm.notifications, ...player.notifications].filter((note) => note.level === "error");
+// Every error notification but the refusal asked for above.
+out.errors = [...gm.notifications, ...player.notifications].filter((note) => note.level === "error" && note !== out.refused);
 
 process.stdout.write(JSON.stringify(out));
 process.exit(0);
