@@ -311,10 +311,38 @@ def test_a_regular_contest_from_the_dialog_alone(seen: dict[str, Any]) -> None:
         name: [{"purpose": "success", "certain": 3, "most": 3, "when": None}]
         for name in ("Ann", "Bob")
     }
-    assert regular["rolls"] == [["Ann", "success", "3d6", 3], ["Bob", "success", "3d6", 3]]
-    assert regular["cardDice"] == 6
+    # Bob's three dice typed by his player in one field, Ann's given by the GM elsewhere.
+    assert "values, separated by commas" in seen["bobDialog"]["content"]
+    assert seen["bobDialog"]["title"] == "Arbiter: Bob's dice"
+    assert regular["annDice"] == 200
+    assert regular["rolls"] == [
+        ["Ann", "success", "3d6", [1, 1, 2], "supplied"],
+        ["Bob", "success", "3d6", [6, 6, 6], "supplied"],
+    ]
+    assert regular["diceFrom"] == {"Ann": "gm", "Bob": "seat"}
+    assert (regular["status"], regular["winner"]) == ("finished", "Ann")
+    assert regular["cardDice"] == [1, 1, 2, 6, 6, 6]
+    assert regular["buttons"] == []  # nothing left to play
+    # A finished session is followed no more.
+    assert regular["open"] == []
     # Bob's seat is the player's now; Lydia's went with her deleted session.
     assert regular["playerSeats"] == ["Bob"]
+
+
+def test_a_session_followed_and_let_go_by_command(seen: dict[str, Any]) -> None:
+    assert seen["followCommand"] is False
+    # The finished contest followed afresh: the session as it stands, then let go by itself.
+    assert seen["refollowed"] == {"version": 4, "status": "finished"}
+    assert seen["letGo"] == {"open": [], "held": []}
+    # One made elsewhere, without seats: followed, played with the server's dice, let go.
+    made = seen["followedMade"]
+    assert made == {
+        "summary": "Arm wrestle Kit vs Troll: DS Kit 0, Troll 0 (target 20).",
+        "open": True,
+        "actions": ["play"],
+    }
+    assert seen["madeRound"] == {"number": 1, "diceFrom": None, "sources": ["rolled", "rolled"]}
+    assert seen["unfollowReturned"] is False
     assert seen["unfollowed"] == {"open": [], "held": []}
 
 

@@ -11,7 +11,8 @@ export const MODULE = "arbiter";
 /**
  * A session this GM client follows: its GM token stays in this browser (a client setting),
  * never in the world's data, which every player's client reads.
- * @typedef {{kind: string, id: string, token: string, title: string, lastEventId: string | null}} Followed
+ * @typedef {{kind: string, id: string, token: string, title: string, lastEventId: string | null,
+ *   seats?: boolean}} Followed seats: started here, each seat's token whispered to its player
  * @typedef {{kind: string, id: string, name: string, token: string}} Seat
  * @typedef {{purpose: string, certain: number, most: number | null, when: string | null}} Owed
  * @typedef {{action: string, kind: string, id: string, owes?: Record<string, Owed[]>}} Action
@@ -281,7 +282,7 @@ export class Arbiter {
     if (kind === "arm-wrestle" && form.target) body.target = Number(form.target);
     const created = await call(this.base, "POST", `/v1/${path}`, { body });
     const title = `${KINDS[kind].title}: ${body.a.name} vs ${body.b.name}`;
-    await this.follow(path, created.id, created.tokens.gm, title);
+    await this.follow(path, created.id, created.tokens.gm, title, true);
     const seats = created.tokens.seats ?? {};
     for (const side of ["a", "b"]) {
       const name = String(body[/** @type {"a" | "b"} */ (side)].name);
@@ -302,10 +303,11 @@ export class Arbiter {
    * @param {string} id
    * @param {string} token
    * @param {string} title
+   * @param {boolean} [seats] whether its seats' players hold their tokens in this world
    */
-  async follow(kind, id, token, title) {
+  async follow(kind, id, token, title, seats = false) {
     const sessions = this.sessions();
-    sessions[id] = sessions[id] ?? { kind, id, token, title, lastEventId: null };
+    sessions[id] = sessions[id] ?? { kind, id, token, title, lastEventId: null, seats };
     await this.game.settings.set(MODULE, "sessions", sessions);
     this.stream(sessions[id]);
   }
@@ -340,7 +342,7 @@ export class Arbiter {
       onEvent: async (event) => {
         // A card posted before a reload whose id was not kept yet is not posted again.
         const version = event.id === null ? null : Number(event.id);
-        if (version === null || !this.posted(session.id, version)) await this.post(eventCard(session, event.event, event.data), {
+        if (version === null || !this.posted(session.id, version, event.event)) await this.post(eventCard(session, event.event, event.data), {
           event: event.event,
           kind: session.kind,
           id: session.id,
@@ -352,6 +354,8 @@ export class Arbiter {
           sessions[session.id] = { ...sessions[session.id], lastEventId: event.id };
           await this.game.settings.set(MODULE, "sessions", sessions);
         }
+        // A finished session changes no more: its stream is let go.
+        if (event.data?.session?.status === "finished") await this.unfollow(session.id);
       },
       onError: (error) => console.warn(`${MODULE} | ${session.title}: the live events dropped; resuming`, error),
     })
@@ -367,20 +371,24 @@ export class Arbiter {
   }
 
   /**
-   * Whether the chat holds the card of this session's version already.
+   * Whether the chat holds this event's card already (a stream opened afresh shows the
+   * session at the version of its last change: another event, its own card).
    * @param {string} id
    * @param {number} version
+   * @param {string} event
    */
-  posted(id, version) {
+  posted(id, version, event) {
     for (const message of this.game.messages?.values() ?? []) {
       const flags = message.flags?.[FLAGS];
-      if (flags?.id === id && flags.version === version) return true;
+      if (flags?.id === id && flags.version === version && flags.event === event) return true;
     }
     return false;
   }
 
   /**
-   * The GM plays the next round, waiting for the seats' dice until the deadline.
+   * The GM plays the next round: in a session started here, waiting for the seats' dice until
+   * the deadline; in one followed from elsewhere (whose seats, if any, are not in this world),
+   * with the server's dice.
    * @param {string | null} id
    */
   async play(id) {
@@ -389,7 +397,7 @@ export class Arbiter {
     const deadline = Number(this.game.settings.get(MODULE, "deadline"));
     return call(this.base, "POST", `/v1/${session.kind}/${session.id}/rounds`, {
       token: session.token,
-      body: { collect: true, deadline_seconds: deadline },
+      body: session.seats ? { collect: true, deadline_seconds: deadline } : {},
     });
   }
 

@@ -238,7 +238,7 @@ export class World {
     return new Promise((resolve, reject) => {
       const waiter = { test, resolve };
       this.waiters.push(waiter);
-      setTimeout(() => reject(new Error(`never saw ${what}`)), 30000).unref();
+      setTimeout(() => reject(new Error(`never saw ${what}`)), 30000);
     });
   }
 

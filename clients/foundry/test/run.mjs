@@ -219,19 +219,63 @@ const regular = await world.message("the regular contest", (message) => message.
 out.playCommand = Hooks.call("chatMessage", {}, "/arbiter play", {});
 await gmApi.settled();
 const regularPending = await world.message("its pending round", (message) => message.flags?.arbiter?.event === "pending", regularStart);
-gm.rendered.get(regularPending.id).click("roll-rest");
-await gmApi.settled();
+const regularId = regular.flags.arbiter.id;
+const regularToken = game.settings.get("arbiter", "sessions")[regularId].token;
+// Bob's player enters 6, 6, 6; the GM gives Ann's 1, 1, 2 from elsewhere (the table page, say).
+const dialogsBefore = world.dialogs.length;
+player.rendered.get(regularPending.id).click("enter-dice");
+const bobDialog = await world.until("Bob's dice dialog", () => world.dialogs[dialogsBefore]);
+out.bobDialog = { title: bobDialog.data.title, content: bobDialog.data.content };
+bobDialog.press("send", { success: "6, 6, 6" });
+await playerApi.settled();
+await world.message("Bob's dice in", (message) => message.flags?.arbiter?.event === "dice-in", regularStart);
+const annDice = await realFetch(`${base}/v1/regular-contests/${regularId}/rounds/pending/dice`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${regularToken}`, "content-type": "application/json" },
+  body: JSON.stringify({ rolls: { Ann: { success: [1, 1, 2] } } }),
+});
 const regularRound = await world.message("its round", (message) => message.flags?.arbiter?.event === "round", regularStart);
+// A finished session is followed no more.
+await world.until("the finished contest let go", () => !(regularId in game.settings.get("arbiter", "sessions")) || null);
 out.regular = {
   kind: regular.flags.arbiter.kind,
   summary: regular.flags.arbiter.data.session.summary,
   waitingFor: regularPending.flags.arbiter.data.pending.waiting_for,
   owes: regularPending.flags.arbiter.data.pending.owes,
-  rolls: regularRound.flags.arbiter.data.round.rolls.map((roll) => [roll.who, roll.purpose, roll.dice, roll.values.length]),
-  cardDice: dice(regularRound.content).length,
+  annDice: annDice.status,
+  rolls: regularRound.flags.arbiter.data.round.rolls.map((roll) => [roll.who, roll.purpose, roll.dice, roll.values, roll.source]),
+  diceFrom: regularRound.flags.arbiter.data.round.dice_from,
+  status: regularRound.flags.arbiter.data.session.status,
+  winner: regularRound.flags.arbiter.data.round.winner,
+  cardDice: dice(regularRound.content),
+  buttons: gm.rendered.get(regularRound.id).actions(),
+  open: gmApi.streams(),
   playerSeats: Object.values(player.storage.get("arbiter.seats")).map((seat) => seat.name).sort(),
 };
-Hooks.call("chatMessage", {}, `/arbiter unfollow ${regular.flags.arbiter.id}`, {});
+// Followed again by hand, then let go by hand.
+const followedAt = world.messages.length;
+out.followCommand = Hooks.call("chatMessage", {}, `/arbiter follow regular-contests ${regularId} ${regularToken}`, {});
+await gmApi.settled();
+const refollowed = await world.message("the session card again", (message) => message.flags?.arbiter?.event === "session", followedAt);
+out.refollowed = { version: refollowed.flags.arbiter.version, status: refollowed.flags.arbiter.data.session.status };
+await world.until("the finished contest let go again", () => !(regularId in game.settings.get("arbiter", "sessions")) || null);
+out.letGo = { open: gmApi.streams(), held: Object.keys(game.settings.get("arbiter", "sessions")) };
+// A session made elsewhere, followed by command, then let go by command.
+const made = await (await realFetch(`${base}/v1/arm-wrestles`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ a: { name: "Kit", strength_mod: 1, con_score: 12, con_mod: 1 }, b: { name: "Troll", strength_mod: 3, con_score: 15, con_mod: 2 } }),
+})).json();
+const madeAt = world.messages.length;
+Hooks.call("chatMessage", {}, `/arbiter follow arm-wrestles ${made.id} ${made.tokens.gm}`, {});
+await gmApi.settled();
+const madeCard = await world.message("the made session's card", (message) => message.flags?.arbiter?.event === "session", madeAt);
+out.followedMade = { summary: madeCard.flags.arbiter.data.session.summary, open: gmApi.streams().includes(made.id), actions: gm.rendered.get(madeCard.id).actions() };
+gm.rendered.get(madeCard.id).click("play"); // no seats here: the server's dice
+await gmApi.settled();
+const madeRound = await world.message("the made session's round", (message) => message.flags?.arbiter?.event === "round", madeAt);
+out.madeRound = { number: madeRound.flags.arbiter.data.round.number, diceFrom: madeRound.flags.arbiter.data.round.dice_from ?? null, sources: madeRound.flags.arbiter.data.round.rolls.map((roll) => roll.source) };
+out.unfollowReturned = Hooks.call("chatMessage", {}, `/arbiter unfollow ${made.id}`, {});
 await gmApi.settled();
 out.unfollowed = { open: gmApi.streams(), held: Object.keys(game.settings.get("arbiter", "sessions")) };
 
