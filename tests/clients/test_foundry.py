@@ -346,6 +346,19 @@ def test_a_session_followed_and_let_go_by_command(seen: dict[str, Any]) -> None:
     assert seen["unfollowed"] == {"open": [], "held": []}
 
 
+def test_a_session_gone_is_shown_and_let_go(seen: dict[str, Any]) -> None:
+    assert seen["ghost"] == {
+        "notified": [
+            {
+                "level": "error",
+                "text": "Arbiter: no arm wrestle with id 0123456789abcdef0123456789abcdef (404)",
+            }
+        ],
+        "held": [],
+        "open": [],
+    }
+
+
 def test_tsc_checks_the_module_against_foundrys_types(tmp_path: Path) -> None:
     """The module type-checks; the same check refuses a misuse of Foundry's API, so it is known
     to read Foundry's types (and not `any`)."""

@@ -126,7 +126,8 @@ export class Arbiter {
 
   /** @param {unknown} error */
   fail(error) {
-    const text = error instanceof ArbiterError ? `Arbiter: ${error.message} (${error.status})` : `Arbiter: ${String(error)}`;
+    const message = error instanceof Error ? error.message : String(error);
+    const text = error instanceof ArbiterError ? `Arbiter: ${message} (${error.status})` : `Arbiter: ${message}`;
     this.ui.notifications.error(text);
   }
 
@@ -158,7 +159,7 @@ export class Arbiter {
         if (this.gmOnly()) this.start(command.kind, this.selectedTokens());
         break;
       case "follow":
-        this.track(this.follow(command.kind, command.id, command.token, command.id));
+        this.track(this.follow(command.kind, command.id, command.token, `${command.kind} ${command.id.slice(0, 8)}`));
         break;
       case "unfollow":
         this.track(this.unfollow(command.id));
@@ -364,9 +365,11 @@ export class Arbiter {
         this.streams.delete(session.id);
         if (last !== null) await this.unfollow(session.id); // deleted: nothing more to follow
       })
-      .catch((error) => {
+      .catch(async (error) => {
         this.streams.delete(session.id);
         this.fail(error);
+        // Gone (deleted, or purged while away), or the token no longer its: let it go.
+        if (error instanceof ArbiterError && (error.status === 404 || error.status === 401)) await this.unfollow(session.id);
       });
   }
 

@@ -282,8 +282,15 @@ out.unfollowed = { open: gmApi.streams(), held: Object.keys(game.settings.get("a
 out.sessionCards = cards(started)
   .filter((message) => message.flags.arbiter.id === sessionId)
   .map((message) => [message.flags.arbiter.version, message.flags.arbiter.event]);
-// Every error notification but the refusal asked for above.
-out.errors = [...gm.notifications, ...player.notifications].filter((note) => note.level === "error" && note !== out.refused);
+// A session the GM's browser follows but that is gone: its stream's 404 shown, and let go.
+const ghostAt = gm.notifications.length;
+Hooks.call("chatMessage", {}, "/arbiter follow arm-wrestles 0123456789abcdef0123456789abcdef not-a-token", {});
+await gmApi.settled();
+await world.until("the ghost let go", () => (gm.notifications.length > ghostAt && Object.keys(game.settings.get("arbiter", "sessions")).length === 0) || null);
+out.ghost = { notified: gm.notifications.slice(ghostAt), held: Object.keys(game.settings.get("arbiter", "sessions")), open: gmApi.streams() };
+
+// Every error notification but the refusals asked for above.
+out.errors = [...gm.notifications, ...player.notifications].filter((note) => note.level === "error" && note !== out.refused && !out.ghost.notified.includes(note));
 
 process.stdout.write(JSON.stringify(out));
 process.exit(0);
