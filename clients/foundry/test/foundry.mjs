@@ -1,0 +1,249 @@
+// A stand-in for the Foundry VTT globals the module touches, faithful to how Foundry calls it:
+// `Hooks` (on, once, call stopping at a false, callAll), `game` (user, users, settings with world
+// and client scopes, modules, release), `ui.notifications`, `ChatMessage.create` (every client's
+// `createChatMessage` hook, then the render hook of each client that may see the message:
+// whispers only to their recipients and the GMs), `Dialog` (rendered, then a button pressed with
+// the form's values) and `canvas.tokens.controlled`.
+//
+// Several clients share one world (its chat and world settings); each has its own user, hooks,
+// client settings (a browser's localStorage) and notifications. `activate` makes one of them the
+// globals, as that client's browser would see them.
+
+export class Hooks {
+  constructor() {
+    /** @type {Map<string, {fn: Function, once: boolean}[]>} */
+    this.events = new Map();
+  }
+  on(name, fn) {
+    this.list(name).push({ fn, once: false });
+  }
+  once(name, fn) {
+    this.list(name).push({ fn, once: true });
+  }
+  list(name) {
+    if (!this.events.has(name)) this.events.set(name, []);
+    return this.events.get(name);
+  }
+  /** Foundry's Hooks.call: stops at the first handler answering false, and answers false. */
+  call(name, ...args) {
+    for (const hook of [...this.list(name)]) {
+      if (hook.once) this.events.set(name, this.list(name).filter((other) => other !== hook));
+      if (hook.fn(...args) === false) return false;
+    }
+    return true;
+  }
+  callAll(name, ...args) {
+    for (const hook of [...this.list(name)]) {
+      if (hook.once) this.events.set(name, this.list(name).filter((other) => other !== hook));
+      hook.fn(...args);
+    }
+    return true;
+  }
+}
+
+/** An element of a rendered card or dialog: its buttons and its named fields. */
+class Element {
+  constructor(html, values = {}) {
+    this.html = html;
+    this.buttons = [...html.matchAll(/<button\b([^>]*)>([^<]*)<\/button>/g)].map(([, attributes, label]) => {
+      const action = /data-arbiter-action="([^"]*)"/.exec(attributes)?.[1];
+      const dataset = { arbiterAction: action };
+      if (/\bdata-gm-only\b/.test(attributes)) dataset.gmOnly = "";
+      if (/\bdata-players-only\b/.test(attributes)) dataset.playersOnly = "";
+      const button = {
+        dataset,
+        label,
+        removed: false,
+        listeners: [],
+        addEventListener: (type, fn) => button.listeners.push({ type, fn }),
+        remove: () => {
+          button.removed = true;
+        },
+      };
+      return button;
+    });
+    this.fields = [];
+    for (const [, name, value] of html.matchAll(/<input name="([^"]*)"[^>]*?(?:value="([^"]*)")?>/g)) {
+      this.fields.push({ name, value: value ?? "" });
+    }
+    for (const [, name, options] of html.matchAll(/<select name="([^"]*)">([\s\S]*?)<\/select>/g)) {
+      const selected = /<option value="([^"]*)" selected>/.exec(options) ?? /<option value="([^"]*)"/.exec(options);
+      this.fields.push({ name, value: selected?.[1] ?? "" });
+    }
+    for (const field of this.fields) if (field.name in values) field.value = values[field.name];
+  }
+  querySelectorAll(selectors) {
+    if (selectors === "[data-arbiter-action]") return this.buttons.filter((button) => !button.removed);
+    if (selectors === "[name]") return this.fields;
+    throw new Error(`the stand-in does not answer ${selectors}`);
+  }
+  /** The actions of the buttons left. */
+  actions() {
+    return this.querySelectorAll("[data-arbiter-action]").map((button) => button.dataset.arbiterAction);
+  }
+  /** Presses a button as its user would. */
+  click(action) {
+    const button = this.querySelectorAll("[data-arbiter-action]").find((one) => one.dataset.arbiterAction === action);
+    if (!button) throw new Error(`no ${action} button: ${this.actions()}`);
+    for (const listener of button.listeners) if (listener.type === "click") listener.fn({ preventDefault() {} });
+  }
+}
+
+export class World {
+  constructor({ generation = 12 } = {}) {
+    this.generation = generation;
+    this.users = [];
+    this.clients = [];
+    this.messages = [];
+    this.dialogs = [];
+    this.world = new Map();
+    this.registered = new Map();
+    this.waiters = [];
+    this.active = null;
+  }
+
+  user(id, name, isGM) {
+    const user = { id, name, isGM };
+    this.users.push(user);
+    return user;
+  }
+
+  /** A browser logged in as `user`. */
+  client(user) {
+    const client = { user, storage: new Map(), notifications: [], rendered: new Map(), hooks: new Hooks(), canvas: { tokens: { controlled: [] } } };
+    this.clients.push(client);
+    return client;
+  }
+
+  /** The client's globals, as its browser has them. */
+  activate(client) {
+    this.active = client;
+    const world = this;
+    // A Collection: a Map of the users by id.
+    const users = new Map(this.users.map((user) => [user.id, user]));
+    const modules = new Map([["arbiter", (client.module ??= { id: "arbiter", active: true })]]);
+    client.game ??= {
+      user: client.user,
+      users,
+      modules,
+      release: { generation: this.generation },
+      messages: { values: () => world.messages.values() }, // the chat log, shared by the world
+      settings: {
+        register: (namespace, key, options) => world.registered.set(`${namespace}.${key}`, options),
+        get: (namespace, key) => {
+          const id = `${namespace}.${key}`;
+          const options = world.registered.get(id);
+          if (!options) throw new Error(`${id} is not a registered game setting`);
+          const store = options.scope === "client" ? client.storage : world.world;
+          return store.has(id) ? structuredClone(store.get(id)) : structuredClone(options.default);
+        },
+        set: async (namespace, key, value) => {
+          const id = `${namespace}.${key}`;
+          const options = world.registered.get(id);
+          if (!options) throw new Error(`${id} is not a registered game setting`);
+          if (options.scope !== "client" && !client.user.isGM) throw new Error("only a GM writes a world setting");
+          (options.scope === "client" ? client.storage : world.world).set(id, structuredClone(value));
+          world.notify();
+          return value;
+        },
+      },
+    };
+    const note = (level) => (text) => {
+      client.notifications.push({ level, text });
+      world.notify();
+    };
+    Object.assign(globalThis, {
+      game: client.game,
+      Hooks: client.hooks,
+      ui: { notifications: { info: note("info"), warn: note("warn"), error: note("error") } },
+      canvas: client.canvas,
+      ChatMessage: this.ChatMessage(),
+      Dialog: this.Dialog(client),
+    });
+  }
+
+  /** Runs `fn` with `client`'s globals, then gives the previous client's back. */
+  as(client, fn) {
+    const before = this.active;
+    this.activate(client);
+    try {
+      return fn();
+    } finally {
+      if (before) this.activate(before);
+    }
+  }
+
+  ChatMessage() {
+    const world = this;
+    return class ChatMessage {
+      static async create(data) {
+        await Promise.resolve(); // a round trip to the server
+        const message = { id: `m${world.messages.length + 1}`, whisper: [], ...structuredClone(data), author: world.active.user.id };
+        world.messages.push(message);
+        for (const client of world.clients) {
+          world.as(client, () => client.hooks.callAll("createChatMessage", message, {}, client.user.id));
+          const sees = message.whisper.length === 0 || message.whisper.includes(client.user.id) || client.user.isGM;
+          if (!sees) continue;
+          const element = new Element(message.content);
+          client.rendered.set(message.id, element);
+          const hook = world.generation >= 13 ? "renderChatMessageHTML" : "renderChatMessage";
+          world.as(client, () => client.hooks.callAll(hook, message, world.generation >= 13 ? element : [element], {}));
+        }
+        world.notify();
+        return message;
+      }
+    };
+  }
+
+  Dialog(client) {
+    const world = this;
+    return class Dialog {
+      constructor(data, options) {
+        this.data = data;
+        this.options = options;
+        this.client = client;
+      }
+      render(force) {
+        this.rendered = force;
+        world.dialogs.push(this);
+        world.notify();
+        return this;
+      }
+      /** The form as shown, by name. */
+      shown() {
+        return Object.fromEntries(new Element(this.data.content).fields.map((field) => [field.name, field.value]));
+      }
+      /** Its user fills in `values` and presses `button` (the callback gets v12's jQuery). */
+      press(button, values = {}) {
+        const element = new Element(this.data.content, values);
+        return world.as(this.client, () => this.data.buttons[button].callback?.([element]));
+      }
+    };
+  }
+
+  notify() {
+    for (const waiter of [...this.waiters]) {
+      const found = waiter.test();
+      if (found) {
+        this.waiters = this.waiters.filter((other) => other !== waiter);
+        waiter.resolve(found);
+      }
+    }
+  }
+
+  /** Resolves with what `test` answers once it answers something (a failsafe ends a hung run). */
+  until(what, test) {
+    const found = test();
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const waiter = { test, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => reject(new Error(`never saw ${what}`)), 30000);
+    });
+  }
+
+  /** The first chat message after `after` messages matching `test`. */
+  message(what, test, after = 0) {
+    return this.until(what, () => this.messages.slice(after).find(test));
+  }
+}
