@@ -50,13 +50,14 @@ from fastapi.routing import (
 )
 from fastapi.telemetry._api import _route_selected
 from pydantic import BaseModel
-from starlette._exception_handler import wrap_app_handling_exceptions
-from starlette._utils import get_route_path
+from starlette._exception_handler import _lookup_exception_handler
+from starlette._utils import get_route_path, is_async_callable
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.common import CALLER, examples, parse_body, read_body, respond, text_plain_doc
 from app.api.sessions.security import bearer_token
@@ -674,9 +675,11 @@ class LeanLane(ExceptionMiddleware):
     (a lean route has no dependencies and takes no files, which are all it serves), the
     router's and the route's ASGI layers, and is answered here: the scope is set as the
     router and the route set it (`router`, `route`, path parameters, FastAPI's part), the
-    handler is called inside Starlette's own `wrap_app_handling_exceptions` (as a Route calls
-    its endpoint), with the same handlers, so that what it raises is answered as FastAPI's
-    stack answers it.
+    handler is called, and what it raises is answered exactly as
+    `starlette._exception_handler.wrap_app_handling_exceptions` answers it, with the same
+    handlers: by status for an `HTTPException`, else by the first class of the exception's
+    MRO that has one, a synchronous handler in the thread pool, re-raised (to the server
+    error middleware) when none; after the answer has started, a `RuntimeError`.
     tests/api/test_lean_lane.py sends every kind of request and failure through this lane and
     through the full stack and compares the answers.
     """
@@ -709,15 +712,48 @@ class LeanLane(ExceptionMiddleware):
         receive: Receive,
         send: Send,
     ) -> None:
-        """The lean handler's answer, its failures answered by Starlette's own
-        `wrap_app_handling_exceptions` (what a Route does), with the app's handlers."""
-        request = Request(scope, receive, send)
+        try:
+            response = await handler(Request(scope, receive, send))
+        except Exception as exc:
+            # Nothing was sent: the handler only builds its response.
+            await self._answer(exc, False, scope, receive, send)
+            return
+        started = False
 
-        async def answer(scope: Scope, receive: Receive, send: Send) -> None:
-            response = await handler(request)
+        async def sender(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await response(scope, receive, sender)
+        except Exception as exc:
+            await self._answer(exc, started, scope, receive, sender)
+
+    async def _answer(
+        self, exc: Exception, started: bool, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """`exc` answered as Starlette's `wrap_app_handling_exceptions` answers it."""
+        handler = None
+        if isinstance(exc, HTTPException):
+            handler = self._status_handlers.get(exc.status_code)
+        if handler is None:
+            handler = _lookup_exception_handler(self._exception_handlers, exc)
+        if handler is None:
+            raise exc
+        if started:
+            raise RuntimeError("Caught handled exception, but response already started.") from exc
+        conn = Request(scope, receive, send)
+        # Starlette types a handler as taking a request or a websocket; this lane is HTTP's.
+        if is_async_callable(handler):
+            response = await handler(conn, exc)  # type: ignore[arg-type]
+        else:
+            response = await run_in_threadpool(handler, conn, exc)
+        if response is not None:
             await response(scope, receive, send)
-
-        await wrap_app_handling_exceptions(answer, request)(scope, receive, send)
+        # Reused exception instances accumulate tracebacks across requests.
+        exc.__traceback__ = None
 
 
 class LaneApp(FastAPI):
