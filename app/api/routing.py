@@ -319,8 +319,8 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
         if session_call:
             # A session's operation knows its caller before it checks what was sent: a body
             # over the limit is a 413 first, then no token a 401, a stranger's token a 404
-            # (here for a query's error, else by the endpoint), and only then a query's or a
-            # body's error a 400 or 422.
+            # (here for a path's or a query's error, else by the endpoint), and only then a
+            # path's, a query's or a body's error a 400 or 422.
             if body_name is not None:
                 await read_body(request)
             bearer_token(request)
@@ -329,6 +329,8 @@ def _lean_handler(route: Any, name: str) -> Callable[[Request], Coroutine[Any, A
         else:
             arguments, errors = request_params_to_args(paths, request.path_params)
             if errors:
+                if session_call:
+                    await _known_caller(request, route.path_format)
                 raise RequestValidationError(errors)
         if query:
             values, errors = request_params_to_args(query, request.query_params)

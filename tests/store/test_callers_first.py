@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.kinds.registry import KINDS
-from tests.api.test_skill_games_api import bidding_body
+from tests.api.test_skill_games_api import bidding_body, winning_dice
 from tests.helpers import Session, assert_problem, bearer
 
 ARM_WRESTLE: dict[str, Any] = {
@@ -166,8 +166,12 @@ def test_every_answer_to_a_token_is_stored_by_no_cache(store_client: TestClient)
     assert_no_store(made.get(headers={"Accept": "text/plain"}))
     assert_no_store(made.get(token="a stranger's"))
     game = Session(store_client, "skill-games", bidding_body())
+    # Dice that earn the Heroes a token, so that their bid of 1 is theirs to make.
+    earned = winning_dice("Heroes", ["Athletics", "Stealth"], 1)
     skills = game.post(
-        "skills", {"party": "Heroes", "skills": ["Athletics", "Stealth"]}, who="Heroes"
+        "skills",
+        {"party": "Heroes", "skills": ["Athletics", "Stealth"], "rolls": earned},
+        who="Heroes",
     )
     assert_no_store(skills)
     villains = game.post("skills", {"party": "Villains", "skills": ["Athletics", "Stealth"]})
