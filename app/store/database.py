@@ -141,6 +141,16 @@ PROBE_UPSERT: Final = (
     "INSERT INTO readiness_probe (id, probes) VALUES (1, 1) ON CONFLICT (id) "
     "DO UPDATE SET probes = readiness_probe.probes + 1"
 )
+#: On SQLite the probe also rewrites `PROBE_PAGES` pages of zeros beside its count: a file
+#: that may not grow keeps taking a one-page change in the room its write-ahead log already
+#: has (a checkpoint rewinds it) long after a round, which writes several pages, is refused,
+#: so a probe of one page would call ready a database that refuses every round.
+PROBE_PAGES: Final = 16
+PROBE_UPSERT_SQLITE: Final = (
+    "INSERT INTO readiness_probe (id, probes, padding) "
+    f"VALUES (1, 1, zeroblob({PROBE_PAGES * 4096})) ON CONFLICT (id) "
+    "DO UPDATE SET probes = readiness_probe.probes + 1, padding = excluded.padding"
+)
 
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
@@ -799,7 +809,7 @@ class Store:
                 if pages >= quota and not free:
                     read_only.append(f"the SQLite file is at its limit of {quota} pages")
                     raise _Probed
-            await transaction.execute(PROBE_UPSERT, ())
+            await transaction.execute(PROBE_UPSERT if self.is_postgres else PROBE_UPSERT_SQLITE, ())
 
         try:
             await self.run("write", probe)

@@ -227,3 +227,6 @@ class ReadinessProbe(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     #: Committed probes, counted (so that each one changes the row, and reaches the disk).
     probes: Mapped[int] = mapped_column(BigInteger)
+    #: SQLite's probe rewrites these pages of zeros too (`PROBE_PAGES`): a change as large as
+    #: a round's, so that a file that cannot grow is not ready. Null on PostgreSQL.
+    padding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)

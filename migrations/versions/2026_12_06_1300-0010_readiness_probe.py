@@ -32,6 +32,7 @@ def upgrade() -> None:
         "readiness_probe",
         sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("probes", sa.BigInteger(), nullable=False),
+        sa.Column("padding", sa.LargeBinary(), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_readiness_probe")),
     )
 
