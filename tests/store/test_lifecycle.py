@@ -13,7 +13,6 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +23,6 @@ from app.rules.dice import SeededRng
 from app.store.database import null_pool_engine
 from app.store.repository import idempotency, rounds, sessions
 from tests.helpers import Session, assert_problem, bearer
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 #: A long arm wrestle: nobody tires before round 200 and nobody reaches DS 100 on ties.
 ARM_WRESTLE: dict[str, Any] = {
@@ -341,11 +338,6 @@ SKILL_GAME: dict[str, Any] = {
 }
 
 
-@pytest.mark.skipif(
-    not (PROJECT_ROOT / "app" / "api" / "skill_games.py").exists(),
-    reason="skill games (the only kind with party tokens) are being built in parallel; "
-    "mutate's authorisation is covered by the cross-session 404 test meanwhile",
-)
 def test_a_party_token_acting_as_gm_is_403(store_client: TestClient) -> None:
     created = store_client.post("/v1/skill-games", json=SKILL_GAME)
     assert created.status_code == 201, created.text
