@@ -891,6 +891,15 @@ class Round:
     winners: tuple[str, ...]
 
 
+def _next_increment(config: Config, state: State) -> tuple[Config, int, Increment, int]:
+    """The race as raced (`raced_config`), the next increment's index and the increment, and
+    the mounted increments already played (the mounts' count for endurance)."""
+    raced = raced_config(config, state)
+    index = state.increment
+    mounted_raced = sum(1 for earlier in raced.increments[:index] if earlier.mounted)
+    return raced, index, raced.increments[index], mounted_raced
+
+
 def dice_needs(config: Config, state: State) -> dict[Key, Need]:
     """The dice the next increment may take, from the state alone
     (docs/rules.md#supplied-and-server-dice): from every competitor still racing, her
@@ -898,10 +907,7 @@ def dice_needs(config: Config, state: State) -> dict[Key, Need]:
     lists; nothing from one who has forfeited."""
     if is_finished(state):
         return {}
-    config = raced_config(config, state)
-    index = state.increment
-    increment = config.increments[index]
-    mounted_raced = sum(1 for earlier in config.increments[:index] if earlier.mounted)
+    config, index, increment, mounted_raced = _next_increment(config, state)
     needs: dict[Key, Need] = {}
     for competitor in config.competitors:
         if state.standing[competitor.name] == "forfeited":
@@ -937,10 +943,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     """
     if is_finished(state):
         raise PhaseError("the race is finished")
-    config = raced_config(config, state)
-    index = state.increment
-    increment = config.increments[index]
-    mounted_raced = sum(1 for earlier in config.increments[:index] if earlier.mounted)
+    config, index, increment, mounted_raced = _next_increment(config, state)
     ds, standing = dict(state.ds), dict(state.standing)
     damage, flags = dict(state.damage), dict(state.flags)
     lines: list[CompetitorRound] = []

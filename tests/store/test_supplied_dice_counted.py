@@ -547,19 +547,10 @@ PRECISION: dict[str, Any] = {
 
 
 def _precision_config() -> Any:
-    from app.api.oneshots.long_throws import _thrower, _thrown
+    from app.api.oneshots.long_throws import config_of
     from app.api.schemas.long_throws import LongThrowRequest
 
-    body = LongThrowRequest.model_validate(PRECISION)
-    return long_throw.long_throw_config(
-        _thrown(body),
-        [_thrower(competitor) for competitor in body.competitors],
-        mode=body.mode,
-        into_wall=body.into_wall,
-        max_series=body.max_series,
-        toss_distance_ft=body.toss_distance_ft,
-        far_shot_doubles=body.far_shot_doubles,
-    )
+    return config_of(LongThrowRequest.model_validate(PRECISION))
 
 
 def _next_series(config: Any, state: Any, dice: Dice) -> Category:

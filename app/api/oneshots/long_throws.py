@@ -77,6 +77,19 @@ def _thrower(competitor: LongThrowCompetitor) -> long_throw.Thrower:
     )
 
 
+def config_of(body: LongThrowRequest) -> long_throw.LongThrowConfig:
+    """The competition a request body describes (docs/rules.md#long-throws)."""
+    return long_throw.long_throw_config(
+        _thrown(body),
+        [_thrower(competitor) for competitor in body.competitors],
+        mode=body.mode,
+        into_wall=body.into_wall,
+        max_series=body.max_series,
+        toss_distance_ft=body.toss_distance_ft,
+        far_shot_doubles=body.far_shot_doubles,
+    )
+
+
 def _supplied(
     competitors: list[LongThrowCompetitor],
 ) -> tuple[dict[Key, list[int] | None], dict[Key, Loc]]:
@@ -157,15 +170,7 @@ async def long_throws(
 ) -> LongThrowAnswer:
     """Throw for distance, caber rotation, precision or a halfling toss; highest DS or last
     one in wins (docs/rules.md#long-throws)."""
-    config = long_throw.long_throw_config(
-        _thrown(body),
-        [_thrower(competitor) for competitor in body.competitors],
-        mode=body.mode,
-        into_wall=body.into_wall,
-        max_series=body.max_series,
-        toss_distance_ft=body.toss_distance_ft,
-        far_shot_doubles=body.far_shot_doubles,
-    )
+    config = config_of(body)
     supplied, locs = _supplied(body.competitors)
     present = {key: values for key, values in supplied.items() if values is not None}
     check_supplied(long_throw.dice_needs(config), present, locs)

@@ -34,15 +34,13 @@ from app.api.sessions.lifecycle import (
     play_collected,
     require_active,
     round_inputs,
+    round_supply,
     schema_prefix,
-    supplied_dice,
     waiting_change,
 )
 from app.api.sessions.presentation import AnswerTypes, session_answer
 from app.api.sessions.security import Role
 from app.errors import Conflict, Forbidden
-from app.notation import notation_dice
-from app.rules.dice import check_supplied
 from app.rules.errors import RulesError
 from app.store.repository import SessionRecord
 
@@ -101,20 +99,14 @@ async def give_dice(
                 raise RulesError(f"{name!r} has no seat in this round", ("rolls", name))
             if not role.is_gm and waiting["from"].get(name) == "gm":
                 raise Conflict(f"the GM has rolled for {name} in this round")
-        # A seat's dice add to those it sent before; the GM's replace them.
-        merged = {
-            name: {**waiting["dice"].get(name, {}), **dice} if not role.is_gm else dice
-            for name, dice in rolls.items()
-        }
-        supplied, locs = supplied_dice(kind, set(waiting["needed"]), merged)
-        # Checked now against what the round may take (never against a die: none is read
-        # yet), so that the dice held always play, at the deadline too.
-        config, state = load_session(kind, record.config, record.state, record.id)
-        needs = kind.needs(config, state, round_inputs(kind, waiting))
-        if needs is not None:
-            check_supplied(needs, supplied, locs, notation_dice)
         for name, dice in rolls.items():
             waiting = pending.given(waiting, name, dice, "gm" if role.is_gm else "seat")
+        # The dice now held for these names (a seat's added to those it sent before), checked
+        # against what the round may take (never against a die: none is read yet), so that
+        # the dice held always play, at the deadline too.
+        config, state = load_session(kind, record.config, record.state, record.id)
+        held = {name: waiting["dice"].get(name, {}) for name in rolls}
+        round_supply(kind, config, state, round_inputs(kind, waiting), set(waiting["needed"]), held)
         return _after(kind, record, waiting, names=list(rolls))
 
     return await mutate(request, kind, session_id, mutation, authorize=_seat_or_gm(body), body=body)

@@ -607,6 +607,25 @@ def supplied_dice(
     return supplied, locs
 
 
+def round_supply(
+    kind: AnyRoundKind,
+    config: Any,
+    state: Any,
+    body: Any,
+    known: set[str],
+    rolls: Mapping[str, Any] | None,
+) -> tuple[dict[Key, list[int]], dict[Key, Loc]]:
+    """A round's supplied dice (`supplied_dice`), checked against what the round with `body`
+    may take (the kind's `needs`), before any die is read
+    (docs/rules.md#supplied-and-server-dice)."""
+    supplied, locs = supplied_dice(kind, known, rolls)
+    if supplied:
+        needs = kind.needs(config, state, body)
+        if needs is not None:
+            check_supplied(needs, supplied, locs, notation_dice)
+    return supplied, locs
+
+
 def round_dice(
     seed: int | Derivation | None,
     number: int,
@@ -670,11 +689,9 @@ def play_one(
     one the round did not use in `unused` (docs/rules.md#supplied-and-server-dice), and, for a
     round that waited for dice, who answered for each name (`dice_from`; `given_by`: who gave
     the dice supplied for a name, when not the name's `dice_from`)."""
-    supplied, locs = supplied_dice(kind, set(kind.names(config)), getattr(body, "rolls", None))
-    if supplied:
-        needs = kind.needs(config, state, body)
-        if needs is not None:
-            check_supplied(needs, supplied, locs, notation_dice)
+    supplied, locs = round_supply(
+        kind, config, state, body, set(kind.names(config)), getattr(body, "rolls", None)
+    )
     suppliers = {**(dice_from or {}), **(given_by or {})}
     by = _suppliers(suppliers) if isinstance(seed, Derivation) else None
     dice = round_dice(seed, number, supplied, locs, budget=budget, by=by)
