@@ -50,6 +50,9 @@ sys.path.insert(0, str(ROOT))
 POSTGRES_URL = os.environ.get(
     "ARBITER_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
+#: The deployment's dice key of the servers the benches start: PostgreSQL needs one to seal the
+#: server seeds of verifiable sessions at rest (a bench's own, never a deployment's).
+BENCH_DICE_KEY = "bench-dice-key-0123456789abcdef0123456789abcdef"
 QUICK_CONTEST = {"a": {"name": "Ann", "skill": 12}, "b": {"name": "Bob", "skill": 10}}
 CAIRN = {"rating": 12, "target": 45}
 
@@ -92,18 +95,21 @@ def uvicorn_command(app: str, port: int, factory: bool = False) -> list[str]:
 
 
 @contextmanager
-def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -> Iterator[str]:
+def server(
+    app: str, env: dict[str, str] | None = None, factory: bool = False, root: Path = ROOT
+) -> Iterator[str]:
+    """`app` served from the source tree `root` (this checkout unless another is given)."""
     port = free_port()
     args = uvicorn_command(app, port, factory)
     # The server's request log goes to a file, as it would to a log collector: written to a
     # terminal, the terminal would be what is measured.
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the server
     process = subprocess.Popen(
-        args, cwd=ROOT, env={**os.environ, **(env or {})}, stderr=log, stdout=log
+        args, cwd=root, env={**os.environ, **(env or {})}, stderr=log, stdout=log
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while True:
             try:
                 if httpx.get(base + ("/healthz" if factory else "/"), timeout=1).status_code == 200:
@@ -111,7 +117,9 @@ def server(app: str, env: dict[str, str] | None = None, factory: bool = False) -
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError(f"{app} did not start")
+                log.seek(0)
+                said = log.read().decode(errors="replace").strip().splitlines()[-15:]
+                raise RuntimeError(f"{app} did not start from {root}:\n" + "\n".join(said))
             time.sleep(0.2)
         yield base
     finally:
@@ -529,7 +537,11 @@ def main() -> None:
             name, url = database
             try:
                 upgrade_to_head(url)
-                with server("app.main:create_app", {"DATABASE_URL": url}, factory=True) as base:
+                with server(
+                    "app.main:create_app",
+                    {"DATABASE_URL": url, "ARBITER_DICE_KEY": BENCH_DICE_KEY},
+                    factory=True,
+                ) as base:
                     sessions = create_arm_wrestles(base, options.sessions)
                     answered = measure(
                         "arm-wrestle rounds (PostgreSQL)",
