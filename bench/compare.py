@@ -55,7 +55,7 @@ def worktree(rev: str) -> Iterator[Path]:
 
 def migrate(root: Path, url: str) -> None:
     """The database at `url` brought to the head of `root`'s own migrations."""
-    subprocess.run(
+    migrated = subprocess.run(
         [
             sys.executable,
             "-c",
@@ -64,8 +64,12 @@ def migrate(root: Path, url: str) -> None:
             url,
         ],
         cwd=root,
-        check=True,
+        capture_output=True,
+        text=True,
+        check=False,
     )
+    if migrated.returncode != 0:
+        raise RuntimeError(f"migrating {url} from {root} failed:\n{migrated.stderr[-2000:]}")
 
 
 def fresh_postgres(name: str) -> str:

@@ -1,6 +1,6 @@
 """Instructions a request costs the server, counted by valgrind's callgrind over real HTTP.
 
-    .venv/bin/python -m bench.instructions [--base 100] [--requests 500]
+    .venv/bin/python -m bench.instructions [--base 100] [--requests 500] [--against REV]
 
 Wall-clock figures on a shared 2-core machine drift by a fifth between runs; instructions do
 not: callgrind counts the same total for the same binary, inputs and environment, whatever
@@ -9,6 +9,11 @@ is started under callgrind twice and sent the same requests, once `--base` of th
 `--base` + `--requests`, one after the other on one keep-alive connection; the difference of
 the two totals, divided by `--requests`, is what one request costs (start-up, imports and
 shutdown cancel out). Needs valgrind (Debian's package `valgrind`).
+
+With `--against REV`, the quick contest and an arm-wrestle round (server dice, SQLite) are also
+counted on REV's tree (checked out into a temporary worktree, its database migrated by its own
+migrations, served with this checkout's virtualenv): a change's cost in the same run, in figures
+that do not drift.
 """
 
 from __future__ import annotations
@@ -25,7 +30,17 @@ from pathlib import Path
 
 import httpx
 
+from bench.compare import migrate, worktree
 from bench.run import QUICK_CONTEST, ROOT, free_port, uvicorn_command
+
+#: The path of `SERVERS` whose requests are rounds of one arm wrestle, created first.
+ROUNDS = "/v1/arm-wrestles/{id}/rounds"
+ARM_WRESTLE = {
+    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
+    "b": {"name": "Ogre", "strength_mod": 2, "con_score": 200, "con_mod": 1},
+    "target": 100,
+    "max_rounds": 10_000,
+}
 
 #: What each server is: (label, uvicorn's app argument, factory, path, body).
 SERVERS: tuple[tuple[str, str, bool, str, object | None], ...] = (
@@ -38,6 +53,7 @@ SERVERS: tuple[tuple[str, str, bool, str, object | None], ...] = (
         "/v1/gurps/quick-contest",
         QUICK_CONTEST,
     ),
+    ("arm-wrestle round (SQLite)", "app.main:create_app", True, ROUNDS, {}),
 )
 
 
@@ -52,8 +68,11 @@ def app_without_lane() -> object:
     return app
 
 
-def count(app: str, factory: bool, path: str, body: object | None, requests: int) -> int:
-    """Instructions the server under callgrind executed, serving `requests` requests."""
+def count(
+    app: str, factory: bool, path: str, body: object | None, requests: int, root: Path = ROOT
+) -> int:
+    """Instructions the server under callgrind executed, serving `requests` requests (after
+    one arm wrestle's creation, for `ROUNDS`), from the source tree `root`."""
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
@@ -69,15 +88,13 @@ def count(app: str, factory: bool, path: str, body: object | None, requests: int
             "DATABASE_URL": f"sqlite:///{folder}/bench.db",
         }
         if factory:
-            from app.store.database import upgrade_to_head
-
-            upgrade_to_head(env["DATABASE_URL"])
+            migrate(root, env["DATABASE_URL"])
         process = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            args, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 300
+            deadline = time.monotonic() + 1200
             with httpx.Client(base_url=base, timeout=60) as client:
                 while True:
                     try:
@@ -87,8 +104,17 @@ def count(app: str, factory: bool, path: str, body: object | None, requests: int
                         if time.monotonic() > deadline or process.poll() is not None:
                             raise RuntimeError(f"{app} did not start under valgrind") from None
                         time.sleep(0.5)
+                headers = {}
+                if path == ROUNDS:
+                    created = client.post("/v1/arm-wrestles", json=ARM_WRESTLE)
+                    created.raise_for_status()
+                    path = ROUNDS.format(id=created.json()["id"])
+                    headers = {"authorization": f"Bearer {created.json()['tokens']['gm']}"}
                 for _ in range(requests):
-                    answer = client.get(path) if body is None else client.post(path, json=body)
+                    if body is None:
+                        answer = client.get(path)
+                    else:
+                        answer = client.post(path, json=body, headers=headers)
                     answer.raise_for_status()
         finally:
             process.terminate()
@@ -104,6 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", type=int, default=100)
     parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--against", metavar="REV", help="an earlier commit counted too")
     options = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("bench/instructions.py needs valgrind (Debian: apt-get install valgrind)")
@@ -119,6 +146,19 @@ def main() -> None:
         per_request = (high - low) / options.requests
         bare = bare or int(per_request)
         print(f"{label:32} {per_request:12,.0f}   {per_request / bare:5.2f} x bare", flush=True)
+    if options.against:
+        with worktree(options.against) as earlier:
+            for label, app, factory, path, body in SERVERS:
+                if not factory or "lean lane" in label:
+                    continue
+                low = count(app, factory, path, body, options.base, earlier)
+                high = count(app, factory, path, body, options.base + options.requests, earlier)
+                per_request = (high - low) / options.requests
+                print(
+                    f"{label + ' at ' + options.against:32} {per_request:12,.0f}   "
+                    f"{per_request / bare:5.2f} x bare",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
