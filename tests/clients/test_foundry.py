@@ -405,10 +405,14 @@ def test_dice_so_nice_shows_each_results_dice_before_its_card(seen: dict[str, An
     assert checks["shown"]["values"] == checks["diceOf"] == checks["cardDice"]
 
 
-def test_every_call_asks_arbiter_in_its_clients_language(seen: dict[str, Any]) -> None:
+def test_every_call_asks_arbiter_in_its_clients_language_and_dialogs_are_v2_where_they_can(
+    seen: dict[str, Any],
+) -> None:
     # The GM's Foundry is in English, the player's in German: each call says its own.
     assert seen["languages"] == {"player": ["de"], "gm": ["en"], "any": ["de", "en"]}
     assert seen["dialogApis"] == (["DialogV2"] if seen["generation"] >= 13 else ["Dialog"])
+    # Foundry 13's deprecated global Dialog is never read.
+    assert seen["deprecatedDialogReads"] == 0
 
 
 def test_a_race_from_the_selected_tokens_plays_an_increment_with_the_seats_dice(
@@ -460,8 +464,8 @@ def test_a_chases_increment_takes_the_gms_terrain_and_tactic(seen: dict[str, Any
         "c.seat": "",
         "lead": "10",
     }
-    # The GM's give-up is not on the player's card.
-    assert seen["chaseActions"] == {"gm": ["play", "give-up"], "player": ["play"]}
+    # Only the GM plays the increment or gives up: neither is on the player's card.
+    assert seen["chaseActions"] == {"gm": ["play", "give-up"], "player": []}
     increment = seen["incrementDialog"]
     assert increment["title"] == "Arbiter: the chase's next increment"
     assert increment["shown"] == {"terrain": "strength", "tactic": "", "penalty": "2"}

@@ -45,7 +45,7 @@ export class Arbiter {
    * The Foundry globals of this client, read once: the module touches no others. `DialogV2`
    * is Foundry's `foundry.applications.api.DialogV2` (v13, and v12 from 12.331), used when
    * present; `Dialog` (v12's) otherwise. `Roll` builds the rolls Dice So Nice shows.
-   * @param {{game: Game, ui: typeof ui, ChatMessage: typeof ChatMessage, Dialog: typeof Dialog,
+   * @param {{game: Game, ui: typeof ui, ChatMessage: typeof ChatMessage, Dialog: any,
    *   DialogV2?: any, Roll?: any}} env
    */
   constructor(env) {
@@ -840,8 +840,10 @@ function next(session, state) {
   if (state?.status !== "active") return [];
   if (session.kind === "skill-games") return [{ action: state.state?.phase === "choices" ? "choose" : "choose-skills" }];
   if (state.pending) return [];
-  if (session.kind === "chases") return [{ action: "play" }, { action: "give-up", only: /** @type {const} */ ("gm") }];
-  return [{ action: "play" }];
+  // Only a GM plays a round: a player's card has no such button.
+  const gm = /** @type {const} */ ("gm");
+  if (session.kind === "chases") return [{ action: "play", only: gm }, { action: "give-up", only: gm }];
+  return [{ action: "play", only: gm }];
 }
 
 /**
@@ -909,7 +911,9 @@ let arbiter = null;
 
 Hooks.once("init", () => {
   const DialogV2 = /** @type {any} */ (globalThis).foundry?.applications?.api?.DialogV2;
-  arbiter = new Arbiter({ game, ui, ChatMessage, Dialog: /** @type {any} */ (globalThis).Dialog, DialogV2, Roll: /** @type {any} */ (globalThis).Roll });
+  // v13 warns of the global Dialog's deprecation when it is read: only an older v12 reads it.
+  const Dialog = DialogV2 ? null : /** @type {any} */ (globalThis).Dialog;
+  arbiter = new Arbiter({ game, ui, ChatMessage, Dialog, DialogV2, Roll: /** @type {any} */ (globalThis).Roll });
   arbiter.registerSettings();
   const module = game.modules?.get(MODULE);
   if (module) module.api = arbiter.api;

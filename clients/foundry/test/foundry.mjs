@@ -115,6 +115,8 @@ export class World {
     this.diceSoNice = diceSoNice;
     /** Every call to Dice So Nice: who showed which dice, and how many messages the chat held. */
     this.shown = [];
+    /** How often the module read the global Dialog where Foundry deprecates it. */
+    this.deprecatedReads = 0;
     this.users = [];
     this.clients = [];
     this.messages = [];
@@ -206,16 +208,27 @@ export class World {
       client.notifications.push({ level, text });
       world.notify();
     };
+    if (!this.dialogV2) Object.defineProperty(globalThis, "Dialog", { configurable: true, writable: true, value: this.Dialog(client) });
     Object.assign(globalThis, {
       game: client.game,
       Hooks: client.hooks,
       ui: { notifications: { info: note("info"), warn: note("warn"), error: note("error") } },
       canvas: client.canvas,
       ChatMessage: this.ChatMessage(),
-      Dialog: this.Dialog(client),
       foundry: this.dialogV2 ? { applications: { api: { DialogV2: this.DialogV2(client) } } } : undefined,
       Roll: Roll,
     });
+    if (this.dialogV2) {
+      // Foundry 13 warns of the global Dialog's deprecation whenever it is read.
+      const Dialog = this.Dialog(client);
+      Object.defineProperty(globalThis, "Dialog", {
+        configurable: true,
+        get: () => {
+          world.deprecatedReads += 1;
+          return Dialog;
+        },
+      });
+    }
   }
 
   /** Runs `fn` with `client`'s globals, then gives the previous client's back. */

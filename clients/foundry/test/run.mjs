@@ -513,6 +513,7 @@ out.revealed = {
   playerNotified: player.notifications.at(-1),
 };
 out.dialogApis = [...new Set(world.dialogs.map((one) => one.api))];
+out.deprecatedDialogReads = world.deprecatedReads;
 // The language of each call: the GM's in English, the player's (a seat's or a party's token) in German.
 const playerTokens = new Set([...Object.values(player.storage.get("arbiter.seats") ?? {}), ...Object.values(player.storage.get("arbiter.parties") ?? {})].map((held) => held.token));
 const gmTokens = new Set(Object.values(gm.storage.get("arbiter.sessions") ?? {}).map((held) => held.token));
