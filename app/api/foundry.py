@@ -3,10 +3,12 @@ GM pastes into Foundry's *Install Module* (its `manifest` and `download` pointin
 and `GET /foundry/arbiter.zip`, the module as Foundry installs it (docs/foundry.md).
 
 The module is the folder `clients/foundry` (plain ES modules, no build step); what Foundry
-loads of it (`module.json`, `scripts/`, `styles/`, `lang/`) is zipped once, in memory, the
-first time it is asked for. The manifest names this service by the address the request came
-to: its scheme and host, or, from a trusted proxy (`ARBITER_FORWARDED_ALLOW_IPS`), the ones
-that proxy passes on in `X-Forwarded-Proto` and `X-Forwarded-Host`.
+loads of it (`module.json`, `scripts/`, `styles/`, `lang/`) is zipped in memory, once for each
+address it is asked at (the last few kept). The manifest, the served one and the one in the
+zip (which the installed module keeps, and Foundry checks for updates), names this service by
+the address the request came to: its scheme and host, or, from a trusted proxy
+(`ARBITER_FORWARDED_ALLOW_IPS`), the ones that proxy passes on in `X-Forwarded-Proto` and
+`X-Forwarded-Host`.
 """
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ DOWNLOAD_URL: Final = "/foundry/arbiter.zip"
 FOLDER: Final = Path(__file__).resolve().parents[2] / "clients" / "foundry"
 #: What Foundry loads of the folder: the manifest and the folders it names.
 SHIPPED: Final = ("module.json", "scripts", "styles", "lang")
-#: Each request may come to another address: the manifest varies with it.
-MANIFEST_HEADERS: Final = {
+#: Each request may come to another address: the manifest, and the zip holding it, vary with it.
+SERVED_HEADERS: Final = {
     "Cache-Control": "no-cache",
     "Vary": "Host, X-Forwarded-Host, X-Forwarded-Proto",
     "X-Content-Type-Options": "nosniff",
 }
+#: The zips kept, one per address asked at (a deployment answers at one or two).
+ZIPS_KEPT: Final = 8
 
 
 @functools.cache
@@ -44,6 +48,12 @@ def manifest() -> dict[str, object]:
     """The module's own module.json."""
     loaded: dict[str, object] = json.loads((FOLDER / "module.json").read_text(encoding="utf-8"))
     return loaded
+
+
+def filled_manifest(base: str) -> bytes:
+    """module.json with its `manifest` and `download` at `base`, this service's address."""
+    filled = {**manifest(), "manifest": base + MANIFEST_URL, "download": base + DOWNLOAD_URL}
+    return (json.dumps(filled, ensure_ascii=False, indent=2) + "\n").encode()
 
 
 def shipped_files() -> list[tuple[str, Path]]:
@@ -62,18 +72,20 @@ def shipped_files() -> list[tuple[str, Path]]:
     return files
 
 
-@functools.cache
-def archive() -> tuple[bytes, str]:
-    """The module's zip (its files at the archive's root, as Foundry unpacks them into
-    `Data/modules/arbiter`) and its entity tag. Every entry carries one fixed date, so the
-    same files make the same bytes, and the same tag, in every process."""
+@functools.lru_cache(maxsize=ZIPS_KEPT)
+def archive(base: str) -> tuple[bytes, str]:
+    """The module's zip as served at `base` (its files at the archive's root, as Foundry
+    unpacks them into `Data/modules/arbiter`; its module.json the manifest served there) and
+    its entity tag. Every entry carries one fixed date, so the same files make the same
+    bytes, and the same tag, in every process."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
         for name, path in shipped_files():
             entry = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16
-            zipped.writestr(entry, path.read_bytes())
+            content = filled_manifest(base) if name == "module.json" else path.read_bytes()
+            zipped.writestr(entry, content)
     content = buffer.getvalue()
     return content, '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
 
@@ -99,22 +111,16 @@ def install_foundry(app: FastAPI) -> None:
 
     async def foundry_manifest(request: Request) -> Response:
         """The Foundry VTT module's manifest, its URLs pointing at this service."""
-        base = public_base(request)
-        filled = {
-            **manifest(),
-            "manifest": base + MANIFEST_URL,
-            "download": base + DOWNLOAD_URL,
-        }
         return Response(
-            json.dumps(filled, ensure_ascii=False, indent=2).encode(),
+            filled_manifest(public_base(request)),
             media_type="application/json",
-            headers=MANIFEST_HEADERS,
+            headers=SERVED_HEADERS,
         )
 
     async def foundry_zip(request: Request) -> Response:
         """The Foundry VTT module, zipped as Foundry installs it."""
-        content, etag = archive()
-        headers = {"ETag": etag, "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+        content, etag = archive(public_base(request))
+        headers = {**SERVED_HEADERS, "ETag": etag}
         if etag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers=headers)
         headers["Content-Disposition"] = 'attachment; filename="arbiter.zip"'

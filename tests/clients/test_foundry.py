@@ -375,6 +375,7 @@ def test_the_module_is_installed_from_the_manifest_arbiter_serves(
     installed = seen["installed"]
     assert installed["manifest"] == f"{base_url}/foundry/module.json"
     assert installed["download"] == f"{base_url}/foundry/arbiter.zip"
+    assert installed["kept"] == installed["manifest"]
     # The zip unpacked is the folder's loaded files, and the module ran from there.
     expected = {"module.json", "scripts", "styles", "lang"}
     for folder in ("scripts", "styles", "lang"):

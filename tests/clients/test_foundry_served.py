@@ -97,7 +97,7 @@ def shipped() -> set[str]:
 
 
 def test_the_zip_holds_the_module_as_foundry_unpacks_it(tmp_path: Path) -> None:
-    (answer,) = asked(tmp_path, (DOWNLOAD_URL, {}))
+    answer, served = asked(tmp_path, (DOWNLOAD_URL, {}), (MANIFEST_URL, {}))
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(answer.content)) as zipped:
@@ -106,8 +106,13 @@ def test_the_zip_holds_the_module_as_foundry_unpacks_it(tmp_path: Path) -> None:
         # The folder's loaded files, byte for byte, at the archive's root; nothing of its
         # development (tests, types, package.json, node_modules).
         assert names == shipped()
-        for name in names:
+        for name in names - {"module.json"}:
             assert zipped.read(name) == (MODULE / name).read_bytes(), name
+        # Its module.json the manifest served at the same address, which the installed module
+        # keeps (Foundry checks its `manifest` for updates).
+        inside = json.loads(zipped.read("module.json"))
+    assert inside == served.json()
+    assert inside["manifest"] == "http://arbiter.test:8000/foundry/module.json"
     assert {"scripts/arbiter.js", "lang/en.json", "lang/pt-BR.json"} <= names
     # Everything module.json names is in the zip.
     own = json.loads((MODULE / "module.json").read_text(encoding="utf-8"))
@@ -129,3 +134,10 @@ def test_the_zip_is_revalidated_by_its_entity_tag(tmp_path: Path) -> None:
     assert unchanged.headers["etag"] == etag
     assert stale.status_code == 200
     assert stale.content == first.content
+    # Asked at another address, another zip: its module.json names that address.
+    (elsewhere,) = asked(tmp_path, (DOWNLOAD_URL, {"host": "rpg.example"}))
+    assert elsewhere.headers["etag"] != etag
+    assert "Host" in elsewhere.headers["vary"]
+    with zipfile.ZipFile(io.BytesIO(elsewhere.content)) as zipped:
+        inside = json.loads(zipped.read("module.json"))
+    assert inside["download"] == "http://rpg.example/foundry/arbiter.zip"

@@ -4,7 +4,7 @@
 // as Foundry installs it: from the manifest Arbiter serves, its `download` zip unpacked into a
 // folder of its own, loaded from there.
 
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,6 +49,8 @@ out.installed = {
   manifest: manifest.manifest,
   download: manifest.download,
   files: readdirSync(folder, { recursive: true }).map(String).sort(),
+  // What the installed module keeps of where it came from, for Foundry's update checks.
+  kept: JSON.parse(readFileSync(join(folder, "module.json"), "utf8")).manifest,
 };
 
 const world = new World({ generation, module: folder, diceSoNice: generation >= 13 });
