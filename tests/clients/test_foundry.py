@@ -441,7 +441,17 @@ def test_a_race_from_the_selected_tokens_plays_an_increment_with_the_seats_dice(
         ("Ogre", 30, 14),
     ]
     assert race["seat"] == [["player1"], "Lydia", True]
-    assert race["gmActions"] == ["play"]
+    # Before the first increment, each racer's pacing may be chosen: by her player, or the GM.
+    assert race["gmActions"] == ["play", "pacing"]
+    assert seen["raceCardActions"] == {"gm": ["play", "pacing"], "player": ["pacing"]}
+    assert seen["pacingDialog"] == {
+        "title": "Arbiter: das Tempo eines Läufers für das Rennen",
+        "shown": {"name": "Lydia", "pacing": "normal"},
+    }
+    paced = seen["paced"]
+    assert paced["pacing"] == {"Lydia": "sprint", "Ogre": "normal"}
+    assert paced["actions"] == ["play", "pacing"]
+    assert paced["notified"]["text"].startswith("Arbiter: ")
     assert race["waitingFor"] == ["Lydia", "Ogre"]
     assert race["increment"] == 1
     assert race["diceFrom"] == {"Lydia": "roll-for-me", "Ogre": "gm"}

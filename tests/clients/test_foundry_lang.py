@@ -33,7 +33,7 @@ def quoted_list(source: str, name: str) -> list[str]:
 
 def keys_used() -> set[str]:
     """Every key the scripts show: literal keys, and a template's key for each value of the
-    list it walks (a race's courses, a chase's checks)."""
+    list it walks (a race's courses and pacings, a chase's checks)."""
     used: set[str] = set()
     for script in (MODULE / "scripts").glob("*.js"):
         source = script.read_text("utf-8")
@@ -43,6 +43,7 @@ def keys_used() -> set[str]:
     kinds = (MODULE / "scripts" / "kinds.js").read_text("utf-8")
     used |= {f"ARBITER.Course.{course}" for course in quoted_list(kinds, "COURSES")}
     used |= {f"ARBITER.Check.{check}" for check in quoted_list(kinds, "TERRAINS")}
+    used |= {f"ARBITER.Pacing.{pacing}" for pacing in quoted_list(kinds, "PACINGS")}
     return used
 
 

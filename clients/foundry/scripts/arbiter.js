@@ -6,7 +6,7 @@
 import { ArbiterError, call, follow } from "./client.js";
 import { card, escape } from "./cards.js";
 import { HELP, KINDS, parse } from "./commands.js";
-import { chaseForm, chaseRound, choiceBody, choiceForm, publicRound, skillsBody, skillsForm, startBody, startForm } from "./kinds.js";
+import { PACINGS, chaseForm, chaseRound, choiceBody, choiceForm, publicRound, skillsBody, skillsForm, startBody, startForm } from "./kinds.js";
 
 export const MODULE = "arbiter";
 
@@ -38,6 +38,7 @@ export const LABELS = /** @type {Record<string, string>} */ ({
   "choose-skills": "ARBITER.Button.ChooseSkills",
   choose: "ARBITER.Button.Choose",
   "give-up": "ARBITER.Button.GiveUp",
+  pacing: "ARBITER.Button.Pacing",
 });
 
 export class Arbiter {
@@ -68,6 +69,7 @@ export class Arbiter {
       rollMine: this.rollMine.bind(this),
       enterDice: this.enterDice.bind(this),
       rollRest: this.rollRest.bind(this),
+      pacing: this.pacing.bind(this),
       chooseSkills: this.chooseSkills.bind(this),
       choose: this.choose.bind(this),
       action: this.action.bind(this),
@@ -424,7 +426,8 @@ export class Arbiter {
         // A card posted before a reload whose id was not kept yet is not posted again.
         const version = event.id === null ? null : Number(event.id);
         if (version === null || !this.posted(session.id, version, event.event)) {
-          await this.showDice(data?.round?.rolls ?? data?.rolls);
+          // A skill game's dice roll with its skills; its revealed round only repeats them.
+          await this.showDice(session.kind === "skill-games" ? data?.rolls : data?.round?.rolls);
           await this.post(eventCard(session, event.event, data, this.t.bind(this)), {
             event: event.event,
             kind: session.kind,
@@ -515,6 +518,45 @@ export class Arbiter {
     const session = this.sessions()[id];
     if (!session) throw new Error(this.t("ARBITER.Notify.NoGMToken"));
     return this.call("POST", `/v1/${session.kind}/${session.id}/end`, { token: session.token, body: { reason: "gave-up" } });
+  }
+
+  /**
+   * A racer's pacing for the whole race, before its first increment: a player sets their own
+   * seat's racer's, the GM any racer's.
+   * @param {string} id
+   */
+  async pacing(id) {
+    const seat = this.user.isGM ? undefined : this.seats()[id];
+    const followed = this.user.isGM ? this.sessions()[id] : undefined;
+    const token = seat?.token ?? followed?.token;
+    if (!token) {
+      this.ui.notifications.warn(this.t("ARBITER.Notify.NoSeat"));
+      return null;
+    }
+    const race = await this.call("GET", `/v1/races/${id}`, { token });
+    /** @type {string[]} */
+    const names = seat ? [seat.name] : race.config.competitors.map((/** @type {any} */ racer) => String(racer.name));
+    const racers = names.map((name) => `<option value="${escape(name)}">${escape(name)}</option>`).join("");
+    const pacings = PACINGS.map(
+      (pacing) => `<option value="${pacing}"${pacing === race.state.pacing?.[names[0]] ? " selected" : ""}>${escape(this.t(`ARBITER.Pacing.${pacing}`))}</option>`,
+    ).join("");
+    return this.dialog({
+      title: this.t("ARBITER.Dialog.Pacing"),
+      content: `<div class="arbiter-pacing"><label>${escape(this.t("ARBITER.Form.RacerName"))} <select name="name">${racers}</select></label><label>${escape(
+        this.t("ARBITER.Form.Pacing"),
+      )} <select name="pacing">${pacings}</select></label></div>`,
+      action: "send",
+      label: this.t("ARBITER.Button.Send"),
+      submit: (form) => {
+        const body = { name: form.name, pacing: form.pacing };
+        this.track(
+          this.call("POST", `/v1/races/${id}/pacing`, { token, body }).then((answer) => {
+            this.ui.notifications.info(this.t("ARBITER.Notify.Answer", { summary: answer.summary ?? "" }));
+            return answer;
+          }),
+        );
+      },
+    });
   }
 
   /**
@@ -712,6 +754,8 @@ export class Arbiter {
         return this.track(this.choose(action.id));
       case "give-up":
         return this.track(this.giveUp(action.id));
+      case "pacing":
+        return this.track(this.pacing(action.id));
       default:
         return Promise.resolve(null);
     }
@@ -843,6 +887,8 @@ function next(session, state) {
   // Only a GM plays a round: a player's card has no such button.
   const gm = /** @type {const} */ ("gm");
   if (session.kind === "chases") return [{ action: "play", only: gm }, { action: "give-up", only: gm }];
+  // A race's pacing is chosen before its first increment, by each racer's player (or the GM).
+  if (session.kind === "races" && !state.state?.increment) return [{ action: "play", only: gm }, { action: "pacing" }];
   return [{ action: "play", only: gm }];
 }
 

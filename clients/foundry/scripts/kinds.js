@@ -15,6 +15,8 @@ import { escape } from "./cards.js";
 
 /** A race's courses, as Arbiter names them. */
 export const COURSES = ["dash", "typical", "marathon", "dakrothian-marathon"];
+/** A racer's pacing, as Arbiter names it. */
+export const PACINGS = ["normal", "sprint", "pace"];
 /** The checks a chase's terrain may ask for. */
 export const TERRAINS = ["strength", "dexterity", "constitution", "swim", "climb", "jump"];
 

@@ -365,6 +365,18 @@ await gmApi.settled();
 const race = await world.message("the race", event("session", "races"), raceAt);
 const raceId = race.flags.arbiter.id;
 const raceSeat = world.messages.slice(raceAt).find((message) => message.flags?.arbiter?.seat);
+// Before the first increment, Lydia's player sets her pacing for the race.
+out.raceCardActions = { gm: gm.rendered.get(race.id).actions(), player: player.rendered.get(race.id).actions() };
+await world.until("Lydia's race seat kept", () => player.storage.get("arbiter.seats")?.[raceId] || null);
+const beforePacing = world.dialogs.length;
+player.rendered.get(race.id).click("pacing");
+await playerApi.settled();
+const pacingDialog = await world.until("Lydia's pacing dialog", () => world.dialogs[beforePacing]);
+out.pacingDialog = { title: pacingDialog.title, shown: pacingDialog.shown() };
+pacingDialog.press("send", { pacing: "sprint" });
+await playerApi.settled();
+const paced = await world.message("Lydia's pacing", event("pacing", "races"), raceAt);
+out.paced = { pacing: paced.flags.arbiter.data.session.state.pacing, actions: gm.rendered.get(paced.id).actions(), notified: player.notifications.at(-1) };
 gm.rendered.get(race.id).click("play");
 await gmApi.settled();
 const racePending = await world.message("the race's waiting increment", event("pending", "races"), raceAt);
