@@ -561,6 +561,9 @@ def test_a_losing_bids_action_stays_sealed_in_the_chat(seen: dict[str, Any]) -> 
     ]
     assert "<li>Heroes: Press: Ground gained.</li>" in revealed["content"]
     assert revealed["actions"] == ["choose-skills"]  # the next round's skills
+    # Its dice rolled on screen with the skills; the reveal does not roll them again.
+    assert revealed["shown"] is None
+    assert revealed["grantTitle"] == "Skill game: Heroes vs Villains: tokens granted"
     # The sealing told its player alone, in a notification: the chat says only who sealed.
     assert revealed["sealedSummary"] == "Heroes has sealed its choice; waiting for Villains."
     assert revealed["playerNotified"] == {

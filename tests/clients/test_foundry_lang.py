@@ -33,7 +33,7 @@ def quoted_list(source: str, name: str) -> list[str]:
 
 def keys_used() -> set[str]:
     """Every key the scripts show: literal keys, and a template's key for each value of the
-    list it walks (a race's courses and pacings, a chase's checks)."""
+    list it walks (a race's courses and pacings, a chase's checks, the live events' names)."""
     used: set[str] = set()
     for script in (MODULE / "scripts").glob("*.js"):
         source = script.read_text("utf-8")
@@ -44,6 +44,8 @@ def keys_used() -> set[str]:
     used |= {f"ARBITER.Course.{course}" for course in quoted_list(kinds, "COURSES")}
     used |= {f"ARBITER.Check.{check}" for check in quoted_list(kinds, "TERRAINS")}
     used |= {f"ARBITER.Pacing.{pacing}" for pacing in quoted_list(kinds, "PACINGS")}
+    module = (MODULE / "scripts" / "arbiter.js").read_text("utf-8")
+    used |= {f"ARBITER.Event.{event}" for event in quoted_list(module, "EVENTS")}
     return used
 
 

@@ -26,6 +26,9 @@ export const MODULE = "arbiter";
  * @typedef {(key: string, data?: Record<string, unknown>) => string} Translate
  */
 
+/** The live events whose cards say only what happened: each one's name in the reader's words. */
+export const EVENTS = ["dice-in", "pacing", "granted", "ended", "pending-cancelled", "seed", "deleted"];
+
 /** What a chat card carries in its flags, to answer its buttons. */
 const FLAGS = "arbiter";
 
@@ -947,8 +950,10 @@ export function eventCard(session, event, data, t) {
         buttons: next(session, state).map(label),
         footer: active ? undefined : state?.summary,
       });
-    default:
-      return card({ title: `${session.title}: ${event}`, summary: data?.summary ?? state?.summary, buttons: event === "deleted" ? [] : next(session, state).map(label) });
+    default: {
+      const named = EVENTS.includes(event) ? t(`ARBITER.Event.${event}`) : event;
+      return card({ title: `${session.title}: ${named}`, summary: data?.summary ?? state?.summary, buttons: event === "deleted" ? [] : next(session, state).map(label) });
+    }
   }
 }
 

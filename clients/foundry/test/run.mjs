@@ -525,6 +525,8 @@ out.revealed = {
   content: revealed.content,
   actions: gm.rendered.get(revealed.id).actions(),
   playerNotified: player.notifications.at(-1),
+  shown: shownFor(revealed),
+  grantTitle: world.messages.slice(skillAt).find(event("granted", "skill-games")).content.match(/<header class="arbiter-title">([^<]*)</)[1],
 };
 out.dialogApis = [...new Set(world.dialogs.map((one) => one.api))];
 out.deprecatedDialogReads = world.deprecatedReads;
