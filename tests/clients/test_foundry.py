@@ -572,6 +572,20 @@ def test_a_losing_bids_action_stays_sealed_in_the_chat(seen: dict[str, Any]) -> 
     }
 
 
+def test_an_option_games_actions_are_chosen_by_each_party(seen: dict[str, Any]) -> None:
+    option = seen["option"]
+    # An option game's actions each cost: Press 1, Rally 0 (as the dialog's lines say).
+    assert option["config"] == ["option", [["Press", 1], ["Rally", 0]]]
+    # One action a round by default: one field, preset to the first action.
+    assert option["form"] == {"party": "Heroes", "action1": "Press"}
+    # Every party's actions show to all once revealed.
+    assert option["choices"] == {
+        "Heroes": {"actions": ["Rally"]},
+        "Villains": {"actions": ["Rally"]},
+    }
+    assert option["effects"] == [["Heroes", "Rally"], ["Villains", "Rally"]]
+
+
 def test_tsc_checks_the_module_against_foundrys_types(tmp_path: Path) -> None:
     """The module type-checks; the same check refuses a misuse of Foundry's API, so it is known
     to read Foundry's types (and not `any`)."""

@@ -528,6 +528,37 @@ out.revealed = {
   shown: shownFor(revealed),
   grantTitle: world.messages.slice(skillAt).find(event("granted", "skill-games")).content.match(/<header class="arbiter-title">([^<]*)</)[1],
 };
+// An option game: each party's actions, which every reader sees once revealed.
+gm.canvas.tokens.controlled = tokens();
+const optionAt = world.messages.length;
+Hooks.call("chatMessage", {}, "/arbiter skill-game", {});
+const optionDialog = await world.until("the option game's dialog", () => world.dialogs.slice(shownDialogs + 1).find((one) => one.title === "Arbiter: Skill game"));
+optionDialog.press("start", { kind: "option", skill_list: "Persuade, Insight", "m0.skills": "Persuade +3", "m1.skills": "Insight +1", goal: "3", max_rounds: "4" });
+await gmApi.settled();
+const optionGame = await world.message("the option game", event("session", "skill-games"), optionAt);
+const optionId = optionGame.flags.arbiter.id;
+await world.until("the option game's party kept", () => player.storage.get("arbiter.parties")?.[`${optionId}/Heroes`] || null);
+const pick = async (client, api, card, action, values) => {
+  const before = world.dialogs.length;
+  client.rendered.get(card.id).click(action);
+  const dialog = await world.until(`${client.user.id}'s ${action} dialog`, () => world.dialogs[before]);
+  const shown = dialog.shown();
+  dialog.press("send", values);
+  await api.settled();
+  return shown;
+};
+await pick(player, playerApi, optionGame, "choose-skills", { skill1: "Persuade", skill2: "Insight" });
+await pick(gm, gmApi, optionGame, "choose-skills", { skill1: "Persuade", skill2: "Insight" });
+const optionChoices = await world.message("the option game's choices due", (message) => event("skills", "skill-games")(message) && message.flags.arbiter.id === optionId && message.flags.arbiter.data.session.state.phase === "choices", optionAt);
+const optionForm = await pick(player, playerApi, optionChoices, "choose", { action1: "Rally" });
+await pick(gm, gmApi, optionChoices, "choose", { action1: "Rally" });
+const optionRound = await world.message("the option round", (message) => event("revealed", "skill-games")(message) && message.flags.arbiter.id === optionId, optionAt);
+out.option = {
+  config: [optionGame.flags.arbiter.data.session.config.kind, optionGame.flags.arbiter.data.session.config.actions.map((action) => [action.name, action.cost])],
+  form: optionForm,
+  choices: optionRound.flags.arbiter.data.round.choices,
+  effects: optionRound.flags.arbiter.data.round.effects.map((effect) => [effect.party, effect.action]),
+};
 out.dialogApis = [...new Set(world.dialogs.map((one) => one.api))];
 out.deprecatedDialogReads = world.deprecatedReads;
 // The language of each call: the GM's in English, the player's (a seat's or a party's token) in German.
