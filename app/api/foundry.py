@@ -25,6 +25,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from app.api.routing import LeanRoute
+from app.errors import NotFound
 from app.middleware import VIA_TRUSTED_PROXY
 
 MANIFEST_URL: Final = "/foundry/module.json"
@@ -45,8 +46,12 @@ ZIPS_KEPT: Final = 8
 
 @functools.cache
 def manifest() -> dict[str, object]:
-    """The module's own module.json."""
-    loaded: dict[str, object] = json.loads((FOLDER / "module.json").read_text(encoding="utf-8"))
+    """The module's own module.json; a deployment without the module's folder (an install of
+    the package alone) answers 404."""
+    path = FOLDER / "module.json"
+    if not path.is_file():
+        raise NotFound("this deployment of Arbiter does not carry the Foundry module")
+    loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
 
 
@@ -78,13 +83,14 @@ def archive(base: str) -> tuple[bytes, str]:
     unpacks them into `Data/modules/arbiter`; its module.json the manifest served there) and
     its entity tag. Every entry carries one fixed date, so the same files make the same
     bytes, and the same tag, in every process."""
+    inside = filled_manifest(base)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
         for name, path in shipped_files():
             entry = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16
-            content = filled_manifest(base) if name == "module.json" else path.read_bytes()
+            content = inside if name == "module.json" else path.read_bytes()
             zipped.writestr(entry, content)
     content = buffer.getvalue()
     return content, '"' + hashlib.sha256(content).hexdigest()[:32] + '"'

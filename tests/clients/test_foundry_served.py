@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from app.api import foundry
 from app.api.foundry import DOWNLOAD_URL, MANIFEST_URL
 from app.main import create_app
 from app.settings import Settings
@@ -141,3 +143,22 @@ def test_the_zip_is_revalidated_by_its_entity_tag(tmp_path: Path) -> None:
     with zipfile.ZipFile(io.BytesIO(elsewhere.content)) as zipped:
         inside = json.loads(zipped.read("module.json"))
     assert inside["download"] == "http://rpg.example/foundry/arbiter.zip"
+
+
+def test_a_deployment_without_the_module_answers_404(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(foundry, "FOLDER", tmp_path / "nowhere")
+    foundry.manifest.cache_clear()
+    foundry.archive.cache_clear()
+    try:
+        answers = asked(tmp_path, (MANIFEST_URL, {}), (DOWNLOAD_URL, {}))
+    finally:
+        foundry.manifest.cache_clear()
+        foundry.archive.cache_clear()
+    for answer in answers:
+        assert answer.status_code == 404
+        assert answer.headers["content-type"] == "application/problem+json"
+        assert answer.json()["detail"] == (
+            "this deployment of Arbiter does not carry the Foundry module"
+        )
