@@ -27,6 +27,7 @@ COPY alembic.ini pyproject.toml ./
 COPY app ./app
 COPY migrations ./migrations
 COPY scripts/dev.py ./scripts/dev.py
+COPY clients/foundry ./clients/foundry
 
 RUN useradd --system --no-log-init --uid 10001 arbiter \
  && mkdir -p /data /srv/arbiter/var \

@@ -313,6 +313,11 @@ def test_the_build_context_holds_only_what_the_image_runs() -> None:
         "app",
         "migrations",
         "scripts/dev.py",
+        # The Foundry VTT module the service serves (app/api/foundry.py): what Foundry loads.
+        "clients/foundry/module.json",
+        "clients/foundry/scripts",
+        "clients/foundry/styles",
+        "clients/foundry/lang",
     }
     dockerfile = (PROJECT_ROOT / "Dockerfile").read_text()
     instructions = [line for line in dockerfile.splitlines() if not line.startswith("#")]

@@ -89,6 +89,7 @@ def test_the_settings_keep_tokens_in_the_browser(seen: dict[str, Any]) -> None:
         "arbiter.deadline": "world",
         "arbiter.sessions": "client",
         "arbiter.seats": "client",
+        "arbiter.parties": "client",
     }
     assert seen["errors"] == []
 
@@ -124,7 +125,11 @@ def test_a_player_rolls_a_quick_contest_but_starts_no_session(seen: dict[str, An
     assert seen["playerCommands"] == {
         "start": False,
         "dialogs": 0,
-        "warned": {"level": "warn", "text": "Arbiter: only a GM starts or plays a contest."},
+        # The player's Foundry speaks German: so does the module, in that client.
+        "warned": {
+            "level": "warn",
+            "text": "Arbiter: Nur eine Spielleitung beginnt oder spielt einen Wettstreit.",
+        },
         "quick": False,
         "quickCard": ["Ann (skill 12) "],
     }
@@ -162,6 +167,8 @@ def test_the_selected_tokens_fill_the_dialog_and_the_contest_starts(
     dialog = seen["dialog"]
     assert dialog["title"] == "Arbiter: Arm wrestle"
     assert dialog["buttons"] == ["start", "cancel"]
+    # Foundry 13 has DialogV2 (and the module uses it); this 12 has only the older Dialog.
+    assert dialog["api"] == ("DialogV2" if seen["generation"] >= 13 else "Dialog")
     # Names from the tokens; Lydia's seat to the player owning her token, the Ogre's the GM's.
     assert dialog["shown"] == {
         "a.name": "Lydia",
@@ -216,6 +223,9 @@ def test_a_player_rolls_their_own_seats_dice(seen: dict[str, Any]) -> None:
     # The GM's button is not shown to the player, nor the player's dice form to the GM.
     assert pending["gmActions"] == ["roll-mine", "roll-rest"]
     assert pending["playerActions"] == ["roll-mine", "enter-dice"]
+    # Each reader's buttons in their own language, whoever posted the card.
+    assert pending["gmLabels"] == ["Roll my dice", "Roll for the rest (GM)"]
+    assert pending["playerLabels"] == ["Meine Würfel werfen", "Meine Würfel eintragen"]
     dice_in = seen["diceIn"]
     assert dice_in["name"] == "Lydia"
     assert dice_in["summary"].startswith("Round 1 waits for dice from Ogre (until ")
@@ -275,7 +285,7 @@ def test_a_player_enters_the_dice_they_rolled(seen: dict[str, Any]) -> None:
         "playerActions": ["roll-mine", "enter-dice"],
     }
     dialog = seen["diceDialog"]
-    assert dialog["title"] == "Arbiter: Lydia's dice"
+    assert dialog["title"] == "Arbiter: Würfel von Lydia"  # the player's dialog, in German
     assert dialog["shown"] == {"strength": ""}  # a field per purpose her seat owes
     round3 = seen["round3"]
     assert round3["number"] == 3
@@ -312,8 +322,8 @@ def test_a_regular_contest_from_the_dialog_alone(seen: dict[str, Any]) -> None:
         for name in ("Ann", "Bob")
     }
     # Bob's three dice typed by his player in one field, Ann's given by the GM elsewhere.
-    assert "values, separated by commas" in seen["bobDialog"]["content"]
-    assert seen["bobDialog"]["title"] == "Arbiter: Bob's dice"
+    assert "Werte, durch Kommas getrennt" in seen["bobDialog"]["content"]
+    assert seen["bobDialog"]["title"] == "Arbiter: Würfel von Bob"
     assert regular["annDice"] == 200
     assert regular["rolls"] == [
         ["Ann", "success", "3d6", [1, 1, 2], "supplied"],
@@ -357,6 +367,223 @@ def test_a_session_gone_is_shown_and_let_go(seen: dict[str, Any]) -> None:
         "held": [],
         "open": [],
     }
+
+
+def test_the_module_is_installed_from_the_manifest_arbiter_serves(
+    seen: dict[str, Any], base_url: str
+) -> None:
+    installed = seen["installed"]
+    assert installed["manifest"] == f"{base_url}/foundry/module.json"
+    assert installed["download"] == f"{base_url}/foundry/arbiter.zip"
+    assert installed["kept"] == installed["manifest"]
+    # The zip unpacked is the folder's loaded files, and the module ran from there.
+    expected = {"module.json", "scripts", "styles", "lang"}
+    for folder in ("scripts", "styles", "lang"):
+        expected |= {path.relative_to(MODULE).as_posix() for path in (MODULE / folder).rglob("*")}
+    assert set(installed["files"]) == expected
+
+
+def test_dice_so_nice_shows_each_results_dice_before_its_card(seen: dict[str, Any]) -> None:
+    if seen["generation"] < 13:
+        # This world has no Dice So Nice (no game.dice3d): nothing is shown, the cards come.
+        assert seen["quick"]["shown"] is None
+        assert seen["round1"]["shown"] is None
+        return
+    # Shown just before each card was posted, to every client, with the card's very dice.
+    quick = seen["quick"]
+    assert quick["shown"] == {
+        "values": quick["dice"],
+        "faces": [6, 6],
+        "synchronize": True,
+        "by": "gm1",
+    }
+    round1 = seen["round1"]
+    assert round1["shown"]["values"] == round1["cardDice"]
+    assert round1["shown"]["faces"] == [20, 20]
+    race = seen["race"]
+    assert race["shown"]["values"] == [value for roll in race["rolls"] for value in roll["values"]]
+    checks = seen["skillChecks"]
+    assert checks["shown"]["values"] == checks["diceOf"] == checks["cardDice"]
+
+
+def test_every_call_asks_arbiter_in_its_clients_language_and_dialogs_are_v2_where_they_can(
+    seen: dict[str, Any],
+) -> None:
+    # The GM's Foundry is in English, the player's in German: each call says its own.
+    assert seen["languages"] == {"player": ["de"], "gm": ["en"], "any": ["de", "en"]}
+    assert seen["dialogApis"] == (["DialogV2"] if seen["generation"] >= 13 else ["Dialog"])
+    # Foundry 13's deprecated global Dialog is never read.
+    assert seen["deprecatedDialogReads"] == 0
+
+
+def test_a_race_from_the_selected_tokens_plays_an_increment_with_the_seats_dice(
+    seen: dict[str, Any],
+) -> None:
+    dialog = seen["raceDialog"]
+    assert dialog["shown"] == {
+        "course": "dash",
+        "r0.name": "Lydia",
+        "r0.speed": "30",
+        "r0.con_score": "10",
+        "r0.seat": "player1",
+        "r1.name": "Ogre",
+        "r1.speed": "30",
+        "r1.con_score": "10",
+        "r1.seat": "",
+    }
+    race = seen["race"]
+    assert race["title"] == "Race: Lydia vs Ogre"
+    config = race["config"]
+    assert config["course"] == "dash"
+    assert len(config["increments"]) == 2  # a dash: two Strength increments
+    assert [(c["name"], c["speed"], c["con_score"]) for c in config["competitors"]] == [
+        ("Lydia", 40, 10),
+        ("Ogre", 30, 14),
+    ]
+    assert race["seat"] == [["player1"], "Lydia", True]
+    # Before the first increment, each racer's pacing may be chosen: by her player, or the GM.
+    assert race["gmActions"] == ["play", "pacing"]
+    assert seen["raceCardActions"] == {"gm": ["play", "pacing"], "player": ["pacing"]}
+    assert seen["pacingDialog"] == {
+        "title": "Arbiter: das Tempo eines Läufers für das Rennen",
+        "shown": {"name": "Lydia", "pacing": "normal"},
+    }
+    paced = seen["paced"]
+    assert paced["pacing"] == {"Lydia": "sprint", "Ogre": "normal"}
+    assert paced["actions"] == ["play", "pacing"]
+    assert paced["notified"]["text"].startswith("Arbiter: ")
+    assert race["waitingFor"] == ["Lydia", "Ogre"]
+    assert race["increment"] == 1
+    assert race["diceFrom"] == {"Lydia": "roll-for-me", "Ogre": "gm"}
+    assert [(roll["who"], roll["purpose"]) for roll in race["rolls"]][:2] == [
+        ("Lydia", "check"),
+        ("Ogre", "check"),
+    ]
+    assert race["cardDice"] == [value for roll in race["rolls"] for value in roll["values"]]
+    assert race["roundActions"] == ["play"]  # one increment of two left
+
+
+def test_a_chases_increment_takes_the_gms_terrain_and_tactic(seen: dict[str, Any]) -> None:
+    assert seen["chaseDialog"] == {
+        "e.name": "Lydia",
+        "e.speed": "30",
+        "e.con_score": "10",
+        "e.seat": "player1",
+        "c.name": "Ogre",
+        "c.speed": "30",
+        "c.con_score": "10",
+        "c.seat": "",
+        "lead": "10",
+    }
+    # Only the GM plays the increment or gives up: neither is on the player's card.
+    assert seen["chaseActions"] == {"gm": ["play", "give-up"], "player": []}
+    increment = seen["incrementDialog"]
+    assert increment["title"] == "Arbiter: the chase's next increment"
+    assert increment["shown"] == {"terrain": "strength", "tactic": "", "penalty": "2"}
+    assert increment["client"] == "gm1"
+    # Lydia's player typed 1 for each die her seat owed: her Dexterity fails the hazard.
+    assert seen["chaseOwes"]["Lydia"][0] == {
+        "purpose": "dexterity",
+        "certain": 1,
+        "most": 1,
+        "when": None,
+    }
+    chase = seen["chase"]
+    assert chase["terrain"]["check"] == "strength"
+    tactic = chase["tactic"]
+    assert (tactic["kind"], tactic["penalty"], tactic["created"]) == ("hazard", 2, False)
+    assert chase["escapeeDice"][0] == ["dexterity", [1], "supplied"]
+    lead_before, lead, gains = chase["lead"]
+    assert lead_before == 20
+    assert lead == lead_before - tactic["cost"] + gains["Lydia"] - gains["Ogre"]
+    assert chase["cardDice"] == chase["rolls"]
+    if chase["status"] == "active":
+        assert chase["actions"] == ["play", "give-up"]
+        assert seen["chaseEnded"] == {"status": "finished", "detail": "gave-up", "actions": []}
+    else:
+        assert lead <= 0  # caught in that increment: nothing left to give up
+        assert chase["actions"] == []
+
+
+def test_a_skill_game_is_played_by_each_party_with_its_own_token(seen: dict[str, Any]) -> None:
+    dialog = seen["skillDialog"]
+    # Lydia's token is her player's: she goes to the first party, which that player plays.
+    assert (dialog["m0.name"], dialog["m0.party"], dialog["p1.holder"]) == (
+        "Lydia",
+        "p1",
+        "player1",
+    )
+    assert (dialog["m1.name"], dialog["m1.party"], dialog["p2.holder"]) == ("Ogre", "p2", "")
+    start = seen["skillStart"]
+    config = start["config"]
+    assert config["skill_list"] == ["Persuade", "Insight"]
+    assert [(p["name"], p["controller"], p["members"]) for p in config["parties"]] == [
+        ("Heroes", "players", [{"name": "Lydia", "skills": {"Persuade": 3, "Insight": 1}}]),
+        ("Villains", "gm", [{"name": "Ogre", "skills": {"Persuade": 1}}]),
+    ]
+    assert [action["name"] for action in config["actions"]] == ["Press", "Rally"]
+    # The party's token whispered to its player alone, and kept in the player's browser.
+    assert start["party"] == [["player1"], "Heroes"]
+    assert start["playerParties"] == ["Heroes"]
+    assert start["gmActions"] == start["playerActions"] == ["choose-skills"]
+    assert start["playerLabels"] == ["Fertigkeiten wählen"]
+    assert seen["heroesSkillsDialog"]["shown"] == {
+        "party": "Heroes",
+        "skill1": "Persuade",
+        "skill2": "Insight",
+    }
+    # The GM chooses for the party the GM plays.
+    assert seen["villainsSkillsDialog"]["party"] == "Villains"
+    checks = seen["skillChecks"]
+    assert checks["rolls"] == [["Lydia", "Persuade", 1], ["Lydia", "Insight", 1]]
+    persuade, insight = checks["diceOf"]
+    assert checks["heroes"]["Persuade"]["best"] == persuade + 3
+    assert checks["heroes"]["Insight"]["best"] == insight + 1
+    assert checks["next"] == ["choose"]
+    assert seen["granted"] == 200
+    assert seen["heroesChoiceDialog"] == {"party": "Heroes", "action": "Press", "bid": "0"}
+
+
+def test_a_losing_bids_action_stays_sealed_in_the_chat(seen: dict[str, Any]) -> None:
+    revealed = seen["revealed"]
+    # Heroes bid 1 and pressed; the Villains bid 0 on Rally, which only they and the GM read.
+    assert revealed["gmRead"] == [
+        {"Heroes": {"action": "Press", "bid": 1}, "Villains": {"action": "Rally", "bid": 0}}
+    ]
+    public = {"Heroes": {"action": "Press", "bid": 1}, "Villains": {"bid": 0}}
+    assert revealed["heroesRead"] == [public]
+    # The card, and what it carries, show every reader what a party's token reads.
+    assert revealed["choices"] == public
+    assert revealed["rallyInChat"] == 0
+    assert "Rally" not in revealed["content"]
+    assert revealed["effects"] == [
+        {"party": "Heroes", "action": "Press", "margin": 1, "tier": 0, "text": "Ground gained."}
+    ]
+    assert "<li>Heroes: Press: Ground gained.</li>" in revealed["content"]
+    assert revealed["actions"] == ["choose-skills"]  # the next round's skills
+    # Its dice rolled on screen with the skills; the reveal does not roll them again.
+    assert revealed["shown"] is None
+    assert revealed["grantTitle"] == "Skill game: Heroes vs Villains: tokens granted"
+    # The sealing told its player alone, in a notification: the chat says only who sealed.
+    assert revealed["sealedSummary"] == "Heroes has sealed its choice; waiting for Villains."
+    assert revealed["playerNotified"] == {
+        "level": "info",
+        "text": "Arbiter: Heroes has sealed its choice; waiting for Villains.",
+    }
+
+
+def test_an_option_games_actions_are_chosen_by_each_party(seen: dict[str, Any]) -> None:
+    option = seen["option"]
+    # An option game's actions each cost: Press 1, Rally 0 (as the dialog's lines say).
+    assert option["config"] == ["option", [["Press", 1], ["Rally", 0]]]
+    # One action a round by default: one field, preset to the first action.
+    assert option["form"] == {"party": "Heroes", "action1": "Press"}
+    # Every party's actions show to all once revealed.
+    assert option["choices"] == {
+        "Heroes": {"actions": ["Rally"]},
+        "Villains": {"actions": ["Rally"]},
+    }
+    assert option["effects"] == [["Heroes", "Rally"], ["Villains", "Rally"]]
 
 
 def test_tsc_checks_the_module_against_foundrys_types(tmp_path: Path) -> None:

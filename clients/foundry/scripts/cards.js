@@ -19,13 +19,14 @@ export function escape(text) {
 /**
  * The dice of one result: one line per (who, purpose), each die in a box, supplied dice marked.
  * @param {RollEntry[] | undefined} rolls
+ * @param {string} [supplied] what marks a supplied die (in the reader's language)
  */
-export function diceList(rolls) {
+export function diceList(rolls, supplied = "supplied") {
   if (!rolls || rolls.length === 0) return "";
   const lines = rolls.map((roll) => {
     const dice = roll.values.map((value) => `<span class="arbiter-die">${escape(value)}</span>`).join("");
     const who = roll.who === null ? "" : `<span class="arbiter-who">${escape(roll.who)}</span> `;
-    const source = roll.source === "supplied" ? ` <em class="arbiter-source">(${escape(roll.by ?? "supplied")})</em>` : "";
+    const source = roll.source === "supplied" ? ` <em class="arbiter-source">(${escape(roll.by ?? supplied)})</em>` : "";
     return `<li data-who="${escape(roll.who ?? "")}" data-purpose="${escape(roll.purpose)}">${who}${escape(roll.purpose)} ${escape(roll.dice)}: ${dice}${source}</li>`;
   });
   return `<ol class="arbiter-dice">${lines.join("")}</ol>`;
@@ -34,18 +35,23 @@ export function diceList(rolls) {
 /**
  * A card: a title, the summary line, the dice, and buttons (each a data-action the chat log's
  * listener answers).
- * @param {{title: string, summary?: string, rolls?: RollEntry[],
- *   buttons?: {action: string, label: string}[], footer?: string}} card
+ * @param {{title: string, summary?: string, rolls?: RollEntry[], supplied?: string,
+ *   buttons?: {action: string, label: string, only?: "gm" | "players"}[], footer?: string,
+ *   lines?: string[]}} card
  */
 export function card(card) {
   const buttons = (card.buttons ?? [])
-    .map((button) => `<button type="button" data-arbiter-action="${escape(button.action)}">${escape(button.label)}</button>`)
+    .map((button) => {
+      const only = button.only === "gm" ? " data-gm-only" : button.only === "players" ? " data-players-only" : "";
+      return `<button type="button" data-arbiter-action="${escape(button.action)}"${only}>${escape(button.label)}</button>`;
+    })
     .join("");
   return [
     `<div class="arbiter-card">`,
     `<header class="arbiter-title">${escape(card.title)}</header>`,
     card.summary ? `<p class="arbiter-summary">${escape(card.summary)}</p>` : "",
-    diceList(card.rolls),
+    card.lines?.length ? `<ul class="arbiter-lines">${card.lines.map((line) => `<li>${escape(line)}</li>`).join("")}</ul>` : "",
+    diceList(card.rolls, card.supplied),
     buttons ? `<div class="arbiter-buttons">${buttons}</div>` : "",
     card.footer ? `<footer class="arbiter-footer">${escape(card.footer)}</footer>` : "",
     `</div>`,

@@ -18,17 +18,19 @@ export class ArbiterError extends Error {
 
 /**
  * One call. `token` goes as `Authorization: Bearer`; a change carries an Idempotency-Key so
- * that a retry after a lost answer changes nothing twice.
+ * that a retry after a lost answer changes nothing twice; `language` (the Foundry client's,
+ * `game.i18n.lang`) goes as `Accept-Language`, the language Arbiter writes its summaries in.
  * @param {string} base the service's URL, e.g. "https://arbiter.example"
  * @param {string} method
  * @param {string} path under the base, e.g. "/v1/gurps/quick-contest"
- * @param {{body?: unknown, token?: string, key?: string, fetch?: typeof fetch}} [options]
+ * @param {{body?: unknown, token?: string, key?: string, language?: string, fetch?: typeof fetch}} [options]
  * @returns {Promise<any>} the JSON answer (null for 204)
  */
 export async function call(base, method, path, options = {}) {
   /** @type {Record<string, string>} */
   const headers = { accept: "application/json" };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.language) headers["accept-language"] = options.language;
   if (options.body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET") headers["idempotency-key"] = options.key ?? crypto.randomUUID();
   const send = options.fetch ?? globalThis.fetch;
@@ -129,6 +131,7 @@ export class EventParser {
  * after a dropped connection with the last id seen (`Last-Event-ID`), so nothing is lost or
  * repeated. `onEvent` gets each event's name, id and parsed data, in order.
  * @param {{base: string, kind: string, id: string, token: string, lastEventId?: string | null,
+ *   language?: string,
  *   onEvent: (event: {event: string, id: string | null, data: any}) => unknown | Promise<unknown>,
  *   onError?: (error: unknown) => void, signal?: AbortSignal, fetch?: typeof fetch,
  *   retryMs?: number}} options
@@ -146,6 +149,7 @@ export async function follow(options) {
       /** @type {Record<string, string>} */
       const headers = { accept: "text/event-stream", authorization: `Bearer ${options.token}` };
       if (lastEventId !== null) headers["last-event-id"] = lastEventId;
+      if (options.language) headers["accept-language"] = options.language;
       const answer = await send(joinUrl(options.base, path), { headers, signal: options.signal });
       if (!answer.ok || answer.body === null) {
         const problem = await answer.json().catch(() => ({}));

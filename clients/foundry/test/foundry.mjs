@@ -2,12 +2,18 @@
 // `Hooks` (on, once, call stopping at a false, callAll), `game` (user, users, settings with world
 // and client scopes, modules, release), `ui.notifications`, `ChatMessage.create` (every client's
 // `createChatMessage` hook, then the render hook of each client that may see the message:
-// whispers only to their recipients and the GMs), `Dialog` (rendered, then a button pressed with
-// the form's values) and `canvas.tokens.controlled`.
+// whispers only to their recipients and the GMs), `Dialog` and v13's
+// `foundry.applications.api.DialogV2` (rendered, then a button pressed with the form's values),
+// `game.i18n` (the client's language, from the installed module's `languages`, falling back to
+// English as Foundry does), `Roll.fromData`, Dice So Nice's `game.dice3d.showForRoll` (each call
+// recorded) and `canvas.tokens.controlled`.
 //
 // Several clients share one world (its chat and world settings); each has its own user, hooks,
 // client settings (a browser's localStorage) and notifications. `activate` makes one of them the
 // globals, as that client's browser would see them.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 export class Hooks {
   constructor() {
@@ -53,6 +59,7 @@ class Element {
       const button = {
         dataset,
         label,
+        textContent: label,
         removed: false,
         listeners: [],
         addEventListener: (type, fn) => button.listeners.push({ type, fn }),
@@ -65,6 +72,9 @@ class Element {
     this.fields = [];
     for (const [, name, value] of html.matchAll(/<input name="([^"]*)"[^>]*?(?:value="([^"]*)")?>/g)) {
       this.fields.push({ name, value: value ?? "" });
+    }
+    for (const [, name, value] of html.matchAll(/<textarea name="([^"]*)">([^<]*)<\/textarea>/g)) {
+      this.fields.push({ name, value: value.replaceAll("&amp;", "&") });
     }
     for (const [, name, options] of html.matchAll(/<select name="([^"]*)">([\s\S]*?)<\/select>/g)) {
       const selected = /<option value="([^"]*)" selected>/.exec(options) ?? /<option value="([^"]*)"/.exec(options);
@@ -81,6 +91,10 @@ class Element {
   actions() {
     return this.querySelectorAll("[data-arbiter-action]").map((button) => button.dataset.arbiterAction);
   }
+  /** The labels of the buttons left, as this client shows them. */
+  labels() {
+    return this.querySelectorAll("[data-arbiter-action]").map((button) => button.textContent);
+  }
   /** Presses a button as its user would. */
   click(action) {
     const button = this.querySelectorAll("[data-arbiter-action]").find((one) => one.dataset.arbiterAction === action);
@@ -90,8 +104,19 @@ class Element {
 }
 
 export class World {
-  constructor({ generation = 12 } = {}) {
+  /**
+   * @param {{generation?: number, module: string, dialogV2?: boolean, diceSoNice?: boolean}} options
+   *   module: the installed module's folder (its module.json, lang/)
+   */
+  constructor({ generation = 12, module, dialogV2 = generation >= 13, diceSoNice = false }) {
     this.generation = generation;
+    this.module = module;
+    this.dialogV2 = dialogV2;
+    this.diceSoNice = diceSoNice;
+    /** Every call to Dice So Nice: who showed which dice, and how many messages the chat held. */
+    this.shown = [];
+    /** How often the module read the global Dialog where Foundry deprecates it. */
+    this.deprecatedReads = 0;
     this.users = [];
     this.clients = [];
     this.messages = [];
@@ -108,9 +133,16 @@ export class World {
     return user;
   }
 
-  /** A browser logged in as `user`. */
-  client(user) {
-    const client = { user, storage: new Map(), notifications: [], rendered: new Map(), hooks: new Hooks(), canvas: { tokens: { controlled: [] } } };
+  /** The translations of `lang`, as Foundry reads them from the module's `languages`. */
+  translations(lang) {
+    const manifest = JSON.parse(readFileSync(join(this.module, "module.json"), "utf8"));
+    const entry = manifest.languages.find((one) => one.lang === lang);
+    return entry ? JSON.parse(readFileSync(join(this.module, entry.path), "utf8")) : {};
+  }
+
+  /** A browser logged in as `user`, its Foundry set to `lang`. */
+  client(user, lang = "en") {
+    const client = { user, lang, storage: new Map(), notifications: [], rendered: new Map(), hooks: new Hooks(), canvas: { tokens: { controlled: [] } } };
     this.clients.push(client);
     return client;
   }
@@ -148,18 +180,55 @@ export class World {
         },
       },
     };
+    const own = this.translations(client.lang);
+    const english = this.translations("en");
+    // Foundry's i18n: the client's language, English for a key it lacks, else the key itself.
+    const localize = (key) => own[key] ?? english[key] ?? key;
+    client.game.i18n = {
+      lang: client.lang,
+      localize,
+      format: (key, data = {}) => localize(key).replace(/{[^}]+}/g, (field) => String(data[field.slice(1, -1)])),
+    };
+    if (this.diceSoNice) {
+      client.game.dice3d = {
+        showForRoll: async (roll, user, synchronize) => {
+          world.shown.push({
+            by: user.id,
+            synchronize,
+            formula: roll.formula,
+            values: roll.dice.flatMap((die) => die.results.map((result) => result.result)),
+            faces: roll.dice.map((die) => die.faces),
+            messages: world.messages.length,
+          });
+          return true;
+        },
+      };
+    }
     const note = (level) => (text) => {
       client.notifications.push({ level, text });
       world.notify();
     };
+    if (!this.dialogV2) Object.defineProperty(globalThis, "Dialog", { configurable: true, writable: true, value: this.Dialog(client) });
     Object.assign(globalThis, {
       game: client.game,
       Hooks: client.hooks,
       ui: { notifications: { info: note("info"), warn: note("warn"), error: note("error") } },
       canvas: client.canvas,
       ChatMessage: this.ChatMessage(),
-      Dialog: this.Dialog(client),
+      foundry: this.dialogV2 ? { applications: { api: { DialogV2: this.DialogV2(client) } } } : undefined,
+      Roll: Roll,
     });
+    if (this.dialogV2) {
+      // Foundry 13 warns of the global Dialog's deprecation whenever it is read.
+      const Dialog = this.Dialog(client);
+      Object.defineProperty(globalThis, "Dialog", {
+        configurable: true,
+        get: () => {
+          world.deprecatedReads += 1;
+          return Dialog;
+        },
+      });
+    }
   }
 
   /** Runs `fn` with `client`'s globals, then gives the previous client's back. */
@@ -195,6 +264,7 @@ export class World {
     };
   }
 
+  /** v12's Dialog: its buttons an object by name, each callback handed the dialog's jQuery. */
   Dialog(client) {
     const world = this;
     return class Dialog {
@@ -202,6 +272,7 @@ export class World {
         this.data = data;
         this.options = options;
         this.client = client;
+        this.api = "Dialog";
       }
       render(force) {
         this.rendered = force;
@@ -209,14 +280,60 @@ export class World {
         world.notify();
         return this;
       }
+      get title() {
+        return this.data.title;
+      }
+      get content() {
+        return this.data.content;
+      }
+      get actions() {
+        return Object.keys(this.data.buttons);
+      }
       /** The form as shown, by name. */
       shown() {
-        return Object.fromEntries(new Element(this.data.content).fields.map((field) => [field.name, field.value]));
+        return Object.fromEntries(new Element(this.content).fields.map((field) => [field.name, field.value]));
       }
       /** Its user fills in `values` and presses `button` (the callback gets v12's jQuery). */
       press(button, values = {}) {
-        const element = new Element(this.data.content, values);
+        const element = new Element(this.content, values);
         return world.as(this.client, () => this.data.buttons[button].callback?.([element]));
+      }
+    };
+  }
+
+  /** DialogV2 (v13; v12 from 12.331): `window.title`, `content` it wraps in a form of its own,
+   * `buttons` a list of actions, each callback handed (event, button, dialog) where
+   * `button.form` is that form; rendered with `render({force: true})`. */
+  DialogV2(client) {
+    const world = this;
+    return class DialogV2 {
+      constructor(options) {
+        this.options = options;
+        this.client = client;
+        this.api = "DialogV2";
+      }
+      async render(options) {
+        if (!options?.force) throw new Error("DialogV2.render takes {force: true}");
+        world.dialogs.push(this);
+        world.notify();
+        return this;
+      }
+      get title() {
+        return this.options.window.title;
+      }
+      get content() {
+        return this.options.content;
+      }
+      get actions() {
+        return this.options.buttons.map((button) => button.action);
+      }
+      shown() {
+        return Object.fromEntries(new Element(this.content).fields.map((field) => [field.name, field.value]));
+      }
+      press(action, values = {}) {
+        const form = new Element(this.content, values);
+        const button = this.options.buttons.find((one) => one.action === action);
+        return world.as(this.client, () => button.callback?.({ type: "click" }, { form, dataset: { action } }, this));
       }
     };
   }
@@ -245,5 +362,21 @@ export class World {
   /** The first chat message after `after` messages matching `test`. */
   message(what, test, after = 0) {
     return this.until(what, () => this.messages.slice(after).find(test));
+  }
+}
+
+/** Foundry's Roll, as far as Dice So Nice reads one built with `Roll.fromData`. */
+class Roll {
+  static fromData(data) {
+    if (data.class !== "Roll" || !data.evaluated) throw new Error("not an evaluated Roll's data");
+    const roll = new Roll();
+    roll.formula = data.formula;
+    roll.terms = data.terms;
+    roll.total = data.total;
+    roll.dice = data.terms.filter((term) => term.class === "Die");
+    for (const die of roll.dice) {
+      if (die.results.length !== die.number || die.results.some((result) => result.result < 1 || result.result > die.faces)) throw new Error(`a die out of its faces: ${JSON.stringify(die)}`);
+    }
+    return roll;
   }
 }

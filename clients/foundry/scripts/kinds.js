@@ -1,0 +1,394 @@
+// The forms of the long-running kinds: what the GM's dialog shows to start each one (filled in
+// from the selected tokens) and to play a chase's increment or a skill game's turn, and the
+// request bodies Arbiter takes from those forms (docs/api.md). Pure: no Foundry global is read;
+// every label is the caller's translation of a key of lang/*.json.
+
+import { escape } from "./cards.js";
+
+/**
+ * @typedef {(key: string, data?: Record<string, unknown>) => string} Translate
+ * @typedef {{name: string, owner: string}} Competitor a selected token: its name, the player owning it
+ * @typedef {{id: string, name: string}} Player
+ * @typedef {{name: string, holder: string}} Holder who holds a seat's or a party's token ("": the GM)
+ * @typedef {{body: Record<string, any>, names: string[], seats: Holder[], parties: Holder[]}} Start
+ */
+
+/** A race's courses, as Arbiter names them. */
+export const COURSES = ["dash", "typical", "marathon", "dakrothian-marathon"];
+/** A racer's pacing, as Arbiter names it. */
+export const PACINGS = ["normal", "sprint", "pace"];
+/** The checks a chase's terrain may ask for. */
+export const TERRAINS = ["strength", "dexterity", "constitution", "swim", "climb", "jump"];
+
+/**
+ * @param {string} label
+ * @param {string} name
+ * @param {string | number} value
+ * @param {string} [type]
+ */
+function input(label, name, value, type = "text") {
+  return `<label>${escape(label)} <input name="${escape(name)}" type="${type}" value="${escape(value)}"></label>`;
+}
+
+/**
+ * @param {string} label
+ * @param {string} name
+ * @param {[string, string][]} options value, label
+ * @param {string} [chosen]
+ */
+function select(label, name, options, chosen) {
+  const shown = options
+    .map(([value, text]) => `<option value="${escape(value)}"${value === chosen ? " selected" : ""}>${escape(text)}</option>`)
+    .join("");
+  return `<label>${escape(label)} <select name="${escape(name)}">${shown}</select></label>`;
+}
+
+/**
+ * Who holds a seat's or a party's token: a player, or the GM ("").
+ * @param {Translate} t
+ * @param {string} name
+ * @param {Player[]} players
+ * @param {string} [owner]
+ * @param {string} [label]
+ */
+function holder(t, name, players, owner, label = "ARBITER.Form.Seat") {
+  const options = /** @type {[string, string][]} */ ([["", t("ARBITER.Form.GM")]]).concat(players.map((user) => [user.id, user.name]));
+  return select(t(label), name, options, owner ?? "");
+}
+
+/**
+ * @param {string} legend
+ * @param {string[]} parts
+ */
+function fieldset(legend, parts) {
+  return `<fieldset><legend>${escape(legend)}</legend>${parts.join("")}</fieldset>`;
+}
+
+/**
+ * The start dialog's fields (without the <form>, which the dialog makes).
+ * @param {string} kind a key of KINDS
+ * @param {Translate} t
+ * @param {Competitor[]} competitors
+ * @param {Player[]} players
+ */
+export function startForm(kind, t, competitors, players) {
+  const name = (/** @type {string} */ field, /** @type {Competitor | undefined} */ who) => input(t("ARBITER.Form.Name"), field, who?.name ?? "");
+  switch (kind) {
+    case "arm-wrestle":
+    case "regular": {
+      const numbers =
+        kind === "arm-wrestle"
+          ? [["strength_mod", "ARBITER.Form.StrengthMod", 0], ["con_score", "ARBITER.Form.ConScore", 10], ["con_mod", "ARBITER.Form.ConMod", 0]]
+          : [["skill", "ARBITER.Form.Skill", 10]];
+      const side = (/** @type {string} */ key, /** @type {Competitor | undefined} */ who) =>
+        fieldset(key.toUpperCase(), [
+          name(`${key}.name`, who),
+          ...numbers.map(([field, label, value]) => input(t(String(label)), `${key}.${field}`, value, "number")),
+          holder(t, `${key}.seat`, players, who?.owner),
+        ]);
+      const target = kind === "arm-wrestle" ? input(t("ARBITER.Form.Target"), "target", 20, "number") : "";
+      return `<div class="arbiter-start">${side("a", competitors[0])}${side("b", competitors[1])}${target}</div>`;
+    }
+    case "race": {
+      const rows = Math.max(2, competitors.length);
+      const racers = Array.from({ length: rows }, (_, index) =>
+        fieldset(t("ARBITER.Form.Racer", { number: index + 1 }), [
+          name(`r${index}.name`, competitors[index]),
+          input(t("ARBITER.Form.Speed"), `r${index}.speed`, 30, "number"),
+          input(t("ARBITER.Form.ConScore"), `r${index}.con_score`, 10, "number"),
+          holder(t, `r${index}.seat`, players, competitors[index]?.owner),
+        ]),
+      );
+      const courses = COURSES.map((course) => /** @type {[string, string]} */ ([course, t(`ARBITER.Course.${course}`)]));
+      return `<div class="arbiter-start">${select(t("ARBITER.Form.Course"), "course", courses, "dash")}${racers.join("")}</div>`;
+    }
+    case "chase": {
+      const side = (/** @type {string} */ key, /** @type {string} */ legend, /** @type {Competitor | undefined} */ who) =>
+        fieldset(t(legend), [
+          name(`${key}.name`, who),
+          input(t("ARBITER.Form.Speed"), `${key}.speed`, 30, "number"),
+          input(t("ARBITER.Form.ConScore"), `${key}.con_score`, 10, "number"),
+          holder(t, `${key}.seat`, players, who?.owner),
+        ]);
+      return `<div class="arbiter-start">${side("e", "ARBITER.Form.Escapee", competitors[0])}${side("c", "ARBITER.Form.Chaser", competitors[1])}${input(
+        t("ARBITER.Form.Lead"),
+        "lead",
+        10,
+        "number",
+      )}</div>`;
+    }
+    default: {
+      // A skill game: the game, its two parties (each party's token to a player, or the GM's),
+      // and each selected token a member of one party with its skills.
+      const kinds = /** @type {[string, string][]} */ ([["bidding", t("ARBITER.Form.Bidding")], ["option", t("ARBITER.Form.Option")]]);
+      const game = [
+        input(t("ARBITER.Form.DC"), "dc", 15, "number"),
+        select(t("ARBITER.Form.GameKind"), "kind", kinds, "bidding"),
+        input(t("ARBITER.Form.SkillList"), "skill_list", "Persuade, Insight, Intimidate"),
+        input(t("ARBITER.Form.SkillsPerRound"), "skills_per_round", 2, "number"),
+        input(t("ARBITER.Form.Goal"), "goal", 5, "number"),
+        input(t("ARBITER.Form.MaxRounds"), "max_rounds", 10, "number"),
+        `<label>${escape(t("ARBITER.Form.Actions"))} <textarea name="actions">${escape(
+          "Press | Ground gained. | 1 | 0 | 1\nRally | Second wind. | 0 | 1 | 0",
+        )}</textarea></label>`,
+        `<p class="hint">${escape(t("ARBITER.Form.ActionsHint"))}</p>`,
+      ];
+      const owned = competitors.find((who) => who.owner)?.owner ?? "";
+      const parties = [
+        fieldset(t("ARBITER.Form.Party", { number: 1 }), [input(t("ARBITER.Form.Name"), "p1.name", "Heroes"), holder(t, "p1.holder", players, owned, "ARBITER.Form.PartyHolder")]),
+        fieldset(t("ARBITER.Form.Party", { number: 2 }), [input(t("ARBITER.Form.Name"), "p2.name", "Villains"), holder(t, "p2.holder", players, "", "ARBITER.Form.PartyHolder")]),
+      ];
+      const members = (competitors.length ? competitors : [undefined, undefined]).map((who, index) =>
+        fieldset(t("ARBITER.Form.Member", { number: index + 1 }), [
+          name(`m${index}.name`, who),
+          select(t("ARBITER.Form.MemberParty"), `m${index}.party`, [["p1", "1"], ["p2", "2"]], who?.owner || index === 0 ? "p1" : "p2"),
+          input(t("ARBITER.Form.MemberSkills"), `m${index}.skills`, "Persuade +2"),
+        ]),
+      );
+      return `<div class="arbiter-start">${game.join("")}${parties.join("")}${members.join("")}</div>`;
+    }
+  }
+}
+
+/**
+ * The creation body the start dialog's form makes, and who holds which seat or party.
+ * @param {string} kind a key of KINDS
+ * @param {Record<string, string>} form
+ * @returns {Start}
+ */
+export function startBody(kind, form) {
+  const text = (/** @type {string} */ field) => (form[field] ?? "").trim();
+  const number = (/** @type {string} */ field) => Number(form[field]);
+  switch (kind) {
+    case "arm-wrestle":
+    case "regular": {
+      const numbers = kind === "arm-wrestle" ? ["strength_mod", "con_score", "con_mod"] : ["skill"];
+      const side = (/** @type {string} */ key) => Object.fromEntries([["name", text(`${key}.name`)], ...numbers.map((field) => [field, number(`${key}.${field}`)])]);
+      /** @type {Record<string, any>} */
+      const body = { a: side("a"), b: side("b"), seats: true };
+      if (kind === "arm-wrestle" && form.target) body.target = number("target");
+      return {
+        body,
+        names: [body.a.name, body.b.name],
+        seats: ["a", "b"].map((key) => ({ name: text(`${key}.name`), holder: text(`${key}.seat`) })),
+        parties: [],
+      };
+    }
+    case "race": {
+      const rows = Object.keys(form).filter((field) => /^r\d+\.name$/.test(field) && text(field));
+      const keys = rows.map((field) => field.slice(0, -".name".length));
+      const competitors = keys.map((key) => ({ name: text(`${key}.name`), speed: number(`${key}.speed`), con_score: number(`${key}.con_score`) }));
+      return {
+        body: { course: text("course") || "dash", competitors, seats: true },
+        names: competitors.map((racer) => racer.name),
+        seats: keys.map((key) => ({ name: text(`${key}.name`), holder: text(`${key}.seat`) })),
+        parties: [],
+      };
+    }
+    case "chase": {
+      const side = (/** @type {string} */ key) => ({ name: text(`${key}.name`), speed: number(`${key}.speed`), con_score: number(`${key}.con_score`) });
+      return {
+        body: { escapee: side("e"), chaser: side("c"), start: { mode: "lead", lead: number("lead") }, seats: true },
+        names: [text("e.name"), text("c.name")],
+        seats: ["e", "c"].map((key) => ({ name: text(`${key}.name`), holder: text(`${key}.seat`) })),
+        parties: [],
+      };
+    }
+    default: {
+      const keys = Object.keys(form)
+        .filter((field) => /^m\d+\.name$/.test(field) && text(field))
+        .map((field) => field.slice(0, -".name".length));
+      const parties = ["p1", "p2"].map((party) => ({
+        name: text(`${party}.name`),
+        controller: text(`${party}.holder`) ? "players" : "gm",
+        members: keys.filter((key) => text(`${key}.party`) === party).map((key) => ({ name: text(`${key}.name`), skills: modifiers(text(`${key}.skills`)) })),
+      }));
+      const body = {
+        dc: number("dc"),
+        skill_list: list(text("skill_list")),
+        skills_per_round: number("skills_per_round"),
+        kind: text("kind") || "bidding",
+        actions: actions(form.actions ?? "", text("kind") || "bidding"),
+        goal: number("goal"),
+        max_rounds: number("max_rounds"),
+        parties,
+      };
+      return {
+        body,
+        names: parties.map((party) => party.name),
+        seats: [],
+        parties: ["p1", "p2"].map((party) => ({ name: text(`${party}.name`), holder: text(`${party}.holder`) })),
+      };
+    }
+  }
+}
+
+/** @param {string} typed "Persuade, Insight" */
+export function list(typed) {
+  return typed
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/**
+ * A member's skills as typed: "Persuade +3, Insight 1".
+ * @param {string} typed
+ * @returns {Record<string, number>}
+ */
+export function modifiers(typed) {
+  /** @type {Record<string, number>} */
+  const found = {};
+  for (const part of list(typed)) {
+    const match = /^(.*?)\s*([+-]?\d+)?$/.exec(part);
+    if (match && match[1]) found[match[1]] = Number(match[2] ?? 0);
+  }
+  return found;
+}
+
+/**
+ * A skill game's actions, one a line: "name | effect | progress | tokens | cost" (the last
+ * three numbers optional, 0 when left out; a cost is an option game's alone).
+ * @param {string} typed
+ * @param {string} kind "bidding" or "option"
+ */
+export function actions(typed, kind) {
+  return typed
+    .split(/\r?\n/)
+    .map((line) => line.split("|").map((part) => part.trim()))
+    .filter((parts) => parts[0])
+    .map(([name, text, progress, tokens, cost]) => {
+      /** @type {Record<string, unknown>} */
+      const effect = { text: text || name };
+      if (Number(progress)) effect.progress = Number(progress);
+      if (Number(tokens)) effect.tokens = Number(tokens);
+      return kind === "option" ? { name, cost: Number(cost) || 0, effects: [effect] } : { name, effects: [effect] };
+    });
+}
+
+/**
+ * A chase's increment: its terrain's check and the escapee's tactic.
+ * @param {Translate} t
+ */
+export function chaseForm(t) {
+  const terrains = TERRAINS.map((check) => /** @type {[string, string]} */ ([check, t(`ARBITER.Check.${check}`)]));
+  const tactics = /** @type {[string, string][]} */ ([
+    ["", t("ARBITER.Tactic.None")],
+    ["hide", t("ARBITER.Tactic.Hide")],
+    ["hazard", t("ARBITER.Tactic.Hazard")],
+  ]);
+  return `<div class="arbiter-chase">${select(t("ARBITER.Form.Terrain"), "terrain", terrains, "strength")}${select(
+    t("ARBITER.Form.Tactic"),
+    "tactic",
+    tactics,
+    "",
+  )}${input(t("ARBITER.Form.Penalty"), "penalty", 2, "number")}</div>`;
+}
+
+/** @param {Record<string, string>} form */
+export function chaseRound(form) {
+  const kind = (form.tactic ?? "").trim();
+  const tactic = kind === "hazard" ? { kind, penalty: Number(form.penalty) } : kind === "hide" ? { kind } : null;
+  return { terrain: { check: (form.terrain ?? "strength").trim() }, tactic };
+}
+
+/**
+ * A party's skills for the round: one choice per skill it rolls.
+ * @param {Translate} t
+ * @param {string[]} parties those this user may choose for
+ * @param {string[]} skills the game's skill list
+ * @param {number} count skills per round
+ */
+export function skillsForm(t, parties, skills, count) {
+  const options = skills.map((skill) => /** @type {[string, string]} */ ([skill, skill]));
+  const fields = Array.from({ length: count }, (_, index) =>
+    select(t("ARBITER.Form.SkillNumber", { number: index + 1 }), `skill${index + 1}`, options, skills[index]),
+  );
+  return `<div class="arbiter-skills">${partyField(t, parties)}${fields.join("")}</div>`;
+}
+
+/**
+ * @param {Translate} t
+ * @param {string[]} parties
+ */
+function partyField(t, parties) {
+  return select(
+    t("ARBITER.Form.ForParty"),
+    "party",
+    parties.map((party) => [party, party]),
+    parties[0],
+  );
+}
+
+/** @param {Record<string, string>} form */
+export function skillsBody(form) {
+  const skills = [
+    ...new Set(
+      Object.keys(form)
+        .filter((field) => /^skill\d+$/.test(field))
+        .sort()
+        .map((field) => form[field].trim())
+        .filter(Boolean),
+    ),
+  ];
+  return { party: (form.party ?? "").trim(), skills };
+}
+
+/**
+ * A party's sealed choice: an action and its bid (bidding), or its actions (option).
+ * @param {Translate} t
+ * @param {string[]} parties
+ * @param {{kind: string, actions: {name: string, cost?: number}[], max_actions_per_round?: number}} config
+ */
+export function choiceForm(t, parties, config) {
+  const names = config.actions.map((action) => /** @type {[string, string]} */ ([action.name, action.name]));
+  if (config.kind === "bidding") {
+    return `<div class="arbiter-choice">${partyField(t, parties)}${select(t("ARBITER.Form.Action"), "action", names, names[0]?.[0])}${input(
+      t("ARBITER.Form.Bid"),
+      "bid",
+      0,
+      "number",
+    )}</div>`;
+  }
+  const none = /** @type {[string, string][]} */ ([["", t("ARBITER.Form.NoAction")]]);
+  const slots = Array.from({ length: config.max_actions_per_round ?? 1 }, (_, index) =>
+    select(t("ARBITER.Form.ActionNumber", { number: index + 1 }), `action${index + 1}`, none.concat(names), index === 0 ? names[0]?.[0] : ""),
+  );
+  return `<div class="arbiter-choice">${partyField(t, parties)}${slots.join("")}</div>`;
+}
+
+/**
+ * @param {string} kind "bidding" or "option"
+ * @param {Record<string, string>} form
+ */
+export function choiceBody(kind, form) {
+  const party = (form.party ?? "").trim();
+  if (kind === "bidding") return { party, action: (form.action ?? "").trim(), bid: Number(form.bid) };
+  const chosen = Object.keys(form)
+    .filter((field) => /^action\d+$/.test(field))
+    .sort()
+    .map((field) => form[field].trim())
+    .filter(Boolean);
+  return { party, actions: chosen };
+}
+
+/**
+ * A revealed bidding round as every reader may see it (docs/api.md#skill-games): every bid,
+ * and the action of each party that took it; another party's losing action is its own and the
+ * GM's alone, so a card in the chat, and what it carries, show its bid only.
+ * @param {any} round
+ */
+export function publicRound(round) {
+  if (!round?.bids || !round.choices) return round;
+  /** @type {Record<string, number>} */
+  const bids = round.bids;
+  const top = Math.max(...Object.values(bids));
+  const leaders = Object.keys(bids).filter((party) => bids[party] === top);
+  const acting = new Set(leaders.length === 1 ? leaders : round.order ?? []);
+  /** @type {Record<string, unknown>} */
+  const choices = {};
+  for (const [party, choice] of Object.entries(round.choices)) {
+    choices[party] = acting.has(party) ? choice : { bid: /** @type {any} */ (choice).bid };
+  }
+  return { ...round, choices };
+}
