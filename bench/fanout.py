@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import gc
 import os
 import subprocess
@@ -60,6 +61,33 @@ def rss_bytes() -> int:
         return int(statm.read().split()[1]) * PAGE
 
 
+def pymalloc_arenas() -> dict[str, int]:
+    """The interpreter's small-object allocator: its arenas (1 MiB each) held, and the bytes
+    of its blocks in use (`sys._debugmallocstats`, which writes to the C stderr)."""
+    with tempfile.TemporaryFile() as captured:
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        text = captured.read().decode()
+    wanted = {
+        "# arenas allocated current": "arenas",
+        "# bytes in allocated blocks": "allocated",
+        "# bytes in available blocks": "available",
+    }
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        label, _, value = line.rpartition("=")
+        label = label.strip()
+        if label in wanted:
+            found[wanted[label]] = int(value.strip().replace(",", ""))
+    return found
+
+
 def traced_app() -> Any:
     """Arbiter's app, answering `GET /_bench/memory` too (`?collect=1` collects garbage first;
     `?mark=1` keeps a tracemalloc snapshot; `?top=N` the N lines grown most since it)."""
@@ -67,15 +95,34 @@ def traced_app() -> Any:
 
     app = create_app()
     marked: list[tracemalloc.Snapshot] = []
+    #: The collector's full collections: how many, and the longest (ms).
+    full: list[float] = []
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                began[0] = time.perf_counter()
+            else:
+                full.append((time.perf_counter() - began[0]) * 1000)
+
+    gc.callbacks.append(timed)
 
     def figures(query: dict[str, str]) -> dict[str, Any]:
+        # Since the last collecting call: the server's own, not the bench's.
+        collections = {"full_collections": len(full), "longest_full_ms": max(full, default=0.0)}
         if "collect" in query:
             gc.collect()
+            full.clear()
+        if "trim" in query:
+            ctypes.CDLL(None).malloc_trim(0)
         hub = getattr(app.state, "events", None)
         answer: dict[str, Any] = {
             "rss": rss_bytes(),
             "streams": sum(len(s) for s in hub._subscribers.values()) if hub else 0,
             "objects": len(gc.get_objects()),
+            **collections,
+            "pymalloc": pymalloc_arenas(),
         }
         if tracemalloc.is_tracing():
             answer["traced"] = tracemalloc.get_traced_memory()[0]
@@ -300,6 +347,7 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
                 time.sleep(0.2)
             time.sleep(2.0)
             after = memory(client, collect=1)
+            trimmed = memory(client, trim=1)
             spans = [(shown[v] - posted[v]) * 1000 for v in posted if v in shown]
 
     label = "under tracemalloc" if traced else "no tracemalloc"
@@ -314,6 +362,10 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
             f"p99.9: {pct(during, 0.999) / pct(alone, 0.999):.2f}"
         )
         print(
+            f"the collector's full collections with the streams open: "
+            f"{open_now['full_collections']}, the longest {open_now['longest_full_ms']:.0f} ms"
+        )
+        print(
             f"fan-out of a round to every stream: p50 {pct(spans, 0.5):.0f} ms, "
             f"max {max(spans, default=float('nan')):.0f} ms ({len(spans)} of {rounds} rounds)"
         )
@@ -321,6 +373,12 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
         f"resident set: before {megabytes(before['rss'])}, streams open "
         f"{megabytes(opened['rss'])}, after the rounds {megabytes(open_now['rss'])} "
         f"({open_now['streams']} streams), after they closed {megabytes(after['rss'])}"
+    )
+    print(
+        f"  after they closed, malloc_trim(0) called: {megabytes(trimmed['rss'])}; the "
+        f"interpreter's arenas (1 MiB) held: {before['pymalloc'].get('arenas')} before, "
+        f"{open_now['pymalloc'].get('arenas')} open, {after['pymalloc'].get('arenas')} after "
+        f"({megabytes(after['pymalloc'].get('allocated', 0))} of blocks in use in them)"
     )
     print(
         f"  per open stream: {(opened['rss'] - before['rss']) / streams / 1024:.1f} KB "

@@ -150,6 +150,21 @@ class Subscription:
     at once.
     """
 
+    # Thousands of streams each hold one: no attribute dictionary a stream.
+    __slots__ = (
+        "_alarm",
+        "_ended",
+        "_missing_since",
+        "_pending",
+        "_waiter",
+        "_wake_at",
+        "behind",
+        "expected",
+        "hub",
+        "known",
+        "session_id",
+    )
+
     def __init__(self, hub: Hub, session_id: str, after: int) -> None:
         self.hub = hub
         self.session_id = session_id

@@ -355,6 +355,16 @@ def test_a_burst_of_ended_streams_hands_memory_back_once(monkeypatch: pytest.Mon
             await asyncio.sleep(0.01)
         assert (slots.trim.trims, calls, slots.total) == (1, [0], 1)
         assert slots.trim.ended_since == 0
+        # The burst's tail, however short, is trimmed after too.
+        releases[6]()
+        assert slots.trim.due is not None
+        while slots.trim.due is not None:
+            await asyncio.sleep(0)
+        assert slots.trim.trims == 2
+        # Past the burst, one stream ending is no burst.
+        slots.trim.burst_until = 0.0
+        slots.claim("s1", "token 7")()
+        assert (slots.trim.due, slots.trim.ended_since) == (None, 1)
 
     run(scenario())
 

@@ -17,12 +17,21 @@ app/store/notify.py), or one is lost, the stream shows the session as it is inst
 `session` event, and carries on from there. A `deleted` event ends the stream. A comment
 line (`: keep-alive`) every `KEEPALIVE_S` seconds keeps idle streams open through proxies.
 
-A process serves at most `events_max_streams_per_session` streams of one session and
-`events_max_streams_per_token` opened with one token (app/settings.py); past either, a new
-stream is refused with 429 and `Retry-After`. A stream's slot is given back when it ends, or
-its client goes away. A stream whose client reads so slowly that it falls more than
-`BEHIND_LIMIT` events behind is ended (app/store/notify.py); its client resumes with
-`Last-Event-ID`, as a browser's EventSource does by itself.
+A process serves at most `events_max_streams` streams in all, `events_max_streams_per_session`
+of one session and `events_max_streams_per_token` opened with one token (app/settings.py); past
+any, a new stream is refused with 429 and `Retry-After`. The caps are per process (a deployment
+of N processes serves N times as many). A stream's slot is given back when it ends, or its
+client goes away.
+
+What a stream holds while open is kept small (docs/performance.md, "Live-event fan-out"): its
+opening `session` frame is bytes made once for every stream opening on that version (never
+the session's record), an event's frame is encoded once for every stream, or once for each
+party a kind shows less of it, and a burst of streams ending hands the C allocator's free
+memory back to the system (`MemoryTrim`).
+
+A stream whose client reads so slowly that it falls more than `BEHIND_LIMIT` events behind is
+ended (app/store/notify.py); its client resumes with `Last-Event-ID`, as a browser's
+EventSource does by itself.
 
 On PostgreSQL every server process and replica sees every other's changes (LISTEN/NOTIFY);
 on SQLite, a stream sees the changes made by the process serving it only.
@@ -64,6 +73,12 @@ KEEPALIVE_S = 15.0
 #: What a `submitted` event may show of its answer: who submitted, never what.
 SUBMITTED_KEYS = ("submitted", "party", "waiting_for", "session", "summary")
 KEEPALIVE = b": keep-alive\n\n"
+#: A stream's answer headers (`X-Accel-Buffering: no`: nginx passes each event on at once).
+STREAM_HEADERS: Final = (
+    (b"cache-control", b"no-store"),
+    (b"x-accel-buffering", b"no"),
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+)
 #: The start of a creation's tokens: a change's answer never carries them, but an event must
 #: not even by mistake.
 _TOKENS = b'"tokens":{"gm"'
@@ -73,6 +88,9 @@ STREAMS_RETRY_AFTER_S = 5
 #: again (`MemoryTrim`), and how long after the last of them.
 TRIM_AFTER = 256
 TRIM_DELAY_S = 1.0
+#: After a trim, streams ending within this long are the same burst's tail: trimmed after
+#: however few they are.
+TRIM_BURST_S = 10.0
 #: Sessions whose opening `session` frame is kept, shared by the streams opening at once.
 OPENINGS_KEPT = 64
 
@@ -170,23 +188,28 @@ class MemoryTrim:
     def __init__(self) -> None:
         self.ended_since = 0
         self.due: asyncio.TimerHandle | None = None
+        #: Until when (the loop's clock) streams ending are the tail of a burst just trimmed
+        #: after: any one of them is trimmed after too.
+        self.burst_until = 0.0
         #: How many times the memory was handed back (tests read it).
         self.trims = 0
 
     def ended(self) -> None:
         self.ended_since += 1
-        if self.ended_since < TRIM_AFTER or self.due is not None or _malloc_trim is None:
+        if self.due is not None or _malloc_trim is None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self.due = loop.call_later(TRIM_DELAY_S, self._trim, loop)
+        if self.ended_since >= TRIM_AFTER or loop.time() < self.burst_until:
+            self.due = loop.call_later(TRIM_DELAY_S, self._trim, loop)
 
     def _trim(self, loop: asyncio.AbstractEventLoop) -> None:
         self.due = None
         self.ended_since = 0
         self.trims += 1
+        self.burst_until = loop.time() + TRIM_BURST_S
         if _malloc_trim is not None:
             loop.run_in_executor(None, _malloc_trim, 0)
 
@@ -360,7 +383,8 @@ class EventStream(Response):
         self.events = events
         self.gone = gone
         self.closed = closed
-        self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        # A list of its own (a header set later changes it in place), of shared pairs.
+        self.raw_headers = list(STREAM_HEADERS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:  # noqa: ARG002 - one stream, whatever its scope
         watcher = asyncio.ensure_future(_disconnected(receive))
