@@ -1,7 +1,7 @@
 """Live-event fan-out that no one notices: thousands of streams of one session, a round a second.
 
     .venv/bin/python -m bench.fanout [--streams 2000] [--tokens 5] [--seconds 60]
-        [--traced-rounds 10] [--skip-traced]
+        [--traced-rounds 10] [--skip-latency] [--skip-traced] [--no-trim]
 
 Arbiter runs as a real process (one uvicorn worker, SQLite), serving one race of `--tokens`
 competitors: its streams are opened with the competitors' party tokens in turn (2,000 over five
@@ -11,8 +11,11 @@ by a separate process of raw asyncio connections that reopens a stream the serve
 `--seconds`, while a thread times `POST /v1/gurps/quick-contest` (an unrelated request) one
 after another. Printed, for the quick contest: p50, p99, p99.9 and max with no stream open,
 with the streams open and idle, and during the rounds (and p99's ratio to the no-stream p99);
-each round's fan-out (posted until the last stream showed it); the server's resident set
-before the streams, with them open, and after they closed.
+each round's fan-out (posted until the last stream showed it); the collector's full
+collections meanwhile; the server's resident set before the streams, with them open, after
+they closed, and after `malloc_trim(0)` then; the interpreter's 1 MiB arenas held and the
+bytes of their blocks in use. `--no-trim` leaves out the app's own trim after a burst of
+streams ends (app/api/sessions/events.py, `MemoryTrim`), to measure what it gives.
 
 Then the same again with the server under tracemalloc (`PYTHONTRACEMALLOC=1`; slower, so
 no latency is printed from it), for the memory Python allocates per open stream (traced
@@ -94,6 +97,12 @@ def traced_app() -> Any:
     from app.main import create_app
 
     app = create_app()
+    if os.environ.get("ARBITER_BENCH_NO_TRIM"):
+        # The app's own trim after a burst of streams ends, left out to be measured apart.
+        from app.api.sessions import events
+
+        events.TRIM_AFTER = sys.maxsize
+        events.TRIM_BURST_S = 0.0
     marked: list[tracemalloc.Snapshot] = []
     #: The collector's full collections: how many, and the longest (ms).
     full: list[float] = []
@@ -149,10 +158,11 @@ def traced_app() -> Any:
 
 
 @contextlib.contextmanager
-def served(url: str, traced: bool) -> Iterator[str]:
+def served(url: str, traced: bool, trim: bool = True) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
+        **({} if trim else {"ARBITER_BENCH_NO_TRIM": "1"}),
         "DATABASE_URL": url,
         "ARBITER_ODDS_PRESTART": "0",
         "ARBITER_RATE_LIMIT_PER_MINUTE": "100000000",
@@ -262,13 +272,16 @@ def megabytes(size: int) -> str:
     return f"{size / 2**20:.1f} MB"
 
 
-def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
+def run(streams: int, tokens: int, rounds: int, *, traced: bool, trim: bool = True) -> None:
     from app.store.database import upgrade_to_head
 
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/fanout.db"
         upgrade_to_head(url)
-        with served(url, traced) as base, httpx.Client(base_url=base, timeout=PATIENCE_S) as client:
+        with (
+            served(url, traced, trim) as base,
+            httpx.Client(base_url=base, timeout=PATIENCE_S) as client,
+        ):
             created = client.post("/v1/races", json=race(tokens, rounds)).json()
             session = created["id"]
             gm = {"authorization": f"Bearer {created['tokens']['gm']}"}
@@ -346,11 +359,11 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
             while memory(client)["streams"] and time.monotonic() < deadline:
                 time.sleep(0.2)
             time.sleep(2.0)
-            after = memory(client, collect=1)
+            after = memory(client, collect=1, top=8)
             trimmed = memory(client, trim=1)
             spans = [(shown[v] - posted[v]) * 1000 for v in posted if v in shown]
 
-    label = "under tracemalloc" if traced else "no tracemalloc"
+    label = ("under tracemalloc" if traced else "no tracemalloc") + ("" if trim else ", no trim")
     print(f"--- {streams} streams of one race over {tokens} tokens, {rounds} rounds ({label})")
     print(f"streams open in {opened_in:.1f} s; reopened by the server ending them: {reopened[0]}")
     if not traced:
@@ -377,8 +390,9 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
     print(
         f"  after they closed, malloc_trim(0) called: {megabytes(trimmed['rss'])}; the "
         f"interpreter's arenas (1 MiB) held: {before['pymalloc'].get('arenas')} before, "
-        f"{open_now['pymalloc'].get('arenas')} open, {after['pymalloc'].get('arenas')} after "
-        f"({megabytes(after['pymalloc'].get('allocated', 0))} of blocks in use in them)"
+        f"{open_now['pymalloc'].get('arenas')} open, {after['pymalloc'].get('arenas')} after; "
+        f"their blocks in use: {megabytes(before['pymalloc'].get('allocated', 0))} before, "
+        f"{megabytes(after['pymalloc'].get('allocated', 0))} after"
     )
     print(
         f"  per open stream: {(opened['rss'] - before['rss']) / streams / 1024:.1f} KB "
@@ -398,6 +412,9 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool) -> None:
         print("  grown most with the streams open (file:line, size, count):")
         for line in open_now.get("top", []):
             print(f"    {line}")
+        print("  grown most, the streams closed (what outlived them):")
+        for line in after.get("top", []):
+            print(f"    {line}")
 
 
 def main() -> None:
@@ -411,6 +428,9 @@ def main() -> None:
     parser.add_argument("--traced-rounds", type=int, default=10)
     parser.add_argument("--skip-traced", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument(
+        "--no-trim", action="store_true", help="leave out the app's trim after streams end"
+    )
     options = parser.parse_args()
     with contextlib.suppress(ImportError, ValueError, OSError):
         import resource
@@ -419,9 +439,17 @@ def main() -> None:
         wanted = min(hard, max(soft, options.streams * 2 + 512))
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     if not options.skip_latency:
-        run(options.streams, options.tokens, options.seconds, traced=False)
+        run(
+            options.streams, options.tokens, options.seconds, traced=False, trim=not options.no_trim
+        )
     if not options.skip_traced:
-        run(options.streams, options.tokens, options.traced_rounds, traced=True)
+        run(
+            options.streams,
+            options.tokens,
+            options.traced_rounds,
+            traced=True,
+            trim=not options.no_trim,
+        )
 
 
 if __name__ == "__main__":
