@@ -39,8 +39,10 @@ class Settings(BaseSettings):
     #: milliseconds, before it is limited by its process alone (Redis's health is checked
     #: off the request path; while it is unhealthy requests do not wait for it at all).
     rate_limit_redis_budget_ms: float = Field(default=5.0, gt=0)
-    #: Live event streams (`GET …/events`) of one session, and opened with one token, at most,
-    #: in each server process; past either, 429 with Retry-After.
+    #: Live event streams (`GET …/events`) in all, of one session, and opened with one token,
+    #: at most, in each server process; past any, 429 with Retry-After (docs/performance.md,
+    #: "Live-event fan-out": what a stream costs).
+    events_max_streams: int = Field(default=10_000, ge=1)
     events_max_streams_per_session: int = Field(default=2000, ge=1)
     events_max_streams_per_token: int = Field(default=500, ge=1)
     #: Proxy addresses whose X-Forwarded-For is trusted (comma-separated, `*` for any);

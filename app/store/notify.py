@@ -99,7 +99,9 @@ RECONNECT_MAX_S = 5.0
 class Event:
     """One change of a session: its version after the change, its name and its JSON.
 
-    `frame` is the server-sent event itself, encoded once here for every stream it goes to.
+    `frame` is the server-sent event itself, encoded once here for every stream it goes to;
+    `views` the frames of the parties a kind shows less of it, each encoded once, by the
+    first of that party's streams (app/api/sessions/events.py).
     """
 
     session_id: str
@@ -107,6 +109,7 @@ class Event:
     name: str
     data: bytes
     frame: bytes = field(init=False, repr=False, compare=False)
+    views: dict[str, bytes] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "frame", sse_frame(self.name, self.version, self.data))
@@ -146,6 +149,21 @@ class Subscription:
     process (`final_gaps`) a version missing after the replay never comes, and is a `Gap`
     at once.
     """
+
+    # Thousands of streams each hold one: no attribute dictionary a stream.
+    __slots__ = (
+        "_alarm",
+        "_ended",
+        "_missing_since",
+        "_pending",
+        "_waiter",
+        "_wake_at",
+        "behind",
+        "expected",
+        "hub",
+        "known",
+        "session_id",
+    )
 
     def __init__(self, hub: Hub, session_id: str, after: int) -> None:
         self.hub = hub

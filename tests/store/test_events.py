@@ -304,6 +304,71 @@ def test_a_partys_stream_reads_round_records_as_its_token_may() -> None:
     assert events.shown_to(chases, "escapee", data) is data  # a kind that hides nothing
 
 
+def test_a_partys_frame_of_an_event_is_made_once_for_all_its_streams() -> None:
+    # 2,000 streams of one session share an event's frames: one a view, not one a stream.
+    record = {
+        "bids": {"Heroes": 2, "Bandits": 1},
+        "choices": {
+            "Heroes": {"action": "Charge", "bid": 2},
+            "Bandits": {"action": "Sneak", "bid": 1},
+        },
+        "effects": [],
+    }
+    data = orjson.dumps({"round": record, "session": {"round": 1}, "summary": "..."})
+    published = Event("s1", 4, "round", data)
+    skill_games = KINDS["skill-games"]
+    heroes = events._framed(skill_games, "Heroes", published)
+    assert heroes.startswith(b"id: 4\nevent: round\ndata: ")
+    assert b"Sneak" not in heroes
+    assert b"Charge" in heroes
+    assert events._framed(skill_games, "Heroes", published) is heroes
+    # The losers read the winners' action too (docs/rules.md#bidding): the whole record.
+    assert events._framed(skill_games, "Bandits", published) == published.frame
+    assert events._framed(skill_games, None, published) is published.frame  # the GM's
+    assert events._framed(KINDS["chases"], "escapee", published) is published.frame
+    assert set(published.views) == {"Heroes", "Bandits"}
+
+
+def test_a_burst_of_ended_streams_hands_memory_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(events, "_malloc_trim", calls.append)
+    monkeypatch.setattr(events, "TRIM_AFTER", 3)
+    monkeypatch.setattr(events, "TRIM_DELAY_S", 0.0)
+
+    async def scenario() -> None:
+        slots = events.StreamSlots(per_session=10, per_token=10, per_process=10)
+        releases = [slots.claim("s1", f"token {n}") for n in range(7)]
+        for release in releases[:2]:
+            release()
+        await asyncio.sleep(0)  # a turn of the loop: nothing is due below 3 ended
+        assert (slots.trim.trims, slots.trim.due) == (0, None)
+        releases[2]()
+        releases[2]()  # given back twice: counted once
+        assert slots.trim.due is not None
+        for release in releases[3:6]:
+            release()  # ended while a trim is due: that one trim covers them
+        while slots.trim.due is not None:
+            await asyncio.sleep(0)
+        for _ in range(5):  # the worker thread's call
+            if calls:
+                break
+            await asyncio.sleep(0.01)
+        assert (slots.trim.trims, calls, slots.total) == (1, [0], 1)
+        assert slots.trim.ended_since == 0
+        # The burst's tail, however short, is trimmed after too.
+        releases[6]()
+        assert slots.trim.due is not None
+        while slots.trim.due is not None:
+            await asyncio.sleep(0)
+        assert slots.trim.trims == 2
+        # Past the burst, one stream ending is no burst.
+        slots.trim.burst_until = 0.0
+        slots.claim("s1", "token 7")()
+        assert (slots.trim.due, slots.trim.ended_since) == (None, 1)
+
+    run(scenario())
+
+
 # --- processes sharing PostgreSQL -------------------------------------------------------------
 
 
@@ -795,6 +860,44 @@ def test_streams_of_a_session_are_capped_and_a_slot_comes_back_when_its_client_g
         with stream(server.base, path, arm.gm) as again:
             assert again.next_event()[1] == "session"
             assert server.streams_held(arm.id) == 1
+
+
+def test_streams_of_a_process_are_capped_whatever_their_sessions(sqlite_url: str) -> None:
+    with (
+        served(sqlite_url, events_max_streams=2) as server,
+        httpx.Client(base_url=server.base) as client,
+    ):
+        sessions = [Session(client, "arm-wrestles", LONG_ARM_WRESTLE) for _ in range(3)]
+        paths = [f"{ARM}/{arm.id}/events" for arm in sessions]
+        with (
+            stream(server.base, paths[0], sessions[0].gm) as first,
+            stream(server.base, paths[1], sessions[1].gm) as second,
+        ):
+            assert (first.next_event()[1], second.next_event()[1]) == ("session", "session")
+            body = refused(server.base, paths[2], sessions[2].gm).json()
+            assert body == {
+                "type": "https://arbiter.example/problems/too-many-streams",
+                "title": "Too Many Requests",
+                "status": 429,
+                "detail": "this server has 2 live streams already; retry in 5 s",
+            }
+        server.until_streams_held(sessions[0].id, 0)
+        server.until_streams_held(sessions[1].id, 0)
+        with stream(server.base, paths[2], sessions[2].gm) as third:
+            assert third.next_event()[1] == "session"
+
+
+def test_streams_opening_together_share_the_sessions_opening_frame(sqlite_url: str) -> None:
+    with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
+        path = f"{ARM}/{arm.id}/events"
+        with stream(server.base, path, arm.gm) as one, stream(server.base, path, arm.gm) as two:
+            first, second = one.next_event(), two.next_event()
+        assert first == second
+        assert first[:2] == (1, "session")
+        assert first[2]["session"]["id"] == arm.id
+        kept = server.app.state.event_openings
+        assert list(kept) == [("arm-wrestles", arm.id, 1)]
 
 
 def test_streams_of_a_token_are_capped_and_a_stream_that_ends_gives_its_slot_back(

@@ -17,12 +17,21 @@ app/store/notify.py), or one is lost, the stream shows the session as it is inst
 `session` event, and carries on from there. A `deleted` event ends the stream. A comment
 line (`: keep-alive`) every `KEEPALIVE_S` seconds keeps idle streams open through proxies.
 
-A process serves at most `events_max_streams_per_session` streams of one session and
-`events_max_streams_per_token` opened with one token (app/settings.py); past either, a new
-stream is refused with 429 and `Retry-After`. A stream's slot is given back when it ends, or
-its client goes away. A stream whose client reads so slowly that it falls more than
-`BEHIND_LIMIT` events behind is ended (app/store/notify.py); its client resumes with
-`Last-Event-ID`, as a browser's EventSource does by itself.
+A process serves at most `events_max_streams` streams in all, `events_max_streams_per_session`
+of one session and `events_max_streams_per_token` opened with one token (app/settings.py); past
+any, a new stream is refused with 429 and `Retry-After`. The caps are per process (a deployment
+of N processes serves N times as many). A stream's slot is given back when it ends, or its
+client goes away.
+
+What a stream holds while open is kept small (docs/performance.md, "Live-event fan-out"): its
+opening `session` frame is bytes made once for every stream opening on that version (never
+the session's record), an event's frame is encoded once for every stream, or once for each
+party a kind shows less of it, and a burst of streams ending hands the C allocator's free
+memory back to the system (`MemoryTrim`).
+
+A stream whose client reads so slowly that it falls more than `BEHIND_LIMIT` events behind is
+ended (app/store/notify.py); its client resumes with `Last-Event-ID`, as a browser's
+EventSource does by itself.
 
 On PostgreSQL every server process and replica sees every other's changes (LISTEN/NOTIFY);
 on SQLite, a stream sees the changes made by the process serving it only.
@@ -34,6 +43,8 @@ lifecycle calls `publish(...)` after each committed change and routes `stream_ev
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import hashlib
 import signal
 import threading
@@ -63,31 +74,60 @@ KEEPALIVE_S = 15.0
 #: What a `submitted` event may show of its answer: who submitted, never what.
 SUBMITTED_KEYS = ("submitted", "party", "waiting_for", "session", "summary")
 KEEPALIVE = b": keep-alive\n\n"
+#: A stream's answer headers (`X-Accel-Buffering: no`: nginx passes each event on at once).
+STREAM_HEADERS: Final = (
+    (b"cache-control", b"no-store"),
+    (b"x-accel-buffering", b"no"),
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+)
 #: The start of a creation's tokens: a change's answer never carries them, but an event must
 #: not even by mistake.
 _TOKENS = b'"tokens":{"gm"'
 #: What a refused stream is asked to wait before trying again, in seconds.
 STREAMS_RETRY_AFTER_S = 5
+#: Streams ended since the C allocator's free memory was last handed back, before it is
+#: again (`MemoryTrim`), and how long after the last of them.
+TRIM_AFTER = 256
+TRIM_DELAY_S = 1.0
+#: After a trim, streams ending within this long are the same burst's tail: trimmed after
+#: however few they are.
+TRIM_BURST_S = 10.0
+#: Sessions whose opening `session` frame is kept, shared by the streams opening at once.
+OPENINGS_KEPT = 64
 
 
 class StreamSlots:
-    """The streams this process serves, counted by session and by token, each under its cap."""
+    """The streams this process serves, counted in all, by session and by token, each under
+    its cap; a burst of streams ending gives the memory they held back (`MemoryTrim`)."""
 
-    def __init__(self, per_session: int, per_token: int) -> None:
+    def __init__(self, per_session: int, per_token: int, per_process: int = 10_000) -> None:
         self.per_session = per_session
         self.per_token = per_token
+        self.per_process = per_process
+        self.total = 0
         self.by_session: dict[str, int] = {}
         #: Keyed by a digest of the token: the count never holds a usable secret.
         self.by_token: dict[bytes, int] = {}
+        self.trim = MemoryTrim()
 
     @classmethod
     def for_settings(cls, settings: Settings) -> StreamSlots:
-        return cls(settings.events_max_streams_per_session, settings.events_max_streams_per_token)
+        return cls(
+            settings.events_max_streams_per_session,
+            settings.events_max_streams_per_token,
+            settings.events_max_streams,
+        )
 
     def claim(self, session_id: str, token: str) -> Callable[[], None]:
         """Take a slot for a new stream, or raise `TooManyStreams`; returns what gives it
         back (calling it again does nothing)."""
         holder = hashlib.blake2b(token.encode(), digest_size=16).digest()
+        if self.total >= self.per_process:
+            raise TooManyStreams(
+                f"this server has {self.per_process} live streams already; "
+                f"retry in {STREAMS_RETRY_AFTER_S} s",
+                retry_after=STREAMS_RETRY_AFTER_S,
+            )
         if self.by_session.get(session_id, 0) >= self.per_session:
             raise TooManyStreams(
                 f"this session has {self.per_session} live streams already; "
@@ -100,6 +140,7 @@ class StreamSlots:
                 f"retry in {STREAMS_RETRY_AFTER_S} s",
                 retry_after=STREAMS_RETRY_AFTER_S,
             )
+        self.total += 1
         self.by_session[session_id] = self.by_session.get(session_id, 0) + 1
         self.by_token[holder] = self.by_token.get(holder, 0) + 1
         released = False
@@ -109,14 +150,72 @@ class StreamSlots:
             if released:
                 return
             released = True
+            self.total -= 1
             _decrement(self.by_session, session_id)
             _decrement(self.by_token, holder)
+            self.trim.ended()
 
         return release
 
     def streams(self, session_id: str) -> int:
         """The slots a session's streams hold now."""
         return self.by_session.get(session_id, 0)
+
+
+def _glibc_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, or None where the C library is another (musl, macOS)."""
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+_malloc_trim = _glibc_malloc_trim()
+
+
+class MemoryTrim:
+    """Hands back to the system the memory a burst of ended streams leaves in glibc's heaps.
+
+    Freed, a stream's blocks over 512 bytes (its connection's buffers, larger strings) stay in
+    glibc's heaps: after 2,000 streams of one session closed, `malloc_trim(0)` gave back 9 MB
+    of what the process kept (38 MB before a stream stopped holding its session's record;
+    docs/performance.md, "Live-event fan-out"). The interpreter's own arenas, which hold
+    the rest, are not glibc's to trim. `malloc_trim` walks the heaps, so it runs once, in a
+    worker thread (the call leaves the interpreter's lock), `TRIM_DELAY_S` after `TRIM_AFTER`
+    streams have ended since the last time, and again after the burst's tail
+    (`TRIM_BURST_S`): never once a stream.
+    """
+
+    def __init__(self) -> None:
+        self.ended_since = 0
+        self.due: asyncio.TimerHandle | None = None
+        #: Until when (the loop's clock) streams ending are the tail of a burst just trimmed
+        #: after: any one of them is trimmed after too.
+        self.burst_until = 0.0
+        #: How many times the memory was handed back (tests read it).
+        self.trims = 0
+
+    def ended(self) -> None:
+        self.ended_since += 1
+        if self.due is not None or _malloc_trim is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.ended_since >= TRIM_AFTER or loop.time() < self.burst_until:
+            self.due = loop.call_later(TRIM_DELAY_S, self._trim, loop)
+
+    def _trim(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.due = None
+        self.ended_since = 0
+        self.trims += 1
+        self.burst_until = loop.time() + TRIM_BURST_S
+        if _malloc_trim is not None:
+            # The executor is gone once the server has stopped: nothing is left to trim for.
+            with contextlib.suppress(RuntimeError):
+                loop.run_in_executor(None, _malloc_trim, 0)
 
 
 def _decrement(counts: dict[Any, int], key: Any) -> None:
@@ -240,13 +339,31 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     after = last if resumed and last is not None else record.version
     subscription = hub.subscribe(session_id, after)
     subscription.expect(record.version)
-    opening = None if resumed else record
+    opening = None if resumed else session_frame(request.app, kind, record)
 
     def closed() -> None:
         subscription.close()
         release()
 
-    return EventStream(_stream(kind, store, subscription, opening, party), subscription.end, closed)
+    stream = _stream(kind, store, subscription, opening, party, request.app)
+    return EventStream(stream, subscription.end, closed)
+
+
+def session_frame(app: FastAPI, kind: AnyKind, record: SessionRecord) -> bytes:
+    """The `session` event of the session as `record` holds it, made once for every stream
+    opening on the same version: a version is one state, the same for every token. Streams
+    keep the frame (bytes), never the record (a race's is a tree of thousands of objects)."""
+    kept: dict[tuple[str, str, int], bytes] | None = getattr(app.state, "event_openings", None)
+    if kept is None:
+        kept = app.state.event_openings = {}
+    key = (kind.path, record.id, record.version)
+    frame = kept.get(key)
+    if frame is None:
+        frame = sse_frame("session", record.version, _session_data(kind, record))
+        if len(kept) >= OPENINGS_KEPT:
+            del kept[next(iter(kept))]
+        kept[key] = frame
+    return frame
 
 
 class EventStream(Response):
@@ -270,7 +387,8 @@ class EventStream(Response):
         self.events = events
         self.gone = gone
         self.closed = closed
-        self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        # A list of its own (a header set later changes it in place), of shared pairs.
+        self.raw_headers = list(STREAM_HEADERS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:  # noqa: ARG002 - one stream, whatever its scope
         watcher = asyncio.ensure_future(_disconnected(receive))
@@ -404,13 +522,15 @@ async def _stream(
     kind: AnyKind,
     store: Store,
     subscription: Subscription,
-    opening: SessionRecord | None,
-    party: str | None = None,
+    opening: bytes | None,
+    party: str | None,
+    app: FastAPI,
 ) -> AsyncIterator[bytes]:
     session_id = subscription.session_id
     try:
         if opening is not None:
-            yield sse_frame("session", opening.version, _session_data(kind, opening))
+            yield opening
+            opening = None
         while True:
             got = await subscription.next(KEEPALIVE_S)
             if isinstance(got, Ended):
@@ -426,7 +546,9 @@ async def _stream(
                     yield sse_frame("deleted", subscription.known + 1, data)
                     return
                 subscription.resync(current.version)
-                yield sse_frame("session", current.version, _session_data(kind, current))
+                frame = session_frame(app, kind, current)
+                del current
+                yield frame
             elif got.name == "deleted":
                 yield got.frame
                 return
@@ -448,10 +570,17 @@ async def _stream(
 
 
 def _framed(kind: AnyKind, party: str | None, event: Event) -> bytes:
-    """The event's frame as the stream's token reads it: the frame encoded once for every
-    stream, unless the kind shows this party less of it."""
-    data = shown_to(kind, party, event.data)
-    return event.frame if data is event.data else sse_frame(event.name, event.version, data)
+    """The event's frame as the stream's token reads it: encoded once for every stream, or
+    where the kind shows a party less of it, once for every stream of that party (kept on
+    the event, which every stream of the session shares)."""
+    if kind.round_view is None or party is None:
+        return event.frame
+    frame = event.views.get(party)
+    if frame is None:
+        data = shown_to(kind, party, event.data)
+        frame = event.frame if data is event.data else sse_frame(event.name, event.version, data)
+        event.views[party] = frame
+    return frame
 
 
 def _session_data(kind: AnyKind, record: SessionRecord) -> bytes:
