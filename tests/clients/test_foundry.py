@@ -726,6 +726,23 @@ def test_a_player_rolls_their_seats_dice_with_foundrys_dice(seen: dict[str, Any]
         assert rolled["sounds"] == [{"by": "player1", "src": "sounds/dice.wav", "socket": False}]
 
 
+def test_roll_my_dice_rolls_each_owed_purpose_with_its_own_die(seen: dict[str, Any]) -> None:
+    rolls = seen["owedRolls"]
+    # An arm wrestle's checks are d20s, the spiked variant's damage a d4 (docs/rules.md); a
+    # conditional die is rolled as far as it is bounded, sent with the sure ones.
+    assert rolls["armWrestle"] == [
+        {"purpose": "constitution", "count": 1, "sides": 20},
+        {"purpose": "strength", "count": 1, "sides": 20},
+        {"purpose": "damage", "count": 1, "sides": 4},
+    ]
+    # A damage roll in dice notation has no bound: left to Arbiter.
+    assert rolls["notationDamage"] == []
+    # A regular contest's success is one roll of 3d6.
+    assert rolls["regular"] == [{"purpose": "success", "count": 3, "sides": 6}]
+    # A sure die is rolled once, not as often as rerolls could ask; an unbounded one not at all.
+    assert rolls["hide"] == [{"purpose": "hide", "count": 1, "sides": 20}]
+
+
 def test_a_chase_whose_sides_ride_plays_a_mounted_increment(seen: dict[str, Any]) -> None:
     # Both sides have a mount: the increment's dialog offers a mounted one.
     assert seen["mountedDialog"]["mounted"] == ""

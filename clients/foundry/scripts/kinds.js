@@ -11,8 +11,8 @@ import { escape } from "./cards.js";
  * @typedef {{id: string, name: string}} Player
  * @typedef {{name: string, holder: string}} Holder who holds a seat's or a party's token ("": the GM)
  * @typedef {{body: Record<string, any>, names: string[], seats: Holder[], parties: Holder[]}} Start
- * @typedef {{purpose: string, certain: number, most: number | null, when: string | null,
- *   sides?: number}} Owed what a seat owes the waiting round, for one purpose (docs/api.md)
+ * @typedef {{purpose: string, certain: number, most: number | null, when: string | null}} Owed
+ *   what a seat owes the waiting round, for one purpose (docs/api.md)
  * @typedef {{name: string, members: {name: string}[]}} PartyConfig
  */
 
@@ -44,7 +44,7 @@ export function owedRolls(kind, owed) {
     .map((entry) => ({
       purpose: entry.purpose,
       count: entry.certain > 0 ? entry.certain : entry.most ?? 0,
-      sides: entry.sides ?? SIDES[kind]?.[entry.purpose] ?? 20,
+      sides: SIDES[kind]?.[entry.purpose] ?? 20,
     }))
     .filter((entry) => entry.count > 0);
 }

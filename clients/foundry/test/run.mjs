@@ -140,6 +140,16 @@ const parser = new EventParser();
 const chunks = ["id: 7\nevent: round\ndata: {\"a\"", ":1}\r", "\n\r\n: keep-alive\n", "data: Zo\u00eb\n", "\nretry: 250\nevent: ended\nid: 8\ndata\n\n"];
 out.parsing = { perChunk: chunks.map((chunk) => parser.push(chunk)), retry: parser.retry, lastEventId: parser.lastEventId };
 
+// What Roll my dice rolls of what a seat owes, per kind.
+const { owedRolls } = await import(pathToFileURL(join(folder, "scripts", "kinds.js")).href);
+const owed = (purpose, certain, most) => ({ purpose, certain, most, when: certain ? null : "if needed" });
+out.owedRolls = {
+  armWrestle: owedRolls("arm-wrestles", [owed("constitution", 1, 1), owed("strength", 0, 1), owed("damage", 0, 1)]),
+  notationDamage: owedRolls("arm-wrestles", [owed("damage", 0, null)]),
+  regular: owedRolls("regular-contests", [owed("success", 3, 3)]),
+  hide: owedRolls("chases", [owed("hide", 1, 4), owed("obstacle", 0, null)]),
+};
+
 // 2. An arm wrestle from the selected tokens and the dialog.
 gm.canvas.tokens.controlled = [
   { name: "Lydia", actor: { testUserPermission: (user, level) => user.id === "player1" && level === "OWNER" } },
