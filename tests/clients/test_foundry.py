@@ -3,11 +3,13 @@ type-checked by `tsc --checkJs` against Foundry's types (fvtt-types, the exact v
 `clients/foundry/package-lock.json`, installed by `npm ci`).
 
 `clients/foundry/test/run.mjs` loads the module into a stand-in of the Foundry globals it touches
-(`clients/foundry/test/foundry.mjs`: `game`, `Hooks`, `ChatMessage`, `Dialog`,
-`ui.notifications`, `game.settings`, `game.user`, `canvas`), with a GM's and a player's client in
-one world, and prints what it saw: a quick contest typed in the chat, an arm wrestle started from
-the selected tokens and a dialog, its live events followed into chat (one stream, resumed after a
-reload with `Last-Event-ID`) and the player rolling their own seat's dice. It runs once as
+(`clients/foundry/test/foundry.mjs`: `game`, `Hooks`, `ChatMessage`, `Dialog`, `DialogV2`,
+`Roll` with a seeded `evaluate`, Dice So Nice, Foundry's `AudioHelper`, `ui.notifications`,
+`game.settings`, `game.user`, `canvas`), with a GM's and a player's client in one world, and
+prints what it saw: a quick contest typed in the chat, each kind started from the selected
+tokens and a dialog, its live events followed into chat (one stream, resumed after a reload with
+`Last-Event-ID`), the player rolling their own seat's dice (Arbiter's, typed, or Foundry's), a
+chase's terrain, a skill game's choices, grants and end from its cards. It runs once as
 Foundry v12 calls a module (jQuery to `renderChatMessage`) and once as v13 does (the element to
 `renderChatMessageHTML`). Without Node.js and npm the tests are skipped, except in CI
 (tests/requirements.py).
