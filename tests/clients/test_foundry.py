@@ -223,10 +223,10 @@ def test_a_player_rolls_their_own_seats_dice(seen: dict[str, Any]) -> None:
         for name in ("Lydia", "Ogre")
     }
     # The GM's button is not shown to the player, nor the player's dice buttons to the GM.
-    assert pending["gmActions"] == ["roll-mine", "roll-rest"]
+    assert pending["gmActions"] == ["roll-rest"]
     assert pending["playerActions"] == ["roll-dice", "roll-mine", "enter-dice"]
     # Each reader's buttons in their own language, whoever posted the card.
-    assert pending["gmLabels"] == ["Roll for me", "Roll for the rest (GM)"]
+    assert pending["gmLabels"] == ["Roll for the rest (GM)"]
     assert pending["playerLabels"] == [
         "Meine Würfel werfen",
         "Für mich würfeln",
@@ -287,7 +287,7 @@ def test_a_reload_before_a_cards_id_was_kept_posts_no_card_twice(seen: dict[str,
 
 def test_a_player_enters_the_dice_they_rolled(seen: dict[str, Any]) -> None:
     assert seen["pending3"] == {
-        "gmActions": ["roll-mine", "roll-rest"],
+        "gmActions": ["roll-rest"],
         "playerActions": ["roll-dice", "roll-mine", "enter-dice"],
     }
     dialog = seen["diceDialog"]
@@ -688,6 +688,7 @@ def test_a_player_rolls_their_seats_dice_with_foundrys_dice(seen: dict[str, Any]
     seat owes), evaluated in the player's client, sent as the seat's dice."""
     rolled = seen["foundryDice"]
     assert rolled["playerActions"] == ["roll-dice", "roll-mine", "enter-dice"]
+    assert rolled["gmActions"] == ["roll-rest"]
     assert rolled["playerLabels"] == [
         "Meine Würfel werfen",
         "Für mich würfeln",

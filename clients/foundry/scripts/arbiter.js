@@ -1056,7 +1056,7 @@ export function eventCard(session, event, data, t) {
         summary: data.summary,
         buttons: [
           { action: "roll-dice", only: /** @type {const} */ ("players") },
-          { action: "roll-mine" },
+          { action: "roll-mine", only: /** @type {const} */ ("players") },
           { action: "enter-dice", only: /** @type {const} */ ("players") },
           { action: "roll-rest", only: /** @type {const} */ ("gm") },
         ].map(label),
