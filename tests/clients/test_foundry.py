@@ -3,11 +3,13 @@ type-checked by `tsc --checkJs` against Foundry's types (fvtt-types, the exact v
 `clients/foundry/package-lock.json`, installed by `npm ci`).
 
 `clients/foundry/test/run.mjs` loads the module into a stand-in of the Foundry globals it touches
-(`clients/foundry/test/foundry.mjs`: `game`, `Hooks`, `ChatMessage`, `Dialog`,
-`ui.notifications`, `game.settings`, `game.user`, `canvas`), with a GM's and a player's client in
-one world, and prints what it saw: a quick contest typed in the chat, an arm wrestle started from
-the selected tokens and a dialog, its live events followed into chat (one stream, resumed after a
-reload with `Last-Event-ID`) and the player rolling their own seat's dice. It runs once as
+(`clients/foundry/test/foundry.mjs`: `game`, `Hooks`, `ChatMessage`, `Dialog`, `DialogV2`,
+`Roll` with a seeded `evaluate`, Dice So Nice, Foundry's `AudioHelper`, `ui.notifications`,
+`game.settings`, `game.user`, `canvas`), with a GM's and a player's client in one world, and
+prints what it saw: a quick contest typed in the chat, each kind started from the selected
+tokens and a dialog, its live events followed into chat (one stream, resumed after a reload with
+`Last-Event-ID`), the player rolling their own seat's dice (Arbiter's, typed, or Foundry's), a
+chase's terrain, a skill game's choices, grants and end from its cards. It runs once as
 Foundry v12 calls a module (jQuery to `renderChatMessage`) and once as v13 does (the element to
 `renderChatMessageHTML`). Without Node.js and npm the tests are skipped, except in CI
 (tests/requirements.py).
@@ -220,12 +222,16 @@ def test_a_player_rolls_their_own_seats_dice(seen: dict[str, Any]) -> None:
         name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
         for name in ("Lydia", "Ogre")
     }
-    # The GM's button is not shown to the player, nor the player's dice form to the GM.
-    assert pending["gmActions"] == ["roll-mine", "roll-rest"]
-    assert pending["playerActions"] == ["roll-mine", "enter-dice"]
+    # The GM's button is not shown to the player, nor the player's dice buttons to the GM.
+    assert pending["gmActions"] == ["roll-rest"]
+    assert pending["playerActions"] == ["roll-dice", "roll-mine", "enter-dice"]
     # Each reader's buttons in their own language, whoever posted the card.
-    assert pending["gmLabels"] == ["Roll my dice", "Roll for the rest (GM)"]
-    assert pending["playerLabels"] == ["Meine Würfel werfen", "Meine Würfel eintragen"]
+    assert pending["gmLabels"] == ["Roll for the rest (GM)"]
+    assert pending["playerLabels"] == [
+        "Meine Würfel werfen",
+        "Für mich würfeln",
+        "Meine Würfel eintragen",
+    ]
     dice_in = seen["diceIn"]
     assert dice_in["name"] == "Lydia"
     assert dice_in["summary"].startswith("Round 1 waits for dice from Ogre (until ")
@@ -281,8 +287,8 @@ def test_a_reload_before_a_cards_id_was_kept_posts_no_card_twice(seen: dict[str,
 
 def test_a_player_enters_the_dice_they_rolled(seen: dict[str, Any]) -> None:
     assert seen["pending3"] == {
-        "gmActions": ["roll-mine", "roll-rest"],
-        "playerActions": ["roll-mine", "enter-dice"],
+        "gmActions": ["roll-rest"],
+        "playerActions": ["roll-dice", "roll-mine", "enter-dice"],
     }
     dialog = seen["diceDialog"]
     assert dialog["title"] == "Arbiter: Würfel von Lydia"  # the player's dialog, in German
@@ -479,22 +485,51 @@ def test_a_chases_increment_takes_the_gms_terrain_and_tactic(seen: dict[str, Any
     assert seen["chaseActions"] == {"gm": ["play", "give-up"], "player": []}
     increment = seen["incrementDialog"]
     assert increment["title"] == "Arbiter: the chase's next increment"
-    assert increment["shown"] == {"terrain": "strength", "tactic": "", "penalty": "2"}
-    assert increment["client"] == "gm1"
-    # Lydia's player typed 1 for each die her seat owed: her Dexterity fails the hazard.
-    assert seen["chaseOwes"]["Lydia"][0] == {
-        "purpose": "dexterity",
-        "certain": 1,
-        "most": 1,
-        "when": None,
+    # The terrain's DC and what stands before the check; no mounted increment, as neither
+    # side has a mount.
+    assert increment["shown"] == {
+        "terrain": "strength",
+        "dc": "",
+        "obstacle": "",
+        "obstacle_check": "dexterity",
+        "obstacle_dc": "10",
+        "tactic": "",
+        "penalty": "2",
     }
+    assert increment["client"] == "gm1"
+    # The GM set a DC 12 check behind a DC 8 jump hazard: the seat owes the obstacle's die and
+    # the check's, each if she gets that far, beside her hazard's Dexterity.
+    assert seen["chaseOwes"]["Lydia"] == [
+        {"purpose": "dexterity", "certain": 1, "most": 1, "when": None},
+        {"purpose": "obstacle", "certain": 0, "most": 1, "when": "if she faces the obstacle"},
+        {"purpose": "check", "certain": 0, "most": 1, "when": "if she makes the increment check"},
+    ]
     chase = seen["chase"]
-    assert chase["terrain"]["check"] == "strength"
+    terrain = chase["terrain"]
+    assert (terrain["check"], terrain["dc"], terrain["on_fail"], terrain["mounted"]) == (
+        "strength",
+        12,
+        "stall",
+        False,
+    )
+    assert terrain["obstacle"] == {
+        "kind": "hazard",
+        "check": "jump",
+        "dc": 8,
+        "retry": False,
+        "damage": None,
+    }
     tactic = chase["tactic"]
     assert (tactic["kind"], tactic["penalty"], tactic["created"]) == ("hazard", 2, False)
-    assert chase["escapeeDice"][0] == ["dexterity", [1], "supplied"]
+    # Her typed dice: Dexterity 1 fails the hazard; 20s clear the jump and the DC 12 check.
+    assert chase["escapeeDice"] == [
+        ["dexterity", [1], "supplied"],
+        ["obstacle", [20], "supplied"],
+        ["check", [20], "supplied"],
+    ]
     lead_before, lead, gains = chase["lead"]
-    assert lead_before == 20
+    assert lead_before == 10
+    assert gains["Lydia"] > 0
     assert lead == lead_before - tactic["cost"] + gains["Lydia"] - gains["Ogre"]
     assert chase["cardDice"] == chase["rolls"]
     if chase["status"] == "active":
@@ -525,22 +560,58 @@ def test_a_skill_game_is_played_by_each_party_with_its_own_token(seen: dict[str,
     # The party's token whispered to its player alone, and kept in the player's browser.
     assert start["party"] == [["player1"], "Heroes"]
     assert start["playerParties"] == ["Heroes"]
-    assert start["gmActions"] == start["playerActions"] == ["choose-skills"]
+    # The GM's card adds the grant and the end, which the player's lacks.
+    assert start["gmActions"] == ["choose-skills", "grant", "end-game"]
+    assert start["playerActions"] == ["choose-skills"]
     assert start["playerLabels"] == ["Fertigkeiten wählen"]
+    # A field per skill for each member's own d20 (Lydia, the first party's first member).
     assert seen["heroesSkillsDialog"]["shown"] == {
         "party": "Heroes",
         "skill1": "Persuade",
         "skill2": "Insight",
+        "die.0.0.1": "",
+        "die.0.0.2": "",
     }
-    # The GM chooses for the party the GM plays.
-    assert seen["villainsSkillsDialog"]["party"] == "Villains"
+    # The GM chooses for the party the GM plays, with its own member's fields.
+    assert seen["villainsSkillsDialog"] == {
+        "party": "Villains",
+        "skill1": "Persuade",
+        "skill2": "Insight",
+        "die.1.0.1": "",
+        "die.1.0.2": "",
+    }
     checks = seen["skillChecks"]
     assert checks["rolls"] == [["Lydia", "Persuade", 1], ["Lydia", "Insight", 1]]
+    # Lydia's Persuade d20 typed in (17) is hers; her Insight, left blank, Arbiter's.
     persuade, insight = checks["diceOf"]
-    assert checks["heroes"]["Persuade"]["best"] == persuade + 3
+    assert persuade == 17
+    assert checks["sources"] == [
+        ["Lydia", "Persuade", [17], "supplied"],
+        ["Lydia", "Insight", [insight], "rolled"],
+    ]
+    assert checks["heroes"]["Persuade"]["best"] == 17 + 3
     assert checks["heroes"]["Insight"]["best"] == insight + 1
-    assert checks["next"] == ["choose"]
-    assert seen["granted"] == 200
+    assert checks["next"] == ["choose", "grant", "end-game"]
+    cards = seen["skillCardActions"]
+    assert cards["gm"] == ["choose", "grant", "end-game"]
+    assert cards["player"] == ["choose"]
+    assert cards["gmLabels"] == ["Seal a choice", "Grant tokens (GM)", "End the game (GM)"]
+    grant = seen["grantDialog"]
+    assert grant["title"] == "Arbiter: grant a party tokens"
+    assert grant["shown"] == {"party": "Heroes", "tokens": "1", "reason": ""}
+    # Both parties to choose from, the first preset.
+    assert '<option value="Villains">Villains</option>' in grant["content"]
+    # Heroes' tokens: one per check that earned one (its Persuade's 20 did), and the grant's.
+    granted = seen["granted"]
+    earned = sum(check["token"] for check in checks["heroes"].values())
+    assert checks["heroes"]["Persuade"]["token"] is True
+    tokens = granted["tokens"]
+    assert tokens["Heroes"] == earned + 1
+    assert granted["grant"] == {"party": "Heroes", "tokens": 1, "reason": "a rousing speech"}
+    assert granted["summary"] == (
+        "The GM grants Heroes 1 token: a rousing speech. "
+        f"Tokens: Heroes {tokens['Heroes']}, Villains {tokens['Villains']}."
+    )
     assert seen["heroesChoiceDialog"] == {"party": "Heroes", "action": "Press", "bid": "0"}
 
 
@@ -560,7 +631,8 @@ def test_a_losing_bids_action_stays_sealed_in_the_chat(seen: dict[str, Any]) -> 
         {"party": "Heroes", "action": "Press", "margin": 1, "tier": 0, "text": "Ground gained."}
     ]
     assert "<li>Heroes: Press: Ground gained.</li>" in revealed["content"]
-    assert revealed["actions"] == ["choose-skills"]  # the next round's skills
+    # The next round's skills, and the GM's grant and end.
+    assert revealed["actions"] == ["choose-skills", "grant", "end-game"]
     # Its dice rolled on screen with the skills; the reveal does not roll them again.
     assert revealed["shown"] is None
     assert revealed["grantTitle"] == "Skill game: Heroes vs Villains: tokens granted"
@@ -584,6 +656,108 @@ def test_an_option_games_actions_are_chosen_by_each_party(seen: dict[str, Any]) 
         "Villains": {"actions": ["Rally"]},
     }
     assert option["effects"] == [["Heroes", "Rally"], ["Villains", "Rally"]]
+
+
+def test_the_gm_ends_a_skill_game_from_its_card(seen: dict[str, Any]) -> None:
+    assert seen["optionRoundActions"] == {
+        "gm": ["choose-skills", "grant", "end-game"],
+        "player": ["choose-skills"],
+    }
+    assert seen["endDialog"] == {
+        "title": "Arbiter: end the game",
+        "shown": {"reason": ""},
+        "actions": ["end", "cancel"],
+    }
+    ended = seen["optionEnded"]
+    assert ended["status"] == "finished"
+    # Both parties rallied (no progress) in the one round played: a tie, ended by the GM, for
+    # the reason given.
+    result = ended["result"]
+    assert (result["winner"], result["tie"], result["progress"], result["reason"]) == (
+        None,
+        True,
+        {"Heroes": 0, "Villains": 0},
+        "ended",
+    )
+    assert ended["summary"].endswith("(the council adjourns)")
+    assert ended["actions"] == []
+
+
+def test_a_player_rolls_their_seats_dice_with_foundrys_dice(seen: dict[str, Any]) -> None:
+    """Dee's player presses Roll my dice: one Foundry Roll of 3d6 (what a regular contest's
+    seat owes), evaluated in the player's client, sent as the seat's dice."""
+    rolled = seen["foundryDice"]
+    assert rolled["playerActions"] == ["roll-dice", "roll-mine", "enter-dice"]
+    assert rolled["gmActions"] == ["roll-rest"]
+    assert rolled["playerLabels"] == [
+        "Meine Würfel werfen",
+        "Für mich würfeln",
+        "Meine Würfel eintragen",
+    ]
+    assert rolled["owes"]["Dee"] == [{"purpose": "success", "certain": 3, "most": 3, "when": None}]
+    assert len(rolled["rolled"]) == 1
+    foundry_roll = rolled["rolled"][0]
+    assert (foundry_roll["by"], foundry_roll["formula"], foundry_roll["flavor"]) == (
+        "player1",
+        "3d6",
+        "Dee: success",
+    )
+    values = foundry_roll["values"]
+    assert len(values) == 3
+    assert all(1 <= value <= 6 for value in values)
+    # The round used the very values Foundry rolled, as supplied by Dee's seat.
+    assert rolled["diceIn"] == "Dee"
+    dee = [roll for roll in rolled["rolls"] if roll[0] == "Dee"]
+    assert dee == [["Dee", "success", "3d6", values, "supplied"]]
+    assert rolled["diceFrom"] == {"Dee": "seat", "Cy": "gm"}
+    assert (rolled["dee"]["roll"], rolled["dee"]["total"]) == (values, sum(values))
+    assert rolled["supplied"] is True
+    assert rolled["notified"]["text"].startswith("Arbiter: Round 1 waits for dice from Cy")
+    if seen["generation"] >= 13:
+        # Dice So Nice shows the player's roll, from the player's client (and plays its own
+        # sound): the chat's dice sound is not played over it.
+        assert rolled["shown"][0] == {
+            "by": "player1",
+            "values": values,
+            "faces": [6],
+            "synchronize": True,
+        }
+        assert rolled["sounds"] == []
+    else:
+        # Without Dice So Nice, the chat's dice sound, on the player's client alone.
+        assert rolled["shown"] == []
+        assert rolled["sounds"] == [{"by": "player1", "src": "sounds/dice.wav", "socket": False}]
+
+
+def test_roll_my_dice_rolls_each_owed_purpose_with_its_own_die(seen: dict[str, Any]) -> None:
+    rolls = seen["owedRolls"]
+    # An arm wrestle's checks are d20s, the spiked variant's damage a d4 (docs/rules.md); a
+    # conditional die is rolled as far as it is bounded, sent with the sure ones.
+    assert rolls["armWrestle"] == [
+        {"purpose": "constitution", "count": 1, "sides": 20},
+        {"purpose": "strength", "count": 1, "sides": 20},
+        {"purpose": "damage", "count": 1, "sides": 4},
+    ]
+    # A damage roll in dice notation has no bound: left to Arbiter.
+    assert rolls["notationDamage"] == []
+    # A regular contest's success is one roll of 3d6.
+    assert rolls["regular"] == [{"purpose": "success", "count": 3, "sides": 6}]
+    # A sure die is rolled once, not as often as rerolls could ask; an unbounded one not at all.
+    assert rolls["hide"] == [{"purpose": "hide", "count": 1, "sides": 20}]
+
+
+def test_a_chase_whose_sides_ride_plays_a_mounted_increment(seen: dict[str, Any]) -> None:
+    # Both sides have a mount: the increment's dialog offers a mounted one.
+    assert seen["mountedDialog"]["mounted"] == ""
+    mounted = seen["mountedRound"]
+    assert mounted["terrain"]["mounted"] is True
+    # Each side's ride check came before the increment's check.
+    assert mounted["purposes"] == [
+        ["Kit", "ride"],
+        ["Kit", "check"],
+        ["Troll", "ride"],
+        ["Troll", "check"],
+    ]
 
 
 def test_tsc_checks_the_module_against_foundrys_types(tmp_path: Path) -> None:

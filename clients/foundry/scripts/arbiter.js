@@ -6,7 +6,23 @@
 import { ArbiterError, call, follow } from "./client.js";
 import { card, escape } from "./cards.js";
 import { HELP, KINDS, parse } from "./commands.js";
-import { PACINGS, chaseForm, chaseRound, choiceBody, choiceForm, publicRound, skillsBody, skillsForm, startBody, startForm } from "./kinds.js";
+import {
+  PACINGS,
+  chaseForm,
+  chaseRound,
+  choiceBody,
+  choiceForm,
+  endBody,
+  endForm,
+  grantBody,
+  grantForm,
+  owedRolls,
+  publicRound,
+  skillsBody,
+  skillsForm,
+  startBody,
+  startForm,
+} from "./kinds.js";
 
 export const MODULE = "arbiter";
 
@@ -17,7 +33,7 @@ export const MODULE = "arbiter";
  *   seats?: boolean}} Followed seats: started here, each seat's token whispered to its player
  * @typedef {{kind: string, id: string, name: string, token: string}} Seat
  * @typedef {Seat} Party a skill-game party's token, held by the player who plays it
- * @typedef {{purpose: string, certain: number, most: number | null, when: string | null}} Owed
+ * @typedef {import("./kinds.js").Owed} Owed
  * @typedef {{action: string, kind: string, id: string, owes?: Record<string, Owed[]>}} Action
  * @typedef {{querySelectorAll(selectors: string): Iterable<any>}} Root
  * @typedef {{event?: string, kind?: string, id?: string, version?: number | null, data?: any,
@@ -36,21 +52,26 @@ const FLAGS = "arbiter";
 export const LABELS = /** @type {Record<string, string>} */ ({
   play: "ARBITER.Button.Play",
   "roll-mine": "ARBITER.Button.RollMine",
+  "roll-dice": "ARBITER.Button.RollDice",
   "enter-dice": "ARBITER.Button.EnterDice",
   "roll-rest": "ARBITER.Button.RollRest",
   "choose-skills": "ARBITER.Button.ChooseSkills",
   choose: "ARBITER.Button.Choose",
   "give-up": "ARBITER.Button.GiveUp",
   pacing: "ARBITER.Button.Pacing",
+  grant: "ARBITER.Button.Grant",
+  "end-game": "ARBITER.Button.EndGame",
 });
 
 export class Arbiter {
   /**
    * The Foundry globals of this client, read once: the module touches no others. `DialogV2`
    * is Foundry's `foundry.applications.api.DialogV2` (v13, and v12 from 12.331), used when
-   * present; `Dialog` (v12's) otherwise. `Roll` builds the rolls Dice So Nice shows.
+   * present; `Dialog` (v12's) otherwise. `Roll` builds the rolls Dice So Nice shows, and
+   * rolls a seat's dice with Foundry's own dice; `playSound` plays a sound on this client
+   * (Foundry's `AudioHelper.play`), `diceSound` the chat's dice sound (`CONFIG.sounds.dice`).
    * @param {{game: Game, ui: typeof ui, ChatMessage: typeof ChatMessage, Dialog: any,
-   *   DialogV2?: any, Roll?: any}} env
+   *   DialogV2?: any, Roll?: any, playSound?: (src: string) => unknown, diceSound?: string}} env
    */
   constructor(env) {
     this.game = env.game;
@@ -59,6 +80,8 @@ export class Arbiter {
     this.Dialog = env.Dialog;
     this.DialogV2 = env.DialogV2 ?? null;
     this.Roll = env.Roll ?? null;
+    this.playSound = env.playSound ?? null;
+    this.diceSound = env.diceSound ?? null;
     /** @type {Map<string, AbortController>} one stream per followed session in this client */
     this.streams = new Map();
     /** @type {Set<Promise<unknown>>} */
@@ -70,11 +93,14 @@ export class Arbiter {
       unfollow: this.unfollow.bind(this),
       play: this.play.bind(this),
       rollMine: this.rollMine.bind(this),
+      rollDice: this.rollDice.bind(this),
       enterDice: this.enterDice.bind(this),
       rollRest: this.rollRest.bind(this),
       pacing: this.pacing.bind(this),
       chooseSkills: this.chooseSkills.bind(this),
       choose: this.choose.bind(this),
+      grant: this.grant.bind(this),
+      endGame: this.endGame.bind(this),
       action: this.action.bind(this),
       stop: this.stop.bind(this),
       settled: this.settled.bind(this),
@@ -498,13 +524,18 @@ export class Arbiter {
   }
 
   /**
-   * A chase's increment: the GM names the terrain's check and the escapee's tactic.
+   * A chase's increment: the GM names the terrain (its check, and where the API takes them a
+   * DC, an obstacle or hazard before the check, and a mounted increment when both sides have
+   * a mount) and the escapee's tactic.
    * @param {string} id
    */
-  chaseDialog(id) {
+  async chaseDialog(id) {
+    const session = this.sessions()[id];
+    const chase = await this.call("GET", `/v1/chases/${id}`, { token: session?.token });
+    const mounted = Boolean(chase.config?.escapee?.mount && chase.config?.chaser?.mount);
     return this.dialog({
       title: this.t("ARBITER.Dialog.Chase"),
-      content: chaseForm(this.t.bind(this)),
+      content: chaseForm(this.t.bind(this), { mounted }),
       action: "play",
       label: this.t("ARBITER.Button.Play"),
       submit: (form) => {
@@ -593,6 +624,58 @@ export class Arbiter {
     });
     this.ui.notifications.info(this.t("ARBITER.Notify.Answer", { summary: answer.summary ?? answer.round?.summary ?? "" }));
     return answer;
+  }
+
+  /**
+   * A player rolls their own seat's dice with Foundry's dice: one Foundry `Roll` per purpose
+   * the seat owes in the waiting round (its sure dice, and its conditional ones where their
+   * count is bounded), shown by Dice So Nice when the world has it (else the chat's dice
+   * sound), then sent as the seat's dice: the round lists them as supplied by that seat.
+   * @param {string | null} id
+   * @param {Record<string, Owed[]>} [owes] the waiting round's, from its card (else read)
+   */
+  async rollDice(id, owes) {
+    const seat = id === null ? undefined : this.seats()[id];
+    if (!seat) {
+      this.ui.notifications.warn(this.t("ARBITER.Notify.NoSeat"));
+      return null;
+    }
+    if (!this.Roll) throw new Error(this.t("ARBITER.Notify.NoRoll"));
+    const owed = owes ?? (await this.call("GET", `/v1/${seat.kind}/${seat.id}`, { token: seat.token })).pending?.owes ?? {};
+    const wanted = owedRolls(seat.kind, owed[seat.name] ?? []);
+    if (wanted.length === 0) return this.rollMine(id);
+    /** @type {Record<string, number | number[]>} */
+    const dice = {};
+    const rolls = [];
+    for (const { purpose, count, sides } of wanted) {
+      const roll = new this.Roll(`${count}d${sides}`, {}, { flavor: `${seat.name}: ${purpose}` });
+      await roll.evaluate();
+      /** @type {number[]} */
+      const values = roll.dice.flatMap((/** @type {any} */ die) => die.results.map((/** @type {any} */ result) => Number(result.result)));
+      dice[purpose] = values.length === 1 ? values[0] : values;
+      rolls.push(roll);
+    }
+    await this.showRolls(rolls);
+    const answer = await this.call("POST", `/v1/${seat.kind}/${seat.id}/rounds/pending/dice`, {
+      token: seat.token,
+      body: { rolls: { [seat.name]: dice } },
+    });
+    this.ui.notifications.info(this.t("ARBITER.Notify.Answer", { summary: answer.summary ?? answer.round?.summary ?? "" }));
+    return answer;
+  }
+
+  /**
+   * Rolls made with Foundry's dice, on the screen: Dice So Nice's when the world has it (shown
+   * to every client), else the chat's dice sound on this one.
+   * @param {any[]} rolls
+   */
+  async showRolls(rolls) {
+    const dice3d = /** @type {any} */ (this.game).dice3d;
+    if (dice3d) {
+      for (const roll of rolls) await dice3d.showForRoll(roll, this.user, true);
+      return;
+    }
+    if (this.playSound && this.diceSound) this.playSound(this.diceSound);
   }
 
   /**
@@ -694,11 +777,11 @@ export class Arbiter {
     }
     return this.dialog({
       title: this.t("ARBITER.Dialog.Skills"),
-      content: skillsForm(this.t.bind(this), parties, config.skill_list, config.skills_per_round),
+      content: skillsForm(this.t.bind(this), parties, config.skill_list, config.skills_per_round, config.parties),
       action: "send",
       label: this.t("ARBITER.Button.Send"),
       submit: (form) => {
-        const body = skillsBody(form);
+        const body = skillsBody(form, config.parties);
         this.track(this.call("POST", `/v1/skill-games/${id}/skills`, { token: this.partyToken(id, body.party), body }));
       },
     });
@@ -738,6 +821,44 @@ export class Arbiter {
   }
 
   /**
+   * The GM grants a skill-game party tokens, with the reason the chat reads.
+   * @param {string} id
+   */
+  async grant(id) {
+    const session = this.sessions()[id];
+    if (!session) throw new Error(this.t("ARBITER.Notify.NoGMToken"));
+    const game = await this.call("GET", `/v1/skill-games/${id}`, { token: session.token });
+    const parties = game.config.parties.map((/** @type {any} */ party) => String(party.name));
+    return this.dialog({
+      title: this.t("ARBITER.Dialog.Grant"),
+      content: grantForm(this.t.bind(this), parties),
+      action: "send",
+      label: this.t("ARBITER.Button.Send"),
+      submit: (form) => {
+        this.track(this.call("POST", `/v1/skill-games/${id}/grants`, { token: session.token, body: grantBody(form) }));
+      },
+    });
+  }
+
+  /**
+   * The GM ends a skill game now, in any phase, with an optional reason.
+   * @param {string} id
+   */
+  endGame(id) {
+    const session = this.sessions()[id];
+    if (!session) throw new Error(this.t("ARBITER.Notify.NoGMToken"));
+    return this.dialog({
+      title: this.t("ARBITER.Dialog.EndGame"),
+      content: endForm(this.t.bind(this)),
+      action: "end",
+      label: this.t("ARBITER.Button.EndGame"),
+      submit: (form) => {
+        this.track(this.call("POST", `/v1/skill-games/${id}/end`, { token: session.token, body: endBody(form) }));
+      },
+    });
+  }
+
+  /**
    * A card's button.
    * @param {Action} action
    */
@@ -749,6 +870,8 @@ export class Arbiter {
         return this.track(this.user.isGM ? this.rollRest(action.id) : this.rollMine(action.id));
       case "roll-rest":
         return this.track(this.rollRest(action.id));
+      case "roll-dice":
+        return this.track(this.rollDice(action.id, action.owes));
       case "enter-dice":
         return this.enterDice(action.id, action.owes ?? {});
       case "choose-skills":
@@ -759,6 +882,10 @@ export class Arbiter {
         return this.track(this.giveUp(action.id));
       case "pacing":
         return this.track(this.pacing(action.id));
+      case "grant":
+        return this.track(this.grant(action.id));
+      case "end-game":
+        return this.track(Promise.resolve().then(() => this.endGame(action.id)));
       default:
         return Promise.resolve(null);
     }
@@ -885,10 +1012,13 @@ export function shownData(kind, data) {
  */
 function next(session, state) {
   if (state?.status !== "active") return [];
-  if (session.kind === "skill-games") return [{ action: state.state?.phase === "choices" ? "choose" : "choose-skills" }];
-  if (state.pending) return [];
-  // Only a GM plays a round: a player's card has no such button.
+  // Only a GM plays a round, grants or ends a game: a player's card has no such button.
   const gm = /** @type {const} */ ("gm");
+  // A skill game's GM grants tokens, or ends it, in any phase.
+  if (session.kind === "skill-games") {
+    return [{ action: state.state?.phase === "choices" ? "choose" : "choose-skills" }, { action: "grant", only: gm }, { action: "end-game", only: gm }];
+  }
+  if (state.pending) return [];
   if (session.kind === "chases") return [{ action: "play", only: gm }, { action: "give-up", only: gm }];
   // A race's pacing is chosen before its first increment, by each racer's player (or the GM).
   if (session.kind === "races" && !state.state?.increment) return [{ action: "play", only: gm }, { action: "pacing" }];
@@ -925,7 +1055,8 @@ export function eventCard(session, event, data, t) {
         title: t("ARBITER.Card.Pending", { title: session.title, number: data.pending?.number ?? "" }),
         summary: data.summary,
         buttons: [
-          { action: "roll-mine" },
+          { action: "roll-dice", only: /** @type {const} */ ("players") },
+          { action: "roll-mine", only: /** @type {const} */ ("players") },
           { action: "enter-dice", only: /** @type {const} */ ("players") },
           { action: "roll-rest", only: /** @type {const} */ ("gm") },
         ].map(label),
@@ -964,7 +1095,11 @@ Hooks.once("init", () => {
   const DialogV2 = /** @type {any} */ (globalThis).foundry?.applications?.api?.DialogV2;
   // v13 warns of the global Dialog's deprecation when it is read: only an older v12 reads it.
   const Dialog = DialogV2 ? null : /** @type {any} */ (globalThis).Dialog;
-  arbiter = new Arbiter({ game, ui, ChatMessage, Dialog, DialogV2, Roll: /** @type {any} */ (globalThis).Roll });
+  // Foundry's AudioHelper (foundry.audio, v12 and v13): a sound on this client alone.
+  const AudioHelper = /** @type {any} */ (globalThis).foundry?.audio?.AudioHelper;
+  const playSound = AudioHelper ? (/** @type {string} */ src) => AudioHelper.play({ src, volume: 0.8, autoplay: true, loop: false }, false) : undefined;
+  const diceSound = /** @type {any} */ (globalThis).CONFIG?.sounds?.dice;
+  arbiter = new Arbiter({ game, ui, ChatMessage, Dialog, DialogV2, Roll: /** @type {any} */ (globalThis).Roll, playSound, diceSound });
   arbiter.registerSettings();
   const module = game.modules?.get(MODULE);
   if (module) module.api = arbiter.api;

@@ -11,6 +11,9 @@ import { escape } from "./cards.js";
  * @typedef {{id: string, name: string}} Player
  * @typedef {{name: string, holder: string}} Holder who holds a seat's or a party's token ("": the GM)
  * @typedef {{body: Record<string, any>, names: string[], seats: Holder[], parties: Holder[]}} Start
+ * @typedef {{purpose: string, certain: number, most: number | null, when: string | null}} Owed
+ *   what a seat owes the waiting round, for one purpose (docs/api.md)
+ * @typedef {{name: string, members: {name: string}[]}} PartyConfig
  */
 
 /** A race's courses, as Arbiter names them. */
@@ -19,6 +22,32 @@ export const COURSES = ["dash", "typical", "marathon", "dakrothian-marathon"];
 export const PACINGS = ["normal", "sprint", "pace"];
 /** The checks a chase's terrain may ask for. */
 export const TERRAINS = ["strength", "dexterity", "constitution", "swim", "climb", "jump"];
+
+/**
+ * The sides of each purpose's die where it is not a d20 (docs/rules.md): a regular contest's
+ * success is 3d6, the spiked arm wrestle's damage a d4. A purpose whose dice are a notation
+ * (a damage roll of the session's own) owes no bounded count, and is left to Arbiter.
+ * @type {Record<string, Record<string, number>>}
+ */
+export const SIDES = { "regular-contests": { success: 6 }, "arm-wrestles": { damage: 4 } };
+
+/**
+ * The dice a seat rolls itself for the waiting round: per purpose it owes, its sure dice, or
+ * for a conditional die the most it may take (sent with the sure ones, used if the round needs
+ * them); a purpose with no bound is left to Arbiter.
+ * @param {string} kind the session's kind, as in its URL
+ * @param {Owed[]} owed
+ * @returns {{purpose: string, count: number, sides: number}[]}
+ */
+export function owedRolls(kind, owed) {
+  return owed
+    .map((entry) => ({
+      purpose: entry.purpose,
+      count: entry.certain > 0 ? entry.certain : entry.most ?? 0,
+      sides: SIDES[kind]?.[entry.purpose] ?? 20,
+    }))
+    .filter((entry) => entry.count > 0);
+}
 
 /**
  * @param {string} label
@@ -267,44 +296,88 @@ export function actions(typed, kind) {
 }
 
 /**
- * A chase's increment: its terrain's check and the escapee's tactic.
+ * A chase's increment: its terrain (the check, an optional DC, an obstacle or hazard before the
+ * check, and a mounted increment where both sides have a mount) and the escapee's tactic.
  * @param {Translate} t
+ * @param {{mounted?: boolean}} [allowed] whether this chase may play a mounted increment
  */
-export function chaseForm(t) {
+export function chaseForm(t, allowed = {}) {
   const terrains = TERRAINS.map((check) => /** @type {[string, string]} */ ([check, t(`ARBITER.Check.${check}`)]));
   const tactics = /** @type {[string, string][]} */ ([
     ["", t("ARBITER.Tactic.None")],
     ["hide", t("ARBITER.Tactic.Hide")],
     ["hazard", t("ARBITER.Tactic.Hazard")],
   ]);
-  return `<div class="arbiter-chase">${select(t("ARBITER.Form.Terrain"), "terrain", terrains, "strength")}${select(
-    t("ARBITER.Form.Tactic"),
-    "tactic",
-    tactics,
-    "",
-  )}${input(t("ARBITER.Form.Penalty"), "penalty", 2, "number")}</div>`;
-}
-
-/** @param {Record<string, string>} form */
-export function chaseRound(form) {
-  const kind = (form.tactic ?? "").trim();
-  const tactic = kind === "hazard" ? { kind, penalty: Number(form.penalty) } : kind === "hide" ? { kind } : null;
-  return { terrain: { check: (form.terrain ?? "strength").trim() }, tactic };
+  // What may stand before the check: nothing, an obstacle (passed, or no gain), a hazard.
+  const obstacles = /** @type {[string, string][]} */ ([
+    ["", t("ARBITER.Obstacle.None")],
+    ["obstacle", t("ARBITER.Obstacle.Obstacle")],
+    ["hazard", t("ARBITER.Obstacle.Hazard")],
+  ]);
+  const yesNo = /** @type {[string, string][]} */ ([["", t("ARBITER.Form.No")], ["yes", t("ARBITER.Form.Yes")]]);
+  const parts = [
+    select(t("ARBITER.Form.Terrain"), "terrain", terrains, "strength"),
+    input(t("ARBITER.Form.TerrainDC"), "dc", "", "number"),
+    fieldset(t("ARBITER.Form.Obstacle"), [
+      select(t("ARBITER.Form.ObstacleKind"), "obstacle", obstacles, ""),
+      select(t("ARBITER.Form.ObstacleCheck"), "obstacle_check", terrains, "dexterity"),
+      input(t("ARBITER.Form.ObstacleDC"), "obstacle_dc", 10, "number"),
+    ]),
+    allowed.mounted ? select(t("ARBITER.Form.Mounted"), "mounted", yesNo, "") : "",
+    select(t("ARBITER.Form.Tactic"), "tactic", tactics, ""),
+    input(t("ARBITER.Form.Penalty"), "penalty", 2, "number"),
+  ];
+  return `<div class="arbiter-chase">${parts.join("")}</div>`;
 }
 
 /**
- * A party's skills for the round: one choice per skill it rolls.
+ * The chase round's body from its dialog: fields left blank are left out.
+ * @param {Record<string, string>} form
+ */
+export function chaseRound(form) {
+  const text = (/** @type {string} */ field) => (form[field] ?? "").trim();
+  const kind = text("tactic");
+  const tactic = kind === "hazard" ? { kind, penalty: Number(form.penalty) } : kind === "hide" ? { kind } : null;
+  /** @type {Record<string, unknown>} */
+  const terrain = { check: text("terrain") || "strength" };
+  if (text("dc")) terrain.dc = Number(text("dc"));
+  const obstacle = text("obstacle");
+  if (obstacle) terrain.obstacle = { kind: obstacle, check: text("obstacle_check") || "dexterity", dc: Number(text("obstacle_dc")) };
+  if (text("mounted") === "yes") terrain.mounted = true;
+  return { terrain, tactic };
+}
+
+/**
+ * A party's skills for the round: one choice per skill it rolls, and for each member of the
+ * parties this user plays a field per skill for the d20 they rolled themselves (left blank,
+ * Arbiter rolls it).
  * @param {Translate} t
  * @param {string[]} parties those this user may choose for
  * @param {string[]} skills the game's skill list
  * @param {number} count skills per round
+ * @param {PartyConfig[]} [roster] every party of the game, with its members
  */
-export function skillsForm(t, parties, skills, count) {
+export function skillsForm(t, parties, skills, count, roster = []) {
   const options = skills.map((skill) => /** @type {[string, string]} */ ([skill, skill]));
   const fields = Array.from({ length: count }, (_, index) =>
     select(t("ARBITER.Form.SkillNumber", { number: index + 1 }), `skill${index + 1}`, options, skills[index]),
   );
-  return `<div class="arbiter-skills">${partyField(t, parties)}${fields.join("")}</div>`;
+  const dice = roster.flatMap((party, partyIndex) =>
+    parties.includes(party.name)
+      ? [
+          fieldset(
+            t("ARBITER.Form.PartyDice", { party: party.name }),
+            party.members.flatMap((member, memberIndex) =>
+              Array.from({ length: count }, (_, index) =>
+                input(t("ARBITER.Form.MemberDie", { member: member.name, number: index + 1 }), `die.${partyIndex}.${memberIndex}.${index + 1}`, "", "number"),
+              ),
+            ),
+          ),
+        ]
+      : [],
+  );
+  const hint = dice.length ? `<p class="hint">${escape(t("ARBITER.Form.DiceHint"))}</p>` : "";
+  return `<div class="arbiter-skills">${partyField(t, parties)}${fields.join("")}${hint}${dice.join("")}</div>`;
 }
 
 /**
@@ -320,18 +393,67 @@ function partyField(t, parties) {
   );
 }
 
+/**
+ * The skills a party chooses, with the d20s its members rolled themselves (those typed in the
+ * dialog for the chosen party: `rolls`, by member and skill).
+ * @param {Record<string, string>} form
+ * @param {PartyConfig[]} [roster]
+ */
+export function skillsBody(form, roster = []) {
+  const slots = Object.keys(form)
+    .filter((field) => /^skill\d+$/.test(field))
+    .sort();
+  const skills = [...new Set(slots.map((field) => form[field].trim()).filter(Boolean))];
+  const party = (form.party ?? "").trim();
+  /** @type {Record<string, Record<string, number>>} */
+  const rolls = {};
+  const partyIndex = roster.findIndex((one) => one.name === party);
+  for (const [field, typed] of Object.entries(form)) {
+    const match = /^die\.(\d+)\.(\d+)\.(\d+)$/.exec(field);
+    if (!match || Number(match[1]) !== partyIndex || !typed.trim()) continue;
+    const member = roster[partyIndex].members[Number(match[2])]?.name;
+    const skill = (form[`skill${match[3]}`] ?? "").trim();
+    if (!member || !skill) continue;
+    rolls[member] = { ...rolls[member], [skill]: Number(typed) };
+  }
+  /** @type {{party: string, skills: string[], rolls?: Record<string, Record<string, number>>}} */
+  const body = { party, skills };
+  if (Object.keys(rolls).length) body.rolls = rolls;
+  return body;
+}
+
+/**
+ * The GM's grant of tokens to a skill-game party, and its reason.
+ * @param {Translate} t
+ * @param {string[]} parties
+ */
+export function grantForm(t, parties) {
+  const options = parties.map((party) => /** @type {[string, string]} */ ([party, party]));
+  return `<div class="arbiter-grant">${select(t("ARBITER.Form.GrantParty"), "party", options, parties[0])}${input(
+    t("ARBITER.Form.GrantTokens"),
+    "tokens",
+    1,
+    "number",
+  )}${input(t("ARBITER.Form.Reason"), "reason", "")}</div>`;
+}
+
 /** @param {Record<string, string>} form */
-export function skillsBody(form) {
-  const skills = [
-    ...new Set(
-      Object.keys(form)
-        .filter((field) => /^skill\d+$/.test(field))
-        .sort()
-        .map((field) => form[field].trim())
-        .filter(Boolean),
-    ),
-  ];
-  return { party: (form.party ?? "").trim(), skills };
+export function grantBody(form) {
+  return { party: (form.party ?? "").trim(), tokens: Number(form.tokens), reason: (form.reason ?? "").trim() };
+}
+
+/**
+ * The GM ends a skill game: an optional reason.
+ * @param {Translate} t
+ */
+export function endForm(t) {
+  return `<div class="arbiter-end"><p class="hint">${escape(t("ARBITER.Form.EndHint"))}</p>${input(t("ARBITER.Form.Reason"), "reason", "")}</div>`;
+}
+
+/** @param {Record<string, string>} form */
+export function endBody(form) {
+  const reason = (form.reason ?? "").trim();
+  return reason ? { reason } : {};
 }
 
 /**

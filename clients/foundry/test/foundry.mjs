@@ -5,8 +5,10 @@
 // whispers only to their recipients and the GMs), `Dialog` and v13's
 // `foundry.applications.api.DialogV2` (rendered, then a button pressed with the form's values),
 // `game.i18n` (the client's language, from the installed module's `languages`, falling back to
-// English as Foundry does), `Roll.fromData`, Dice So Nice's `game.dice3d.showForRoll` (each call
-// recorded) and `canvas.tokens.controlled`.
+// English as Foundry does), `Roll` (`fromData`, and `new Roll("NdM").evaluate()` rolling from a
+// seeded generator, each roll recorded), Dice So Nice's `game.dice3d.showForRoll` (each call
+// recorded), `foundry.audio.AudioHelper.play` with `CONFIG.sounds.dice` (each sound recorded) and
+// `canvas.tokens.controlled`.
 //
 // Several clients share one world (its chat and world settings); each has its own user, hooks,
 // client settings (a browser's localStorage) and notifications. `activate` makes one of them the
@@ -115,6 +117,12 @@ export class World {
     this.diceSoNice = diceSoNice;
     /** Every call to Dice So Nice: who showed which dice, and how many messages the chat held. */
     this.shown = [];
+    /** Every Roll evaluated with Foundry's dice: by whom, its formula and values. */
+    this.rolled = [];
+    /** Every sound played: by whom, which. */
+    this.sounds = [];
+    /** The dice's generator (mulberry32), seeded: the same run rolls the same dice. */
+    this.seed = 0x5eed37;
     /** How often the module read the global Dialog where Foundry deprecates it. */
     this.deprecatedReads = 0;
     this.users = [];
@@ -215,8 +223,12 @@ export class World {
       ui: { notifications: { info: note("info"), warn: note("warn"), error: note("error") } },
       canvas: client.canvas,
       ChatMessage: this.ChatMessage(),
-      foundry: this.dialogV2 ? { applications: { api: { DialogV2: this.DialogV2(client) } } } : undefined,
-      Roll: Roll,
+      foundry: {
+        ...(this.dialogV2 ? { applications: { api: { DialogV2: this.DialogV2(client) } } } : {}),
+        audio: { AudioHelper: { play: (data, socket) => world.sounds.push({ by: client.user.id, src: data.src, socket }) } },
+      },
+      CONFIG: { sounds: { dice: "sounds/dice.wav" } },
+      Roll: this.Roll(client),
     });
     if (this.dialogV2) {
       // Foundry 13 warns of the global Dialog's deprecation whenever it is read.
@@ -357,6 +369,44 @@ export class World {
       this.waiters.push(waiter);
       setTimeout(() => reject(new Error(`never saw ${what}`)), 30000);
     });
+  }
+
+  /** A die of `faces` sides from the seeded generator (mulberry32). */
+  face(faces) {
+    this.seed = (this.seed + 0x6d2b79f5) | 0;
+    let t = this.seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return 1 + Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * faces);
+  }
+
+  /** Foundry's Roll in `client`'s browser: `fromData`, and a formula of `NdM` terms evaluated. */
+  Roll(client) {
+    const world = this;
+    return class ClientRoll extends Roll {
+      constructor(formula, data = {}, options = {}) {
+        super();
+        this.formula = formula;
+        this.options = options;
+        this.dice = String(formula)
+          .split("+")
+          .map((term) => /^\s*(\d+)d(\d+)\s*$/.exec(term))
+          .map((match) => {
+            if (!match) throw new Error(`the stand-in rolls NdM terms only: ${formula}`);
+            return { class: "Die", number: Number(match[1]), faces: Number(match[2]), results: [] };
+          });
+        this.terms = this.dice;
+        this._evaluated = false;
+      }
+      async evaluate() {
+        if (this._evaluated) throw new Error("a Roll is evaluated once");
+        for (const die of this.dice) die.results = Array.from({ length: die.number }, () => ({ result: world.face(die.faces), active: true }));
+        this.total = this.dice.reduce((sum, die) => sum + die.results.reduce((one, result) => one + result.result, 0), 0);
+        this._evaluated = true;
+        world.rolled.push({ by: client.user.id, formula: this.formula, flavor: this.options.flavor ?? null, values: this.dice.flatMap((die) => die.results.map((result) => result.result)) });
+        return this;
+      }
+    };
   }
 
   /** The first chat message after `after` messages matching `test`. */

@@ -83,6 +83,7 @@ async function load(client) {
   return game.modules.get("arbiter").api;
 }
 
+const event = (name, kind) => (message) => message.flags?.arbiter?.event === name && message.flags.arbiter.kind === kind;
 const cards = (after = 0) => world.messages.slice(after).filter((message) => message.flags?.arbiter?.event);
 const dice = (content) => [...content.matchAll(/<span class="arbiter-die">(\d+)<\/span>/g)].map((match) => Number(match[1]));
 /** What Dice So Nice showed of the card `message`: the call made just before it was posted. */
@@ -138,6 +139,16 @@ const { EventParser } = await import(pathToFileURL(join(folder, "scripts", "clie
 const parser = new EventParser();
 const chunks = ["id: 7\nevent: round\ndata: {\"a\"", ":1}\r", "\n\r\n: keep-alive\n", "data: Zo\u00eb\n", "\nretry: 250\nevent: ended\nid: 8\ndata\n\n"];
 out.parsing = { perChunk: chunks.map((chunk) => parser.push(chunk)), retry: parser.retry, lastEventId: parser.lastEventId };
+
+// What Roll my dice rolls of what a seat owes, per kind.
+const { owedRolls } = await import(pathToFileURL(join(folder, "scripts", "kinds.js")).href);
+const owed = (purpose, certain, most) => ({ purpose, certain, most, when: certain ? null : "if needed" });
+out.owedRolls = {
+  armWrestle: owedRolls("arm-wrestles", [owed("constitution", 1, 1), owed("strength", 0, 1), owed("damage", 0, 1)]),
+  notationDamage: owedRolls("arm-wrestles", [owed("damage", 0, null)]),
+  regular: owedRolls("regular-contests", [owed("success", 3, 3)]),
+  hide: owedRolls("chases", [owed("hide", 1, 4), owed("obstacle", 0, null)]),
+};
 
 // 2. An arm wrestle from the selected tokens and the dialog.
 gm.canvas.tokens.controlled = [
@@ -320,6 +331,46 @@ const refollowed = await world.message("the session card again", (message) => me
 out.refollowed = { version: refollowed.flags.arbiter.version, status: refollowed.flags.arbiter.data.session.status };
 await world.until("the finished contest let go again", () => !(regularId in game.settings.get("arbiter", "sessions")) || null);
 out.letGo = { open: gmApi.streams(), held: Object.keys(game.settings.get("arbiter", "sessions")) };
+// Bob's player rolls his seat's 3d6 with Foundry's own dice (Dice So Nice shows them where the
+// world has it, else the chat's dice sound plays); the GM has Arbiter roll Ann's.
+const foundryAt = world.messages.length;
+const rolledBefore = world.rolled.length;
+const soundsBefore = world.sounds.length;
+Hooks.call("chatMessage", {}, "/arbiter regular", {});
+const foundryDialog = await world.until("the second regular dialog", () => world.dialogs.slice(dialogsBefore + 1).find((one) => one.title === "Arbiter: Regular contest"));
+foundryDialog.press("start", { "a.name": "Cy", "a.skill": "11", "b.name": "Dee", "b.skill": "13", "b.seat": "player1" });
+await gmApi.settled();
+const foundryContest = await world.message("the second regular contest", event("session", "regular-contests"), foundryAt);
+const foundryId = foundryContest.flags.arbiter.id;
+await world.until("Dee's seat kept", () => player.storage.get("arbiter.seats")?.[foundryId] || null);
+gm.rendered.get(foundryContest.id).click("play");
+await gmApi.settled();
+const foundryPending = await world.message("its waiting round", event("pending", "regular-contests"), foundryAt);
+const shownBefore = world.shown.length;
+player.rendered.get(foundryPending.id).click("roll-dice");
+await playerApi.settled();
+const foundryIn = await world.message("Dee's Foundry dice in", event("dice-in", "regular-contests"), foundryAt);
+gm.rendered.get(foundryPending.id).click("roll-rest");
+await gmApi.settled();
+const foundryRound = await world.message("its round", event("round", "regular-contests"), foundryAt);
+out.foundryDice = {
+  gmActions: gm.rendered.get(foundryPending.id).actions(),
+  playerActions: player.rendered.get(foundryPending.id).actions(),
+  playerLabels: player.rendered.get(foundryPending.id).labels(),
+  gmLabels: gm.rendered.get(foundryPending.id).labels(),
+  owes: foundryPending.flags.arbiter.data.pending.owes,
+  rolled: world.rolled.slice(rolledBefore),
+  shown: world.shown.slice(shownBefore).map((call) => ({ by: call.by, values: call.values, faces: call.faces, synchronize: call.synchronize })),
+  sounds: world.sounds.slice(soundsBefore),
+  diceIn: foundryIn.flags.arbiter.data.name,
+  notified: player.notifications.at(-1),
+  rolls: foundryRound.flags.arbiter.data.round.rolls.map((roll) => [roll.who, roll.purpose, roll.dice, roll.values, roll.source]),
+  diceFrom: foundryRound.flags.arbiter.data.round.dice_from,
+  dee: foundryRound.flags.arbiter.data.round.b ?? foundryRound.flags.arbiter.data.round.a,
+  supplied: foundryRound.content.includes('<em class="arbiter-source">(supplied)</em>'),
+};
+// Let go, decided or not: the sessions below start from none followed.
+await gmApi.unfollow(foundryId);
 // A session made elsewhere, followed by command, then let go by command.
 const made = await (await realFetch(`${base}/v1/arm-wrestles`, {
   method: "POST",
@@ -354,7 +405,6 @@ const tokens = () => [
   { name: "Lydia", actor: { testUserPermission: (user, level) => user.id === "player1" && level === "OWNER" } },
   { name: "Ogre", actor: { testUserPermission: () => false } },
 ];
-const event = (name, kind) => (message) => message.flags?.arbiter?.event === name && message.flags.arbiter.kind === kind;
 gm.canvas.tokens.controlled = tokens();
 const raceAt = world.messages.length;
 Hooks.call("chatMessage", {}, "/arbiter race", {});
@@ -407,7 +457,7 @@ const chaseAt = world.messages.length;
 Hooks.call("chatMessage", {}, "/arbiter chase", {});
 const chaseDialog = await world.until("the chase dialog", () => world.dialogs.find((one) => one.title === "Arbiter: Chase"));
 out.chaseDialog = chaseDialog.shown();
-chaseDialog.press("start", { "e.speed": "30", "c.speed": "30", lead: "20" });
+chaseDialog.press("start", { "e.speed": "30", "c.speed": "30", lead: "10" });
 await gmApi.settled();
 const chase = await world.message("the chase", event("session", "chases"), chaseAt);
 const chaseId = chase.flags.arbiter.id;
@@ -417,14 +467,15 @@ gm.rendered.get(chase.id).click("play");
 await gmApi.settled();
 const increment = await world.until("the increment's dialog", () => world.dialogs[beforeIncrement]);
 out.incrementDialog = { title: increment.title, shown: increment.shown(), api: increment.api, client: increment.client.user.id };
-increment.press("play", { terrain: "strength", tactic: "hazard", penalty: "2" });
+increment.press("play", { terrain: "strength", dc: "12", obstacle: "hazard", obstacle_check: "jump", obstacle_dc: "8", tactic: "hazard", penalty: "2" });
 await gmApi.settled();
 const chasePending = await world.message("the chase's waiting increment", event("pending", "chases"), chaseAt);
 const beforeTyped = world.dialogs.length;
 player.rendered.get(chasePending.id).click("enter-dice");
 const typed = await world.until("Lydia's chase dice dialog", () => world.dialogs[beforeTyped]);
 out.chaseOwes = chasePending.flags.arbiter.data.pending.owes;
-typed.press("send", Object.fromEntries(Object.keys(typed.shown()).map((purpose) => [purpose, "1"])));
+// Her Dexterity 1 fails to create the hazard; her 20s clear the jump before the check and the check's DC.
+typed.press("send", Object.fromEntries(Object.keys(typed.shown()).map((purpose) => [purpose, purpose === "dexterity" ? "1" : "20"])));
 await playerApi.settled();
 await world.message("Lydia's chase dice in", event("dice-in", "chases"), chaseAt);
 gm.rendered.get(chasePending.id).click("roll-rest");
@@ -447,6 +498,30 @@ if (out.chase.status === "active") {
   const ended = await world.message("the chase's end", event("ended", "chases"), chaseAt);
   out.chaseEnded = { status: ended.flags.arbiter.data.session.status, detail: ended.flags.arbiter.data.session.state.status_detail, actions: gm.rendered.get(ended.id).actions() };
 }
+// A chase made elsewhere whose sides both ride: its increment may be mounted.
+const riders = await (await realFetch(`${base}/v1/chases`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({
+    escapee: { name: "Kit", speed: 30, con_score: 12, mount: { strength_mod: 3, speed: 60, con_score: 14 } },
+    chaser: { name: "Troll", speed: 30, con_score: 15, mount: { strength_mod: 2, speed: 50, con_score: 13 } },
+    start: { mode: "lead", lead: 20 },
+  }),
+})).json();
+const ridersAt = world.messages.length;
+Hooks.call("chatMessage", {}, `/arbiter follow chases ${riders.id} ${riders.tokens.gm}`, {});
+await gmApi.settled();
+const ridersCard = await world.message("the riders' chase", event("session", "chases"), ridersAt);
+const beforeMounted = world.dialogs.length;
+gm.rendered.get(ridersCard.id).click("play");
+await gmApi.settled();
+const mountedDialog = await world.until("the mounted increment's dialog", () => world.dialogs[beforeMounted]);
+out.mountedDialog = mountedDialog.shown();
+mountedDialog.press("play", { terrain: "strength", mounted: "yes" });
+await gmApi.settled();
+const ridersRound = await world.message("the riders' increment", event("round", "chases"), ridersAt);
+out.mountedRound = { terrain: ridersRound.flags.arbiter.data.round.terrain, purposes: ridersRound.flags.arbiter.data.round.rolls.map((roll) => [roll.who, roll.purpose]) };
+await gmApi.unfollow(riders.id);
 
 // 9. A skill game: the selected tokens its members; the player plays Heroes with the party's
 // token, the GM the Villains; a losing bid's action stays sealed in the chat.
@@ -474,7 +549,8 @@ let shownDialogs = world.dialogs.length;
 player.rendered.get(skillGame.id).click("choose-skills");
 const heroesSkills = await world.until("Heroes' skills dialog", () => world.dialogs[shownDialogs]);
 out.heroesSkillsDialog = { title: heroesSkills.title, shown: heroesSkills.shown() };
-heroesSkills.press("send", { skill1: "Persuade", skill2: "Insight" });
+// Lydia rolled her Persuade d20 at the table: 17; her Insight is left to Arbiter.
+heroesSkills.press("send", { skill1: "Persuade", skill2: "Insight", "die.0.0.1": "17" });
 await playerApi.settled();
 const heroesRolled = await world.message("Heroes' checks", (message) => event("skills", "skill-games")(message) && message.flags.arbiter.data.party === "Heroes", skillAt);
 shownDialogs = world.dialogs.length;
@@ -489,17 +565,21 @@ out.skillChecks = {
   rolls: heroesRolled.flags.arbiter.data.rolls.map((roll) => [roll.who, roll.purpose, roll.values.length]),
   cardDice: dice(heroesRolled.content),
   diceOf: heroesRolled.flags.arbiter.data.rolls.flatMap((roll) => roll.values),
+  sources: heroesRolled.flags.arbiter.data.rolls.map((roll) => [roll.who, roll.purpose, roll.values, roll.source]),
   shown: shownFor(heroesRolled),
   next: gm.rendered.get(villainsRolled.id).actions(),
 };
-// The GM grants Heroes a token (from elsewhere, the table page say), so that Heroes may bid it.
-const granted = await realFetch(`${base}/v1/skill-games/${skillId}/grants`, {
-  method: "POST",
-  headers: { authorization: `Bearer ${game.settings.get("arbiter", "sessions")[skillId].token}`, "content-type": "application/json" },
-  body: JSON.stringify({ party: "Heroes", tokens: 1, reason: "a rousing speech" }),
-});
-out.granted = granted.status;
-await world.message("the grant", event("granted", "skill-games"), skillAt);
+// The GM grants Heroes a token from the card's button, so that Heroes may bid it.
+out.skillCardActions = { gm: gm.rendered.get(villainsRolled.id).actions(), player: player.rendered.get(villainsRolled.id).actions(), gmLabels: gm.rendered.get(villainsRolled.id).labels() };
+shownDialogs = world.dialogs.length;
+gm.rendered.get(villainsRolled.id).click("grant");
+await gmApi.settled();
+const grantDialog = await world.until("the grant dialog", () => world.dialogs[shownDialogs]);
+out.grantDialog = { title: grantDialog.title, shown: grantDialog.shown(), content: grantDialog.content };
+grantDialog.press("send", { party: "Heroes", tokens: "1", reason: "a rousing speech" });
+await gmApi.settled();
+const grantCard = await world.message("the grant", event("granted", "skill-games"), skillAt);
+out.granted = { tokens: grantCard.flags.arbiter.data.session.state.tokens, grant: grantCard.flags.arbiter.data.grant, summary: grantCard.flags.arbiter.data.summary };
 shownDialogs = world.dialogs.length;
 player.rendered.get(villainsRolled.id).click("choose");
 const heroesChoice = await world.until("Heroes' choice dialog", () => world.dialogs[shownDialogs]);
@@ -558,6 +638,22 @@ out.option = {
   form: optionForm,
   choices: optionRound.flags.arbiter.data.round.choices,
   effects: optionRound.flags.arbiter.data.round.effects.map((effect) => [effect.party, effect.action]),
+};
+// The GM ends the option game from its card, with a reason.
+const beforeEnd = world.dialogs.length;
+out.optionRoundActions = { gm: gm.rendered.get(optionRound.id).actions(), player: player.rendered.get(optionRound.id).actions() };
+gm.rendered.get(optionRound.id).click("end-game");
+await gmApi.settled();
+const endDialog = await world.until("the end dialog", () => world.dialogs[beforeEnd]);
+out.endDialog = { title: endDialog.title, shown: endDialog.shown(), actions: endDialog.actions };
+endDialog.press("end", { reason: "the council adjourns" });
+await gmApi.settled();
+const optionEnded = await world.message("the option game's end", (message) => event("ended", "skill-games")(message) && message.flags.arbiter.id === optionId, optionAt);
+out.optionEnded = {
+  status: optionEnded.flags.arbiter.data.session.status,
+  result: optionEnded.flags.arbiter.data.session.result,
+  summary: optionEnded.flags.arbiter.data.summary,
+  actions: gm.rendered.get(optionEnded.id).actions(),
 };
 out.dialogApis = [...new Set(world.dialogs.map((one) => one.api))];
 out.deprecatedDialogReads = world.deprecatedReads;
