@@ -219,7 +219,7 @@ def test_a_player_rolls_their_own_seats_dice(seen: dict[str, Any]) -> None:
     assert pending["version"] == 2
     assert pending["waitingFor"] == ["Lydia", "Ogre"]
     assert pending["owes"] == {
-        name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
+        name: [{"purpose": "strength", "sides": 20, "certain": 1, "most": 1, "when": None}]
         for name in ("Lydia", "Ogre")
     }
     # The GM's button is not shown to the player, nor the player's dice buttons to the GM.
@@ -324,7 +324,7 @@ def test_a_regular_contest_from_the_dialog_alone(seen: dict[str, Any]) -> None:
     )
     assert regular["waitingFor"] == ["Ann", "Bob"]
     assert regular["owes"] == {
-        name: [{"purpose": "success", "certain": 3, "most": 3, "when": None}]
+        name: [{"purpose": "success", "sides": 6, "certain": 3, "most": 3, "when": None}]
         for name in ("Ann", "Bob")
     }
     # Bob's three dice typed by his player in one field, Ann's given by the GM elsewhere.
@@ -500,9 +500,9 @@ def test_a_chases_increment_takes_the_gms_terrain_and_tactic(seen: dict[str, Any
     # The GM set a DC 12 check behind a DC 8 jump hazard: the seat owes the obstacle's die and
     # the check's, each if she gets that far, beside her hazard's Dexterity.
     assert seen["chaseOwes"]["Lydia"] == [
-        {"purpose": "dexterity", "certain": 1, "most": 1, "when": None},
-        {"purpose": "obstacle", "certain": 0, "most": 1, "when": "if she faces the obstacle"},
-        {"purpose": "check", "certain": 0, "most": 1, "when": "if she makes the increment check"},
+        {"purpose": "dexterity", "sides": 20, "certain": 1, "most": 1, "when": None},
+        {"purpose": "obstacle", "sides": 20, "certain": 0, "most": 1, "when": "if she faces the obstacle"},
+        {"purpose": "check", "sides": 20, "certain": 0, "most": 1, "when": "if she makes the increment check"},
     ]
     chase = seen["chase"]
     terrain = chase["terrain"]
@@ -694,7 +694,7 @@ def test_a_player_rolls_their_seats_dice_with_foundrys_dice(seen: dict[str, Any]
         "Für mich würfeln",
         "Meine Würfel eintragen",
     ]
-    assert rolled["owes"]["Dee"] == [{"purpose": "success", "certain": 3, "most": 3, "when": None}]
+    assert rolled["owes"]["Dee"] == [{"purpose": "success", "sides": 6, "certain": 3, "most": 3, "when": None}]
     assert len(rolled["rolled"]) == 1
     foundry_roll = rolled["rolled"][0]
     assert (foundry_roll["by"], foundry_roll["formula"], foundry_roll["flavor"]) == (

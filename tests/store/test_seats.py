@@ -227,7 +227,7 @@ def test_a_seated_arm_wrestle_played_to_its_end_by_its_seats_and_the_gm(
     # What each seat owes, from the session's state: no fatigue check is due yet, so each
     # surely rolls its Strength die, and nothing else.
     owes = {
-        name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
+        name: [{"purpose": "strength", "sides": 20, "certain": 1, "most": 1, "when": None}]
         for name in ("Lydia", "Ogre")
     }
     waiting = {
@@ -382,7 +382,7 @@ def test_a_seat_never_sees_another_seats_dice_before_the_round_plays(
             "waiting_for": ["Ogre"],
             "deadline": (START + timedelta(seconds=60)).isoformat(),
             "owes": {
-                name: [{"purpose": "strength", "certain": 1, "most": 1, "when": None}]
+                name: [{"purpose": "strength", "sides": 20, "certain": 1, "most": 1, "when": None}]
                 for name in ("Lydia", "Ogre")
             },
         }
@@ -526,13 +526,14 @@ def test_a_pending_round_says_what_each_seat_owes_from_the_state(
     assert opened.status_code == 202, opened.text
     conditional = {
         "purpose": "strength",
+        "sides": 20,
         "certain": 0,
         "most": 1,
         "when": "if no fatigue check ends the match",
     }
     assert opened.json()["pending"]["owes"] == {
         "Lydia": [
-            {"purpose": "constitution", "certain": 1, "most": 1, "when": None},
+            {"purpose": "constitution", "sides": 20, "certain": 1, "most": 1, "when": None},
             conditional,
         ],
         "Ogre": [conditional],

@@ -43,12 +43,16 @@ OPENING = frozenset({"collect", "deadline_seconds"})
 @with_config(ANSWER)
 class OwedDie(TypedDict):
     """Dice a seat owes in the round waiting for them: a purpose of its dice (as a round
-    body's `rolls` names it), how many values it surely rolls (`certain`, owed before the
-    seat is done) and how many it may roll at most (`most`, null: no bound), and for a
-    conditional die when it is rolled. A seat may send its conditional dice with its sure
-    ones; those it does not send the server rolls if the round needs them."""
+    body's `rolls` names it), the die's `sides` (a dice expression's: its `notation`
+    instead, whose `most` counts rolls), how many values it surely rolls (`certain`, owed
+    before the seat is done) and how many it may roll at most (`most`, null: no bound), and
+    for a conditional die when it is rolled. A seat may send its conditional dice with its
+    sure ones; those it does not send the server rolls if the round needs them. A round
+    opened before `sides` was told has none."""
 
     purpose: str
+    sides: NotRequired[int]
+    notation: NotRequired[str]
     certain: int
     most: int | None
     when: str | None
@@ -92,14 +96,17 @@ def opened(
     owes: dict[str, list[OwedDie]] = {name: [] for name in seated}
     for (who, purpose), need in (needs or {}).items():
         if who in owes:
-            owes[who].append(
-                {
-                    "purpose": purpose,
-                    "certain": need.certain,
-                    "most": need.most if need.notation is None else None,
-                    "when": None if need.certain else need.when,
-                }
-            )
+            owed: OwedDie = {
+                "purpose": purpose,
+                "certain": need.certain,
+                "most": need.most if need.notation is None else None,
+                "when": None if need.certain else need.when,
+            }
+            if need.notation is None:
+                owed["sides"] = need.sides
+            else:
+                owed["notation"] = need.notation
+            owes[who].append(owed)
     return {
         "number": number,
         "deadline": deadline.astimezone(UTC).isoformat(),
