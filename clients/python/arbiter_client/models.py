@@ -1643,16 +1643,20 @@ class OpposedPairResult(BaseModel):
 class OwedDie(BaseModel):
     """
     Dice a seat owes in the round waiting for them: a purpose of its dice (as a round
-    body's `rolls` names it), how many values it surely rolls (`certain`, owed before the
-    seat is done) and how many it may roll at most (`most`, null: no bound), and for a
-    conditional die when it is rolled. A seat may send its conditional dice with its sure
-    ones; those it does not send the server rolls if the round needs them.
+    body's `rolls` names it), the die's `sides` (a dice expression's: its `notation`
+    instead, whose `most` counts rolls), how many values it surely rolls (`certain`, owed
+    before the seat is done) and how many it may roll at most (`most`, null: no bound), and
+    for a conditional die when it is rolled. A seat may send its conditional dice with its
+    sure ones; those it does not send the server rolls if the round needs them. A round
+    opened before `sides` was told has none.
     """
 
     model_config = ConfigDict(
         extra="ignore",
     )
     purpose: Annotated[str, Field(title="Purpose")]
+    sides: Annotated[int | None, Field(title="Sides")] = None
+    notation: Annotated[str | None, Field(title="Notation")] = None
     certain: Annotated[int, Field(title="Certain")]
     most: Annotated[int | None, Field(title="Most")]
     when: Annotated[str | None, Field(title="When")]
