@@ -212,20 +212,6 @@ class Target:
         return self.events is None or event in self.events
 
 
-#: Every change asks this once (one indexed read; none match for most sessions).
-_TARGETS = Statement(
-    lambda: select(subscriptions.c.id, subscriptions.c.events, subscriptions.c.view).where(
-        or_(subscriptions.c.session_id == bindparam("id"), subscriptions.c.session_id.is_(None))
-    )
-)
-
-
-async def targets(connection: Transaction, session_id: str) -> list[Target]:
-    """The subscriptions told of `session_id`'s changes: its own, and the operator's."""
-    found = await _TARGETS.fetch(connection, {"id": session_id})
-    return [Target(row[0], _document_out(row[1]), row[2]) for row in found]
-
-
 @dataclass(frozen=True, slots=True)
 class NewDelivery:
     message_id: str

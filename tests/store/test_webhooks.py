@@ -337,6 +337,11 @@ def test_a_rotated_secret_signs_beside_the_old_one_and_a_replay_keeps_its_webhoo
     again = receiver.requests[2]
     assert again.webhook_id == receiver.requests[0].webhook_id
     assert again.body == receiver.requests[0].body
+    assert again.verified is not None
+    # A receiver deduplicating by webhook-id (docs/webhooks.md) handles the replay as the
+    # event it already has: two events, though three requests.
+    assert len({each.webhook_id for each in receiver.requests}) == 2
+    assert [event["session"]["version"] for event in payloads(receiver.requests)] == [2, 3]
     assert_problem(session.post(f"webhooks/{made['id']}/deliveries/999999/replay"), 404)
 
 
