@@ -756,8 +756,8 @@ def test_a_delivery_written_while_its_queue_is_held_back_is_not_due_before_its_f
     queue back: the worker waits for the change (PostgreSQL: the session's row; SQLite: the
     write lock), so the new delivery is held back too, never due before the first of its
     queue. The interleaving is forced: the change commits only once the worker is seen
-    waiting for it, or has finished (as it did before, holding back nothing it could not
-    see)."""
+    waiting for it, or has finished (as a worker that did not wait would, holding back
+    nothing it could not see)."""
     from app.store.database import Store
     from app.store.repository import get_session, now, update_session
     from app.store.webhooks import (
@@ -772,8 +772,8 @@ def test_a_delivery_written_while_its_queue_is_held_back_is_not_due_before_its_f
     with app_client(database_url, webhook_allow_private=True) as client:
         session = Session(client, "arm-wrestles", ARM_WRESTLE)
         made = subscribe(session, "http://127.0.0.1:9/hook")
-    # The app (and its delivery worker) is gone: the two stores below are the change and the
-    # worker.
+    # The app (and its delivery worker) is gone: the stores below are the change, the worker
+    # and a watcher of the database's locks.
     postgres = database_url.startswith("postgresql")
 
     async def run() -> list[Any]:
