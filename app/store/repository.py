@@ -29,7 +29,6 @@ from sqlalchemy import (
     cast,
     column,
     delete,
-    exists,
     func,
     insert,
     literal_column,
@@ -146,9 +145,10 @@ class SessionRecord:
     seat_token_hashes: dict[str, str] | None = None
     #: A verifiable session's stored server seed (app/api/sessions/verifiable.py); None: another.
     dice_secret: bytes | None = None
-    #: Whether a webhook subscription was told of its changes when it was read (its own, or
-    #: the operator's: app/api/sessions/outbox.py); False for a record not read from the store.
-    hooked: bool = False
+    #: The webhook subscriptions told of its changes when it was read (its own, and the
+    #: operator's: app/api/sessions/outbox.py), each `(id, events, view)`; none for a record
+    #: not read from the store.
+    subscriptions: tuple[tuple[str, list[str] | None, str], ...] = ()
 
 
 #: The status of a verifiable session its GM deleted, kept for its proof until retention
@@ -164,17 +164,27 @@ _DOCUMENTS = ("config", "state", "result", "party_token_hashes", "seat_token_has
 _TIMES = ("created_at", "updated_at")
 
 
-def _select_session(lock: bool) -> Callable[[], Executable]:
+def _select_session(lock: bool, postgres: bool) -> Callable[[], Executable]:
     def build() -> Executable:
-        # Whether webhooks are told of the session's changes, in the same read: a change
-        # without any then writes no outbox row and asks nothing more (app/api/sessions/outbox.py).
+        # The subscriptions told of the session's changes, in the same read: a change without
+        # any writes no outbox row and asks nothing more, and one with some asks nothing more
+        # before it writes its deliveries (app/api/sessions/outbox.py).
         hooks = Base.metadata.tables["webhook_subscriptions"]
-        hooked = (
-            exists()
+        if postgres:
+            listed = func.jsonb_agg(
+                func.jsonb_build_array(hooks.c.id, hooks.c.events, hooks.c.view)
+            )
+        else:
+            listed = func.json_group_array(
+                func.json_array(hooks.c.id, func.json(hooks.c.events), hooks.c.view)
+            )
+        subscribed = (
+            select(listed)
             .where(or_(hooks.c.session_id == sessions.c.id, hooks.c.session_id.is_(None)))
-            .label("hooked")
+            .scalar_subquery()
+            .label("subscriptions")
         )
-        statement = select(*(sessions.c[name] for name in _FIELDS), hooked).where(
+        statement = select(*(sessions.c[name] for name in _FIELDS), subscribed).where(
             sessions.c.id == bindparam("id"), sessions.c.kind == bindparam("kind")
         )
         return statement.with_for_update(of=sessions) if lock else statement
@@ -182,8 +192,9 @@ def _select_session(lock: bool) -> Callable[[], Executable]:
     return build
 
 
-_GET_SESSION = Statement(_select_session(lock=False))
-_GET_SESSION_FOR_UPDATE = Statement(_select_session(lock=True))
+_GET_SESSION = Statement(_select_session(lock=False, postgres=False))
+_GET_SESSION_PG = Statement(_select_session(lock=False, postgres=True))
+_GET_SESSION_FOR_UPDATE = Statement(_select_session(lock=True, postgres=True))
 _INSERT_SESSION = Statement(
     lambda: insert(sessions).values({name: bindparam(name) for name in (*_FIELDS, "touched_hour")})
 )
@@ -246,13 +257,19 @@ async def get_session_or_proof(
     connection: Transaction, session_id: str, kind: str, *, lock: bool = False
 ) -> SessionRecord | None:
     """`get_session`, and a deleted verifiable session kept for its proof too."""
-    statement = _GET_SESSION_FOR_UPDATE if lock and _postgres(connection) else _GET_SESSION
+    if _postgres(connection):
+        statement = _GET_SESSION_FOR_UPDATE if lock else _GET_SESSION_PG
+    else:
+        statement = _GET_SESSION
     found = await statement.fetch(connection, {"id": session_id, "kind": kind})
     if not found:
         return None
-    *row, hooked = found[0]
+    *row, subscribed = found[0]
     values = dict(zip(_FIELDS, row, strict=True))
-    values["hooked"] = bool(hooked)
+    # (No subscription: PostgreSQL's aggregate is null, SQLite's an empty array.)
+    values["subscriptions"] = tuple(
+        (each[0], each[1], each[2]) for each in _document_out(subscribed) or ()
+    )
     for name in _DOCUMENTS:
         values[name] = _document_out(values[name])
     for name in _TIMES:

@@ -54,6 +54,7 @@ from app.store.repository import (
 
 subscriptions = Base.metadata.tables["webhook_subscriptions"]
 deliveries = Base.metadata.tables["webhook_deliveries"]
+sessions = Base.metadata.tables["sessions"]
 
 PENDING: Any = literal_column("'pending'")
 DELIVERED: Any = literal_column("'delivered'")
@@ -209,20 +210,6 @@ class Target:
 
     def wants(self, event: str) -> bool:
         return self.events is None or event in self.events
-
-
-#: Every change asks this once (one indexed read; none match for most sessions).
-_TARGETS = Statement(
-    lambda: select(subscriptions.c.id, subscriptions.c.events, subscriptions.c.view).where(
-        or_(subscriptions.c.session_id == bindparam("id"), subscriptions.c.session_id.is_(None))
-    )
-)
-
-
-async def targets(connection: Transaction, session_id: str) -> list[Target]:
-    """The subscriptions told of `session_id`'s changes: its own, and the operator's."""
-    found = await _TARGETS.fetch(connection, {"id": session_id})
-    return [Target(row[0], _document_out(row[1]), row[2]) for row in found]
 
 
 @dataclass(frozen=True, slots=True)
@@ -589,6 +576,26 @@ _MARK_ACTIVE = Statement(
 )
 
 
+#: The sessions whose queues a pass holds back, locked against their changes until it
+#: commits (see `record`).
+_HOLD_SESSIONS = Statement(
+    lambda: (
+        select(sessions.c.id)
+        .where(sessions.c.id == any_(cast(bindparam("ids"), ARRAY(String))))
+        .order_by(sessions.c.id)
+        .with_for_update(read=True)
+    )
+)
+#: A replay's session, locked as a change of it would lock it (see `replay`).
+_HOLD_SESSION = Statement(
+    lambda: (
+        select(sessions.c.id)
+        .where(sessions.c.id == bindparam("id"))
+        .with_for_update(key_share=True)
+    )
+)
+
+
 _RELEASE = Statement(
     lambda: (
         update(deliveries)
@@ -623,6 +630,15 @@ async def record(
     moment = _time_in(connection, at)
     postgres = _postgres(connection)
     answered: set[str] = set()
+    held = sorted({outcome.job.session_id for outcome in attempted if outcome.next_at})
+    if held and postgres:
+        # A change of one of these sessions writing its delivery meanwhile (READ COMMITTED)
+        # would read its queue's first as it was before this retry, and be missed by the hold
+        # below until it commits: due before the first of its queue. Every change of a
+        # session updates (or deletes) its row before it writes a delivery, so holding the
+        # rows (in order: no deadlock between passes) waits for any such change to commit,
+        # and keeps the next one from writing until this pass has. (SQLite: one writer.)
+        await _HOLD_SESSIONS.fetch(connection, {"ids": held})
     # The deliveries answered 2xx, in one statement per status answered (most receivers have
     # one).
     by_status: dict[int | None, list[int]] = {}
@@ -755,6 +771,10 @@ async def replay(
     if not found:
         return False
     message_id, session_id, version, event, payload = found[0]
+    if _postgres(connection):
+        # As a change of its session would (`record` holds the session's row while it holds
+        # the queue back): a replay never reads its queue's first mid-retry.
+        await _HOLD_SESSION.fetch(connection, {"id": session_id})
     await enqueue(
         connection,
         [NewDelivery(message_id, subscription_id, session_id, version, event, bytes(payload))],
@@ -778,7 +798,6 @@ _PURGE_DELIVERIES = Statement(
 
 
 def _purge_orphans() -> Any:
-    sessions = Base.metadata.tables["sessions"]
     return delete(subscriptions).where(
         subscriptions.c.session_id.is_not(None),
         ~exists().where(sessions.c.id == subscriptions.c.session_id),

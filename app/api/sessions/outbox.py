@@ -120,12 +120,10 @@ class Outbox:
 
 async def prepare(connection: Transaction, kind: AnyKind, record: SessionRecord) -> Outbox | None:
     """The outbox of a change of `record` about to be written, or None when no subscription
-    is told of it (the session's read said so: nothing more is asked). With one, the change's
-    writes become one transaction."""
-    if not record.hooked:
+    is told of it. Either way nothing more is asked: the session's read listed them
+    (`SessionRecord.subscriptions`). With one, the change's writes become one transaction."""
+    if not record.subscriptions:
         return None
-    targets = await webhooks.targets(connection, record.id)
-    if not targets:
-        return None
+    targets = [Target(*subscription) for subscription in record.subscriptions]
     await connection.atomic()
     return Outbox(connection, kind, record.id, targets)
