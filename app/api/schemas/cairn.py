@@ -5,10 +5,21 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import ANSWER, D100, RollRecord, RuleLink, Seed, Strict, UnusedRecord
+from app.api.schemas.common import (
+    ANSWER,
+    D100,
+    RollRecord,
+    RuleLink,
+    Seed,
+    Strict,
+    UnusedRecord,
+    exclusive,
+    given,
+    refused_beyond_schema,
+)
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
 Rating = Annotated[
@@ -23,8 +34,18 @@ class CairnRollRequest(Strict):
     """A Cairn Hill roll (docs/rules.md#cairn-hill-roll).
 
     Rules across fields:
-    - exactly one of `rating` and `stats`; the stats' sum is a rating within the same bounds.
+    - exactly one of `rating` and `stats` (the schema's `oneOf`);
+    - the stats' sum is a rating within the same bounds.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            **exclusive(given("rating", "integer"), given("stats", "array")),
+            **refused_beyond_schema(
+                f"`stats` whose sum is outside {MIN_RATING}..{MAX_RATING}, the rating's bounds"
+            ),
+        }
+    )
 
     rating: Rating | None = None
     stats: (
