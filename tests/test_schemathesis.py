@@ -22,7 +22,7 @@ from fastapi.dependencies.utils import request_params_to_args
 from fastapi.routing import APIRoute, iter_route_contexts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 from schemathesis import Case, GenerationMode
 from schemathesis.checks import CheckContext
 from schemathesis.core.failures import Failure
@@ -43,6 +43,9 @@ from app.store.database import upgrade_to_head
 #: a fresh or finished session, few enough for CI.
 MAX_EXAMPLES = int(os.environ.get("ARBITER_SCHEMATHESIS_EXAMPLES", "10"))
 SESSION = "{session_id}"
+#: The operator's key, which the operator's webhook calls (`/v1/webhooks…`) are sent with.
+OPERATOR_KEY = "operator-key-" + "0123456789abcdef" * 2
+OPERATOR = "/v1/webhooks"
 
 #: A request the schema forbids is refused: schemathesis's default list, with 412 (an
 #: unreadable If-Match is answered before the rest of the request is looked at) and 413 (a
@@ -122,7 +125,7 @@ def per_event_streams(document: dict[str, Any]) -> dict[str, Any]:
 def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesis.BaseSchema]:
     url = f"sqlite:///{tmp_path_factory.mktemp('schemathesis') / 'arbiter.db'}"
     upgrade_to_head(url)
-    app = create_app(Settings(database_url=url))
+    app = create_app(Settings(database_url=url, operator_key=SecretStr(OPERATOR_KEY)))
     declare_contract(app)
     config = schemathesis.Config.from_dict(
         {
@@ -176,10 +179,11 @@ def new_session(case: Case[Any], *, finished: bool) -> dict[str, Any]:
     return session
 
 
-def tokens_are_enforced(case: Case[Any]) -> None:
+def tokens_are_enforced(case: Case[Any], *, stranger: int) -> None:
     """What `ignored_auth` checks, with the answers the contract documents: no token 401, a
-    token of no role in the session 404 (as for an unknown id, so a token cannot probe ids)."""
-    for authorization, status in ((None, 401), ("Bearer not-a-token-of-this-session", 404)):
+    token of no role in the session 404 (as for an unknown id, so a token cannot probe ids),
+    a key that is not the operator's 403."""
+    for authorization, status in ((None, 401), ("Bearer not-a-token-of-this-session", stranger)):
         headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
         if authorization is not None:
             headers["Authorization"] = authorization
@@ -263,6 +267,15 @@ def test_the_contract_holds(
         database=None,
     )
     def holds(case: Case[Any], role: str, finished: bool) -> None:
+        if case.operation.path.startswith(OPERATOR):
+            case.headers["Authorization"] = f"Bearer {OPERATOR_KEY}"
+            response = case.call_and_validate(
+                excluded_checks=[positive_data_acceptance, ignored_auth],
+                additional_checks=[accepted_as_documented],
+            )
+            if 200 <= response.status_code < 300:
+                tokens_are_enforced(case, stranger=403)
+            return
         if SESSION not in case.operation.path:
             case.call_and_validate(
                 excluded_checks=[positive_data_acceptance],
@@ -282,6 +295,6 @@ def test_the_contract_holds(
             additional_checks=[accepted_as_documented],
         )
         if 200 <= response.status_code < 300:
-            tokens_are_enforced(case)
+            tokens_are_enforced(case, stranger=404)
 
     holds()

@@ -16,9 +16,10 @@ from app.api.schemas.common import (
     Seed,
     Strict,
     UnusedRecord,
-    exclusive,
     given,
-    refused_beyond_schema,
+    in_schema,
+    left_out,
+    when,
 )
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
@@ -34,17 +35,15 @@ class CairnRollRequest(Strict):
     """A Cairn Hill roll (docs/rules.md#cairn-hill-roll).
 
     Rules across fields:
-    - exactly one of `rating` and `stats` (the schema's `oneOf`);
+    - exactly one of `rating` and `stats` (said in the schema);
     - the stats' sum is a rating within the same bounds.
     """
 
     model_config = ConfigDict(
-        json_schema_extra={
-            **exclusive(given("rating", "integer"), given("stats", "array")),
-            **refused_beyond_schema(
-                f"`stats` whose sum is outside {MIN_RATING}..{MAX_RATING}, the rating's bounds"
-            ),
-        }
+        json_schema_extra=in_schema(
+            when(given("rating", "integer"), left_out("stats"), given("stats", "array")),
+            beyond=(f"`stats` whose sum is outside {MIN_RATING}..{MAX_RATING}, a rating's bounds",),
+        )
     )
 
     rating: Rating | None = None

@@ -152,9 +152,18 @@ def left_out(*fields: str) -> dict[str, Any]:
     return {"properties": {field: {"type": "null"} for field in fields}}
 
 
-def when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
-    """A rule across fields: a request that matches `condition` matches `then` too."""
-    return {"if": condition, "then": then}
+def when(
+    condition: dict[str, Any], then: dict[str, Any], otherwise: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A rule across fields: a request that matches `condition` matches `then` too, and one
+    that does not matches `otherwise` (`if`/`then`/`else`, which code generators leave to the
+    service, rather than `oneOf`, which they would make a union of models)."""
+    return {"if": condition, "then": then, **({"else": otherwise} if otherwise else {})}
+
+
+def all_of(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """A schema matching what every one of `schemas` matches."""
+    return {"allOf": list(schemas)}
 
 
 def is_(field: str, value: Any) -> dict[str, Any]:
@@ -166,12 +175,6 @@ def in_schema(*rules: dict[str, Any], beyond: tuple[str, ...] = ()) -> dict[str,
     """The `json_schema_extra` of a request schema holding `rules` across its fields (each a
     schema the request matches too: `allOf`) and listing the refusals `beyond` it."""
     return {"allOf": list(rules), **(refused_beyond_schema(*beyond) if beyond else {})}
-
-
-def exclusive(*branches: dict[str, Any]) -> dict[str, Any]:
-    """The `json_schema_extra` of a schema that is exactly one of `branches` (`oneOf`): a rule
-    across fields said in the schema itself, so a request it allows is one the service takes."""
-    return {"oneOf": list(branches)}
 
 
 #: A session with verifiable dice takes no `seed` (docs/verifiable-dice.md).
@@ -209,15 +212,15 @@ MAX_DEADLINE_SECONDS: Final = 7 * 24 * 3600
 class Collecting(Strict):
     """A round body's fields that open a round waiting for the seats' dice rather than play
     one (docs/api.md#rounds-that-wait-for-the-players-dice): `deadline_seconds` with `collect`
-    true, and only with it (the schema's `oneOf`)."""
+    true, and only with it (said in the schema)."""
 
     model_config = ConfigDict(
-        json_schema_extra=exclusive(
-            {
-                "required": ["collect", "deadline_seconds"],
-                "properties": {"collect": {"const": True}, "deadline_seconds": {"type": "integer"}},
-            },
-            {"properties": {"collect": {"const": False}, "deadline_seconds": {"type": "null"}}},
+        json_schema_extra=in_schema(
+            when(
+                is_("collect", True),
+                given("deadline_seconds", "integer"),
+                left_out("deadline_seconds"),
+            )
         )
     )
 

@@ -18,10 +18,12 @@ from app.api.schemas.common import (
     Seed,
     Strict,
     UnusedRecord,
-    exclusive,
+    all_of,
     given,
+    in_schema,
+    is_,
     left_out,
-    refused_beyond_schema,
+    when,
 )
 from app.api.schemas.gurps import GurpsCompetitor, GurpsCompetitorRoll
 from app.rules.checks import MAX_MODIFIER, MIN_MODIFIER
@@ -34,20 +36,10 @@ Modifier = Annotated[int, Field(ge=MIN_MODIFIER, le=MAX_MODIFIER)]
 Rerolls = Annotated[list[D20], Field(max_length=MAX_OPPOSED_REROLLS)]
 #: "versus" (`mode` left out, or "versus") takes `competitor` and `opponents`; "ranked" takes
 #: `competitors`; each leaves the other's out.
-VERSUS_OR_RANKED = exclusive(
-    {
-        "allOf": [given("competitor", "object"), given("opponents", "array")],
-        **left_out("competitors"),
-        "not": {"required": ["mode"], "properties": {"mode": {"const": "ranked"}}},
-    },
-    {
-        "allOf": [given("mode", "string"), given("competitors", "array")],
-        "properties": {
-            "mode": {"const": "ranked"},
-            "competitor": {"type": "null"},
-            "opponents": {"type": "null"},
-        },
-    },
+VERSUS_OR_RANKED = when(
+    is_("mode", "ranked"),
+    all_of(given("competitors", "array"), left_out("competitor", "opponents")),
+    all_of(given("competitor", "object"), given("opponents", "array"), left_out("competitors")),
 )
 
 
@@ -63,7 +55,7 @@ class QuickContestsRequest(Strict):
     """
 
     model_config = ConfigDict(
-        json_schema_extra={**VERSUS_OR_RANKED, **refused_beyond_schema(DISTINCT_NAMES)}
+        json_schema_extra=in_schema(VERSUS_OR_RANKED, beyond=(DISTINCT_NAMES,))
     )
 
     mode: Literal["versus", "ranked"] = "versus"
@@ -125,12 +117,10 @@ class OpposedChecksRequest(Strict):
     """
 
     model_config = ConfigDict(
-        json_schema_extra={
-            **VERSUS_OR_RANKED,
-            **refused_beyond_schema(
-                DISTINCT_NAMES, "`competitor.rerolls` naming someone who is not an opponent"
-            ),
-        }
+        json_schema_extra=in_schema(
+            VERSUS_OR_RANKED,
+            beyond=(DISTINCT_NAMES, "`competitor.rerolls` naming someone who is not an opponent"),
+        )
     )
 
     mode: Literal["versus", "ranked"] = "versus"

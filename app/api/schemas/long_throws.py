@@ -69,9 +69,9 @@ class LongThrowCompetitor(Strict):
     """A thrower: `strength_score`, `load_limits` or both."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "anyOf": [given("strength_score", "integer"), given("load_limits", "object")]
-        }
+        json_schema_extra=in_schema(
+            when({"not": given("strength_score", "integer")}, given("load_limits", "object"))
+        )
     )
 
     name: Name

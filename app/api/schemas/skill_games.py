@@ -144,7 +144,7 @@ class SkillGameCreate(Strict):
                     }
                 },
             ),
-            {"anyOf": [given("goal", "integer"), given("max_rounds", "integer")]},
+            when({"not": given("goal", "integer")}, given("max_rounds", "integer")),
             NO_SEED_WITH_VERIFIABLE_DICE,
             beyond=(
                 DISTINCT_NAMES + ": skills in `skill_list`, actions, parties and members",
