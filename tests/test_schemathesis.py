@@ -15,11 +15,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import jsonschema_rs
 import pytest
 import schemathesis
 from fastapi import FastAPI
 from fastapi.dependencies.utils import request_params_to_args
 from fastapi.routing import APIRoute, iter_route_contexts
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, SecretStr, ValidationError
@@ -34,7 +36,7 @@ from starlette.routing import Match
 from app.api.contract import declare_contract
 from app.api.kinds import RoundKind
 from app.api.kinds.registry import KINDS
-from app.api.schemas.common import BEYOND_SCHEMA
+from app.api.schemas.common import BEYOND_SCHEMA, DICE_NOTATION, DISTINCT_NAMES
 from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head
@@ -298,3 +300,107 @@ def test_the_contract_holds(
             tokens_are_enforced(case, stranger=404)
 
     holds()
+
+
+# --- the rules across fields, in the document and in the service -------------------------------
+
+ARM_WRESTLE = dict(KINDS["arm-wrestles"].examples.create)
+SKILL_GAME = dict(KINDS["skill-games"].examples.create)
+GUARD = {"name": "Guard", "skill": 11}
+THIEF = {"name": "Thief", "skill": 13}
+THROWER = {"name": "Ann", "strength_score": 14}
+
+#: (operation, body, whether the document allows it): for each rule across fields that the
+#: schema says, a body keeping it and one breaking it. The service must agree (a 2xx for one the
+#: document allows, a 422 for one it refuses).
+RULES_IN_SCHEMA: list[tuple[str, dict[str, Any], bool]] = [
+    ("/v1/cairn/roll", {"rating": 12}, True),
+    ("/v1/cairn/roll", {"stats": [5, 7]}, True),
+    ("/v1/cairn/roll", {"rating": 12, "stats": [5, 7]}, False),
+    ("/v1/cairn/roll", {"rating": None, "stats": None}, False),
+    ("/v1/cairn/roll", {}, False),
+    ("/v1/gurps/quick-contests", {"competitor": THIEF, "opponents": [GUARD]}, True),
+    ("/v1/gurps/quick-contests", {"mode": "ranked", "competitors": [THIEF, GUARD]}, True),
+    ("/v1/gurps/quick-contests", {"mode": "ranked", "competitor": THIEF}, False),
+    ("/v1/gurps/quick-contests", {"competitors": [THIEF, GUARD]}, False),
+    (
+        "/v1/gurps/quick-contests",
+        {"competitor": THIEF, "opponents": [GUARD], "competitors": [THIEF, GUARD]},
+        False,
+    ),
+    ("/v1/arm-wrestles", ARM_WRESTLE, True),
+    ("/v1/arm-wrestles", {**ARM_WRESTLE, "variant": "psychic"}, False),
+    ("/v1/arm-wrestles", {**ARM_WRESTLE, "variant": "mental"}, False),
+    ("/v1/arm-wrestles", {**ARM_WRESTLE, "loser_damage": "1d4"}, False),
+    ("/v1/arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable"}, True),
+    ("/v1/arm-wrestles", {**ARM_WRESTLE, "dice": "verifiable", "seed": 3}, False),
+    ("/v1/long-throws", {"object": "javelin", "competitors": [THROWER]}, True),
+    ("/v1/long-throws", {"object": "javelin", "competitors": [{"name": "Ann"}]}, False),
+    (
+        "/v1/long-throws",
+        {"object": "javelin", "mode": "halfling-toss", "competitors": [THROWER]},
+        False,
+    ),
+    ("/v1/long-throws", {"object": "log", "toss_distance_ft": 20, "competitors": [THROWER]}, False),
+    ("/v1/skill-games", SKILL_GAME, True),
+    ("/v1/skill-games", {**SKILL_GAME, "goal": None, "max_rounds": None}, False),
+    ("/v1/skill-games", {**SKILL_GAME, "max_actions_per_round": 2}, False),
+]
+
+
+@pytest.fixture(scope="module")
+def document_and_client(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[dict[str, Any], TestClient]]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('rules') / 'arbiter.db'}"
+    upgrade_to_head(url)
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        yield client.get("/openapi.json").json(), client
+
+
+@pytest.mark.parametrize(("path", "body", "allowed"), RULES_IN_SCHEMA)
+def test_the_schema_says_the_rules_the_service_keeps(
+    document_and_client: tuple[dict[str, Any], TestClient],
+    path: str,
+    body: dict[str, Any],
+    allowed: bool,
+) -> None:
+    document, client = document_and_client
+    schema = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+    validator = jsonschema_rs.Draft202012Validator({**document, **schema["schema"]})
+    assert validator.is_valid(body) is allowed
+    answer = client.post(path, json=body)
+    assert (200 <= answer.status_code < 300) is allowed, answer.text
+    if not allowed:
+        assert answer.status_code == 422
+
+
+def test_each_operation_lists_what_its_schema_cannot_say(
+    document_and_client: tuple[dict[str, Any], TestClient],
+) -> None:
+    """A 422 of a request the schema allows is documented per operation: on the one-shots
+    whose rules no schema can say, on session calls that read the session's state, and on
+    none other (a d20 check or a success roll takes every request its schema allows)."""
+    document, _ = document_and_client
+    listed = {
+        (method, path): response["422"][BEYOND_SCHEMA]
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if BEYOND_SCHEMA in (response := operation["responses"]).get("422", {})
+    }
+    assert any("sum is outside -100..100" in text for text in listed[("post", "/v1/cairn/roll")])
+    assert listed[("post", "/v1/gurps/quick-contest")] == [DISTINCT_NAMES]
+    assert DICE_NOTATION in listed[("get", "/v1/roll")]
+    assert DICE_NOTATION in listed[("post", "/v1/roll")]
+    assert ("post", "/v1/arm-wrestles/{session_id}/rounds") in listed
+    for unlisted in (
+        ("post", "/v1/d20/check"),
+        ("post", "/v1/gurps/success-roll"),
+        ("delete", "/v1/arm-wrestles/{session_id}"),
+        ("get", "/v1/arm-wrestles/{session_id}/rounds"),
+    ):
+        assert unlisted not in listed
+    for (method, path), refusals in listed.items():
+        description = document["paths"][path][method]["responses"]["422"]["description"]
+        assert all(refusal in description for refusal in refusals), (method, path)
+    assert BEYOND_SCHEMA not in json.dumps(document["components"])

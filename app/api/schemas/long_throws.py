@@ -126,7 +126,12 @@ class LongThrowRequest(Strict):
                 {
                     "properties": {
                         "into_wall": {"const": False},
-                        "object": {"anyOf": [{"const": "halfling"}, is_("creature", True)]},
+                        "object": {
+                            "anyOf": [
+                                {"const": "halfling"},
+                                {"type": "object", **is_("creature", True)},
+                            ]
+                        },
                     }
                 },
             ),
