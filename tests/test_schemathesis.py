@@ -309,6 +309,14 @@ SKILL_GAME = dict(KINDS["skill-games"].examples.create)
 GUARD = {"name": "Guard", "skill": 11}
 THIEF = {"name": "Thief", "skill": 13}
 THROWER = {"name": "Ann", "strength_score": 14}
+CHASE = dict(KINDS["chases"].examples.create)
+RACE = dict(KINDS["races"].examples.create)
+HAZARD = {"kind": "hazard", "check": "balance", "dc": 12}
+
+
+def course(*increments: dict[str, Any]) -> dict[str, Any]:
+    return {"increments": list(increments)}
+
 
 #: (operation, body, whether the document allows it): for each rule across fields that the
 #: schema says, a body keeping it and one breaking it. The service must agree (a 2xx for one the
@@ -342,6 +350,26 @@ RULES_IN_SCHEMA: list[tuple[str, dict[str, Any], bool]] = [
         False,
     ),
     ("/v1/long-throws", {"object": "log", "toss_distance_ft": 20, "competitors": [THROWER]}, False),
+    ("/v1/chases", CHASE, True),
+    ("/v1/chases", {**CHASE, "rolls": {"Ralf": {}}}, True),
+    ("/v1/chases", {**CHASE, "rolls": {"Ralf": {"initiative": 5}}}, False),
+    (
+        "/v1/chases",
+        {**CHASE, "start": {"mode": "initiative"}, "rolls": {"Ralf": {"initiative": 5}}},
+        True,
+    ),
+    ("/v1/races", RACE, True),
+    ("/v1/races", {**RACE, "course": course({"check": "swim", "dc": 9, "on_fail": "stall"})}, True),
+    ("/v1/races", {**RACE, "course": course({"check": "swim", "on_fail": "stall"})}, False),
+    ("/v1/races", {**RACE, "course": course({"check": "swim", "mounted": True})}, False),
+    ("/v1/races", {**RACE, "course": course({"check": "strength", "mounted": True})}, False),
+    ("/v1/races", {**RACE, "course": "dakrothian-marathon"}, False),
+    (
+        "/v1/races",
+        {**RACE, "course": course({"check": "swim", "obstacle": HAZARD | {"retry": True}})},
+        False,
+    ),
+    ("/v1/races", {**RACE, "course": course({"check": "swim", "obstacle": HAZARD})}, True),
     ("/v1/skill-games", SKILL_GAME, True),
     ("/v1/skill-games", {**SKILL_GAME, "goal": None, "max_rounds": None}, False),
     ("/v1/skill-games", {**SKILL_GAME, "max_actions_per_round": 2}, False),

@@ -29,6 +29,7 @@ from app.api.schemas.common import (
     Seats,
     Seed,
     Strict,
+    given,
     in_schema,
     is_,
     when,
@@ -110,6 +111,18 @@ class StartDice(Strict):
     initiative: D20 | None = None
 
 
+#: A creation's `rolls` supplying an `initiative` die (some value of it gives one).
+SUPPLIED_INITIATIVE = {
+    "required": ["rolls"],
+    "properties": {
+        "rolls": {
+            "type": "object",
+            "not": {"additionalProperties": {"not": given("initiative", "integer")}},
+        }
+    },
+}
+
+
 class ChaseCreate(Strict):
     """A new chase: the escapee, the chaser, how it starts and its options
     (docs/rules.md#chases).
@@ -128,7 +141,7 @@ class ChaseCreate(Strict):
     model_config = ConfigDict(
         json_schema_extra=in_schema(
             when(
-                {"required": ["rolls"], "properties": {"rolls": {"type": "object"}}},
+                SUPPLIED_INITIATIVE,
                 {
                     "properties": {
                         "start": {
