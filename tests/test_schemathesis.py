@@ -1,10 +1,19 @@
 """schemathesis against the app: every operation, every check, session calls with real tokens.
 
+Every check schemathesis has runs (its configuration enables them all, as `--checks all`),
+with `positive_data_acceptance` made per operation (`accepted_as_documented`): a request the
+document allows is taken, or refused only as its operation documents — an answer on the
+session's or the server's state that it declares, or a 422 that its 422 lists as beyond what a
+schema can say (`x-refused-beyond-schema`), whose body the route's own models take.
+
 Each generated case for a session operation is sent to a session of its own, made for it
 from the kind's create example (and, when the case draws it, played to its end first), with
-the GM's token or a party's: so the lifecycle is exercised on live sessions, not on 404s.
-Bounded for CI by `MAX_EXAMPLES` per operation (the file runs in about a few minutes on two
-cores).
+the GM's token or a party's: so the lifecycle is exercised on live sessions, not on 404s; the
+operator's webhook calls are sent with the operator's key.
+
+Bounded for CI: `MAX_EXAMPLES` cases per operation and mode (10: at most 2,230 cases in all),
+derandomized (a fixed seed). A longer campaign sets ARBITER_SCHEMATHESIS_EXAMPLES (e.g. 200) and
+runs this file alone.
 """
 
 from __future__ import annotations
@@ -41,8 +50,8 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.database import upgrade_to_head
 
-#: Generated cases per operation: enough to meet every status an operation declares on
-#: a fresh or finished session, few enough for CI.
+#: Generated cases per operation and mode: enough to meet every status an operation declares
+#: on a fresh or finished session, few enough for CI; more for a campaign.
 MAX_EXAMPLES = int(os.environ.get("ARBITER_SCHEMATHESIS_EXAMPLES", "10"))
 SESSION = "{session_id}"
 #: The operator's key, which the operator's webhook calls (`/v1/webhooks…`) are sent with.
@@ -432,3 +441,33 @@ def test_each_operation_lists_what_its_schema_cannot_say(
         description = document["paths"][path][method]["responses"]["422"]["description"]
         assert all(refusal in description for refusal in refusals), (method, path)
     assert BEYOND_SCHEMA not in json.dumps(document["components"])
+
+
+@pytest.mark.parametrize(
+    ("body", "allowed"),
+    [
+        ({}, True),
+        ({"collect": False}, True),
+        ({"collect": True}, False),
+        ({"collect": False, "deadline_seconds": 60}, False),
+        ({"deadline_seconds": 60}, False),
+    ],
+)
+def test_a_rounds_collect_and_deadline_are_in_its_schema(
+    document_and_client: tuple[dict[str, Any], TestClient], body: dict[str, Any], allowed: bool
+) -> None:
+    """`deadline_seconds` with `collect: true`, and only with it, said by the round's schema
+    and kept by the service (a seated session, where a collecting round is taken)."""
+    document, client = document_and_client
+    path = "/v1/arm-wrestles/{session_id}/rounds"
+    schema = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+    validator = jsonschema_rs.Draft202012Validator({**document, **schema["schema"]})
+    assert validator.is_valid(body) is allowed
+    assert validator.is_valid({**body, "collect": True, "deadline_seconds": 60})
+    created = client.post("/v1/arm-wrestles", json={**ARM_WRESTLE, "seats": True}).json()
+    answer = client.post(
+        path.format(session_id=created["id"]),
+        json=body,
+        headers={"Authorization": f"Bearer {created['tokens']['gm']}"},
+    )
+    assert answer.status_code == (200 if allowed else 422), answer.text
