@@ -30,7 +30,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.api.schemas.common import Problem
+from app.api.schemas.common import BEYOND_SCHEMA, Problem
 from app.errors import MAX_ERRORS, PROBLEM_JSON
 from app.middleware import RateLimit
 
@@ -76,6 +76,19 @@ WHY: dict[int, str] = {
     "many questions waiting as it takes or the question passed its deadline; retry after "
     "`Retry-After` seconds.",
 }
+
+#: What a session call may refuse as a 422 by the session's state, which no schema can say:
+#: the request is read against the session it is sent to.
+SESSION_REFUSALS = (
+    "what the session's state decides: dice for a name or purpose it does not have, or that "
+    "no path of the round (or the choice asked about) could use; a name that is none of its "
+    "competitors or parties; a choice, skill or grant its rules or its phase do not allow",
+)
+#: What a webhook subscription may refuse as a 422 beyond its schema.
+WEBHOOK_REFUSALS = (
+    "a `url` that is not an http or https URL with a host (no credentials, no fragment, a "
+    "port within 0..65535), or whose host does not resolve to public addresses only",
+)
 
 STRING: Document = {"type": "string"}
 REQUEST_ID_DOC = (
@@ -196,16 +209,91 @@ def complete(generated: Document) -> Document:
     close_keyed_objects(schemas)
     integer_bounds(document)
     optional_with_defaults(document)
+    refusals = {
+        (path, method): refused_beyond_schema(schemas, operation)
+        for path, item in paths.items()
+        for method, operation in item.items()
+        if isinstance(operation, dict)
+    }
+    drop_refusals(document)
     for path, item in paths.items():
         for method, operation in item.items():
             if method in ("get", "put", "post", "delete", "patch", "head", "options"):
                 declare(path, method, operation, creation=method == "post" and path in collections)
+                beyond = refusals[(path, method)]
+                if is_webhooks(path):
+                    beyond += WEBHOOK_REFUSALS if "requestBody" in operation else ()
+                elif SESSION_PARAMETER in path and reads_state(path, method, operation):
+                    beyond += SESSION_REFUSALS
+                if beyond and "422" in operation["responses"]:
+                    document_refusals(operation["responses"]["422"], beyond)
     leftover = re.search(
         r"#/components/schemas/(HTTPValidationError|ValidationError)\b", str(document)
     )
     if leftover:
         raise AssertionError(f"{leftover.group(0)} is still referenced")
     return document
+
+
+def reads_state(path: str, method: str, operation: Operation) -> bool:
+    """Whether a session operation reads what it is sent against the session's state: one
+    with a body or a query that plays, chooses or asks the odds (not a page of rounds, a
+    seed, a proof or a deletion, whose 422s are their schemas' own)."""
+    asks = "requestBody" in operation or any(
+        p.get("in") == "query" for p in operation.get("parameters", ())
+    )
+    plain = method == "delete" or path.endswith(("/seeds", "/proof"))
+    return asks and not plain and not (method == "get" and path.endswith("/rounds"))
+
+
+def refused_beyond_schema(schemas: Document, operation: Operation) -> list[str]:
+    """The refusals no schema can say (`BEYOND_SCHEMA`) of every schema the operation's
+    request holds, at any depth, each once, in the order found."""
+    found: list[str] = []
+    inline = [operation.get("requestBody", {}), operation.get("parameters", [])]
+    held = sorted(_reached(schemas, _refs(inline, set())))
+    for node in [inline, *(schemas[name] for name in held)]:
+        for refusal in _refusals_in(node):
+            if refusal not in found:
+                found.append(refusal)
+    return found
+
+
+def _refusals_in(node: Any) -> list[str]:
+    """`BEYOND_SCHEMA` lists of `node` and of the schemas written inside it (not referred to)."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        found.extend(node.get(BEYOND_SCHEMA, []))
+        for key, value in node.items():
+            if key != BEYOND_SCHEMA:
+                found.extend(_refusals_in(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_refusals_in(value))
+    return found
+
+
+def drop_refusals(node: Any) -> None:
+    """`BEYOND_SCHEMA` taken out of every schema: the operations' 422s say it."""
+    if isinstance(node, dict):
+        node.pop(BEYOND_SCHEMA, None)
+        for value in node.values():
+            drop_refusals(value)
+    elif isinstance(node, list):
+        for value in node:
+            drop_refusals(value)
+
+
+def document_refusals(response: Document, refusals: list[str]) -> None:
+    """A 422 listing what the operation refuses of a request its schema allows."""
+    response["description"] = (
+        response["description"]
+        + " This operation also refuses, as a 422, what its schema allows but no schema can "
+        + "say: "
+        + "; ".join(refusals)
+        + "."
+    )
+    response[BEYOND_SCHEMA] = refusals
 
 
 def close_keyed_objects(node: Any) -> None:

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from app.api.common import examples, respond, text_plain_doc
 from app.api.routing import one_shot_router
-from app.api.schemas.common import roll_records
+from app.api.schemas.common import DICE_NOTATION, refused_beyond_schema, roll_records
 from app.api.schemas.notation import NotationRollAnswer, RollRequest
 from app.errors import rules_error
 from app.notation import MAX_EXPRESSION_LENGTH, NotationError, roll_expression, roll_summary
@@ -50,6 +50,7 @@ async def roll_get(
             max_length=MAX_EXPRESSION_LENGTH,
             description="dice notation, e.g. 4d6kh3",
             examples=["4d6kh3"],
+            json_schema_extra=refused_beyond_schema(DICE_NOTATION),
         ),
     ],
     seed: Annotated[int | None, Query(ge=0, lt=MAX_SEED, description="0 <= seed < 2**63")] = None,

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
     D20,
+    DISTINCT_NAMES,
+    NO_SEED_WITH_VERIFIABLE_DICE,
     CollectedKeys,
     Collecting,
     DiceMode,
@@ -23,6 +25,11 @@ from app.api.schemas.common import (
     Seats,
     Seed,
     Strict,
+    given,
+    in_schema,
+    is_,
+    left_out,
+    when,
 )
 from app.api.sessions.presentation import SessionFields
 from app.rules import arm_wrestling as rules
@@ -69,6 +76,10 @@ class ArmWrestler(Strict):
         )
 
 
+#: A competitor in the `mental` variant: `int_mod` and `wis_score` given.
+MENTAL_COMPETITOR = {"allOf": [given("int_mod", "integer"), given("wis_score", "integer")]}
+
+
 class ArmWrestleCreate(Strict):
     """A new arm wrestle: two competitors and the match's settings (docs/rules.md#arm-wrestling).
 
@@ -77,8 +88,33 @@ class ArmWrestleCreate(Strict):
     - the `psychic` variant needs `caster_level` from both competitors;
     - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
     - `loser_damage` is only for the `mental` and `psychic` variants, and is valid dice
-      notation.
+      notation;
+    - `dice` "verifiable" takes no `seed`.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(
+                is_("variant", "psychic"),
+                {
+                    "properties": {
+                        "a": given("caster_level", "integer"),
+                        "b": given("caster_level", "integer"),
+                    }
+                },
+            ),
+            when(
+                is_("variant", "mental"),
+                {"properties": {"a": MENTAL_COMPETITOR, "b": MENTAL_COMPETITOR}},
+            ),
+            when(
+                {"not": {"anyOf": [is_("variant", "mental"), is_("variant", "psychic")]}},
+                left_out("loser_damage"),
+            ),
+            NO_SEED_WITH_VERIFIABLE_DICE,
+            beyond=(DISTINCT_NAMES, "a `loser_damage` that is not valid dice notation"),
+        )
+    )
 
     a: ArmWrestler
     b: ArmWrestler

@@ -5,10 +5,22 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import ANSWER, D100, RollRecord, RuleLink, Seed, Strict, UnusedRecord
+from app.api.schemas.common import (
+    ANSWER,
+    D100,
+    RollRecord,
+    RuleLink,
+    Seed,
+    Strict,
+    UnusedRecord,
+    given,
+    in_schema,
+    left_out,
+    when,
+)
 from app.rules.cairn import DICE_COUNT, MAX_RATING, MIN_RATING
 
 Rating = Annotated[
@@ -23,8 +35,16 @@ class CairnRollRequest(Strict):
     """A Cairn Hill roll (docs/rules.md#cairn-hill-roll).
 
     Rules across fields:
-    - exactly one of `rating` and `stats`; the stats' sum is a rating within the same bounds.
+    - exactly one of `rating` and `stats` (said in the schema);
+    - the stats' sum is a rating within the same bounds.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(given("rating", "integer"), left_out("stats"), given("stats", "array")),
+            beyond=(f"`stats` whose sum is outside {MIN_RATING}..{MAX_RATING}, a rating's bounds",),
+        )
+    )
 
     rating: Rating | None = None
     stats: (

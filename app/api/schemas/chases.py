@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
     D20,
+    DISTINCT_NAMES,
+    NO_SEED_WITH_VERIFIABLE_DICE,
     CollectedKeys,
     Collecting,
     DiceMode,
@@ -27,6 +29,10 @@ from app.api.schemas.common import (
     Seats,
     Seed,
     Strict,
+    given,
+    in_schema,
+    is_,
+    when,
 )
 from app.api.schemas.races import (
     MAX_DC,
@@ -105,6 +111,18 @@ class StartDice(Strict):
     initiative: D20 | None = None
 
 
+#: A creation's `rolls` supplying an `initiative` die (some value of it gives one).
+SUPPLIED_INITIATIVE = {
+    "required": ["rolls"],
+    "properties": {
+        "rolls": {
+            "type": "object",
+            "not": {"additionalProperties": {"not": given("initiative", "integer")}},
+        }
+    },
+}
+
+
 class ChaseCreate(Strict):
     """A new chase: the escapee, the chaser, how it starts and its options
     (docs/rules.md#chases).
@@ -116,8 +134,35 @@ class ChaseCreate(Strict):
       a rolled lead of 0 or less is refused;
     - `rolls` supplies only the escapee's `initiative` die, and only with a start that rolls
       it: `initiative`, or `distance` `with_initiative` (whose best roll, 20, plus her
-      `mods.initiative` plus the distance's DS must be above 0 too).
+      `mods.initiative` plus the distance's DS must be above 0 too);
+    - `dice` "verifiable" takes no `seed`.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(
+                SUPPLIED_INITIATIVE,
+                {
+                    "properties": {
+                        "start": {
+                            "anyOf": [
+                                is_("mode", "initiative"),
+                                {"allOf": [is_("mode", "distance"), is_("with_initiative", True)]},
+                            ]
+                        }
+                    }
+                },
+            ),
+            NO_SEED_WITH_VERIFIABLE_DICE,
+            beyond=(
+                DISTINCT_NAMES,
+                "a start that rolls the escapee's initiative whose best lead (20 plus her "
+                "`mods.initiative`, plus the distance's DS) is 0 or less, or whose rolled "
+                "lead is (the die decides)",
+                "`rolls` for anyone but the escapee, or for a die other than `initiative`",
+            ),
+        )
+    )
 
     escapee: RaceCompetitor
     chaser: RaceCompetitor

@@ -121,6 +121,71 @@ RuleLink = Annotated[
 ]
 
 
+#: The key under which a request schema lists the refusals no JSON Schema can say: a value
+#: compared with another field's (two names that must differ once trimmed and normalised),
+#: text that must parse (dice notation). `app/api/contract.py` moves each list to the 422 of
+#: every operation whose request holds that schema, so a client reads per operation what the
+#: service may still refuse of a request the schema allows.
+BEYOND_SCHEMA: Final = "x-refused-beyond-schema"
+#: The refusal every body naming two or more competitors, parties or members makes.
+DISTINCT_NAMES: Final = (
+    "two names that are the same once trimmed, in NFC and without default-ignorable "
+    "characters (docs/api.md#names)"
+)
+DICE_NOTATION: Final = "dice notation that does not parse, or over the dice budget"
+
+
+def refused_beyond_schema(*refusals: str) -> dict[str, Any]:
+    """The `json_schema_extra` of a request schema whose rules across fields no JSON Schema
+    can say: `refusals`, each one such rule, as the document lists them."""
+    return {BEYOND_SCHEMA: list(refusals)}
+
+
+def given(field: str, json_type: str) -> dict[str, Any]:
+    """A schema requiring `field`, of `json_type` (so not null: a request's null is the
+    field left out)."""
+    return {"required": [field], "properties": {field: {"type": json_type}}}
+
+
+def left_out(*fields: str) -> dict[str, Any]:
+    """A schema leaving each of `fields` out (or null, which is the same)."""
+    return {"properties": {field: {"type": "null"} for field in fields}}
+
+
+def when(
+    condition: dict[str, Any], then: dict[str, Any], otherwise: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A rule across fields: a request that matches `condition` matches `then` too, and one
+    that does not matches `otherwise` (`if`/`then`/`else`, which code generators leave to the
+    service, rather than `oneOf`, which they would make a union of models)."""
+    return {"if": condition, "then": then, **({"else": otherwise} if otherwise else {})}
+
+
+def all_of(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """A schema matching what every one of `schemas` matches."""
+    return {"allOf": list(schemas)}
+
+
+def is_(field: str, value: Any) -> dict[str, Any]:
+    """A schema matching a request whose `field` is given as `value`."""
+    return {"required": [field], "properties": {field: {"const": value}}}
+
+
+def in_schema(*rules: dict[str, Any], beyond: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The `json_schema_extra` of a request schema holding `rules` across its fields (each a
+    schema the request matches too: `allOf`) and listing the refusals `beyond` it."""
+    return {"allOf": list(rules), **(refused_beyond_schema(*beyond) if beyond else {})}
+
+
+#: A session with verifiable dice takes no `seed` (docs/verifiable-dice.md).
+NO_SEED_WITH_VERIFIABLE_DICE: Final[dict[str, Any]] = {
+    "not": {
+        "required": ["dice", "seed"],
+        "properties": {"dice": {"const": "verifiable"}, "seed": {"type": "integer"}},
+    }
+}
+
+
 class Strict(BaseModel):
     """Request bodies reject unknown fields and wrong JSON types (`"12"` or `true` for 12):
     a misspelt option or a mistyped value is a 422, never quietly reinterpreted.
@@ -146,7 +211,18 @@ MAX_DEADLINE_SECONDS: Final = 7 * 24 * 3600
 
 class Collecting(Strict):
     """A round body's fields that open a round waiting for the seats' dice rather than play
-    one (docs/api.md#rounds-that-wait-for-the-players-dice)."""
+    one (docs/api.md#rounds-that-wait-for-the-players-dice): `deadline_seconds` with `collect`
+    true, and only with it (said in the schema)."""
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(
+                is_("collect", True),
+                given("deadline_seconds", "integer"),
+                left_out("deadline_seconds"),
+            )
+        )
+    )
 
     collect: Annotated[
         bool,

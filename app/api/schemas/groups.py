@@ -5,18 +5,25 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
     D20,
+    DISTINCT_NAMES,
     Name,
     RollRecord,
     RuleLink,
     Seed,
     Strict,
     UnusedRecord,
+    all_of,
+    given,
+    in_schema,
+    is_,
+    left_out,
+    when,
 )
 from app.api.schemas.gurps import GurpsCompetitor, GurpsCompetitorRoll
 from app.rules.checks import MAX_MODIFIER, MIN_MODIFIER
@@ -27,6 +34,13 @@ Opponents = Annotated[list[GurpsCompetitor], Field(min_length=1, max_length=MAX_
 Ranked = Annotated[list[GurpsCompetitor], Field(min_length=2, max_length=MAX_RANKED)]
 Modifier = Annotated[int, Field(ge=MIN_MODIFIER, le=MAX_MODIFIER)]
 Rerolls = Annotated[list[D20], Field(max_length=MAX_OPPOSED_REROLLS)]
+#: "versus" (`mode` left out, or "versus") takes `competitor` and `opponents`; "ranked" takes
+#: `competitors`; each leaves the other's out.
+VERSUS_OR_RANKED = when(
+    is_("mode", "ranked"),
+    all_of(given("competitors", "array"), left_out("competitor", "opponents")),
+    all_of(given("competitor", "object"), given("opponents", "array"), left_out("competitors")),
+)
 
 
 class QuickContestsRequest(Strict):
@@ -39,6 +53,10 @@ class QuickContestsRequest(Strict):
       `competitors` and neither of the others;
     - every name differs from every other.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(VERSUS_OR_RANKED, beyond=(DISTINCT_NAMES,))
+    )
 
     mode: Literal["versus", "ranked"] = "versus"
     competitor: GurpsCompetitor | None = None
@@ -97,6 +115,13 @@ class OpposedChecksRequest(Strict):
     - every name differs from every other;
     - `competitor.rerolls` names opponents of this call.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            VERSUS_OR_RANKED,
+            beyond=(DISTINCT_NAMES, "`competitor.rerolls` naming someone who is not an opponent"),
+        )
+    )
 
     mode: Literal["versus", "ranked"] = "versus"
     competitor: OpposedCompetitor | None = None

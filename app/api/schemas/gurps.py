@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
+    DISTINCT_NAMES,
     Name,
     Roll3d6,
     RollRecord,
@@ -21,6 +22,7 @@ from app.api.schemas.common import (
     Seed,
     Strict,
     UnusedRecord,
+    refused_beyond_schema,
 )
 from app.rules import gurps
 from app.rules.gurps import DEFAULT_MAX_ROUNDS, MAX_ROUNDS_LIMIT, MAX_SKILL, MIN_SKILL
@@ -48,6 +50,8 @@ class QuickContestRequest(Strict):
     - `a` and `b` have different names.
     """
 
+    model_config = ConfigDict(json_schema_extra=refused_beyond_schema(DISTINCT_NAMES))
+
     a: GurpsCompetitor
     b: GurpsCompetitor
     seed: Seed | None = None
@@ -59,6 +63,8 @@ class ResistanceRollRequest(Strict):
     Rules across fields:
     - the attacker and the defender have different names.
     """
+
+    model_config = ConfigDict(json_schema_extra=refused_beyond_schema(DISTINCT_NAMES))
 
     attacker: GurpsCompetitor
     defender: GurpsCompetitor
@@ -106,6 +112,14 @@ class RegularContestRequest(RegularContestOptions):
     - `rounds` supplies at most `max_rounds` rounds, and no more than the contest plays (it ends
       at the first round exactly one side succeeds).
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=refused_beyond_schema(
+            DISTINCT_NAMES,
+            "`rounds` longer than `max_rounds`, or than the contest plays (it ends at the first "
+            "round exactly one side succeeds, which the supplied rolls decide)",
+        )
+    )
 
     rounds: Annotated[list[SuppliedRound], Field(max_length=MAX_ROUNDS_LIMIT)] = Field(
         default_factory=list

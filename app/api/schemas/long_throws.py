@@ -5,19 +5,24 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from app.api.schemas.common import (
     ANSWER,
     D6,
     D20,
+    DISTINCT_NAMES,
     Name,
     RollRecord,
     RuleLink,
     Seed,
     Strict,
     UnusedRecord,
+    given,
+    in_schema,
+    is_,
+    when,
 )
 from app.rules.long_throw import (
     DEFAULT_MAX_SERIES,
@@ -61,6 +66,14 @@ class LoadLimitsIn(Strict):
 
 
 class LongThrowCompetitor(Strict):
+    """A thrower: `strength_score`, `load_limits` or both."""
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when({"not": given("strength_score", "integer")}, given("load_limits", "object"))
+        )
+    )
+
     name: Name
     strength_score: Annotated[int, Field(ge=MIN_STRENGTH, le=MAX_STRENGTH)] | None = None
     load_limits: LoadLimitsIn | None = None
@@ -105,6 +118,36 @@ class LongThrowRequest(Strict):
     - `halfling-toss` throws a creature (`halfling`, or a custom object with `creature: true`),
       never `into_wall`; `toss_distance_ft` is for that mode only.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(
+                is_("mode", "halfling-toss"),
+                {
+                    "properties": {
+                        "into_wall": {"const": False},
+                        "object": {
+                            "anyOf": [
+                                {"const": "halfling"},
+                                {"type": "object", **is_("creature", True)},
+                            ]
+                        },
+                    }
+                },
+            ),
+            when(
+                {"not": is_("mode", "halfling-toss")},
+                {"properties": {"toss_distance_ft": {"type": "null"}}},
+            ),
+            beyond=(
+                DISTINCT_NAMES,
+                "`load_limits` out of order (light <= medium <= heavy)",
+                "a thrower who can lift the object but gives neither `strength_mod` nor "
+                "`strength_score`, in `distance` and `halfling-toss` mode and in `caber` with a "
+                "creature thrown `into_wall`",
+            ),
+        )
+    )
 
     object: StandardObject | CustomObject
     mode: Mode = Field(

@@ -8,7 +8,15 @@ from typing import Annotated
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
-from app.api.schemas.common import ANSWER, RollRecord, RuleLink, Seed, Strict
+from app.api.schemas.common import (
+    ANSWER,
+    DICE_NOTATION,
+    RollRecord,
+    RuleLink,
+    Seed,
+    Strict,
+    refused_beyond_schema,
+)
 from app.notation import MAX_EXPRESSION_LENGTH
 
 Expr = Annotated[
@@ -18,6 +26,7 @@ Expr = Annotated[
         max_length=MAX_EXPRESSION_LENGTH,
         description="dice notation as the d20 library reads it, e.g. 4d6kh3 or 1d20+5[fire]",
         examples=["4d6kh3"],
+        json_schema_extra=refused_beyond_schema(DICE_NOTATION),
     ),
 ]
 

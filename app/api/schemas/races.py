@@ -33,7 +33,10 @@ from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
+    BLANKS,
     D20,
+    DISTINCT_NAMES,
+    NO_SEED_WITH_VERIFIABLE_DICE,
     CollectedKeys,
     Collecting,
     DiceMode,
@@ -42,6 +45,10 @@ from app.api.schemas.common import (
     Seats,
     Seed,
     Strict,
+    given,
+    in_schema,
+    is_,
+    when,
 )
 from app.api.sessions.presentation import SessionFields
 from app.rules import races as rules
@@ -248,8 +255,20 @@ class RaceCompetitor(Strict):
         )
 
 
+#: The check named `strength` (check names are read in any case, trimmed).
+STRENGTH = f"^[{BLANKS}]*[Ss][Tt][Rr][Ee][Nn][Gg][Tt][Hh][{BLANKS}]*$"
+
+
 class RaceObstacle(Strict):
-    """An obstacle (must be passed) or a hazard (failure adds 0) before the increment check."""
+    """An obstacle (must be passed) or a hazard (failure adds 0) before the increment check;
+    a hazard is never retried."""
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(is_("kind", "hazard"), {"properties": {"retry": {"const": False}}}),
+            beyond=("an obstacle's `damage` that is not valid dice notation",),
+        )
+    )
 
     kind: Literal["obstacle", "hazard"]
     check: CheckName
@@ -268,7 +287,18 @@ class RaceObstacle(Strict):
 
 
 class RaceIncrement(Strict):
-    """One range increment (docs/rules.md#obstacles-and-hazards)."""
+    """One range increment (docs/rules.md#obstacles-and-hazards): `on_fail` needs a `dc`; a
+    `mounted` one is the mount's `strength` check."""
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(given("on_fail", "string"), given("dc", "integer")),
+            when(
+                is_("mounted", True),
+                {"properties": {"check": {"pattern": STRENGTH}}},
+            ),
+        )
+    )
 
     check: CheckName
     dc: Dc | None = None
@@ -312,6 +342,30 @@ def _course_member(value: Any) -> type[BaseModel] | TypeAdapter[Any]:
     return RaceCourse if isinstance(value, Mapping) else _PRESET
 
 
+#: A course with a mounted increment: a preset that has one, or a course of your own.
+MOUNTED_COURSE = {
+    "required": ["course"],
+    "properties": {
+        "course": {
+            "anyOf": [
+                {
+                    "enum": sorted(
+                        name
+                        for name, course in rules.PRESETS.items()
+                        if any(increment.mounted for increment in course)
+                    )
+                },
+                {
+                    "type": "object",
+                    "required": ["increments"],
+                    "properties": {"increments": {"contains": is_("mounted", True)}},
+                },
+            ]
+        }
+    },
+}
+
+
 class RaceCreate(Strict):
     """A new race: its course, its competitors and its options (docs/rules.md#races).
 
@@ -320,8 +374,20 @@ class RaceCreate(Strict):
     - when the course has mounted increments, every competitor has a `mount`;
     - in each increment of a course of your own: `on_fail` needs a `dc`; a `mounted` one is
       the mount's `strength` check (its `check` is `strength`); a hazard is never retried
-      (its obstacle's `retry` is false); an obstacle's `damage` is valid dice notation.
+      (its obstacle's `retry` is false); an obstacle's `damage` is valid dice notation;
+    - `dice` "verifiable" takes no `seed`.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(
+                MOUNTED_COURSE,
+                {"properties": {"competitors": {"items": given("mount", "object")}}},
+            ),
+            NO_SEED_WITH_VERIFIABLE_DICE,
+            beyond=(DISTINCT_NAMES,),
+        )
+    )
 
     course: Annotated[Preset | RaceCourse, one_of(_course_member)] = Field(
         description="a preset (docs/rules.md#races) or {increments: [...]}"

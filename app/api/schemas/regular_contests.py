@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import with_config
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
+    DISTINCT_NAMES,
+    NO_SEED_WITH_VERIFIABLE_DICE,
     CollectedKeys,
     Collecting,
     DiceMode,
@@ -24,6 +26,7 @@ from app.api.schemas.common import (
     Seats,
     Seed,
     Strict,
+    in_schema,
 )
 from app.api.schemas.gurps import RegularContestOptions
 from app.api.sessions.presentation import SessionFields
@@ -34,8 +37,13 @@ class RegularContestCreate(RegularContestOptions):
     """A new regular contest: its two sides and options (docs/rules.md#regular-contest).
 
     Rules across fields:
-    - the two sides' names differ.
+    - the two sides' names differ;
+    - `dice` "verifiable" takes no `seed`.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(NO_SEED_WITH_VERIFIABLE_DICE, beyond=(DISTINCT_NAMES,))
+    )
 
     seed: Seed | None = None
     dice: DiceMode = "server"

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from app.api.schemas.common import (
     ANSWER,
     D20,
+    DISTINCT_NAMES,
+    NO_SEED_WITH_VERIFIABLE_DICE,
     DiceMode,
     Name,
     RollRecord,
@@ -23,6 +25,11 @@ from app.api.schemas.common import (
     Seed,
     Strict,
     Text,
+    given,
+    in_schema,
+    is_,
+    left_out,
+    when,
 )
 from app.api.sessions.presentation import SessionFields
 from app.rules import skill_games as rules
@@ -106,8 +113,48 @@ class SkillGameCreate(Strict):
     - `goal`, `max_rounds` or both;
     - party and member names are unique, all of them together;
     - every skill in a member's `skills` is in `skill_list`;
-    - at most 64 members in all the parties together.
+    - at most 64 members in all the parties together;
+    - `dice` "verifiable" takes no `seed`.
     """
+
+    model_config = ConfigDict(
+        json_schema_extra=in_schema(
+            when(
+                is_("kind", "option"),
+                {
+                    "properties": {
+                        "actions": {
+                            "items": {
+                                **given("cost", "integer"),
+                                "properties": {
+                                    "cost": {"type": "integer"},
+                                    "effects": {"items": left_out("min_margin")},
+                                },
+                            }
+                        }
+                    }
+                },
+            ),
+            when(
+                is_("kind", "bidding"),
+                {
+                    "properties": {
+                        "max_actions_per_round": {"enum": [1, None]},
+                        "actions": {"items": left_out("cost")},
+                    }
+                },
+            ),
+            when({"not": given("goal", "integer")}, given("max_rounds", "integer")),
+            NO_SEED_WITH_VERIFIABLE_DICE,
+            beyond=(
+                DISTINCT_NAMES + ": skills in `skill_list`, actions, parties and members",
+                "`skills_per_round` above the number of skills in `skill_list`",
+                "two effects of one action with the same `min_margin`",
+                "a member's skill that is not in `skill_list`",
+                "more than 64 members in all the parties together",
+            ),
+        )
+    )
 
     dc: Annotated[int, Field(ge=-1000, le=1000)]
     skill_list: Annotated[list[Name], Field(min_length=1, max_length=MAX_SKILLS)]

@@ -344,7 +344,8 @@ class CairnRollRequest(BaseModel):
     A Cairn Hill roll (docs/rules.md#cairn-hill-roll).
 
     Rules across fields:
-    - exactly one of `rating` and `stats`; the stats' sum is a rating within the same bounds.
+    - exactly one of `rating` and `stats` (said in the schema);
+    - the stats' sum is a rating within the same bounds.
     """
 
     model_config = ConfigDict(
@@ -917,6 +918,10 @@ class TumbleRoll(RootModel[int]):
 
 
 class LongThrowCompetitor(BaseModel):
+    """
+    A thrower: `strength_score`, `load_limits` or both.
+    """
+
     model_config = ConfigDict(
         extra="ignore",
     )
@@ -1970,7 +1975,8 @@ class Damage5(RootModel[str]):
 
 class RaceObstacle(BaseModel):
     """
-    An obstacle (must be passed) or a hazard (failure adds 0) before the increment check.
+    An obstacle (must be passed) or a hazard (failure adds 0) before the increment check;
+    a hazard is never retried.
     """
 
     model_config = ConfigDict(
@@ -2245,7 +2251,8 @@ class RegularContestCreate(BaseModel):
     A new regular contest: its two sides and options (docs/rules.md#regular-contest).
 
     Rules across fields:
-    - the two sides' names differ.
+    - the two sides' names differ;
+    - `dice` "verifiable" takes no `seed`.
     """
 
     model_config = ConfigDict(
@@ -3148,7 +3155,8 @@ class ArmWrestleCreate(BaseModel):
     - the `psychic` variant needs `caster_level` from both competitors;
     - the `mental` variant needs `int_mod` and `wis_score` from both competitors;
     - `loser_damage` is only for the `mental` and `psychic` variants, and is valid dice
-      notation.
+      notation;
+    - `dice` "verifiable" takes no `seed`.
     """
 
     model_config = ConfigDict(
@@ -3846,7 +3854,8 @@ class RaceCompetitorConfig(BaseModel):
 
 class RaceIncrement(BaseModel):
     """
-    One range increment (docs/rules.md#obstacles-and-hazards).
+    One range increment (docs/rules.md#obstacles-and-hazards): `on_fail` needs a `dc`; a
+    `mounted` one is the mount's `strength` check.
     """
 
     model_config = ConfigDict(
@@ -4275,7 +4284,8 @@ class SkillGameCreate(BaseModel):
     - `goal`, `max_rounds` or both;
     - party and member names are unique, all of them together;
     - every skill in a member's `skills` is in `skill_list`;
-    - at most 64 members in all the parties together.
+    - at most 64 members in all the parties together;
+    - `dice` "verifiable" takes no `seed`.
     """
 
     model_config = ConfigDict(
@@ -4538,7 +4548,8 @@ class ChaseCreate(BaseModel):
       a rolled lead of 0 or less is refused;
     - `rolls` supplies only the escapee's `initiative` die, and only with a start that rolls
       it: `initiative`, or `distance` `with_initiative` (whose best roll, 20, plus her
-      `mods.initiative` plus the distance's DS must be above 0 too).
+      `mods.initiative` plus the distance's DS must be above 0 too);
+    - `dice` "verifiable" takes no `seed`.
     """
 
     model_config = ConfigDict(
@@ -5021,7 +5032,8 @@ class RaceCreate(BaseModel):
     - when the course has mounted increments, every competitor has a `mount`;
     - in each increment of a course of your own: `on_fail` needs a `dc`; a `mounted` one is
       the mount's `strength` check (its `check` is `strength`); a hazard is never retried
-      (its obstacle's `retry` is false); an obstacle's `damage` is valid dice notation.
+      (its obstacle's `retry` is false); an obstacle's `damage` is valid dice notation;
+    - `dice` "verifiable" takes no `seed`.
     """
 
     model_config = ConfigDict(
