@@ -312,7 +312,7 @@ def pybabel(*args: str | Path) -> None:
     run(PYTHON, "-m", "babel.messages.frontend", *args)
 
 
-def extract() -> None:
+def extract(into: Path = LOCALE) -> None:
     """The templates: `arbiter.pot` from app/ (the page's modules left out), `table.pot` from
     the table page's modules (babel.cfg says which extractor reads which file)."""
     keywords = [f"--keyword={keyword}" for keyword in KEYWORDS]
@@ -320,18 +320,16 @@ def extract() -> None:
     common += ["--project=Arbiter", "--copyright-holder=Arbiter", "--no-wrap"]
     # babel.cfg's patterns are paths from the directory walked (here, the clone's root).
     ignored = "--ignore-dirs=.* _* assets node_modules var"
-    pybabel("extract", *common, ignored, "-o", LOCALE / "arbiter.pot", ".")
+    pybabel("extract", *common, ignored, "-o", into / "arbiter.pot", ".")
     # Files named one by one are matched by their path from here.
     pages = sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("app/table/assets/*.js"))
-    pybabel("extract", *common, "-o", LOCALE / "table.pot", *pages)
+    pybabel("extract", *common, "-o", into / "table.pot", *pages)
 
 
 def update() -> None:
     """Each language's catalogs from the templates (new messages empty, changed ones fuzzy)."""
     for domain in DOMAINS:
-        pybabel(
-            "update", "--no-wrap", "-D", domain, "-i", LOCALE / f"{domain}.pot", "-d", LOCALE
-        )
+        pybabel("update", "--no-wrap", "-D", domain, "-i", LOCALE / f"{domain}.pot", "-d", LOCALE)
 
 
 def compile_catalogs() -> None:
@@ -344,8 +342,16 @@ def init(language: str) -> None:
     """A new language's catalogs, from the templates."""
     for domain in DOMAINS:
         pybabel(
-            "init", "--no-wrap", "-D", domain, "-i", LOCALE / f"{domain}.pot", "-d", LOCALE,
-            "-l", language.replace("-", "_"),
+            "init",
+            "--no-wrap",
+            "-D",
+            domain,
+            "-i",
+            LOCALE / f"{domain}.pot",
+            "-d",
+            LOCALE,
+            "-l",
+            language.replace("-", "_"),
         )
 
 
