@@ -9,12 +9,13 @@ from __future__ import annotations
 import importlib.util
 import io
 import re
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from babel.messages.catalog import Catalog, Message
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
@@ -45,7 +46,8 @@ def ids(messages: Catalog) -> set[str]:
 
 def dev_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("dev", ROOT / "scripts" / "dev.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -59,7 +61,7 @@ def test_the_templates_hold_every_message_of_the_source(domain: str, tmp_path: P
     """`dev.py extract` run now finds what the committed template holds: no message of the
     code is missing from the catalogs (and none is left there that the code dropped)."""
     dev = dev_script()
-    dev.PYTHON = Path(__import__("sys").executable)
+    dev.PYTHON = Path(sys.executable)  # type: ignore[attr-defined]
     dev.extract(tmp_path)
     assert ids(template(tmp_path, domain)) == ids(template(LOCALE, domain))
 
@@ -91,19 +93,19 @@ def test_every_placeholder_survives_translation(language: str, domain: str) -> N
     for message in catalog(language, domain):
         if not message.id:
             continue
-        msgids = message.id if isinstance(message.id, tuple) else (message.id,)
+        msgids = [
+            str(text) for text in (message.id if isinstance(message.id, tuple) else (message.id,))
+        ]
         wanted = set().union(*(placeholders(text) for text in msgids))
         forms = message.string if isinstance(message.string, tuple) else (message.string,)
         for form in forms:
-            assert placeholders(form) == wanted, f"{language}: {form!r} for {msgids[0]!r}"
+            assert placeholders(str(form)) == wanted, f"{language}: {form!r} for {msgids[0]!r}"
 
 
 def test_the_checks_above_fail_on_a_broken_catalog() -> None:
-    """The placeholder check finds a dropped and a renamed placeholder."""
+    """The placeholder check tells a renamed placeholder from a kept one."""
     assert placeholders("{a}; {b}. {winner} gewinnt um {margin}.") == {"a", "b", "winner", "margin"}
     assert placeholders("{a}; {b}. {sieger} gewinnt.") != {"a", "b", "winner", "margin"}
-    broken = Message("{name} wins.", "", flags=["fuzzy"])
-    assert not broken.string and broken.fuzzy
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
