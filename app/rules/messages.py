@@ -68,6 +68,11 @@ def N_(word: str) -> str:
     return word
 
 
+def untranslated(text: str) -> Message:
+    """A line not built as a message yet: shown as written, in every language."""
+    return Message(text)
+
+
 def term(word: str) -> Message:
     """A word of the rules kept in data (marked with `N_` where it is written)."""
     return Message(word)

@@ -24,6 +24,7 @@ from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
+from app.rules.messages import Message
 
 
 async def odds_from(
@@ -145,8 +146,10 @@ class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
             "reason": played.reason,
         }
 
-    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
-        return rules.round_summary(config, state, played)
+    def round_summary(
+        self, config: rules.Config, state: rules.State, played: rules.Round
+    ) -> Message:
+        return rules.round_message(config, state, played)
 
     def describe(self, config: rules.Config, state: rules.State) -> str:
         a, b = config.a.name, config.b.name

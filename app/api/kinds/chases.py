@@ -63,6 +63,7 @@ from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import Message, untranslated
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -358,8 +359,10 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
             "sides": {side.name: side_record(side) for side in (played.escapee, played.chaser)},
         }
 
-    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
-        return rules.round_summary(config, state, played)
+    def round_summary(
+        self, config: rules.Config, state: rules.State, played: rules.Round
+    ) -> Message:
+        return untranslated(rules.round_summary(config, state, played))
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         router = kind_router(self)

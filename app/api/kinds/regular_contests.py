@@ -22,6 +22,7 @@ from app.api.schemas.regular_contests import (
 )
 from app.rules import gurps, serial
 from app.rules.dice import Dice, Key, Need
+from app.rules.messages import Message
 
 
 async def odds_from(
@@ -146,8 +147,8 @@ class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.R
 
     def round_summary(
         self, config: gurps.RegularConfig, state: gurps.RegularState, played: gurps.RegularRound
-    ) -> str:
-        return gurps.regular_round_summary(config, state.rounds, played)
+    ) -> Message:
+        return gurps.regular_round_message(config, state.rounds, played)
 
     def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> str:
         skill_a, skill_b = config.effective

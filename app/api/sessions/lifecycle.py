@@ -35,13 +35,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar, cast
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from app.api import i18n
 from app.api.answers.formats import postable
 from app.api.common import header, message_doc, read_body, respond
 from app.api.kinds import (
@@ -101,6 +102,7 @@ from app.rules.dice import (
     session_round_rng,
 )
 from app.rules.errors import Loc, RulesError
+from app.rules.messages import Message, english, m
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
@@ -146,6 +148,9 @@ class StoredRound:
     #: The inputs and outcome as the chain covers them, when not as stored (a sealed choice
     #: in its sealed form, docs/verifiable-dice.md#sealed-choices).
     chained: tuple[Any, Any] | None = None
+    #: The summary as the rules built it, for the answer of the request that played the round
+    #: in its language (never stored: the stored summary is the English line).
+    said: Message | None = None
 
     def linked(self, previous: str) -> StoredRound:
         """The same round with its link after `previous` (before it is packed)."""
@@ -697,7 +702,10 @@ def play_one(
     dice = round_dice(seed, number, supplied, locs, budget=budget, by=by)
     after, played = kind.play(config, state, body, dice)
     count_dice_rolled(dice.rolled())
-    summary = f"Round {number}: {kind.round_summary(config, after, played)}"
+    said = m(
+        "Round {number}: {line}", number=number, line=kind.round_summary(config, after, played)
+    )
+    summary = english(said)
     rolls = dice.rolls()
     outcome = {"number": number, **kind.round_record(config, after, played), "rolls": rolls}
     unused = dice.leftovers(ended=kind.finished(after))
@@ -711,7 +719,7 @@ def play_one(
         if isinstance(body, BaseModel)
         else {}
     )
-    return after, StoredRound(number, inputs, rolls, outcome)
+    return after, StoredRound(number, inputs, rolls, outcome, said=said)
 
 
 def resolved_answer(
@@ -802,21 +810,33 @@ async def list_rounds(
 
 def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> Change[Any]:
     """The change of one round played: the state after it, its record, and the answer (200:
-    the round, the session, its summary)."""
+    the round, the session, its summary). In another language than English, the answer's
+    summary is in it and the live event's stays the stored English line."""
+
+    def answer(updated: SessionRecord, language: str = i18n.DEFAULT) -> dict[str, Any]:
+        shown = localised(stored, language)
+        return {
+            "round": shown,
+            "session": session_answer(kind, updated, after),
+            "summary": shown["summary"],
+        }
+
+    language = i18n.current()
     return Change(
         after,
         _status(kind, after),
         kind.result(config, after),
         [stored],
-        lambda updated: (
-            200,
-            {
-                "round": stored.outcome,
-                "session": session_answer(kind, updated, after),
-                "summary": stored.outcome["summary"],
-            },
-        ),
+        lambda updated: (200, answer(updated, language)),
+        event_answer=None if language == i18n.DEFAULT else answer,
     )
+
+
+def localised(stored: StoredRound, language: str) -> Mapping[str, Any]:
+    """A round's record with its summary in `language` (as stored in English)."""
+    if language == i18n.DEFAULT or stored.said is None:
+        return cast(Mapping[str, Any], stored.outcome)
+    return {**stored.outcome, "summary": i18n.said(stored.said, language)}
 
 
 async def play_round(
