@@ -247,3 +247,96 @@ def test_a_critical_and_a_plural_in_german(client: TestClient) -> None:
     ).json()
     assert roll["summary"] == "Fertigkeit 12 würfelt 3, geschafft um 9 (kritischer Erfolg)."
     assert roll["critical"] == "success"
+
+
+# --- problem details ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "detail"),
+    [
+        ("en", "Not Found", "no such resource"),
+        ("de", "Nicht gefunden", "keine solche Ressource"),
+        ("fr", "Introuvable", "ressource inexistante"),
+        ("es", "No encontrado", "no existe ese recurso"),
+        ("pt-BR", "Não encontrado", "recurso inexistente"),
+    ],
+)
+def test_a_problem_in_each_language(
+    client: TestClient, language: str, title: str, detail: str
+) -> None:
+    """`title` and `detail` in the language asked for; `type` and `status` never change."""
+    answer = client.get("/v1/no-such-thing", headers={"accept-language": language})
+    assert answer.status_code == 404
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.headers["content-language"] == language
+    assert answer.json() == {
+        "type": "https://arbiter.example/problems/not-found",
+        "title": title,
+        "status": 404,
+        "detail": detail,
+    }
+
+
+def test_a_malformed_body_in_french_as_a_chat_line(client: TestClient) -> None:
+    answer = client.post(
+        "/v1/gurps/quick-contest",
+        content=b"{nope",
+        headers={
+            "content-type": "application/json",
+            "accept": "text/plain",
+            "accept-language": "fr",
+        },
+    )
+    assert answer.status_code == 400
+    assert answer.text == "le corps de la requête n'est pas du JSON valide\n"
+
+
+def test_a_refused_round_keeps_its_errors_list_in_english(client: TestClient) -> None:
+    """A 422's `errors` are for programs: the same in every language."""
+    english_answer = client.post("/v1/gurps/quick-contest", json={"a": {}}).json()
+    german = client.post(
+        "/v1/gurps/quick-contest", json={"a": {}}, headers={"accept-language": "de"}
+    ).json()
+    assert german["errors"] == english_answer["errors"]
+    assert (
+        german["type"] == english_answer["type"] == "https://arbiter.example/problems/invalid-input"
+    )
+    assert german["title"] == "Ungültige Eingabe"
+
+
+# --- sessions ----------------------------------------------------------------------------------
+
+ARM_WRESTLE = {
+    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+    "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+}
+#: Lydia's 17 + 2 = 19 against the Ogre's 8 + 6 = 14: she pushes her DS up by 5.
+ROUND_ONE = {
+    "en": "Round 1: Lydia beats Ogre by 5: Lydia's DS rises to 5 (Lydia 5, Ogre 0; Lydia leads).",
+    "de": "Runde 1: Lydia schlägt Ogre um 5: der EG von Lydia steigt auf 5 (Lydia 5, Ogre 0; "
+    "Lydia führt).",
+    "fr": "Round 1 : Lydia bat Ogre de 5 : le DR de Lydia monte à 5 (Lydia 5, Ogre 0 ; Lydia "
+    "mène).",
+    "es": "Asalto 1: Lydia vence a Ogre por 5: el GE de Lydia sube a 5 (Lydia 5, Ogre 0; Lydia "
+    "va en cabeza).",
+    "pt-BR": "Rodada 1: Lydia vence Ogre por 5: o GS de Lydia sobe para 5 (Lydia 5, Ogre 0; "
+    "Lydia lidera).",
+}
+
+
+@pytest.mark.parametrize("language", list(ROUND_ONE))
+def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
+    store_client: TestClient, language: str
+) -> None:
+    created = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE).json()
+    gm = {"authorization": f"Bearer {created['tokens']['gm']}"}
+    played = store_client.post(
+        f"/v1/arm-wrestles/{created['id']}/rounds",
+        json={"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}},
+        headers={**gm, "accept-language": language},
+    )
+    assert played.status_code == 200
+    assert played.json()["summary"] == played.json()["round"]["summary"] == ROUND_ONE[language]
+    stored = store_client.get(f"/v1/arm-wrestles/{created['id']}/rounds", headers=gm).json()
+    assert stored["rounds"][0]["summary"] == ROUND_ONE["en"]

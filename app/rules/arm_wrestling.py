@@ -437,7 +437,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     Raises `PhaseError` once the match is finished.
     """
     if state.finished:
-        raise PhaseError("the arm wrestle is already finished")
+        raise PhaseError(N_("the arm wrestle is already finished"))
     number = state.rounds_played + 1
     names = state.names
     fatigue, checks_made = _fatigue_checks(config, state, number, dice)

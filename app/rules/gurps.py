@@ -205,7 +205,7 @@ def regular_round(
 ) -> tuple[RegularState, RegularRound]:
     """Play one round of a regular contest (docs/rules.md#regular-contest)."""
     if state.finished:
-        raise PhaseError("the contest is finished")
+        raise PhaseError(N_("the contest is finished"))
     skill_a, skill_b = config.effective
     a = success_roll(skill_a, dice, who=config.a.name)
     b = success_roll(skill_b, dice, who=config.b.name)

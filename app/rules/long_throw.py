@@ -679,7 +679,7 @@ def precision_series(
     """Throw one series (docs/rules.md#long-throw-variants): if anyone hits, everyone who missed is
     out."""
     if state.finished:
-        raise PhaseError("the precision competition is finished")
+        raise PhaseError(N_("the precision competition is finished"))
     number = state.series_played + 1
     increments = target_increments(number)
     by_name = {a.thrower.name: a for a in config.assessments}

@@ -91,6 +91,7 @@ from typing import Final, Literal
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.messages import N_
 from app.rules.text import name_key
 from app.rules.violations import Violations
 
@@ -942,7 +943,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     `run_increment`. Forfeited competitors are listed with their standing and no checks.
     """
     if is_finished(state):
-        raise PhaseError("the race is finished")
+        raise PhaseError(N_("the race is finished"))
     config, index, increment, mounted_raced = _next_increment(config, state)
     ds, standing = dict(state.ds), dict(state.standing)
     damage, flags = dict(state.damage), dict(state.flags)

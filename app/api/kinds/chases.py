@@ -63,7 +63,7 @@ from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import Message, untranslated
+from app.rules.messages import N_, Message, untranslated
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -155,7 +155,7 @@ async def odds_at_choices(
     is (its dice unknown), the increments after it on the body's terrain (else the option's
     own) under its policy; an option the round would refuse is refused, located in it."""
     if rules.is_finished(state):
-        raise PhaseError("the chase is over")
+        raise PhaseError(N_("the chase is over"))
     asked: list[tuple[str, ChaseRound, rules.RoundInput, rules.Terrain]] = []
     for index, option in enumerate(body.options):
         where = ("options", index, "move")

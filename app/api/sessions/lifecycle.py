@@ -102,7 +102,7 @@ from app.rules.dice import (
     session_round_rng,
 )
 from app.rules.errors import Loc, RulesError
-from app.rules.messages import Message, english, m
+from app.rules.messages import N_, Message, english, m
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
@@ -233,7 +233,7 @@ Mutation = Callable[
 
 def gm_only(role: Role, _record: SessionRecord) -> None:
     if not role.is_gm:
-        raise Forbidden("only the GM's token may do this")
+        raise Forbidden(N_("only the GM's token may do this"))
 
 
 def require_active(record: SessionRecord, what: str = "the contest") -> None:
@@ -358,7 +358,7 @@ async def mutate(
         else:
             break
     else:
-        raise Conflict("the session is changing too fast to apply this; retry")
+        raise Conflict(N_("the session is changing too fast to apply this; retry"))
     _announce(request, kind, session_id, applied.effects, applied.answer)
     return answer_response(request, applied.answer)
 
@@ -397,7 +397,7 @@ async def settle_in(app: FastAPI, kind: AnyKind, session_id: str) -> bool:
     plays it; the others find it played and do nothing."""
     store: Store | None = getattr(app.state, "store", None)
     if store is None:
-        raise ServiceUnavailable("the session store is not configured")
+        raise ServiceUnavailable(N_("the session store is not configured"))
 
     async def transaction(connection: Transaction) -> Applied | None:
         record = await repository.get_session(connection, session_id, kind.path, lock=True)
@@ -423,7 +423,7 @@ def collecting_of(record: SessionRecord) -> dict[str, Any]:
     """The round waiting for dice, or 409."""
     waiting = pending.collecting(record)
     if waiting is None:
-        raise Conflict("no round is waiting for dice")
+        raise Conflict(N_("no round is waiting for dice"))
     return waiting
 
 
@@ -851,7 +851,7 @@ async def play_round(
             body.value.check_collecting()
         require_active(record)
         if pending.collecting(record) is not None:
-            raise Conflict("a round is waiting for dice: it plays once they are in")
+            raise Conflict(N_("a round is waiting for dice: it plays once they are in"))
         if getattr(body.value, "collect", False):
             return open_collecting(kind, record, body.value, opened_at)
         config, state = load_session(kind, record.config, record.state, record.id)
@@ -868,13 +868,13 @@ def open_collecting(
 ) -> Change[Any]:
     """The next round, waiting for every seat's dice until `deadline_seconds` from `now`."""
     if not record.seat_token_hashes:
-        raise Conflict("only a session created with seats collects its players' dice")
+        raise Conflict(N_("only a session created with seats collects its players' dice"))
     if getattr(body, "rolls", None):
         raise RulesError("a round that collects dice takes none from the GM", ("rolls",))
     config, state = load_session(kind, record.config, record.state, record.id)
     seated = [name for name in kind.rolling(config, state) if name in record.seat_token_hashes]
     if not seated:
-        raise Conflict("no seat rolls in the next round: the GM plays it")
+        raise Conflict(N_("no seat rolls in the next round: the GM plays it"))
     waiting = pending.opened(
         record.rounds_played + 1,
         seated,
@@ -924,7 +924,7 @@ async def resolve(
             raise empty
         require_active(record)
         if pending.collecting(record) is not None:
-            raise Conflict("a round is waiting for dice: it plays once they are in")
+            raise Conflict(N_("a round is waiting for dice: it plays once they are in"))
         config, state = load_session(kind, record.config, record.state, record.id)
         move_body = body.value if body is not None else None
         state, played, recent = await play_to_the_end(kind, config, state, record, move_body)
