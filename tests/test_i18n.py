@@ -340,3 +340,19 @@ def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
     assert played.json()["summary"] == played.json()["round"]["summary"] == ROUND_ONE[language]
     stored = store_client.get(f"/v1/arm-wrestles/{created['id']}/rounds", headers=gm).json()
     assert stored["rounds"][0]["summary"] == ROUND_ONE["en"]
+
+
+# --- the reviewer's table ----------------------------------------------------------------------
+
+
+def test_the_reviewers_table_is_what_the_service_answers(client: TestClient) -> None:
+    """docs/languages.md's table (scripts/languages.py) holds each one-shot kind's worked
+    example in every language, as the service answers it now."""
+    spec = importlib.util.spec_from_file_location("languages", ROOT / "scripts" / "languages.py")
+    assert spec is not None
+    assert spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    written = script.table(client)
+    assert written.count("\n| `/v1/") == 7 * len(i18n.LANGUAGES)
+    assert script.committed_table((ROOT / "docs" / "languages.md").read_text()) == written
