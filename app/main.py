@@ -18,6 +18,7 @@ from app.api.contract import declare_contract
 from app.api.docs import install_docs
 from app.api.kinds import AnyKind
 from app.api.kinds.registry import KINDS
+from app.api.languages import install_languages
 from app.api.odds import routes as odds_routes
 from app.api.odds import worker as odds_worker
 from app.api.oneshots import cairn, d20, groups, gurps, long_throws, notation
@@ -162,6 +163,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
     verifiable.configure(verifiable.dice_key_for(settings), offered=settings.verifiable_dice)
     install_docs(app)
     install_table(app)
+    install_languages(app)
     # Every route is built now (an included route is built again as its router includes
     # it), so a LeanRoute refuses what it cannot serve when the app is made.
     router.reindex()

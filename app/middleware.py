@@ -329,8 +329,9 @@ def language_headers(
     headers: list[tuple[bytes, bytes]], language: str, path: str
 ) -> list[tuple[bytes, bytes]]:
     """An answer whose text is in the request's language says which (`Content-Language`), and
-    that it varies with `Accept-Language` (added to its `Vary`)."""
-    if path.startswith(UNWORDED_PATHS):
+    that it varies with `Accept-Language` (added to its `Vary`); one that names its language
+    itself (the table page's strings, by their path) is left as it is."""
+    if path.startswith(UNWORDED_PATHS) or any(name == b"content-language" for name, _ in headers):
         return headers
     content_type = next((value for name, value in headers if name == b"content-type"), None)
     if content_type is None or not content_type.startswith(WORDED_TYPES):

@@ -319,17 +319,25 @@ def extract(into: Path = LOCALE) -> None:
     common = ["-F", "babel.cfg", "--no-default-keywords", *keywords, "--sort-by-file"]
     common += ["--project=Arbiter", "--copyright-holder=Arbiter", "--no-wrap"]
     # babel.cfg's patterns are paths from the directory walked (here, the clone's root).
-    ignored = "--ignore-dirs=.* _* assets node_modules var"
+    ignored = "--ignore-dirs=.* _* assets locale node_modules var"
     pybabel("extract", *common, ignored, "-o", into / "arbiter.pot", ".")
     # Files named one by one are matched by their path from here.
-    pages = sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("app/table/assets/*.js"))
+    pages = sorted(
+        str(path.relative_to(ROOT))
+        for pattern in ("app/table/assets/*.js", "app/locale/*.js")
+        for path in ROOT.glob(pattern)
+    )
     pybabel("extract", *common, "-o", into / "table.pot", *pages)
 
 
 def update() -> None:
-    """Each language's catalogs from the templates (new messages empty, changed ones fuzzy)."""
+    """Each language's catalogs from the templates (new messages empty, changed ones fuzzy,
+    those the code no longer has dropped)."""
     for domain in DOMAINS:
-        pybabel("update", "--no-wrap", "-D", domain, "-i", LOCALE / f"{domain}.pot", "-d", LOCALE)
+        template = LOCALE / f"{domain}.pot"
+        pybabel(
+            "update", "--no-wrap", "--ignore-obsolete", "-D", domain, "-i", template, "-d", LOCALE
+        )
 
 
 def compile_catalogs() -> None:

@@ -356,3 +356,29 @@ def test_the_reviewers_table_is_what_the_service_answers(client: TestClient) -> 
     written = script.table(client)
     assert written.count("\n| `/v1/") == 7 * len(i18n.LANGUAGES)
     assert script.committed_table((ROOT / "docs" / "languages.md").read_text()) == written
+
+
+# --- the table page's strings ------------------------------------------------------------------
+
+
+def test_the_table_pages_strings_in_german(client: TestClient) -> None:
+    """A string the page shows today, from its compiled catalog; revalidated by its ETag."""
+    answer = client.get("/table/messages/de.json")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["content-language"] == "de"
+    assert answer.json()["Create the session"] == "Sitzung erstellen"
+    assert answer.json()["Play the round"] == "Runde spielen"
+    again = client.get("/table/messages/de.json", headers={"if-none-match": answer.headers["etag"]})
+    assert again.status_code == 304
+    assert again.content == b""
+
+
+def test_the_table_pages_strings_by_tag(client: TestClient) -> None:
+    portuguese = client.get("/table/messages/pt-BR.json")
+    assert portuguese.json()["Check the dice"] == "Verificar os dados"
+    assert client.get("/table/messages/pt_br.json").json() == portuguese.json()
+    assert client.get("/table/messages/en.json").json() == {}
+    missing = client.get("/table/messages/xx.json")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
