@@ -325,6 +325,16 @@ ROUND_ONE = {
 }
 
 
+#: The session's own summary after it, worked out from its state in every language.
+SESSION_AFTER_ROUND_ONE = {
+    "en": "Arm wrestle Lydia vs Ogre: DS Lydia 5, Ogre 0 (target 20).",
+    "de": "Armdrücken Lydia gegen Ogre: EG Lydia 5, Ogre 0 (Ziel 20).",
+    "fr": "Bras de fer Lydia contre Ogre : DR Lydia 5, Ogre 0 (objectif 20).",
+    "es": "Pulso Lydia contra Ogre: GE Lydia 5, Ogre 0 (objetivo 20).",
+    "pt-BR": "Queda de braço Lydia contra Ogre: GS Lydia 5, Ogre 0 (meta 20).",
+}
+
+
 @pytest.mark.parametrize("language", list(ROUND_ONE))
 def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
     store_client: TestClient, language: str
@@ -340,6 +350,11 @@ def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
     assert played.json()["summary"] == played.json()["round"]["summary"] == ROUND_ONE[language]
     stored = store_client.get(f"/v1/arm-wrestles/{created['id']}/rounds", headers=gm).json()
     assert stored["rounds"][0]["summary"] == ROUND_ONE["en"]
+    session = store_client.get(
+        f"/v1/arm-wrestles/{created['id']}", headers={**gm, "accept-language": language}
+    ).json()
+    assert session["summary"] == SESSION_AFTER_ROUND_ONE[language]
+    assert played.json()["session"]["summary"] == SESSION_AFTER_ROUND_ONE[language]
 
 
 # --- the reviewer's table ----------------------------------------------------------------------

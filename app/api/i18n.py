@@ -14,8 +14,9 @@ the table page's strings, each compiled beside it (`.mo`, committed).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar, Token
 from pathlib import Path
 from typing import Final
@@ -117,6 +118,17 @@ def use(tag: str) -> Token[str]:
 
 def reset(token: Token[str]) -> None:
     _LANGUAGE.reset(token)
+
+
+@contextlib.contextmanager
+def speaking(tag: str) -> Iterator[None]:
+    """`tag` as this task's language within the block (a live event's English, built in
+    the task of a request asking for another)."""
+    token = _LANGUAGE.set(tag)
+    try:
+        yield
+    finally:
+        _LANGUAGE.reset(token)
 
 
 def current() -> str:

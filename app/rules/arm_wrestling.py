@@ -47,6 +47,8 @@ Variant = Literal["standard", "spikes", "psychic", "mental"]
 #: The variants whose match may name `loser_damage` (docs/rules.md#arm-wrestling-variants).
 LOSER_DAMAGE_VARIANTS: Final[tuple[Variant, ...]] = ("mental", "psychic")
 Reason = Literal["target", "fatigue", "draw", "max_rounds"]
+#: The reasons' words, as a session's summary shows them (`term`).
+REASON_WORDS: Final = (N_("target"), N_("fatigue"), N_("draw"), N_("max_rounds"))
 Effect = Literal["strained-arm", "injured-hand", "damage"]
 
 VARIANTS: Final[tuple[Variant, ...]] = get_args(Variant)

@@ -238,7 +238,7 @@ class ContestKind(Protocol[ConfigT, StateT]):
         """The session's `state` as shown (a `schemas.state`): never a sealed secret."""
         ...
 
-    def describe(self, config: ConfigT, state: StateT) -> str | None:
+    def describe(self, config: ConfigT, state: StateT) -> str | Message | None:
         """The session's one-line `summary`, or None for none."""
         ...
 

@@ -552,6 +552,17 @@ async def _store(
         if change.event_answer is None
         else orjson.dumps(postable(dict(change.event_answer(updated))))
     )
+    if i18n.current() != i18n.DEFAULT:
+        # The answer is in the request's language; its live event, in English for every
+        # stream, as the round it stores (docs/languages.md).
+        with i18n.speaking(i18n.DEFAULT):
+            if change.event_answer is not None:
+                event_shown = change.event_answer(updated)
+            elif change.answer is not None:
+                event_shown = change.answer(updated)[1]
+            else:
+                event_shown = {"session": session_answer(kind, updated)}
+        event_body = orjson.dumps(postable(dict(event_shown)))
     return Applied(
         answer,
         Effects(
