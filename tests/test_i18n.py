@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import orjson
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
@@ -397,3 +398,35 @@ def test_the_table_pages_strings_by_tag(client: TestClient) -> None:
     missing = client.get("/table/messages/xx.json")
     assert missing.status_code == 404
     assert missing.headers["content-type"] == "application/problem+json"
+
+
+def test_a_round_played_in_german_is_announced_in_english(
+    store_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every stream (and webhook) of the session gets the round as stored, in English, the
+    session's summary too, whatever language the request that played it asked for."""
+    from app.api.sessions import lifecycle
+
+    announced: list[tuple[str, bytes]] = []
+
+    def publish(_app: Any, _session_id: str, _version: int, name: str, data: bytes) -> None:
+        announced.append((name, data))
+
+    monkeypatch.setattr(lifecycle, "publish", publish)
+    created = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE).json()
+    played = store_client.post(
+        f"/v1/arm-wrestles/{created['id']}/rounds",
+        json={"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}},
+        headers={"authorization": f"Bearer {created['tokens']['gm']}", "accept-language": "de"},
+    )
+    assert played.json()["summary"] == ROUND_ONE["de"]
+    [data] = [data for name, data in announced if name == "round"]
+    event = orjson.loads(data)
+    assert event["summary"] == event["round"]["summary"] == ROUND_ONE["en"]
+    assert event["session"]["summary"] == SESSION_AFTER_ROUND_ONE["en"]
+    assert {**event, "summary": None, "round": None, "session": None} == {
+        **played.json(),
+        "summary": None,
+        "round": None,
+        "session": None,
+    }
