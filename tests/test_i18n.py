@@ -430,3 +430,31 @@ def test_a_round_played_in_german_is_announced_in_english(
         "round": None,
         "session": None,
     }
+
+
+#: tests/api/test_races_api.py's dash: Ann (speed 30) checks 12, Bob 3, in each language.
+DASH_ROUND_ONE = {
+    "en": "Round 1: Increment 1/2 (strength): Ann +18 (DS 18); Bob +3 (DS 3).",
+    "de": "Runde 1: Abschnitt 1/2 (strength): Ann +18 (EG 18); Bob +3 (EG 3).",
+    "fr": "Round 1 : Palier 1/2 (strength) : Ann +18 (DR 18); Bob +3 (DR 3).",
+    "es": "Asalto 1: Tramo 1/2 (strength): Ann +18 (GE 18); Bob +3 (GE 3).",
+    "pt-BR": "Rodada 1: Incremento 1/2 (strength): Ann +18 (GS 18); Bob +3 (GS 3).",
+}
+
+
+@pytest.mark.parametrize("language", list(DASH_ROUND_ONE))
+def test_a_race_round_in_each_language(store_client: TestClient, language: str) -> None:
+    created = store_client.post(
+        "/v1/races",
+        json={
+            "course": "dash",
+            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
+        },
+    ).json()
+    played = store_client.post(
+        f"/v1/races/{created['id']}/rounds",
+        json={"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}},
+        headers={"authorization": f"Bearer {created['tokens']['gm']}", "accept-language": language},
+    )
+    assert played.status_code == 200, played.text
+    assert played.json()["summary"] == DASH_ROUND_ONE[language]

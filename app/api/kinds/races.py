@@ -60,7 +60,7 @@ from app.rules import races as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
-from app.rules.messages import N_, Message, untranslated
+from app.rules.messages import N_, Message
 from app.rules.races import CheckRecord, CompetitorRound
 from app.store.repository import SessionRecord
 
@@ -275,7 +275,7 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     def round_summary(
         self, config: rules.Config, state: rules.State, played: rules.Round
     ) -> Message:
-        return untranslated(rules.round_summary(config, state, played))
+        return rules.round_message(config, state, played)
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         router = kind_router(self)
