@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from fastapi import FastAPI, Request
@@ -17,7 +17,7 @@ from starlette.responses import Response
 from app.api import i18n
 from app.api.answers.formats import error_message, plain, preferred_form
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_
+from app.rules.messages import N_, Message, m, term
 from app.store.database import Unavailable
 
 log = logging.getLogger("arbiter")
@@ -45,12 +45,17 @@ class ApiError(Exception):
         errors: Sequence[dict[str, Any]] | None = None,
         omitted: int = 0,
         headers: dict[str, str] | None = None,
+        said: Message | None = None,
     ) -> None:
-        """`omitted`: errors found beyond those in `errors` (which is cut to `MAX_ERRORS`)."""
+        """`omitted`: errors found beyond those in `errors` (which is cut to `MAX_ERRORS`);
+        `said`: the detail as a message, when it is built of parts (docs/languages.md)."""
         listed = list(errors[:MAX_ERRORS]) if errors else None
         self.omitted = omitted + (len(errors) - len(listed) if errors and listed else 0)
         if self.omitted:
+            if said is not None:
+                said = m("{detail} (and {count} more errors)", detail=said, count=self.omitted)
             detail = f"{detail or self.title} (and {self.omitted} more errors)"
+        self.said = said
         super().__init__(detail or self.title)
         self.detail = detail or self.title
         self.errors = listed
@@ -174,11 +179,17 @@ def problem_response(
     return Response(orjson.dumps(body), status, headers=headers, media_type=PROBLEM_JSON)
 
 
+def detail_of(exc: ApiError) -> str:
+    """The error's detail in the request's language: its message's, else its fixed sentence's
+    (translated by `problem_response`), else as written."""
+    return exc.detail if exc.said is None else i18n.said(exc.said)
+
+
 def api_error_response(exc: ApiError) -> Response:
     return problem_response(
         exc.status,
         exc.title,
-        exc.detail,
+        detail_of(exc),
         slug=exc.slug,
         errors=exc.errors,
         errors_omitted=exc.omitted,
@@ -203,7 +214,12 @@ def invalid_input(errors: Sequence[Mapping[str, Any]], prefix: str = "") -> ApiE
         out.append({"loc": loc, "msg": str(error.get("msg", "invalid"))})
     if not out:
         out = [{"loc": [prefix] if prefix else [], "msg": "invalid input"}]
-    return InvalidInput(_first_message(out), errors=out, omitted=max(0, len(errors) - MAX_ERRORS))
+    return InvalidInput(
+        _first_message(out),
+        errors=out,
+        omitted=max(0, len(errors) - MAX_ERRORS),
+        said=_first_said(out),
+    )
 
 
 def invalid_input_from_validation(exc: ValidationError, prefix: str = "body") -> ApiError:
@@ -231,6 +247,29 @@ def _first_message(errors: Sequence[dict[str, Any]]) -> str:
     return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
+#: pydantic's messages that name no value, as a 422's detail shows them in another language
+#: (its `errors` keep pydantic's own words).
+PYDANTIC_WORDS: Final = (
+    N_("Field required"),
+    N_("Extra inputs are not permitted"),
+    N_("Input should be a valid integer"),
+    N_("Input should be a valid integer, unable to parse string as an integer"),
+    N_("Input should be a valid string"),
+    N_("Input should be a valid boolean"),
+    N_("Input should be a valid list"),
+    N_("Input should be a valid dictionary"),
+    N_("Input should be a valid number"),
+    N_("Input should be a valid dictionary or instance of Model"),
+)
+
+
+def _first_said(errors: Sequence[dict[str, Any]]) -> Message:
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"])
+    said = term(str(first["msg"]))
+    return m("{where}: {msg}", where=where, msg=said) if where else said
+
+
 def method_not_allowed(request: Request, allow: str | None = None) -> ApiError:
     """A 405 whose `Allow` names every method served at the request's path: the router's
     `allowed_methods` (app/api/routing.py; Starlette's own 405 names one route's), and those
@@ -254,7 +293,7 @@ def error_answer(request: Request, exc: ApiError) -> Response:
         return api_error_response(exc)
     media_type = "text/plain; charset=utf-8" if form == "text" else "text/markdown; charset=utf-8"
     return Response(
-        error_message(form, i18n.gettext(exc.detail)),
+        error_message(form, i18n.gettext(detail_of(exc))),
         exc.status,
         headers={**(exc.headers or {}), "Vary": "Accept"},
         media_type=media_type,

@@ -304,6 +304,8 @@ def test_a_refused_round_keeps_its_errors_list_in_english(client: TestClient) ->
         german["type"] == english_answer["type"] == "https://arbiter.example/problems/invalid-input"
     )
     assert german["title"] == "Ungültige Eingabe"
+    assert english_answer["detail"] == "body.a.name: Field required"
+    assert german["detail"] == "body.a.name: Pflichtfeld fehlt"
 
 
 # --- sessions ----------------------------------------------------------------------------------
