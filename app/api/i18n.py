@@ -37,6 +37,8 @@ LOCALE_DIR: Final = Path(__file__).resolve().parents[1] / "locale"
 #: The service's messages (summaries, problem details) and the table page's strings.
 DOMAIN: Final = "arbiter"
 TABLE_DOMAIN: Final = "table"
+#: The numbers each language keeps written (then starts again).
+NUMBERS_KEPT: Final = 4096
 #: The most ranges of one Accept-Language header looked at (a longer header is cut there).
 MAX_RANGES: Final = 16
 
@@ -145,6 +147,10 @@ class Catalog:
         self.translations: NullTranslations = Translations.load(
             LOCALE_DIR, [locale_name(tag)], DOMAIN
         )
+        # Babel works a number's pattern out again on every call (a tenth of a millisecond
+        # for a summary's numbers); a summary's numbers are few and small, and come again.
+        self.numbers: dict[int, str] = {}
+        self.signed_numbers: dict[int, str] = {}
 
     def gettext(self, message: str) -> str:
         return self.translations.gettext(message)
@@ -153,10 +159,21 @@ class Catalog:
         return self.translations.ngettext(singular, plural, count)
 
     def number(self, value: int) -> str:
-        return format_decimal(value, locale=self.locale)
+        shown = self.numbers.get(value)
+        if shown is None:
+            if len(self.numbers) >= NUMBERS_KEPT:
+                self.numbers.clear()
+            shown = self.numbers[value] = format_decimal(value, locale=self.locale)
+        return shown
 
     def signed(self, value: int) -> str:
-        return format_decimal(value, format="+#,##0;-#,##0", locale=self.locale)
+        shown = self.signed_numbers.get(value)
+        if shown is None:
+            if len(self.signed_numbers) >= NUMBERS_KEPT:
+                self.signed_numbers.clear()
+            shown = format_decimal(value, format="+#,##0;-#,##0", locale=self.locale)
+            self.signed_numbers[value] = shown
+        return shown
 
     def listing(self, items: Sequence[str], joiner: Joiner) -> str:
         if joiner in ("and", "and-each"):
