@@ -438,7 +438,7 @@ def test_a_round_played_in_german_is_announced_in_english(
 DASH_ROUND_ONE = {
     "en": "Round 1: Increment 1/2 (strength): Ann +18 (DS 18); Bob +3 (DS 3).",
     "de": "Runde 1: Abschnitt 1/2 (strength): Ann +18 (EG 18); Bob +3 (EG 3).",
-    "fr": "Round 1 : Palier 1/2 (strength) : Ann +18 (DR 18); Bob +3 (DR 3).",
+    "fr": "Round 1 : Palier 1/2 (strength) : Ann +18 (DR 18) ; Bob +3 (DR 3).",
     "es": "Asalto 1: Tramo 1/2 (strength): Ann +18 (GE 18); Bob +3 (GE 3).",
     "pt-BR": "Rodada 1: Incremento 1/2 (strength): Ann +18 (GS 18); Bob +3 (GS 3).",
 }
