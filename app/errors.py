@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from fastapi import FastAPI, Request
@@ -14,8 +14,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from app.api import i18n
 from app.api.answers.formats import error_message, plain, preferred_form
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import N_, Message, m, term
 from app.store.database import Unavailable
 
 log = logging.getLogger("arbiter")
@@ -33,7 +35,7 @@ class ApiError(Exception):
     """An error with an HTTP status; subclasses name the cases of docs/api.md#errors."""
 
     status: int = 500
-    title: str = "Internal Server Error"
+    title: str = N_("Internal Server Error")
     slug: str = "internal"
 
     def __init__(
@@ -43,12 +45,17 @@ class ApiError(Exception):
         errors: Sequence[dict[str, Any]] | None = None,
         omitted: int = 0,
         headers: dict[str, str] | None = None,
+        said: Message | None = None,
     ) -> None:
-        """`omitted`: errors found beyond those in `errors` (which is cut to `MAX_ERRORS`)."""
+        """`omitted`: errors found beyond those in `errors` (which is cut to `MAX_ERRORS`);
+        `said`: the detail as a message, when it is built of parts (docs/languages.md)."""
         listed = list(errors[:MAX_ERRORS]) if errors else None
         self.omitted = omitted + (len(errors) - len(listed) if errors and listed else 0)
         if self.omitted:
+            if said is not None:
+                said = m("{detail} (and {count} more errors)", detail=said, count=self.omitted)
             detail = f"{detail or self.title} (and {self.omitted} more errors)"
+        self.said = said
         super().__init__(detail or self.title)
         self.detail = detail or self.title
         self.errors = listed
@@ -56,54 +63,54 @@ class ApiError(Exception):
 
 
 class MalformedJson(ApiError):
-    status, title, slug = 400, "Malformed JSON", "malformed-json"
+    status, title, slug = 400, N_("Malformed JSON"), "malformed-json"
 
 
 class Unauthorized(ApiError):
-    status, title, slug = 401, "Unauthorized", "unauthorized"
+    status, title, slug = 401, N_("Unauthorized"), "unauthorized"
 
     def __init__(self, detail: str | None = None) -> None:
         super().__init__(detail, headers={"WWW-Authenticate": "Bearer"})
 
 
 class Forbidden(ApiError):
-    status, title, slug = 403, "Forbidden", "forbidden"
+    status, title, slug = 403, N_("Forbidden"), "forbidden"
 
 
 class NotFound(ApiError):
-    status, title, slug = 404, "Not Found", "not-found"
+    status, title, slug = 404, N_("Not Found"), "not-found"
 
 
 class MethodNotAllowed(ApiError):
-    status, title, slug = 405, "Method Not Allowed", "method-not-allowed"
+    status, title, slug = 405, N_("Method Not Allowed"), "method-not-allowed"
 
 
 class Conflict(ApiError):
-    status, title, slug = 409, "Conflict", "conflict"
+    status, title, slug = 409, N_("Conflict"), "conflict"
 
 
 class PreconditionFailed(ApiError):
-    status, title, slug = 412, "Precondition Failed", "precondition-failed"
+    status, title, slug = 412, N_("Precondition Failed"), "precondition-failed"
 
 
 class RequestTimeout(ApiError):
-    status, title, slug = 408, "Request Timeout", "request-timeout"
+    status, title, slug = 408, N_("Request Timeout"), "request-timeout"
 
 
 class PayloadTooLarge(ApiError):
-    status, title, slug = 413, "Payload Too Large", "payload-too-large"
+    status, title, slug = 413, N_("Payload Too Large"), "payload-too-large"
 
 
 class UnsupportedMediaType(ApiError):
-    status, title, slug = 415, "Unsupported Media Type", "unsupported-media-type"
+    status, title, slug = 415, N_("Unsupported Media Type"), "unsupported-media-type"
 
 
 class InvalidInput(ApiError):
-    status, title, slug = 422, "Invalid input", "invalid-input"
+    status, title, slug = 422, N_("Invalid input"), "invalid-input"
 
 
 class TooManyRequests(ApiError):
-    status, title, slug = 429, "Too Many Requests", "rate-limited"
+    status, title, slug = 429, N_("Too Many Requests"), "rate-limited"
 
 
 class TooManyStreams(TooManyRequests):
@@ -119,7 +126,7 @@ class TooManyStreams(TooManyRequests):
 class ServiceUnavailable(ApiError):
     """503, always with `Retry-After`: the condition is expected to pass."""
 
-    status, title, slug = 503, "Service Unavailable", "unavailable"
+    status, title, slug = 503, N_("Service Unavailable"), "unavailable"
 
     def __init__(
         self, detail: str | None = None, *, retry_after: int = RETRY_AFTER_SECONDS
@@ -130,20 +137,20 @@ class ServiceUnavailable(ApiError):
 class OddsBusy(ServiceUnavailable):
     """503: the odds worker has as many questions waiting as it takes (`odds_queue_limit`)."""
 
-    title, slug = "Odds Worker Busy", "odds-busy"
+    title, slug = N_("Odds Worker Busy"), "odds-busy"
 
 
 class OddsLate(ServiceUnavailable):
     """503: an odds question not answered within its deadline (`odds_deadline_seconds`)."""
 
-    title, slug = "Odds Past Their Deadline", "odds-late"
+    title, slug = N_("Odds Past Their Deadline"), "odds-late"
 
 
 class ClientClosedRequest(ApiError):
     """The client went away before its request was read: nobody receives this answer, but
     access logs and metrics see 499 (as nginx names it), not a server error."""
 
-    status, title, slug = 499, "Client Closed Request", "client-closed-request"
+    status, title, slug = 499, N_("Client Closed Request"), "client-closed-request"
 
 
 def problem_response(
@@ -158,10 +165,12 @@ def problem_response(
 ) -> Response:
     body: dict[str, Any] = {
         "type": TYPE_BASE + slug,
-        "title": title,
+        # In the request's language when the catalogs hold them (docs/languages.md); `type`
+        # and `errors` never change with it.
+        "title": i18n.gettext(title),
         "status": status,
         # A caller's name in it is postable as it is: one line, no mentions.
-        "detail": plain(detail),
+        "detail": plain(i18n.gettext(detail)),
     }
     if errors is not None:
         body["errors"] = list(errors)
@@ -170,11 +179,17 @@ def problem_response(
     return Response(orjson.dumps(body), status, headers=headers, media_type=PROBLEM_JSON)
 
 
+def detail_of(exc: ApiError) -> str:
+    """The error's detail in the request's language: its message's, else its fixed sentence's
+    (translated by `problem_response`), else as written."""
+    return exc.detail if exc.said is None else i18n.said(exc.said)
+
+
 def api_error_response(exc: ApiError) -> Response:
     return problem_response(
         exc.status,
         exc.title,
-        exc.detail,
+        detail_of(exc),
         slug=exc.slug,
         errors=exc.errors,
         errors_omitted=exc.omitted,
@@ -190,7 +205,7 @@ def invalid_input(errors: Sequence[Mapping[str, Any]], prefix: str = "") -> ApiE
     """pydantic's errors as a 422 listing docs/api.md#errors (input values left
     out), the first `MAX_ERRORS` of them; 400 when the body was not JSON at all."""
     if errors and errors[0].get("type") == "json_invalid":
-        return MalformedJson("the request body is not valid JSON")
+        return MalformedJson(N_("the request body is not valid JSON"))
     out: list[dict[str, Any]] = []
     for error in errors[:MAX_ERRORS]:
         loc = _loc(error.get("loc", ()))
@@ -199,7 +214,12 @@ def invalid_input(errors: Sequence[Mapping[str, Any]], prefix: str = "") -> ApiE
         out.append({"loc": loc, "msg": str(error.get("msg", "invalid"))})
     if not out:
         out = [{"loc": [prefix] if prefix else [], "msg": "invalid input"}]
-    return InvalidInput(_first_message(out), errors=out, omitted=max(0, len(errors) - MAX_ERRORS))
+    return InvalidInput(
+        _first_message(out),
+        errors=out,
+        omitted=max(0, len(errors) - MAX_ERRORS),
+        said=_first_said(out),
+    )
 
 
 def invalid_input_from_validation(exc: ValidationError, prefix: str = "body") -> ApiError:
@@ -227,6 +247,29 @@ def _first_message(errors: Sequence[dict[str, Any]]) -> str:
     return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
+#: pydantic's messages that name no value, as a 422's detail shows them in another language
+#: (its `errors` keep pydantic's own words).
+PYDANTIC_WORDS: Final = (
+    N_("Field required"),
+    N_("Extra inputs are not permitted"),
+    N_("Input should be a valid integer"),
+    N_("Input should be a valid integer, unable to parse string as an integer"),
+    N_("Input should be a valid string"),
+    N_("Input should be a valid boolean"),
+    N_("Input should be a valid list"),
+    N_("Input should be a valid dictionary"),
+    N_("Input should be a valid number"),
+    N_("Input should be a valid dictionary or instance of Model"),
+)
+
+
+def _first_said(errors: Sequence[dict[str, Any]]) -> Message:
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"])
+    said = term(str(first["msg"]))
+    return m("{where}: {msg}", where=where, msg=said) if where else said
+
+
 def method_not_allowed(request: Request, allow: str | None = None) -> ApiError:
     """A 405 whose `Allow` names every method served at the request's path: the router's
     `allowed_methods` (app/api/routing.py; Starlette's own 405 names one route's), and those
@@ -250,7 +293,7 @@ def error_answer(request: Request, exc: ApiError) -> Response:
         return api_error_response(exc)
     media_type = "text/plain; charset=utf-8" if form == "text" else "text/markdown; charset=utf-8"
     return Response(
-        error_message(form, exc.detail),
+        error_message(form, i18n.gettext(detail_of(exc))),
         exc.status,
         headers={**(exc.headers or {}), "Vary": "Accept"},
         media_type=media_type,
@@ -281,7 +324,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_answer(request, ServiceUnavailable(str(exc), retry_after=exc.retry_after))
 
     async def on_client_disconnect(request: Request, _: Exception) -> Response:
-        return error_answer(request, ClientClosedRequest("the client closed the connection"))
+        return error_answer(request, ClientClosedRequest(N_("the client closed the connection")))
 
     async def on_http_exception(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
@@ -291,7 +334,7 @@ def install_error_handlers(app: FastAPI) -> None:
         titles = {404: NotFound, 405: MethodNotAllowed, 413: PayloadTooLarge}
         kind = titles.get(exc.status_code)
         if kind is not None:
-            detail = exc.detail if exc.status_code != 404 else "no such resource"
+            detail = exc.detail if exc.status_code != 404 else N_("no such resource")
             return error_answer(request, kind(str(detail), headers=dict(exc.headers or {})))
         other = ApiError(str(exc.detail), headers=dict(exc.headers or {}))
         other.status, other.title, other.slug = (
@@ -303,7 +346,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error", exc_info=exc)
-        return error_answer(request, ApiError("an unexpected error occurred; nothing was changed"))
+        return error_answer(
+            request, ApiError(N_("an unexpected error occurred; nothing was changed"))
+        )
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RulesError, on_rules_error)

@@ -19,6 +19,7 @@ from app.api.docs import install_docs
 from app.api.foundry import install_foundry
 from app.api.kinds import AnyKind
 from app.api.kinds.registry import KINDS
+from app.api.languages import install_languages
 from app.api.odds import routes as odds_routes
 from app.api.odds import worker as odds_worker
 from app.api.oneshots import cairn, d20, groups, gurps, long_throws, notation
@@ -164,6 +165,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
     install_docs(app)
     install_table(app)
     install_foundry(app)
+    install_languages(app)
     # Every route is built now (an included route is built again as its router includes
     # it), so a LeanRoute refuses what it cannot serve when the app is made.
     router.reindex()

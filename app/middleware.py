@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api import i18n
 from app.api.routing import route_template
 from app.errors import ApiError, PayloadTooLarge, TooManyRequests, api_error_response
 from app.observability import (
@@ -168,6 +169,7 @@ class Edge:
         request_id: bytes | None = None
         forwarded: bytes | None = None
         authorized = False
+        accept_language: bytes | None = None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = int(value) if value.isdigit() else -1
@@ -178,6 +180,8 @@ class Edge:
                 forwarded = value
             elif name == b"authorization":
                 authorized = True
+            elif name == b"accept-language":
+                accept_language = value
         if request_id is None:
             request_id = new_request_id()
         if self.proxies is not None:
@@ -187,6 +191,11 @@ class Edge:
                 if forwarded is not None:
                     scope["client"] = (self.proxies.client(peer[0], forwarded), 0)
         id_header = (b"x-request-id", request_id)
+        language = i18n.negotiate(
+            accept_language.decode("latin-1") if accept_language is not None else None,
+            i18n.query_language(scope.get("query_string", b"")),
+        )
+        language_token = i18n.use(language)
         seen = 0
         status = 0
         counted = False
@@ -227,8 +236,10 @@ class Edge:
             kind = message["type"]
             if kind == "http.response.start":
                 status = message["status"]
-                message["headers"] = guarded_headers(
-                    message.get("headers", ()), id_header, authorized
+                message["headers"] = language_headers(
+                    guarded_headers(message.get("headers", ()), id_header, authorized),
+                    language,
+                    scope["path"],
                 )
             elif kind == "http.response.body" and not message.get("more_body", False):
                 # Counted before the answer's last part leaves: whoever holds the whole
@@ -260,6 +271,7 @@ class Edge:
                 response = await self.unexpected(scope, exc)
                 await response(scope, receive, edge_send)
         finally:
+            i18n.reset(language_token)
             if not counted:
                 count()
 
@@ -296,6 +308,45 @@ def guarded_headers(
         found.append(NOSNIFF)
     if authorized and NO_STORE[0] not in names:
         found.append(NO_STORE)
+    return found
+
+
+#: The media types whose text is in the request's language (summaries, problem details, the
+#: table page); the paths whose answers are not (the OpenAPI contract and its pages stay
+#: English).
+WORDED_TYPES: Final = (
+    b"application/json",
+    b"application/problem+json",
+    b"text/plain",
+    b"text/markdown",
+    b"text/html",
+    b"text/event-stream",
+)
+UNWORDED_PATHS: Final = ("/openapi.json", "/docs", "/redoc", "/metrics")
+
+
+def language_headers(
+    headers: list[tuple[bytes, bytes]], language: str, path: str
+) -> list[tuple[bytes, bytes]]:
+    """An answer whose text is in the request's language says which (`Content-Language`), and
+    that it varies with `Accept-Language` (added to its `Vary`); one that names its language
+    itself (the table page's strings, by their path) is left as it is."""
+    if path.startswith(UNWORDED_PATHS) or any(name == b"content-language" for name, _ in headers):
+        return headers
+    content_type = next((value for name, value in headers if name == b"content-type"), None)
+    if content_type is None or not content_type.startswith(WORDED_TYPES):
+        return headers
+    found: list[tuple[bytes, bytes]] = []
+    varied = False
+    for name, value in headers:
+        if name.lower() == b"vary":
+            varied = True
+            if b"accept-language" not in value.lower() and value != b"*":
+                value += b", Accept-Language"
+        found.append((name, value))
+    if not varied:
+        found.append((b"vary", b"Accept-Language"))
+    found.append((b"content-language", language.encode()))
     return found
 
 

@@ -47,6 +47,13 @@ SERVERS: tuple[tuple[str, str, bool, str, object | None], ...] = (
     ("bare FastAPI GET /", "bench.bare:app", False, "/", None),
     ("quick contest", "app.main:create_app", True, "/v1/gurps/quick-contest", QUICK_CONTEST),
     (
+        "quick contest, in German",
+        "app.main:create_app",
+        True,
+        "/v1/gurps/quick-contest?lang=de",
+        QUICK_CONTEST,
+    ),
+    (
         "quick contest, no lean lane",
         "bench.instructions:app_without_lane",
         True,

@@ -10,6 +10,10 @@
     python3 scripts/dev.py bench     # benchmarks (bench/), not tests
     python3 scripts/dev.py failover [RUNS]   # the failover test RUNS times (1), with its
                                      # figures (needs pg_autoctl: see docs/reference.md)
+    python3 scripts/dev.py extract   # the message catalogs' templates (app/locale/*.pot)
+    python3 scripts/dev.py update    # each language's catalog (.po) from the templates
+    python3 scripts/dev.py compile   # each catalog compiled (.mo, committed beside it)
+    python3 scripts/dev.py init LANG # a new language's catalogs (docs/languages.md)
 
 The first command creates `.venv` and installs the pinned, hash-checked dependencies of
 `requirements.lock`; later runs reinstall only when the lock file changes.
@@ -295,6 +299,70 @@ def failover(extra: list[str]) -> None:
         )
 
 
+LOCALE = ROOT / "app" / "locale"
+#: The catalogs' domains: the service's messages (its Python) and the table page's strings.
+DOMAINS = ("arbiter", "table")
+#: The message keywords of extraction: a summary's sentence `m(template, ...)`, one with a
+#: plural `ng(singular, plural, count, ...)`, a word of the rules `N_(word)`, problem details
+#: `_(text)`; and in the table page's modules, `t(text, {...})`.
+KEYWORDS = ("m", "ng:1,2", "N_", "_", "t")
+
+
+def pybabel(*args: str | Path) -> None:
+    run(PYTHON, "-m", "babel.messages.frontend", *args)
+
+
+def extract(into: Path = LOCALE) -> None:
+    """The templates: `arbiter.pot` from app/ (the page's modules left out), `table.pot` from
+    the table page's modules (babel.cfg says which extractor reads which file)."""
+    keywords = [f"--keyword={keyword}" for keyword in KEYWORDS]
+    common = ["-F", "babel.cfg", "--no-default-keywords", *keywords, "--sort-by-file"]
+    common += ["--project=Arbiter", "--copyright-holder=Arbiter", "--no-wrap"]
+    # babel.cfg's patterns are paths from the directory walked (here, the clone's root).
+    ignored = "--ignore-dirs=.* _* assets locale node_modules var"
+    pybabel("extract", *common, ignored, "-o", into / "arbiter.pot", ".")
+    # Files named one by one are matched by their path from here.
+    pages = sorted(
+        str(path.relative_to(ROOT))
+        for pattern in ("app/table/assets/*.js", "app/locale/*.js")
+        for path in ROOT.glob(pattern)
+    )
+    pybabel("extract", *common, "-o", into / "table.pot", *pages)
+
+
+def update() -> None:
+    """Each language's catalogs from the templates (new messages empty, changed ones fuzzy,
+    those the code no longer has dropped)."""
+    for domain in DOMAINS:
+        template = LOCALE / f"{domain}.pot"
+        pybabel(
+            "update", "--no-wrap", "--ignore-obsolete", "-D", domain, "-i", template, "-d", LOCALE
+        )
+
+
+def compile_catalogs() -> None:
+    """Each catalog compiled (`.mo`), refusing fuzzy translations."""
+    for domain in DOMAINS:
+        pybabel("compile", "--statistics", "-D", domain, "-d", LOCALE)
+
+
+def init(language: str) -> None:
+    """A new language's catalogs, from the templates."""
+    for domain in DOMAINS:
+        pybabel(
+            "init",
+            "--no-wrap",
+            "-D",
+            domain,
+            "-i",
+            LOCALE / f"{domain}.pot",
+            "-d",
+            LOCALE,
+            "-l",
+            language.replace("-", "_"),
+        )
+
+
 def main() -> None:
     command, *extra = sys.argv[1:] or ["help"]
     if command in ("help", "-h", "--help"):
@@ -320,10 +388,19 @@ def main() -> None:
         bench(extra)
     elif command == "failover":
         failover(extra)
+    elif command == "extract":
+        extract()
+    elif command == "update":
+        update()
+    elif command == "compile":
+        compile_catalogs()
+    elif command == "init" and extra:
+        init(extra[0])
     else:
         sys.exit(
             f"unknown command {command!r}; "
-            "try: serve, start, test, check, lint, migrate, bench, failover"
+            "try: serve, start, test, check, lint, migrate, bench, failover, "
+            "extract, update, compile, init LANG"
         )
 
 

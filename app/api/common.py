@@ -26,6 +26,7 @@ from app.api.schemas.common import validate_json
 from app.errors import MalformedJson, UnsupportedMediaType, invalid_input_from_validation
 from app.rules.dice import Dice, Key, NotationRoller, Rng
 from app.rules.errors import Loc
+from app.rules.messages import N_
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -119,7 +120,9 @@ def parse_json(raw: bytes, model: type[ModelT]) -> ModelT:
     # words costs about a twentieth of the parse (`find`: `in` first tries the needle as an
     # int); only a body containing them is parsed a second time.
     if (raw.find(b"NaN") >= 0 or raw.find(b"Infinity") >= 0) and not is_strict_json(raw):
-        raise MalformedJson("the request body is not valid JSON (NaN and Infinity are not JSON)")
+        raise MalformedJson(
+            N_("the request body is not valid JSON (NaN and Infinity are not JSON)")
+        )
     try:
         return validate_json(model, raw or b"null")
     except ValidationError as exc:

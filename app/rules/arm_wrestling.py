@@ -39,6 +39,7 @@ from typing import Final, Literal, get_args
 from app.rules.common import CheckRoll
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import N_, Argument, Listing, Message, english, m, ng, term
 from app.rules.text import name_key
 from app.rules.violations import Violations
 
@@ -46,6 +47,8 @@ Variant = Literal["standard", "spikes", "psychic", "mental"]
 #: The variants whose match may name `loser_damage` (docs/rules.md#arm-wrestling-variants).
 LOSER_DAMAGE_VARIANTS: Final[tuple[Variant, ...]] = ("mental", "psychic")
 Reason = Literal["target", "fatigue", "draw", "max_rounds"]
+#: The reasons' words, as a session's summary shows them (`term`).
+REASON_WORDS: Final = (N_("target"), N_("fatigue"), N_("draw"), N_("max_rounds"))
 Effect = Literal["strained-arm", "injured-hand", "damage"]
 
 VARIANTS: Final[tuple[Variant, ...]] = get_args(Variant)
@@ -436,7 +439,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     Raises `PhaseError` once the match is finished.
     """
     if state.finished:
-        raise PhaseError("the arm wrestle is already finished")
+        raise PhaseError(N_("the arm wrestle is already finished"))
     number = state.rounds_played + 1
     names = state.names
     fatigue, checks_made = _fatigue_checks(config, state, number, dice)
@@ -545,60 +548,103 @@ def _end_on_fatigue(
 # --------------------------------------------------------------------------------------------
 
 
-def round_summary(config: Config, state_after: State, round: Round) -> str:
+#: The abilities of fatigue checks, as a summary shows them (`term`).
+ABILITY_WORDS: Final = (N_("Wisdom"), N_("Constitution"))
+
+
+def round_message(config: Config, state_after: State, round: Round) -> Message:
     """One line for a Discord bot, without the "Round N: " prefix the web layer adds.
 
     E.g. "Ogre beats Lydia by 8: Lydia's DS falls to -3 (Lydia -3, Ogre 0; Ogre leads)."
     """
-    parts: list[str] = []
+    parts: list[Message] = []
     if round.fatigue:
         ability = "Wisdom" if config.variant == "mental" else "Constitution"
-        parts.append(
-            f"{ability}: "
-            + "; ".join(
-                f"{check.name} {check.total} vs DC {check.dc}, "
-                + ("passes" if check.passed else "fails")
-                for check in round.fatigue
+        checks = [
+            m("{name} {total} vs DC {dc}, passes", name=check.name, total=check.total, dc=check.dc)
+            if check.passed
+            else m(
+                "{name} {total} vs DC {dc}, fails", name=check.name, total=check.total, dc=check.dc
             )
-            + "."
-        )
-    standing = ", ".join(f"{name} {ds}" for name, ds in round.ds)
-    leads = f"{round.leader} leads" if round.leader is not None else "nobody leads"
+            for check in round.fatigue
+        ]
+        parts.append(m("{ability}: {checks}.", ability=term(ability), checks=Listing(checks, "; ")))
+    standing = Listing([m("{name} {ds}", name=name, ds=ds) for name, ds in round.ds])
+    leads = m("{name} leads", name=round.leader) if round.leader is not None else m("nobody leads")
     if round.checks:
         (first, first_check), (second, _) = round.checks
         if round.round_winner is None:
             parts.append(
-                f"{first} and {second} tie at {first_check.total}: nothing changes "
-                f"({standing}; {leads})."
+                m(
+                    "{first} and {second} tie at {total}: nothing changes ({standing}; {leads}).",
+                    first=first,
+                    second=second,
+                    total=first_check.total,
+                    standing=standing,
+                    leads=leads,
+                )
             )
         else:
             loser = second if round.round_winner == first else first
             pushed_ds = dict(round.ds)[round.pushed] if round.pushed is not None else 0
-            direction = "rises" if round.pushed == round.round_winner else "falls"
-            parts.append(
-                f"{round.round_winner} beats {loser} by {round.difference}: "
-                f"{round.pushed}'s DS {direction} to {pushed_ds} ({standing}; {leads})."
-            )
+            pushed: dict[str, Argument] = {
+                "winner": round.round_winner,
+                "loser": loser,
+                "difference": round.difference,
+                "pushed": str(round.pushed),
+                "ds": pushed_ds,
+                "standing": standing,
+                "leads": leads,
+            }
+            if round.pushed == round.round_winner:
+                parts.append(
+                    m(
+                        "{winner} beats {loser} by {difference}: {pushed}'s DS rises to {ds} "
+                        "({standing}; {leads}).",
+                        **pushed,
+                    )
+                )
+            else:
+                parts.append(
+                    m(
+                        "{winner} beats {loser} by {difference}: {pushed}'s DS falls to {ds} "
+                        "({standing}; {leads}).",
+                        **pushed,
+                    )
+                )
     if round.finished:
         parts.append(_ending(config, state_after, round))
-    return " ".join(parts)
+    return m("{sentences}", sentences=Listing(parts, " "))
 
 
-def _ending(config: Config, state_after: State, round: Round) -> str:
+def round_summary(config: Config, state_after: State, round: Round) -> str:
+    """`round_message` in English."""
+    return english(round_message(config, state_after, round))
+
+
+def _ending(config: Config, state_after: State, round: Round) -> Message:
+    winner = str(round.winner)
     if round.reason == "target":
-        line = f"{round.winner} wins, reaching DS {config.target}."
+        line = m("{winner} wins, reaching DS {target}.", winner=winner, target=config.target)
     elif round.reason == "fatigue":
         tired = [check.name for check in round.fatigue if not check.passed]
         if len(tired) == 1:
-            line = f"{tired[0]} can wrestle no more: {round.winner} wins."
+            line = m("{tired} can wrestle no more: {winner} wins.", tired=tired[0], winner=winner)
         else:
-            line = f"Both can wrestle no more: {round.winner} wins on the higher DS."
+            line = m("Both can wrestle no more: {winner} wins on the higher DS.", winner=winner)
     elif round.reason == "draw":
-        line = "Both can wrestle no more with equal DS: a draw."
+        line = m("Both can wrestle no more with equal DS: a draw.")
     else:
-        rounds = "round" if config.max_rounds == 1 else "rounds"
-        line = f"No winner after {config.max_rounds} {rounds}."
-    if state_after.damage is not None:
-        injury = " and an injured hand" if config.variant == "spikes" else ""
-        line += f" {state_after.damage.name} takes {state_after.damage.amount} damage{injury}."
-    return line
+        line = ng(
+            "No winner after {count} round.", "No winner after {count} rounds.", config.max_rounds
+        )
+    if state_after.damage is None:
+        return line
+    damage: dict[str, Argument] = {
+        "line": line,
+        "name": state_after.damage.name,
+        "amount": state_after.damage.amount,
+    }
+    if config.variant == "spikes":
+        return m("{line} {name} takes {amount} damage and an injured hand.", **damage)
+    return m("{line} {name} takes {amount} damage.", **damage)

@@ -25,6 +25,7 @@ from typing import Final, Literal
 
 from app.rules.dice import Dice
 from app.rules.errors import Loc, RulesError
+from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, term
 
 Critical = Literal["success", "failure"] | None
 #: How the x2 and x3 rows treat a critical success (docs/rules.md#cairn-hill-roll): "raised",
@@ -51,13 +52,13 @@ MAGNITUDE: Final = "magnitude"
 #: The sorted dice by position, worst (lowest) first, in the rule's own words
 #: (docs/rules.md#cairn-hill-roll).
 POSITION_NAMES: Final[tuple[str, ...]] = (
-    "worst",
-    "second worst",
-    "third worst",
-    "middle",
-    "third best",
-    "second best",
-    "best",
+    N_("worst"),
+    N_("second worst"),
+    N_("third worst"),
+    N_("middle"),
+    N_("third best"),
+    N_("second best"),
+    N_("best"),
 )
 WORST, SECOND_WORST, THIRD_WORST, MIDDLE, THIRD_BEST, SECOND_BEST, BEST = range(DICE_COUNT)
 
@@ -242,11 +243,7 @@ def cairn_roll(
 # --- presentation -------------------------------------------------------------------------
 
 
-def _signed(number: int) -> str:
-    return f"+{number}" if number > 0 else str(number)
-
-
-def cairn_summary(result: CairnRoll) -> str:
+def cairn_message(result: CairnRoll) -> Message:
     """One line for a Discord bot, e.g. the docs/rules.md#cairn-hill-roll worked example:
 
     `Rating 12 rolled 7 36 37 62 75 78 87: middle 62 and third best 75 average 68, base score
@@ -254,19 +251,52 @@ def cairn_summary(result: CairnRoll) -> str:
     success.`
     """
     (low_name, high_name), (low, high) = result.chosen_names, result.chosen
-    line = (
-        f"Rating {result.rating} rolled {' '.join(map(str, result.dice_sorted))}: "
-        f"{low_name} {low} and {high_name} {high} average {result.average}, "
-        f"base score {result.base_score}; critical die {result.critical_die}: "
-    )
     if result.critical is None:
-        line += "no critical"
+        critical = m("no critical")
     else:
-        line += (
-            f"critical {result.critical}, magnitude {result.magnitude_die} "
-            f"(x{result.multiplier}): {_signed(result.adjustment)}"
+        critical = m(
+            "critical {critical}, magnitude {magnitude} (x{multiplier}): {adjustment}",
+            critical=term(result.critical),
+            magnitude=str(result.magnitude_die),
+            multiplier=str(result.multiplier),
+            adjustment=Signed(result.adjustment, bare_zero=True),
         )
-    line += f"; score {result.score}"
-    if result.target is not None:
-        line += f" vs target {result.target}: {'success' if result.success else 'failure'}"
-    return line + "."
+    rolled: dict[str, Argument] = {
+        "rating": result.rating,
+        "dice": Listing(result.dice_sorted, " "),
+        "low_name": term(low_name),
+        "low": low,
+        "high_name": term(high_name),
+        "high": high,
+        "average": result.average,
+        "base": result.base_score,
+        "critical_die": result.critical_die,
+        "critical": critical,
+        "score": result.score,
+    }
+    if result.target is None:
+        return m(
+            "Rating {rating} rolled {dice}: {low_name} {low} and {high_name} {high} average "
+            "{average}, base score {base}; critical die {critical_die}: {critical}; score {score}.",
+            **rolled,
+        )
+    if result.success:
+        return m(
+            "Rating {rating} rolled {dice}: {low_name} {low} and {high_name} {high} average "
+            "{average}, base score {base}; critical die {critical_die}: {critical}; score {score} "
+            "vs target {target}: success.",
+            **rolled,
+            target=result.target,
+        )
+    return m(
+        "Rating {rating} rolled {dice}: {low_name} {low} and {high_name} {high} average "
+        "{average}, base score {base}; critical die {critical_die}: {critical}; score {score} "
+        "vs target {target}: failure.",
+        **rolled,
+        target=result.target,
+    )
+
+
+def cairn_summary(result: CairnRoll) -> str:
+    """`cairn_message` in English."""
+    return english(cairn_message(result))

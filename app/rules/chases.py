@@ -65,6 +65,7 @@ from typing import Final, Literal
 from app.rules.common import MAX_OPPOSED_REROLLS, opposed_check
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import N_
 from app.rules.races import (
     CONSTITUTION,
     DEFAULT_MAX_RETRIES,
@@ -309,7 +310,7 @@ def winner(config: Config, state: State) -> str | None:
 def end(config: Config, state: State, reason: str = "gave-up") -> State:  # noqa: ARG001
     """The GM ends the chase: the chaser gives up (docs/rules.md#the-lead-and-the-end)."""
     if is_finished(state):
-        raise PhaseError("the chase is over")
+        raise PhaseError(N_("the chase is over"))
     if reason != "gave-up":
         raise RulesError("the only reason to end a chase is gave-up", ("reason",))
     return replace(state, status_detail="gave-up")
@@ -498,7 +499,7 @@ def play_round(
     `lead = lead_before - cost + gains[escapee] - gains[chaser]`.
     """
     if is_finished(state):
-        raise PhaseError("the chase is over")
+        raise PhaseError(N_("the chase is over"))
     validate_round(config, state, round_input)
     escapee, chaser = config.escapee, config.chaser
     increment = round_input.terrain.increment

@@ -12,6 +12,7 @@ from typing import Final
 
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
+from app.rules.messages import Argument, Message, english, m
 
 #: Sane bounds on a lone check's modifier and DC (docs/rules.md#d20-checks).
 MIN_MODIFIER: Final = -1000
@@ -73,10 +74,24 @@ def d20_check(
 # --- presentation -------------------------------------------------------------------------
 
 
-def check_summary(check: D20Check) -> str:
+def check_message(check: D20Check) -> Message:
     """One line, e.g. `d20 14 + 3 = 17 vs DC 15: success.`"""
     sign = "-" if check.modifier < 0 else "+"
-    line = f"d20 {check.roll} {sign} {abs(check.modifier)} = {check.total}"
-    if check.dc is not None:
-        line += f" vs DC {check.dc}: {'success' if check.success else 'failure'}"
-    return line + "."
+    rolled: dict[str, Argument] = {
+        "roll": check.roll,
+        "sign": sign,
+        "modifier": abs(check.modifier),
+        "total": check.total,
+    }
+    if check.dc is None:
+        return m("d20 {roll} {sign} {modifier} = {total}.", **rolled)
+    if check.success:
+        return m(
+            "d20 {roll} {sign} {modifier} = {total} vs DC {dc}: success.", **rolled, dc=check.dc
+        )
+    return m("d20 {roll} {sign} {modifier} = {total} vs DC {dc}: failure.", **rolled, dc=check.dc)
+
+
+def check_summary(check: D20Check) -> str:
+    """One line, e.g. `d20 14 + 3 = 17 vs DC 15: success.`"""
+    return english(check_message(check))

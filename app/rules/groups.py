@@ -21,6 +21,7 @@ from typing import Final, Literal
 from app.rules import gurps
 from app.rules.common import MAX_OPPOSED_REROLLS, CheckRoll
 from app.rules.dice import Dice
+from app.rules.messages import Argument, Listing, Message, english, m
 
 #: Most opponents one competitor faces in one call, and most competitors a ranking takes.
 MAX_OPPONENTS: Final = 64
@@ -251,52 +252,105 @@ def ranked_checks(
 # --- summaries --------------------------------------------------------------------------------
 
 
-def quick_contests_summary(name: str, contests: QuickContests) -> str:
+def _outcomes(
+    beaten: list[str], lost: list[str], tied: list[str], of: int, *, each_part: bool
+) -> Listing:
+    """`beats 2 of 3 (Bob, Cid); loses to Dee; ties with Eve`."""
+    parts: list[Message] = []
+    if beaten:
+        parts.append(
+            m(
+                "beats {count} of {of} ({names})",
+                count=len(beaten),
+                of=of,
+                names=Listing(beaten),
+            )
+        )
+    else:
+        parts.append(m("beats {count} of {of}", count=0, of=of))
+    if lost:
+        parts.append(m("loses to {names}", names=Listing(lost)))
+    if tied and each_part:
+        parts.append(m("ties with {names}", names=Listing(tied)))
+    return Listing(parts, "; ")
+
+
+def quick_contests_message(name: str, contests: QuickContests) -> Message:
     """`Ann (skill 12) rolled 9, made it by 3: beats 2 of 3 (Bob, Cid); loses to Dee.`"""
     own = gurps.describe_roll(name, contests.competitor)
     beaten = [r.name for r in contests.results if r.winner == "competitor"]
     lost = [r.name for r in contests.results if r.winner == "opponent"]
     tied = [r.name for r in contests.results if r.winner is None]
-    parts = [f"beats {len(beaten)} of {len(contests.results)}"]
-    if beaten:
-        parts[0] += f" ({', '.join(beaten)})"
-    if lost:
-        parts.append(f"loses to {', '.join(lost)}")
-    if tied:
-        parts.append(f"ties with {', '.join(tied)}")
-    return f"{own}: {'; '.join(parts)}."
+    outcomes = _outcomes(beaten, lost, tied, len(contests.results), each_part=True)
+    return m("{roll}: {outcomes}.", roll=own, outcomes=outcomes)
+
+
+def quick_contests_summary(name: str, contests: QuickContests) -> str:
+    """`quick_contests_message` in English."""
+    return english(quick_contests_message(name, contests))
+
+
+def ranked_message(placed: Sequence[Placed]) -> Message:
+    """`1. Ann (skill 12) rolled 9, made it by 3; 2. Bob (skill 10) rolled 11, missed by 1.`"""
+    entries = [
+        m("{place}. {roll}", place=p.place, roll=gurps.describe_roll(p.name, p.roll))
+        for p in placed
+    ]
+    return m("{entries}.", entries=Listing(entries, "; "))
 
 
 def ranked_summary(placed: Sequence[Placed]) -> str:
-    """`1. Ann (skill 12) rolled 9, made it by 3; 2. Bob (skill 10) rolled 11, missed by 1.`"""
-    return "; ".join(f"{p.place}. {gurps.describe_roll(p.name, p.roll)}" for p in placed) + "."
+    """`ranked_message` in English."""
+    return english(ranked_message(placed))
+
+
+def opposed_checks_message(name: str, checks: OpposedChecks) -> Message:
+    """`Ann (d20 14 + 3 = 17) beats 2 of 3 (Bob, Cid); loses to Dee.`"""
+    beaten = [r.name for r in checks.results if r.competitor_wins]
+    lost = [r.name for r in checks.results if not r.competitor_wins]
+    return m(
+        "{name} (d20 {roll} {modifier} = {total}) {outcomes}.",
+        name=name,
+        roll=checks.competitor.roll,
+        modifier=_signed(checks.modifier),
+        total=checks.competitor.total,
+        outcomes=_outcomes(beaten, lost, [], len(checks.results), each_part=False),
+    )
 
 
 def opposed_checks_summary(name: str, checks: OpposedChecks) -> str:
-    """`Ann (d20 14 + 3 = 17) beats 2 of 3 (Bob, Cid); loses to Dee.`"""
-    own = f"{name} (d20 {checks.competitor.roll} {_signed(checks.modifier)} = "
-    own += f"{checks.competitor.total})"
-    beaten = [r.name for r in checks.results if r.competitor_wins]
-    lost = [r.name for r in checks.results if not r.competitor_wins]
-    text = f"{own} beats {len(beaten)} of {len(checks.results)}"
-    if beaten:
-        text += f" ({', '.join(beaten)})"
-    if lost:
-        text += f"; loses to {', '.join(lost)}"
-    return text + "."
+    """`opposed_checks_message` in English."""
+    return english(opposed_checks_message(name, checks))
+
+
+def ranked_checks_message(ranking: Sequence[RankedCheck]) -> Message:
+    """`1. Cid (d20 15 + 7 = 22); 2. Ann (d20 14 + 3 = 17, rerolls 12); 2. Bob (…).`"""
+    parts: list[Message] = []
+    for entry in ranking:
+        check = entry.check
+        rolled: dict[str, Argument] = {
+            "place": entry.place,
+            "name": entry.name,
+            "roll": check.roll,
+            "modifier": _signed(entry.modifier),
+            "total": check.total,
+        }
+        if entry.rerolls:
+            parts.append(
+                m(
+                    "{place}. {name} (d20 {roll} {modifier} = {total}, rerolls {rerolls})",
+                    **rolled,
+                    rerolls=Listing(entry.rerolls, " "),
+                )
+            )
+        else:
+            parts.append(m("{place}. {name} (d20 {roll} {modifier} = {total})", **rolled))
+    return m("{entries}.", entries=Listing(parts, "; "))
 
 
 def ranked_checks_summary(ranking: Sequence[RankedCheck]) -> str:
-    """`1. Cid (d20 15 + 7 = 22); 2. Ann (d20 14 + 3 = 17, rerolls 12); 2. Bob (…).`"""
-    parts = []
-    for entry in ranking:
-        check = entry.check
-        text = f"{entry.place}. {entry.name} (d20 {check.roll} {_signed(entry.modifier)} = "
-        text += f"{check.total}"
-        if entry.rerolls:
-            text += f", rerolls {' '.join(str(roll) for roll in entry.rerolls)}"
-        parts.append(text + ")")
-    return "; ".join(parts) + "."
+    """`ranked_checks_message` in English."""
+    return english(ranked_checks_message(ranking))
 
 
 def _signed(modifier: int) -> str:

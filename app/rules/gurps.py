@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Final, Literal
 
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import N_, Message, english, m, ng, term
 from app.rules.text import name_key
 from app.rules.violations import Violations
 
@@ -204,7 +205,7 @@ def regular_round(
 ) -> tuple[RegularState, RegularRound]:
     """Play one round of a regular contest (docs/rules.md#regular-contest)."""
     if state.finished:
-        raise PhaseError("the contest is finished")
+        raise PhaseError(N_("the contest is finished"))
     skill_a, skill_b = config.effective
     a = success_roll(skill_a, dice, who=config.a.name)
     b = success_roll(skill_b, dice, who=config.b.name)
@@ -217,50 +218,118 @@ def regular_round(
     return new_state, RegularRound(a, b, winner, finished)
 
 
+#: The critical outcomes' words, as a summary shows them (`term`).
+CRITICAL_WORDS: Final = (N_("success"), N_("failure"))
+
+
 # --- presentation -------------------------------------------------------------------------
 
 
-def describe_roll(name: str | None, result: SuccessRoll) -> str:
+def describe_roll(name: str | None, result: SuccessRoll) -> Message:
     """`Ann (skill 12) rolled 9, made it by 3` — the API's summary phrasing."""
-    who = f"{name} (skill {result.skill})" if name else f"Skill {result.skill}"
-    outcome = f"made it by {result.margin}" if result.success else f"missed by {-result.margin}"
+    if result.success:
+        outcome = m("made it by {margin}", margin=result.margin)
+    else:
+        outcome = m("missed by {margin}", margin=-result.margin)
     if result.critical:
-        outcome += f" (critical {result.critical})"
-    return f"{who} rolled {result.total}, {outcome}"
+        outcome = m(
+            "{outcome} (critical {critical})", outcome=outcome, critical=term(result.critical)
+        )
+    if name:
+        return m(
+            "{name} (skill {skill}) rolled {total}, {outcome}",
+            name=name,
+            skill=result.skill,
+            total=result.total,
+            outcome=outcome,
+        )
+    return m(
+        "Skill {skill} rolled {total}, {outcome}",
+        skill=result.skill,
+        total=result.total,
+        outcome=outcome,
+    )
+
+
+def success_roll_message(result: SuccessRoll) -> Message:
+    return m("{roll}.", roll=describe_roll(None, result))
 
 
 def success_roll_summary(result: SuccessRoll) -> str:
-    return describe_roll(None, result) + "."
+    return english(success_roll_message(result))
+
+
+def quick_contest_message(name_a: str, name_b: str, contest: QuickContest) -> Message:
+    a, b = describe_roll(name_a, contest.a), describe_roll(name_b, contest.b)
+    if contest.winner is None:
+        return m("{a}; {b}. A tie: nobody wins.", a=a, b=b)
+    winner = name_a if contest.winner == "a" else name_b
+    return m(
+        "{a}; {b}. {winner} wins by {margin}.",
+        a=a,
+        b=b,
+        winner=winner,
+        margin=str(contest.margin_of_victory),
+    )
 
 
 def quick_contest_summary(name_a: str, name_b: str, contest: QuickContest) -> str:
-    line = f"{describe_roll(name_a, contest.a)}; {describe_roll(name_b, contest.b)}."
-    if contest.winner is None:
-        return line + " A tie: nobody wins."
-    winner = name_a if contest.winner == "a" else name_b
-    return line + f" {winner} wins by {contest.margin_of_victory}."
+    return english(quick_contest_message(name_a, name_b, contest))
+
+
+def resistance_message(attacker: str, defender: str, resistance: ResistanceRoll) -> Message:
+    line = describe_roll(attacker, resistance.attacker)
+    if resistance.defender is None:
+        return m(
+            "{attacker_roll}; {defender} need not resist. {defender} is not affected.",
+            attacker_roll=line,
+            defender=defender,
+        )
+    rolls = {"attacker_roll": line, "defender_roll": describe_roll(defender, resistance.defender)}
+    if resistance.affected:
+        return m(
+            "{attacker_roll}; {defender_roll}. {defender} is affected ({attacker} wins by "
+            "{margin}).",
+            **rolls,
+            defender=defender,
+            attacker=attacker,
+            margin=resistance.margin_of_victory or 0,
+        )
+    if resistance.margin_of_victory is None:
+        return m(
+            "{attacker_roll}; {defender_roll}. A tie goes to the defender: {defender} resists.",
+            **rolls,
+            defender=defender,
+        )
+    return m(
+        "{attacker_roll}; {defender_roll}. {defender} resists by {margin}.",
+        **rolls,
+        defender=defender,
+        margin=resistance.margin_of_victory,
+    )
 
 
 def resistance_summary(attacker: str, defender: str, resistance: ResistanceRoll) -> str:
-    line = describe_roll(attacker, resistance.attacker)
-    if resistance.defender is None:
-        return line + f"; {defender} need not resist. {defender} is not affected."
-    line += f"; {describe_roll(defender, resistance.defender)}."
-    if resistance.affected:
-        return (
-            line + f" {defender} is affected ({attacker} wins by {resistance.margin_of_victory})."
+    return english(resistance_message(attacker, defender, resistance))
+
+
+def regular_round_message(config: RegularConfig, number: int, played: RegularRound) -> Message:
+    """Round `number`'s line, without a "Round N:" label (the caller adds one)."""
+    a, b = describe_roll(config.a.name, played.a), describe_roll(config.b.name, played.b)
+    if played.winner is not None:
+        winner = config.a.name if played.winner == "a" else config.b.name
+        return m("{a}; {b}. {winner} wins the contest.", a=a, b=b, winner=winner)
+    if played.finished:
+        return ng(
+            "{a}; {b}. Undecided after {count} round.",
+            "{a}; {b}. Undecided after {count} rounds.",
+            number,
+            a=a,
+            b=b,
         )
-    if resistance.margin_of_victory is None:
-        return line + f" A tie goes to the defender: {defender} resists."
-    return line + f" {defender} resists by {resistance.margin_of_victory}."
+    return m("{a}; {b}. No winner yet.", a=a, b=b)
 
 
 def regular_round_summary(config: RegularConfig, number: int, played: RegularRound) -> str:
     """Round `number`'s line, without a "Round N:" label (the caller adds one)."""
-    line = f"{describe_roll(config.a.name, played.a)}; {describe_roll(config.b.name, played.b)}."
-    if played.winner is not None:
-        winner = config.a.name if played.winner == "a" else config.b.name
-        return line + f" {winner} wins the contest."
-    if played.finished:
-        return line + f" Undecided after {number} {'round' if number == 1 else 'rounds'}."
-    return line + " No winner yet."
+    return english(regular_round_message(config, number, played))

@@ -68,6 +68,7 @@ from typing import Final, Literal, get_args
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
+from app.rules.messages import N_, Listing, Message, english, m, ng, term
 from app.rules.text import name_key
 
 Mode = Literal["distance", "caber", "precision", "halfling-toss"]
@@ -678,7 +679,7 @@ def precision_series(
     """Throw one series (docs/rules.md#long-throw-variants): if anyone hits, everyone who missed is
     out."""
     if state.finished:
-        raise PhaseError("the precision competition is finished")
+        raise PhaseError(N_("the precision competition is finished"))
     number = state.series_played + 1
     increments = target_increments(number)
     by_name = {a.thrower.name: a for a in config.assessments}
@@ -763,75 +764,112 @@ def _pounds(weight_lb: float) -> str:
     return f"{weight_lb:g}"
 
 
-def _describe_throw(config: LongThrowConfig, result: ThrowResult) -> str:
+#: The modes' words, as a summary shows them (`term`).
+MODE_WORDS: Final = (N_("distance"), N_("caber"), N_("precision"))
+
+
+def _describe_throw(config: LongThrowConfig, result: ThrowResult) -> Listing:
     name = result.name
     assessment = result.assessment
     if not assessment.eligible:
-        return (
-            f"{name} cannot lift it ({_pounds(config.thrown.weight_lb)} lb > "
-            f"heavy load {assessment.limits.heavy} lb)"
+        cannot = m(
+            "{name} cannot lift it ({weight} lb > heavy load {heavy} lb)",
+            name=name,
+            weight=_pounds(config.thrown.weight_lb),
+            heavy=assessment.limits.heavy,
         )
-    parts = [f"{name} rolled {result.roll}, check {result.check}, DS {result.degree_of_success}"]
+        return Listing([cannot])
+    parts: list[Message] = [
+        m(
+            "{name} rolled {roll}, check {check}, DS {ds}",
+            name=name,
+            roll=str(result.roll),
+            check=str(result.check),
+            ds=str(result.degree_of_success),
+        )
+    ]
     if result.distance is not None:
         increments = result.distance.increments
         if increments:
-            unit = "increment" if increments == 1 else "increments"
-            parts.append(f"{increments} {unit} ({result.distance.distance_ft} ft)")
+            parts.append(
+                ng(
+                    "{count} increment ({feet} ft)",
+                    "{count} increments ({feet} ft)",
+                    increments,
+                    feet=result.distance.distance_ft,
+                )
+            )
         else:
-            parts.append(f"{result.distance.distance_ft} ft")
+            parts.append(m("{feet} ft", feet=result.distance.distance_ft))
     if result.landed is not None:
         parts.append(
-            "lands it"
+            m("lands it")
             if result.landed
-            else "misses: loses, and is pelted with stones by the halflings"
+            else m("misses: loses, and is pelted with stones by the halflings")
         )
     landing = result.creature_damage
     if landing is not None:
-        text = (
-            f"the {config.thrown.name} tumbles clear"
-            if landing.negated
-            else f"the {config.thrown.name} takes {landing.damage} damage"
-        )
+        thrown = config.thrown.name
+        if landing.negated:
+            text = m("the {thrown} tumbles clear", thrown=thrown)
+        else:
+            text = m("the {thrown} takes {damage} damage", thrown=thrown, damage=landing.damage)
         if landing.wall_damage is not None:
-            text += f", the wall takes {landing.wall_damage}"
+            text = m("{landing}, the wall takes {damage}", landing=text, damage=landing.wall_damage)
         parts.append(text)
-    return ", ".join(parts)
+    return Listing(parts)
 
 
-def _verdict(outcome: LongThrow, nobody: str) -> str:
+def _verdict(outcome: LongThrow, nobody: Message) -> Message:
     if not outcome.winners:
         return nobody
     if outcome.tie:
-        return f"Tie between {', '.join(outcome.winners)}."
-    return f"{outcome.winners[0]} wins."
+        return m("Tie between {names}.", names=Listing(outcome.winners))
+    return m("{name} wins.", name=outcome.winners[0])
 
 
-def long_throw_summary(outcome: LongThrow) -> str:
+def long_throw_message(outcome: LongThrow) -> Message:
     """One line for a chat bot: each thrower's result, then who won (docs/rules.md#long-throws)."""
     config = outcome.config
-    head = f"Long throw ({config.thrown.name}, {config.mode})"
+    thrown = config.thrown.name
+    head = m("Long throw ({thrown}, {mode})", thrown=thrown, mode=term(config.mode))
     if config.mode != "precision":
-        lines = "; ".join(_describe_throw(config, result) for result in outcome.throws)
-        nobody = "Nobody can lift it."
+        lines = Listing([_describe_throw(config, result) for result in outcome.throws], "; ")
+        nobody = m("Nobody can lift it.")
         if config.mode == "halfling-toss":
-            head = f"Halfling toss ({config.thrown.name}, {config.toss_distance_ft} ft)"
+            head = m(
+                "Halfling toss ({thrown}, {feet} ft)", thrown=thrown, feet=config.toss_distance_ft
+            )
             if any(result.landed is False for result in outcome.throws):
-                nobody = "Nobody lands it."
-        return f"{head}: {lines}. {_verdict(outcome, nobody)}"
+                nobody = m("Nobody lands it.")
+        return m(
+            "{head}: {throws}. {verdict}",
+            head=head,
+            throws=lines,
+            verdict=_verdict(outcome, nobody),
+        )
     unable = [a.thrower.name for a in config.assessments if not a.eligible]
-    parts: list[str] = []
+    parts: list[Message] = []
     if unable:
-        parts.append(f"{', '.join(unable)} cannot lift it")
-    parts.append(f"{len(outcome.series)} series")
+        parts.append(m("{names} cannot lift it", names=Listing(unable)))
+    parts.append(ng("{count} series", "{count} series", len(outcome.series)))
     parts.extend(
-        f"{', '.join(series.out)} out in series {series.number}"
+        m("{names} out in series {number}", names=Listing(series.out), number=series.number)
         for series in outcome.series
         if series.out
     )
     if outcome.tie:
-        verdict = f"Still in after {len(outcome.series)} series: tie between " + (
-            f"{', '.join(outcome.winners)}."
+        verdict = ng(
+            "Still in after {count} series: tie between {names}.",
+            "Still in after {count} series: tie between {names}.",
+            len(outcome.series),
+            names=Listing(outcome.winners),
         )
     else:
-        verdict = _verdict(outcome, "Nobody can lift it.")
-    return f"{head}: {'; '.join(parts)}. {verdict}"
+        verdict = _verdict(outcome, m("Nobody can lift it."))
+    return m("{head}: {parts}. {verdict}", head=head, parts=Listing(parts, "; "), verdict=verdict)
+
+
+def long_throw_summary(outcome: LongThrow) -> str:
+    """`long_throw_message` in English."""
+    return english(long_throw_message(outcome))

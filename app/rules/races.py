@@ -84,13 +84,14 @@ in order), "ride" (the Ride check), "check" (the increment check), "damage" (dic
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m
 from app.rules.text import name_key
 from app.rules.violations import Violations
 
@@ -942,7 +943,7 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     `run_increment`. Forfeited competitors are listed with their standing and no checks.
     """
     if is_finished(state):
-        raise PhaseError("the race is finished")
+        raise PhaseError(N_("the race is finished"))
     config, index, increment, mounted_raced = _next_increment(config, state)
     ds, standing = dict(state.ds), dict(state.standing)
     damage, flags = dict(state.damage), dict(state.flags)
@@ -1014,39 +1015,62 @@ def play_round(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
 # --------------------------------------------------------------------------------------------
 
 
-def describe_outcome(line: CompetitorRound) -> str:
-    """`Ann +24 (DS 60)`, `Bob rested (DS 30)`, `Cid forfeited (DS 20)` — for summaries."""
+def describe_outcome(line: CompetitorRound) -> Message:
+    """`Ann +24 (DS 60)`, `Bob rested (DS 30)`, `Cid forfeited (DS 20)` — for summaries.
+
+    The notes in brackets are the record's `events`, as the JSON names them."""
     notes = [event for event in line.events if event not in ("forfeited", "rested")]
     if "forfeited" in line.events:
-        head = f"{line.name} forfeited"
+        head = m("{name} forfeited", name=line.name)
     elif "rested" in line.events:
-        head = f"{line.name} rested"
+        head = m("{name} rested", name=line.name)
     else:
-        head = f"{line.name} {line.gained:+d}"
-    detail = f" [{', '.join(notes)}]" if notes else ""
-    return f"{head}{detail} (DS {line.ds})"
+        head = m("{name} {gained}", name=line.name, gained=Signed(line.gained))
+    if notes:
+        return m("{head} [{notes}] (DS {ds})", head=head, notes=Listing(notes), ds=line.ds)
+    return m("{head} (DS {ds})", head=head, ds=line.ds)
 
 
-def _join(names: Iterable[str]) -> str:
-    listed = list(names)
-    return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+def round_message(config: Config, state_after: State, round: Round) -> Message:
+    """One line for the Discord bot, e.g. `Increment 3/20 (strength): Ann +24 (DS 60); …`."""
+    increment = config.increments[round.increment - 1]
+    racers = Listing(
+        [
+            describe_outcome(line)
+            for line in round.competitors
+            if line.checks or line.events or line.standing == "racing"
+        ],
+        "; ",
+    )
+    head: dict[str, Argument] = {
+        "number": round.increment,
+        "of": state_after.of,
+        "increment": describe_increment(increment),
+        "racers": racers,
+    }
+    if not round.finished:
+        return m("Increment {number}/{of} ({increment}): {racers}.", **head)
+    won = round.winners
+    if not won:
+        return m(
+            "Increment {number}/{of} ({increment}): {racers}. Race over: nobody finished.", **head
+        )
+    best = state_after.ds[won[0]]
+    if len(won) == 1:
+        return m(
+            "Increment {number}/{of} ({increment}): {racers}. {winner} wins the race with DS {ds}.",
+            **head,
+            winner=won[0],
+            ds=best,
+        )
+    return m(
+        "Increment {number}/{of} ({increment}): {racers}. Tie between {winners} at DS {ds}.",
+        **head,
+        winners=Listing(list(won), "and"),
+        ds=best,
+    )
 
 
 def round_summary(config: Config, state_after: State, round: Round) -> str:
-    """One line for the Discord bot, e.g. `Increment 3/20 (strength): Ann +24 (DS 60); …`."""
-    increment = config.increments[round.increment - 1]
-    racers = "; ".join(
-        describe_outcome(line)
-        for line in round.competitors
-        if line.checks or line.events or line.standing == "racing"
-    )
-    head = f"Increment {round.increment}/{state_after.of} ({describe_increment(increment)}): "
-    if not round.finished:
-        return head + racers + "."
-    won = round.winners
-    if not won:
-        return head + racers + ". Race over: nobody finished."
-    best = state_after.ds[won[0]]
-    if len(won) == 1:
-        return head + racers + f". {won[0]} wins the race with DS {best}."
-    return head + racers + f". Tie between {_join(won)} at DS {best}."
+    """`round_message` in English."""
+    return english(round_message(config, state_after, round))

@@ -44,6 +44,7 @@ from typing import Any, Literal, cast
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
+from app.rules.messages import N_
 from app.rules.text import name_key, plural
 from app.rules.violations import Violations
 
@@ -309,7 +310,7 @@ def is_finished(state: State) -> bool:
 
 def _require_active(state: State) -> None:
     if state.finished:
-        raise PhaseError("the skill game is finished")
+        raise PhaseError(N_("the skill game is finished"))
 
 
 def _require_party(config: Config, party: str) -> Party:
@@ -354,7 +355,9 @@ def choose_skills(
     _require_active(state)
     side = _require_party(config, party)
     if state.phase != "skills":
-        raise PhaseError("skills are chosen at the start of a round; sealed choices are due now")
+        raise PhaseError(
+            N_("skills are chosen at the start of a round; sealed choices are due now")
+        )
     if party in state.skills_done:
         raise PhaseError(f"{party} has already chosen its skills this round")
     chosen = _list(skills, ("skills",), "skills")
@@ -462,7 +465,7 @@ def submit_choice(config: Config, state: State, party: str, choice: Mapping[str,
     _require_active(state)
     _require_party(config, party)
     if state.phase != "choices":
-        raise PhaseError("choices are sealed after every party has chosen its skills")
+        raise PhaseError(N_("choices are sealed after every party has chosen its skills"))
     sealed, _ = _choice_from_body(config, choice, state.tokens[party])
     return replace(state, choices={**state.choices, party: sealed})
 
@@ -561,7 +564,7 @@ def reveal(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
     """
     _require_active(state)
     if state.phase != "choices":
-        raise PhaseError("the round has no sealed choices yet; parties are choosing skills")
+        raise PhaseError(N_("the round has no sealed choices yet; parties are choosing skills"))
     waiting = waiting_for(state)
     if waiting:
         raise PhaseError(f"waiting for sealed choices from {', '.join(waiting)}")

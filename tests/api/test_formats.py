@@ -33,7 +33,7 @@ OGRE = {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2}
 def assert_message(response: Any, media_type: str) -> str:
     assert response.status_code == 200, response.text
     assert response.headers["content-type"] == f"{media_type}; charset=utf-8"
-    assert response.headers["vary"] == "Accept"
+    assert response.headers["vary"] == "Accept, Accept-Language"
     text: str = response.text
     assert text.endswith("\n")
     assert formats.units(text) <= formats.MESSAGE_LIMIT

@@ -32,6 +32,7 @@ from app.api.sessions.presentation import SessionFields
 from app.main import create_app
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
+from app.rules.messages import Message, untranslated
 from app.settings import Settings
 from tests.conformance import Conforming
 from tests.helpers import PROBLEM, Session, assert_problem, bearer
@@ -168,8 +169,8 @@ class CoinRaces(RoundKind[CoinConfig, CoinState, CoinFlip]):
     ) -> Mapping[str, Any]:
         return {"flip": played.die}
 
-    def round_summary(self, config: CoinConfig, state: CoinState, played: CoinFlip) -> str:
-        return f"{config.name} flips {'heads' if played.die == 2 else 'tails'}."
+    def round_summary(self, config: CoinConfig, state: CoinState, played: CoinFlip) -> Message:
+        return untranslated(f"{config.name} flips {'heads' if played.die == 2 else 'tails'}.")
 
     def describe(self, config: CoinConfig, state: CoinState) -> str | None:
         return f"{config.name}: {state.heads} heads."

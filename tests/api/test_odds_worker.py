@@ -368,7 +368,7 @@ def test_a_large_token_question_is_checked_and_written_by_the_worker(
     assert sum(Fraction(p) for p in body["parties"]["Horde"]["tokens_exact"].values()) == 1
     text = app_client.post(path, json=question, headers={"accept": "text/plain"})
     assert text.headers["content-type"] == "text/plain; charset=utf-8"
-    assert text.headers["vary"] == "Accept"
+    assert text.headers["vary"] == "Accept, Accept-Language"
     assert text.text == body["summary"] + "\n"
     svg = app_client.post(path, json=question, headers={"accept": "image/svg+xml"})
     assert svg.headers["content-type"] == "image/svg+xml"

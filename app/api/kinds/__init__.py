@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute
 
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
+from app.rules.messages import Message
 
 ConfigT = TypeVar("ConfigT")
 StateT = TypeVar("StateT")
@@ -237,7 +238,7 @@ class ContestKind(Protocol[ConfigT, StateT]):
         """The session's `state` as shown (a `schemas.state`): never a sealed secret."""
         ...
 
-    def describe(self, config: ConfigT, state: StateT) -> str | None:
+    def describe(self, config: ConfigT, state: StateT) -> str | Message | None:
         """The session's one-line `summary`, or None for none."""
         ...
 
@@ -282,7 +283,9 @@ class RoundKind(ContestKind[ConfigT, StateT], Protocol[ConfigT, StateT, RoundT])
         """The round's JSON record without `number`, `rolls` and `summary`."""
         ...
 
-    def round_summary(self, config: ConfigT, state: StateT, played: RoundT) -> str: ...
+    def round_summary(self, config: ConfigT, state: StateT, played: RoundT) -> Message:
+        """The round's one-line summary (without "Round N: "), as the rules build it."""
+        ...
 
 
 AnyKind = ContestKind[Any, Any]

@@ -24,6 +24,7 @@ from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
+from app.rules.messages import Argument, Message, m, term
 
 
 async def odds_from(
@@ -145,17 +146,38 @@ class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
             "reason": played.reason,
         }
 
-    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
-        return rules.round_summary(config, state, played)
+    def round_summary(
+        self, config: rules.Config, state: rules.State, played: rules.Round
+    ) -> Message:
+        return rules.round_message(config, state, played)
 
-    def describe(self, config: rules.Config, state: rules.State) -> str:
-        a, b = config.a.name, config.b.name
-        standing = f"{a} {state.ds[0]}, {b} {state.ds[1]} (target {config.target})"
+    def describe(self, config: rules.Config, state: rules.State) -> Message:
+        standing: dict[str, Argument] = {
+            "a": config.a.name,
+            "b": config.b.name,
+            "ds_a": state.ds[0],
+            "ds_b": state.ds[1],
+            "target": config.target,
+        }
         if not state.finished:
-            return f"Arm wrestle {a} vs {b}: DS {standing}."
+            return m(
+                "Arm wrestle {a} vs {b}: DS {a} {ds_a}, {b} {ds_b} (target {target}).", **standing
+            )
+        reason = term(str(state.reason))
         if state.winner is None:
-            return f"Arm wrestle {a} vs {b} ended without a winner ({state.reason}): {standing}."
-        return f"Arm wrestle {a} vs {b}: {state.winner} wins ({state.reason}), {standing}."
+            return m(
+                "Arm wrestle {a} vs {b} ended without a winner ({reason}): {a} {ds_a}, {b} {ds_b} "
+                "(target {target}).",
+                **standing,
+                reason=reason,
+            )
+        return m(
+            "Arm wrestle {a} vs {b}: {winner} wins ({reason}), {a} {ds_a}, {b} {ds_b} "
+            "(target {target}).",
+            **standing,
+            winner=state.winner,
+            reason=reason,
+        )
 
 
 def _consequence(consequence: rules.Consequence) -> ArmWrestleConsequence:

@@ -63,6 +63,7 @@ from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import N_, Message, untranslated
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -154,7 +155,7 @@ async def odds_at_choices(
     is (its dice unknown), the increments after it on the body's terrain (else the option's
     own) under its policy; an option the round would refuse is refused, located in it."""
     if rules.is_finished(state):
-        raise PhaseError("the chase is over")
+        raise PhaseError(N_("the chase is over"))
     asked: list[tuple[str, ChaseRound, rules.RoundInput, rules.Terrain]] = []
     for index, option in enumerate(body.options):
         where = ("options", index, "move")
@@ -358,8 +359,10 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
             "sides": {side.name: side_record(side) for side in (played.escapee, played.chaser)},
         }
 
-    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
-        return rules.round_summary(config, state, played)
+    def round_summary(
+        self, config: rules.Config, state: rules.State, played: rules.Round
+    ) -> Message:
+        return untranslated(rules.round_summary(config, state, played))
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         router = kind_router(self)

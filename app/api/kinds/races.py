@@ -60,6 +60,7 @@ from app.rules import races as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
+from app.rules.messages import N_, Message
 from app.rules.races import CheckRecord, CompetitorRound
 from app.store.repository import SessionRecord
 
@@ -98,7 +99,7 @@ async def odds_at_choices(
     race once she races at it, every option played with the same seeded dice; one question to
     the odds worker."""
     if rules.is_finished(state):
-        raise PhaseError("the race is over")
+        raise PhaseError(N_("the race is over"))
     chosen: list[rules.State] = []
     for index, option in enumerate(body.options):
         move = option.move
@@ -271,8 +272,10 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
             "winners": list(played.winners),
         }
 
-    def round_summary(self, config: rules.Config, state: rules.State, played: rules.Round) -> str:
-        return rules.round_summary(config, state, played)
+    def round_summary(
+        self, config: rules.Config, state: rules.State, played: rules.Round
+    ) -> Message:
+        return rules.round_message(config, state, played)
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         router = kind_router(self)
@@ -325,7 +328,7 @@ def _racer_or_gm(body: DeferredBody[RacePacing]) -> Callable[[Role, SessionRecor
         name = body.value.name
         if role.is_gm or role.party == name or role.seat == name:
             return
-        raise Forbidden("this token races for another competitor: her pacing is hers to choose")
+        raise Forbidden(N_("this token races for another competitor: her pacing is hers to choose"))
 
     return authorize
 
@@ -340,7 +343,7 @@ async def choose_pacing(
     def mutation(record: SessionRecord, _role: Role) -> Change[rules.State]:
         require_active(record, "the race")
         if pending.collecting(record) is not None:
-            raise Conflict("an increment is waiting for dice: pacing is chosen before it")
+            raise Conflict(N_("an increment is waiting for dice: pacing is chosen before it"))
         config, state = load_session(KIND, record.config, record.state, record.id)
         move = body.value
         chosen = rules.choose_pacing(config, state, move.name, move.pacing)

@@ -22,6 +22,7 @@ from app.api.schemas.regular_contests import (
 )
 from app.rules import gurps, serial
 from app.rules.dice import Dice, Key, Need
+from app.rules.messages import Argument, Message, ng
 
 
 async def odds_from(
@@ -146,18 +147,44 @@ class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.R
 
     def round_summary(
         self, config: gurps.RegularConfig, state: gurps.RegularState, played: gurps.RegularRound
-    ) -> str:
-        return gurps.regular_round_summary(config, state.rounds, played)
+    ) -> Message:
+        return gurps.regular_round_message(config, state.rounds, played)
 
-    def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> str:
+    def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> Message:
         skill_a, skill_b = config.effective
-        head = f"{config.a.name} (effective {skill_a}) vs {config.b.name} (effective {skill_b})"
-        played = f"{state.rounds} round" if state.rounds == 1 else f"{state.rounds} rounds"
+        sides: dict[str, Argument] = {
+            "a": config.a.name,
+            "skill_a": skill_a,
+            "b": config.b.name,
+            "skill_b": skill_b,
+        }
         if not state.finished:
-            return f"{head}: {played} played, no winner yet."
+            return ng(
+                "{a} (effective {skill_a}) vs {b} (effective {skill_b}): {count} round played, "
+                "no winner yet.",
+                "{a} (effective {skill_a}) vs {b} (effective {skill_b}): {count} rounds played, "
+                "no winner yet.",
+                state.rounds,
+                **sides,
+            )
         if state.winner is None:
-            return f"{head}: undecided after {played}."
-        return f"{head}: {_name(config, state.winner)} wins after {played}."
+            return ng(
+                "{a} (effective {skill_a}) vs {b} (effective {skill_b}): undecided after {count} "
+                "round.",
+                "{a} (effective {skill_a}) vs {b} (effective {skill_b}): undecided after {count} "
+                "rounds.",
+                state.rounds,
+                **sides,
+            )
+        return ng(
+            "{a} (effective {skill_a}) vs {b} (effective {skill_b}): {winner} wins after {count} "
+            "round.",
+            "{a} (effective {skill_a}) vs {b} (effective {skill_b}): {winner} wins after {count} "
+            "rounds.",
+            state.rounds,
+            **sides,
+            winner=str(_name(config, state.winner)),
+        )
 
 
 def _name(config: gurps.RegularConfig, side: Literal["a", "b"] | None) -> str | None:

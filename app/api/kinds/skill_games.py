@@ -110,6 +110,7 @@ from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
+from app.rules.messages import N_
 from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
 from app.rules.verifiable import new_salt, seal
@@ -671,12 +672,12 @@ def _acting_for(
     def authorize(role: Role, record: SessionRecord) -> None:
         party = body.value.party
         if not role.is_gm and role.party != party:
-            raise Forbidden("this token acts for another party")
+            raise Forbidden(N_("this token acts for another party"))
         side = serial.load(rules.Config, record.config).party(party)
         if side is None:
             raise RulesError("not a party of this skill game", ("party",))
         if sealing and role.is_gm and side.controller != "gm":
-            raise Forbidden("a players' party seals its choice with its own token")
+            raise Forbidden(N_("a players' party seals its choice with its own token"))
 
     return authorize
 

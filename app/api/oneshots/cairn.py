@@ -11,6 +11,7 @@ from app.api.common import (
     examples,
     make_dice,
 )
+from app.api.i18n import said
 from app.api.routing import one_shot_router
 from app.api.schemas.cairn import CairnPosition, CairnRollAnswer, CairnRollRequest
 from app.api.schemas.common import roll_records, unused_records
@@ -83,7 +84,7 @@ async def roll(
         "success": result.success,
         "rule": RULE,
         "rolls": roll_records(dice.log),
-        "summary": cairn.cairn_summary(result),
+        "summary": said(cairn.cairn_message(result)),
     }
     if unused:
         answer["unused"] = unused_records(unused)

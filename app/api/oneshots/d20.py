@@ -11,6 +11,7 @@ from app.api.common import (
     examples,
     make_dice,
 )
+from app.api.i18n import said
 from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records
 from app.api.schemas.d20 import D20CheckAnswer, D20CheckRequest
@@ -52,7 +53,7 @@ async def check(
         "success": result.success,
         "rule": RULE,
         "rolls": roll_records(dice.log),
-        "summary": checks.check_summary(result),
+        "summary": said(checks.check_message(result)),
     }
     return answer
 

@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body
 
 from app.api.common import examples, make_dice
+from app.api.i18n import said
 from app.api.odds.figures import exact, percent, probability
 from app.api.odds.worker import off_loop
 from app.api.oneshots.gurps import competitor_roll
@@ -219,7 +220,7 @@ async def quick_contests(
             "winner": first[0].name if len(first) == 1 else None,
             "rule": RULE,
             "rolls": roll_records(dice.log),
-            "summary": groups.ranked_summary(placed),
+            "summary": said(groups.ranked_message(placed)),
         }
     contests = groups.quick_contests(
         (me.name, me.skill), [(o.name, o.skill) for o in opponents], dice
@@ -248,7 +249,7 @@ async def quick_contests(
         "winner": None,
         "rule": RULE,
         "rolls": roll_records(dice.log),
-        "summary": groups.quick_contests_summary(me.name, contests),
+        "summary": said(groups.quick_contests_message(me.name, contests)),
     }
 
 
@@ -315,7 +316,7 @@ async def opposed_checks(
         "winner": None,
         "rule": RULE,
         "rolls": roll_records(dice.log),
-        "summary": groups.opposed_checks_summary(me.name, checks),
+        "summary": said(groups.opposed_checks_message(me.name, checks)),
     }
     return _with_unused(answer, dice)
 
@@ -359,7 +360,7 @@ def _ranked_checks(body: OpposedChecksRequest) -> OpposedChecksAnswer:
         "winner": first[0].name if len(first) == 1 else None,
         "rule": RULE,
         "rolls": roll_records(dice.log),
-        "summary": groups.ranked_checks_summary(ranking),
+        "summary": said(groups.ranked_checks_message(ranking)),
     }
     return _with_unused(answer, dice)
 

@@ -11,6 +11,7 @@ from app.api.common import (
     examples,
     make_dice,
 )
+from app.api.i18n import said
 from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.gurps import (
@@ -31,7 +32,7 @@ from app.api.schemas.gurps import (
 from app.rules import gurps
 from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
-from app.rules.text import plural
+from app.rules.messages import Argument, ng
 
 #: The section of the rules reference each answer links as the rule it applied (`rule`).
 SUCCESS_ROLL_RULE = "docs/rules.md#success-roll"
@@ -85,7 +86,7 @@ async def success_roll(
         "margin": result.margin,
         "rule": SUCCESS_ROLL_RULE,
         "rolls": roll_records(dice.log),
-        "summary": gurps.success_roll_summary(result),
+        "summary": said(gurps.success_roll_message(result)),
     }
     return answer
 
@@ -128,7 +129,7 @@ async def quick_contest(
         "b": competitor_roll(b.name, contest.b),
         "rule": QUICK_CONTEST_RULE,
         "rolls": roll_records(dice.log),
-        "summary": gurps.quick_contest_summary(a.name, b.name, contest),
+        "summary": said(gurps.quick_contest_message(a.name, b.name, contest)),
     }
     return answer
 
@@ -189,7 +190,7 @@ async def resistance_roll(
         "defender": defence,
         "rule": RESISTANCE_ROLL_RULE,
         "rolls": roll_records(dice.log),
-        "summary": gurps.resistance_summary(attacker.name, defender.name, result),
+        "summary": said(gurps.resistance_message(attacker.name, defender.name, result)),
     }
     # The defender's supplied dice after a failed attack count as thrown: reported, never
     # refused (docs/rules.md#supplied-and-server-dice).
@@ -256,13 +257,29 @@ async def regular_contest(
     skill_a, skill_b = config.effective
     winner = {"a": a, "b": b, None: None}[state.winner]
     game_seconds = state.rounds * config.seconds_per_round
-    after = f"after {plural(state.rounds, 'round')} ({game_seconds} s)"
+    sides: dict[str, Argument] = {"a": a, "skill_a": skill_a, "b": b, "skill_b": skill_b}
     if winner is None:
-        summary = f"Undecided {after}."
+        summary = ng(
+            "{a} (effective {skill_a}) vs {b} (effective {skill_b}): Undecided after {count} "
+            "round ({seconds} s).",
+            "{a} (effective {skill_a}) vs {b} (effective {skill_b}): Undecided after {count} "
+            "rounds ({seconds} s).",
+            state.rounds,
+            **sides,
+            seconds=game_seconds,
+        )
     else:
-        loser = b if winner == a else a
-        summary = f"{winner} beats {loser} {after}."
-    summary = f"{a} (effective {skill_a}) vs {b} (effective {skill_b}): {summary}"
+        summary = ng(
+            "{a} (effective {skill_a}) vs {b} (effective {skill_b}): {winner} beats {loser} "
+            "after {count} round ({seconds} s).",
+            "{a} (effective {skill_a}) vs {b} (effective {skill_b}): {winner} beats {loser} "
+            "after {count} rounds ({seconds} s).",
+            state.rounds,
+            **sides,
+            winner=winner,
+            loser=b if winner == a else a,
+            seconds=game_seconds,
+        )
     answer: RegularContestAnswer = {
         "effective_skills": {a: skill_a, b: skill_b},
         "status": "undecided" if winner is None else "decided",
@@ -272,7 +289,7 @@ async def regular_contest(
         "rounds": rounds,
         "rule": REGULAR_CONTEST_RULE,
         "rolls": roll_records(dice.log),
-        "summary": summary,
+        "summary": said(summary),
     }
     return answer
 

@@ -22,6 +22,7 @@ from app.api.common import (
     examples,
     make_dice,
 )
+from app.api.i18n import said
 from app.api.routing import one_shot_router
 from app.api.schemas.common import roll_records, unused_records
 from app.api.schemas.long_throws import (
@@ -184,7 +185,7 @@ async def long_throws(
     winners = list(outcome.winners)
     competitors = _competitors(outcome)
     rolls = roll_records(dice.log)
-    summary = long_throw.long_throw_summary(outcome)
+    summary = said(long_throw.long_throw_message(outcome))
     answer: LongThrowAnswer
     if config.mode == "precision":
         answer = {

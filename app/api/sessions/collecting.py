@@ -42,6 +42,7 @@ from app.api.sessions.presentation import AnswerTypes, session_answer
 from app.api.sessions.security import Role
 from app.errors import Conflict, Forbidden
 from app.rules.errors import RulesError
+from app.rules.messages import N_
 from app.store.repository import SessionRecord
 
 
@@ -74,7 +75,7 @@ def _seat_or_gm(body: DeferredBody[Any]) -> Callable[[Role, SessionRecord], None
         if role.is_gm:
             return
         if role.kind != "seat":
-            raise Forbidden("only a seat's token or the GM's may give a seat's dice")
+            raise Forbidden(N_("only a seat's token or the GM's may give a seat's dice"))
         for name in body.value.rolls:
             if name != role.seat:
                 raise Forbidden(f"this seat's token gives {role.seat}'s dice, not {name}'s")
@@ -142,7 +143,7 @@ def _gm_or_own_seat(body: DeferredBody[Any]) -> Callable[[Role, SessionRecord], 
         if role.is_gm:
             return
         if role.kind != "seat":
-            raise Forbidden("only the GM's token, or a seat's for itself, may roll for a seat")
+            raise Forbidden(N_("only the GM's token, or a seat's for itself, may roll for a seat"))
         for name in body.value.names:
             if name != role.seat:
                 raise Forbidden(f"this seat's token rolls for {role.seat}, not for {name}")

@@ -33,6 +33,7 @@ from app.api.sessions.security import (
 )
 from app.api.sessions.work import UnitOfWork
 from app.errors import Conflict, InvalidInput
+from app.rules.messages import N_
 from app.store import repository
 from app.store.database import Contended, Transaction
 from app.store.repository import StoredResponse
@@ -116,7 +117,7 @@ class Keyed:
         integrity check; 422 if this caller used the key with another request.
         """
         if not await repository.try_lock_key(connection, self.scope, self.digest):
-            raise Conflict("a request with this Idempotency-Key is still being processed")
+            raise Conflict(N_("a request with this Idempotency-Key is still being processed"))
         scope = self.scope
         stored = await repository.find_response(connection, scope, self.digest, ttl=self.ttl)
         if stored is None and self.legacy_scope is not None:
@@ -207,11 +208,11 @@ async def guarded(
         try:
             return await work.run("optimistic", transaction)
         except Contended:
-            raise Conflict("the session is changing too fast to apply this; retry") from None
+            raise Conflict(N_("the session is changing too fast to apply this; retry")) from None
     marker = (key.scope, key.key)
     with work.store.in_flight_lock:
         if marker in work.store.in_flight:
-            raise Conflict("a request with this Idempotency-Key is still being processed")
+            raise Conflict(N_("a request with this Idempotency-Key is still being processed"))
         work.store.in_flight.add(marker)
     try:
         return await work.run("write", transaction)

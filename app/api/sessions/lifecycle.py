@@ -35,13 +35,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar, cast
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from app.api import i18n
 from app.api.answers.formats import postable
 from app.api.common import header, message_doc, read_body, respond
 from app.api.kinds import (
@@ -101,6 +102,7 @@ from app.rules.dice import (
     session_round_rng,
 )
 from app.rules.errors import Loc, RulesError
+from app.rules.messages import N_, Message, english, m
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
@@ -146,6 +148,9 @@ class StoredRound:
     #: The inputs and outcome as the chain covers them, when not as stored (a sealed choice
     #: in its sealed form, docs/verifiable-dice.md#sealed-choices).
     chained: tuple[Any, Any] | None = None
+    #: The summary as the rules built it, for the answer of the request that played the round
+    #: in its language (never stored: the stored summary is the English line).
+    said: Message | None = None
 
     def linked(self, previous: str) -> StoredRound:
         """The same round with its link after `previous` (before it is packed)."""
@@ -228,7 +233,7 @@ Mutation = Callable[
 
 def gm_only(role: Role, _record: SessionRecord) -> None:
     if not role.is_gm:
-        raise Forbidden("only the GM's token may do this")
+        raise Forbidden(N_("only the GM's token may do this"))
 
 
 def require_active(record: SessionRecord, what: str = "the contest") -> None:
@@ -353,7 +358,7 @@ async def mutate(
         else:
             break
     else:
-        raise Conflict("the session is changing too fast to apply this; retry")
+        raise Conflict(N_("the session is changing too fast to apply this; retry"))
     _announce(request, kind, session_id, applied.effects, applied.answer)
     return answer_response(request, applied.answer)
 
@@ -392,7 +397,7 @@ async def settle_in(app: FastAPI, kind: AnyKind, session_id: str) -> bool:
     plays it; the others find it played and do nothing."""
     store: Store | None = getattr(app.state, "store", None)
     if store is None:
-        raise ServiceUnavailable("the session store is not configured")
+        raise ServiceUnavailable(N_("the session store is not configured"))
 
     async def transaction(connection: Transaction) -> Applied | None:
         record = await repository.get_session(connection, session_id, kind.path, lock=True)
@@ -418,7 +423,7 @@ def collecting_of(record: SessionRecord) -> dict[str, Any]:
     """The round waiting for dice, or 409."""
     waiting = pending.collecting(record)
     if waiting is None:
-        raise Conflict("no round is waiting for dice")
+        raise Conflict(N_("no round is waiting for dice"))
     return waiting
 
 
@@ -547,6 +552,17 @@ async def _store(
         if change.event_answer is None
         else orjson.dumps(postable(dict(change.event_answer(updated))))
     )
+    if i18n.current() != i18n.DEFAULT:
+        # The answer is in the request's language; its live event, in English for every
+        # stream, as the round it stores (docs/languages.md).
+        with i18n.speaking(i18n.DEFAULT):
+            if change.event_answer is not None:
+                event_shown = change.event_answer(updated)
+            elif change.answer is not None:
+                event_shown = change.answer(updated)[1]
+            else:
+                event_shown = {"session": session_answer(kind, updated)}
+        event_body = orjson.dumps(postable(dict(event_shown)))
     return Applied(
         answer,
         Effects(
@@ -697,7 +713,10 @@ def play_one(
     dice = round_dice(seed, number, supplied, locs, budget=budget, by=by)
     after, played = kind.play(config, state, body, dice)
     count_dice_rolled(dice.rolled())
-    summary = f"Round {number}: {kind.round_summary(config, after, played)}"
+    said = m(
+        "Round {number}: {line}", number=number, line=kind.round_summary(config, after, played)
+    )
+    summary = english(said)
     rolls = dice.rolls()
     outcome = {"number": number, **kind.round_record(config, after, played), "rolls": rolls}
     unused = dice.leftovers(ended=kind.finished(after))
@@ -711,7 +730,7 @@ def play_one(
         if isinstance(body, BaseModel)
         else {}
     )
-    return after, StoredRound(number, inputs, rolls, outcome)
+    return after, StoredRound(number, inputs, rolls, outcome, said=said)
 
 
 def resolved_answer(
@@ -802,21 +821,33 @@ async def list_rounds(
 
 def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> Change[Any]:
     """The change of one round played: the state after it, its record, and the answer (200:
-    the round, the session, its summary)."""
+    the round, the session, its summary). In another language than English, the answer's
+    summary is in it and the live event's stays the stored English line."""
+
+    def answer(updated: SessionRecord, language: str = i18n.DEFAULT) -> dict[str, Any]:
+        shown = localised(stored, language)
+        return {
+            "round": shown,
+            "session": session_answer(kind, updated, after),
+            "summary": shown["summary"],
+        }
+
+    language = i18n.current()
     return Change(
         after,
         _status(kind, after),
         kind.result(config, after),
         [stored],
-        lambda updated: (
-            200,
-            {
-                "round": stored.outcome,
-                "session": session_answer(kind, updated, after),
-                "summary": stored.outcome["summary"],
-            },
-        ),
+        lambda updated: (200, answer(updated, language)),
+        event_answer=None if language == i18n.DEFAULT else answer,
     )
+
+
+def localised(stored: StoredRound, language: str) -> Mapping[str, Any]:
+    """A round's record with its summary in `language` (as stored in English)."""
+    if language == i18n.DEFAULT or stored.said is None:
+        return cast(Mapping[str, Any], stored.outcome)
+    return {**stored.outcome, "summary": i18n.said(stored.said, language)}
 
 
 async def play_round(
@@ -831,7 +862,7 @@ async def play_round(
             body.value.check_collecting()
         require_active(record)
         if pending.collecting(record) is not None:
-            raise Conflict("a round is waiting for dice: it plays once they are in")
+            raise Conflict(N_("a round is waiting for dice: it plays once they are in"))
         if getattr(body.value, "collect", False):
             return open_collecting(kind, record, body.value, opened_at)
         config, state = load_session(kind, record.config, record.state, record.id)
@@ -848,13 +879,13 @@ def open_collecting(
 ) -> Change[Any]:
     """The next round, waiting for every seat's dice until `deadline_seconds` from `now`."""
     if not record.seat_token_hashes:
-        raise Conflict("only a session created with seats collects its players' dice")
+        raise Conflict(N_("only a session created with seats collects its players' dice"))
     if getattr(body, "rolls", None):
         raise RulesError("a round that collects dice takes none from the GM", ("rolls",))
     config, state = load_session(kind, record.config, record.state, record.id)
     seated = [name for name in kind.rolling(config, state) if name in record.seat_token_hashes]
     if not seated:
-        raise Conflict("no seat rolls in the next round: the GM plays it")
+        raise Conflict(N_("no seat rolls in the next round: the GM plays it"))
     waiting = pending.opened(
         record.rounds_played + 1,
         seated,
@@ -904,7 +935,7 @@ async def resolve(
             raise empty
         require_active(record)
         if pending.collecting(record) is not None:
-            raise Conflict("a round is waiting for dice: it plays once they are in")
+            raise Conflict(N_("a round is waiting for dice: it plays once they are in"))
         config, state = load_session(kind, record.config, record.state, record.id)
         move_body = body.value if body is not None else None
         state, played, recent = await play_to_the_end(kind, config, state, record, move_body)

@@ -19,11 +19,13 @@ from typing import Annotated, Any, Generic, Literal, NotRequired, TypeVar
 from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
+from app.api import i18n
 from app.api.kinds import AnyKind, load_config, load_session
 from app.api.schemas.common import ANSWER, RollRecord, RuleLink
 from app.api.sessions import pending
 from app.api.sessions.pending import PendingRound
 from app.api.sessions.verifiable import VERIFIABLE
+from app.rules.messages import Message
 from app.store.repository import SessionRecord
 
 C = TypeVar("C")
@@ -93,9 +95,9 @@ def session_answer(
         config, state = load_session(kind, record.config, record.state, record.id)
     else:
         config = load_config(kind, record.config, record.id)
-    return session_body(
-        record, kind.public_state(config, state), kind.describe(config, state), kind.rule
-    )
+    described = kind.describe(config, state)
+    summary = i18n.said(described) if isinstance(described, Message) else described
+    return session_body(record, kind.public_state(config, state), summary, kind.rule)
 
 
 def session_body(

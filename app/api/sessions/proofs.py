@@ -39,6 +39,7 @@ from app.api.sessions.lifecycle import (
 from app.api.sessions.presentation import AnswerTypes, etag, session_answer
 from app.api.sessions.security import Role, bearer_token, role_of
 from app.errors import Conflict, NotFound
+from app.rules.messages import N_
 from app.rules.verifiable import SCHEME, seeds_digest
 from app.store import repository
 from app.store.database import Transaction
@@ -136,7 +137,7 @@ async def add_seed(
         require_active(record)
         public = _public(kind, record)
         if not public["open"]:
-            raise Conflict("seeds are taken only before the session's first round")
+            raise Conflict(N_("seeds are taken only before the session's first round"))
         by = verifiable.supplier(role)
         if any(entry["by"] == by for entry in public["seeds"]):
             raise Conflict(f"this token ({by}) has added its seed already")

@@ -25,6 +25,7 @@ from fastapi import Request
 
 from app.api.common import header
 from app.errors import Unauthorized
+from app.rules.messages import N_
 
 if TYPE_CHECKING:
     from app.store.repository import SessionRecord
@@ -52,11 +53,11 @@ def bearer_token(request: Request) -> str:
     """The `Authorization: Bearer <token>` of a session call, or 401."""
     value = header(request, b"authorization")
     if not value:
-        raise Unauthorized("this call needs Authorization: Bearer <token>")
+        raise Unauthorized(N_("this call needs Authorization: Bearer <token>"))
     scheme, _, token = value.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 512:
-        raise Unauthorized("malformed Authorization header; expected Bearer <token>")
+        raise Unauthorized(N_("malformed Authorization header; expected Bearer <token>"))
     return token
 
 

@@ -37,6 +37,7 @@ from app.api.sessions.outbox import shown_secret
 from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
 from app.api.sessions.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound
+from app.rules.messages import N_
 from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
@@ -212,7 +213,7 @@ def _gm_of(kind: AnyKind, request: Request, session_id: str) -> Owner:
         if record is None or role is None:
             raise NotFound(f"no {kind.title} with id {session_id}")
         if not role.is_gm:
-            raise Forbidden("only the GM's token may manage the session's webhooks")
+            raise Forbidden(N_("only the GM's token may manage the session's webhooks"))
 
     return Owner(session_id, kind, check, frozenset(event_names(kind)))
 
@@ -221,7 +222,7 @@ def _operator(request: Request) -> Owner:
     token = bearer_token(request)
     key = _settings(request).operator_key
     if key is None or not hmac.compare_digest(token.encode(), key.get_secret_value().encode()):
-        raise Forbidden("only the operator's key may manage the webhooks of every session")
+        raise Forbidden(N_("only the operator's key may manage the webhooks of every session"))
 
     async def check(_connection: Transaction) -> None:
         return None

@@ -8,6 +8,7 @@ from typing import TypeVar
 from fastapi import Request
 
 from app.errors import ServiceUnavailable
+from app.rules.messages import N_
 from app.store.database import Mode, Store, Transaction
 
 T = TypeVar("T")
@@ -31,5 +32,5 @@ def unit_of_work(request: Request) -> UnitOfWork:
     """The request's unit of work on the app's store (503 when the app has none)."""
     store: Store | None = getattr(request.app.state, "store", None)
     if store is None:
-        raise ServiceUnavailable("the session store is not configured")
+        raise ServiceUnavailable(N_("the session store is not configured"))
     return UnitOfWork(store)

@@ -35,6 +35,7 @@ from app.rules import races
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import MAX_DICE_PER_REQUEST, Dice, DiceBudget, SeededRng, WorkLimitExceeded
 from app.rules.errors import PhaseError, RulesError
+from app.rules.messages import N_
 from app.rules.odds.enumeration import TooLarge, no_damage, outcomes
 from app.rules.odds.simulation import Estimate, estimate
 
@@ -621,7 +622,7 @@ def choices_odds(
     is answered option by option, as `choice_odds` alone would: exact when its own walk fits,
     else estimated."""
     if rules.is_finished(state):
-        raise PhaseError("the chase is over")
+        raise PhaseError(N_("the chase is over"))
     for first, _ in options:
         rules.validate_round(config, state, first)
     answers: list[ChaseOdds | ChaseEstimate | None] = [None] * len(options)

@@ -1,0 +1,77 @@
+"""The table page's strings in a language: `GET /table/messages/{locale}.json`.
+
+The page (app/table/assets/i18n.js) shows every string through `t("English text", {name})`;
+it asks this for its language's compiled catalog (`app/locale/<locale>/LC_MESSAGES/table.mo`,
+docs/languages.md) as JSON: `{"English text": "its translation"}`, a message with plural forms
+as the list of its forms. English is `{}` (the page's own text). Each answer is built once per
+process, with an entity tag from its bytes, and revalidated by the browser on each load.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from typing import Final
+
+import orjson
+from babel.messages.mofile import read_mo
+from fastapi import FastAPI, Request
+from starlette.responses import Response
+
+from app.api import i18n
+from app.api.routing import LeanRoute
+from app.errors import NotFound
+
+#: English text → its translation (a message with plural forms: the list of its forms).
+PageStrings = dict[str, str | list[str]]
+MESSAGES_URL: Final = "/table/messages/{locale}.json"
+HEADERS: Final = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+
+
+@functools.cache
+def page_messages(tag: str) -> tuple[bytes, str]:
+    """`tag`'s page strings as JSON, and its entity tag."""
+    strings: PageStrings = {}
+    if tag != i18n.DEFAULT:
+        mo = i18n.LOCALE_DIR / i18n.locale_name(tag) / "LC_MESSAGES" / f"{i18n.TABLE_DOMAIN}.mo"
+        with mo.open("rb") as compiled:
+            catalog = read_mo(compiled)
+        for message in catalog:
+            if not message.id:
+                continue
+            if isinstance(message.id, tuple | list):
+                strings[str(message.id[0])] = [str(form) for form in message.string or ()]
+            else:
+                strings[str(message.id)] = str(message.string)
+    content = orjson.dumps(strings, option=orjson.OPT_SORT_KEYS)
+    return content, '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
+
+
+def served(locale: str) -> str | None:
+    """The language tag `locale` names (`pt-BR`, `pt_br`), if it is served."""
+    wanted = locale.replace("_", "-").lower()
+    return next((tag for tag in i18n.LANGUAGES if tag.lower() == wanted), None)
+
+
+def install_languages(app: FastAPI) -> None:
+    """Add the table page's strings to `app`."""
+
+    async def table_messages(request: Request, locale: str) -> Response:
+        """The table page's strings in `locale` (JSON: English text → its translation)."""
+        tag = served(locale)
+        if tag is None:
+            raise NotFound(f"no strings in {locale!r}; languages: {', '.join(i18n.LANGUAGES)}")
+        content, etag = page_messages(tag)
+        headers = {**HEADERS, "ETag": etag, "Content-Language": tag}
+        if etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        return Response(content, media_type="application/json", headers=headers)
+
+    app.router.add_api_route(
+        MESSAGES_URL,
+        table_messages,
+        methods=["GET", "HEAD"],
+        responses={200: {"model": PageStrings}},
+        include_in_schema=False,
+        route_class_override=LeanRoute,
+    )

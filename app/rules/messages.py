@@ -1,0 +1,148 @@
+"""Summaries in no language yet: a sentence's English template and its named arguments.
+
+The rules build each summary as a `Message` (docs/languages.md): the template is the English
+text with `{name}` placeholders, and is the catalog's message id; its arguments are numbers,
+the callers' own words (names, skills: never translated), words of the rules (`term`), lists
+(`Listing`), signed numbers (`Signed`) and other messages. `english()` renders it as the
+service has always written it; the edge renders it in another language through a `Language`
+(gettext catalogs, numbers and lists in that language's own forms).
+
+Templates are found in the source by Babel's extraction: `m("...")` and `ng("...", "...")` are
+the keywords, and `N_("...")` marks a word of the rules kept in data (a position's name, an
+ability) that a summary shows through `term`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+#: How a list's items are joined: the separators stay as they are in every language; `and`
+#: (`A, B and C`) and `and-each` (`A and B and C`) are a language's own list of items.
+Joiner = Literal[", ", "; ", " ", "and", "and-each"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One sentence (or part of one): `template` with its `args`; with `plural`, the template
+    is the singular and `count` chooses between them (the language's own plural rules)."""
+
+    template: str
+    args: Mapping[str, Argument] = field(default_factory=dict)
+    plural: str | None = None
+    count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """Items shown one after another, joined as `joiner` says."""
+
+    items: Sequence[Argument]
+    joiner: Joiner = ", "
+
+
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """A number always shown with its sign, `+12`, `-3`; zero as `+0` unless `bare_zero`."""
+
+    value: int
+    bare_zero: bool = False
+
+
+Argument = str | int | Message | Listing | Signed
+
+
+def m(template: str, /, **args: Argument) -> Message:
+    """A sentence: its English template, its named arguments."""
+    return Message(template, args)
+
+
+def ng(singular: str, plural: str, count: int, /, **args: Argument) -> Message:
+    """A sentence whose words follow `count` (`{count}` in the templates is the number)."""
+    return Message(singular, {"count": count, **args}, plural, count)
+
+
+def N_(word: str) -> str:
+    """`word` as it is: marked for the catalogs, rendered through `term`."""
+    return word
+
+
+def untranslated(text: str) -> Message:
+    """A line not built as a message yet: shown as written, in every language."""
+    return Message(text)
+
+
+def term(word: str) -> Message:
+    """A word of the rules kept in data (marked with `N_` where it is written)."""
+    return Message(word)
+
+
+class Language(Protocol):
+    """What rendering a message in a language takes."""
+
+    def gettext(self, message: str) -> str: ...
+
+    def ngettext(self, singular: str, plural: str, count: int) -> str: ...
+
+    def number(self, value: int) -> str: ...
+
+    def signed(self, value: int) -> str: ...
+
+    def listing(self, items: Sequence[str], joiner: Joiner) -> str: ...
+
+
+class English:
+    """The service's own words: every summary exactly as it has always been written."""
+
+    def gettext(self, message: str) -> str:
+        return message
+
+    def ngettext(self, singular: str, plural: str, count: int) -> str:
+        return singular if count == 1 else plural
+
+    def number(self, value: int) -> str:
+        return str(value)
+
+    def signed(self, value: int) -> str:
+        return f"{value:+d}"
+
+    def listing(self, items: Sequence[str], joiner: Joiner) -> str:
+        if joiner == "and":
+            return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        if joiner == "and-each":
+            return " and ".join(items)
+        return joiner.join(items)
+
+
+ENGLISH = English()
+
+
+def render(argument: Argument, language: Language) -> str:
+    """`argument` in `language`."""
+    if isinstance(argument, str):
+        return argument
+    if isinstance(argument, int):
+        return language.number(argument)
+    if isinstance(argument, Signed):
+        if argument.bare_zero and argument.value == 0:
+            return language.number(0)
+        return language.signed(argument.value)
+    if isinstance(argument, Listing):
+        return language.listing(
+            [render(item, language) for item in argument.items], argument.joiner
+        )
+    if argument.plural is not None:
+        template = language.ngettext(argument.template, argument.plural, argument.count)
+    else:
+        template = language.gettext(argument.template)
+    if not argument.args:
+        return template
+    return template.format_map(
+        {name: render(value, language) for name, value in argument.args.items()}
+    )
+
+
+def english(message: Message) -> str:
+    """`message` in the service's own English."""
+    return render(message, ENGLISH)

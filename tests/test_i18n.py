@@ -1,0 +1,462 @@
+"""The players' language (docs/languages.md): negotiation, the catalogs, and the answers.
+
+Expected texts are written here as a reader of each language reads them, never taken from the
+catalogs under test.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import orjson
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from fastapi.testclient import TestClient
+
+from app.api import i18n
+from app.rules.messages import Listing, Signed, english, m, ng
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "app" / "locale"
+LANGUAGES = ("de", "fr", "es", "pt_BR")
+DOMAINS = ("arbiter", "table")
+PLACEHOLDER = re.compile(r"\{(\w+)\}|%\((\w+)\)s")
+
+
+def catalog(language: str, domain: str) -> Catalog:
+    with (LOCALE / language / "LC_MESSAGES" / f"{domain}.po").open("rb") as po:
+        return read_po(po, locale=language)
+
+
+def template(directory: Path, domain: str) -> Catalog:
+    with (directory / f"{domain}.pot").open("rb") as pot:
+        return read_po(pot)
+
+
+def ids(messages: Catalog) -> set[str]:
+    return {message.id if isinstance(message.id, str) else message.id[0] for message in messages}
+
+
+def dev_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "scripts" / "dev.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- the catalogs ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_templates_hold_every_message_of_the_source(domain: str, tmp_path: Path) -> None:
+    """`dev.py extract` run now finds what the committed template holds: no message of the
+    code is missing from the catalogs (and none is left there that the code dropped)."""
+    dev = dev_script()
+    dev.PYTHON = Path(sys.executable)  # type: ignore[attr-defined]
+    dev.extract(tmp_path)
+    assert ids(template(tmp_path, domain)) == ids(template(LOCALE, domain))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_message_is_translated(language: str, domain: str) -> None:
+    """Each catalog holds every message of its template, each translated (every plural form),
+    none fuzzy: no English falls through in a finished catalog."""
+    translated = catalog(language, domain)
+    assert not translated.fuzzy
+    assert ids(translated) == ids(template(LOCALE, domain))
+    for message in translated:
+        if not message.id:
+            continue
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        assert all(forms), f"{language}: {message.id!r} untranslated"
+        assert len(forms) == (translated.num_plurals if message.pluralizable else 1)
+        assert not message.fuzzy, f"{language}: {message.id!r} fuzzy"
+
+
+def placeholders(text: str) -> set[str]:
+    return {brace or percent for brace, percent in PLACEHOLDER.findall(text)}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_placeholder_survives_translation(language: str, domain: str) -> None:
+    for message in catalog(language, domain):
+        if not message.id:
+            continue
+        msgids = [
+            str(text) for text in (message.id if isinstance(message.id, tuple) else (message.id,))
+        ]
+        wanted = set().union(*(placeholders(text) for text in msgids))
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        for form in forms:
+            assert placeholders(str(form)) == wanted, f"{language}: {form!r} for {msgids[0]!r}"
+
+
+def test_the_checks_above_fail_on_a_broken_catalog() -> None:
+    """The placeholder check tells a renamed placeholder from a kept one."""
+    assert placeholders("{a}; {b}. {winner} gewinnt um {margin}.") == {"a", "b", "winner", "margin"}
+    assert placeholders("{a}; {b}. {sieger} gewinnt.") != {"a", "b", "winner", "margin"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_committed_compiled_catalogs_are_their_sources(language: str, domain: str) -> None:
+    """Each `.mo` is its `.po` compiled (`dev.py compile`): served words are reviewed words."""
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog(language, domain))
+    mo = LOCALE / language / "LC_MESSAGES" / f"{domain}.mo"
+    assert mo.read_bytes() == compiled.getvalue()
+
+
+# --- negotiation -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "lang", "chosen"),
+    [
+        (None, None, "en"),
+        ("de", None, "de"),
+        ("de-AT,de;q=0.9,en;q=0.8", None, "de"),
+        ("fr;q=0.5, es", None, "es"),
+        ("ja, fr;q=0.4, en;q=0.3", None, "fr"),
+        ("en;q=0.5, de;q=0.5", None, "en"),
+        ("de;q=0, fr", None, "fr"),
+        ("pt", None, "pt-BR"),
+        ("pt-PT", None, "pt-BR"),
+        ("pt-br", None, "pt-BR"),
+        ("ja, *;q=0.1", None, "en"),
+        ("ja", None, "en"),
+        ("fr", "de", "de"),
+        ("fr", "pt-BR", "pt-BR"),
+        ("fr", "xx", "fr"),
+        (None, "es", "es"),
+        ("de;q=nonsense, es", None, "es"),
+    ],
+)
+def test_negotiation(accept_language: str | None, lang: str | None, chosen: str) -> None:
+    assert i18n.negotiate(accept_language, lang) == chosen
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def test_numbers_and_lists_in_each_language() -> None:
+    """Numbers grouped as each language groups them, signs, and a list's last `and` (CLDR's,
+    through Babel); English as the service always wrote them."""
+    message = m(
+        "{names}: {feet} ft, {gained}",
+        names=Listing(["Ann", "Bob", "Cid"], "and"),
+        feet=12345,
+        gained=Signed(12),
+    )
+    assert english(message) == "Ann, Bob and Cid: 12345 ft, +12"
+    rendered = {tag: i18n.rendered(message, tag) for tag in ("de", "fr", "es", "pt-BR")}
+    assert rendered["de"] == "Ann, Bob und Cid: 12.345 ft, +12"
+    assert rendered["fr"] == "Ann, Bob et Cid: 12\u202f345 ft, +12"
+    assert rendered["es"] == "Ann, Bob y Cid: 12.345 ft, +12"
+    assert rendered["pt-BR"] == "Ann, Bob e Cid: 12.345 ft, +12"
+
+
+def test_plural_forms_follow_each_language() -> None:
+    """A regular contest undecided after 1 round and after 2 (pt-BR and fr count 0 and 1 as
+    one, unlike English and German)."""
+
+    def undecided(rounds: int) -> Any:
+        return ng(
+            "{a}; {b}. Undecided after {count} round.",
+            "{a}; {b}. Undecided after {count} rounds.",
+            rounds,
+            a="A",
+            b="B",
+        )
+
+    assert i18n.rendered(undecided(1), "de") == "A; B. Unentschieden nach 1 Runde."
+    assert i18n.rendered(undecided(2), "de") == "A; B. Unentschieden nach 2 Runden."
+    assert i18n.rendered(undecided(1), "pt-BR") == "A; B. Indefinida após 1 turno."
+    assert i18n.rendered(undecided(3), "pt-BR") == "A; B. Indefinida após 3 turnos."
+    assert i18n.rendered(undecided(0), "fr") == "A ; B. Indécis après 0 round."
+    assert english(undecided(0)) == "A; B. Undecided after 0 rounds."
+
+
+# --- answers -----------------------------------------------------------------------------------
+
+QUICK_CONTEST = {
+    "a": {"name": "Ann", "skill": 12, "roll": [2, 3, 4]},
+    "b": {"name": "Bob", "skill": 10, "roll": [5, 5, 1]},
+}
+#: docs/rules.md#quick-contest's worked example, as a player of each language reads it.
+QUICK_CONTEST_SAID = {
+    "en": "Ann (skill 12) rolled 9, made it by 3; Bob (skill 10) rolled 11, missed by 1. "
+    "Ann wins by 4.",
+    "de": "Ann (Fertigkeit 12) würfelt 9, geschafft um 3; Bob (Fertigkeit 10) würfelt 11, "
+    "verfehlt um 1. Ann gewinnt um 4.",
+    "fr": "Ann (compétence 12) obtient 9, réussi de 3 ; Bob (compétence 10) obtient 11, raté "
+    "de 1. Ann gagne de 4.",
+    "es": "Ann (habilidad 12) saca 9, superada por 3; Bob (habilidad 10) saca 11, fallada "
+    "por 1. Ann gana por 4.",
+    "pt-BR": "Ann (NH 12) rolou 9, sucesso por 3; Bob (NH 10) rolou 11, falha por 1. "
+    "Ann vence por 4.",
+}
+
+
+@pytest.mark.parametrize("language", list(QUICK_CONTEST_SAID))
+def test_a_summary_in_each_language(client: TestClient, language: str) -> None:
+    """The summary line in the language asked for, as text/plain and in JSON; the JSON's other
+    fields the same in every language; `Content-Language` says which, `Vary` that it may."""
+    headers = {"accept-language": language}
+    text = client.post(
+        "/v1/gurps/quick-contest", json=QUICK_CONTEST, headers={**headers, "accept": "text/plain"}
+    )
+    assert text.status_code == 200
+    assert text.text == QUICK_CONTEST_SAID[language] + "\n"
+    assert text.headers["content-language"] == language
+    assert {part.strip().lower() for part in text.headers["vary"].split(",")} == {
+        "accept",
+        "accept-language",
+    }
+    answer = client.post("/v1/gurps/quick-contest", json=QUICK_CONTEST, headers=headers).json()
+    english_answer = client.post("/v1/gurps/quick-contest", json=QUICK_CONTEST).json()
+    assert answer["summary"] == QUICK_CONTEST_SAID[language]
+    assert {**answer, "summary": None} == {**english_answer, "summary": None}
+
+
+def test_lang_overrides_accept_language(client: TestClient) -> None:
+    answer = client.post(
+        "/v1/gurps/quick-contest?lang=es", json=QUICK_CONTEST, headers={"accept-language": "de"}
+    )
+    assert answer.headers["content-language"] == "es"
+    assert answer.json()["summary"] == QUICK_CONTEST_SAID["es"]
+
+
+def test_a_critical_and_a_plural_in_german(client: TestClient) -> None:
+    """A critical success (3d6 of 3 against skill 12) and a regular contest's rounds."""
+    roll = client.post(
+        "/v1/gurps/success-roll",
+        json={"skill": 12, "roll": [1, 1, 1]},
+        headers={"accept-language": "de"},
+    ).json()
+    assert roll["summary"] == "Fertigkeit 12 würfelt 3, geschafft um 9 (kritischer Erfolg)."
+    assert roll["critical"] == "success"
+
+
+# --- problem details ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "detail"),
+    [
+        ("en", "Not Found", "no such resource"),
+        ("de", "Nicht gefunden", "keine solche Ressource"),
+        ("fr", "Introuvable", "ressource inexistante"),
+        ("es", "No encontrado", "no existe ese recurso"),
+        ("pt-BR", "Não encontrado", "recurso inexistente"),
+    ],
+)
+def test_a_problem_in_each_language(
+    client: TestClient, language: str, title: str, detail: str
+) -> None:
+    """`title` and `detail` in the language asked for; `type` and `status` never change."""
+    answer = client.get("/v1/no-such-thing", headers={"accept-language": language})
+    assert answer.status_code == 404
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.headers["content-language"] == language
+    assert answer.json() == {
+        "type": "https://arbiter.example/problems/not-found",
+        "title": title,
+        "status": 404,
+        "detail": detail,
+    }
+
+
+def test_a_malformed_body_in_french_as_a_chat_line(client: TestClient) -> None:
+    answer = client.post(
+        "/v1/gurps/quick-contest",
+        content=b"{nope",
+        headers={
+            "content-type": "application/json",
+            "accept": "text/plain",
+            "accept-language": "fr",
+        },
+    )
+    assert answer.status_code == 400
+    assert answer.text == "le corps de la requête n'est pas du JSON valide\n"
+
+
+def test_a_refused_round_keeps_its_errors_list_in_english(client: TestClient) -> None:
+    """A 422's `errors` are for programs: the same in every language."""
+    english_answer = client.post("/v1/gurps/quick-contest", json={"a": {}}).json()
+    german = client.post(
+        "/v1/gurps/quick-contest", json={"a": {}}, headers={"accept-language": "de"}
+    ).json()
+    assert german["errors"] == english_answer["errors"]
+    assert (
+        german["type"] == english_answer["type"] == "https://arbiter.example/problems/invalid-input"
+    )
+    assert german["title"] == "Ungültige Eingabe"
+    assert english_answer["detail"] == "body.a.name: Field required"
+    assert german["detail"] == "body.a.name: Pflichtfeld fehlt"
+
+
+# --- sessions ----------------------------------------------------------------------------------
+
+ARM_WRESTLE = {
+    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+    "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+}
+#: Lydia's 17 + 2 = 19 against the Ogre's 8 + 6 = 14: she pushes her DS up by 5.
+ROUND_ONE = {
+    "en": "Round 1: Lydia beats Ogre by 5: Lydia's DS rises to 5 (Lydia 5, Ogre 0; Lydia leads).",
+    "de": "Runde 1: Lydia schlägt Ogre um 5: der EG von Lydia steigt auf 5 (Lydia 5, Ogre 0; "
+    "Lydia führt).",
+    "fr": "Round 1 : Lydia bat Ogre de 5 : le DR de Lydia monte à 5 (Lydia 5, Ogre 0 ; Lydia "
+    "mène).",
+    "es": "Asalto 1: Lydia vence a Ogre por 5: el GE de Lydia sube a 5 (Lydia 5, Ogre 0; Lydia "
+    "va en cabeza).",
+    "pt-BR": "Rodada 1: Lydia vence Ogre por 5: o GS de Lydia sobe para 5 (Lydia 5, Ogre 0; "
+    "Lydia lidera).",
+}
+
+
+#: The session's own summary after it, worked out from its state in every language.
+SESSION_AFTER_ROUND_ONE = {
+    "en": "Arm wrestle Lydia vs Ogre: DS Lydia 5, Ogre 0 (target 20).",
+    "de": "Armdrücken Lydia gegen Ogre: EG Lydia 5, Ogre 0 (Ziel 20).",
+    "fr": "Bras de fer Lydia contre Ogre : DR Lydia 5, Ogre 0 (objectif 20).",
+    "es": "Pulso Lydia contra Ogre: GE Lydia 5, Ogre 0 (objetivo 20).",
+    "pt-BR": "Queda de braço Lydia contra Ogre: GS Lydia 5, Ogre 0 (meta 20).",
+}
+
+
+@pytest.mark.parametrize("language", list(ROUND_ONE))
+def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
+    store_client: TestClient, language: str
+) -> None:
+    created = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE).json()
+    gm = {"authorization": f"Bearer {created['tokens']['gm']}"}
+    played = store_client.post(
+        f"/v1/arm-wrestles/{created['id']}/rounds",
+        json={"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}},
+        headers={**gm, "accept-language": language},
+    )
+    assert played.status_code == 200
+    assert played.json()["summary"] == played.json()["round"]["summary"] == ROUND_ONE[language]
+    stored = store_client.get(f"/v1/arm-wrestles/{created['id']}/rounds", headers=gm).json()
+    assert stored["rounds"][0]["summary"] == ROUND_ONE["en"]
+    session = store_client.get(
+        f"/v1/arm-wrestles/{created['id']}", headers={**gm, "accept-language": language}
+    ).json()
+    assert session["summary"] == SESSION_AFTER_ROUND_ONE[language]
+    assert played.json()["session"]["summary"] == SESSION_AFTER_ROUND_ONE[language]
+
+
+# --- the reviewer's table ----------------------------------------------------------------------
+
+
+def test_the_reviewers_table_is_what_the_service_answers(client: TestClient) -> None:
+    """docs/languages.md's table (scripts/languages.py) holds each one-shot kind's worked
+    example in every language, as the service answers it now."""
+    spec = importlib.util.spec_from_file_location("languages", ROOT / "scripts" / "languages.py")
+    assert spec is not None
+    assert spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    written = script.table(client)
+    assert written.count("\n| `/v1/") == 7 * len(i18n.LANGUAGES)
+    assert script.committed_table((ROOT / "docs" / "languages.md").read_text()) == written
+
+
+# --- the table page's strings ------------------------------------------------------------------
+
+
+def test_the_table_pages_strings_in_german(client: TestClient) -> None:
+    """A string the page shows today, from its compiled catalog; revalidated by its ETag."""
+    answer = client.get("/table/messages/de.json")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["content-language"] == "de"
+    assert answer.json()["Create the session"] == "Sitzung erstellen"
+    assert answer.json()["Play the round"] == "Runde spielen"
+    again = client.get("/table/messages/de.json", headers={"if-none-match": answer.headers["etag"]})
+    assert again.status_code == 304
+    assert again.content == b""
+
+
+def test_the_table_pages_strings_by_tag(client: TestClient) -> None:
+    portuguese = client.get("/table/messages/pt-BR.json")
+    assert portuguese.json()["Check the dice"] == "Verificar os dados"
+    assert client.get("/table/messages/pt_br.json").json() == portuguese.json()
+    assert client.get("/table/messages/en.json").json() == {}
+    missing = client.get("/table/messages/xx.json")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+
+
+def test_a_round_played_in_german_is_announced_in_english(
+    store_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every stream (and webhook) of the session gets the round as stored, in English, the
+    session's summary too, whatever language the request that played it asked for."""
+    from app.api.sessions import lifecycle
+
+    announced: list[tuple[str, bytes]] = []
+
+    def publish(_app: Any, _session_id: str, _version: int, name: str, data: bytes) -> None:
+        announced.append((name, data))
+
+    monkeypatch.setattr(lifecycle, "publish", publish)
+    created = store_client.post("/v1/arm-wrestles", json=ARM_WRESTLE).json()
+    played = store_client.post(
+        f"/v1/arm-wrestles/{created['id']}/rounds",
+        json={"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}},
+        headers={"authorization": f"Bearer {created['tokens']['gm']}", "accept-language": "de"},
+    )
+    assert played.json()["summary"] == ROUND_ONE["de"]
+    [data] = [data for name, data in announced if name == "round"]
+    event = orjson.loads(data)
+    assert event["summary"] == event["round"]["summary"] == ROUND_ONE["en"]
+    assert event["session"]["summary"] == SESSION_AFTER_ROUND_ONE["en"]
+    assert {**event, "summary": None, "round": None, "session": None} == {
+        **played.json(),
+        "summary": None,
+        "round": None,
+        "session": None,
+    }
+
+
+#: tests/api/test_races_api.py's dash: Ann (speed 30) checks 12, Bob 3, in each language.
+DASH_ROUND_ONE = {
+    "en": "Round 1: Increment 1/2 (strength): Ann +18 (DS 18); Bob +3 (DS 3).",
+    "de": "Runde 1: Abschnitt 1/2 (strength): Ann +18 (EG 18); Bob +3 (EG 3).",
+    "fr": "Round 1 : Palier 1/2 (strength) : Ann +18 (DR 18) ; Bob +3 (DR 3).",
+    "es": "Asalto 1: Tramo 1/2 (strength): Ann +18 (GE 18); Bob +3 (GE 3).",
+    "pt-BR": "Rodada 1: Incremento 1/2 (strength): Ann +18 (GS 18); Bob +3 (GS 3).",
+}
+
+
+@pytest.mark.parametrize("language", list(DASH_ROUND_ONE))
+def test_a_race_round_in_each_language(store_client: TestClient, language: str) -> None:
+    created = store_client.post(
+        "/v1/races",
+        json={
+            "course": "dash",
+            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
+        },
+    ).json()
+    played = store_client.post(
+        f"/v1/races/{created['id']}/rounds",
+        json={"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}},
+        headers={"authorization": f"Bearer {created['tokens']['gm']}", "accept-language": language},
+    )
+    assert played.status_code == 200, played.text
+    assert played.json()["summary"] == DASH_ROUND_ONE[language]
