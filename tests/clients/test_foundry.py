@@ -501,8 +501,20 @@ def test_a_chases_increment_takes_the_gms_terrain_and_tactic(seen: dict[str, Any
     # the check's, each if she gets that far, beside her hazard's Dexterity.
     assert seen["chaseOwes"]["Lydia"] == [
         {"purpose": "dexterity", "sides": 20, "certain": 1, "most": 1, "when": None},
-        {"purpose": "obstacle", "sides": 20, "certain": 0, "most": 1, "when": "if she faces the obstacle"},
-        {"purpose": "check", "sides": 20, "certain": 0, "most": 1, "when": "if she makes the increment check"},
+        {
+            "purpose": "obstacle",
+            "sides": 20,
+            "certain": 0,
+            "most": 1,
+            "when": "if she faces the obstacle",
+        },
+        {
+            "purpose": "check",
+            "sides": 20,
+            "certain": 0,
+            "most": 1,
+            "when": "if she makes the increment check",
+        },
     ]
     chase = seen["chase"]
     terrain = chase["terrain"]
@@ -694,7 +706,9 @@ def test_a_player_rolls_their_seats_dice_with_foundrys_dice(seen: dict[str, Any]
         "Für mich würfeln",
         "Meine Würfel eintragen",
     ]
-    assert rolled["owes"]["Dee"] == [{"purpose": "success", "sides": 6, "certain": 3, "most": 3, "when": None}]
+    assert rolled["owes"]["Dee"] == [
+        {"purpose": "success", "sides": 6, "certain": 3, "most": 3, "when": None}
+    ]
     assert len(rolled["rolled"]) == 1
     foundry_roll = rolled["rolled"][0]
     assert (foundry_roll["by"], foundry_roll["formula"], foundry_roll["flavor"]) == (
