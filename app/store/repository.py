@@ -480,8 +480,8 @@ async def reseal_secret(
 
 # --- rounds --------------------------------------------------------------------------------
 
-#: Every column but the generated id.
-_ROUND_FIELDS = tuple(column.name for column in rounds.columns if not column.primary_key)
+#: Every column (a round is keyed by its session and number: no generated id).
+_ROUND_FIELDS = tuple(column.name for column in rounds.columns)
 _INSERT_ROUND = Statement(
     lambda: insert(rounds).values({name: bindparam(name) for name in _ROUND_FIELDS})
 )
