@@ -24,7 +24,7 @@ from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.helpers import Session
 from tests.store.receiver import Receiver, payloads
 
-PG = postgresql.dialect()
+PG = postgresql.dialect()  # type: ignore[no-untyped-call]
 #: Past the last 32-bit id.
 PAST_32_BITS = 2**31 + 7
 ARM_WRESTLE: dict[str, Any] = {
