@@ -124,8 +124,14 @@ class IdempotencyRecord(Base):
 
 Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
 Index("ix_idempotency_keys_session_id", IdempotencyRecord.session_id)
-#: Retention's purge finds expired sessions by status and hour of their last change.
-Index("ix_sessions_status_touched_hour", ContestSession.status, ContestSession.touched_hour)
+#: Retention's purge walks expired sessions by status and hour of their last change, then id:
+#: each batch one bounded range after the last session the batch before it passed over.
+Index(
+    "ix_sessions_status_touched_hour",
+    ContestSession.status,
+    ContestSession.touched_hour,
+    ContestSession.id,
+)
 #: The deadline sweeper finds the rounds past their deadline (app/api/sessions/deadlines.py);
 #: only the few sessions holding one are in it.
 Index(
