@@ -298,11 +298,11 @@ class Pacing:
 
     @property
     def sessions(self) -> int:
-        return max(1, int(self.most[0] * self.scale))
+        return max(1, round(self.most[0] * self.scale))
 
     @property
     def rounds(self) -> int:
-        return max(1, int(self.most[1] * self.scale))
+        return max(1, round(self.most[1] * self.scale))
 
     async def rest(self, took: float, stop: asyncio.Event) -> None:
         if self.target > 0 and took > 0:
