@@ -282,19 +282,26 @@ async def purge_once(
     return purged
 
 
+#: The first paced batch's share of the largest batch.
+FIRST_BATCH_SHARE = 0.1
+
+
 class Pacing:
     """How large the purge's next batch is, and how long it rests after one, so that requests
     beside it hardly notice it: each batch is sized to take about `purge_batch_ms` (smaller
     after a slow one, larger again after a quick one, within the largest allowed), then the
     purge rests `purge_rest_ratio` times as long as the batch took (at least one pass of the
     event loop), so writers queued meanwhile get the write lock (SQLite) and the cores (both)
-    before the next batch."""
+    before the next batch. The first batch is a tenth of the largest, and a batch at most
+    twice the one before it."""
 
     def __init__(self, settings: Settings, *, sessions: int, rounds: int) -> None:
         self.most = (sessions, rounds)
         self.target = settings.purge_batch_ms / 1000
         self.ratio = settings.purge_rest_ratio
-        self.scale = 1.0
+        #: Paced, the first batch is a tenth of the largest: a full one can take far longer
+        #: than the target on a loaded machine, and it would stall every request meanwhile.
+        self.scale = FIRST_BATCH_SHARE if self.target > 0 else 1.0
 
     @property
     def sessions(self) -> int:
@@ -306,7 +313,9 @@ class Pacing:
 
     async def rest(self, took: float, stop: asyncio.Event) -> None:
         if self.target > 0 and took > 0:
-            self.scale = min(1.0, max(1 / self.most[0], self.scale * self.target / took))
+            # Toward the size that takes the target, growing at most twofold a batch.
+            wanted = min(self.scale * self.target / took, self.scale * 2, 1.0)
+            self.scale = max(1 / self.most[0], wanted)
         pause = took * self.ratio
         if pause <= 0:
             await asyncio.sleep(0)

@@ -190,8 +190,9 @@ def test_a_batch_reads_one_range_of_the_retention_index_in_its_order(engine: Eng
 def test_the_pace_shrinks_a_slow_batch_and_rests_in_proportion(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A batch that took five times its target makes the next one a fifth as large; a quick
-    one lets it grow back, never past the largest; each rest is the ratio times the batch."""
+    """The first batch is a tenth of the largest; one that took five times its target makes
+    the next a fifth as large; a quick one lets it grow back, at most twofold a batch and
+    never past the largest; each rest is the ratio times the batch."""
     rests: list[float] = []
 
     async def waited(awaitable: Any, timeout: float) -> None:
@@ -204,16 +205,20 @@ def test_the_pace_shrinks_a_slow_batch_and_rests_in_proportion(
 
     async def run() -> list[tuple[int, int]]:
         sizes = [(pacing.sessions, pacing.rounds)]
-        for took in (0.050, 0.010, 0.002, 0.001):
+        for took in (0.001, 0.001, 0.001, 0.050, 0.010, 0.002, 0.001, 0.001):
             await pacing.rest(took, stop)
             sizes.append((pacing.sessions, pacing.rounds))
         return sizes
 
     assert asyncio.run(run()) == [
-        (500, 5_000),
+        (50, 500),
         (100, 1_000),
-        (100, 1_000),
-        (500, 5_000),
+        (200, 2_000),
+        (400, 4_000),
+        (80, 800),
+        (80, 800),
+        (160, 1_600),
+        (320, 3_200),
         (500, 5_000),
     ]
-    assert rests == pytest.approx([0.1, 0.02, 0.004, 0.002])
+    assert rests == pytest.approx([0.002, 0.002, 0.002, 0.1, 0.02, 0.004, 0.002, 0.002])
