@@ -76,15 +76,17 @@ def explain(url: str, count: int) -> None:
         }
         with engine.begin() as connection:
             if postgres:
-                found = connection.exec_driver_sql(
-                    f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {query.string}",
-                    {name: params[name] for name in query.params},
-                ).all()
+                found: list[Any] = list(
+                    connection.exec_driver_sql(
+                        f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {query.string}",
+                        {name: params[name] for name in query.params},
+                    ).all()
+                )
             else:
                 ordered = tuple(params[name] for name in query.positiontup)
-                found = connection.exec_driver_sql(
-                    f"EXPLAIN QUERY PLAN {query.string}", ordered
-                ).all()
+                found = list(
+                    connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {query.string}", ordered).all()
+                )
                 started = time.perf_counter()
                 connection.exec_driver_sql(query.string, ordered).all()
                 found.append(
