@@ -249,14 +249,16 @@ async def purge_once(
     await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
     # Webhooks' deliveries sent (or given up) past their retention, a batch a transaction.
     sent_before = now() - timedelta(days=settings.webhook_delivery_retention_days)
+    paced = Pacing(settings, sessions=round_budget, rounds=round_budget)
     while not stop.is_set():
+        started = time.perf_counter()
+        limit = paced.rounds
         forgotten = await store.run(
-            "write",
-            partial(webhooks_store.purge, sent_before=sent_before, limit=round_budget),
+            "write", partial(webhooks_store.purge, sent_before=sent_before, limit=limit)
         )
-        if forgotten < round_budget:
+        if forgotten < limit:
             break
-        await asyncio.sleep(0)
+        await paced.rest(time.perf_counter() - started, stop)
     purged = 0
     moment = now()
     cursor: PurgeCursor | None = PurgeCursor()
