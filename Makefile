@@ -2,7 +2,7 @@
 # which needs only Python 3.11+ (it creates .venv and installs requirements.lock).
 PYTHON ?= python3
 
-.PHONY: run test check lint bench migrate lock
+.PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids
 
 run:
 	$(PYTHON) scripts/dev.py serve
@@ -27,3 +27,14 @@ migrate:
 lock:
 	uv pip compile pyproject.toml --extra dev --generate-hashes --python-version 3.11 -o requirements.lock
 	uv pip compile pyproject.toml --generate-hashes --python-version 3.11 -o requirements-runtime.lock
+
+# Capacity benches (docs/capacity.md): rounds beside a retention sweep, the sweep's read at
+# 100 k and 1 M expired sessions, and the id migration's lock times.
+bench-sweep:
+	.venv/bin/python bench/sweep.py
+
+bench-sweep-plan:
+	.venv/bin/python bench/sweep_plan.py
+
+bench-ids:
+	.venv/bin/python bench/migrate_ids.py

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -42,7 +43,13 @@ from app.observability import count_sessions_purged
 from app.settings import Settings, get_settings
 from app.store import webhooks as webhooks_store
 from app.store.database import Store, Unavailable
-from app.store.repository import active_sessions_by_kind, now, purge_responses, purge_sessions
+from app.store.repository import (
+    PurgeCursor,
+    active_sessions_by_kind,
+    now,
+    purge_responses,
+    purge_sessions,
+)
 
 DESCRIPTION = """\
 Arbiter resolves tabletop-RPG contests: GURPS success rolls and contests, d20 games of skill
@@ -246,31 +253,78 @@ async def purge_once(
     await store.run("write", lambda tx: purge_responses(tx, ttl=ttl))
     # Webhooks' deliveries sent (or given up) past their retention, a batch a transaction.
     sent_before = now() - timedelta(days=settings.webhook_delivery_retention_days)
+    paced = Pacing(settings, sessions=round_budget, rounds=round_budget)
     while not stop.is_set():
+        started = time.perf_counter()
+        limit = paced.rounds
         forgotten = await store.run(
-            "write",
-            partial(webhooks_store.purge, sent_before=sent_before, limit=round_budget),
+            "write", partial(webhooks_store.purge, sent_before=sent_before, limit=limit)
         )
-        if forgotten < round_budget:
+        if forgotten < limit:
             break
-        await asyncio.sleep(0)
+        await paced.rest(time.perf_counter() - started, stop)
     purged = 0
-    while not stop.is_set():
-        moment = now()
-        deleted = await store.run(
+    moment = now()
+    cursor: PurgeCursor | None = PurgeCursor()
+    pacing = Pacing(settings, sessions=batch, rounds=round_budget)
+    while cursor is not None and not stop.is_set():
+        started = time.perf_counter()
+        deleted, cursor = await store.run(
             "write",
             partial(
                 purge_sessions,
                 finished_before=moment - timedelta(days=settings.retention_finished_days),
                 abandoned_before=moment - timedelta(days=settings.retention_abandoned_days),
-                limit=batch,
-                round_budget=round_budget,
+                limit=pacing.sessions,
+                round_budget=pacing.rounds,
+                cursor=cursor,
             ),
         )
-        if not deleted:
-            return purged
-        if on_purged is not None:
-            on_purged(deleted)
-        purged += deleted
-        await asyncio.sleep(0)
+        if deleted:
+            if on_purged is not None:
+                on_purged(deleted)
+            purged += deleted
+        await pacing.rest(time.perf_counter() - started, stop)
     return purged
+
+
+#: The first paced batch's share of the largest batch.
+FIRST_BATCH_SHARE = 0.1
+
+
+class Pacing:
+    """How large the purge's next batch is, and how long it rests after one, so that requests
+    beside it hardly notice it: each batch is sized to take about `purge_batch_ms` (smaller
+    after a slow one, larger again after a quick one, within the largest allowed), then the
+    purge rests `purge_rest_ratio` times as long as the batch took (at least one pass of the
+    event loop), so writers queued meanwhile get the write lock (SQLite) and the cores (both)
+    before the next batch. The first batch is a tenth of the largest, and a batch at most
+    twice the one before it."""
+
+    def __init__(self, settings: Settings, *, sessions: int, rounds: int) -> None:
+        self.most = (sessions, rounds)
+        self.target = settings.purge_batch_ms / 1000
+        self.ratio = settings.purge_rest_ratio
+        #: Paced, the first batch is a tenth of the largest: a full one can take far longer
+        #: than the target on a loaded machine, and it would stall every request meanwhile.
+        self.scale = FIRST_BATCH_SHARE if self.target > 0 else 1.0
+
+    @property
+    def sessions(self) -> int:
+        return max(1, round(self.most[0] * self.scale))
+
+    @property
+    def rounds(self) -> int:
+        return max(1, round(self.most[1] * self.scale))
+
+    async def rest(self, took: float, stop: asyncio.Event) -> None:
+        if self.target > 0 and took > 0:
+            # Toward the size that takes the target, growing at most twofold a batch.
+            wanted = min(self.scale * self.target / took, self.scale * 2, 1.0)
+            self.scale = max(1 / self.most[0], wanted)
+        pause = took * self.ratio
+        if pause <= 0:
+            await asyncio.sleep(0)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), pause)

@@ -68,6 +68,12 @@ class Settings(BaseSettings):
     retention_finished_days: int = Field(default=30, ge=1)
     #: Active sessions are deleted after this many days without a change.
     retention_abandoned_days: int = Field(default=7, ge=1)
+    #: The retention purge's pace (app/main.py, `Pacing`): each batch sized to take about this
+    #: long (0: always the largest batch), then a rest this many times as long as the batch
+    #: took (0: one pass of the event loop), so that requests beside a sweep keep their
+    #: latency (docs/performance.md#the-retention-sweep).
+    purge_batch_ms: float = Field(default=10.0, ge=0, le=10_000)
+    purge_rest_ratio: float = Field(default=2.0, ge=0, le=100)
     #: Structured JSON logs, one line per request (off: the plain text of the standard library).
     json_logs: bool = True
     #: The request log: one line per request (id, method, route template, status, duration).

@@ -15,7 +15,6 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
-    UniqueConstraint,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -27,6 +26,11 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+#: A growing surrogate id: BIGINT on PostgreSQL; on SQLite INTEGER, the rowid's alias (already
+#: 64-bit there; a BIGINT column would be no alias and number no row by itself).
+#: tests/store/test_ids.py fails on a growing id of any other type.
+GrowingId = BigInteger().with_variant(Integer(), "sqlite")
 
 #: JSON documents: JSONB on PostgreSQL, JSON text elsewhere.
 Document = JSON().with_variant(JSONB(), "postgresql")
@@ -81,13 +85,14 @@ class ContestRound(Base):
     """An append-only record of one played round: its inputs, every die, its outcome."""
 
     __tablename__ = "rounds"
-    __table_args__ = (UniqueConstraint("session_id", "number", name="uq_rounds_session_number"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: Keyed by its session and its number (1, 2, 3… with no gap): no surrogate id to run
+    #: out, and the session's id, by which a distributed PostgreSQL (Citus) would shard the
+    #: tables, leads the key (docs/capacity.md#past-one-primary).
     session_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("sessions.id", ondelete="CASCADE")
+        String(32), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True
     )
-    number: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     inputs: Mapped[dict[str, Any]] = mapped_column(Document)
     dice: Mapped[list[dict[str, Any]]] = mapped_column(Document)
     outcome: Mapped[dict[str, Any]] = mapped_column(Document)
@@ -119,8 +124,14 @@ class IdempotencyRecord(Base):
 
 Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
 Index("ix_idempotency_keys_session_id", IdempotencyRecord.session_id)
-#: Retention's purge finds expired sessions by status and hour of their last change.
-Index("ix_sessions_status_touched_hour", ContestSession.status, ContestSession.touched_hour)
+#: Retention's purge walks expired sessions by status and hour of their last change, then id:
+#: each batch one bounded range after the last session the batch before it passed over.
+Index(
+    "ix_sessions_status_touched_hour",
+    ContestSession.status,
+    ContestSession.touched_hour,
+    ContestSession.id,
+)
 #: The deadline sweeper finds the rounds past their deadline (app/api/sessions/deadlines.py);
 #: only the few sessions holding one are in it.
 Index(
@@ -166,7 +177,9 @@ class WebhookDelivery(Base):
 
     __tablename__ = "webhook_deliveries"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: 64-bit on PostgreSQL, its sequence too (a 32-bit one runs out within weeks at a
+    #: thousand changes a second); SQLite's rowid, already 64-bit.
+    id: Mapped[int] = mapped_column(GrowingId, primary_key=True, autoincrement=True)
     #: The `webhook-id` header: the same on every attempt (and on a replay).
     message_id: Mapped[str] = mapped_column(String(40))
     subscription_id: Mapped[str] = mapped_column(

@@ -23,7 +23,6 @@ from sqlalchemy import (
     Select,
     String,
     Update,
-    and_,
     any_,
     bindparam,
     cast,
@@ -35,6 +34,7 @@ from sqlalchemy import (
     or_,
     select,
     true,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -497,8 +497,8 @@ async def reseal_secret(
 
 # --- rounds --------------------------------------------------------------------------------
 
-#: Every column but the generated id.
-_ROUND_FIELDS = tuple(column.name for column in rounds.columns if not column.primary_key)
+#: Every column (a round is keyed by its session and number: no generated id).
+_ROUND_FIELDS = tuple(column.name for column in rounds.columns)
 _INSERT_ROUND = Statement(
     lambda: insert(rounds).values({name: bindparam(name) for name in _ROUND_FIELDS})
 )
@@ -680,39 +680,45 @@ async def purge_responses(connection: Transaction, *, ttl: timedelta) -> int:
 # --- retention -------------------------------------------------------------------------------
 
 
-def _expired_sessions(lock: bool) -> Callable[[], Executable]:
-    """Up to `limit` sessions past their retention: finished, or active but left alone.
+#: Retention's ranges, walked in this order: each a status, and which period keeps it.
+#: A deleted verifiable session is kept for its proof as long as a finished one is kept,
+#: from its deletion.
+EXPIRING: Final = (("finished", "finished"), ("deleted", "finished"), ("active", "abandoned"))
 
-    Each branch is a range of the (status, touched_hour) index, then an exact comparison of
-    `updated_at` (the hour only narrows: `updated_at < t` implies an hour at most `t`'s).
-    `lock` (PostgreSQL) locks the rows it picks and skips those a request holds, so a purge
-    never waits on a busy session and two purging processes take different sessions.
+
+@dataclass(frozen=True, slots=True)
+class PurgeCursor:
+    """Where a purge pass has got to: the range (`EXPIRING[range]`) and the last session of
+    it passed over, by (touched_hour, id), the order of the retention index."""
+
+    range: int = 0
+    hour: int = -1
+    id: str = ""
+
+
+def _expired_page(lock: bool) -> Callable[[], Executable]:
+    """Up to `limit` sessions of one status, after the cursor's (touched_hour, id), whose
+    hour is at most `hour`: one bounded range of the (status, touched_hour, id) index, in its
+    order (keyset, never OFFSET: a batch reads no row a batch before it passed over, deleted
+    or not). `lock` (PostgreSQL) locks the rows it picks and skips those a request holds, so a
+    purge never waits on a busy session and two purging processes take different sessions.
     """
 
     def build() -> Executable:
         statement = (
-            select(sessions.c.id, sessions.c.kind, sessions.c.rounds_played)
-            .where(
-                or_(
-                    and_(
-                        sessions.c.status == literal_column("'finished'"),
-                        sessions.c.touched_hour <= bindparam("finished_hour"),
-                        sessions.c.updated_at < bindparam("finished_before"),
-                    ),
-                    and_(
-                        sessions.c.status == literal_column("'active'"),
-                        sessions.c.touched_hour <= bindparam("abandoned_hour"),
-                        sessions.c.updated_at < bindparam("abandoned_before"),
-                    ),
-                    # A deleted verifiable session, kept for its proof as long as a
-                    # finished one is kept, from its deletion.
-                    and_(
-                        sessions.c.status == literal_column("'deleted'"),
-                        sessions.c.touched_hour <= bindparam("finished_hour"),
-                        sessions.c.updated_at < bindparam("finished_before"),
-                    ),
-                )
+            select(
+                sessions.c.id,
+                sessions.c.touched_hour,
+                sessions.c.updated_at,
+                sessions.c.rounds_played,
             )
+            .where(
+                sessions.c.status == bindparam("status"),
+                tuple_(sessions.c.touched_hour, sessions.c.id)
+                > tuple_(bindparam("after_hour"), bindparam("after_id")),
+                sessions.c.touched_hour <= bindparam("hour"),
+            )
+            .order_by(sessions.c.touched_hour, sessions.c.id)
             .limit(bindparam("limit"))
             # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
             .offset(literal_column("0"))
@@ -722,8 +728,8 @@ def _expired_sessions(lock: bool) -> Callable[[], Executable]:
     return build
 
 
-_EXPIRED_SESSIONS = Statement(_expired_sessions(lock=False))
-_EXPIRED_SESSIONS_LOCKED = Statement(_expired_sessions(lock=True))
+_EXPIRED_PAGE = Statement(_expired_page(lock=False))
+_EXPIRED_PAGE_LOCKED = Statement(_expired_page(lock=True))
 
 
 def _listed(parameter: str) -> Select[Any]:
@@ -755,45 +761,62 @@ async def purge_sessions(
     abandoned_before: datetime,
     limit: int,
     round_budget: int,
-) -> int:
-    """Delete up to `limit` expired sessions with their rounds and stored answers; how many.
+    cursor: PurgeCursor | None = None,
+) -> tuple[int, PurgeCursor | None]:
+    """Delete up to `limit` expired sessions after `cursor` with their rounds and stored
+    answers: (how many, where the next batch starts; None once every range is walked).
 
     Expired: finished and unchanged since `finished_before` (and a deleted verifiable
     session kept for its proof, deleted before it), or still active and unchanged since
-    `abandoned_before`. Sessions are taken while their rounds together stay within
-    `round_budget` (one at least), since the rounds are most of the rows deleted. One batch:
-    the caller runs it in a short write transaction of its own, again until it returns 0.
+    `abandoned_before`. Each status is a range of the retention index narrowed by the hour,
+    the exact time then compared here (`updated_at < t` implies an hour at most `t`'s).
+    Sessions are taken while their rounds together stay within `round_budget` (one at
+    least), since the rounds are most of the rows deleted. One batch: the caller runs it in a
+    short write transaction of its own, again from the cursor it returns.
     """
     postgres = _postgres(connection)
-    found = await (_EXPIRED_SESSIONS_LOCKED if postgres else _EXPIRED_SESSIONS).fetch(
-        connection,
-        {
-            "finished_before": _time_in(connection, finished_before),
-            "finished_hour": touched_hour(finished_before),
-            "abandoned_before": _time_in(connection, abandoned_before),
-            "abandoned_hour": touched_hour(abandoned_before),
-            "limit": limit,
-        },
-    )
-    taken: list[tuple[str, str]] = []
+    page = _EXPIRED_PAGE_LOCKED if postgres else _EXPIRED_PAGE
+    cutoffs = {"finished": finished_before, "abandoned": abandoned_before}
+    at = cursor or PurgeCursor()
+    taken: list[str] = []
     rounds_taken = 0
-    for session_id, kind, played in found:
-        rounds_taken += played
-        if taken and rounds_taken > round_budget:
+    while at.range < len(EXPIRING) and len(taken) < limit:
+        status, period = EXPIRING[at.range]
+        before = cutoffs[period]
+        wanted = limit - len(taken)
+        found = await page.fetch(
+            connection,
+            {
+                "status": status,
+                "after_hour": at.hour,
+                "after_id": at.id,
+                "hour": touched_hour(before),
+                "limit": wanted,
+            },
+        )
+        full = True
+        for session_id, hour, updated_at, played in found:
+            if _time_out(updated_at) < before:
+                if taken and rounds_taken + played > round_budget:
+                    full = False
+                    break
+                taken.append(session_id)
+                rounds_taken += played
+            at = PurgeCursor(at.range, hour, session_id)
+        if not full or rounds_taken >= round_budget:
             break
-        taken.append((session_id, kind))
-    if not taken:
-        return 0
-    ids = [session_id for session_id, _ in taken]
-    # A session's keyed changes are stored with its id (app/api/sessions/idempotency.py).
-    if postgres:
-        await _PURGE_KEYS_PG.execute(connection, {"ids": ids})
-        await _PURGE_SESSIONS_PG.execute(connection, {"ids": ids})
-    else:
-        listed = orjson.dumps(ids).decode()
-        await _PURGE_KEYS.execute(connection, {"ids": listed})
-        await _PURGE_SESSIONS.execute(connection, {"ids": listed})
-    return len(taken)
+        if len(found) < wanted:
+            at = PurgeCursor(at.range + 1)
+    if taken:
+        # A session's keyed changes are stored with its id (app/api/sessions/idempotency.py).
+        if postgres:
+            await _PURGE_KEYS_PG.execute(connection, {"ids": taken})
+            await _PURGE_SESSIONS_PG.execute(connection, {"ids": taken})
+        else:
+            listed = orjson.dumps(taken).decode()
+            await _PURGE_KEYS.execute(connection, {"ids": listed})
+            await _PURGE_SESSIONS.execute(connection, {"ids": listed})
+    return len(taken), (at if at.range < len(EXPIRING) else None)
 
 
 # --- rounds past their deadline -------------------------------------------------------------

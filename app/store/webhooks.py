@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import (
-    Integer,
+    BigInteger,
     String,
     any_,
     bindparam,
@@ -315,7 +315,7 @@ _CLAIM = Statement(
 _CLAIM_PG = Statement(
     lambda: (
         update(deliveries)
-        .where(deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(Integer))))
+        .where(deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger))))
         .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
     )
 )
@@ -488,7 +488,7 @@ def _delivered(postgres: bool) -> Any:
 
     def build() -> Any:
         listed = (
-            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(Integer)))
+            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger)))
             if postgres
             else deliveries.c.id.in_(_json_list("ids"))
         )

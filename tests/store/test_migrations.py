@@ -623,7 +623,9 @@ def contents(url: str) -> Contents:
             found: Contents = {}
             for name in sorted(TABLES):
                 table = metadata.tables[name]
-                query = select(table).order_by(*table.primary_key.columns)
+                # Rounds by session and number, their key from 0011 on (their id's before).
+                key = [table.c.session_id, table.c.number] if name == "rounds" else []
+                query = select(table).order_by(*key, *table.primary_key.columns)
                 found[name] = [dict(row) for row in connection.execute(query).mappings()]
             return found
     finally:
@@ -696,7 +698,8 @@ def test_every_step_down_and_up_loses_nothing(empty_database_url: str) -> None:
         now = contents(url)
         assert counts(now) == counts(before), f"at {revision}: {counts(now)}"
         assert_rounds_match(now, revision)
-        rewritten = {"sessions": {"state"}}
+        # (And the rounds' id, which head has not: 0011 dropped it.)
+        rewritten = {"sessions": {"state"}, "rounds": {"id"}}
         assert in_columns_of(now, now, rewritten) == in_columns_of(before, now, rewritten)
         seen[revision] = now
     for revision in reversed(down[:-1]):

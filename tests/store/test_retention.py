@@ -69,7 +69,8 @@ def purge(
         try:
             return await purge_once(
                 store,
-                Settings(database_url=database_url),
+                # Batches of the sizes asked, unpaced (the pace: tests/store/test_sweep.py).
+                Settings(database_url=database_url, purge_batch_ms=0, purge_rest_ratio=0),
                 stop,
                 heard,
                 batch=batch,
