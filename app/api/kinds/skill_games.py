@@ -44,6 +44,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
+from app.api.answers.cards import Rolls, card, die_text
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -59,7 +60,13 @@ from app.api.kinds import (
 from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json
 from app.api.odds.worker import as_json, inline_cached, off_loop
 from app.api.routing import DeferredBody, declare_body
-from app.api.schemas.common import roll_records, unused_records
+from app.api.schemas.common import (
+    CardChange,
+    CardDie,
+    RoundCard,
+    roll_records,
+    unused_records,
+)
 from app.api.schemas.odds import (
     OddsSkillGameChoice,
     OddsSkillGameChoicesAnswer,
@@ -650,6 +657,11 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
         )
         return router.routes
 
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard | None:
+        if "checks" not in record:
+            return None
+        return skill_game_card(config, record)
+
     def describe(self, config: rules.Config, state: StoredGame) -> str:
         return describe(config, state.game)
 
@@ -984,3 +996,53 @@ async def end_game(request: Request, session_id: str, body: DeferredBody[SkillGa
         )
 
     return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)
+
+
+def skill_game_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+    """A skill game's revealed round as a card: each party's best check for each skill it
+    chose against the DC (a token when it beat it), the tokens its checks earned and what it
+    holds after the reveal, and its progress. Never a sealed choice: only the effects that
+    took place, which every party sees (docs/rules.md#bidding)."""
+    rolls = Rolls(record)
+    dice: list[CardDie] = []
+    changes: list[CardChange] = []
+    checks: Mapping[str, Mapping[str, Mapping[str, Any]]] = record.get("checks") or {}
+    tokens: Mapping[str, int] = record.get("tokens") or {}
+    progress: Mapping[str, int] = record.get("progress") or {}
+    parts = []
+    for party, by_skill in checks.items():
+        mine = []
+        for skill, check in by_skill.items():
+            best = int(check["best"])
+            mine.append(
+                rolls.check(
+                    str(check["by"]),
+                    skill,
+                    roll=None,
+                    total=best,
+                    against={"dc": config.dc},
+                    margin=best - config.dc,
+                    success=bool(check["token"]),
+                )
+            )
+        dice.extend(mine)
+        earned = sum(1 for check in by_skill.values() if check["token"])
+        if party in tokens:
+            changes.append({"name": party, "kind": "tokens", "delta": earned, "to": tokens[party]})
+        if party in progress:
+            changes.append(
+                {"name": party, "kind": "progress", "delta": None, "to": progress[party]}
+            )
+        shown = ", ".join(f"{die['purpose']} {die_text(die)}" for die in mine)
+        parts.append(
+            f"{party}: {shown} → {plural(earned, 'token')} (progress {progress.get(party, 0)})"
+        )
+    dice.extend(rolls.rest())
+    text = "; ".join(parts)
+    taken = [f"{effect['party']}: {effect['action']}" for effect in record.get("effects") or ()]
+    if taken:
+        text += f". Taken: {', '.join(taken)}"
+    winner = record.get("winner")
+    return card(
+        record, dice, changes, winner=winner if isinstance(winner, str) else None, text=text
+    )
