@@ -770,7 +770,13 @@ async def create(kind: AnyKind, request: Request, body: Any) -> Response:
 async def get(kind: AnyKind, request: Request, session_id: str) -> Response:
     """The session (any token of this session); ETag carries its version."""
     record = await _read(kind, request, session_id)
-    return respond(request, session_answer(kind, record), 200, {"ETag": etag(record.version)})
+    body = session_answer(kind, record)
+    waiting = body.get("pending")
+    if waiting is not None:
+        # The seconds left by the service's clock, as it answers (a page counts them down on
+        # its own monotonic clock, whatever the time its machine says).
+        waiting["seconds_left"] = pending.seconds_left(waiting, pending.clock(request.app))
+    return respond(request, body, 200, {"ETag": etag(record.version)})
 
 
 async def list_rounds(

@@ -66,7 +66,7 @@ export const KINDS = {
     rounds: true,
     seats: true,
     names: (session) => [session.config.a.name, session.config.b.name],
-    purposes: [{ name: "success", label: "3d6", main: true, list: true }],
+    purposes: [{ name: "success", label: "3d6", main: true, list: true, sides: 6, count: 3 }],
     presets: {
       "The Giant against the Ogre": { a: { name: "Giant", skill: 600 }, b: { name: "Ogre", skill: 500 } },
       "Two duellists": { a: { name: "Ines", skill: 13 }, b: { name: "Bram", skill: 12 } },
@@ -218,6 +218,8 @@ export const KIND_NAMES = Object.keys(KINDS);
 /** A probability as a person reads it: "41.3%", "< 0.1%" for a rare one. */
 export function percent(p) {
   if (p == null) return "—";
+  if (p === 0) return "0%";
+  if (p === 1) return "100%";
   if (p > 0 && p < 0.0005) return "< 0.1%";
   if (p < 1 && p > 0.9995) return "> 99.9%";
   return `${(p * 100).toFixed(1)}%`;

@@ -6,9 +6,10 @@
 
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
+import { possessive, t, tn } from "./i18n.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
 import { beforeReveal, remember, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
-import { byWords, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
+import { byWords, cardLine, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
 
 const main = document.getElementById("main");
 const announcer = document.getElementById("announcer");
@@ -44,15 +45,44 @@ function linkFor(parts) {
 
 // --- what the page shows of a failure and of each result ---------------------------------
 
-function showError(error) {
-  const detail = error instanceof ApiError ? error.detail : String(error && error.message ? error.message : error);
-  fill(errorBox, h("strong", {}, "Not done: "), detail);
+/** A refusal in the page's words: each field the service names, said as the player knows
+ * it (Lydia's Strength die), what it wants in plain terms. */
+export function errorWords(error) {
+  if (!(error instanceof ApiError)) return String(error && error.message ? error.message : error);
+  if (error.status === 404) return t("This session does not exist any more: it was deleted, or the link is wrong.");
+  if (error.status === 0) return t("The service cannot be reached: check the connection and try again.");
+  const items = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors : [];
+  if (items.length === 0) return error.detail;
+  return items.map((item) => {
+    const loc = (item.loc || []).filter((part) => part !== "body");
+    const msg = String(item.msg || "")
+      .replace(/^Input should be less than or equal to (\S+)$/, (_, most) => t("at most {most}", { most }))
+      .replace(/^Input should be greater than or equal to (\S+)$/, (_, least) => t("at least {least}", { least }))
+      .replace(/^Input should be a valid integer.*$/, () => t("a whole number"));
+    if (loc[0] === "rolls" && loc.length >= 3) {
+      return t("{name}'s {purpose} die: {problem}", { name: loc[1], purpose: loc[2], problem: msg });
+    }
+    return loc.length ? t("{field}: {problem}", { field: loc.join(" › "), problem: msg }) : msg;
+  }).join(" ");
+}
+
+function showError(error, near = null) {
+  const words = errorWords(error);
+  // Beside the control that was used, when there is one: said there, in the page's words.
+  const home = near && near.isConnected ? near.closest("form, .actions, .pending") : null;
+  if (home) {
+    const box = h("p", { class: "field-error", role: "alert" }, h("strong", {}, t("Not done: ")), words);
+    home.insertAdjacentElement("afterend", box);
+    return;
+  }
+  fill(errorBox, h("strong", {}, t("Not done: ")), words);
   errorBox.hidden = false;
 }
 
 function clearError() {
   errorBox.hidden = true;
   errorBox.replaceChildren();
+  for (const shown of document.querySelectorAll(".field-error")) shown.remove();
 }
 
 /** Say `text` in the live region (cleared first, so the same words are said again). */
@@ -80,6 +110,7 @@ function setConnection(status, reason = null) {
 /** Run `work` for a button: disabled meanwhile, its error shown, its answer applied. */
 async function act(button, work) {
   clearError();
+  const label = button ? button.textContent : null;
   if (button) button.disabled = true;
   try {
     const answer = await work();
@@ -89,10 +120,32 @@ async function act(button, work) {
     }
     return answer;
   } catch (error) {
-    showError(error);
+    if (button) button.disabled = false;
+    showError(error, button);
     return null;
   } finally {
     if (button) button.disabled = false;
+    keepFocus(button, label);
+  }
+}
+
+/** After an action the keyboard stays where the player is: on the same button when it is
+ * still there, else on the first control of the part it was in (never back at the top). */
+function keepFocus(button, label) {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected) return;
+  if (button && button.isConnected) {
+    button.focus();
+    return;
+  }
+  const box = document.getElementById("controls");
+  const same = box && [...box.querySelectorAll("button")].find((item) => item.textContent === label && !item.disabled);
+  const first = box && box.querySelector("input:not([disabled]), select, button:not([disabled])");
+  const heading = document.getElementById("act-title");
+  const target = same || first || heading;
+  if (target) {
+    if (target === heading) heading.setAttribute("tabindex", "-1");
+    target.focus();
   }
 }
 
@@ -220,6 +273,16 @@ function startView() {
       seats: tokens.seats || {}, parties: tokens.parties || {} });
   });
 
+  const templates = templatesPanel(
+    () => ({ kind: kindSelect.value, body: currentBody() }),
+    async (template, button) => {
+      const answer = await act(button, () => call("POST", `v1/${template.kind}`, { body: template.body }));
+      if (!answer) return;
+      const tokens = answer.body.tokens;
+      location.hash = fragmentOf({ session: answer.body.id, kind: template.kind, token: tokens.gm, role: "gm",
+        seats: tokens.seats || {}, parties: tokens.parties || {} });
+    });
+
   const link = h("input", { type: "url", name: "link", placeholder: "https://…/table#session=…", autocomplete: "off" });
   const open = h(
     "form",
@@ -240,10 +303,114 @@ function startView() {
   fill(
     main,
     h("section", { "aria-labelledby": "start-title", class: "panel" }, h("h2", { id: "start-title" }, "Start a session"), form),
+    templates,
     h("section", { "aria-labelledby": "open-title", class: "panel" }, h("h2", { id: "open-title" }, "Open a session"), open),
   );
   chooseKind();
   document.title = "Arbiter — the table";
+}
+
+
+// --- templates: a contest saved in this browser, started again in one click ----------------
+
+const TEMPLATES_KEY = "arbiter-templates";
+
+/** A template as kept: its name, kind and creation body, never a token (a creation body
+ * has none; any key that could hold one is left out). */
+function cleanTemplate(item) {
+  if (!item || typeof item !== "object" || typeof item.name !== "string" || !(item.kind in KINDS)) return null;
+  if (!item.body || typeof item.body !== "object" || Array.isArray(item.body)) return null;
+  const body = JSON.parse(JSON.stringify(item.body, (key, value) => (/token/i.test(key) ? undefined : value)));
+  return { name: item.name.slice(0, 80), kind: item.kind, body };
+}
+
+function readTemplates() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(TEMPLATES_KEY) || "[]");
+    return Array.isArray(kept) ? kept.map(cleanTemplate).filter(Boolean) : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeTemplates(list) {
+  try {
+    localStorage.setItem(TEMPLATES_KEY, JSON.stringify(list.map(cleanTemplate).filter(Boolean)));
+  } catch {
+    // storage refused (a private window's quota): the list lives until the page closes
+  }
+}
+
+function templatesPanel(current, start) {
+  const section = h("section", { "aria-labelledby": "templates-title", class: "panel", id: "templates" });
+  const name = h("input", { type: "text", name: "template-name", maxlength: 80, autocomplete: "off" });
+  const save = h("button", { type: "submit" }, t("Save as a template"));
+  const list = h("ul", { class: "templates-list" });
+  const exported = h("textarea", { name: "templates-export", rows: 4, readonly: true, spellcheck: "false" });
+  const imported = h("textarea", { name: "templates-import", rows: 4, spellcheck: "false" });
+  const importButton = h("button", { type: "submit" }, t("Import these templates"));
+  const note = h("p", { class: "muted", "aria-live": "polite" });
+
+  function draw() {
+    const kept = readTemplates();
+    exported.value = JSON.stringify(kept, null, 2);
+    fill(list, kept.length ? kept.map((item, index) => {
+      const go = h("button", { type: "button", class: "primary" }, t("Start “{name}”", { name: item.name }));
+      go.addEventListener("click", () => start(item, go));
+      const remove = h("button", { type: "button", class: "secondary" }, t("Delete “{name}”", { name: item.name }));
+      remove.addEventListener("click", () => {
+        writeTemplates(readTemplates().filter((_, at) => at !== index));
+        draw();
+        note.textContent = t("Template “{name}” deleted.", { name: item.name });
+        (list.querySelector("button") || name).focus();
+      });
+      return h("li", {}, h("span", {}, `${item.name} (${KINDS[item.kind].title})`), go, remove);
+    }) : h("li", { class: "muted" }, t("No template yet: set up a contest above, name it, save it.")));
+  }
+
+  const saveForm = h("form", { id: "template-form" }, field(t("Template name"), name), h("div", { class: "actions" }, save));
+  saveForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    let made;
+    try {
+      made = cleanTemplate({ name: name.value.trim(), ...current() });
+      if (!made || !made.name) throw new Error(t("Name the template first."));
+    } catch (error) {
+      showError(error, save);
+      return;
+    }
+    writeTemplates([...readTemplates().filter((item) => item.name !== made.name), made]);
+    draw();
+    note.textContent = t("Template “{name}” saved in this browser.", { name: made.name });
+    name.focus();
+  });
+  const importForm = h("form", { id: "template-import" },
+    field(t("Templates to import (JSON, as exported)"), imported), h("div", { class: "actions" }, importButton));
+  importForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    let items;
+    try {
+      items = JSON.parse(imported.value);
+      if (!Array.isArray(items)) throw new Error();
+    } catch {
+      showError(new Error(t("That is not a list of templates (JSON, as exported).")), importButton);
+      return;
+    }
+    const good = items.map(cleanTemplate).filter(Boolean);
+    const names = new Set(good.map((item) => item.name));
+    writeTemplates([...readTemplates().filter((item) => !names.has(item.name)), ...good]);
+    draw();
+    note.textContent = tn("{count} template imported.", "{count} templates imported.", good.length);
+    importButton.focus();
+  });
+  fill(section, h("h2", { id: "templates-title" }, t("Templates")),
+    h("p", {}, t("Save a contest (its kind, options and competitors) to start it again in one click. Kept in this browser only, never with a token.")),
+    list, saveForm,
+    h("details", {}, h("summary", {}, t("Export or import templates")),
+      field(t("These templates (JSON): copy them to another browser"), exported), importForm),
+    note);
+  draw();
+  return section;
 }
 
 /** After the view changes, the keyboard starts at its first heading. */
@@ -366,6 +533,7 @@ async function sessionView(frag) {
   const who = isGm() ? "You are the GM" : `You are ${frag.name || "a player"}${frag.role === "seat" ? " (your seat)" : ""}`;
   fill(
     main,
+    h("div", { id: "turn", class: "turn-bar", hidden: true }),
     h("section", { class: "panel head", "aria-labelledby": "session-title" },
       h("h2", { id: "session-title" }, view.info.title),
       h("p", { class: "who" }, who),
@@ -383,7 +551,8 @@ async function sessionView(frag) {
     h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, "Odds"),
       h("div", { id: "odds" }, h("p", { class: "muted" }, "Computing the odds…")),
       h("h4", {}, "Odds at the next choice"), h("div", { id: "choice-odds" })),
-    h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h3", { id: "rounds-title" }, "Rounds"),
+    h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h3", { id: "rounds-title" }, t("Rounds")),
+      h("p", { id: "rounds-count", class: "muted", "aria-live": "off" }),
       h("ol", { id: "rounds", reversed: true })),
     isGm() ? h("section", { class: "panel", "aria-labelledby": "links-title" }, h("h3", { id: "links-title" }, "Links for the table"),
       h("div", { id: "links" })) : null,
@@ -395,10 +564,16 @@ async function sessionView(frag) {
     const answer = await asMe("GET", base());
     applySession(answer.body);
   } catch (error) {
-    showError(error);
-    if (error instanceof ApiError && error.status === 404) {
-      fill(document.getElementById("summary"), "No such session: it was deleted, or the link is wrong.");
+    if (error instanceof ApiError && (error.status === 404 || error.status === 401 || error.status === 403)) {
+      // A bad or deleted link: said so, and nothing else waits (no odds, no rounds).
+      fill(main, h("section", { class: "panel" }, h("h2", {}, t("This link does not open a session")),
+        h("p", {}, t("The session was deleted, or the link is wrong or incomplete. Ask the GM for a new link.")),
+        h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
+      document.title = t("No session — Arbiter");
+      focusHeading();
+      return;
     }
+    showError(error);
     return;
   }
   await loadRounds();
@@ -426,13 +601,20 @@ function onEvent(name, data) {
     view.deleted = true;
     view.session = null;
     setConnection("ended");
-    announce("The GM deleted this session.");
+    announce(t("The GM deleted this session."));
+    window.clearInterval(view.countdownTimer);
+    setBadge(false);
     fill(main, h("section", { class: "panel" }, h("h2", {}, "This session was deleted"),
       h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
     return;
   }
   if (data.session) applySession(data.session);
-  if (name !== "session" && data.summary) announce(data.summary);
+  if (name === "pending-cancelled") announce(t("The GM cancelled the round that waited for dice."));
+  else if (name === "pending" && data.pending) {
+    announce(t("Round {number} waits for dice from {names}.", { number: data.pending.number, names: data.pending.waiting_for.join(", ") }));
+  } else if (name === "round" && data.round && data.round.card) {
+    announce(t("Round {number}: {card}", { number: data.round.number, card: cardLine(data.round.card) }));
+  } else if (name !== "session" && data.summary) announce(data.summary);
   if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
   loadRounds();
   refreshOdds();
@@ -475,6 +657,10 @@ function showRound(record) {
   const item = renderRound(view.frag.kind, record);
   const older = [...list.children].find((child) => Number(child.dataset.number) < record.number);
   list.insertBefore(item, older || null);
+  // The newest round is the card in full; the older ones fold to their one line.
+  [...list.children].forEach((child, index) => child.classList.toggle("latest", index === 0));
+  const count = document.getElementById("rounds-count");
+  if (count) count.textContent = tn("{count} round played", "{count} rounds played", list.children.length);
 }
 
 async function readNewRounds() {
@@ -496,7 +682,7 @@ async function readNewRounds() {
     }
     const latest = document.getElementById("latest");
     const newest = view.rounds.get(after);
-    if (latest && !announced && newest) latest.textContent = newest.summary;
+    if (latest && !announced && newest) latest.textContent = newest.card ? t("Round {number}: {card}", { number: newest.number, card: cardLine(newest.card) }) : newest.summary;
   } catch (error) {
     if (!view.deleted) showError(error);
   }
@@ -522,12 +708,117 @@ function render() {
   const session = view.session;
   if (!session) return;
   watchDeadline();
-  document.title = `${view.info.title}: ${session.summary} — Arbiter`;
+  renderTurn();
   fill(document.getElementById("summary"), session.summary);
   fill(document.getElementById("played"), String(session.round));
   renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
   renderControls();
   renderDiceFacts();
+}
+
+
+// --- whose move it is ------------------------------------------------------------------
+
+/** What this page's player owes now: `{kind: "dice", owes}` for a seat the round waits for,
+ * `{kind: "skills" | "choice", party}` for a party still to choose; null when not their move. */
+function myMove() {
+  const session = view.session;
+  if (!session || session.status !== "active" || isGm()) return null;
+  const me = view.frag.name;
+  if (view.frag.role === "seat") {
+    const pending = session.pending;
+    if (pending && pending.waiting_for.includes(me)) return { kind: "dice", owes: (pending.owes || {})[me] || [] };
+    return null;
+  }
+  if (view.frag.kind === "skill-games" && myParties().includes(me)) {
+    const state = session.state;
+    if (state.phase === "skills" && !state.skills_done.includes(me)) return { kind: "skills", party: me };
+    if (state.phase === "choices" && !state.submitted.includes(me)) return { kind: "choice", party: me };
+  }
+  return null;
+}
+
+/** The dice a seat owes this round, in words: `Strength d20`, `Constitution d20 (when …)`. */
+function owedWords(owes) {
+  const labels = Object.fromEntries(view.info.purposes.map((purpose) => [purpose.name, purpose.label]));
+  return owes.map((owed) => {
+    const label = labels[owed.purpose] || owed.purpose;
+    const count = owed.certain > 1 ? ` ×${owed.certain}` : "";
+    return owed.certain ? `${label}${count}` : t("{label} (only if {when})", { label, when: owed.when || t("the round needs it") });
+  }).join(", ");
+}
+
+/** The tab's icon: the plain one, or the one with a badge while it is this player's move. */
+function setBadge(on) {
+  const icon = document.querySelector("link[rel=icon]");
+  if (icon) icon.setAttribute("href", on ? "table/assets/favicon-turn.svg" : "table/assets/favicon.svg");
+}
+
+function renderTurn() {
+  const session = view.session;
+  const bar = document.getElementById("turn");
+  const move = myMove();
+  const base = `${view.info.title}: ${session.summary} — Arbiter`;
+  document.title = move ? t("Your move — {title}", { title: base }) : base;
+  setBadge(Boolean(move));
+  if (!bar) return;
+  const key = JSON.stringify([move, session.pending?.number ?? null]);
+  if (key === view.turnKey) return;
+  const was = view.turnKey;
+  view.turnKey = key;
+  if (!move) {
+    bar.hidden = true;
+    bar.replaceChildren();
+    window.clearInterval(view.countdownTimer);
+    return;
+  }
+  bar.hidden = false;
+  const parts = [h("strong", { class: "turn-title" }, t("Your move"))];
+  if (move.kind === "dice") {
+    const pending = session.pending;
+    parts.push(h("span", {}, " ", t("Round {number} waits for your dice", { number: pending.number }),
+      move.owes.length ? `: ${owedWords(move.owes)}` : "", "."));
+    parts.push(h("span", { id: "countdown", class: "countdown", role: "timer", "aria-live": "off" }, ""));
+    const go = h("button", { type: "button", class: "primary" }, t("Enter my dice"));
+    go.addEventListener("click", () => document.querySelector("#dice-form input")?.focus());
+    const roll = h("button", { type: "button", id: "roll-for-me" }, t("Roll for me"));
+    roll.addEventListener("click", () => act(roll, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [view.frag.name] })));
+    parts.push(h("span", { class: "actions" }, go, roll));
+    startCountdown(pending);
+  } else {
+    parts.push(h("span", {}, " ", move.kind === "skills" ? t("Choose your party's skills and roll them.") : t("Seal your party's choice.")));
+    const go = h("button", { type: "button", class: "primary" }, move.kind === "skills" ? t("Choose skills") : t("Choose"));
+    go.addEventListener("click", () => document.querySelector(`#controls [data-party] input, #controls [data-party] select`)?.focus());
+    parts.push(h("span", { class: "actions" }, go));
+  }
+  fill(bar, parts);
+  if (was !== undefined && was !== key) announce(t("Your move."));
+}
+
+/** The deadline's countdown, from the seconds the service says remain (its clock, not the
+ * browser's): asked once per waiting round, then counted down on the page's monotonic clock. */
+async function startCountdown(pending) {
+  window.clearInterval(view.countdownTimer);
+  let left = null;
+  try {
+    const answer = await asMe("GET", base());
+    const fresh = answer.body.pending;
+    if (fresh && fresh.number === pending.number && typeof fresh.seconds_left === "number") left = fresh.seconds_left;
+  } catch {
+    // shown without a countdown
+  }
+  const box = document.getElementById("countdown");
+  if (!box || left === null) return;
+  const until = performance.now() + left * 1000;
+  const tick = () => {
+    const seconds = Math.max(0, Math.round((until - performance.now()) / 1000));
+    const minutes = Math.floor(seconds / 60);
+    const clock = `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
+    box.textContent = " " + t("{clock} left, then the server rolls for you.", { clock });
+    if (seconds === 0) window.clearInterval(view.countdownTimer);
+  };
+  tick();
+  view.countdownTimer = window.setInterval(tick, 1000);
 }
 
 // --- verifiable dice ---------------------------------------------------------------------
@@ -724,6 +1015,7 @@ async function loadOdds() {
   let path = `${base()}/odds`;
   if (kind === "chases") {
     const query = new URLSearchParams({ terrain: JSON.stringify(view.terrain), tactic_policy: view.tacticPolicy });
+    if (session.status !== "active") query.delete("tactic_policy");
     path += `?${query}`;
   }
   try {
@@ -751,8 +1043,9 @@ async function loadChaseChoices(box) {
     { label: "just run", move: { terrain } },
     { label: "a hazard (penalty 2)", move: { terrain, tactic: { kind: "hazard", penalty: 2 } } },
     { label: "a hazard (penalty 4)", move: { terrain, tactic: { kind: "hazard", penalty: 4 } } },
-    { label: "hide", move: { terrain, tactic: { kind: "hide" } } },
   ];
+  // A hide needs a lead of 20 (docs/rules.md#chases): not asked before then.
+  if (session.state.lead >= HIDE_MIN_LEAD) options.push({ label: "hide", move: { terrain, tactic: { kind: "hide" } } });
   // An option the next increment would refuse (a hide at a lead under 20) is left out.
   for (let attempt = 0; attempt < options.length; attempt += 1) {
     try {
@@ -952,10 +1245,13 @@ function renderControls() {
 /** Inputs for one competitor's dice: the main purposes shown, the others folded away. */
 function diceInputs(name, fieldsetLabel = name) {
   const purposes = view.info.purposes;
+  // A d20 takes 1 to 20 and says so itself; a list of dice takes whole numbers apart.
   const input = (purpose) =>
-    field(`${purpose.label}`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
-      dataset: { who: name, purpose: purpose.name, list: String(Boolean(purpose.list)) },
-      placeholder: purpose.list ? "e.g. 3 4 5" : "1–20", size: 6 }));
+    field(`${purpose.label}`, purpose.list
+      ? h("input", { type: "text", inputmode: "numeric", autocomplete: "off", pattern: "[0-9 ,]*",
+        dataset: { who: name, purpose: purpose.name, list: "true", sides: purpose.sides || "", count: purpose.count || "" }, placeholder: t("e.g. 3 4 5"), size: 6 })
+      : h("input", { type: "number", min: 1, max: 20, step: 1, inputmode: "numeric", autocomplete: "off",
+        dataset: { who: name, purpose: purpose.name, list: "false", sides: "20" }, placeholder: "1–20" }));
   const others = purposes.filter((purpose) => !purpose.main);
   return h("fieldset", { class: "dice" }, h("legend", {}, fieldsetLabel),
     purposes.filter((purpose) => purpose.main).map(input),
@@ -969,8 +1265,20 @@ function enteredDice(form) {
     const text = input.value.trim();
     if (text === "") continue;
     const values = text.split(/[\s,]+/).map(Number);
+    const who = input.dataset.who;
+    const label = input.labels && input.labels[0] ? input.labels[0].textContent : input.dataset.purpose;
     if (values.some((value) => !Number.isInteger(value))) {
-      throw new Error(`${input.dataset.who}'s ${input.dataset.purpose}: write whole numbers, e.g. 17 or 3 4 5.`);
+      input.focus();
+      throw new Error(t("{name}'s {die}: write whole numbers, e.g. 17 or 3 4 5.", { name: who, die: label }));
+    }
+    const sides = Number(input.dataset.sides || 0);
+    if (sides && values.some((value) => value < 1 || value > sides)) {
+      input.focus();
+      throw new Error(t("{name}'s {die}: a die of {sides} sides shows 1 to {sides}.", { name: who, die: label, sides }));
+    }
+    if (input.dataset.count && values.length !== Number(input.dataset.count)) {
+      input.focus();
+      throw new Error(t("{name}'s {die}: {count} dice, one number each.", { name: who, die: label, count: input.dataset.count }));
     }
     rolls[input.dataset.who] ??= {};
     rolls[input.dataset.who][input.dataset.purpose] = input.dataset.list === "true" || values.length > 1 ? values : values[0];
@@ -978,11 +1286,16 @@ function enteredDice(form) {
   return rolls;
 }
 
+/** The lead a chase's escapee needs to hide (app/rules/chases.py `HIDE_MIN_LEAD`). */
+const HIDE_MIN_LEAD = 20;
+
 function terrainInputs() {
   const check = h("input", { type: "text", list: "checks", value: view.terrain.check, name: "terrain-check", autocomplete: "off" });
   const list = h("datalist", { id: "checks" }, ["strength", "dexterity", "swim", "climb", "jump", "balance", "ride"].map((name) => h("option", { value: name })));
-  const tactic = h("select", { name: "tactic" }, h("option", { value: "" }, "no tactic"), h("option", { value: "hide" }, "the escapee hides"),
-    h("option", { value: "hazard" }, "the escapee makes a hazard"));
+  const canHide = (view.session?.state?.lead ?? 0) >= HIDE_MIN_LEAD;
+  const tactic = h("select", { name: "tactic" }, h("option", { value: "" }, t("no tactic")),
+    canHide ? h("option", { value: "hide" }, t("the escapee hides")) : null,
+    h("option", { value: "hazard" }, t("the escapee makes a hazard")));
   const penalty = h("input", { type: "number", name: "penalty", min: 1, value: 2, inputmode: "numeric" });
   const policy = h("select", { name: "policy" }, h("option", { value: "none" }, "never hides"), h("option", { value: "hide-when-possible" }, "hides when possible"));
   policy.value = view.tacticPolicy;
@@ -1050,6 +1363,14 @@ function gmRoundControls() {
     h("p", { class: "hint" }, "Enter the dice rolled at the table, or leave them blank for the server to roll."),
     h("div", { class: "dice-grid" }, names.map((name) => diceInputs(name))),
     h("div", { class: "actions" }, play));
+  // Enter in an empty die field does not play the round with the server's dice: it says how.
+  form.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (event.key === "Enter" && target instanceof HTMLInputElement && target.dataset.purpose && target.value.trim() === "") {
+      event.preventDefault();
+      showError(new Error(t("Type the die rolled at the table, or press “Play the round” for the server's dice.")), target);
+    }
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(play, async () => {
@@ -1073,12 +1394,27 @@ function gmRoundControls() {
     });
     parts.push(collectForm);
   }
-  const resolve = h("button", { type: "button" }, "Play to the end");
-  resolve.addEventListener("click", () => act(resolve, () => {
+  const resolve = h("button", { type: "button" }, t("Play to the end"));
+  const sure = h("button", { type: "button", class: "danger", hidden: true }, t("Yes, play every round to the end"));
+  const notNow = h("button", { type: "button", hidden: true }, t("Not now"));
+  // Irreversible: every round to the end with the server's dice, so it asks first.
+  resolve.addEventListener("click", () => {
+    resolve.hidden = true;
+    sure.hidden = false;
+    notNow.hidden = false;
+    sure.focus();
+  });
+  notNow.addEventListener("click", () => {
+    resolve.hidden = false;
+    sure.hidden = true;
+    notNow.hidden = true;
+    resolve.focus();
+  });
+  sure.addEventListener("click", () => act(sure, () => {
     const body = view.frag.kind === "chases" ? { terrain: view.terrain, tactic_policy: view.tacticPolicy } : undefined;
     return onWhatIsShown("POST", `${base()}/resolve`, body);
   }));
-  const more = [resolve];
+  const more = [resolve, sure, notNow];
   if (view.frag.kind === "chases") {
     const end = h("button", { type: "button", class: "secondary" }, "The chaser gives up");
     end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, { reason: "gave-up" })));
@@ -1099,11 +1435,15 @@ function playerRoundControls() {
   if (!pending.waiting_for.includes(me)) {
     return [h("p", { class: "waiting" }, `Your dice are in. Waiting for ${pending.waiting_for.join(", ")}.`)];
   }
-  const send = h("button", { type: "submit", class: "primary" }, "Send my dice");
+  const send = h("button", { type: "submit", class: "primary" }, t("Send my dice"));
+  const rollForMe = h("button", { type: "button" }, t("Roll for me"));
+  rollForMe.addEventListener("click", () => act(rollForMe, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [me] })));
+  const owes = (pending.owes || {})[me] || [];
   const form = h("form", { id: "dice-form", novalidate: true },
-    h("p", {}, `Round ${pending.number} waits for your dice.`),
-    diceInputs(me, `Your dice, ${me}`),
-    h("div", { class: "actions" }, send));
+    h("p", {}, t("Round {number} waits for your dice.", { number: pending.number })),
+    owes.length ? h("p", { class: "owes" }, t("You owe: {dice}.", { dice: owedWords(owes) })) : null,
+    diceInputs(me, t("Your dice, {name}", { name: me })),
+    h("div", { class: "actions" }, send, rollForMe));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(send, () => {
@@ -1185,7 +1525,7 @@ function choiceForm(party) {
   const seal = h("button", { type: "submit", class: "primary" }, "Seal the choice");
   let form;
   if (config.kind === "bidding") {
-    const action = h("select", { name: "action" }, config.actions.map((item) => h("option", { value: item.name }, item.name)));
+    const action = h("select", { name: "action" }, config.actions.map((item) => h("option", { value: item.name }, actionWords(item))));
     const bid = h("input", { type: "number", name: "bid", min: 0, max: session.state.tokens[party], value: 0, inputmode: "numeric" });
     form = h("form", { class: "choice-form" }, field("Action", action), field(`Bid (tokens: ${session.state.tokens[party]})`, bid),
       h("div", { class: "actions" }, seal));
@@ -1205,7 +1545,7 @@ function choiceForm(party) {
     const boxes = config.actions.map((item) => h("input", { type: "checkbox", name: "action", value: item.name }));
     form = h("form", { class: "choice-form" },
       h("fieldset", {}, h("legend", {}, `Actions to buy (tokens: ${session.state.tokens[party]})`),
-        boxes.map((box, index) => field(`${config.actions[index].name} (cost ${config.actions[index].cost ?? 0})`, box))),
+        boxes.map((box, index) => field(`${t("{name} (cost {cost})", { name: config.actions[index].name, cost: config.actions[index].cost ?? 0 })}: ${effectsWords(config.actions[index])}`, box))),
       h("div", { class: "actions" }, seal));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -1222,6 +1562,21 @@ function choiceForm(party) {
     });
   }
   return form;
+}
+
+/** What an action does, in words: each effect (from its margin, in a bidding game). */
+function effectsWords(action) {
+  return (action.effects || []).map((effect) => {
+    const gains = [effect.progress ? tn("+{count} progress", "+{count} progress", effect.progress) : null,
+      effect.tokens ? tn("+{count} token", "+{count} tokens", effect.tokens) : null].filter(Boolean).join(", ");
+    const from = effect.min_margin ? t("margin {margin}+: ", { margin: effect.min_margin }) : "";
+    const whom = effect.target && effect.target !== "self" ? t(" (to {target})", { target: effect.target }) : "";
+    return `${from}${effect.text}${gains ? ` (${gains})` : ""}${whom}`;
+  }).join("; ");
+}
+
+function actionWords(action) {
+  return t("{name} — {effects}", { name: action.name, effects: effectsWords(action) });
 }
 
 function grantForm() {

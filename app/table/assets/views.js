@@ -3,6 +3,7 @@
 // the numbers written on the chart too) and its rounds with every die and where it came from.
 
 import { fill, h, s } from "./dom.js";
+import { possessive, t, tn } from "./i18n.js";
 import { KINDS, percent } from "./kinds.js";
 
 // --- the board ---------------------------------------------------------------------------
@@ -29,10 +30,14 @@ export function renderBoard(box, kind, session, frag) {
   const parts = [];
   if (kind === "arm-wrestles") {
     const target = config.target;
-    parts.push(h("p", { class: "board-note" }, `First to a DS of ${target} wins (${config.variant}).`));
-    for (const name of KINDS[kind].names(session)) {
+    parts.push(h("p", { class: "board-note" }, t("First to a DS of {target} wins ({variant}).", { target, variant: config.variant })));
+    // A DS below 0 (a leader pushed back) still shows: the bars start at the lowest DS.
+    const names = KINDS[kind].names(session);
+    const floor = Math.min(0, ...names.map((name) => state.ds[name]));
+    for (const name of names) {
       const ds = state.ds[name];
-      parts.push(bar(`${name}${youMark(frag, name)}`, ds, target, `DS ${ds} of ${target}${state.leader === name ? ", leads" : ""}`,
+      parts.push(bar(`${name}${youMark(frag, name)}`, ds - floor, target - floor,
+        `${t("DS {ds} of {target}", { ds, target })}${state.leader === name ? t(", leads") : ""}`,
         { mine: frag.name === name, lead: state.leader === name }));
     }
   } else if (kind === "regular-contests") {
@@ -69,12 +74,16 @@ export function renderBoard(box, kind, session, frag) {
       h("figcaption", {}, `Track: ${chaser} ${youMark(frag, chaser)}behind, ${escapee}${youMark(frag, escapee)} ${lead} ahead; DS ${escapee} ${state.ds[escapee]}, ${chaser} ${state.ds[chaser]}.`)));
   } else if (kind === "skill-games") {
     const goal = config.goal;
-    parts.push(h("p", { class: "board-note" }, `Round ${state.round}${config.max_rounds ? ` of ${config.max_rounds}` : ""}: ${state.phase === "skills" ? "choosing skills" : "sealing choices"}. Goal: ${goal ?? "—"} progress; DC ${config.dc}.`));
+    const note = session.status !== "active"
+      ? t("The game is over. Goal: {goal} progress; DC {dc}.", { goal: goal ?? "—", dc: config.dc })
+      : `${config.max_rounds ? t("Round {round} of {most}", { round: state.round, most: config.max_rounds }) : t("Round {round}", { round: state.round })}: ${state.phase === "skills" ? t("choosing skills") : t("sealing choices")}. ${t("Goal: {goal} progress; DC {dc}.", { goal: goal ?? "—", dc: config.dc })}`;
+    parts.push(h("p", { class: "board-note" }, note));
     const rows = config.parties.map((party) => {
       const name = party.name;
-      const step = state.phase === "skills"
-        ? (state.skills_done.includes(name) ? "skills rolled" : "choosing skills")
-        : (state.submitted.includes(name) ? "choice sealed" : "still choosing");
+      const step = session.status !== "active" ? t("done")
+        : state.phase === "skills"
+          ? (state.skills_done.includes(name) ? t("skills rolled") : t("choosing skills"))
+          : (state.submitted.includes(name) ? t("choice sealed") : t("still choosing"));
       return h("tr", { class: frag.name === name ? "mine" : "" },
         h("th", { scope: "row" }, `${name}${youMark(frag, name)}${party.controller === "gm" ? " (the GM's)" : ""}`),
         h("td", {}, `${state.progress[name]}${goal ? ` of ${goal}` : ""}`),
@@ -91,7 +100,7 @@ export function renderBoard(box, kind, session, frag) {
     // A party's page shows its own members' skills; the GM's, every party's.
     const shown = config.parties.filter((party) => frag.role === "gm" || (frag.role === "party" && party.name === frag.name));
     for (const party of shown) {
-      parts.push(h("h4", {}, frag.role === "gm" ? `${party.name}'s skills` : "Your party's skills"),
+      parts.push(h("h4", {}, frag.role === "gm" ? t("{whose} skills", { whose: possessive(party.name) }) : t("Your party's skills")),
         h("ul", { class: "skills" }, party.members.map((member) =>
           h("li", {}, `${member.name}: ${Object.entries(member.skills).map(([skill, mod]) => `${skill} ${mod >= 0 ? "+" : ""}${mod}`).join(", ")}`))));
     }
@@ -158,11 +167,13 @@ export function renderOdds(box, kind, session, odds) {
       errors[index] = key ? table[key] : null;
     });
   }
+  // Once it is over the odds are its result: no expectation of rounds to come, no estimate.
+  const over = session.status !== "active";
   fill(box,
-    h("p", { class: "odds-summary" }, odds.summary),
+    h("p", { class: "odds-summary" }, over ? t("It is over: {summary}", { summary: session.summary }) : odds.summary),
     h("div", { class: "odds-pair" }, numbers(rows, caption, errors), h("figure", { class: "chart-box" }, chart(rows, "Odds from here"),
-      h("figcaption", {}, "The same odds, drawn."))),
-    info.facts(odds).map((fact) => h("p", { class: "muted" }, fact)));
+      h("figcaption", {}, t("The same odds, drawn.")))),
+    over ? null : info.facts(odds).map((fact) => h("p", { class: "muted" }, fact)));
 }
 
 export function renderChoiceOdds(box, kind, answer) {
@@ -202,30 +213,111 @@ export function byWords(by) {
   return by;
 }
 
-export function renderRound(kind, record) {
+/** Who gave a die on a card, in words. */
+function sourceWords(source) {
+  switch (source) {
+    case "server": return t("rolled by the server");
+    case "deadline": return t("rolled by the server at the deadline");
+    case "roll-for-me": return t("rolled by the server, as the seat asked");
+    case "gm": return t("entered by the GM");
+    case "seat": return t("entered by their seat");
+    case "party": return t("entered by the party");
+    default: return t("entered");
+  }
+}
+
+function signedNumber(value) {
+  return value >= 0 ? `+${value}` : `−${-value}`;
+}
+
+/** A card's die as the page words it: `Lydia 1d20+2 = 18 vs Ogre 23`. */
+export function cardDieText(die) {
+  const modifier = die.modifier ? (die.modifier > 0 ? `+${die.modifier}` : `−${-die.modifier}`) : "";
+  if (die.total === null || die.total === undefined) {
+    return t("{name} {purpose}: {dice} → {values}", { name: die.name ?? "", purpose: die.purpose, dice: die.dice, values: die.values.join(", ") });
+  }
+  let line = t("{name} {dice}{modifier} = {total}", { name: die.name ?? "", dice: die.dice, modifier, total: die.total });
+  const against = die.against || {};
+  if (against.name !== undefined) line += " " + t("vs {name} {total}", { name: against.name, total: against.total });
+  else if (against.dc !== undefined) line += " " + t("vs DC {dc}", { dc: against.dc });
+  else if (against.skill !== undefined) line += " " + t("vs skill {skill}", { skill: against.skill });
+  return line;
+}
+
+/** What a round changed, as the page words it: `Ogre +5 (DS 5)`. */
+export function cardChangeText(change) {
+  const values = { name: change.name, delta: change.delta === null ? "" : signedNumber(change.delta), to: change.to };
+  switch (change.kind) {
+    case "ds": return change.delta === null ? t("{name}: DS {to}", values) : t("{name} {delta} (DS {to})", values);
+    case "lead": return t("{name}'s lead {delta} (now {to})", values);
+    case "tokens": return change.delta === null ? t("{name}: {to} tokens", values)
+      : tn("{name} earned {count} token (holds {to})", "{name} earned {count} tokens (holds {to})", change.delta, values);
+    case "progress": return t("{name}: progress {to}", values);
+    default: return `${change.name} ${change.to}`;
+  }
+}
+
+/** A card's one line: its checks, then what it changed. */
+export function cardLine(card) {
+  const checks = card.dice.filter((die) => die.total !== null && die.total !== undefined).map(cardDieText);
+  const changes = card.changes.map(cardChangeText);
+  const head = checks.join(" · ");
+  if (changes.length === 0) return card.winner ? t("{checks} → {winner} wins the round", { checks: head, winner: card.winner }) : head;
+  return t("{checks} → {changes}", { checks: head, changes: changes.join(", ") });
+}
+
+/** The card itself: a line per die (with its margin and who gave it), then the changes. */
+function cardBody(card) {
+  return h("div", { class: "card" },
+    h("ul", { class: "card-dice" }, card.dice.map((die) => {
+      const result = die.success === true ? t("success") : die.success === false ? t("failure") : null;
+      const margin = die.margin === null || die.margin === undefined ? null : t("margin {margin}", { margin: signedNumber(die.margin) });
+      return h("li", { class: die.success === true ? "made" : die.success === false ? "missed" : "" },
+        h("span", { class: "card-check" }, cardDieText(die)),
+        die.values.length && die.total !== null && die.total !== undefined ? h("span", { class: "card-values" }, ` [${die.values.join(", ")}]`) : null,
+        margin ? h("span", { class: "card-margin" }, ` · ${margin}`) : null,
+        result ? h("span", { class: "card-result" }, ` · ${result}`) : null,
+        h("span", { class: "card-source" }, ` · ${sourceWords(die.source)}`));
+    })),
+    card.changes.length ? h("p", { class: "card-change" }, "→ ", card.changes.map(cardChangeText).join(", ")) : null);
+}
+
+export function renderRound(kind, record, { latest = false } = {}) {
   const rolls = record.rolls || [];
-  const parts = [h("p", { class: "round-summary" }, record.summary)];
+  const card = record.card;
+  const title = t("Round {number}", { number: record.number });
+  const headingId = `round-${record.number}-title`;
+  const head = h("p", { class: "card-title" }, h("strong", { id: headingId }, title),
+    card ? h("span", { class: "card-line" }, `: ${cardLine(card)}`) : null);
+  const more = [h("p", { class: "round-summary" }, record.summary)];
   if (record.dice_from) {
-    parts.push(h("p", { class: "muted" }, "Dice from: ",
-      Object.entries(record.dice_from).map(([name, from]) => `${name} (${from === "seat" ? "their seat" : from === "gm" ? "the GM" : "the server, at the deadline"})`).join(", ")));
+    const words = { seat: t("their seat"), gm: t("the GM"), deadline: t("the server, at the deadline"), "roll-for-me": t("the server, as they asked") };
+    more.push(h("p", { class: "muted" }, t("Dice from: {list}", {
+      list: Object.entries(record.dice_from).map(([name, from]) => `${name} (${words[from] ?? from})`).join(", "),
+    })));
   }
   if (kind === "skill-games" && record.choices) {
-    parts.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
-      h("li", {}, `${party}: ${choice.actions ? (choice.actions.length ? choice.actions.join(", ") : "nothing") : `${choice.action ?? "(its action is not shown to you)"}, bid ${choice.bid}`}`))));
+    more.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
+      h("li", {}, choice.actions
+        ? t("{party}: {actions}", { party, actions: choice.actions.length ? choice.actions.join(", ") : t("nothing") })
+        : t("{party}: {action}, bid {bid}", { party, action: choice.action ?? t("(its action is not shown to you)"), bid: choice.bid })))));
   }
   // In a verifiable session each supplied die says who supplied it (`by`); "Check the dice"
   // recomputes every server die from the revealed seed (verify.js).
   if (rolls.length) {
     const anyBy = rolls.some((roll) => roll.by !== undefined);
-    const titles = ["Who", "For", "Dice", "Rolled", "From", ...(anyBy ? ["By"] : [])];
-    parts.push(h("div", { class: "dice-scroll" }, h("table", { class: "dice-table" },
-      h("caption", {}, `Dice of round ${record.number}`),
-      h("thead", {}, h("tr", {}, titles.map((title) => h("th", { scope: "col" }, title)))),
+    const titles = [t("Who"), t("For"), t("Dice"), t("Rolled"), t("From"), ...(anyBy ? [t("By")] : [])];
+    more.push(h("div", { class: "dice-scroll" }, h("table", { class: "dice-table" },
+      h("caption", {}, t("Dice of round {number}", { number: record.number })),
+      h("thead", {}, h("tr", {}, titles.map((name) => h("th", { scope: "col" }, name)))),
       h("tbody", {}, rolls.map((roll) => h("tr", {},
         h("td", {}, roll.who ?? "—"), h("td", {}, roll.purpose), h("td", {}, roll.dice),
         h("td", { class: "num" }, roll.values.join(", ")),
-        h("td", {}, roll.source === "supplied" ? "entered" : "server"),
+        h("td", {}, roll.source === "supplied" ? t("entered") : t("server")),
         anyBy ? h("td", {}, roll.source === "supplied" ? byWords(roll.by) : "—") : null))))));
   }
-  return h("li", { class: "round", dataset: { number: String(record.number) } }, parts);
+  return h("li", { class: latest ? "round latest" : "round", dataset: { number: String(record.number) }, "aria-labelledby": headingId },
+    head,
+    card ? cardBody(card) : null,
+    h("details", { class: "round-more" }, h("summary", {}, t("The summary line and every die")), more));
 }
