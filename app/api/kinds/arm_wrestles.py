@@ -166,10 +166,7 @@ class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
         return f"Arm wrestle {a} vs {b}: {state.winner} wins ({state.reason}), {standing}."
 
 
-def arm_wrestle_card(
-    config: rules.Config,  # noqa: ARG001 - the record names everything the card shows
-    record: Mapping[str, Any],
-) -> RoundCard:
+def arm_wrestle_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     """An arm wrestle's round as a card: each fatigue check against its DC, the two Strength
     checks against each other, and the DS the round moved (docs/rules.md#pushing-the-ds)."""
     rolls = Rolls(record)
@@ -186,7 +183,8 @@ def arm_wrestle_card(
         for check in record.get("fatigue", ())
     ]
     checks: Mapping[str, Mapping[str, int]] = record.get("checks") or {}
-    names = list(checks)
+    # In the config's order: a stored record's keys may come back in another (PostgreSQL).
+    names = [competitor.name for competitor in config.competitors if competitor.name in checks]
     winner = record.get("round_winner")
     for name in names:
         other = next((item for item in names if item != name), name)

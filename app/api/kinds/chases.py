@@ -380,12 +380,8 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
         )
         return router.routes
 
-    def round_card(
-        self,
-        config: rules.Config,  # noqa: ARG002 - the record names everything the card shows
-        record: Mapping[str, Any],
-    ) -> RoundCard:
-        return chase_card(record)
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+        return chase_card(config, record)
 
     def describe(self, config: rules.Config, state: rules.State) -> str:
         """`Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
@@ -454,13 +450,13 @@ async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseE
 KIND = Chases()
 
 
-def chase_card(record: Mapping[str, Any]) -> RoundCard:
+def chase_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     """A chase's increment as a card: the escapee's tactic (hide against spot, a hazard
     against its DC), each side's checks, and the lead it made."""
     rolls = Rolls(record)
     sides: Mapping[str, Mapping[str, Any]] = record.get("sides") or {}
-    names = list(sides)
-    escapee, chaser = [*names, "", ""][:2]
+    escapee, chaser = config.escapee.name, config.chaser.name
+    names = [name for name in (escapee, chaser) if name in sides]
     dice: list[CardDie] = []
     tactic: Mapping[str, Any] | None = record.get("tactic")
     if tactic and tactic.get("attempted", True) and "escapee_total" in tactic:

@@ -293,12 +293,8 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
         )
         return router.routes
 
-    def round_card(
-        self,
-        config: rules.Config,  # noqa: ARG002 - the record names everything the card shows
-        record: Mapping[str, Any],
-    ) -> RoundCard:
-        return race_card(record)
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+        return race_card(config, record)
 
     def describe(self, config: rules.Config, state: rules.State) -> str:
         """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
@@ -370,7 +366,7 @@ async def choose_pacing(
 KIND = Races()
 
 
-def race_card(record: Mapping[str, Any]) -> RoundCard:
+def race_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     """A race's increment as a card: each racer's checks (against a DC where one applies)
     and the DS each gained."""
     rolls = Rolls(record)
@@ -378,7 +374,9 @@ def race_card(record: Mapping[str, Any]) -> RoundCard:
     changes: list[CardChange] = []
     competitors: Mapping[str, Mapping[str, Any]] = record.get("competitors") or {}
     parts = []
-    for name, line in competitors.items():
+    # In the config's order: a stored record's keys may come back in another (PostgreSQL).
+    for name in [racer.name for racer in config.competitors if racer.name in competitors]:
+        line = competitors[name]
         mine = increment_checks(rolls, name, line.get("checks") or ())
         dice.extend(mine)
         change: CardChange = {"name": name, "kind": "ds", "delta": line["gained"], "to": line["ds"]}

@@ -1010,9 +1010,12 @@ def skill_game_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCar
     tokens: Mapping[str, int] = record.get("tokens") or {}
     progress: Mapping[str, int] = record.get("progress") or {}
     parts = []
-    for party, by_skill in checks.items():
+    # In the config's order: a stored record's keys may come back in another (PostgreSQL).
+    for party in [item.name for item in config.parties if item.name in checks]:
+        by_skill = checks[party]
         mine = []
-        for skill, check in by_skill.items():
+        for skill in [skill for skill in config.skill_list if skill in by_skill]:
+            check = by_skill[skill]
             best = int(check["best"])
             mine.append(
                 rolls.check(
