@@ -104,7 +104,7 @@ def test_a_race_card_gives_each_racer_her_gain(store_client: TestClient) -> None
     made = Session(store_client, "races", {"course": "dash", "competitors": racers})
     played = made.play_round({"rolls": {"Ann": {"check": 14}, "Bob": {"check": 9}}})
     card = played.json()["round"]["card"]
-    # A dash's increment is a Strength check with no DC, d20 + Strength + 2 × floor(speed /
+    # A dash's increment is a Strength check with no DC, d20 + Strength + 2 * floor(speed /
     # 10) (docs/rules.md#the-increment-check): 14 + 2 + 6 and 9 + 1 + 6, gained as DS.
     assert checks_of(card) == [
         ("Ann", "check", [14], 8, 22, None, None, None, "entered"),
@@ -209,3 +209,54 @@ def test_a_seat_reads_the_seconds_left_by_the_services_clock(store_client: TestC
     assert waiting["owes"]["Lydia"] == [
         {"purpose": "strength", "certain": 1, "most": 1, "when": None}
     ]
+
+
+def test_a_sealed_choice_is_read_back_by_its_own_party_alone(store_client: TestClient) -> None:
+    gm_run = {
+        "name": "Bandits",
+        "controller": "gm",
+        "members": [{"name": "Rook", "skills": {"Stealth": 6}}],
+    }
+    body = {**SKILL_GAME, "parties": [SKILL_GAME["parties"][0], gm_run]}
+    made = Session(store_client, "skill-games", body)
+    heroes = made.token("Heroes")
+    rolled = made.post("skills", {"party": "Heroes", "skills": ["Athletics"]}, token=heroes)
+    assert rolled.status_code in (200, 202), rolled.text
+    rolled = made.post("skills", {"party": "Bandits", "skills": ["Stealth"]})
+    assert rolled.status_code in (200, 202), rolled.text
+    nothing = made.get("choices/Heroes", token=heroes)
+    assert nothing.status_code == 200, nothing.text
+    assert nothing.json() == {"party": "Heroes", "round": 1, "choice": None}
+    # The GM seals its own party's choice, and reads it back; the Heroes may not.
+    sealed = made.post("choices", {"party": "Bandits", "action": "Rally", "bid": 0})
+    assert sealed.status_code == 202, sealed.text
+    assert made.get("choices/Bandits").json()["choice"] == {"action": "Rally", "bid": 0}
+    assert made.get("choices/Bandits", token=heroes).status_code == 403
+    # The Heroes read back their own; the GM a players' party's no more than another party
+    # does; a stranger finds no session at all.
+    sealed = made.post("choices", {"party": "Heroes", "action": "Charge", "bid": 0}, token=heroes)
+    assert sealed.status_code == 200, sealed.text  # the last choice: revealed, round 2
+    assert made.get("choices/Heroes", token=heroes).json() == {
+        "party": "Heroes",
+        "round": 2,
+        "choice": None,
+    }
+    assert made.get("choices/Heroes").status_code == 403
+    assert made.get("choices/Heroes", token="not-a-token").status_code == 404
+
+
+def test_a_partys_sealed_choice_is_its_own_until_the_reveal(store_client: TestClient) -> None:
+    made = Session(store_client, "skill-games", SKILL_GAME)
+    heroes, bandits = made.token("Heroes"), made.token("Bandits")
+    for party, skill, token in (("Heroes", "Athletics", heroes), ("Bandits", "Stealth", bandits)):
+        rolled = made.post("skills", {"party": party, "skills": [skill]}, token=token)
+        assert rolled.status_code in (200, 202), rolled.text
+    sealed = made.post("choices", {"party": "Heroes", "action": "Charge", "bid": 0}, token=heroes)
+    assert sealed.status_code == 202, sealed.text
+    mine = made.get("choices/Heroes", token=heroes)
+    assert mine.json() == {"party": "Heroes", "round": 1, "choice": {"action": "Charge", "bid": 0}}
+    assert mine.headers["cache-control"] == "no-store"
+    refused = made.get("choices/Heroes", token=bandits)
+    assert refused.status_code == 403
+    assert "Charge" not in refused.text
+    assert made.get("choices/Heroes").status_code == 403

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, cast
 
 from fastapi import Request
@@ -45,7 +46,7 @@ from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
 from app.api.answers.cards import Rolls, card, die_text
-from app.api.common import message_doc
+from app.api.common import message_doc, respond
 from app.api.kinds import (
     ChoiceOdds,
     ContestKind,
@@ -109,10 +110,11 @@ from app.api.sessions.lifecycle import (
     kind_router,
     mutate,
     require_active,
+    settled_read,
 )
 from app.api.sessions.presentation import session_answer
-from app.api.sessions.security import Role
-from app.errors import Forbidden
+from app.api.sessions.security import Role, bearer_token, role_of
+from app.errors import Forbidden, NotFound
 from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
@@ -120,6 +122,8 @@ from app.rules.errors import Loc, RulesError
 from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
 from app.rules.verifiable import new_salt, seal
+from app.store import repository
+from app.store.database import Transaction
 from app.store.repository import SessionRecord
 
 # --- what the store keeps ------------------------------------------------------------------
@@ -631,6 +635,14 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
             operation_id="sealSkillGameChoice",
         )
         router.add_api_route(
+            "/{session_id}/choices/{party}",
+            own_choice,
+            methods=["GET"],
+            responses=message_doc(model=SkillGameOwnChoice),
+            summary="A party's own sealed choice, read back (its token; GM for GM parties)",
+            operation_id="readSkillGameOwnChoice",
+        )
+        router.add_api_route(
             "/{session_id}/grants",
             declare_body(
                 grant_tokens,
@@ -928,6 +940,50 @@ async def seal_choice(
         authorize=_acting_for(body, sealing=True),
         body=body,
     )
+
+
+class SkillGameOwnChoice(TypedDict):
+    """A party's own sealed choice of the round in progress (null: none sealed yet)."""
+
+    party: str
+    round: int
+    choice: dict[str, Any] | None
+
+
+async def own_choice(request: Request, session_id: str, party: str) -> Response:
+    """A party's sealed choice read back by that party's token (a page reloaded before the
+    reveal); the GM's token reads it only for a GM-run party. Another token: 404 for a
+    stranger, 403 for another party."""
+    token = bearer_token(request)
+
+    async def transaction(
+        connection: Transaction,
+        now: datetime | None,  # noqa: ARG001 - a skill game has no deadline to settle
+    ) -> SkillGameOwnChoice:
+        record = await repository.get_session(connection, session_id, KIND.path, lock=False)
+        role = None if record is None else role_of(token, record)
+        if record is None or role is None:
+            raise NotFound(f"no {KIND.title} with id {session_id}")
+        config, stored = _load(record)
+        side = config.party(party)
+        if side is None:
+            raise NotFound(f"no party {party!r} in this skill game")
+        if role.is_gm and side.controller != "gm":
+            raise Forbidden("a players' party's sealed choice is its own to read")
+        if not role.is_gm and role.party != party:
+            raise Forbidden("this token reads another party's choice")
+        sealed = stored.game.choices.get(party)
+        shown: dict[str, Any] | None = None
+        if sealed is not None:
+            shown = (
+                {"actions": list(sealed.actions)}
+                if sealed.bid is None
+                else {"action": sealed.actions[0], "bid": sealed.bid}
+            )
+        return {"party": party, "round": stored.game.round, "choice": shown}
+
+    answer = await settled_read(request, KIND, session_id, transaction)
+    return respond(request, answer, 200, {"Cache-Control": "no-store"})
 
 
 # --- the GM --------------------------------------------------------------------------------

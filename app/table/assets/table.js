@@ -100,6 +100,15 @@ function announce(text) {
   if (latest) latest.textContent = text;
 }
 
+/** What an answer or event says happened: a round's card when it carries one (the last of a
+ * resolve's), else its summary line. */
+function resultWords(body) {
+  const rounds = Array.isArray(body.rounds) ? body.rounds : [];
+  const played = body.round && typeof body.round === "object" ? body.round : rounds[rounds.length - 1];
+  if (played && played.card) return t("Round {number}: {card}", { number: played.number, card: cardLine(played.card) });
+  return body.summary || "";
+}
+
 function setConnection(status, reason = null) {
   connection.hidden = false;
   connection.dataset.state = status;
@@ -116,7 +125,7 @@ async function act(button, work) {
     const answer = await work();
     if (answer && answer.body) {
       if (answer.body.session) applySession(answer.body.session);
-      if (answer.body.summary) announce(answer.body.summary);
+      announce(resultWords(answer.body));
     }
     return answer;
   } catch (error) {
@@ -261,7 +270,7 @@ function startView() {
     try {
       value = currentBody();
     } catch (error) {
-      showError(error);
+      showError(error, createButton);
       return;
     }
     const kind = kindSelect.value;
@@ -520,6 +529,8 @@ async function sessionView(frag) {
   view.rounds = new Map();
   view.controlsKey = null;
   view.sealed = {};
+  view.recalled = new Set();
+  view.turnKey = undefined;
   view.deleted = false;
   view.proof = { running: false, again: false, latest: null, shownKey: null };
   view.roundsReading = false;
@@ -612,9 +623,7 @@ function onEvent(name, data) {
   if (name === "pending-cancelled") announce(t("The GM cancelled the round that waited for dice."));
   else if (name === "pending" && data.pending) {
     announce(t("Round {number} waits for dice from {names}.", { number: data.pending.number, names: data.pending.waiting_for.join(", ") }));
-  } else if (name === "round" && data.round && data.round.card) {
-    announce(t("Round {number}: {card}", { number: data.round.number, card: cardLine(data.round.card) }));
-  } else if (name !== "session" && data.summary) announce(data.summary);
+  } else if (name !== "session") announce(resultWords(data));
   if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
   loadRounds();
   refreshOdds();
@@ -1501,9 +1510,10 @@ function skillControls() {
     } else {
       const sealed = view.sealed[party];
       if (sealed) {
-        panel.append(h("p", { class: "sealed" }, `Your sealed choice: ${sealed}. Hidden from the other parties until the reveal; you may replace it until then.`));
+        panel.append(h("p", { class: "sealed" }, t("Your sealed choice: {choice}. Hidden from the other parties until the reveal; you may replace it until then.", { choice: sealed })));
       } else if (state.submitted.includes(party)) {
-        panel.append(h("p", { class: "sealed" }, "A choice is sealed for this party. You may replace it until the reveal."));
+        panel.append(h("p", { class: "sealed" }, t("A choice is sealed for this party. You may replace it until the reveal.")));
+        recallSealed(party);
       }
       panel.append(choiceForm(party));
     }
@@ -1517,6 +1527,27 @@ function skillControls() {
     parts.push(grantForm());
   }
   return parts;
+}
+
+/** A sealed choice this page no longer holds (a reload): read back with this page's own token,
+ * which the service answers for its own party alone (and the GM's for a GM-run party). */
+async function recallSealed(party) {
+  const key = `${view.session.state.round}:${party}`;
+  view.recalled ??= new Set();
+  if (view.recalled.has(key)) return;
+  view.recalled.add(key);
+  try {
+    const answer = await asMe("GET", `${base()}/choices/${encodeURIComponent(party)}`);
+    const choice = answer.body.choice;
+    if (!choice || answer.body.round !== view.session.state.round || view.sealed[party]) return;
+    const words = choice.actions ? (choice.actions.length ? choice.actions.join(", ") : t("nothing"))
+      : t("{action}, bid {bid}", { action: choice.action, bid: choice.bid });
+    view.sealed = { ...view.sealed, [party]: words };
+    view.controlsKey = null;
+    renderControls();
+  } catch {
+    // shown as sealed, without what
+  }
 }
 
 function choiceForm(party) {
