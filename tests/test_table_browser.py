@@ -478,6 +478,7 @@ def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     assert bandits.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
     gm.page.get_by_role("button", name="End the game").click()
+    gm.page.get_by_role("button", name="Yes, end the game for everyone").click()
     for seat in (heroes, bandits):
         expect(seat.page.locator("#controls")).to_contain_text("This contest is over.")
     for seat in (gm, heroes, bandits):

@@ -1425,9 +1425,8 @@ function gmRoundControls() {
   }));
   const more = [resolve, sure, notNow];
   if (view.frag.kind === "chases") {
-    const end = h("button", { type: "button", class: "secondary" }, "The chaser gives up");
-    end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, { reason: "gave-up" })));
-    more.push(end);
+    more.push(...confirming(t("The chaser gives up"), t("Yes, the chaser gives up"),
+      (button) => act(button, () => asMe("POST", `${base()}/end`, { reason: "gave-up" }))));
   }
   parts.push(h("div", { class: "actions" }, more));
   return parts;
@@ -1622,9 +1621,30 @@ function grantForm() {
     event.preventDefault();
     act(grant, () => asMe("POST", `${base()}/grants`, { party: party.value, tokens: Number(tokens.value), reason: reason.value }));
   });
-  const end = h("button", { type: "button", class: "secondary" }, "End the game");
-  end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, {})));
-  return h("div", {}, form, h("div", { class: "actions" }, end));
+  return h("div", {}, form, h("div", { class: "actions" },
+    confirming(t("End the game"), t("Yes, end the game for everyone"), (button) => act(button, () => asMe("POST", `${base()}/end`, {})))));
+}
+
+/** An irreversible action behind a second press: `[ask, yes, no]` buttons, the keyboard
+ * taken to the confirmation and back. */
+function confirming(label, yesLabel, run) {
+  const ask = h("button", { type: "button", class: "secondary" }, label);
+  const yes = h("button", { type: "button", class: "danger", hidden: true }, yesLabel);
+  const no = h("button", { type: "button", hidden: true }, t("Not now"));
+  ask.addEventListener("click", () => {
+    ask.hidden = true;
+    yes.hidden = false;
+    no.hidden = false;
+    yes.focus();
+  });
+  no.addEventListener("click", () => {
+    ask.hidden = false;
+    yes.hidden = true;
+    no.hidden = true;
+    ask.focus();
+  });
+  yes.addEventListener("click", () => run(yes));
+  return [ask, yes, no];
 }
 
 function dangerControls() {
