@@ -106,6 +106,10 @@ function resultWords(body) {
   const rounds = Array.isArray(body.rounds) ? body.rounds : [];
   const played = body.round && typeof body.round === "object" ? body.round : rounds[rounds.length - 1];
   if (played && played.card) return t("Round {number}: {card}", { number: played.number, card: cardLine(played.card) });
+  // A round waiting for dice, in the page's words (the summary line has the deadline in UTC).
+  if (body.pending && body.pending.waiting_for) {
+    return t("Round {number} waits for dice from {names}.", { number: body.pending.number, names: body.pending.waiting_for.join(", ") });
+  }
   return body.summary || "";
 }
 
@@ -621,9 +625,7 @@ function onEvent(name, data) {
   }
   if (data.session) applySession(data.session);
   if (name === "pending-cancelled") announce(t("The GM cancelled the round that waited for dice."));
-  else if (name === "pending" && data.pending) {
-    announce(t("Round {number} waits for dice from {names}.", { number: data.pending.number, names: data.pending.waiting_for.join(", ") }));
-  } else if (name !== "session") announce(resultWords(data));
+  else if (name !== "session") announce(resultWords(data));
   if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
   loadRounds();
   refreshOdds();
