@@ -291,7 +291,7 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
     assert summary.startswith("Round 1: ")
     # The round is a card: Lydia's 17 and her modifier of 2 make 19, against the Ogre's total.
     card = gm.rounds().first.locator(".card-title").text_content() or ""
-    assert card.startswith("Round 1: Lydia 1d20+2 = 19 vs Ogre ")
+    assert card.startswith("Round 1: Lydia 1d20+2 = 19 · Ogre 1d20+6 = ")
     # Each result is said in the live region, on the pages of those who did not play it too.
     expect(lydia.page.locator("#announcer")).to_have_text(card)
     expect(lydia.page.locator("#announcer")).to_have_attribute("aria-live", "polite")
@@ -690,7 +690,10 @@ def test_a_round_is_played_only_on_the_session_as_the_page_shows_it(
     expect(gm.rounds()).to_have_count(1)
     behind.page.get_by_role("group", name="Lydia").get_by_label("Strength d20").fill("17")
     behind.page.get_by_role("button", name="Play the round").click()
-    expect(behind.page.locator("#error")).to_contain_text("The session changed meanwhile")
+    # Said beside the button pressed.
+    expect(behind.page.locator("#play-form .field-error")).to_contain_text(
+        "The session changed meanwhile"
+    )
     # Nothing was played on the stale view; the page now shows the session as it is.
     expect(behind.page.locator("#played")).to_have_text("1")
     expect(behind.rounds()).to_have_count(1)

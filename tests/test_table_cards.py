@@ -42,7 +42,7 @@ def checks_of(card: dict[str, Any]) -> list[tuple[Any, ...]]:
 def test_an_arm_wrestle_round_is_a_card_on_every_surface(store_client: TestClient) -> None:
     made = Session(store_client, "arm-wrestles", {"a": LYDIA, "b": OGRE})
     played = made.play_round({"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}})
-    card = played.json()["round"]["card"]
+    card = played.json()["round"]["cards"][0]
     # Lydia 17 + 2 = 19 against the Ogre's 8 + 6 = 14: she wins by 5, and nobody led, so her
     # DS rises by 5 (docs/rules.md#pushing-the-ds).
     assert checks_of(card) == [
@@ -56,12 +56,12 @@ def test_an_arm_wrestle_round_is_a_card_on_every_surface(store_client: TestClien
     assert card["text"] == "Lydia 1d20+2 = 19 vs Ogre 1d20+6 = 14 → Lydia +5 (DS 5)"
     # The Ogre now trails by 5: his win by 3 pushes her DS down, his own stays 0.
     second = made.play_round({"rolls": {"Lydia": {"strength": 10}, "Ogre": {"strength": 9}}})
-    assert second.json()["round"]["card"]["changes"] == [
+    assert second.json()["round"]["cards"][0]["changes"] == [
         {"name": "Lydia", "kind": "ds", "delta": -3, "to": 2}
     ]
     # The page of rounds shows the same cards, made again as it answers.
     listed = made.rounds()
-    assert [record["card"] for record in listed] == [card, second.json()["round"]["card"]]
+    assert [record["cards"][0] for record in listed] == [card, second.json()["round"]["cards"][0]]
 
 
 def test_a_card_is_never_stored_nor_chained(store_client: TestClient) -> None:
@@ -69,12 +69,12 @@ def test_a_card_is_never_stored_nor_chained(store_client: TestClient) -> None:
     made.play_round({"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}})
     ended = made.post("resolve")
     assert ended.status_code == 200, ended.text
-    assert all("card" in record for record in ended.json()["rounds"])
+    assert all(len(record["cards"]) == 1 for record in ended.json()["rounds"])
     proof = made.get("proof")
     assert proof.status_code == 200, proof.text
     rounds = proof.json()["rounds"]
     assert rounds
-    assert all("card" not in str(record) for record in rounds)
+    assert all("cards" not in str(record) for record in rounds)
 
 
 def test_a_regular_contest_card_says_each_margin(store_client: TestClient) -> None:
@@ -86,7 +86,7 @@ def test_a_regular_contest_card_says_each_margin(store_client: TestClient) -> No
     played = made.play_round(
         {"rolls": {"Ines": {"success": [3, 4, 5]}, "Bram": {"success": [6, 6, 2]}}}
     )
-    card = played.json()["round"]["card"]
+    card = played.json()["round"]["cards"][0]
     # 12 against skill 13: made by 1; 14 against 12: missed by 2; Ines wins.
     assert checks_of(card) == [
         ("Ines", "success", [3, 4, 5], 0, 12, {"skill": 13}, 1, True, "entered"),
@@ -103,7 +103,7 @@ def test_a_race_card_gives_each_racer_her_gain(store_client: TestClient) -> None
     ]
     made = Session(store_client, "races", {"course": "dash", "competitors": racers})
     played = made.play_round({"rolls": {"Ann": {"check": 14}, "Bob": {"check": 9}}})
-    card = played.json()["round"]["card"]
+    card = played.json()["round"]["cards"][0]
     # A dash's increment is a Strength check with no DC, d20 + Strength + 2 * floor(speed /
     # 10) (docs/rules.md#the-increment-check): 14 + 2 + 6 and 9 + 1 + 6, gained as DS.
     assert checks_of(card) == [
@@ -129,7 +129,7 @@ def test_a_chase_card_moves_the_lead(store_client: TestClient) -> None:
             "rolls": {"Ralf": {"check": 10}, "the guard": {"check": 15}},
         }
     )
-    card = played.json()["round"]["card"]
+    card = played.json()["round"]["cards"][0]
     # Ralf 10 + 3 + 6 = 19, the guard 15 + 1 + 6 = 22 (the speed bonus of 30 ft is 6): the
     # lead falls by 3, from 12 to 9.
     assert [(die["name"], die["total"], die["modifier"]) for die in card["dice"]] == [
@@ -139,7 +139,12 @@ def test_a_chase_card_moves_the_lead(store_client: TestClient) -> None:
     assert card["changes"] == [{"name": "Ralf", "kind": "lead", "delta": -3, "to": 9}]
 
 
-SKILL_GAME = {
+HEROES: dict[str, Any] = {
+    "name": "Heroes",
+    "controller": "players",
+    "members": [{"name": "Ann", "skills": {"Athletics": 5}}],
+}
+SKILL_GAME: dict[str, Any] = {
     "dc": 15,
     "skill_list": ["Athletics", "Stealth"],
     "skills_per_round": 1,
@@ -182,7 +187,7 @@ def test_a_skill_game_card_shows_tokens_earned_and_no_hidden_action(
     for reader in (None, heroes, bandits):
         headers = bearer(reader) if reader else made.headers
         record = store_client.get(f"{made.url}/rounds", headers=headers).json()["rounds"][0]
-        card = record["card"]
+        card = record["cards"][0]
         assert [
             (die["name"], die["purpose"], die["total"], die["success"]) for die in card["dice"]
         ][:2] == [("Ann", "Athletics", 13, False), ("Rook", "Stealth", 18, True)]
@@ -217,7 +222,7 @@ def test_a_sealed_choice_is_read_back_by_its_own_party_alone(store_client: TestC
         "controller": "gm",
         "members": [{"name": "Rook", "skills": {"Stealth": 6}}],
     }
-    body = {**SKILL_GAME, "parties": [SKILL_GAME["parties"][0], gm_run]}
+    body = {**SKILL_GAME, "parties": [HEROES, gm_run]}
     made = Session(store_client, "skill-games", body)
     heroes = made.token("Heroes")
     rolled = made.post("skills", {"party": "Heroes", "skills": ["Athletics"]}, token=heroes)

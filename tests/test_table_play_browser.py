@@ -403,3 +403,35 @@ def test_a_template_starts_a_contest_again_in_one_press(
     other.page.get_by_role("button", name="Import these templates").click()
     expect(other.page.locator("#templates")).to_contain_text("Tuesday's dash (Race)")
     assert other.errors == []
+
+
+def test_a_wrong_die_is_said_beside_it_before_anything_is_sent(
+    tables: list[Table], browser: Browser, server: Server, axe_source: str
+) -> None:
+    table = Table(browser, server, axe_source, PHONE)
+    tables.append(table)
+    gm = table.open()
+    create(gm, table, "Arm wrestle")
+    page = gm.page
+    sent: list[str] = []
+    page.on(
+        "request", lambda request: sent.append(request.url) if request.method == "POST" else None
+    )
+    # Enter in an empty die field plays nothing: it says how to play with the server's dice.
+    tab_to_field(page, "Strength d20", within="fieldset:has(legend:text-is('Lydia'))")
+    page.keyboard.press("Enter")
+    expect(page.locator("#play-form + .field-error, #play-form .field-error")).to_contain_text(
+        "Play the round"
+    )
+    # A d20 of 25 is refused by the page itself, beside the form, the field keeping the focus.
+    page.keyboard.type("25")
+    tab_to(page, "Play the round")
+    page.keyboard.press("Enter")
+    refused = page.locator("#play-form .field-error")
+    expect(refused).to_contain_text("Lydia's Strength d20: a die of 20 sides shows 1 to 20.")
+    expect(refused).to_have_attribute("role", "alert")
+    lydia = page.locator("fieldset:has(legend:text-is('Lydia'))").get_by_label("Strength d20")
+    expect(lydia).to_be_focused()
+    assert sent == []
+    expect(page.locator("#played")).to_have_text("0")
+    audit(page, "the GM's page, a die refused")

@@ -204,7 +204,7 @@ def with_cards(
     answer: Mapping[str, Any],
     round_card: Callable[[Mapping[str, Any]], RoundCard | None],
 ) -> dict[str, Any]:
-    """`answer` with a card on its round record (`round`) and on each of its `rounds`: new
+    """`answer` with the cards of its round record (`round`) and of each of its `rounds`: new
     dicts, the records it was given left as they were (they may be the stored ones)."""
     shown = dict(answer)
     played = shown.get("round")
@@ -224,5 +224,5 @@ def carded(
     made = round_card(record)
     shown = dict(record)
     if made is not None:
-        shown["card"] = made
+        shown["cards"] = [made]
     return shown

@@ -274,12 +274,19 @@ _CHANGE_LABELS: Final = {"ds": "DS", "lead": "lead", "progress": "progress", "to
 
 
 def _card_lines(record: Mapping[str, Any]) -> Iterator[str]:
-    """A round's card (app/api/answers/cards.py) as one quoted line, worded here from its
-    data: each check's dice, modifier and total (in bold) and what it was against, then what
-    the round changed: `> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)`."""
-    card = record.get("card")
-    if not isinstance(card, Mapping):
+    """A round's cards (app/api/answers/cards.py), each as one quoted line."""
+    cards = record.get("cards")
+    if not isinstance(cards, list):
         return
+    for card in cards:
+        if isinstance(card, Mapping):
+            yield from _card_line(card)
+
+
+def _card_line(card: Mapping[str, Any]) -> Iterator[str]:
+    """A card worded here from its data: each check's dice, modifier and total (in bold) and
+    what it was against, then what the round changed:
+    `> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)`."""
     checks = []
     for die in card.get("dice") or ():
         total = die.get("total")

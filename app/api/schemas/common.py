@@ -314,8 +314,9 @@ class RoundRecordKeys(TypedDict):
     rolls: list[RollRecord]
     unused: NotRequired[list[UnusedRecord]]
     summary: str
-    #: The round as a card, added to every answer that shows the round (never stored).
-    card: NotRequired[RoundCard]
+    #: The round as a card (one, for now), added to every answer that shows the round: rendered
+    #: when served, never stored (docs/verifiable-dice.md).
+    cards: NotRequired[list[RoundCard]]
 
 
 @with_config(ANSWER)

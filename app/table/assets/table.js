@@ -105,7 +105,8 @@ function announce(text) {
 function resultWords(body) {
   const rounds = Array.isArray(body.rounds) ? body.rounds : [];
   const played = body.round && typeof body.round === "object" ? body.round : rounds[rounds.length - 1];
-  if (played && played.card) return t("Round {number}: {card}", { number: played.number, card: cardLine(played.card) });
+  const card = played && Array.isArray(played.cards) ? played.cards[0] : null;
+  if (card) return t("Round {number}: {card}", { number: played.number, card: cardLine(card) });
   // A round waiting for dice, in the page's words (the summary line has the deadline in UTC).
   if (body.pending && body.pending.waiting_for) {
     return t("Round {number} waits for dice from {names}.", { number: body.pending.number, names: body.pending.waiting_for.join(", ") });
@@ -270,6 +271,7 @@ function startView() {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    clearError();
     let value;
     try {
       value = currentBody();
@@ -561,7 +563,7 @@ async function sessionView(frag) {
       h("p", { id: "check-result", class: "check-result" })),
     h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, "Where it stands"),
       h("div", { id: "board" })),
-    h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? "Run it" : "Your move"),
+    h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? t("Run it") : t("Your part")),
       h("div", { id: "controls" })),
     h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, "Odds"),
       h("div", { id: "odds" }, h("p", { class: "muted" }, "Computing the odds…")),
@@ -693,7 +695,8 @@ async function readNewRounds() {
     }
     const latest = document.getElementById("latest");
     const newest = view.rounds.get(after);
-    if (latest && !announced && newest) latest.textContent = newest.card ? t("Round {number}: {card}", { number: newest.number, card: cardLine(newest.card) }) : newest.summary;
+    const card = newest && Array.isArray(newest.cards) ? newest.cards[0] : null;
+    if (latest && !announced && newest) latest.textContent = card ? t("Round {number}: {card}", { number: newest.number, card: cardLine(card) }) : newest.summary;
   } catch (error) {
     if (!view.deleted) showError(error);
   }

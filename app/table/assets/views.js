@@ -230,15 +230,22 @@ function signedNumber(value) {
   return value >= 0 ? `+${value}` : `−${-value}`;
 }
 
-/** A card's die as the page words it: `Lydia 1d20+2 = 18 vs Ogre 23`. */
-export function cardDieText(die) {
+/** The purposes a card need not name: each kind's own check (its dice say which). */
+const PLAIN_PURPOSES = new Set(["strength", "check", "success"]);
+
+/** A card's die as the page words it: `Lydia 1d20+2 = 18 vs Ogre 23`, `Ann Athletics 1d20+5 =
+ * 17 vs DC 15`; `opponent: false` leaves an opponent's total out (the one line names both). */
+export function cardDieText(die, { opponent = true } = {}) {
   const modifier = die.modifier ? (die.modifier > 0 ? `+${die.modifier}` : `−${-die.modifier}`) : "";
   if (die.total === null || die.total === undefined) {
     return t("{name} {purpose}: {dice} → {values}", { name: die.name ?? "", purpose: die.purpose, dice: die.dice, values: die.values.join(", ") });
   }
-  let line = t("{name} {dice}{modifier} = {total}", { name: die.name ?? "", dice: die.dice, modifier, total: die.total });
+  const who = PLAIN_PURPOSES.has(die.purpose) ? (die.name ?? "") : `${die.name ?? ""} ${die.purpose}`;
+  let line = t("{name} {dice}{modifier} = {total}", { name: who, dice: die.dice, modifier, total: die.total });
   const against = die.against || {};
-  if (against.name !== undefined) line += " " + t("vs {name} {total}", { name: against.name, total: against.total });
+  if (against.name !== undefined) {
+    if (opponent) line += " " + t("vs {name} {total}", { name: against.name, total: against.total });
+  }
   else if (against.dc !== undefined) line += " " + t("vs DC {dc}", { dc: against.dc });
   else if (against.skill !== undefined) line += " " + t("vs skill {skill}", { skill: against.skill });
   return line;
@@ -252,14 +259,14 @@ export function cardChangeText(change) {
     case "lead": return t("{name}'s lead {delta} (now {to})", values);
     case "tokens": return change.delta === null ? t("{name}: {to} tokens", values)
       : tn("{name} earned {count} token (holds {to})", "{name} earned {count} tokens (holds {to})", change.delta, values);
-    case "progress": return t("{name}: progress {to}", values);
+    case "progress": return t("{name} progress {to}", values);
     default: return `${change.name} ${change.to}`;
   }
 }
 
 /** A card's one line: its checks, then what it changed. */
 export function cardLine(card) {
-  const checks = card.dice.filter((die) => die.total !== null && die.total !== undefined).map(cardDieText);
+  const checks = card.dice.filter((die) => die.total !== null && die.total !== undefined).map((die) => cardDieText(die, { opponent: false }));
   const changes = card.changes.map(cardChangeText);
   const head = checks.join(" · ");
   if (changes.length === 0) return card.winner ? t("{checks} → {winner} wins the round", { checks: head, winner: card.winner }) : head;
@@ -284,7 +291,7 @@ function cardBody(card) {
 
 export function renderRound(kind, record, { latest = false } = {}) {
   const rolls = record.rolls || [];
-  const card = record.card;
+  const card = Array.isArray(record.cards) ? record.cards[0] : null;
   const title = t("Round {number}", { number: record.number });
   const headingId = `round-${record.number}-title`;
   const head = h("p", { class: "card-title" }, h("strong", { id: headingId }, title),
