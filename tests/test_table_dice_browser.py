@@ -137,7 +137,6 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     # Two big wins may have ended the match already (DS past 20): else the server plays on.
     if gm.page.locator("#board .result").count() == 0:
         gm.page.get_by_role("button", name="Play to the end").click()
-    gm.page.get_by_role("button", name="Yes, play every round to the end").click()
         gm.page.get_by_role("button", name="Yes, play every round to the end").click()
     for seat in (gm, lydia):
         expect(seat.page.locator("#board .result")).to_contain_text("Finished")
@@ -247,7 +246,9 @@ def test_every_round_kind_offers_and_checks_verifiable_dice(
         end = "The chaser gives up" if kind == "chases" else "Play to the end"
         gm.page.get_by_role("button", name=end).click()
         # Irreversible: the page asks first.
-        sure = "Yes, the chaser gives up" if kind == "chases" else "Yes, play every round to the end"
+        sure = (
+            "Yes, the chaser gives up" if kind == "chases" else "Yes, play every round to the end"
+        )
         gm.page.get_by_role("button", name=sure).click()
     expect(gm.page.locator("#board .result")).to_contain_text("Finished")
     checked = checks_out(server, fragment)
