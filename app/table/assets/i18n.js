@@ -31,5 +31,5 @@ export function tn(one, other, count, values = {}) {
 
 /** Whose: `Heroes' skills`, `Ann's skills`. */
 export function possessive(name) {
-  return /s$/i.test(name) ? t("{name}' ", { name }).trimEnd() : t("{name}'s", { name });
+  return /s$/i.test(name) ? t("{name}'", { name }) : t("{name}'s", { name });
 }

@@ -118,7 +118,8 @@ function setConnection(status, reason = null) {
   connection.hidden = false;
   connection.dataset.state = status;
   connection.textContent =
-    status === "live" ? "Live" : status === "ended" ? "Stream closed" : `Disconnected — reconnecting… (${reason || "no connection"})`;
+    status === "live" ? t("Live") : status === "ended" ? t("Stream closed")
+      : t("Disconnected — reconnecting… ({reason})", { reason: reason || t("no connection") });
 }
 
 /** Run `work` for a button: disabled meanwhile, its error shown, its answer applied. */
@@ -170,17 +171,17 @@ function startView() {
   const presetSelect = h("select", { name: "preset" });
   const optionsBox = h("fieldset", { class: "options" });
   const seats = h("input", { type: "checkbox", name: "seats", checked: true });
-  const seatsField = field("Give each competitor a seat: a link to send their own dice", seats);
+  const seatsField = field(t("Give each competitor a seat: a link to send their own dice"), seats);
   const seed = h("input", { type: "number", name: "seed", min: 0, inputmode: "numeric" });
   const verifiable = h("input", { type: "checkbox", name: "verifiable" });
   const body = h("textarea", { name: "body", rows: 12, spellcheck: "false" });
-  const createButton = h("button", { type: "submit", class: "primary" }, "Create the session");
+  const createButton = h("button", { type: "submit", class: "primary" }, t("Create the session"));
 
   function currentBody() {
     try {
       return JSON.parse(body.value);
     } catch {
-      throw new Error("The request is not valid JSON: fix it, or choose a preset again.");
+      throw new Error(t("The request is not valid JSON: fix it, or choose a preset again."));
     }
   }
 
@@ -229,11 +230,11 @@ function startView() {
     fill(presetSelect, Object.keys(info.presets).map((name) => h("option", { value: name }, name)));
     fill(
       optionsBox,
-      h("legend", {}, "Rule options"),
+      h("legend", {}, t("Rule options")),
       info.options.map((rule) => {
         let input;
         if (rule.type === "select") {
-          input = h("select", { dataset: { key: rule.key } }, h("option", { value: "" }, "(the rules' default)"),
+          input = h("select", { dataset: { key: rule.key } }, h("option", { value: "" }, t("(the rules' default)")),
             rule.choices.map((choice) => h("option", { value: choice }, choice)));
         } else if (rule.type === "checkbox") {
           input = h("input", { type: "checkbox", dataset: { key: rule.key, default: String(rule.default) } });
@@ -258,15 +259,15 @@ function startView() {
   const form = h(
     "form",
     { id: "create-form", novalidate: true },
-    field("Kind of contest", kindSelect),
-    field("Preset", presetSelect),
+    field(t("Kind of contest"), kindSelect),
+    field(t("Preset"), presetSelect),
     optionsBox,
     seatsField,
-    field("Verifiable dice: committed before the first roll, checked by anyone at the end", verifiable,
+    field(t("Verifiable dice: committed before the first roll, checked by anyone at the end"), verifiable,
       "Each player may add a seed of their own before the first round; not with a seed above."),
-    field("Seed (optional: the same seed rolls the same dice)", seed),
-    h("details", {}, h("summary", {}, "The whole request (JSON): names, stats and every rule option"),
-      field("Request body", body, "Edit freely: the service checks it and says what is wrong.")),
+    field(t("Seed (optional: the same seed rolls the same dice)"), seed),
+    h("details", {}, h("summary", {}, t("The whole request (JSON): names, stats and every rule option")),
+      field(t("Request body"), body, t("Edit freely: the service checks it and says what is wrong."))),
     h("div", { class: "actions" }, createButton),
   );
   form.addEventListener("submit", async (event) => {
@@ -302,14 +303,14 @@ function startView() {
   const open = h(
     "form",
     { id: "open-form" },
-    field("A table link", link, "The GM's link, or a player's."),
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Open")),
+    field(t("A table link"), link, t("The GM's link, or a player's.")),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, t("Open"))),
   );
   open.addEventListener("submit", (event) => {
     event.preventDefault();
     const at = link.value.indexOf("#");
     if (at < 0) {
-      showError(new Error("That link has no session in it (the part after #)."));
+      showError(new Error(t("That link has no session in it (the part after #).")));
       return;
     }
     location.hash = link.value.slice(at + 1);
@@ -317,12 +318,12 @@ function startView() {
 
   fill(
     main,
-    h("section", { "aria-labelledby": "start-title", class: "panel" }, h("h2", { id: "start-title" }, "Start a session"), form),
+    h("section", { "aria-labelledby": "start-title", class: "panel" }, h("h2", { id: "start-title" }, t("Start a session")), form),
     templates,
-    h("section", { "aria-labelledby": "open-title", class: "panel" }, h("h2", { id: "open-title" }, "Open a session"), open),
+    h("section", { "aria-labelledby": "open-title", class: "panel" }, h("h2", { id: "open-title" }, t("Open a session")), open),
   );
   chooseKind();
-  document.title = "Arbiter — the table";
+  document.title = t("Arbiter — the table");
 }
 
 
@@ -473,7 +474,7 @@ async function onWhatIsShown(method, path, body) {
       applySession((await asMe("GET", base())).body);
       loadRounds();
       refreshOdds();
-      throw new ApiError(412, "The session changed meanwhile (the page shows it now): check, then try again.");
+      throw new ApiError(412, t("The session changed meanwhile (the page shows it now): check, then try again."));
     }
     throw error;
   }
@@ -542,12 +543,14 @@ async function sessionView(frag) {
   view.roundsReading = false;
   view.roundsAgain = false;
   if (!view.info || !frag.session || !frag.token) {
-    fill(main, h("section", { class: "panel" }, h("h2", {}, "This link is incomplete"),
-      h("p", {}, "A table link names its session, its kind and a token. Ask the GM for yours."),
-      h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
+    fill(main, h("section", { class: "panel" }, h("h2", {}, t("This link is incomplete")),
+      h("p", {}, t("A table link names its session, its kind and a token. Ask the GM for yours.")),
+      h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
-  const who = isGm() ? "You are the GM" : `You are ${frag.name || "a player"}${frag.role === "seat" ? " (your seat)" : ""}`;
+  const who = isGm() ? t("You are the GM")
+    : frag.role === "seat" ? t("You are {name} (your seat)", { name: frag.name || t("a player") })
+      : t("You are {name}", { name: frag.name || t("a player") });
   fill(
     main,
     h("div", { id: "turn", class: "turn-bar", hidden: true }),
@@ -555,23 +558,23 @@ async function sessionView(frag) {
       h("h2", { id: "session-title" }, view.info.title),
       h("p", { class: "who" }, who),
       h("p", { id: "summary", class: "summary" }),
-      h("p", { class: "played" }, h("span", { class: "label" }, "Rounds played: "), h("span", { id: "played" }, "—")),
-      h("p", { class: "latest-line" }, h("span", { class: "label" }, "Latest: "), h("span", { id: "latest" }, "—"))),
+      h("p", { class: "played" }, h("span", { class: "label" }, t("Rounds played: ")), h("span", { id: "played" }, "—")),
+      h("p", { class: "latest-line" }, h("span", { class: "label" }, t("Latest: ")), h("span", { id: "latest" }, "—"))),
     h("section", { id: "dice-panel", class: "panel", "aria-labelledby": "dice-title", hidden: true },
-      h("h3", { id: "dice-title" }, "Verifiable dice"), h("div", { id: "dice-facts" }), h("div", { id: "seeds" }),
-      h("div", { class: "actions" }, h("button", { type: "button", id: "check-dice" }, "Check the dice")),
+      h("h3", { id: "dice-title" }, t("Verifiable dice")), h("div", { id: "dice-facts" }), h("div", { id: "seeds" }),
+      h("div", { class: "actions" }, h("button", { type: "button", id: "check-dice" }, t("Check the dice"))),
       h("p", { id: "check-result", class: "check-result" })),
-    h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, "Where it stands"),
+    h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, t("Where it stands")),
       h("div", { id: "board" })),
     h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? t("Run it") : t("Your part")),
       h("div", { id: "controls" })),
-    h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, "Odds"),
-      h("div", { id: "odds" }, h("p", { class: "muted" }, "Computing the odds…")),
-      h("h4", {}, "Odds at the next choice"), h("div", { id: "choice-odds" })),
+    h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, t("Odds")),
+      h("div", { id: "odds" }, h("p", { class: "muted" }, t("Computing the odds…"))),
+      h("h4", {}, t("Odds at the next choice")), h("div", { id: "choice-odds" })),
     h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h3", { id: "rounds-title" }, t("Rounds")),
       h("p", { id: "rounds-count", class: "muted", "aria-live": "off" }),
       h("ol", { id: "rounds", reversed: true })),
-    isGm() ? h("section", { class: "panel", "aria-labelledby": "links-title" }, h("h3", { id: "links-title" }, "Links for the table"),
+    isGm() ? h("section", { class: "panel", "aria-labelledby": "links-title" }, h("h3", { id: "links-title" }, t("Links for the table")),
       h("div", { id: "links" })) : null,
   );
   if (isGm()) renderLinks();
@@ -621,8 +624,8 @@ function onEvent(name, data) {
     announce(t("The GM deleted this session."));
     window.clearInterval(view.countdownTimer);
     setBadge(false);
-    fill(main, h("section", { class: "panel" }, h("h2", {}, "This session was deleted"),
-      h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
+    fill(main, h("section", { class: "panel" }, h("h2", {}, t("This session was deleted")),
+      h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
   if (data.session) applySession(data.session);
@@ -848,7 +851,7 @@ function hashValue(label, value) {
   return h("div", { class: "hash-line" },
     h("span", { class: "label" }, `${label}: `),
     h("code", { class: "hash", title: full, dataset: { full } }, full ? `${full.slice(0, 12)}…` : "—"),
-    h("details", { class: "hash-full" }, h("summary", {}, "whole value"), h("code", {}, full)));
+    h("details", { class: "hash-full" }, h("summary", {}, t("whole value")), h("code", {}, full)));
 }
 
 function renderDiceFacts() {
@@ -858,7 +861,7 @@ function renderDiceFacts() {
   panel.hidden = !session || session.dice !== "verifiable";
   if (panel.hidden) return;
   fill(document.getElementById("dice-facts"),
-    h("p", {}, "The dice are verifiable: the server committed to its seed before the first roll and reveals it when the session ends; every round is chained to the one before."),
+    h("p", {}, t("The dice are verifiable: the server committed to its seed before the first roll and reveals it when the session ends; every round is chained to the one before.")),
     hashValue("Commitment", session.commitment),
     hashValue("Chain head", session.chain_head));
   refreshProof();
@@ -904,15 +907,15 @@ function renderSeeds(proof) {
   const listed = seeds.length
     ? h("ul", { class: "seeds-list" }, seeds.map((entry) => h("li", {}, `${byWords(entry.by)}${entry.by === myBy() ? " (you)" : ""}: `,
       h("code", {}, entry.seed))))
-    : h("p", { class: "muted" }, "No seed added.");
+    : h("p", { class: "muted" }, t("No seed added."));
   const parts = [h("h4", {}, proof.seeds_open ? "Seeds added so far" : "The seeds added"), listed];
   if (proof.seeds_open && !mine) {
     // Another token's seed re-draws the list: what this page's player typed stays.
     const typed = box.querySelector("#seed-form input[name=seed]");
     const input = h("input", { type: "text", name: "seed", value: typed ? typed.value : randomSeed(), maxlength: 256, autocomplete: "off", spellcheck: "false" });
-    const button = h("button", { type: "submit" }, "Add my seed");
+    const button = h("button", { type: "submit" }, t("Add my seed"));
     const form = h("form", { id: "seed-form" },
-      field("Your seed (any text; a random one is filled in)", input, "Added before the first round, it changes every server die: no one, the server included, could have chosen them."),
+      field(t("Your seed (any text; a random one is filled in)"), input, t("Added before the first round, it changes every server die: no one, the server included, could have chosen them.")),
       h("div", { class: "actions" }, button));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -925,9 +928,9 @@ function renderSeeds(proof) {
     });
     parts.push(form);
   } else if (proof.seeds_open) {
-    parts.push(h("p", { class: "muted" }, "Your seed is in. Seeds close at the first round."));
+    parts.push(h("p", { class: "muted" }, t("Your seed is in. Seeds close at the first round.")));
   } else {
-    parts.push(h("p", { class: "muted" }, "Seeds are closed: the first change chained them."));
+    parts.push(h("p", { class: "muted" }, t("Seeds are closed: the first change chained them.")));
   }
   fill(box, parts);
 }
@@ -953,7 +956,7 @@ function markRounds(report) {
     if (!item) continue;
     item.dataset.checked = checked.ok ? "ok" : "failed";
     const mark = item.querySelector(".round-check") || item.appendChild(h("p", { class: "round-check" }));
-    fill(mark, checked.ok ? "Checked: its server dice and its link match." : "Does not match: see “Check the dice” above.");
+    fill(mark, checked.ok ? t("Checked: its server dice and its link match.") : t("Does not match: see “Check the dice” above."));
   }
 }
 
@@ -1019,8 +1022,8 @@ async function loadOdds() {
   if (!session || !box) return;
   const kind = view.frag.kind;
   if (kind === "skill-games") {
-    fill(box, h("p", {}, "A skill game's sealed bids have no odds: what a bid wins depends on the other parties' sealed choices. ",
-      "The odds of each party's skills are below."));
+    fill(box, h("p", {}, t("A skill game's sealed bids have no odds: what a bid wins depends on the other parties' sealed choices. "),
+      t("The odds of each party's skills are below.")));
     await loadSkillOdds(choiceBox);
     return;
   }
@@ -1036,20 +1039,20 @@ async function loadOdds() {
     const answer = await asMe("GET", path);
     renderOdds(box, kind, session, answer.body);
   } catch (error) {
-    fill(box, h("p", { class: "problem" }, `The odds are not available: ${error.detail || error}`));
+    fill(box, h("p", { class: "problem" }, t("The odds are not available: {reason}", { reason: errorWords(error) })));
   } finally {
     box.removeAttribute("aria-busy");
     delete box.dataset.updating;
   }
   if (kind === "chases") await loadChaseChoices(choiceBox);
   else if (kind === "races") await loadRaceChoices(choiceBox);
-  else fill(choiceBox, h("p", { class: "muted" }, `${view.info.title}s have no choice to make between rounds: a round takes only dice.`));
+  else fill(choiceBox, h("p", { class: "muted" }, t("{kind}s have no choice to make between rounds: a round takes only dice.", { kind: view.info.title })));
 }
 
 async function loadChaseChoices(box) {
   const session = view.session;
   if (session.status !== "active") {
-    fill(box, h("p", { class: "muted" }, "The chase is over."));
+    fill(box, h("p", { class: "muted" }, t("The chase is over.")));
     return;
   }
   const terrain = view.terrain;
@@ -1069,14 +1072,14 @@ async function loadChaseChoices(box) {
     } catch (error) {
       const refused = error.problem?.errors?.map((item) => item.loc?.[2]).filter((index) => typeof index === "number") || [];
       if (error.status !== 422 || refused.length === 0) {
-        fill(box, h("p", { class: "problem" }, `Not available: ${error.detail || error}`));
+        fill(box, h("p", { class: "problem" }, t("Not available: {reason}", { reason: errorWords(error) })));
         return;
       }
       options = options.filter((_, index) => !refused.includes(index));
       if (options.length === 0) break;
     }
   }
-  fill(box, h("p", { class: "muted" }, "No choice is open on this increment."));
+  fill(box, h("p", { class: "muted" }, t("No choice is open on this increment.")));
 }
 
 const PACINGS = [["sprint", "sprint"], ["pace", "pace yourself"], ["normal", "a normal pace"]];
@@ -1086,13 +1089,13 @@ const PACINGS = [["sprint", "sprint"], ["pace", "pace yourself"], ["normal", "a 
 async function loadRaceChoices(box) {
   const session = view.session;
   if (session.status !== "active" || session.state.increment > 0) {
-    fill(box, h("p", { class: "muted" }, "Pacing is chosen for the whole race, before its first increment."));
+    fill(box, h("p", { class: "muted" }, t("Pacing is chosen for the whole race, before its first increment.")));
     return;
   }
   const racers = session.config.competitors.map((racer) => racer.name);
   const mine = isGm() ? racers.slice(0, 5) : racers.filter((name) => name === view.frag.name);
   if (mine.length === 0) {
-    fill(box, h("p", { class: "muted" }, "Each racer chooses her pacing before the first increment."));
+    fill(box, h("p", { class: "muted" }, t("Each racer chooses her pacing before the first increment.")));
     return;
   }
   const options = mine.flatMap((name) => PACINGS.map(([pacing, words]) => ({ label: `${name}: ${words}`, move: { name, pacing } })));
@@ -1107,11 +1110,11 @@ async function loadRaceChoices(box) {
         h("th", { scope: "row" }, option.label), h("td", { class: "num" }, `${(option.odds.wins[name] * 100).toFixed(1)}%`), h("td", {}, button));
     });
     fill(box, h("p", {}, answer.body.summary),
-      h("table", { class: "odds-table", id: "pacing-odds" }, h("caption", {}, "Chances of winning, by pacing (an estimate)"),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Pacing"), h("th", { scope: "col" }, "Wins"), h("th", { scope: "col" }, ""))),
+      h("table", { class: "odds-table", id: "pacing-odds" }, h("caption", {}, t("Chances of winning, by pacing (an estimate)")),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Pacing")), h("th", { scope: "col" }, t("Wins")), h("th", { scope: "col" }, ""))),
         h("tbody", {}, rows)));
   } catch (error) {
-    fill(box, h("p", { class: "problem" }, `Not available: ${error.detail || error}`));
+    fill(box, h("p", { class: "problem" }, t("Not available: {reason}", { reason: errorWords(error) })));
   }
 }
 
@@ -1139,7 +1142,7 @@ async function loadSkillOdds(box) {
   const parties = isGm() ? session.config.parties.map((party) => party.name) : myParties();
   const open = parties.filter((party) => !state.skills_done.includes(party));
   if (session.status !== "active" || state.phase !== "skills" || open.length === 0) {
-    fill(box, h("p", { class: "muted" }, state.phase === "choices" ? "Every party has rolled its skills; the choices are sealed now." : "No skills to choose now."));
+    fill(box, h("p", { class: "muted" }, state.phase === "choices" && session.status === "active" ? t("Every party has rolled its skills; the choices are sealed now.") : t("No skills to choose now.")));
     return;
   }
   const sets = combinations(session.config.skill_list, session.config.skills_per_round).slice(0, 16);
@@ -1237,7 +1240,7 @@ function renderControls() {
   const session = view.session;
   const parts = [];
   if (session.status !== "active") {
-    parts.push(h("p", { class: "done" }, "This contest is over."));
+    parts.push(h("p", { class: "done" }, t("This contest is over.")));
   } else if (view.frag.kind === "skill-games") {
     parts.push(...skillControls());
   } else if (isGm()) {
@@ -1269,7 +1272,7 @@ function diceInputs(name, fieldsetLabel = name) {
   const others = purposes.filter((purpose) => !purpose.main);
   return h("fieldset", { class: "dice" }, h("legend", {}, fieldsetLabel),
     purposes.filter((purpose) => purpose.main).map(input),
-    others.length ? h("details", {}, h("summary", {}, "More dice"), others.map(input)) : null);
+    others.length ? h("details", {}, h("summary", {}, t("More dice")), others.map(input)) : null);
 }
 
 /** The dice entered in `form`: `{name: {purpose: value or [values]}}`, or an error. */
@@ -1311,7 +1314,7 @@ function terrainInputs() {
     canHide ? h("option", { value: "hide" }, t("the escapee hides")) : null,
     h("option", { value: "hazard" }, t("the escapee makes a hazard")));
   const penalty = h("input", { type: "number", name: "penalty", min: 1, value: 2, inputmode: "numeric" });
-  const policy = h("select", { name: "policy" }, h("option", { value: "none" }, "never hides"), h("option", { value: "hide-when-possible" }, "hides when possible"));
+  const policy = h("select", { name: "policy" }, h("option", { value: "none" }, t("never hides")), h("option", { value: "hide-when-possible" }, t("hides when possible")));
   policy.value = view.tacticPolicy;
   check.addEventListener("change", () => {
     view.terrain = { check: check.value.trim() || "strength" };
@@ -1321,8 +1324,8 @@ function terrainInputs() {
     view.tacticPolicy = policy.value;
     refreshOdds();
   });
-  return h("fieldset", { class: "terrain" }, h("legend", {}, "This increment"), field("Terrain check", check), list,
-    field("Tactic", tactic), field("Hazard penalty", penalty), field("In the odds and a resolve, the escapee", policy));
+  return h("fieldset", { class: "terrain" }, h("legend", {}, t("This increment")), field(t("Terrain check"), check), list,
+    field(t("Tactic"), tactic), field(t("Hazard penalty"), penalty), field(t("In the odds and a resolve, the escapee"), policy));
 }
 
 function roundBody(form) {
@@ -1344,37 +1347,39 @@ function gmRoundControls() {
   if (pending) {
     const waiting = pending.waiting_for;
     parts.push(h("div", { class: "pending", id: "pending" },
-      h("p", {}, `Round ${pending.number} waits for dice from ${waiting.join(", ")}`, pending.deadline ? ` (until ${new Date(pending.deadline).toLocaleTimeString()})` : "", "."),
+      h("p", {}, pending.deadline
+        ? t("Round {number} waits for dice from {names} (until {time}).", { number: pending.number, names: waiting.join(", "), time: new Date(pending.deadline).toLocaleTimeString() })
+        : t("Round {number} waits for dice from {names}.", { number: pending.number, names: waiting.join(", ") })),
       h("div", { class: "actions" }, waiting.map((name) => {
-        const button = h("button", { type: "button" }, `Roll for ${name}`);
+        const button = h("button", { type: "button" }, t("Roll for {name}", { name }));
         button.addEventListener("click", () => act(button, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [name] })));
         return button;
       }), (() => {
-        const cancel = h("button", { type: "button", class: "secondary" }, "Cancel this round");
+        const cancel = h("button", { type: "button", class: "secondary" }, t("Cancel this round"));
         cancel.addEventListener("click", () => act(cancel, () => asMe("DELETE", `${base()}/rounds/pending`)));
         return cancel;
       })())));
     // A player who rolled at the table but cannot send their dice: the GM enters them.
-    const give = h("button", { type: "submit" }, "Send these dice");
+    const give = h("button", { type: "submit" }, t("Send these dice"));
     const form = h("form", { id: "gm-dice-form", novalidate: true },
-      h("details", {}, h("summary", {}, "Enter a player's dice for them"),
+      h("details", {}, h("summary", {}, t("Enter a player's dice for them")),
         h("div", { class: "dice-grid" }, waiting.map((name) => diceInputs(name))),
         h("div", { class: "actions" }, give)));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       act(give, () => {
         const rolls = enteredDice(form);
-        if (Object.keys(rolls).length === 0) throw new Error("Enter the dice first.");
+        if (Object.keys(rolls).length === 0) throw new Error(t("Enter the dice first."));
         return asMe("POST", `${base()}/rounds/pending/dice`, { rolls });
       });
     });
     parts.push(form);
     return parts;
   }
-  const play = h("button", { type: "submit", class: "primary" }, "Play the round");
+  const play = h("button", { type: "submit", class: "primary" }, t("Play the round"));
   const form = h("form", { id: "play-form", novalidate: true },
     view.frag.kind === "chases" ? terrainInputs() : null,
-    h("p", { class: "hint" }, "Enter the dice rolled at the table, or leave them blank for the server to roll."),
+    h("p", { class: "hint" }, t("Enter the dice rolled at the table, or leave them blank for the server to roll.")),
     h("div", { class: "dice-grid" }, names.map((name) => diceInputs(name))),
     h("div", { class: "actions" }, play));
   // Enter in an empty die field does not play the round with the server's dice: it says how.
@@ -1399,9 +1404,9 @@ function gmRoundControls() {
   parts.push(form);
   if (Object.keys(view.frag.seats).length > 0) {
     const deadline = h("input", { type: "number", name: "deadline", min: 1, max: 604800, value: 600, inputmode: "numeric" });
-    const collect = h("button", { type: "submit" }, "Wait for the players' dice");
+    const collect = h("button", { type: "submit" }, t("Wait for the players' dice"));
     const collectForm = h("form", { id: "collect-form" },
-      field("Seconds they have (then the server rolls)", deadline), h("div", { class: "actions" }, collect));
+      field(t("Seconds they have (then the server rolls)"), deadline), h("div", { class: "actions" }, collect));
     collectForm.addEventListener("submit", (event) => {
       event.preventDefault();
       act(collect, () => asMe("POST", `${base()}/rounds`, { ...roundBody(form), collect: true, deadline_seconds: Number(deadline.value) }));
@@ -1442,11 +1447,11 @@ function playerRoundControls() {
   const me = view.frag.name;
   const pending = session.pending;
   if (view.frag.role !== "seat") {
-    return [h("p", {}, "You follow along here: the GM plays the rounds.")];
+    return [h("p", {}, t("You follow along here: the GM plays the rounds."))];
   }
-  if (!pending) return [h("p", { class: "waiting" }, "Waiting for the GM to start a round.")];
+  if (!pending) return [h("p", { class: "waiting" }, t("Waiting for the GM to start a round."))];
   if (!pending.waiting_for.includes(me)) {
-    return [h("p", { class: "waiting" }, `Your dice are in. Waiting for ${pending.waiting_for.join(", ")}.`)];
+    return [h("p", { class: "waiting" }, t("Your dice are in. Waiting for {names}.", { names: pending.waiting_for.join(", ") }))];
   }
   const send = h("button", { type: "submit", class: "primary" }, t("Send my dice"));
   const rollForMe = h("button", { type: "button" }, t("Roll for me"));
@@ -1461,7 +1466,7 @@ function playerRoundControls() {
     event.preventDefault();
     act(send, () => {
       const rolls = enteredDice(form);
-      if (!rolls[me] || Object.keys(rolls[me]).length === 0) throw new Error("Enter your dice first.");
+      if (!rolls[me] || Object.keys(rolls[me]).length === 0) throw new Error(t("Enter your dice first."));
       return asMe("POST", `${base()}/rounds/pending/dice`, { rolls: { [me]: rolls[me] } });
     });
   });
@@ -1472,24 +1477,25 @@ function skillControls() {
   const session = view.session;
   const state = session.state;
   const config = session.config;
-  const parts = [h("p", {}, `Round ${state.round}: ${state.phase === "skills" ? "each party chooses its skills" : "each party seals its choice"}.`)];
+  const parts = [h("p", {}, state.phase === "skills" ? t("Round {round}: each party chooses its skills.", { round: state.round })
+    : t("Round {round}: each party seals its choice.", { round: state.round }))];
   const mine = myParties();
-  if (mine.length === 0 && !isGm()) parts.push(h("p", {}, "You follow along here."));
+  if (mine.length === 0 && !isGm()) parts.push(h("p", {}, t("You follow along here.")));
   for (const party of mine) {
     const panel = h("div", { class: "party-panel", dataset: { party } }, h("h4", {}, party));
     if (state.phase === "skills") {
       if (state.skills_done.includes(party)) {
-        panel.append(h("p", { class: "waiting" }, "Skills rolled. Waiting for the other parties."));
+        panel.append(h("p", { class: "waiting" }, t("Skills rolled. Waiting for the other parties.")));
       } else {
         const boxes = config.skill_list.map((skill) => h("input", { type: "checkbox", name: "skill", value: skill }));
-        const roll = h("button", { type: "submit", class: "primary" }, "Roll these skills");
+        const roll = h("button", { type: "submit", class: "primary" }, t("Roll these skills"));
         const members = config.parties.find((item) => item.name === party).members;
         const dice = members.map((member) => h("fieldset", { class: "dice" }, h("legend", {}, member.name),
           config.skill_list.map((skill) => field(`${skill} d20`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
             size: 4, placeholder: "1–20", dataset: { member: member.name, skill } })))));
         const form = h("form", { class: "skills-form", novalidate: true },
-          h("fieldset", {}, h("legend", {}, `Choose ${config.skills_per_round} skills`), boxes.map((box, index) => field(config.skill_list[index], box))),
-          h("details", {}, h("summary", {}, "Dice rolled at the table (blank: the server rolls)"), h("div", { class: "dice-grid" }, dice)),
+          h("fieldset", {}, h("legend", {}, tn("Choose {count} skill", "Choose {count} skills", config.skills_per_round)), boxes.map((box, index) => field(config.skill_list[index], box))),
+          h("details", {}, h("summary", {}, t("Dice rolled at the table (blank: the server rolls)")), h("div", { class: "dice-grid" }, dice)),
           h("div", { class: "actions" }, roll));
         form.addEventListener("submit", (event) => {
           event.preventDefault();
@@ -1500,7 +1506,7 @@ function skillControls() {
               const text = input.value.trim();
               if (text === "" || !skills.includes(input.dataset.skill)) continue;
               const value = Number(text);
-              if (!Number.isInteger(value)) throw new Error(`${input.dataset.member}'s ${input.dataset.skill}: write a whole number, 1 to 20.`);
+              if (!Number.isInteger(value) || value < 1 || value > 20) throw new Error(t("{member}'s {skill}: write a whole number, 1 to 20.", { member: input.dataset.member, skill: input.dataset.skill }));
               rolls[input.dataset.member] ??= {};
               rolls[input.dataset.member][input.dataset.skill] = value;
             }
@@ -1526,7 +1532,7 @@ function skillControls() {
   if (isGm()) {
     const others = config.parties.filter((party) => party.controller !== "gm").map((party) => party.name);
     if (others.length) {
-      parts.push(h("p", { class: "muted" }, `The players choose for ${others.join(", ")} from their own links.`));
+      parts.push(h("p", { class: "muted" }, t("The players choose for {parties} from their own links.", { parties: others.join(", ") })));
     }
     parts.push(grantForm());
   }
@@ -1557,12 +1563,12 @@ async function recallSealed(party) {
 function choiceForm(party) {
   const session = view.session;
   const config = session.config;
-  const seal = h("button", { type: "submit", class: "primary" }, "Seal the choice");
+  const seal = h("button", { type: "submit", class: "primary" }, t("Seal the choice"));
   let form;
   if (config.kind === "bidding") {
     const action = h("select", { name: "action" }, config.actions.map((item) => h("option", { value: item.name }, actionWords(item))));
     const bid = h("input", { type: "number", name: "bid", min: 0, max: session.state.tokens[party], value: 0, inputmode: "numeric" });
-    form = h("form", { class: "choice-form" }, field("Action", action), field(`Bid (tokens: ${session.state.tokens[party]})`, bid),
+    form = h("form", { class: "choice-form" }, field(t("Action"), action), field(t("Bid (tokens: {tokens})", { tokens: session.state.tokens[party] }), bid),
       h("div", { class: "actions" }, seal));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -1579,7 +1585,7 @@ function choiceForm(party) {
   } else {
     const boxes = config.actions.map((item) => h("input", { type: "checkbox", name: "action", value: item.name }));
     form = h("form", { class: "choice-form" },
-      h("fieldset", {}, h("legend", {}, `Actions to buy (tokens: ${session.state.tokens[party]})`),
+      h("fieldset", {}, h("legend", {}, t("Actions to buy (tokens: {tokens})", { tokens: session.state.tokens[party] })),
         boxes.map((box, index) => field(`${t("{name} (cost {cost})", { name: config.actions[index].name, cost: config.actions[index].cost ?? 0 })}: ${effectsWords(config.actions[index])}`, box))),
       h("div", { class: "actions" }, seal));
     form.addEventListener("submit", (event) => {
@@ -1619,9 +1625,9 @@ function grantForm() {
   const party = h("select", { name: "party" }, config.parties.map((item) => h("option", { value: item.name }, item.name)));
   const tokens = h("input", { type: "number", name: "tokens", min: 1, value: 1, inputmode: "numeric" });
   const reason = h("input", { type: "text", name: "reason", value: "A fine idea", maxlength: 200 });
-  const grant = h("button", { type: "submit" }, "Grant tokens");
-  const form = h("form", { id: "grant-form" }, h("fieldset", {}, h("legend", {}, "Grant tokens"),
-    field("Party", party), field("Tokens", tokens), field("Reason", reason)), h("div", { class: "actions" }, grant));
+  const grant = h("button", { type: "submit" }, t("Grant tokens"));
+  const form = h("form", { id: "grant-form" }, h("fieldset", {}, h("legend", {}, t("Grant tokens")),
+    field(t("Party"), party), field(t("Tokens"), tokens), field(t("Reason"), reason)), h("div", { class: "actions" }, grant));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(grant, () => asMe("POST", `${base()}/grants`, { party: party.value, tokens: Number(tokens.value), reason: reason.value }));
@@ -1653,9 +1659,9 @@ function confirming(label, yesLabel, run) {
 }
 
 function dangerControls() {
-  const remove = h("button", { type: "button", class: "danger" }, "Delete this session");
-  const confirm = h("button", { type: "button", class: "danger", hidden: true }, "Yes, delete it for everyone");
-  const keep = h("button", { type: "button", hidden: true }, "Keep it");
+  const remove = h("button", { type: "button", class: "danger" }, t("Delete this session"));
+  const confirm = h("button", { type: "button", class: "danger", hidden: true }, t("Yes, delete it for everyone"));
+  const keep = h("button", { type: "button", hidden: true }, t("Keep it"));
   remove.addEventListener("click", () => {
     remove.hidden = true;
     confirm.hidden = false;
@@ -1682,29 +1688,29 @@ function renderLinks() {
   for (const name of new Set([...Object.keys(seats), ...Object.keys(parties)])) {
     const seat = seats[name];
     const token = seat || parties[name];
-    entries.push([`${name}${seat ? " (their seat: they send their own dice)" : ""}`,
+    entries.push([seat ? t("{name} (their seat: they send their own dice)", { name }) : name,
       linkFor({ session: frag.session, kind: frag.kind, token, role: seat ? "seat" : "party", name })]);
   }
   const rows = entries.map(([label, url]) => {
     const input = h("input", { type: "text", readonly: true, value: url, class: "link", id: uid("link") });
-    const copy = h("button", { type: "button" }, "Copy");
+    const copy = h("button", { type: "button" }, t("Copy"));
     const note = h("span", { class: "copied", "aria-live": "polite" });
     copy.addEventListener("click", async () => {
       input.select();
       try {
         await navigator.clipboard.writeText(url);
-        note.textContent = "Copied";
+        note.textContent = t("Copied");
       } catch {
-        note.textContent = "Selected: copy it with Ctrl+C";
+        note.textContent = t("Selected: copy it with Ctrl+C");
       }
     });
     return h("li", {}, h("label", { for: input.id }, label), h("div", { class: "link-row" }, input, copy, note));
   });
   fill(document.getElementById("links"),
-    entries.length ? h("p", {}, "Give each player their own link. Whoever holds a link can act as that player: send it privately.")
-      : h("p", {}, "No player links: this session was created without seats (an arm wrestle or a regular contest has player tokens only with seats), or this link does not carry them."),
+    entries.length ? h("p", {}, t("Give each player their own link. Whoever holds a link can act as that player: send it privately."))
+      : h("p", {}, t("No player links: this session was created without seats (an arm wrestle or a regular contest has player tokens only with seats), or this link does not carry them.")),
     h("ul", { class: "links" }, rows),
-    h("p", { class: "muted" }, "This page's own address is the GM's link: keep it to yourself."));
+    h("p", { class: "muted" }, t("This page's own address is the GM's link: keep it to yourself.")));
 }
 
 // --- start -------------------------------------------------------------------------------

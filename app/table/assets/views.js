@@ -21,7 +21,7 @@ function bar(label, value, max, text, { mine = false, lead = false } = {}) {
 }
 
 function youMark(frag, name) {
-  return frag.role !== "gm" && frag.name === name ? " (you)" : "";
+  return frag.role !== "gm" && frag.name === name ? t(" (you)") : "";
 }
 
 export function renderBoard(box, kind, session, frag) {
@@ -44,9 +44,9 @@ export function renderBoard(box, kind, session, frag) {
     for (const name of KINDS[kind].names(session)) {
       parts.push(h("p", { class: state.winner === name ? "lead" : "" }, `${name}${youMark(frag, name)}: effective skill ${state.effective_skills[name]}`));
     }
-    parts.push(h("p", {}, `${state.rounds} of at most ${config.max_rounds} rounds played.`));
+    parts.push(h("p", {}, t("{rounds} of at most {most} rounds played.", { rounds: state.rounds, most: config.max_rounds })));
   } else if (kind === "races") {
-    parts.push(h("p", { class: "board-note" }, `Increment ${state.increment} of ${state.of} done (${config.course}).`));
+    parts.push(h("p", { class: "board-note" }, t("Increment {done} of {of} done ({course}).", { done: state.increment, of: state.of, course: config.course })));
     parts.push(track(state.increment, state.of));
     const best = Math.max(1, ...Object.values(state.ds));
     for (const name of KINDS[kind].names(session)) {
@@ -55,7 +55,7 @@ export function renderBoard(box, kind, session, frag) {
       const extra = [standing !== "racing" ? standing : null, pacing === "sprint" ? "sprinting" : pacing === "pace" ? "pacing" : null,
         state.damage[name] ? `${state.damage[name]} damage` : null,
         ...(state.flags[name] || [])].filter(Boolean);
-      parts.push(bar(`${name}${youMark(frag, name)}`, state.ds[name], best, `DS ${state.ds[name]}${extra.length ? ` (${extra.join(", ")})` : ""}`,
+      parts.push(bar(`${name}${youMark(frag, name)}`, state.ds[name], best, extra.length ? t("DS {ds} ({notes})", { ds: state.ds[name], notes: extra.join(", ") }) : t("DS {ds}", { ds: state.ds[name] }),
         { mine: frag.name === name, lead: state.ds[name] === best && best > 0 }));
     }
   } else if (kind === "chases") {
@@ -86,16 +86,16 @@ export function renderBoard(box, kind, session, frag) {
           : (state.submitted.includes(name) ? t("choice sealed") : t("still choosing"));
       return h("tr", { class: frag.name === name ? "mine" : "" },
         h("th", { scope: "row" }, `${name}${youMark(frag, name)}${party.controller === "gm" ? " (the GM's)" : ""}`),
-        h("td", {}, `${state.progress[name]}${goal ? ` of ${goal}` : ""}`),
+        h("td", {}, goal ? t("{progress} of {goal}", { progress: state.progress[name], goal }) : String(state.progress[name])),
         h("td", {}, String(state.tokens[name])),
         h("td", {}, step));
     });
     parts.push(h("table", { class: "parties" },
-      h("caption", {}, "Parties"),
-      h("thead", {}, h("tr", {}, ["Party", "Progress", "Tokens", "Now"].map((title) => h("th", { scope: "col" }, title)))),
+      h("caption", {}, t("Parties")),
+      h("thead", {}, h("tr", {}, [t("Party"), t("Progress"), t("Tokens"), t("Now")].map((title) => h("th", { scope: "col" }, title)))),
       h("tbody", {}, rows)));
     for (const party of config.parties) {
-      parts.push(bar(`${party.name}`, state.progress[party.name], goal || 1, `progress ${state.progress[party.name]}`, { mine: frag.name === party.name }));
+      parts.push(bar(`${party.name}`, state.progress[party.name], goal || 1, t("progress {progress}", { progress: state.progress[party.name] }), { mine: frag.name === party.name }));
     }
     // A party's page shows its own members' skills; the GM's, every party's.
     const shown = config.parties.filter((party) => frag.role === "gm" || (frag.role === "party" && party.name === frag.name));
@@ -106,9 +106,9 @@ export function renderBoard(box, kind, session, frag) {
     }
   }
   if (session.pending) {
-    parts.push(h("p", { class: "pending-line" }, `Round ${session.pending.number} waits for dice from ${session.pending.waiting_for.join(", ")}.`));
+    parts.push(h("p", { class: "pending-line" }, t("Round {number} waits for dice from {names}.", { number: session.pending.number, names: session.pending.waiting_for.join(", ") })));
   }
-  if (session.status !== "active") parts.push(h("p", { class: "result" }, `Finished: ${session.summary}`));
+  if (session.status !== "active") parts.push(h("p", { class: "result" }, t("Finished: {summary}", { summary: session.summary })));
   fill(box, parts);
 }
 
@@ -146,8 +146,8 @@ function chart(rows, title, { scale = 1, format = percent } = {}) {
 function numbers(rows, caption, errors = null) {
   return h("table", { class: "odds-table" },
     h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Outcome"), h("th", { scope: "col" }, "Chance"),
-      errors ? h("th", { scope: "col" }, "± error") : null)),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Outcome")), h("th", { scope: "col" }, t("Chance")),
+      errors ? h("th", { scope: "col" }, t("± error")) : null)),
     h("tbody", {}, rows.map(([label, p], index) => h("tr", {}, h("th", { scope: "row" }, label), h("td", { class: "num" }, percent(p)),
       errors ? h("td", { class: "num" }, errors[index] == null ? "—" : percent(errors[index])) : null))));
 }
@@ -157,7 +157,7 @@ export function renderOdds(box, kind, session, odds) {
   const rows = info.outcomes(session, odds).filter(([, p]) => p != null);
   const estimate = odds.method === "monte-carlo";
   const from = odds.rounds_played ?? odds.increments_played ?? session.round;
-  const caption = `From round ${from}: ${estimate ? "estimated" : "exact"}`;
+  const caption = estimate ? t("From round {round}: estimated", { round: from }) : t("From round {round}: exact", { round: from });
   const errors = estimate && odds.standard_error ? rows.map(() => null) : null;
   if (errors) {
     const table = odds.standard_error;
@@ -190,8 +190,8 @@ export function renderChoiceOdds(box, kind, answer) {
   });
   const most = Math.max(1, ...rows.map(([, expected]) => expected));
   fill(box, h("p", {}, answer.summary),
-    h("table", { class: "odds-table" }, h("caption", {}, "Tokens expected, by the skills chosen"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Skills"), h("th", { scope: "col" }, "Tokens expected"))),
+    h("table", { class: "odds-table" }, h("caption", {}, t("Tokens expected, by the skills chosen")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Skills")), h("th", { scope: "col" }, t("Tokens expected")))),
       h("tbody", {}, rows.map(([label, expected]) => h("tr", { class: label === answer.best ? "best" : "" },
         h("th", { scope: "row" }, label), h("td", { class: "num" }, expected.toFixed(2)))))),
     h("figure", { class: "chart-box" }, chart(rows, "Tokens expected", { scale: most, format: (expected) => expected.toFixed(2) }),
@@ -203,13 +203,13 @@ export function renderChoiceOdds(box, kind, answer) {
 
 /** Who a seed or a supplied die is from (`gm`, `seat:<name>`, `party:<name>`), in words. */
 export function byWords(by) {
-  if (by === "gm") return "the GM";
+  if (by === "gm") return t("the GM");
   if (typeof by !== "string") return "—";
   const at = by.indexOf(":");
   const role = by.slice(0, at);
   const name = by.slice(at + 1);
-  if (role === "seat") return `${name}'s seat`;
-  if (role === "party") return `the party ${name}`;
+  if (role === "seat") return t("{whose} seat", { whose: possessive(name) });
+  if (role === "party") return t("the party {name}", { name });
   return by;
 }
 
