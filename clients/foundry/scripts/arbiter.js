@@ -593,6 +593,7 @@ export function eventCard(session, event, data) {
       return card({
         title: `${session.title}: round ${data.round?.number ?? ""}`,
         summary: data.summary ?? data.round?.summary,
+        cards: data.round?.cards,
         rolls: data.round?.rolls,
         buttons: active ? [{ action: "play", label: "Play next round" }] : [],
         footer: active ? undefined : state?.summary,
