@@ -117,6 +117,7 @@ def test_every_asset_the_page_loads_is_served_by_the_app(client: TestClient) -> 
         "kinds.js",
         "views.js",
         "verify.js",
+        "i18n.js",
         "table.css",
         "favicon.svg",
     }
@@ -170,13 +171,17 @@ def test_the_scripts_send_tokens_in_a_header_never_in_a_url() -> None:
     assert "headers.authorization = `Bearer ${token}`" in api
     assert "authorization: `Bearer ${this.token}`" in api
     for name, source in sources.items():
-        # A token lives in the fragment alone (the browser test checks every URL requested).
-        assert "localStorage" not in source, name
+        # A token lives in the fragment alone (the browser test checks every URL requested);
+        # local storage holds the GM's templates alone, under their own key (a template is
+        # cleaned of any key that could hold a token; tests/test_table_play_browser.py).
+        uses = re.findall(r"localStorage\.(\w+)\(([^,)]*)", source)
+        assert all(key == "TEMPLATES_KEY" for _, key in uses), name
         assert "new EventSource" not in source, name
         assert "innerHTML" not in source, name
         # No inline style is written (the page's policy refuses it).
         assert 'setAttribute("style"' not in source, name
     assert "location.hash" in sources["table.js"]
+    assert re.findall(r"localStorage\.(\w+)\(", sources["table.js"]) == ["getItem", "setItem"]
 
 
 def test_the_package_ships_every_file_of_the_page() -> None:
@@ -188,6 +193,7 @@ def test_the_package_ships_every_file_of_the_page() -> None:
         if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts
     )
     assert "index.html" in files
-    assert len(files) == 9  # the page, 5 modules and verify.js, its style sheet and icon
+    # The page, 6 modules and verify.js, its style sheet and its two icons (one with a badge).
+    assert len(files) == 11
     for file in files:
         assert any(Path(file).match(pattern) for pattern in patterns), file

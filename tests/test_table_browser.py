@@ -287,10 +287,13 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
     expect(ogre.page.locator("#rounds")).to_contain_text(
         "Dice from: Lydia (their seat), Ogre (the GM)"
     )
-    summary = gm.rounds().first.locator(".round-summary").inner_text()
+    summary = gm.rounds().first.locator(".round-summary").text_content() or ""
     assert summary.startswith("Round 1: ")
+    # The round is a card: Lydia's 17 and her modifier of 2 make 19, against the Ogre's total.
+    card = gm.rounds().first.locator(".card-title").text_content() or ""
+    assert card.startswith("Round 1: Lydia 1d20+2 = 19 · Ogre 1d20+6 = ")
     # Each result is said in the live region, on the pages of those who did not play it too.
-    expect(lydia.page.locator("#announcer")).to_have_text(summary)
+    expect(lydia.page.locator("#announcer")).to_have_text(card)
     expect(lydia.page.locator("#announcer")).to_have_attribute("aria-live", "polite")
     # The odds were asked again after the round; their numbers are text beside the chart.
     for seat in (gm, lydia):
@@ -309,8 +312,11 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
         check_accessible(seat)
     assert lydia.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
-    # From the keyboard alone: the button focused, Enter presses it.
+    # From the keyboard alone: the button focused, Enter presses it; it asks first, and the
+    # keyboard is on the confirmation, which Enter presses too.
     gm.page.get_by_role("button", name="Play to the end").focus()
+    gm.page.keyboard.press("Enter")
+    expect(gm.page.get_by_role("button", name="Yes, play every round to the end")).to_be_focused()
     gm.page.keyboard.press("Enter")
     for seat in (lydia, ogre):
         expect(seat.page.locator("#controls")).to_contain_text("This contest is over.")
@@ -472,6 +478,7 @@ def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     assert bandits.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
     gm.page.get_by_role("button", name="End the game").click()
+    gm.page.get_by_role("button", name="Yes, end the game for everyone").click()
     for seat in (heroes, bandits):
         expect(seat.page.locator("#controls")).to_contain_text("This contest is over.")
     for seat in (gm, heroes, bandits):
@@ -541,14 +548,17 @@ def test_the_page_shows_what_the_service_refused(table: NewSeat, server: Server)
     page.get_by_text("The whole request (JSON)").click()
     page.get_by_label("Request body").fill('{"a": {"name": "Lydia"}, "b": {"name": "Lydia"}}')
     page.get_by_role("button", name="Create the session").click()
-    expect(page.locator("#error")).to_contain_text("Not done: ")
-    expect(page.locator("#error")).to_contain_text("strength_mod")
-    expect(page.locator("#error")).to_have_attribute("role", "alert")
+    # Said beside the button that was pressed, not in a banner at the top.
+    refused = page.locator("#create-form .field-error")
+    expect(refused).to_contain_text("Not done: ")
+    expect(refused).to_contain_text("strength_mod")
+    expect(refused).to_have_attribute("role", "alert")
+    expect(page.get_by_role("button", name="Create the session")).to_be_focused()
     # Nothing was made: the form is still there, and no session was opened.
     assert urlsplit(page.url).fragment == ""
     page.get_by_label("Request body").fill("{not json")
     page.get_by_role("button", name="Create the session").click()
-    expect(page.locator("#error")).to_contain_text("not valid JSON")
+    expect(page.locator("#create-form .field-error")).to_contain_text("not valid JSON")
     screenshot(gm, "create-form-phone")
     assert gm.refused == []
     assert gm.violations() == []
@@ -680,7 +690,10 @@ def test_a_round_is_played_only_on_the_session_as_the_page_shows_it(
     expect(gm.rounds()).to_have_count(1)
     behind.page.get_by_role("group", name="Lydia").get_by_label("Strength d20").fill("17")
     behind.page.get_by_role("button", name="Play the round").click()
-    expect(behind.page.locator("#error")).to_contain_text("The session changed meanwhile")
+    # Said beside the button pressed.
+    expect(behind.page.locator("#play-form .field-error")).to_contain_text(
+        "The session changed meanwhile"
+    )
     # Nothing was played on the stale view; the page now shows the session as it is.
     expect(behind.page.locator("#played")).to_have_text("1")
     expect(behind.rounds()).to_have_count(1)

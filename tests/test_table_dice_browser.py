@@ -137,6 +137,7 @@ def test_a_verifiable_arm_wrestle_is_checked_on_the_page(table: NewSeat, server:
     # Two big wins may have ended the match already (DS past 20): else the server plays on.
     if gm.page.locator("#board .result").count() == 0:
         gm.page.get_by_role("button", name="Play to the end").click()
+        gm.page.get_by_role("button", name="Yes, play every round to the end").click()
     for seat in (gm, lydia):
         expect(seat.page.locator("#board .result")).to_contain_text("Finished")
     proof = whole_proof(server, fragment)
@@ -174,6 +175,7 @@ def test_a_tampered_proof_is_named_on_the_page(table: NewSeat, server: Server) -
     gm = table()
     fragment = create(gm, server, "arm-wrestles", verifiable=True)
     gm.page.get_by_role("button", name="Play to the end").click()
+    gm.page.get_by_role("button", name="Yes, play every round to the end").click()
     expect(gm.page.locator("#board .result")).to_contain_text("Finished")
     proof = whole_proof(server, fragment)
     record = proof["rounds"][0]
@@ -243,6 +245,11 @@ def test_every_round_kind_offers_and_checks_verifiable_dice(
     if gm.page.locator("#board .result").count() == 0:
         end = "The chaser gives up" if kind == "chases" else "Play to the end"
         gm.page.get_by_role("button", name=end).click()
+        # Irreversible: the page asks first.
+        sure = (
+            "Yes, the chaser gives up" if kind == "chases" else "Yes, play every round to the end"
+        )
+        gm.page.get_by_role("button", name=sure).click()
     expect(gm.page.locator("#board .result")).to_contain_text("Finished")
     checked = checks_out(server, fragment)
     gm.page.get_by_role("button", name="Check the dice").click()
@@ -289,6 +296,7 @@ def test_a_skill_games_parties_add_their_seeds_and_check_the_dice(
     for seat in (gm, heroes, bandits):
         expect(seat.rounds()).to_have_count(1)
     gm.page.get_by_role("button", name="End the game").click()
+    gm.page.get_by_role("button", name="Yes, end the game for everyone").click()
     expect(bandits.page.locator("#controls")).to_contain_text("This contest is over.")
     checked = checks_out(server, fragment)
     bandits.page.get_by_role("button", name="Check the dice").click()

@@ -237,6 +237,8 @@ def test_arm_wrestle_round_and_session(store_client: TestClient) -> None:
         "leads\\).\n"
         "- Lydia · strength: 1d20 → 17\n"
         "- Ogre · strength: 1d20 → 8\n"
+        # The round's card, worded from its data: dice, modifiers, totals, the DS it moved.
+        "> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)\n"
     )
     assert assert_message(response, "text/markdown") == expected
     assert response.headers["etag"] == '"2"'
@@ -284,6 +286,8 @@ def test_notation_dice_in_a_session_keep_their_breakdown(store_client: TestClien
         f"- {name} · strength: 1d20 → 2",
         "- Ogre · strength: 1d20 → 12",
         f"- {name} · damage: 2d6kh1 (4, ~~3~~) \\[ouch\\] = 4",
+        # The card's names are made safe as the dice lines' are.
+        f"> {name} 1d20+3 = **5** · Ogre 1d20-1 = **11** → Ogre +6 (DS 6)",
     ]
 
 

@@ -13,9 +13,11 @@ that asks for JSON (`respond` in app/api/common.py decides).
   carries none. The markdown form escapes markdown too. The rules build the summary line with
   the names inside and put no markdown of their own in it, so the whole line is neutralised.
 - The markdown message is the summary line, then every die of the answer, one line per
-  `rolls` entry: `- Ann · success: 3d6 → 2, 3, 4`. A critical (the answer's own `critical`
-  fields: GURPS, Cairn) is in bold; notation dice are shown with d20's breakdown, evaluated
-  again from the logged values, with dropped dice struck through (`~~1~~`).
+  `rolls` entry: `- Ann · success: 3d6 → 2, 3, 4`, then a round's card as one quoted line
+  (`> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)`). A critical (the
+  answer's own `critical` fields: GURPS, Cairn) is in bold; notation dice are shown with
+  d20's breakdown, evaluated again from the logged values, with dropped dice struck through
+  (`~~1~~`).
 - A message stays within Discord's 2000 characters: a longer one is cut (the markdown at a
   line boundary, the one-line text at a word) and ends with a pointer to the JSON.
 """
@@ -234,6 +236,7 @@ def markdown_message(body: Mapping[str, Any]) -> str | None:
     played = body.get("round")
     if isinstance(played, Mapping):
         lines.extend(_dice_lines(played))
+        lines.extend(_card_lines(played))
     rounds = body.get("rounds")
     if isinstance(rounds, list):
         for record in rounds:
@@ -241,6 +244,7 @@ def markdown_message(body: Mapping[str, Any]) -> str | None:
                 if isinstance(record.get("summary"), str):
                     lines.append(markdown(record["summary"]))
                 lines.extend(_dice_lines(record))
+                lines.extend(_card_lines(record))
     if not lines:
         return None
     return _shortened(lines)
@@ -263,6 +267,58 @@ def _dice_lines(record: Mapping[str, Any]) -> Iterator[str]:
         if who in judged_by_own_die and entry.get("purpose") != "critical":
             critical = None
         yield _dice_line(entry, critical)
+
+
+#: How a round card's change is named in a message.
+_CHANGE_LABELS: Final = {"ds": "DS", "lead": "lead", "progress": "progress", "tokens": "tokens"}
+
+
+def _card_lines(record: Mapping[str, Any]) -> Iterator[str]:
+    """A round's cards (app/api/answers/cards.py), each as one quoted line."""
+    cards = record.get("cards")
+    if not isinstance(cards, list):
+        return
+    for card in cards:
+        if isinstance(card, Mapping):
+            yield from _card_line(card)
+
+
+def _card_line(card: Mapping[str, Any]) -> Iterator[str]:
+    """A card worded here from its data: each check's dice, modifier and total (in bold) and
+    what it was against, then what the round changed:
+    `> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)`."""
+    checks = []
+    for die in card.get("dice") or ():
+        total = die.get("total")
+        if not isinstance(total, int):
+            continue
+        name = die.get("name")
+        shown = f"{markdown(name)} " if isinstance(name, str) else ""
+        modifier = die.get("modifier")
+        dice = markdown(str(die.get("dice", "")))
+        if isinstance(modifier, int) and modifier:
+            dice += f"{modifier:+d}"
+        check = f"{shown}{dice} = **{total}**"
+        against = die.get("against") or {}
+        if "dc" in against:
+            check += f" vs DC {against['dc']}"
+        elif "skill" in against:
+            check += f" vs skill {against['skill']}"
+        checks.append(check)
+    changes = []
+    for change in card.get("changes") or ():
+        label = _CHANGE_LABELS.get(str(change.get("kind")), "")
+        delta = change.get("delta")
+        moved = f" {delta:+d}" if isinstance(delta, int) else ""
+        changes.append(
+            f"{markdown(str(change.get('name', '')))}{moved} ({label} {change.get('to')})"
+        )
+    if not checks and not changes:
+        return
+    line = "> " + " · ".join(checks)
+    if changes:
+        line += " → " + ", ".join(changes)
+    yield line
 
 
 def _criticals(record: Mapping[str, Any]) -> dict[str | None, str]:

@@ -12,9 +12,9 @@ Two shapes:
   …/rounds`), or to its end with server dice (`POST …/resolve`).
 Optional capabilities are attributes a kind sets or leaves None: `odds` (`SessionOdds`: the
 odds from a session's state, `GET`/`POST …/odds`), `choices` (`ChoiceOdds`: the odds at a
-choice of the next step, one answer per option, `POST …/odds/choices`) and `round_view`
+choice of the next step, one answer per option, `POST …/odds/choices`), `round_view`
 (`RoundView`: what a party's token sees of a round record — its rounds, its answers and its
-live events alike).
+live events alike) and the method `round_card` (a round as a card, app/api/answers/cards.py).
 
 Stored state is `serial.dump(state)`; the stored config is `public_config(config)`, which must
 load back with `serial.load(config_type, ...)` (it may add derived keys, which loading ignores).
@@ -30,6 +30,7 @@ from typing import Any, Final, Generic, Literal, Protocol, TypeVar, runtime_chec
 from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
+from app.api.schemas.common import RoundCard
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.messages import Message
@@ -241,6 +242,11 @@ class ContestKind(Protocol[ConfigT, StateT]):
     def describe(self, config: ConfigT, state: StateT) -> str | Message | None:
         """The session's one-line `summary`, or None for none."""
         ...
+
+    def round_card(self, config: ConfigT, record: Mapping[str, Any]) -> RoundCard | None:  # noqa: ARG002
+        """A round record as a card (app/api/answers/cards.py), made when the service answers
+        and never stored; None: the kind shows no card for it."""
+        return None
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         """Routes of this kind's own besides the shared lifecycle (a chase's `end`)."""

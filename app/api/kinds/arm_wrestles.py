@@ -3,6 +3,10 @@ docs/rules.md#arm-wrestling)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from app.api.answers.cards import Rolls, card, change_text, die_text
 from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
 from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.schemas.arm_wrestles import (
@@ -19,6 +23,7 @@ from app.api.schemas.arm_wrestles import (
     ArmWrestleSession,
     ArmWrestleState,
 )
+from app.api.schemas.common import CardChange, RoundCard
 from app.api.schemas.odds import OddsArmWrestleAnswer
 from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
@@ -151,6 +156,9 @@ class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
     ) -> Message:
         return rules.round_message(config, state, played)
 
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+        return arm_wrestle_card(config, record)
+
     def describe(self, config: rules.Config, state: rules.State) -> Message:
         standing: dict[str, Argument] = {
             "a": config.a.name,
@@ -178,6 +186,62 @@ class ArmWrestles(RoundKind[rules.Config, rules.State, rules.Round]):
             winner=state.winner,
             reason=reason,
         )
+
+
+def arm_wrestle_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+    """An arm wrestle's round as a card: each fatigue check against its DC, the two Strength
+    checks against each other, and the DS the round moved (docs/rules.md#pushing-the-ds)."""
+    rolls = Rolls(record)
+    dice = [
+        rolls.check(
+            check["name"],
+            "constitution",
+            roll=check["roll"],
+            total=check["total"],
+            against={"dc": check["dc"]},
+            margin=check["total"] - check["dc"],
+            success=check["passed"],
+        )
+        for check in record.get("fatigue", ())
+    ]
+    checks: Mapping[str, Mapping[str, int]] = record.get("checks") or {}
+    # In the config's order: a stored record's keys may come back in another (PostgreSQL).
+    names = [competitor.name for competitor in config.competitors if competitor.name in checks]
+    winner = record.get("round_winner")
+    for name in names:
+        other = next((item for item in names if item != name), name)
+        dice.append(
+            rolls.check(
+                name,
+                "strength",
+                roll=checks[name]["roll"],
+                total=checks[name]["total"],
+                against={"name": other, "total": checks[other]["total"]},
+                margin=checks[name]["total"] - checks[other]["total"],
+                success=None if winner is None else winner == name,
+            )
+        )
+    dice.extend(rolls.rest())
+    changes: list[CardChange] = []
+    ds: Mapping[str, int] = record.get("ds") or {}
+    difference = int(record.get("difference") or 0)
+    if isinstance(winner, str) and difference and len(ds) == 2:
+        loser = next(name for name in ds if name != winner)
+        # The winner's DS rose, unless she trailed: then the leader's fell (`rules.push`).
+        if ds[winner] - difference >= ds[loser]:
+            changes.append({"name": winner, "kind": "ds", "delta": difference, "to": ds[winner]})
+        else:
+            changes.append({"name": loser, "kind": "ds", "delta": -difference, "to": ds[loser]})
+    opposed = " vs ".join(die_text(die) for die in dice if die["purpose"] == "strength")
+    fatigue = "; ".join(die_text(die) for die in dice if die["against"] and "dc" in die["against"])
+    text = "; ".join(part for part in (fatigue, opposed) if part)
+    if changes:
+        text += f" → {change_text(changes[0])}"
+    elif checks:
+        text += " → no change"
+    return card(
+        record, dice, changes, winner=winner if isinstance(winner, str) else None, text=text
+    )
 
 
 def _consequence(consequence: rules.Consequence) -> ArmWrestleConsequence:

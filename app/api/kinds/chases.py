@@ -7,13 +7,15 @@ and the chaser each get a party token besides the GM's: it reads the chase but m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import Request
 from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from app.api.answers.cards import Rolls, card, change_text, die_text, increment_checks
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -48,7 +50,7 @@ from app.api.schemas.chases import (
     ChaseTacticRecord,
     ChaseTerrain,
 )
-from app.api.schemas.common import validate_json
+from app.api.schemas.common import CardChange, CardDie, RoundCard, validate_json
 from app.api.schemas.odds import (
     OddsChaseAnswer,
     OddsChaseChoice,
@@ -381,6 +383,9 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
         )
         return router.routes
 
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+        return chase_card(config, record)
+
     def describe(self, config: rules.Config, state: rules.State) -> str:
         """`Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
         escapee, chaser = config.escapee.name, config.chaser.name
@@ -446,3 +451,81 @@ async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseE
 
 
 KIND = Chases()
+
+
+def chase_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+    """A chase's increment as a card: the escapee's tactic (hide against spot, a hazard
+    against its DC), each side's checks, and the lead it made."""
+    rolls = Rolls(record)
+    sides: Mapping[str, Mapping[str, Any]] = record.get("sides") or {}
+    escapee, chaser = config.escapee.name, config.chaser.name
+    names = [name for name in (escapee, chaser) if name in sides]
+    dice: list[CardDie] = []
+    tactic: Mapping[str, Any] | None = record.get("tactic")
+    if tactic and tactic.get("attempted", True) and "escapee_total" in tactic:
+        if tactic.get("kind") == "hide":
+            escapee_total, chaser_total = int(tactic["escapee_total"]), int(tactic["chaser_total"])
+            dice.append(
+                rolls.check(
+                    escapee,
+                    "hide",
+                    roll=None,
+                    total=escapee_total,
+                    against={"name": chaser, "total": chaser_total},
+                    margin=escapee_total - chaser_total,
+                    success=bool(tactic.get("success")),
+                )
+            )
+            dice.append(
+                rolls.check(
+                    chaser,
+                    "spot",
+                    roll=None,
+                    total=chaser_total,
+                    against={"name": escapee, "total": escapee_total},
+                    margin=chaser_total - escapee_total,
+                    success=not tactic.get("success"),
+                )
+            )
+        else:
+            dice.append(
+                rolls.check(
+                    escapee,
+                    "dexterity",
+                    roll=None,
+                    total=int(tactic["escapee_total"]),
+                    against=None,
+                    success=tactic.get("created"),
+                )
+            )
+            if "chaser_total" in tactic and "dc" in tactic:
+                total, dc = int(tactic["chaser_total"]), int(tactic["dc"])
+                dice.append(
+                    rolls.check(
+                        chaser,
+                        "hazard",
+                        roll=None,
+                        total=total,
+                        against={"dc": dc},
+                        margin=total - dc,
+                        success=total >= dc,
+                    )
+                )
+    parts = []
+    for name in names:
+        mine = increment_checks(rolls, name, sides[name].get("checks") or ())
+        dice.extend(mine)
+        gained = sides[name].get("gained", 0)
+        shown = ", ".join(die_text(die) for die in mine) or name
+        parts.append(f"{shown} (+{gained})")
+    dice.extend(rolls.rest())
+    lead, before = int(record.get("lead", 0)), int(record.get("lead_before", 0))
+    changes: list[CardChange] = [
+        {"name": escapee, "kind": "lead", "delta": lead - before, "to": lead}
+    ]
+    text = " vs ".join(parts) + f" → {change_text(changes[0])}"
+    outcome = record.get("outcome")
+    if outcome:
+        text += f"; {outcome}"
+    winner = chaser if outcome == "caught" else escapee if outcome in ("escaped", "hid") else None
+    return card(record, dice, changes, winner=winner, text=text)

@@ -8,12 +8,14 @@ the GM's), and anyone in the race may ask what each pacing would give (`POST …
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from app.api.answers.cards import Rolls, card, change_text, die_text, increment_checks
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -29,6 +31,7 @@ from app.api.kinds import (
 from app.api.odds.figures import percent
 from app.api.odds.races import race_choices_odds, race_odds_from
 from app.api.routing import DeferredBody, declare_body
+from app.api.schemas.common import CardChange, CardDie, RoundCard
 from app.api.schemas.odds import (
     OddsRaceAnswer,
     OddsRaceChoice,
@@ -293,6 +296,9 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
         )
         return router.routes
 
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+        return race_card(config, record)
+
     def describe(self, config: rules.Config, state: rules.State) -> str:
         """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
         name = config.preset or "custom course"
@@ -361,3 +367,29 @@ async def choose_pacing(
 
 
 KIND = Races()
+
+
+def race_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+    """A race's increment as a card: each racer's checks (against a DC where one applies)
+    and the DS each gained."""
+    rolls = Rolls(record)
+    dice: list[CardDie] = []
+    changes: list[CardChange] = []
+    competitors: Mapping[str, Mapping[str, Any]] = record.get("competitors") or {}
+    parts = []
+    # In the config's order: a stored record's keys may come back in another (PostgreSQL).
+    for name in [racer.name for racer in config.competitors if racer.name in competitors]:
+        line = competitors[name]
+        mine = increment_checks(rolls, name, line.get("checks") or ())
+        dice.extend(mine)
+        change: CardChange = {"name": name, "kind": "ds", "delta": line["gained"], "to": line["ds"]}
+        changes.append(change)
+        shown = ", ".join(die_text(die) for die in mine) or name
+        standing = "" if line.get("standing") == "racing" else f", {line.get('standing')}"
+        parts.append(f"{shown} → {change_text(change)}{standing}")
+    dice.extend(rolls.rest())
+    winners = record.get("winners") or []
+    text = "; ".join(parts)
+    if winners:
+        text += f". {' and '.join(winners)} {'wins' if len(winners) == 1 else 'tie'}"
+    return card(record, dice, changes, winner=winners[0] if len(winners) == 1 else None, text=text)

@@ -3,10 +3,13 @@ docs/rules.md#regular-contest)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
+from app.api.answers.cards import Rolls, card, die_text
 from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
 from app.api.odds.gurps import regular_contest_answer
+from app.api.schemas.common import RoundCard
 from app.api.schemas.odds import OddsRegularContestAnswer
 from app.api.schemas.regular_contests import (
     RegularContestConfig,
@@ -149,6 +152,40 @@ class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.R
         self, config: gurps.RegularConfig, state: gurps.RegularState, played: gurps.RegularRound
     ) -> Message:
         return gurps.regular_round_message(config, state.rounds, played)
+
+    def round_card(
+        self,
+        config: gurps.RegularConfig,  # noqa: ARG002 - the record names everything shown
+        record: Mapping[str, Any],
+    ) -> RoundCard:
+        """Each side's 3d6 against its effective skill, made or missed by its margin."""
+        rolls = Rolls(record)
+        dice = []
+        for side in ("a", "b"):
+            roll: Mapping[str, Any] = record[side]
+            dice.append(
+                rolls.check(
+                    roll["name"],
+                    "success",
+                    roll=roll["roll"],
+                    total=roll["total"],
+                    modifier=0,
+                    dice="3d6",
+                    against={"skill": roll["skill"]},
+                    margin=roll["margin"],
+                    success=roll["success"],
+                )
+            )
+        dice.extend(rolls.rest())
+        winner = record.get("winner")
+        text = "; ".join(
+            f"{die_text(die)}, {'made' if die['success'] else 'missed'} by "
+            f"{abs(die['margin'] or 0)}"
+            for die in dice
+            if die["total"] is not None
+        )
+        text += f" → {winner} wins" if winner else " → no winner yet"
+        return card(record, dice, [], winner=winner, text=text)
 
     def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> Message:
         skill_a, skill_b = config.effective

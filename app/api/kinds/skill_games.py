@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, cast
 
 from fastapi import Request
@@ -44,7 +45,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
-from app.api.common import message_doc
+from app.api.answers.cards import Rolls, card, die_text
+from app.api.common import message_doc, respond
 from app.api.kinds import (
     ChoiceOdds,
     ContestKind,
@@ -59,7 +61,13 @@ from app.api.kinds import (
 from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json
 from app.api.odds.worker import as_json, inline_cached, off_loop
 from app.api.routing import DeferredBody, declare_body
-from app.api.schemas.common import roll_records, unused_records
+from app.api.schemas.common import (
+    CardChange,
+    CardDie,
+    RoundCard,
+    roll_records,
+    unused_records,
+)
 from app.api.schemas.odds import (
     OddsSkillGameChoice,
     OddsSkillGameChoicesAnswer,
@@ -102,10 +110,11 @@ from app.api.sessions.lifecycle import (
     kind_router,
     mutate,
     require_active,
+    settled_read,
 )
 from app.api.sessions.presentation import session_answer
-from app.api.sessions.security import Role
-from app.errors import Forbidden
+from app.api.sessions.security import Role, bearer_token, role_of
+from app.errors import Forbidden, NotFound
 from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
@@ -114,6 +123,8 @@ from app.rules.messages import N_
 from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
 from app.rules.verifiable import new_salt, seal
+from app.store import repository
+from app.store.database import Transaction
 from app.store.repository import SessionRecord
 
 # --- what the store keeps ------------------------------------------------------------------
@@ -625,6 +636,14 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
             operation_id="sealSkillGameChoice",
         )
         router.add_api_route(
+            "/{session_id}/choices/{party}",
+            own_choice,
+            methods=["GET"],
+            responses=message_doc(model=SkillGameOwnChoice),
+            summary="A party's own sealed choice, read back (its token; GM for GM parties)",
+            operation_id="readSkillGameOwnChoice",
+        )
+        router.add_api_route(
             "/{session_id}/grants",
             declare_body(
                 grant_tokens,
@@ -650,6 +669,11 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
             operation_id="endSkillGame",
         )
         return router.routes
+
+    def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard | None:
+        if "checks" not in record:
+            return None
+        return skill_game_card(config, record)
 
     def describe(self, config: rules.Config, state: StoredGame) -> str:
         return describe(config, state.game)
@@ -919,6 +943,50 @@ async def seal_choice(
     )
 
 
+class SkillGameOwnChoice(TypedDict):
+    """A party's own sealed choice of the round in progress (null: none sealed yet)."""
+
+    party: str
+    round: int
+    choice: dict[str, Any] | None
+
+
+async def own_choice(request: Request, session_id: str, party: str) -> Response:
+    """A party's sealed choice read back by that party's token (a page reloaded before the
+    reveal); the GM's token reads it only for a GM-run party. Another token: 404 for a
+    stranger, 403 for another party."""
+    token = bearer_token(request)
+
+    async def transaction(
+        connection: Transaction,
+        now: datetime | None,  # noqa: ARG001 - a skill game has no deadline to settle
+    ) -> SkillGameOwnChoice:
+        record = await repository.get_session(connection, session_id, KIND.path, lock=False)
+        role = None if record is None else role_of(token, record)
+        if record is None or role is None:
+            raise NotFound(f"no {KIND.title} with id {session_id}")
+        config, stored = _load(record)
+        side = config.party(party)
+        if side is None:
+            raise NotFound(f"no party {party!r} in this skill game")
+        if role.is_gm and side.controller != "gm":
+            raise Forbidden("a players' party's sealed choice is its own to read")
+        if not role.is_gm and role.party != party:
+            raise Forbidden("this token reads another party's choice")
+        sealed = stored.game.choices.get(party)
+        shown: dict[str, Any] | None = None
+        if sealed is not None:
+            shown = (
+                {"actions": list(sealed.actions)}
+                if sealed.bid is None
+                else {"action": sealed.actions[0], "bid": sealed.bid}
+            )
+        return {"party": party, "round": stored.game.round, "choice": shown}
+
+    answer = await settled_read(request, KIND, session_id, transaction)
+    return respond(request, answer, 200, {"Cache-Control": "no-store"})
+
+
 # --- the GM --------------------------------------------------------------------------------
 
 
@@ -985,3 +1053,56 @@ async def end_game(request: Request, session_id: str, body: DeferredBody[SkillGa
         )
 
     return await mutate(request, KIND, session_id, mutation, authorize=gm_only, body=body)
+
+
+def skill_game_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
+    """A skill game's revealed round as a card: each party's best check for each skill it
+    chose against the DC (a token when it beat it), the tokens its checks earned and what it
+    holds after the reveal, and its progress. Never a sealed choice: only the effects that
+    took place, which every party sees (docs/rules.md#bidding)."""
+    rolls = Rolls(record)
+    dice: list[CardDie] = []
+    changes: list[CardChange] = []
+    checks: Mapping[str, Mapping[str, Mapping[str, Any]]] = record.get("checks") or {}
+    tokens: Mapping[str, int] = record.get("tokens") or {}
+    progress: Mapping[str, int] = record.get("progress") or {}
+    parts = []
+    # In the config's order: a stored record's keys may come back in another (PostgreSQL).
+    for party in [item.name for item in config.parties if item.name in checks]:
+        by_skill = checks[party]
+        mine = []
+        for skill in [skill for skill in config.skill_list if skill in by_skill]:
+            check = by_skill[skill]
+            best = int(check["best"])
+            mine.append(
+                rolls.check(
+                    str(check["by"]),
+                    skill,
+                    roll=None,
+                    total=best,
+                    against={"dc": config.dc},
+                    margin=best - config.dc,
+                    success=bool(check["token"]),
+                )
+            )
+        dice.extend(mine)
+        earned = sum(1 for check in by_skill.values() if check["token"])
+        if party in tokens:
+            changes.append({"name": party, "kind": "tokens", "delta": earned, "to": tokens[party]})
+        if party in progress:
+            changes.append(
+                {"name": party, "kind": "progress", "delta": None, "to": progress[party]}
+            )
+        shown = ", ".join(f"{die['purpose']} {die_text(die)}" for die in mine)
+        parts.append(
+            f"{party}: {shown} → {plural(earned, 'token')} (progress {progress.get(party, 0)})"
+        )
+    dice.extend(rolls.rest())
+    text = "; ".join(parts)
+    taken = [f"{effect['party']}: {effect['action']}" for effect in record.get("effects") or ()]
+    if taken:
+        text += f". Taken: {', '.join(taken)}"
+    winner = record.get("winner")
+    return card(
+        record, dice, changes, winner=winner if isinstance(winner, str) else None, text=text
+    )

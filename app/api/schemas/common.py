@@ -320,6 +320,65 @@ class UnusedRecord(TypedDict):
     by: NotRequired[str]
 
 
+#: Who gave a die on a round card: the server (on its own, at the deadline, or at the seat's
+#: asking), the GM, the competitor's seat, the party, or someone at the table (entered).
+CardSource = Literal["server", "deadline", "roll-for-me", "gm", "seat", "party", "entered"]
+
+
+@with_config(ANSWER)
+class CardAgainst(TypedDict):
+    """What a check on a round card was against: an opponent's total, a DC, or a skill to
+    roll under (only the keys that apply)."""
+
+    name: NotRequired[str]
+    total: NotRequired[int]
+    dc: NotRequired[int]
+    skill: NotRequired[int]
+
+
+@with_config(ANSWER)
+class CardDie(TypedDict):
+    """One roll on a round card: who rolled what, for what, its modifier and total (null for
+    dice that are not a check, such as damage), what it was against, its margin (positive:
+    made it or won by that much), whether it succeeded, and who gave the die."""
+
+    name: str | None
+    purpose: str
+    dice: str
+    values: list[int]
+    modifier: int | None
+    total: int | None
+    against: CardAgainst | None
+    margin: int | None
+    success: bool | None
+    source: CardSource
+
+
+@with_config(ANSWER)
+class CardChange(TypedDict):
+    """What a round changed for one competitor or party: its DS, a chase's lead, a skill
+    game's progress or tokens (`delta` null when the round does not say by how much)."""
+
+    name: str
+    kind: Literal["ds", "lead", "progress", "tokens"]
+    delta: int | None
+    to: int
+
+
+@with_config(ANSWER)
+class RoundCard(TypedDict):
+    """A round as a card (docs/api.md#round-cards): built when the service answers, from the
+    round's record (never stored or chained), as data each surface words in its own language;
+    `text` is one English line of it."""
+
+    number: int
+    dice: list[CardDie]
+    changes: list[CardChange]
+    winner: str | None
+    finished: bool
+    text: str
+
+
 @with_config(ANSWER)
 class RoundRecordKeys(TypedDict):
     """What every kind's round record adds to its round's outcome, after the outcome's keys:
@@ -331,6 +390,9 @@ class RoundRecordKeys(TypedDict):
     rolls: list[RollRecord]
     unused: NotRequired[list[UnusedRecord]]
     summary: str
+    #: The round as a card (one, for now), added to every answer that shows the round: rendered
+    #: when served, never stored (docs/verifiable-dice.md).
+    cards: NotRequired[list[RoundCard]]
 
 
 @with_config(ANSWER)

@@ -43,6 +43,7 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from app.api import i18n
+from app.api.answers.cards import with_cards
 from app.api.answers.formats import postable
 from app.api.common import header, message_doc, read_body, respond
 from app.api.kinds import (
@@ -50,11 +51,12 @@ from app.api.kinds import (
     OddsQuestion,
     RoundKind,
     TacticPolicy,
+    load_config,
     load_session,
     purposes,
 )
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body, declare_no_body
-from app.api.schemas.common import Collecting, validate_json
+from app.api.schemas.common import Collecting, RoundCard, validate_json
 from app.api.sessions import deliveries, outbox, pending, verifiable
 from app.api.sessions.events import events_doc, publish, stream_events
 from app.api.sessions.idempotency import (
@@ -546,11 +548,14 @@ async def _store(
         status, shown = 200, {"session": session_answer(kind, updated)}
     else:
         status, shown = change.answer(updated)
-    answer = Answer(status, {"ETag": etag(updated.version)}, orjson.dumps(postable(dict(shown))))
+    card = _card_maker(kind, updated)
+    answer = Answer(
+        status, {"ETag": etag(updated.version)}, orjson.dumps(postable(with_cards(shown, card)))
+    )
     event_body = (
         None
         if change.event_answer is None
-        else orjson.dumps(postable(dict(change.event_answer(updated))))
+        else orjson.dumps(postable(with_cards(change.event_answer(updated), card)))
     )
     if i18n.current() != i18n.DEFAULT:
         # The answer is in the request's language; its live event, in English for every
@@ -745,6 +750,14 @@ def resolved_answer(
     }
 
 
+def _card_maker(
+    kind: AnyKind, record: SessionRecord
+) -> Callable[[Mapping[str, Any]], RoundCard | None]:
+    """The session's round records as cards, made as the service answers (never stored)."""
+    config = load_config(kind, record.config, record.id)
+    return lambda played: kind.round_card(config, played)
+
+
 def _status(kind: AnyKind, state: Any) -> Status:
     return "finished" if kind.finished(state) else "active"
 
@@ -776,7 +789,13 @@ async def create(kind: AnyKind, request: Request, body: Any) -> Response:
 async def get(kind: AnyKind, request: Request, session_id: str) -> Response:
     """The session (any token of this session); ETag carries its version."""
     record = await _read(kind, request, session_id)
-    return respond(request, session_answer(kind, record), 200, {"ETag": etag(record.version)})
+    body = session_answer(kind, record)
+    waiting = body.get("pending")
+    if waiting is not None:
+        # The seconds left by the service's clock, as it answers (a page counts them down on
+        # its own monotonic clock, whatever the time its machine says).
+        waiting["seconds_left"] = pending.seconds_left(waiting, pending.clock(request.app))
+    return respond(request, body, 200, {"ETag": etag(record.version)})
 
 
 async def list_rounds(
@@ -807,7 +826,7 @@ async def list_rounds(
             role = role_of(token, record)
             if role is not None and role.party is not None and not role.is_gm:
                 page = [dict(view.shown(played, role.party)) for played in page]
-        return record, page
+        return record, with_cards({"rounds": page}, _card_maker(kind, record))["rounds"]
 
     record, page = await settled_read(request, kind, session_id, transaction)
     headers = {"ETag": etag(record.version)}

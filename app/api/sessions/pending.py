@@ -17,6 +17,7 @@ seat owes and its deadline: never a die before the round plays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal, NotRequired
@@ -67,6 +68,8 @@ class PendingRound(TypedDict):
     waiting_for: list[str]
     deadline: Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
     owes: NotRequired[dict[str, list[OwedDie]]]
+    #: The whole seconds left before the deadline as the service answers (`GET` a session).
+    seconds_left: NotRequired[int]
 
 
 def clock(app: FastAPI) -> datetime:
@@ -117,6 +120,11 @@ def opened(
         "from": {},
         "given": {},
     }
+
+
+def seconds_left(pending: Mapping[str, Any], now: datetime) -> int:
+    """The whole seconds from `now` to the deadline of a round waiting for dice (0 once due)."""
+    return max(0, math.ceil((deadline_of(pending) - now).total_seconds()))
 
 
 def deadline_in(now: datetime, seconds: int) -> datetime:

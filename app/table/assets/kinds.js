@@ -2,6 +2,8 @@
 // creation form, its competitors, the dice a round takes from each, and how its odds read.
 // The bodies are the API's own (docs/api.md); the service checks them.
 
+import { t } from "./i18n.js";
+
 const LYDIA = { name: "Lydia", strength_mod: 2, con_score: 12, con_mod: 1 };
 const OGRE = { name: "Ogre", strength_mod: 6, con_score: 15, con_mod: 2 };
 const ANN = { name: "Ann", speed: 30, mods: { strength: 2 }, feats: ["run"] };
@@ -30,14 +32,14 @@ function option(key, label, type, extra = {}) {
 
 export const KINDS = {
   "arm-wrestles": {
-    title: "Arm wrestle",
+    title: t("Arm wrestle"),
     rounds: true,
     seats: true,
     names: (session) => [session.config.a.name, session.config.b.name],
     purposes: [
-      { name: "strength", label: "Strength d20", main: true },
-      { name: "constitution", label: "Constitution d20" },
-      { name: "damage", label: "damage dice", list: true },
+      { name: "strength", label: t("Strength d20"), main: true },
+      { name: "constitution", label: t("Constitution d20") },
+      { name: "damage", label: t("damage dice"), list: true },
     ],
     presets: {
       "Lydia against the Ogre": { a: LYDIA, b: OGRE },
@@ -49,54 +51,54 @@ export const KINDS = {
       },
     },
     options: [
-      option("target", "Target DS", "number", { min: 1 }),
-      option("variant", "Variant", "select", { choices: ["standard", "spikes", "psychic", "mental"] }),
-      option("max_rounds", "Most rounds", "number", { min: 1 }),
+      option("target", t("Target DS"), "number", { min: 1 }),
+      option("variant", t("Variant"), "select", { choices: ["standard", "spikes", "psychic", "mental"] }),
+      option("max_rounds", t("Most rounds"), "number", { min: 1 }),
     ],
     outcomes: (session, odds) => [
-      [`${odds.a} wins`, odds.a_wins, odds.standard_error],
-      [`${odds.b} wins`, odds.b_wins],
-      ["a draw", odds.draw],
-      ["undecided", odds.undecided],
+      [t("{name} wins", { name: odds.a }), odds.a_wins, odds.standard_error],
+      [t("{name} wins", { name: odds.b }), odds.b_wins],
+      [t("a draw"), odds.draw],
+      [t("undecided"), odds.undecided],
     ],
-    facts: (odds) => (odds.expected_rounds != null ? [`${odds.expected_rounds.toFixed(2)} rounds expected`] : []),
+    facts: (odds) => (odds.expected_rounds != null ? [t("{rounds} rounds expected", { rounds: odds.expected_rounds.toFixed(2) })] : []),
   },
   "regular-contests": {
-    title: "Regular contest",
+    title: t("Regular contest"),
     rounds: true,
     seats: true,
     names: (session) => [session.config.a.name, session.config.b.name],
-    purposes: [{ name: "success", label: "3d6", main: true, list: true }],
+    purposes: [{ name: "success", label: t("3d6"), main: true, list: true, sides: 6, count: 3 }],
     presets: {
       "The Giant against the Ogre": { a: { name: "Giant", skill: 600 }, b: { name: "Ogre", skill: 500 } },
       "Two duellists": { a: { name: "Ines", skill: 13 }, b: { name: "Bram", skill: 12 } },
     },
     options: [
-      option("normalize", "Normalize high skills", "checkbox", { default: true }),
-      option("max_rounds", "Most rounds", "number", { min: 1 }),
-      option("seconds_per_round", "Seconds per round", "number", { min: 1 }),
+      option("normalize", t("Normalize high skills"), "checkbox", { default: true }),
+      option("max_rounds", t("Most rounds"), "number", { min: 1 }),
+      option("seconds_per_round", t("Seconds per round"), "number", { min: 1 }),
     ],
     outcomes: (session, odds) => {
       const [a, b] = KINDS["regular-contests"].names(session);
       return [
-        [`${a} wins`, odds.a_wins],
-        [`${b} wins`, odds.b_wins],
-        ["undecided", odds.undecided],
+        [t("{name} wins", { name: a }), odds.a_wins],
+        [t("{name} wins", { name: b }), odds.b_wins],
+        [t("undecided"), odds.undecided],
       ];
     },
-    facts: (odds) => (odds.expected_rounds != null ? [`${odds.expected_rounds.toFixed(2)} rounds expected`] : []),
+    facts: (odds) => (odds.expected_rounds != null ? [t("{rounds} rounds expected", { rounds: odds.expected_rounds.toFixed(2) })] : []),
   },
   races: {
-    title: "Race",
+    title: t("Race"),
     rounds: true,
     seats: true,
     names: (session) => session.config.competitors.map((competitor) => competitor.name),
     purposes: [
-      { name: "check", label: "increment d20", main: true },
-      { name: "obstacle", label: "obstacle d20s", list: true },
-      { name: "constitution", label: "Constitution d20" },
-      { name: "ride", label: "Ride d20" },
-      { name: "damage", label: "damage dice", list: true },
+      { name: "check", label: t("increment d20"), main: true },
+      { name: "obstacle", label: t("obstacle d20s"), list: true },
+      { name: "constitution", label: t("Constitution d20") },
+      { name: "ride", label: t("Ride d20") },
+      { name: "damage", label: t("damage dice"), list: true },
     ],
     presets: {
       "A dash: Ann and Bob": { course: "dash", competitors: [ANN, BOB] },
@@ -104,37 +106,37 @@ export const KINDS = {
       "A marathon": { course: "marathon", competitors: [ANN, BOB] },
     },
     options: [
-      option("course", "Course", "select", { choices: ["dash", "typical", "marathon", "dakrothian-marathon"] }),
-      option("endurance_rule", "Endurance rule", "checkbox", { default: true }),
-      option("damage_instead_of_forfeit", "Damage instead of forfeit", "checkbox", { default: false }),
-      option("speed_bonus", "Speed bonus", "select", { choices: ["increment", "every-roll"] }),
-      option("pacing_rule", "Pacing rule", "select", { choices: ["safe-increments", "constitution-score"] }),
+      option("course", t("Course"), "select", { choices: ["dash", "typical", "marathon", "dakrothian-marathon"] }),
+      option("endurance_rule", t("Endurance rule"), "checkbox", { default: true }),
+      option("damage_instead_of_forfeit", t("Damage instead of forfeit"), "checkbox", { default: false }),
+      option("speed_bonus", t("Speed bonus"), "select", { choices: ["increment", "every-roll"] }),
+      option("pacing_rule", t("Pacing rule"), "select", { choices: ["safe-increments", "constitution-score"] }),
     ],
     outcomes: (session, odds) => [
-      ...Object.entries(odds.wins || {}).map(([name, p]) => [`${name} wins`, p]),
-      ["a tie", odds.tie],
+      ...Object.entries(odds.wins || {}).map(([name, p]) => [t("{name} wins", { name }), p]),
+      [t("a tie"), odds.tie],
       ...Object.entries(odds.forfeits || {})
         .filter(([, p]) => p > 0)
-        .map(([name, p]) => [`${name} forfeits`, p]),
+        .map(([name, p]) => [t("{name} forfeits", { name }), p]),
     ],
-    facts: (odds) => (odds.trials > 1 ? [`estimated from ${odds.trials} races`] : []),
+    facts: (odds) => (odds.trials > 1 ? [t("estimated from {trials} races", { trials: odds.trials })] : []),
   },
   chases: {
-    title: "Chase",
+    title: t("Chase"),
     rounds: true,
     seats: true,
     terrain: true,
     names: (session) => [session.config.escapee.name, session.config.chaser.name],
     purposes: [
-      { name: "check", label: "increment d20", main: true },
-      { name: "dexterity", label: "Dexterity d20 (hazard)" },
-      { name: "hazard", label: "hazard d20" },
-      { name: "hide", label: "Hide d20s", list: true },
-      { name: "spot", label: "Spot d20s", list: true },
-      { name: "constitution", label: "Constitution d20" },
-      { name: "obstacle", label: "obstacle d20s", list: true },
-      { name: "ride", label: "Ride d20" },
-      { name: "damage", label: "damage dice", list: true },
+      { name: "check", label: t("increment d20"), main: true },
+      { name: "dexterity", label: t("Dexterity d20 (hazard)") },
+      { name: "hazard", label: t("hazard d20") },
+      { name: "hide", label: t("Hide d20s"), list: true },
+      { name: "spot", label: t("Spot d20s"), list: true },
+      { name: "constitution", label: t("Constitution d20") },
+      { name: "obstacle", label: t("obstacle d20s"), list: true },
+      { name: "ride", label: t("Ride d20") },
+      { name: "damage", label: t("damage dice"), list: true },
     ],
     presets: {
       "Ralf flees the guard (lead 12)": {
@@ -146,20 +148,20 @@ export const KINDS = {
       "Ralf flees the guard, on initiative": { escapee: RALF, chaser: GUARD, start: { mode: "initiative" } },
     },
     options: [
-      option("hazard_base_cost", "Hazard base cost", "number", { min: 0 }),
-      option("endurance_rule", "Endurance rule", "checkbox", { default: true }),
-      option("damage_instead_of_forfeit", "Damage instead of forfeit", "checkbox", { default: false }),
-      option("max_rounds", "Most increments", "number", { min: 1 }),
+      option("hazard_base_cost", t("Hazard base cost"), "number", { min: 0 }),
+      option("endurance_rule", t("Endurance rule"), "checkbox", { default: true }),
+      option("damage_instead_of_forfeit", t("Damage instead of forfeit"), "checkbox", { default: false }),
+      option("max_rounds", t("Most increments"), "number", { min: 1 }),
     ],
     outcomes: (session, odds) => [
-      [`${odds.chaser} catches ${odds.escapee}`, odds.caught],
-      [`${odds.escapee} escapes`, odds.escaped],
-      ["the chaser gives up", odds.gave_up],
+      [t("{chaser} catches {escapee}", { chaser: odds.chaser, escapee: odds.escapee }), odds.caught],
+      [t("{name} escapes", { name: odds.escapee }), odds.escaped],
+      [t("the chaser gives up"), odds.gave_up],
     ],
-    facts: (odds) => (odds.expected_increments != null ? [`${odds.expected_increments.toFixed(2)} increments expected`] : []),
+    facts: (odds) => (odds.expected_increments != null ? [t("{increments} increments expected", { increments: odds.expected_increments.toFixed(2) })] : []),
   },
   "skill-games": {
-    title: "Skill game",
+    title: t("Skill game"),
     rounds: false,
     seats: false,
     parties: true,
@@ -202,11 +204,11 @@ export const KINDS = {
       },
     },
     options: [
-      option("dc", "DC", "number", { min: 1 }),
-      option("goal", "Goal (progress)", "number", { min: 1 }),
-      option("max_rounds", "Most rounds", "number", { min: 1 }),
-      option("skills_per_round", "Skills per round", "number", { min: 1 }),
-      option("token_rule", "Token rule", "select", { choices: ["exceed", "meet"] }),
+      option("dc", t("DC"), "number", { min: 1 }),
+      option("goal", t("Goal (progress)"), "number", { min: 1 }),
+      option("max_rounds", t("Most rounds"), "number", { min: 1 }),
+      option("skills_per_round", t("Skills per round"), "number", { min: 1 }),
+      option("token_rule", t("Token rule"), "select", { choices: ["exceed", "meet"] }),
     ],
     outcomes: () => [],
     facts: () => [],
@@ -218,6 +220,8 @@ export const KIND_NAMES = Object.keys(KINDS);
 /** A probability as a person reads it: "41.3%", "< 0.1%" for a rare one. */
 export function percent(p) {
   if (p == null) return "—";
+  if (p === 0) return "0%";
+  if (p === 1) return "100%";
   if (p > 0 && p < 0.0005) return "< 0.1%";
   if (p < 1 && p > 0.9995) return "> 99.9%";
   return `${(p * 100).toFixed(1)}%`;

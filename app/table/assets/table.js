@@ -6,9 +6,10 @@
 
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
+import { possessive, t, tn } from "./i18n.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
 import { beforeReveal, remember, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
-import { byWords, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
+import { byWords, cardLine, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
 
 const main = document.getElementById("main");
 const announcer = document.getElementById("announcer");
@@ -44,15 +45,44 @@ function linkFor(parts) {
 
 // --- what the page shows of a failure and of each result ---------------------------------
 
-function showError(error) {
-  const detail = error instanceof ApiError ? error.detail : String(error && error.message ? error.message : error);
-  fill(errorBox, h("strong", {}, "Not done: "), detail);
+/** A refusal in the page's words: each field the service names, said as the player knows
+ * it (Lydia's Strength die), what it wants in plain terms. */
+export function errorWords(error) {
+  if (!(error instanceof ApiError)) return String(error && error.message ? error.message : error);
+  if (error.status === 404) return t("This session does not exist any more: it was deleted, or the link is wrong.");
+  if (error.status === 0) return t("The service cannot be reached: check the connection and try again.");
+  const items = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors : [];
+  if (items.length === 0) return error.detail;
+  return items.map((item) => {
+    const loc = (item.loc || []).filter((part) => part !== "body");
+    const msg = String(item.msg || "")
+      .replace(/^Input should be less than or equal to (\S+)$/, (_, most) => t("at most {most}", { most }))
+      .replace(/^Input should be greater than or equal to (\S+)$/, (_, least) => t("at least {least}", { least }))
+      .replace(/^Input should be a valid integer.*$/, () => t("a whole number"));
+    if (loc[0] === "rolls" && loc.length >= 3) {
+      return t("{name}'s {purpose} die: {problem}", { name: loc[1], purpose: loc[2], problem: msg });
+    }
+    return loc.length ? t("{field}: {problem}", { field: loc.join(" › "), problem: msg }) : msg;
+  }).join(" ");
+}
+
+function showError(error, near = null) {
+  const words = errorWords(error);
+  // Beside the control that was used, when there is one: said there, in the page's words.
+  const home = near && near.isConnected ? near.closest("form, .actions, .pending") : null;
+  if (home) {
+    const box = h("p", { class: "field-error", role: "alert" }, h("strong", {}, t("Not done: ")), words);
+    home.insertAdjacentElement("afterend", box);
+    return;
+  }
+  fill(errorBox, h("strong", {}, t("Not done: ")), words);
   errorBox.hidden = false;
 }
 
 function clearError() {
   errorBox.hidden = true;
   errorBox.replaceChildren();
+  for (const shown of document.querySelectorAll(".field-error")) shown.remove();
 }
 
 /** Say `text` in the live region (cleared first, so the same words are said again). */
@@ -70,29 +100,67 @@ function announce(text) {
   if (latest) latest.textContent = text;
 }
 
+/** What an answer or event says happened: a round's card when it carries one (the last of a
+ * resolve's), else its summary line. */
+function resultWords(body) {
+  const rounds = Array.isArray(body.rounds) ? body.rounds : [];
+  const played = body.round && typeof body.round === "object" ? body.round : rounds[rounds.length - 1];
+  const card = played && Array.isArray(played.cards) ? played.cards[0] : null;
+  if (card) return t("Round {number}: {card}", { number: played.number, card: cardLine(card) });
+  // A round waiting for dice, in the page's words (the summary line has the deadline in UTC).
+  if (body.pending && body.pending.waiting_for) {
+    return t("Round {number} waits for dice from {names}.", { number: body.pending.number, names: body.pending.waiting_for.join(", ") });
+  }
+  return body.summary || "";
+}
+
 function setConnection(status, reason = null) {
   connection.hidden = false;
   connection.dataset.state = status;
   connection.textContent =
-    status === "live" ? "Live" : status === "ended" ? "Stream closed" : `Disconnected — reconnecting… (${reason || "no connection"})`;
+    status === "live" ? t("Live") : status === "ended" ? t("Stream closed")
+      : t("Disconnected — reconnecting… ({reason})", { reason: reason || t("no connection") });
 }
 
 /** Run `work` for a button: disabled meanwhile, its error shown, its answer applied. */
 async function act(button, work) {
   clearError();
+  const label = button ? button.textContent : null;
   if (button) button.disabled = true;
   try {
     const answer = await work();
     if (answer && answer.body) {
       if (answer.body.session) applySession(answer.body.session);
-      if (answer.body.summary) announce(answer.body.summary);
+      announce(resultWords(answer.body));
     }
     return answer;
   } catch (error) {
-    showError(error);
+    if (button) button.disabled = false;
+    showError(error, button);
     return null;
   } finally {
     if (button) button.disabled = false;
+    keepFocus(button, label);
+  }
+}
+
+/** After an action the keyboard stays where the player is: on the same button when it is
+ * still there, else on the first control of the part it was in (never back at the top). */
+function keepFocus(button, label) {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected) return;
+  if (button && button.isConnected) {
+    button.focus();
+    return;
+  }
+  const box = document.getElementById("controls");
+  const same = box && [...box.querySelectorAll("button")].find((item) => item.textContent === label && !item.disabled);
+  const first = box && box.querySelector("input:not([disabled]), select, button:not([disabled])");
+  const heading = document.getElementById("act-title");
+  const target = same || first || heading;
+  if (target) {
+    if (target === heading) heading.setAttribute("tabindex", "-1");
+    target.focus();
   }
 }
 
@@ -103,17 +171,17 @@ function startView() {
   const presetSelect = h("select", { name: "preset" });
   const optionsBox = h("fieldset", { class: "options" });
   const seats = h("input", { type: "checkbox", name: "seats", checked: true });
-  const seatsField = field("Give each competitor a seat: a link to send their own dice", seats);
+  const seatsField = field(t("Give each competitor a seat: a link to send their own dice"), seats);
   const seed = h("input", { type: "number", name: "seed", min: 0, inputmode: "numeric" });
   const verifiable = h("input", { type: "checkbox", name: "verifiable" });
   const body = h("textarea", { name: "body", rows: 12, spellcheck: "false" });
-  const createButton = h("button", { type: "submit", class: "primary" }, "Create the session");
+  const createButton = h("button", { type: "submit", class: "primary" }, t("Create the session"));
 
   function currentBody() {
     try {
       return JSON.parse(body.value);
     } catch {
-      throw new Error("The request is not valid JSON: fix it, or choose a preset again.");
+      throw new Error(t("The request is not valid JSON: fix it, or choose a preset again."));
     }
   }
 
@@ -162,11 +230,11 @@ function startView() {
     fill(presetSelect, Object.keys(info.presets).map((name) => h("option", { value: name }, name)));
     fill(
       optionsBox,
-      h("legend", {}, "Rule options"),
+      h("legend", {}, t("Rule options")),
       info.options.map((rule) => {
         let input;
         if (rule.type === "select") {
-          input = h("select", { dataset: { key: rule.key } }, h("option", { value: "" }, "(the rules' default)"),
+          input = h("select", { dataset: { key: rule.key } }, h("option", { value: "" }, t("(the rules' default)")),
             rule.choices.map((choice) => h("option", { value: choice }, choice)));
         } else if (rule.type === "checkbox") {
           input = h("input", { type: "checkbox", dataset: { key: rule.key, default: String(rule.default) } });
@@ -191,24 +259,25 @@ function startView() {
   const form = h(
     "form",
     { id: "create-form", novalidate: true },
-    field("Kind of contest", kindSelect),
-    field("Preset", presetSelect),
+    field(t("Kind of contest"), kindSelect),
+    field(t("Preset"), presetSelect),
     optionsBox,
     seatsField,
-    field("Verifiable dice: committed before the first roll, checked by anyone at the end", verifiable,
+    field(t("Verifiable dice: committed before the first roll, checked by anyone at the end"), verifiable,
       "Each player may add a seed of their own before the first round; not with a seed above."),
-    field("Seed (optional: the same seed rolls the same dice)", seed),
-    h("details", {}, h("summary", {}, "The whole request (JSON): names, stats and every rule option"),
-      field("Request body", body, "Edit freely: the service checks it and says what is wrong.")),
+    field(t("Seed (optional: the same seed rolls the same dice)"), seed),
+    h("details", {}, h("summary", {}, t("The whole request (JSON): names, stats and every rule option")),
+      field(t("Request body"), body, t("Edit freely: the service checks it and says what is wrong."))),
     h("div", { class: "actions" }, createButton),
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    clearError();
     let value;
     try {
       value = currentBody();
     } catch (error) {
-      showError(error);
+      showError(error, createButton);
       return;
     }
     const kind = kindSelect.value;
@@ -220,18 +289,28 @@ function startView() {
       seats: tokens.seats || {}, parties: tokens.parties || {} });
   });
 
+  const templates = templatesPanel(
+    () => ({ kind: kindSelect.value, body: currentBody() }),
+    async (template, button) => {
+      const answer = await act(button, () => call("POST", `v1/${template.kind}`, { body: template.body }));
+      if (!answer) return;
+      const tokens = answer.body.tokens;
+      location.hash = fragmentOf({ session: answer.body.id, kind: template.kind, token: tokens.gm, role: "gm",
+        seats: tokens.seats || {}, parties: tokens.parties || {} });
+    });
+
   const link = h("input", { type: "url", name: "link", placeholder: "https://…/table#session=…", autocomplete: "off" });
   const open = h(
     "form",
     { id: "open-form" },
-    field("A table link", link, "The GM's link, or a player's."),
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Open")),
+    field(t("A table link"), link, t("The GM's link, or a player's.")),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, t("Open"))),
   );
   open.addEventListener("submit", (event) => {
     event.preventDefault();
     const at = link.value.indexOf("#");
     if (at < 0) {
-      showError(new Error("That link has no session in it (the part after #)."));
+      showError(new Error(t("That link has no session in it (the part after #).")));
       return;
     }
     location.hash = link.value.slice(at + 1);
@@ -239,11 +318,115 @@ function startView() {
 
   fill(
     main,
-    h("section", { "aria-labelledby": "start-title", class: "panel" }, h("h2", { id: "start-title" }, "Start a session"), form),
-    h("section", { "aria-labelledby": "open-title", class: "panel" }, h("h2", { id: "open-title" }, "Open a session"), open),
+    h("section", { "aria-labelledby": "start-title", class: "panel" }, h("h2", { id: "start-title" }, t("Start a session")), form),
+    templates,
+    h("section", { "aria-labelledby": "open-title", class: "panel" }, h("h2", { id: "open-title" }, t("Open a session")), open),
   );
   chooseKind();
-  document.title = "Arbiter — the table";
+  document.title = t("Arbiter — the table");
+}
+
+
+// --- templates: a contest saved in this browser, started again in one click ----------------
+
+const TEMPLATES_KEY = "arbiter-templates";
+
+/** A template as kept: its name, kind and creation body, never a token (a creation body
+ * has none; any key that could hold one is left out). */
+function cleanTemplate(item) {
+  if (!item || typeof item !== "object" || typeof item.name !== "string" || !(item.kind in KINDS)) return null;
+  if (!item.body || typeof item.body !== "object" || Array.isArray(item.body)) return null;
+  const body = JSON.parse(JSON.stringify(item.body, (key, value) => (/token/i.test(key) ? undefined : value)));
+  return { name: item.name.slice(0, 80), kind: item.kind, body };
+}
+
+function readTemplates() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(TEMPLATES_KEY) || "[]");
+    return Array.isArray(kept) ? kept.map(cleanTemplate).filter(Boolean) : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeTemplates(list) {
+  try {
+    localStorage.setItem(TEMPLATES_KEY, JSON.stringify(list.map(cleanTemplate).filter(Boolean)));
+  } catch {
+    // storage refused (a private window's quota): the list lives until the page closes
+  }
+}
+
+function templatesPanel(current, start) {
+  const section = h("section", { "aria-labelledby": "templates-title", class: "panel", id: "templates" });
+  const name = h("input", { type: "text", name: "template-name", maxlength: 80, autocomplete: "off" });
+  const save = h("button", { type: "submit" }, t("Save as a template"));
+  const list = h("ul", { class: "templates-list" });
+  const exported = h("textarea", { name: "templates-export", rows: 4, readonly: true, spellcheck: "false" });
+  const imported = h("textarea", { name: "templates-import", rows: 4, spellcheck: "false" });
+  const importButton = h("button", { type: "submit" }, t("Import these templates"));
+  const note = h("p", { class: "muted", "aria-live": "polite" });
+
+  function draw() {
+    const kept = readTemplates();
+    exported.value = JSON.stringify(kept, null, 2);
+    fill(list, kept.length ? kept.map((item, index) => {
+      const go = h("button", { type: "button", class: "primary" }, t("Start “{name}”", { name: item.name }));
+      go.addEventListener("click", () => start(item, go));
+      const remove = h("button", { type: "button", class: "secondary" }, t("Delete “{name}”", { name: item.name }));
+      remove.addEventListener("click", () => {
+        writeTemplates(readTemplates().filter((_, at) => at !== index));
+        draw();
+        note.textContent = t("Template “{name}” deleted.", { name: item.name });
+        (list.querySelector("button") || name).focus();
+      });
+      return h("li", {}, h("span", {}, `${item.name} (${KINDS[item.kind].title})`), go, remove);
+    }) : h("li", { class: "muted" }, t("No template yet: set up a contest above, name it, save it.")));
+  }
+
+  const saveForm = h("form", { id: "template-form" }, field(t("Template name"), name), h("div", { class: "actions" }, save));
+  saveForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    let made;
+    try {
+      made = cleanTemplate({ name: name.value.trim(), ...current() });
+      if (!made || !made.name) throw new Error(t("Name the template first."));
+    } catch (error) {
+      showError(error, save);
+      return;
+    }
+    writeTemplates([...readTemplates().filter((item) => item.name !== made.name), made]);
+    draw();
+    note.textContent = t("Template “{name}” saved in this browser.", { name: made.name });
+    name.focus();
+  });
+  const importForm = h("form", { id: "template-import" },
+    field(t("Templates to import (JSON, as exported)"), imported), h("div", { class: "actions" }, importButton));
+  importForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    let items;
+    try {
+      items = JSON.parse(imported.value);
+      if (!Array.isArray(items)) throw new Error();
+    } catch {
+      showError(new Error(t("That is not a list of templates (JSON, as exported).")), importButton);
+      return;
+    }
+    const good = items.map(cleanTemplate).filter(Boolean);
+    const names = new Set(good.map((item) => item.name));
+    writeTemplates([...readTemplates().filter((item) => !names.has(item.name)), ...good]);
+    draw();
+    note.textContent = tn("{count} template imported.", "{count} templates imported.", good.length);
+    importButton.focus();
+  });
+  fill(section, h("h2", { id: "templates-title" }, t("Templates")),
+    h("p", {}, t("Save a contest (its kind, options and competitors) to start it again in one click. Kept in this browser only, never with a token.")),
+    list, saveForm,
+    h("details", {}, h("summary", {}, t("Export or import templates")),
+      field(t("These templates (JSON): copy them to another browser"), exported), importForm),
+    note);
+  draw();
+  return section;
 }
 
 /** After the view changes, the keyboard starts at its first heading. */
@@ -291,7 +474,7 @@ async function onWhatIsShown(method, path, body) {
       applySession((await asMe("GET", base())).body);
       loadRounds();
       refreshOdds();
-      throw new ApiError(412, "The session changed meanwhile (the page shows it now): check, then try again.");
+      throw new ApiError(412, t("The session changed meanwhile (the page shows it now): check, then try again."));
     }
     throw error;
   }
@@ -353,39 +536,45 @@ async function sessionView(frag) {
   view.rounds = new Map();
   view.controlsKey = null;
   view.sealed = {};
+  view.recalled = new Set();
+  view.turnKey = undefined;
   view.deleted = false;
   view.proof = { running: false, again: false, latest: null, shownKey: null };
   view.roundsReading = false;
   view.roundsAgain = false;
   if (!view.info || !frag.session || !frag.token) {
-    fill(main, h("section", { class: "panel" }, h("h2", {}, "This link is incomplete"),
-      h("p", {}, "A table link names its session, its kind and a token. Ask the GM for yours."),
-      h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
+    fill(main, h("section", { class: "panel" }, h("h2", {}, t("This link is incomplete")),
+      h("p", {}, t("A table link names its session, its kind and a token. Ask the GM for yours.")),
+      h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
-  const who = isGm() ? "You are the GM" : `You are ${frag.name || "a player"}${frag.role === "seat" ? " (your seat)" : ""}`;
+  const who = isGm() ? t("You are the GM")
+    : frag.role === "seat" ? t("You are {name} (your seat)", { name: frag.name || t("a player") })
+      : t("You are {name}", { name: frag.name || t("a player") });
   fill(
     main,
+    h("div", { id: "turn", class: "turn-bar", hidden: true }),
     h("section", { class: "panel head", "aria-labelledby": "session-title" },
       h("h2", { id: "session-title" }, view.info.title),
       h("p", { class: "who" }, who),
       h("p", { id: "summary", class: "summary" }),
-      h("p", { class: "played" }, h("span", { class: "label" }, "Rounds played: "), h("span", { id: "played" }, "—")),
-      h("p", { class: "latest-line" }, h("span", { class: "label" }, "Latest: "), h("span", { id: "latest" }, "—"))),
+      h("p", { class: "played" }, h("span", { class: "label" }, t("Rounds played: ")), h("span", { id: "played" }, "—")),
+      h("p", { class: "latest-line" }, h("span", { class: "label" }, t("Latest: ")), h("span", { id: "latest" }, "—"))),
     h("section", { id: "dice-panel", class: "panel", "aria-labelledby": "dice-title", hidden: true },
-      h("h3", { id: "dice-title" }, "Verifiable dice"), h("div", { id: "dice-facts" }), h("div", { id: "seeds" }),
-      h("div", { class: "actions" }, h("button", { type: "button", id: "check-dice" }, "Check the dice")),
+      h("h3", { id: "dice-title" }, t("Verifiable dice")), h("div", { id: "dice-facts" }), h("div", { id: "seeds" }),
+      h("div", { class: "actions" }, h("button", { type: "button", id: "check-dice" }, t("Check the dice"))),
       h("p", { id: "check-result", class: "check-result" })),
-    h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, "Where it stands"),
+    h("section", { class: "panel", "aria-labelledby": "board-title" }, h("h3", { id: "board-title" }, t("Where it stands")),
       h("div", { id: "board" })),
-    h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? "Run it" : "Your move"),
+    h("section", { class: "panel", "aria-labelledby": "act-title" }, h("h3", { id: "act-title" }, isGm() ? t("Run it") : t("Your part")),
       h("div", { id: "controls" })),
-    h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, "Odds"),
-      h("div", { id: "odds" }, h("p", { class: "muted" }, "Computing the odds…")),
-      h("h4", {}, "Odds at the next choice"), h("div", { id: "choice-odds" })),
-    h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h3", { id: "rounds-title" }, "Rounds"),
+    h("section", { class: "panel", "aria-labelledby": "odds-title" }, h("h3", { id: "odds-title" }, t("Odds")),
+      h("div", { id: "odds" }, h("p", { class: "muted" }, t("Computing the odds…"))),
+      h("h4", {}, t("Odds at the next choice")), h("div", { id: "choice-odds" })),
+    h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h3", { id: "rounds-title" }, t("Rounds")),
+      h("p", { id: "rounds-count", class: "muted", "aria-live": "off" }),
       h("ol", { id: "rounds", reversed: true })),
-    isGm() ? h("section", { class: "panel", "aria-labelledby": "links-title" }, h("h3", { id: "links-title" }, "Links for the table"),
+    isGm() ? h("section", { class: "panel", "aria-labelledby": "links-title" }, h("h3", { id: "links-title" }, t("Links for the table")),
       h("div", { id: "links" })) : null,
   );
   if (isGm()) renderLinks();
@@ -395,10 +584,16 @@ async function sessionView(frag) {
     const answer = await asMe("GET", base());
     applySession(answer.body);
   } catch (error) {
-    showError(error);
-    if (error instanceof ApiError && error.status === 404) {
-      fill(document.getElementById("summary"), "No such session: it was deleted, or the link is wrong.");
+    if (error instanceof ApiError && (error.status === 404 || error.status === 401 || error.status === 403)) {
+      // A bad or deleted link: said so, and nothing else waits (no odds, no rounds).
+      fill(main, h("section", { class: "panel" }, h("h2", {}, t("This link does not open a session")),
+        h("p", {}, t("The session was deleted, or the link is wrong or incomplete. Ask the GM for a new link.")),
+        h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
+      document.title = t("No session — Arbiter");
+      focusHeading();
+      return;
     }
+    showError(error);
     return;
   }
   await loadRounds();
@@ -426,13 +621,16 @@ function onEvent(name, data) {
     view.deleted = true;
     view.session = null;
     setConnection("ended");
-    announce("The GM deleted this session.");
-    fill(main, h("section", { class: "panel" }, h("h2", {}, "This session was deleted"),
-      h("p", {}, h("a", { href: "#" }, "Start or open a session"))));
+    announce(t("The GM deleted this session."));
+    window.clearInterval(view.countdownTimer);
+    setBadge(false);
+    fill(main, h("section", { class: "panel" }, h("h2", {}, t("This session was deleted")),
+      h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
   if (data.session) applySession(data.session);
-  if (name !== "session" && data.summary) announce(data.summary);
+  if (name === "pending-cancelled") announce(t("The GM cancelled the round that waited for dice."));
+  else if (name !== "session") announce(resultWords(data));
   if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
   loadRounds();
   refreshOdds();
@@ -475,6 +673,10 @@ function showRound(record) {
   const item = renderRound(view.frag.kind, record);
   const older = [...list.children].find((child) => Number(child.dataset.number) < record.number);
   list.insertBefore(item, older || null);
+  // The newest round is the card in full; the older ones fold to their one line.
+  [...list.children].forEach((child, index) => child.classList.toggle("latest", index === 0));
+  const count = document.getElementById("rounds-count");
+  if (count) count.textContent = tn("{count} round played", "{count} rounds played", list.children.length);
 }
 
 async function readNewRounds() {
@@ -496,7 +698,8 @@ async function readNewRounds() {
     }
     const latest = document.getElementById("latest");
     const newest = view.rounds.get(after);
-    if (latest && !announced && newest) latest.textContent = newest.summary;
+    const card = newest && Array.isArray(newest.cards) ? newest.cards[0] : null;
+    if (latest && !announced && newest) latest.textContent = card ? t("Round {number}: {card}", { number: newest.number, card: cardLine(card) }) : newest.summary;
   } catch (error) {
     if (!view.deleted) showError(error);
   }
@@ -522,12 +725,117 @@ function render() {
   const session = view.session;
   if (!session) return;
   watchDeadline();
-  document.title = `${view.info.title}: ${session.summary} — Arbiter`;
+  renderTurn();
   fill(document.getElementById("summary"), session.summary);
   fill(document.getElementById("played"), String(session.round));
   renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
   renderControls();
   renderDiceFacts();
+}
+
+
+// --- whose move it is ------------------------------------------------------------------
+
+/** What this page's player owes now: `{kind: "dice", owes}` for a seat the round waits for,
+ * `{kind: "skills" | "choice", party}` for a party still to choose; null when not their move. */
+function myMove() {
+  const session = view.session;
+  if (!session || session.status !== "active" || isGm()) return null;
+  const me = view.frag.name;
+  if (view.frag.role === "seat") {
+    const pending = session.pending;
+    if (pending && pending.waiting_for.includes(me)) return { kind: "dice", owes: (pending.owes || {})[me] || [] };
+    return null;
+  }
+  if (view.frag.kind === "skill-games" && myParties().includes(me)) {
+    const state = session.state;
+    if (state.phase === "skills" && !state.skills_done.includes(me)) return { kind: "skills", party: me };
+    if (state.phase === "choices" && !state.submitted.includes(me)) return { kind: "choice", party: me };
+  }
+  return null;
+}
+
+/** The dice a seat owes this round, in words: `Strength d20`, `Constitution d20 (when …)`. */
+function owedWords(owes) {
+  const labels = Object.fromEntries(view.info.purposes.map((purpose) => [purpose.name, purpose.label]));
+  return owes.map((owed) => {
+    const label = labels[owed.purpose] || owed.purpose;
+    const count = owed.certain > 1 ? ` ×${owed.certain}` : "";
+    return owed.certain ? `${label}${count}` : t("{label} (only if {when})", { label, when: owed.when || t("the round needs it") });
+  }).join(", ");
+}
+
+/** The tab's icon: the plain one, or the one with a badge while it is this player's move. */
+function setBadge(on) {
+  const icon = document.querySelector("link[rel=icon]");
+  if (icon) icon.setAttribute("href", on ? "table/assets/favicon-turn.svg" : "table/assets/favicon.svg");
+}
+
+function renderTurn() {
+  const session = view.session;
+  const bar = document.getElementById("turn");
+  const move = myMove();
+  const base = `${view.info.title}: ${session.summary} — Arbiter`;
+  document.title = move ? t("Your move — {title}", { title: base }) : base;
+  setBadge(Boolean(move));
+  if (!bar) return;
+  const key = JSON.stringify([move, session.pending?.number ?? null]);
+  if (key === view.turnKey) return;
+  const was = view.turnKey;
+  view.turnKey = key;
+  if (!move) {
+    bar.hidden = true;
+    bar.replaceChildren();
+    window.clearInterval(view.countdownTimer);
+    return;
+  }
+  bar.hidden = false;
+  const parts = [h("strong", { class: "turn-title" }, t("Your move"))];
+  if (move.kind === "dice") {
+    const pending = session.pending;
+    parts.push(h("span", {}, " ", t("Round {number} waits for your dice", { number: pending.number }),
+      move.owes.length ? `: ${owedWords(move.owes)}` : "", "."));
+    parts.push(h("span", { id: "countdown", class: "countdown", role: "timer", "aria-live": "off" }, ""));
+    const go = h("button", { type: "button", class: "primary" }, t("Enter my dice"));
+    go.addEventListener("click", () => document.querySelector("#dice-form input")?.focus());
+    const roll = h("button", { type: "button", id: "roll-for-me" }, t("Roll for me"));
+    roll.addEventListener("click", () => act(roll, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [view.frag.name] })));
+    parts.push(h("span", { class: "actions" }, go, roll));
+    startCountdown(pending);
+  } else {
+    parts.push(h("span", {}, " ", move.kind === "skills" ? t("Choose your party's skills and roll them.") : t("Seal your party's choice.")));
+    const go = h("button", { type: "button", class: "primary" }, move.kind === "skills" ? t("Choose skills") : t("Choose"));
+    go.addEventListener("click", () => document.querySelector(`#controls [data-party] input, #controls [data-party] select`)?.focus());
+    parts.push(h("span", { class: "actions" }, go));
+  }
+  fill(bar, parts);
+  if (was !== undefined && was !== key) announce(t("Your move."));
+}
+
+/** The deadline's countdown, from the seconds the service says remain (its clock, not the
+ * browser's): asked once per waiting round, then counted down on the page's monotonic clock. */
+async function startCountdown(pending) {
+  window.clearInterval(view.countdownTimer);
+  let left = null;
+  try {
+    const answer = await asMe("GET", base());
+    const fresh = answer.body.pending;
+    if (fresh && fresh.number === pending.number && typeof fresh.seconds_left === "number") left = fresh.seconds_left;
+  } catch {
+    // shown without a countdown
+  }
+  const box = document.getElementById("countdown");
+  if (!box || left === null) return;
+  const until = performance.now() + left * 1000;
+  const tick = () => {
+    const seconds = Math.max(0, Math.round((until - performance.now()) / 1000));
+    const minutes = Math.floor(seconds / 60);
+    const clock = `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
+    box.textContent = " " + t("{clock} left, then the server rolls for you.", { clock });
+    if (seconds === 0) window.clearInterval(view.countdownTimer);
+  };
+  tick();
+  view.countdownTimer = window.setInterval(tick, 1000);
 }
 
 // --- verifiable dice ---------------------------------------------------------------------
@@ -543,7 +851,7 @@ function hashValue(label, value) {
   return h("div", { class: "hash-line" },
     h("span", { class: "label" }, `${label}: `),
     h("code", { class: "hash", title: full, dataset: { full } }, full ? `${full.slice(0, 12)}…` : "—"),
-    h("details", { class: "hash-full" }, h("summary", {}, "whole value"), h("code", {}, full)));
+    h("details", { class: "hash-full" }, h("summary", {}, t("whole value")), h("code", {}, full)));
 }
 
 function renderDiceFacts() {
@@ -553,7 +861,7 @@ function renderDiceFacts() {
   panel.hidden = !session || session.dice !== "verifiable";
   if (panel.hidden) return;
   fill(document.getElementById("dice-facts"),
-    h("p", {}, "The dice are verifiable: the server committed to its seed before the first roll and reveals it when the session ends; every round is chained to the one before."),
+    h("p", {}, t("The dice are verifiable: the server committed to its seed before the first roll and reveals it when the session ends; every round is chained to the one before.")),
     hashValue("Commitment", session.commitment),
     hashValue("Chain head", session.chain_head));
   refreshProof();
@@ -599,15 +907,15 @@ function renderSeeds(proof) {
   const listed = seeds.length
     ? h("ul", { class: "seeds-list" }, seeds.map((entry) => h("li", {}, `${byWords(entry.by)}${entry.by === myBy() ? " (you)" : ""}: `,
       h("code", {}, entry.seed))))
-    : h("p", { class: "muted" }, "No seed added.");
+    : h("p", { class: "muted" }, t("No seed added."));
   const parts = [h("h4", {}, proof.seeds_open ? "Seeds added so far" : "The seeds added"), listed];
   if (proof.seeds_open && !mine) {
     // Another token's seed re-draws the list: what this page's player typed stays.
     const typed = box.querySelector("#seed-form input[name=seed]");
     const input = h("input", { type: "text", name: "seed", value: typed ? typed.value : randomSeed(), maxlength: 256, autocomplete: "off", spellcheck: "false" });
-    const button = h("button", { type: "submit" }, "Add my seed");
+    const button = h("button", { type: "submit" }, t("Add my seed"));
     const form = h("form", { id: "seed-form" },
-      field("Your seed (any text; a random one is filled in)", input, "Added before the first round, it changes every server die: no one, the server included, could have chosen them."),
+      field(t("Your seed (any text; a random one is filled in)"), input, t("Added before the first round, it changes every server die: no one, the server included, could have chosen them.")),
       h("div", { class: "actions" }, button));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -620,9 +928,9 @@ function renderSeeds(proof) {
     });
     parts.push(form);
   } else if (proof.seeds_open) {
-    parts.push(h("p", { class: "muted" }, "Your seed is in. Seeds close at the first round."));
+    parts.push(h("p", { class: "muted" }, t("Your seed is in. Seeds close at the first round.")));
   } else {
-    parts.push(h("p", { class: "muted" }, "Seeds are closed: the first change chained them."));
+    parts.push(h("p", { class: "muted" }, t("Seeds are closed: the first change chained them.")));
   }
   fill(box, parts);
 }
@@ -648,7 +956,7 @@ function markRounds(report) {
     if (!item) continue;
     item.dataset.checked = checked.ok ? "ok" : "failed";
     const mark = item.querySelector(".round-check") || item.appendChild(h("p", { class: "round-check" }));
-    fill(mark, checked.ok ? "Checked: its server dice and its link match." : "Does not match: see “Check the dice” above.");
+    fill(mark, checked.ok ? t("Checked: its server dice and its link match.") : t("Does not match: see “Check the dice” above."));
   }
 }
 
@@ -714,8 +1022,8 @@ async function loadOdds() {
   if (!session || !box) return;
   const kind = view.frag.kind;
   if (kind === "skill-games") {
-    fill(box, h("p", {}, "A skill game's sealed bids have no odds: what a bid wins depends on the other parties' sealed choices. ",
-      "The odds of each party's skills are below."));
+    fill(box, h("p", {}, t("A skill game's sealed bids have no odds: what a bid wins depends on the other parties' sealed choices. "),
+      t("The odds of each party's skills are below.")));
     await loadSkillOdds(choiceBox);
     return;
   }
@@ -724,26 +1032,27 @@ async function loadOdds() {
   let path = `${base()}/odds`;
   if (kind === "chases") {
     const query = new URLSearchParams({ terrain: JSON.stringify(view.terrain), tactic_policy: view.tacticPolicy });
+    if (session.status !== "active") query.delete("tactic_policy");
     path += `?${query}`;
   }
   try {
     const answer = await asMe("GET", path);
     renderOdds(box, kind, session, answer.body);
   } catch (error) {
-    fill(box, h("p", { class: "problem" }, `The odds are not available: ${error.detail || error}`));
+    fill(box, h("p", { class: "problem" }, t("The odds are not available: {reason}", { reason: errorWords(error) })));
   } finally {
     box.removeAttribute("aria-busy");
     delete box.dataset.updating;
   }
   if (kind === "chases") await loadChaseChoices(choiceBox);
   else if (kind === "races") await loadRaceChoices(choiceBox);
-  else fill(choiceBox, h("p", { class: "muted" }, `${view.info.title}s have no choice to make between rounds: a round takes only dice.`));
+  else fill(choiceBox, h("p", { class: "muted" }, t("{kind}s have no choice to make between rounds: a round takes only dice.", { kind: view.info.title })));
 }
 
 async function loadChaseChoices(box) {
   const session = view.session;
   if (session.status !== "active") {
-    fill(box, h("p", { class: "muted" }, "The chase is over."));
+    fill(box, h("p", { class: "muted" }, t("The chase is over.")));
     return;
   }
   const terrain = view.terrain;
@@ -751,8 +1060,9 @@ async function loadChaseChoices(box) {
     { label: "just run", move: { terrain } },
     { label: "a hazard (penalty 2)", move: { terrain, tactic: { kind: "hazard", penalty: 2 } } },
     { label: "a hazard (penalty 4)", move: { terrain, tactic: { kind: "hazard", penalty: 4 } } },
-    { label: "hide", move: { terrain, tactic: { kind: "hide" } } },
   ];
+  // A hide needs a lead of 20 (docs/rules.md#chases): not asked before then.
+  if (session.state.lead >= HIDE_MIN_LEAD) options.push({ label: "hide", move: { terrain, tactic: { kind: "hide" } } });
   // An option the next increment would refuse (a hide at a lead under 20) is left out.
   for (let attempt = 0; attempt < options.length; attempt += 1) {
     try {
@@ -762,14 +1072,14 @@ async function loadChaseChoices(box) {
     } catch (error) {
       const refused = error.problem?.errors?.map((item) => item.loc?.[2]).filter((index) => typeof index === "number") || [];
       if (error.status !== 422 || refused.length === 0) {
-        fill(box, h("p", { class: "problem" }, `Not available: ${error.detail || error}`));
+        fill(box, h("p", { class: "problem" }, t("Not available: {reason}", { reason: errorWords(error) })));
         return;
       }
       options = options.filter((_, index) => !refused.includes(index));
       if (options.length === 0) break;
     }
   }
-  fill(box, h("p", { class: "muted" }, "No choice is open on this increment."));
+  fill(box, h("p", { class: "muted" }, t("No choice is open on this increment.")));
 }
 
 const PACINGS = [["sprint", "sprint"], ["pace", "pace yourself"], ["normal", "a normal pace"]];
@@ -779,13 +1089,13 @@ const PACINGS = [["sprint", "sprint"], ["pace", "pace yourself"], ["normal", "a 
 async function loadRaceChoices(box) {
   const session = view.session;
   if (session.status !== "active" || session.state.increment > 0) {
-    fill(box, h("p", { class: "muted" }, "Pacing is chosen for the whole race, before its first increment."));
+    fill(box, h("p", { class: "muted" }, t("Pacing is chosen for the whole race, before its first increment.")));
     return;
   }
   const racers = session.config.competitors.map((racer) => racer.name);
   const mine = isGm() ? racers.slice(0, 5) : racers.filter((name) => name === view.frag.name);
   if (mine.length === 0) {
-    fill(box, h("p", { class: "muted" }, "Each racer chooses her pacing before the first increment."));
+    fill(box, h("p", { class: "muted" }, t("Each racer chooses her pacing before the first increment.")));
     return;
   }
   const options = mine.flatMap((name) => PACINGS.map(([pacing, words]) => ({ label: `${name}: ${words}`, move: { name, pacing } })));
@@ -800,11 +1110,11 @@ async function loadRaceChoices(box) {
         h("th", { scope: "row" }, option.label), h("td", { class: "num" }, `${(option.odds.wins[name] * 100).toFixed(1)}%`), h("td", {}, button));
     });
     fill(box, h("p", {}, answer.body.summary),
-      h("table", { class: "odds-table", id: "pacing-odds" }, h("caption", {}, "Chances of winning, by pacing (an estimate)"),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Pacing"), h("th", { scope: "col" }, "Wins"), h("th", { scope: "col" }, ""))),
+      h("table", { class: "odds-table", id: "pacing-odds" }, h("caption", {}, t("Chances of winning, by pacing (an estimate)")),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Pacing")), h("th", { scope: "col" }, t("Wins")), h("th", { scope: "col" }, ""))),
         h("tbody", {}, rows)));
   } catch (error) {
-    fill(box, h("p", { class: "problem" }, `Not available: ${error.detail || error}`));
+    fill(box, h("p", { class: "problem" }, t("Not available: {reason}", { reason: errorWords(error) })));
   }
 }
 
@@ -832,7 +1142,7 @@ async function loadSkillOdds(box) {
   const parties = isGm() ? session.config.parties.map((party) => party.name) : myParties();
   const open = parties.filter((party) => !state.skills_done.includes(party));
   if (session.status !== "active" || state.phase !== "skills" || open.length === 0) {
-    fill(box, h("p", { class: "muted" }, state.phase === "choices" ? "Every party has rolled its skills; the choices are sealed now." : "No skills to choose now."));
+    fill(box, h("p", { class: "muted" }, state.phase === "choices" && session.status === "active" ? t("Every party has rolled its skills; the choices are sealed now.") : t("No skills to choose now.")));
     return;
   }
   const sets = combinations(session.config.skill_list, session.config.skills_per_round).slice(0, 16);
@@ -930,7 +1240,7 @@ function renderControls() {
   const session = view.session;
   const parts = [];
   if (session.status !== "active") {
-    parts.push(h("p", { class: "done" }, "This contest is over."));
+    parts.push(h("p", { class: "done" }, t("This contest is over.")));
   } else if (view.frag.kind === "skill-games") {
     parts.push(...skillControls());
   } else if (isGm()) {
@@ -952,14 +1262,17 @@ function renderControls() {
 /** Inputs for one competitor's dice: the main purposes shown, the others folded away. */
 function diceInputs(name, fieldsetLabel = name) {
   const purposes = view.info.purposes;
+  // A d20 takes 1 to 20 and says so itself; a list of dice takes whole numbers apart.
   const input = (purpose) =>
-    field(`${purpose.label}`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
-      dataset: { who: name, purpose: purpose.name, list: String(Boolean(purpose.list)) },
-      placeholder: purpose.list ? "e.g. 3 4 5" : "1–20", size: 6 }));
+    field(`${purpose.label}`, purpose.list
+      ? h("input", { type: "text", inputmode: "numeric", autocomplete: "off", pattern: "[0-9 ,]*",
+        dataset: { who: name, purpose: purpose.name, list: "true", sides: purpose.sides || "", count: purpose.count || "" }, placeholder: t("e.g. 3 4 5"), size: 6 })
+      : h("input", { type: "number", min: 1, max: 20, step: 1, inputmode: "numeric", autocomplete: "off",
+        dataset: { who: name, purpose: purpose.name, list: "false", sides: "20" }, placeholder: "1–20" }));
   const others = purposes.filter((purpose) => !purpose.main);
   return h("fieldset", { class: "dice" }, h("legend", {}, fieldsetLabel),
     purposes.filter((purpose) => purpose.main).map(input),
-    others.length ? h("details", {}, h("summary", {}, "More dice"), others.map(input)) : null);
+    others.length ? h("details", {}, h("summary", {}, t("More dice")), others.map(input)) : null);
 }
 
 /** The dice entered in `form`: `{name: {purpose: value or [values]}}`, or an error. */
@@ -969,8 +1282,20 @@ function enteredDice(form) {
     const text = input.value.trim();
     if (text === "") continue;
     const values = text.split(/[\s,]+/).map(Number);
+    const who = input.dataset.who;
+    const label = input.labels && input.labels[0] ? input.labels[0].textContent : input.dataset.purpose;
     if (values.some((value) => !Number.isInteger(value))) {
-      throw new Error(`${input.dataset.who}'s ${input.dataset.purpose}: write whole numbers, e.g. 17 or 3 4 5.`);
+      input.focus();
+      throw new Error(t("{name}'s {die}: write whole numbers, e.g. 17 or 3 4 5.", { name: who, die: label }));
+    }
+    const sides = Number(input.dataset.sides || 0);
+    if (sides && values.some((value) => value < 1 || value > sides)) {
+      input.focus();
+      throw new Error(t("{name}'s {die}: a die of {sides} sides shows 1 to {sides}.", { name: who, die: label, sides }));
+    }
+    if (input.dataset.count && values.length !== Number(input.dataset.count)) {
+      input.focus();
+      throw new Error(t("{name}'s {die}: {count} dice, one number each.", { name: who, die: label, count: input.dataset.count }));
     }
     rolls[input.dataset.who] ??= {};
     rolls[input.dataset.who][input.dataset.purpose] = input.dataset.list === "true" || values.length > 1 ? values : values[0];
@@ -978,13 +1303,18 @@ function enteredDice(form) {
   return rolls;
 }
 
+/** The lead a chase's escapee needs to hide (app/rules/chases.py `HIDE_MIN_LEAD`). */
+const HIDE_MIN_LEAD = 20;
+
 function terrainInputs() {
   const check = h("input", { type: "text", list: "checks", value: view.terrain.check, name: "terrain-check", autocomplete: "off" });
   const list = h("datalist", { id: "checks" }, ["strength", "dexterity", "swim", "climb", "jump", "balance", "ride"].map((name) => h("option", { value: name })));
-  const tactic = h("select", { name: "tactic" }, h("option", { value: "" }, "no tactic"), h("option", { value: "hide" }, "the escapee hides"),
-    h("option", { value: "hazard" }, "the escapee makes a hazard"));
+  const canHide = (view.session?.state?.lead ?? 0) >= HIDE_MIN_LEAD;
+  const tactic = h("select", { name: "tactic" }, h("option", { value: "" }, t("no tactic")),
+    canHide ? h("option", { value: "hide" }, t("the escapee hides")) : null,
+    h("option", { value: "hazard" }, t("the escapee makes a hazard")));
   const penalty = h("input", { type: "number", name: "penalty", min: 1, value: 2, inputmode: "numeric" });
-  const policy = h("select", { name: "policy" }, h("option", { value: "none" }, "never hides"), h("option", { value: "hide-when-possible" }, "hides when possible"));
+  const policy = h("select", { name: "policy" }, h("option", { value: "none" }, t("never hides")), h("option", { value: "hide-when-possible" }, t("hides when possible")));
   policy.value = view.tacticPolicy;
   check.addEventListener("change", () => {
     view.terrain = { check: check.value.trim() || "strength" };
@@ -994,8 +1324,8 @@ function terrainInputs() {
     view.tacticPolicy = policy.value;
     refreshOdds();
   });
-  return h("fieldset", { class: "terrain" }, h("legend", {}, "This increment"), field("Terrain check", check), list,
-    field("Tactic", tactic), field("Hazard penalty", penalty), field("In the odds and a resolve, the escapee", policy));
+  return h("fieldset", { class: "terrain" }, h("legend", {}, t("This increment")), field(t("Terrain check"), check), list,
+    field(t("Tactic"), tactic), field(t("Hazard penalty"), penalty), field(t("In the odds and a resolve, the escapee"), policy));
 }
 
 function roundBody(form) {
@@ -1017,39 +1347,49 @@ function gmRoundControls() {
   if (pending) {
     const waiting = pending.waiting_for;
     parts.push(h("div", { class: "pending", id: "pending" },
-      h("p", {}, `Round ${pending.number} waits for dice from ${waiting.join(", ")}`, pending.deadline ? ` (until ${new Date(pending.deadline).toLocaleTimeString()})` : "", "."),
+      h("p", {}, pending.deadline
+        ? t("Round {number} waits for dice from {names} (until {time}).", { number: pending.number, names: waiting.join(", "), time: new Date(pending.deadline).toLocaleTimeString() })
+        : t("Round {number} waits for dice from {names}.", { number: pending.number, names: waiting.join(", ") })),
       h("div", { class: "actions" }, waiting.map((name) => {
-        const button = h("button", { type: "button" }, `Roll for ${name}`);
+        const button = h("button", { type: "button" }, t("Roll for {name}", { name }));
         button.addEventListener("click", () => act(button, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [name] })));
         return button;
       }), (() => {
-        const cancel = h("button", { type: "button", class: "secondary" }, "Cancel this round");
+        const cancel = h("button", { type: "button", class: "secondary" }, t("Cancel this round"));
         cancel.addEventListener("click", () => act(cancel, () => asMe("DELETE", `${base()}/rounds/pending`)));
         return cancel;
       })())));
     // A player who rolled at the table but cannot send their dice: the GM enters them.
-    const give = h("button", { type: "submit" }, "Send these dice");
+    const give = h("button", { type: "submit" }, t("Send these dice"));
     const form = h("form", { id: "gm-dice-form", novalidate: true },
-      h("details", {}, h("summary", {}, "Enter a player's dice for them"),
+      h("details", {}, h("summary", {}, t("Enter a player's dice for them")),
         h("div", { class: "dice-grid" }, waiting.map((name) => diceInputs(name))),
         h("div", { class: "actions" }, give)));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       act(give, () => {
         const rolls = enteredDice(form);
-        if (Object.keys(rolls).length === 0) throw new Error("Enter the dice first.");
+        if (Object.keys(rolls).length === 0) throw new Error(t("Enter the dice first."));
         return asMe("POST", `${base()}/rounds/pending/dice`, { rolls });
       });
     });
     parts.push(form);
     return parts;
   }
-  const play = h("button", { type: "submit", class: "primary" }, "Play the round");
+  const play = h("button", { type: "submit", class: "primary" }, t("Play the round"));
   const form = h("form", { id: "play-form", novalidate: true },
     view.frag.kind === "chases" ? terrainInputs() : null,
-    h("p", { class: "hint" }, "Enter the dice rolled at the table, or leave them blank for the server to roll."),
+    h("p", { class: "hint" }, t("Enter the dice rolled at the table, or leave them blank for the server to roll.")),
     h("div", { class: "dice-grid" }, names.map((name) => diceInputs(name))),
     h("div", { class: "actions" }, play));
+  // Enter in an empty die field does not play the round with the server's dice: it says how.
+  form.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (event.key === "Enter" && target instanceof HTMLInputElement && target.dataset.purpose && target.value.trim() === "") {
+      event.preventDefault();
+      showError(new Error(t("Type the die rolled at the table, or press “Play the round” for the server's dice.")), target);
+    }
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(play, async () => {
@@ -1064,25 +1404,39 @@ function gmRoundControls() {
   parts.push(form);
   if (Object.keys(view.frag.seats).length > 0) {
     const deadline = h("input", { type: "number", name: "deadline", min: 1, max: 604800, value: 600, inputmode: "numeric" });
-    const collect = h("button", { type: "submit" }, "Wait for the players' dice");
+    const collect = h("button", { type: "submit" }, t("Wait for the players' dice"));
     const collectForm = h("form", { id: "collect-form" },
-      field("Seconds they have (then the server rolls)", deadline), h("div", { class: "actions" }, collect));
+      field(t("Seconds they have (then the server rolls)"), deadline), h("div", { class: "actions" }, collect));
     collectForm.addEventListener("submit", (event) => {
       event.preventDefault();
       act(collect, () => asMe("POST", `${base()}/rounds`, { ...roundBody(form), collect: true, deadline_seconds: Number(deadline.value) }));
     });
     parts.push(collectForm);
   }
-  const resolve = h("button", { type: "button" }, "Play to the end");
-  resolve.addEventListener("click", () => act(resolve, () => {
+  const resolve = h("button", { type: "button" }, t("Play to the end"));
+  const sure = h("button", { type: "button", class: "danger", hidden: true }, t("Yes, play every round to the end"));
+  const notNow = h("button", { type: "button", hidden: true }, t("Not now"));
+  // Irreversible: every round to the end with the server's dice, so it asks first.
+  resolve.addEventListener("click", () => {
+    resolve.hidden = true;
+    sure.hidden = false;
+    notNow.hidden = false;
+    sure.focus();
+  });
+  notNow.addEventListener("click", () => {
+    resolve.hidden = false;
+    sure.hidden = true;
+    notNow.hidden = true;
+    resolve.focus();
+  });
+  sure.addEventListener("click", () => act(sure, () => {
     const body = view.frag.kind === "chases" ? { terrain: view.terrain, tactic_policy: view.tacticPolicy } : undefined;
     return onWhatIsShown("POST", `${base()}/resolve`, body);
   }));
-  const more = [resolve];
+  const more = [resolve, sure, notNow];
   if (view.frag.kind === "chases") {
-    const end = h("button", { type: "button", class: "secondary" }, "The chaser gives up");
-    end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, { reason: "gave-up" })));
-    more.push(end);
+    more.push(...confirming(t("The chaser gives up"), t("Yes, the chaser gives up"),
+      (button) => act(button, () => asMe("POST", `${base()}/end`, { reason: "gave-up" }))));
   }
   parts.push(h("div", { class: "actions" }, more));
   return parts;
@@ -1093,22 +1447,26 @@ function playerRoundControls() {
   const me = view.frag.name;
   const pending = session.pending;
   if (view.frag.role !== "seat") {
-    return [h("p", {}, "You follow along here: the GM plays the rounds.")];
+    return [h("p", {}, t("You follow along here: the GM plays the rounds."))];
   }
-  if (!pending) return [h("p", { class: "waiting" }, "Waiting for the GM to start a round.")];
+  if (!pending) return [h("p", { class: "waiting" }, t("Waiting for the GM to start a round."))];
   if (!pending.waiting_for.includes(me)) {
-    return [h("p", { class: "waiting" }, `Your dice are in. Waiting for ${pending.waiting_for.join(", ")}.`)];
+    return [h("p", { class: "waiting" }, t("Your dice are in. Waiting for {names}.", { names: pending.waiting_for.join(", ") }))];
   }
-  const send = h("button", { type: "submit", class: "primary" }, "Send my dice");
+  const send = h("button", { type: "submit", class: "primary" }, t("Send my dice"));
+  const rollForMe = h("button", { type: "button" }, t("Roll for me"));
+  rollForMe.addEventListener("click", () => act(rollForMe, () => asMe("POST", `${base()}/rounds/pending/roll-for`, { names: [me] })));
+  const owes = (pending.owes || {})[me] || [];
   const form = h("form", { id: "dice-form", novalidate: true },
-    h("p", {}, `Round ${pending.number} waits for your dice.`),
-    diceInputs(me, `Your dice, ${me}`),
-    h("div", { class: "actions" }, send));
+    h("p", {}, t("Round {number} waits for your dice.", { number: pending.number })),
+    owes.length ? h("p", { class: "owes" }, t("You owe: {dice}.", { dice: owedWords(owes) })) : null,
+    diceInputs(me, t("Your dice, {name}", { name: me })),
+    h("div", { class: "actions" }, send, rollForMe));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(send, () => {
       const rolls = enteredDice(form);
-      if (!rolls[me] || Object.keys(rolls[me]).length === 0) throw new Error("Enter your dice first.");
+      if (!rolls[me] || Object.keys(rolls[me]).length === 0) throw new Error(t("Enter your dice first."));
       return asMe("POST", `${base()}/rounds/pending/dice`, { rolls: { [me]: rolls[me] } });
     });
   });
@@ -1119,24 +1477,25 @@ function skillControls() {
   const session = view.session;
   const state = session.state;
   const config = session.config;
-  const parts = [h("p", {}, `Round ${state.round}: ${state.phase === "skills" ? "each party chooses its skills" : "each party seals its choice"}.`)];
+  const parts = [h("p", {}, state.phase === "skills" ? t("Round {round}: each party chooses its skills.", { round: state.round })
+    : t("Round {round}: each party seals its choice.", { round: state.round }))];
   const mine = myParties();
-  if (mine.length === 0 && !isGm()) parts.push(h("p", {}, "You follow along here."));
+  if (mine.length === 0 && !isGm()) parts.push(h("p", {}, t("You follow along here.")));
   for (const party of mine) {
     const panel = h("div", { class: "party-panel", dataset: { party } }, h("h4", {}, party));
     if (state.phase === "skills") {
       if (state.skills_done.includes(party)) {
-        panel.append(h("p", { class: "waiting" }, "Skills rolled. Waiting for the other parties."));
+        panel.append(h("p", { class: "waiting" }, t("Skills rolled. Waiting for the other parties.")));
       } else {
         const boxes = config.skill_list.map((skill) => h("input", { type: "checkbox", name: "skill", value: skill }));
-        const roll = h("button", { type: "submit", class: "primary" }, "Roll these skills");
+        const roll = h("button", { type: "submit", class: "primary" }, t("Roll these skills"));
         const members = config.parties.find((item) => item.name === party).members;
         const dice = members.map((member) => h("fieldset", { class: "dice" }, h("legend", {}, member.name),
           config.skill_list.map((skill) => field(`${skill} d20`, h("input", { type: "text", inputmode: "numeric", autocomplete: "off",
             size: 4, placeholder: "1–20", dataset: { member: member.name, skill } })))));
         const form = h("form", { class: "skills-form", novalidate: true },
-          h("fieldset", {}, h("legend", {}, `Choose ${config.skills_per_round} skills`), boxes.map((box, index) => field(config.skill_list[index], box))),
-          h("details", {}, h("summary", {}, "Dice rolled at the table (blank: the server rolls)"), h("div", { class: "dice-grid" }, dice)),
+          h("fieldset", {}, h("legend", {}, tn("Choose {count} skill", "Choose {count} skills", config.skills_per_round)), boxes.map((box, index) => field(config.skill_list[index], box))),
+          h("details", {}, h("summary", {}, t("Dice rolled at the table (blank: the server rolls)")), h("div", { class: "dice-grid" }, dice)),
           h("div", { class: "actions" }, roll));
         form.addEventListener("submit", (event) => {
           event.preventDefault();
@@ -1147,7 +1506,7 @@ function skillControls() {
               const text = input.value.trim();
               if (text === "" || !skills.includes(input.dataset.skill)) continue;
               const value = Number(text);
-              if (!Number.isInteger(value)) throw new Error(`${input.dataset.member}'s ${input.dataset.skill}: write a whole number, 1 to 20.`);
+              if (!Number.isInteger(value) || value < 1 || value > 20) throw new Error(t("{member}'s {skill}: write a whole number, 1 to 20.", { member: input.dataset.member, skill: input.dataset.skill }));
               rolls[input.dataset.member] ??= {};
               rolls[input.dataset.member][input.dataset.skill] = value;
             }
@@ -1161,9 +1520,10 @@ function skillControls() {
     } else {
       const sealed = view.sealed[party];
       if (sealed) {
-        panel.append(h("p", { class: "sealed" }, `Your sealed choice: ${sealed}. Hidden from the other parties until the reveal; you may replace it until then.`));
+        panel.append(h("p", { class: "sealed" }, t("Your sealed choice: {choice}. Hidden from the other parties until the reveal; you may replace it until then.", { choice: sealed })));
       } else if (state.submitted.includes(party)) {
-        panel.append(h("p", { class: "sealed" }, "A choice is sealed for this party. You may replace it until the reveal."));
+        panel.append(h("p", { class: "sealed" }, t("A choice is sealed for this party. You may replace it until the reveal.")));
+        recallSealed(party);
       }
       panel.append(choiceForm(party));
     }
@@ -1172,22 +1532,43 @@ function skillControls() {
   if (isGm()) {
     const others = config.parties.filter((party) => party.controller !== "gm").map((party) => party.name);
     if (others.length) {
-      parts.push(h("p", { class: "muted" }, `The players choose for ${others.join(", ")} from their own links.`));
+      parts.push(h("p", { class: "muted" }, t("The players choose for {parties} from their own links.", { parties: others.join(", ") })));
     }
     parts.push(grantForm());
   }
   return parts;
 }
 
+/** A sealed choice this page no longer holds (a reload): read back with this page's own token,
+ * which the service answers for its own party alone (and the GM's for a GM-run party). */
+async function recallSealed(party) {
+  const key = `${view.session.state.round}:${party}`;
+  view.recalled ??= new Set();
+  if (view.recalled.has(key)) return;
+  view.recalled.add(key);
+  try {
+    const answer = await asMe("GET", `${base()}/choices/${encodeURIComponent(party)}`);
+    const choice = answer.body.choice;
+    if (!choice || answer.body.round !== view.session.state.round || view.sealed[party]) return;
+    const words = choice.actions ? (choice.actions.length ? choice.actions.join(", ") : t("nothing"))
+      : t("{action}, bid {bid}", { action: choice.action, bid: choice.bid });
+    view.sealed = { ...view.sealed, [party]: words };
+    view.controlsKey = null;
+    renderControls();
+  } catch {
+    // shown as sealed, without what
+  }
+}
+
 function choiceForm(party) {
   const session = view.session;
   const config = session.config;
-  const seal = h("button", { type: "submit", class: "primary" }, "Seal the choice");
+  const seal = h("button", { type: "submit", class: "primary" }, t("Seal the choice"));
   let form;
   if (config.kind === "bidding") {
-    const action = h("select", { name: "action" }, config.actions.map((item) => h("option", { value: item.name }, item.name)));
+    const action = h("select", { name: "action" }, config.actions.map((item) => h("option", { value: item.name }, actionWords(item))));
     const bid = h("input", { type: "number", name: "bid", min: 0, max: session.state.tokens[party], value: 0, inputmode: "numeric" });
-    form = h("form", { class: "choice-form" }, field("Action", action), field(`Bid (tokens: ${session.state.tokens[party]})`, bid),
+    form = h("form", { class: "choice-form" }, field(t("Action"), action), field(t("Bid (tokens: {tokens})", { tokens: session.state.tokens[party] }), bid),
       h("div", { class: "actions" }, seal));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -1204,8 +1585,8 @@ function choiceForm(party) {
   } else {
     const boxes = config.actions.map((item) => h("input", { type: "checkbox", name: "action", value: item.name }));
     form = h("form", { class: "choice-form" },
-      h("fieldset", {}, h("legend", {}, `Actions to buy (tokens: ${session.state.tokens[party]})`),
-        boxes.map((box, index) => field(`${config.actions[index].name} (cost ${config.actions[index].cost ?? 0})`, box))),
+      h("fieldset", {}, h("legend", {}, t("Actions to buy (tokens: {tokens})", { tokens: session.state.tokens[party] })),
+        boxes.map((box, index) => field(`${t("{name} (cost {cost})", { name: config.actions[index].name, cost: config.actions[index].cost ?? 0 })}: ${effectsWords(config.actions[index])}`, box))),
       h("div", { class: "actions" }, seal));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -1224,27 +1605,63 @@ function choiceForm(party) {
   return form;
 }
 
+/** What an action does, in words: each effect (from its margin, in a bidding game). */
+function effectsWords(action) {
+  return (action.effects || []).map((effect) => {
+    const gains = [effect.progress ? tn("+{count} progress", "+{count} progress", effect.progress) : null,
+      effect.tokens ? tn("+{count} token", "+{count} tokens", effect.tokens) : null].filter(Boolean).join(", ");
+    const from = effect.min_margin ? t("margin {margin}+: ", { margin: effect.min_margin }) : "";
+    const whom = effect.target && effect.target !== "self" ? t(" (to {target})", { target: effect.target }) : "";
+    return `${from}${effect.text}${gains ? ` (${gains})` : ""}${whom}`;
+  }).join("; ");
+}
+
+function actionWords(action) {
+  return t("{name} — {effects}", { name: action.name, effects: effectsWords(action) });
+}
+
 function grantForm() {
   const config = view.session.config;
   const party = h("select", { name: "party" }, config.parties.map((item) => h("option", { value: item.name }, item.name)));
   const tokens = h("input", { type: "number", name: "tokens", min: 1, value: 1, inputmode: "numeric" });
   const reason = h("input", { type: "text", name: "reason", value: "A fine idea", maxlength: 200 });
-  const grant = h("button", { type: "submit" }, "Grant tokens");
-  const form = h("form", { id: "grant-form" }, h("fieldset", {}, h("legend", {}, "Grant tokens"),
-    field("Party", party), field("Tokens", tokens), field("Reason", reason)), h("div", { class: "actions" }, grant));
+  const grant = h("button", { type: "submit" }, t("Grant tokens"));
+  const form = h("form", { id: "grant-form" }, h("fieldset", {}, h("legend", {}, t("Grant tokens")),
+    field(t("Party"), party), field(t("Tokens"), tokens), field(t("Reason"), reason)), h("div", { class: "actions" }, grant));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(grant, () => asMe("POST", `${base()}/grants`, { party: party.value, tokens: Number(tokens.value), reason: reason.value }));
   });
-  const end = h("button", { type: "button", class: "secondary" }, "End the game");
-  end.addEventListener("click", () => act(end, () => asMe("POST", `${base()}/end`, {})));
-  return h("div", {}, form, h("div", { class: "actions" }, end));
+  return h("div", {}, form, h("div", { class: "actions" },
+    confirming(t("End the game"), t("Yes, end the game for everyone"), (button) => act(button, () => asMe("POST", `${base()}/end`, {})))));
+}
+
+/** An irreversible action behind a second press: `[ask, yes, no]` buttons, the keyboard
+ * taken to the confirmation and back. */
+function confirming(label, yesLabel, run) {
+  const ask = h("button", { type: "button", class: "secondary" }, label);
+  const yes = h("button", { type: "button", class: "danger", hidden: true }, yesLabel);
+  const no = h("button", { type: "button", hidden: true }, t("Not now"));
+  ask.addEventListener("click", () => {
+    ask.hidden = true;
+    yes.hidden = false;
+    no.hidden = false;
+    yes.focus();
+  });
+  no.addEventListener("click", () => {
+    ask.hidden = false;
+    yes.hidden = true;
+    no.hidden = true;
+    ask.focus();
+  });
+  yes.addEventListener("click", () => run(yes));
+  return [ask, yes, no];
 }
 
 function dangerControls() {
-  const remove = h("button", { type: "button", class: "danger" }, "Delete this session");
-  const confirm = h("button", { type: "button", class: "danger", hidden: true }, "Yes, delete it for everyone");
-  const keep = h("button", { type: "button", hidden: true }, "Keep it");
+  const remove = h("button", { type: "button", class: "danger" }, t("Delete this session"));
+  const confirm = h("button", { type: "button", class: "danger", hidden: true }, t("Yes, delete it for everyone"));
+  const keep = h("button", { type: "button", hidden: true }, t("Keep it"));
   remove.addEventListener("click", () => {
     remove.hidden = true;
     confirm.hidden = false;
@@ -1271,29 +1688,29 @@ function renderLinks() {
   for (const name of new Set([...Object.keys(seats), ...Object.keys(parties)])) {
     const seat = seats[name];
     const token = seat || parties[name];
-    entries.push([`${name}${seat ? " (their seat: they send their own dice)" : ""}`,
+    entries.push([seat ? t("{name} (their seat: they send their own dice)", { name }) : name,
       linkFor({ session: frag.session, kind: frag.kind, token, role: seat ? "seat" : "party", name })]);
   }
   const rows = entries.map(([label, url]) => {
     const input = h("input", { type: "text", readonly: true, value: url, class: "link", id: uid("link") });
-    const copy = h("button", { type: "button" }, "Copy");
+    const copy = h("button", { type: "button" }, t("Copy"));
     const note = h("span", { class: "copied", "aria-live": "polite" });
     copy.addEventListener("click", async () => {
       input.select();
       try {
         await navigator.clipboard.writeText(url);
-        note.textContent = "Copied";
+        note.textContent = t("Copied");
       } catch {
-        note.textContent = "Selected: copy it with Ctrl+C";
+        note.textContent = t("Selected: copy it with Ctrl+C");
       }
     });
     return h("li", {}, h("label", { for: input.id }, label), h("div", { class: "link-row" }, input, copy, note));
   });
   fill(document.getElementById("links"),
-    entries.length ? h("p", {}, "Give each player their own link. Whoever holds a link can act as that player: send it privately.")
-      : h("p", {}, "No player links: this session was created without seats (an arm wrestle or a regular contest has player tokens only with seats), or this link does not carry them."),
+    entries.length ? h("p", {}, t("Give each player their own link. Whoever holds a link can act as that player: send it privately."))
+      : h("p", {}, t("No player links: this session was created without seats (an arm wrestle or a regular contest has player tokens only with seats), or this link does not carry them.")),
     h("ul", { class: "links" }, rows),
-    h("p", { class: "muted" }, "This page's own address is the GM's link: keep it to yourself."));
+    h("p", { class: "muted" }, t("This page's own address is the GM's link: keep it to yourself.")));
 }
 
 // --- start -------------------------------------------------------------------------------

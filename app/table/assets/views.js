@@ -3,6 +3,7 @@
 // the numbers written on the chart too) and its rounds with every die and where it came from.
 
 import { fill, h, s } from "./dom.js";
+import { possessive, t, tn } from "./i18n.js";
 import { KINDS, percent } from "./kinds.js";
 
 // --- the board ---------------------------------------------------------------------------
@@ -20,7 +21,7 @@ function bar(label, value, max, text, { mine = false, lead = false } = {}) {
 }
 
 function youMark(frag, name) {
-  return frag.role !== "gm" && frag.name === name ? " (you)" : "";
+  return frag.role !== "gm" && frag.name === name ? t(" (you)") : "";
 }
 
 export function renderBoard(box, kind, session, frag) {
@@ -29,19 +30,23 @@ export function renderBoard(box, kind, session, frag) {
   const parts = [];
   if (kind === "arm-wrestles") {
     const target = config.target;
-    parts.push(h("p", { class: "board-note" }, `First to a DS of ${target} wins (${config.variant}).`));
-    for (const name of KINDS[kind].names(session)) {
+    parts.push(h("p", { class: "board-note" }, t("First to a DS of {target} wins ({variant}).", { target, variant: config.variant })));
+    // A DS below 0 (a leader pushed back) still shows: the bars start at the lowest DS.
+    const names = KINDS[kind].names(session);
+    const floor = Math.min(0, ...names.map((name) => state.ds[name]));
+    for (const name of names) {
       const ds = state.ds[name];
-      parts.push(bar(`${name}${youMark(frag, name)}`, ds, target, `DS ${ds} of ${target}${state.leader === name ? ", leads" : ""}`,
+      parts.push(bar(`${name}${youMark(frag, name)}`, ds - floor, target - floor,
+        `${t("DS {ds} of {target}", { ds, target })}${state.leader === name ? t(", leads") : ""}`,
         { mine: frag.name === name, lead: state.leader === name }));
     }
   } else if (kind === "regular-contests") {
     for (const name of KINDS[kind].names(session)) {
       parts.push(h("p", { class: state.winner === name ? "lead" : "" }, `${name}${youMark(frag, name)}: effective skill ${state.effective_skills[name]}`));
     }
-    parts.push(h("p", {}, `${state.rounds} of at most ${config.max_rounds} rounds played.`));
+    parts.push(h("p", {}, t("{rounds} of at most {most} rounds played.", { rounds: state.rounds, most: config.max_rounds })));
   } else if (kind === "races") {
-    parts.push(h("p", { class: "board-note" }, `Increment ${state.increment} of ${state.of} done (${config.course}).`));
+    parts.push(h("p", { class: "board-note" }, t("Increment {done} of {of} done ({course}).", { done: state.increment, of: state.of, course: config.course })));
     parts.push(track(state.increment, state.of));
     const best = Math.max(1, ...Object.values(state.ds));
     for (const name of KINDS[kind].names(session)) {
@@ -50,7 +55,7 @@ export function renderBoard(box, kind, session, frag) {
       const extra = [standing !== "racing" ? standing : null, pacing === "sprint" ? "sprinting" : pacing === "pace" ? "pacing" : null,
         state.damage[name] ? `${state.damage[name]} damage` : null,
         ...(state.flags[name] || [])].filter(Boolean);
-      parts.push(bar(`${name}${youMark(frag, name)}`, state.ds[name], best, `DS ${state.ds[name]}${extra.length ? ` (${extra.join(", ")})` : ""}`,
+      parts.push(bar(`${name}${youMark(frag, name)}`, state.ds[name], best, extra.length ? t("DS {ds} ({notes})", { ds: state.ds[name], notes: extra.join(", ") }) : t("DS {ds}", { ds: state.ds[name] }),
         { mine: frag.name === name, lead: state.ds[name] === best && best > 0 }));
     }
   } else if (kind === "chases") {
@@ -69,37 +74,41 @@ export function renderBoard(box, kind, session, frag) {
       h("figcaption", {}, `Track: ${chaser} ${youMark(frag, chaser)}behind, ${escapee}${youMark(frag, escapee)} ${lead} ahead; DS ${escapee} ${state.ds[escapee]}, ${chaser} ${state.ds[chaser]}.`)));
   } else if (kind === "skill-games") {
     const goal = config.goal;
-    parts.push(h("p", { class: "board-note" }, `Round ${state.round}${config.max_rounds ? ` of ${config.max_rounds}` : ""}: ${state.phase === "skills" ? "choosing skills" : "sealing choices"}. Goal: ${goal ?? "—"} progress; DC ${config.dc}.`));
+    const note = session.status !== "active"
+      ? t("The game is over. Goal: {goal} progress; DC {dc}.", { goal: goal ?? "—", dc: config.dc })
+      : `${config.max_rounds ? t("Round {round} of {most}", { round: state.round, most: config.max_rounds }) : t("Round {round}", { round: state.round })}: ${state.phase === "skills" ? t("choosing skills") : t("sealing choices")}. ${t("Goal: {goal} progress; DC {dc}.", { goal: goal ?? "—", dc: config.dc })}`;
+    parts.push(h("p", { class: "board-note" }, note));
     const rows = config.parties.map((party) => {
       const name = party.name;
-      const step = state.phase === "skills"
-        ? (state.skills_done.includes(name) ? "skills rolled" : "choosing skills")
-        : (state.submitted.includes(name) ? "choice sealed" : "still choosing");
+      const step = session.status !== "active" ? t("done")
+        : state.phase === "skills"
+          ? (state.skills_done.includes(name) ? t("skills rolled") : t("choosing skills"))
+          : (state.submitted.includes(name) ? t("choice sealed") : t("still choosing"));
       return h("tr", { class: frag.name === name ? "mine" : "" },
         h("th", { scope: "row" }, `${name}${youMark(frag, name)}${party.controller === "gm" ? " (the GM's)" : ""}`),
-        h("td", {}, `${state.progress[name]}${goal ? ` of ${goal}` : ""}`),
+        h("td", {}, goal ? t("{progress} of {goal}", { progress: state.progress[name], goal }) : String(state.progress[name])),
         h("td", {}, String(state.tokens[name])),
         h("td", {}, step));
     });
     parts.push(h("table", { class: "parties" },
-      h("caption", {}, "Parties"),
-      h("thead", {}, h("tr", {}, ["Party", "Progress", "Tokens", "Now"].map((title) => h("th", { scope: "col" }, title)))),
+      h("caption", {}, t("Parties")),
+      h("thead", {}, h("tr", {}, [t("Party"), t("Progress"), t("Tokens"), t("Now")].map((title) => h("th", { scope: "col" }, title)))),
       h("tbody", {}, rows)));
     for (const party of config.parties) {
-      parts.push(bar(`${party.name}`, state.progress[party.name], goal || 1, `progress ${state.progress[party.name]}`, { mine: frag.name === party.name }));
+      parts.push(bar(`${party.name}`, state.progress[party.name], goal || 1, t("progress {progress}", { progress: state.progress[party.name] }), { mine: frag.name === party.name }));
     }
     // A party's page shows its own members' skills; the GM's, every party's.
     const shown = config.parties.filter((party) => frag.role === "gm" || (frag.role === "party" && party.name === frag.name));
     for (const party of shown) {
-      parts.push(h("h4", {}, frag.role === "gm" ? `${party.name}'s skills` : "Your party's skills"),
+      parts.push(h("h4", {}, frag.role === "gm" ? t("{whose} skills", { whose: possessive(party.name) }) : t("Your party's skills")),
         h("ul", { class: "skills" }, party.members.map((member) =>
           h("li", {}, `${member.name}: ${Object.entries(member.skills).map(([skill, mod]) => `${skill} ${mod >= 0 ? "+" : ""}${mod}`).join(", ")}`))));
     }
   }
   if (session.pending) {
-    parts.push(h("p", { class: "pending-line" }, `Round ${session.pending.number} waits for dice from ${session.pending.waiting_for.join(", ")}.`));
+    parts.push(h("p", { class: "pending-line" }, t("Round {number} waits for dice from {names}.", { number: session.pending.number, names: session.pending.waiting_for.join(", ") })));
   }
-  if (session.status !== "active") parts.push(h("p", { class: "result" }, `Finished: ${session.summary}`));
+  if (session.status !== "active") parts.push(h("p", { class: "result" }, t("Finished: {summary}", { summary: session.summary })));
   fill(box, parts);
 }
 
@@ -137,8 +146,8 @@ function chart(rows, title, { scale = 1, format = percent } = {}) {
 function numbers(rows, caption, errors = null) {
   return h("table", { class: "odds-table" },
     h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Outcome"), h("th", { scope: "col" }, "Chance"),
-      errors ? h("th", { scope: "col" }, "± error") : null)),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Outcome")), h("th", { scope: "col" }, t("Chance")),
+      errors ? h("th", { scope: "col" }, t("± error")) : null)),
     h("tbody", {}, rows.map(([label, p], index) => h("tr", {}, h("th", { scope: "row" }, label), h("td", { class: "num" }, percent(p)),
       errors ? h("td", { class: "num" }, errors[index] == null ? "—" : percent(errors[index])) : null))));
 }
@@ -148,7 +157,7 @@ export function renderOdds(box, kind, session, odds) {
   const rows = info.outcomes(session, odds).filter(([, p]) => p != null);
   const estimate = odds.method === "monte-carlo";
   const from = odds.rounds_played ?? odds.increments_played ?? session.round;
-  const caption = `From round ${from}: ${estimate ? "estimated" : "exact"}`;
+  const caption = estimate ? t("From round {round}: estimated", { round: from }) : t("From round {round}: exact", { round: from });
   const errors = estimate && odds.standard_error ? rows.map(() => null) : null;
   if (errors) {
     const table = odds.standard_error;
@@ -158,11 +167,13 @@ export function renderOdds(box, kind, session, odds) {
       errors[index] = key ? table[key] : null;
     });
   }
+  // Once it is over the odds are its result: no expectation of rounds to come, no estimate.
+  const over = session.status !== "active";
   fill(box,
-    h("p", { class: "odds-summary" }, odds.summary),
+    h("p", { class: "odds-summary" }, over ? t("It is over: {summary}", { summary: session.summary }) : odds.summary),
     h("div", { class: "odds-pair" }, numbers(rows, caption, errors), h("figure", { class: "chart-box" }, chart(rows, "Odds from here"),
-      h("figcaption", {}, "The same odds, drawn."))),
-    info.facts(odds).map((fact) => h("p", { class: "muted" }, fact)));
+      h("figcaption", {}, t("The same odds, drawn.")))),
+    over ? null : info.facts(odds).map((fact) => h("p", { class: "muted" }, fact)));
 }
 
 export function renderChoiceOdds(box, kind, answer) {
@@ -179,8 +190,8 @@ export function renderChoiceOdds(box, kind, answer) {
   });
   const most = Math.max(1, ...rows.map(([, expected]) => expected));
   fill(box, h("p", {}, answer.summary),
-    h("table", { class: "odds-table" }, h("caption", {}, "Tokens expected, by the skills chosen"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Skills"), h("th", { scope: "col" }, "Tokens expected"))),
+    h("table", { class: "odds-table" }, h("caption", {}, t("Tokens expected, by the skills chosen")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Skills")), h("th", { scope: "col" }, t("Tokens expected")))),
       h("tbody", {}, rows.map(([label, expected]) => h("tr", { class: label === answer.best ? "best" : "" },
         h("th", { scope: "row" }, label), h("td", { class: "num" }, expected.toFixed(2)))))),
     h("figure", { class: "chart-box" }, chart(rows, "Tokens expected", { scale: most, format: (expected) => expected.toFixed(2) }),
@@ -192,40 +203,128 @@ export function renderChoiceOdds(box, kind, answer) {
 
 /** Who a seed or a supplied die is from (`gm`, `seat:<name>`, `party:<name>`), in words. */
 export function byWords(by) {
-  if (by === "gm") return "the GM";
+  if (by === "gm") return t("the GM");
   if (typeof by !== "string") return "—";
   const at = by.indexOf(":");
   const role = by.slice(0, at);
   const name = by.slice(at + 1);
-  if (role === "seat") return `${name}'s seat`;
-  if (role === "party") return `the party ${name}`;
+  if (role === "seat") return t("{whose} seat", { whose: possessive(name) });
+  if (role === "party") return t("the party {name}", { name });
   return by;
 }
 
-export function renderRound(kind, record) {
+/** Who gave a die on a card, in words. */
+function sourceWords(source) {
+  switch (source) {
+    case "server": return t("rolled by the server");
+    case "deadline": return t("rolled by the server at the deadline");
+    case "roll-for-me": return t("rolled by the server, as the seat asked");
+    case "gm": return t("entered by the GM");
+    case "seat": return t("entered by their seat");
+    case "party": return t("entered by the party");
+    default: return t("entered");
+  }
+}
+
+function signedNumber(value) {
+  return value >= 0 ? `+${value}` : `−${-value}`;
+}
+
+/** The purposes a card need not name: each kind's own check (its dice say which). */
+const PLAIN_PURPOSES = new Set(["strength", "check", "success"]);
+
+/** A card's die as the page words it: `Lydia 1d20+2 = 18 vs Ogre 23`, `Ann Athletics 1d20+5 =
+ * 17 vs DC 15`; `opponent: false` leaves an opponent's total out (the one line names both). */
+export function cardDieText(die, { opponent = true } = {}) {
+  const modifier = die.modifier ? (die.modifier > 0 ? `+${die.modifier}` : `−${-die.modifier}`) : "";
+  if (die.total === null || die.total === undefined) {
+    return t("{name} {purpose}: {dice} → {values}", { name: die.name ?? "", purpose: die.purpose, dice: die.dice, values: die.values.join(", ") });
+  }
+  const who = PLAIN_PURPOSES.has(die.purpose) ? (die.name ?? "") : `${die.name ?? ""} ${die.purpose}`;
+  let line = t("{name} {dice}{modifier} = {total}", { name: who, dice: die.dice, modifier, total: die.total });
+  const against = die.against || {};
+  if (against.name !== undefined) {
+    if (opponent) line += " " + t("vs {name} {total}", { name: against.name, total: against.total });
+  }
+  else if (against.dc !== undefined) line += " " + t("vs DC {dc}", { dc: against.dc });
+  else if (against.skill !== undefined) line += " " + t("vs skill {skill}", { skill: against.skill });
+  return line;
+}
+
+/** What a round changed, as the page words it: `Ogre +5 (DS 5)`. */
+export function cardChangeText(change) {
+  const values = { name: change.name, delta: change.delta === null ? "" : signedNumber(change.delta), to: change.to };
+  switch (change.kind) {
+    case "ds": return change.delta === null ? t("{name}: DS {to}", values) : t("{name} {delta} (DS {to})", values);
+    case "lead": return t("{name}'s lead {delta} (now {to})", values);
+    case "tokens": return change.delta === null ? t("{name}: {to} tokens", values)
+      : tn("{name} earned {count} token (holds {to})", "{name} earned {count} tokens (holds {to})", change.delta, values);
+    case "progress": return t("{name} progress {to}", values);
+    default: return `${change.name} ${change.to}`;
+  }
+}
+
+/** A card's one line: its checks, then what it changed. */
+export function cardLine(card) {
+  const checks = card.dice.filter((die) => die.total !== null && die.total !== undefined).map((die) => cardDieText(die, { opponent: false }));
+  const changes = card.changes.map(cardChangeText);
+  const head = checks.join(" · ");
+  if (changes.length === 0) return card.winner ? t("{checks} → {winner} wins the round", { checks: head, winner: card.winner }) : head;
+  return t("{checks} → {changes}", { checks: head, changes: changes.join(", ") });
+}
+
+/** The card itself: a line per die (with its margin and who gave it), then the changes. */
+function cardBody(card) {
+  return h("div", { class: "card" },
+    h("ul", { class: "card-dice" }, card.dice.map((die) => {
+      const result = die.success === true ? t("success") : die.success === false ? t("failure") : null;
+      const margin = die.margin === null || die.margin === undefined ? null : t("margin {margin}", { margin: signedNumber(die.margin) });
+      return h("li", { class: die.success === true ? "made" : die.success === false ? "missed" : "" },
+        h("span", { class: "card-check" }, cardDieText(die)),
+        die.values.length && die.total !== null && die.total !== undefined ? h("span", { class: "card-values" }, ` [${die.values.join(", ")}]`) : null,
+        margin ? h("span", { class: "card-margin" }, ` · ${margin}`) : null,
+        result ? h("span", { class: "card-result" }, ` · ${result}`) : null,
+        h("span", { class: "card-source" }, ` · ${sourceWords(die.source)}`));
+    })),
+    card.changes.length ? h("p", { class: "card-change" }, "→ ", card.changes.map(cardChangeText).join(", ")) : null);
+}
+
+export function renderRound(kind, record, { latest = false } = {}) {
   const rolls = record.rolls || [];
-  const parts = [h("p", { class: "round-summary" }, record.summary)];
+  const card = Array.isArray(record.cards) ? record.cards[0] : null;
+  const title = t("Round {number}", { number: record.number });
+  const headingId = `round-${record.number}-title`;
+  const head = h("p", { class: "card-title" }, h("strong", { id: headingId }, title),
+    card ? h("span", { class: "card-line" }, `: ${cardLine(card)}`) : null);
+  const more = [h("p", { class: "round-summary" }, record.summary)];
   if (record.dice_from) {
-    parts.push(h("p", { class: "muted" }, "Dice from: ",
-      Object.entries(record.dice_from).map(([name, from]) => `${name} (${from === "seat" ? "their seat" : from === "gm" ? "the GM" : "the server, at the deadline"})`).join(", ")));
+    const words = { seat: t("their seat"), gm: t("the GM"), deadline: t("the server, at the deadline"), "roll-for-me": t("the server, as they asked") };
+    more.push(h("p", { class: "muted" }, t("Dice from: {list}", {
+      list: Object.entries(record.dice_from).map(([name, from]) => `${name} (${words[from] ?? from})`).join(", "),
+    })));
   }
   if (kind === "skill-games" && record.choices) {
-    parts.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
-      h("li", {}, `${party}: ${choice.actions ? (choice.actions.length ? choice.actions.join(", ") : "nothing") : `${choice.action ?? "(its action is not shown to you)"}, bid ${choice.bid}`}`))));
+    more.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
+      h("li", {}, choice.actions
+        ? t("{party}: {actions}", { party, actions: choice.actions.length ? choice.actions.join(", ") : t("nothing") })
+        : t("{party}: {action}, bid {bid}", { party, action: choice.action ?? t("(its action is not shown to you)"), bid: choice.bid })))));
   }
   // In a verifiable session each supplied die says who supplied it (`by`); "Check the dice"
   // recomputes every server die from the revealed seed (verify.js).
   if (rolls.length) {
     const anyBy = rolls.some((roll) => roll.by !== undefined);
-    const titles = ["Who", "For", "Dice", "Rolled", "From", ...(anyBy ? ["By"] : [])];
-    parts.push(h("div", { class: "dice-scroll" }, h("table", { class: "dice-table" },
-      h("caption", {}, `Dice of round ${record.number}`),
-      h("thead", {}, h("tr", {}, titles.map((title) => h("th", { scope: "col" }, title)))),
+    const titles = [t("Who"), t("For"), t("Dice"), t("Rolled"), t("From"), ...(anyBy ? [t("By")] : [])];
+    more.push(h("div", { class: "dice-scroll" }, h("table", { class: "dice-table" },
+      h("caption", {}, t("Dice of round {number}", { number: record.number })),
+      h("thead", {}, h("tr", {}, titles.map((name) => h("th", { scope: "col" }, name)))),
       h("tbody", {}, rolls.map((roll) => h("tr", {},
         h("td", {}, roll.who ?? "—"), h("td", {}, roll.purpose), h("td", {}, roll.dice),
         h("td", { class: "num" }, roll.values.join(", ")),
-        h("td", {}, roll.source === "supplied" ? "entered" : "server"),
+        h("td", {}, roll.source === "supplied" ? t("entered") : t("server")),
         anyBy ? h("td", {}, roll.source === "supplied" ? byWords(roll.by) : "—") : null))))));
   }
-  return h("li", { class: "round", dataset: { number: String(record.number) } }, parts);
+  return h("li", { class: latest ? "round latest" : "round", dataset: { number: String(record.number) }, "aria-labelledby": headingId },
+    head,
+    card ? cardBody(card) : null,
+    h("details", { class: "round-more" }, h("summary", {}, t("The summary line and every die")), more));
 }

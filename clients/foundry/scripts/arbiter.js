@@ -1045,6 +1045,7 @@ export function eventCard(session, event, data, t) {
       return card({
         title: t("ARBITER.Card.Round", { title: session.title, number: data.round?.number ?? "" }),
         summary: data.summary ?? data.round?.summary,
+        cards: data.round?.cards,
         rolls: data.round?.rolls,
         supplied,
         buttons: next(session, state).map(label),

@@ -375,6 +375,61 @@ class CairnRollRequest(BaseModel):
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
+class CardAgainst(BaseModel):
+    """
+    What a check on a round card was against: an opponent's total, a DC, or a skill to
+    roll under (only the keys that apply).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str | None, Field(title="Name")] = None
+    total: Annotated[int | None, Field(title="Total")] = None
+    dc: Annotated[int | None, Field(title="Dc")] = None
+    skill: Annotated[int | None, Field(title="Skill")] = None
+
+
+class CardChange(BaseModel):
+    """
+    What a round changed for one competitor or party: its DS, a chase's lead, a skill
+    game's progress or tokens (`delta` null when the round does not say by how much).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str, Field(title="Name")]
+    kind: Annotated[Literal["ds", "lead", "progress", "tokens"], Field(title="Kind")]
+    delta: Annotated[int | None, Field(title="Delta")]
+    to: Annotated[int, Field(title="To")]
+
+
+class CardDie(BaseModel):
+    """
+    One roll on a round card: who rolled what, for what, its modifier and total (null for
+    dice that are not a check, such as damage), what it was against, its margin (positive:
+    made it or won by that much), whether it succeeded, and who gave the die.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    name: Annotated[str | None, Field(title="Name")]
+    purpose: Annotated[str, Field(title="Purpose")]
+    dice: Annotated[str, Field(title="Dice")]
+    values: Annotated[list[int], Field(title="Values")]
+    modifier: Annotated[int | None, Field(title="Modifier")]
+    total: Annotated[int | None, Field(title="Total")]
+    against: CardAgainst | None
+    margin: Annotated[int | None, Field(title="Margin")]
+    success: Annotated[bool | None, Field(title="Success")]
+    source: Annotated[
+        Literal["server", "deadline", "roll-for-me", "gm", "seat", "party", "entered"],
+        Field(title="Source"),
+    ]
+
+
 class MaxRetries(RootModel[int]):
     root: Annotated[
         int,
@@ -1680,6 +1735,7 @@ class PendingRound(BaseModel):
     waiting_for: Annotated[list[str], Field(title="Waiting For")]
     deadline: Annotated[AwareDatetime, Field(title="Deadline")]
     owes: Annotated[dict[str, list[OwedDie]] | None, Field(title="Owes")] = None
+    seconds_left: Annotated[int | None, Field(title="Seconds Left")] = None
 
 
 class ProofOpening(BaseModel):
@@ -2486,6 +2542,24 @@ class RollRequest(BaseModel):
     seed: Annotated[Seed | None, Field(title="Seed")] = None
 
 
+class RoundCard(BaseModel):
+    """
+    A round as a card (docs/api.md#round-cards): built when the service answers, from the
+    round's record (never stored or chained), as data each surface words in its own language;
+    `text` is one English line of it.
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    number: Annotated[int, Field(title="Number")]
+    dice: Annotated[list[CardDie], Field(title="Dice")]
+    changes: Annotated[list[CardChange], Field(title="Changes")]
+    winner: Annotated[str | None, Field(title="Winner")]
+    finished: Annotated[bool, Field(title="Finished")]
+    text: Annotated[str, Field(title="Text")]
+
+
 class SeedBody(BaseModel):
     """
     A seed a token holder adds to a verifiable session before its first round.
@@ -2764,6 +2838,19 @@ class SkillGameOrderDice(BaseModel):
         extra="ignore",
     )
     order: Annotated[Order | Order1, Field(title="Order")]
+
+
+class SkillGameOwnChoice(BaseModel):
+    """
+    A party's own sealed choice of the round in progress (null: none sealed yet).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    party: Annotated[str, Field(title="Party")]
+    round: Annotated[int, Field(title="Round")]
+    choice: Annotated[dict[str, Any] | None, Field(title="Choice")]
 
 
 class SkillGameParty(BaseModel):
@@ -3250,6 +3337,7 @@ class ArmWrestleRoundRecord(BaseModel):
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
+    cards: Annotated[list[RoundCard] | None, Field(title="Cards")] = None
     dice_from: Annotated[
         dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
@@ -3915,6 +4003,7 @@ class RaceRoundRecord(BaseModel):
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
+    cards: Annotated[list[RoundCard] | None, Field(title="Cards")] = None
     dice_from: Annotated[
         dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
@@ -4053,6 +4142,7 @@ class RegularContestRoundRecord(BaseModel):
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
+    cards: Annotated[list[RoundCard] | None, Field(title="Cards")] = None
     dice_from: Annotated[
         dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
@@ -4375,6 +4465,7 @@ class SkillGameRound(BaseModel):
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
+    cards: Annotated[list[RoundCard] | None, Field(title="Cards")] = None
 
 
 class SkillGameRounds(BaseModel):
@@ -4727,6 +4818,7 @@ class ChaseRoundRecord(BaseModel):
     rolls: Annotated[list[RollRecord], Field(title="Rolls")]
     unused: Annotated[list[UnusedRecord] | None, Field(title="Unused")] = None
     summary: Annotated[str, Field(title="Summary")]
+    cards: Annotated[list[RoundCard] | None, Field(title="Cards")] = None
     dice_from: Annotated[
         dict[str, Literal["seat", "gm", "deadline", "roll-for-me"]] | None, Field(title="Dice From")
     ] = None
