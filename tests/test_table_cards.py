@@ -212,7 +212,7 @@ def test_a_seat_reads_the_seconds_left_by_the_services_clock(store_client: TestC
     # Read at once: 300 s, or 299 when the clock ticked over a second meanwhile.
     assert waiting["seconds_left"] in (299, 300)
     assert waiting["owes"]["Lydia"] == [
-        {"purpose": "strength", "certain": 1, "most": 1, "when": None}
+        {"purpose": "strength", "sides": 20, "certain": 1, "most": 1, "when": None}
     ]
 
 
