@@ -54,6 +54,17 @@ def test_every_string_the_page_shows_is_in_the_template() -> None:
     assert [(name, text) for name, text in sorted(called) if text not in ids] == []
 
 
+def test_the_page_speaks_the_services_languages() -> None:
+    """The page offers the languages the service serves, English first."""
+    from app.api import i18n
+
+    source = (ASSETS / "i18n.js").read_text(encoding="utf-8")
+    listed = re.search(r"export const LANGUAGES = \[([^\]]*)\];", source)
+    assert listed is not None
+    assert tuple(re.findall(r'"([^"]+)"', listed.group(1))) == i18n.LANGUAGES
+    assert i18n.LANGUAGES[0] == i18n.DEFAULT == "en"
+
+
 # --- the catalogs' answer ----------------------------------------------------------------------
 
 
