@@ -189,12 +189,33 @@ def test_the_page_in_brazilian_portuguese(page_in: NewPage, server: Server) -> N
     confined(seat)
 
 
+#: `tn` of the page's own module (the instance the page loaded, its catalog in place).
+PLURALS = """
+async () => {
+  const { tn } = await import("./table/assets/i18n.js");
+  return [
+    ...[0, 1, 2, 1000000].map((n) => tn("{count} round played", "{count} rounds played", n)),
+    tn("Choose {count} skill", "Choose {count} skills", 3),
+  ];
+}
+"""
+
+
 @pytest.mark.slow
 def test_the_address_overrides_the_browsers_language(page_in: NewPage, server: Server) -> None:
     seat = page_in("de-DE")
     seat.page.goto(f"{server.base_url}/table?lang=fr")
     expect(seat.page.locator("html")).to_have_attribute("lang", "fr")
     expect(seat.page.get_by_role("button", name="Créer la session")).to_be_visible()
+    # French has a form for one (0 and 1), one for the millions and one for the rest.
+    forms = seat.page.evaluate(PLURALS)
+    assert forms == [
+        "0 round joué",
+        "1 round joué",
+        "2 rounds joués",
+        "1000000 de rounds joués",
+        "Choisissez 3 compétences",
+    ]
     confined(seat)
 
 
