@@ -3,7 +3,10 @@
 The page (app/table/assets/i18n.js) shows every string through `t("English text", {name})`;
 it asks this for its language's compiled catalog (`app/locale/<locale>/LC_MESSAGES/table.mo`,
 docs/languages.md) as JSON: `{"English text": "its translation"}`, a message with plural forms
-as the list of its forms. English is `{}` (the page's own text). Each answer is built once per
+keyed by its singular as the list of its forms, and under `""` (gettext's header, never a
+message) the catalog's plural rule: `{"plural": ["one", "many", "other"]}`, the CLDR category
+each form is for, in the catalog's order (what `tn` picks a form by, with the browser's
+`Intl.PluralRules`). English is `{}` (the page's own text). Each answer is built once per
 process, with an entity tag from its bytes, and revalidated by the browser on each load.
 """
 
@@ -14,6 +17,7 @@ import hashlib
 from typing import Final
 
 import orjson
+from babel import Locale
 from babel.messages.mofile import read_mo
 from fastapi import FastAPI, Request
 from starlette.responses import Response
@@ -22,10 +26,20 @@ from app.api import i18n
 from app.api.routing import LeanRoute
 from app.errors import NotFound
 
-#: English text → its translation (a message with plural forms: the list of its forms).
-PageStrings = dict[str, str | list[str]]
+#: English text → its translation (a message with plural forms: the list of its forms); `""`:
+#: the plural rule.
+PageStrings = dict[str, str | list[str] | dict[str, list[str]]]
+#: The CLDR plural categories in the order gettext numbers a catalog's forms (Babel's
+#: `babel.plural.to_gettext`): a language's forms are those of its categories, in this order.
+PLURAL_ORDER: Final = ("zero", "one", "two", "few", "many", "other")
 MESSAGES_URL: Final = "/table/messages/{locale}.json"
 HEADERS: Final = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+
+
+def plural_categories(locale: str) -> list[str]:
+    """The CLDR categories of `locale`'s plural forms, in its catalogs' order of forms."""
+    used = Locale.parse(locale).plural_form.tags | {"other"}
+    return [category for category in PLURAL_ORDER if category in used]
 
 
 @functools.cache
@@ -36,6 +50,10 @@ def page_messages(tag: str) -> tuple[bytes, str]:
         mo = i18n.LOCALE_DIR / i18n.locale_name(tag) / "LC_MESSAGES" / f"{i18n.TABLE_DOMAIN}.mo"
         with mo.open("rb") as compiled:
             catalog = read_mo(compiled)
+        categories = plural_categories(i18n.locale_name(tag))
+        if len(categories) != catalog.num_plurals:
+            raise RuntimeError(f"{mo}: {catalog.num_plurals} plural forms, {categories} in CLDR")
+        strings[""] = {"plural": categories}
         for message in catalog:
             if not message.id:
                 continue

@@ -1,7 +1,10 @@
 // Calls to Arbiter's API from the table page: JSON in and out, the bearer token in a header,
 // every failure turned into an `ApiError` carrying the problem's `detail`, and a session's
 // live events read over fetch (EventSource cannot send `Authorization`), resumed with
-// `Last-Event-ID` after a dropped connection.
+// `Last-Event-ID` after a dropped connection. Every call asks for the page's language
+// (`Accept-Language`), so that summaries and problem details come back in it.
+
+import { pageLanguage } from "./i18n.js";
 
 /** A failed call: its status and the problem+json `detail` (or what went wrong instead). */
 export class ApiError extends Error {
@@ -30,7 +33,7 @@ async function problemOf(response) {
 
 /** One call: `method` on `path` with a JSON `body`; answers `{status, body, etag}`. */
 export async function call(method, path, { token = null, body = undefined, accept = "application/json", ifMatch = null } = {}) {
-  const headers = { accept };
+  const headers = { accept, "accept-language": pageLanguage() };
   if (token) headers.authorization = `Bearer ${token}`;
   if (ifMatch !== null) headers["if-match"] = `"${ifMatch}"`;
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -179,7 +182,7 @@ export class LiveEvents {
   }
 
   async *connection() {
-    const headers = { accept: "text/event-stream", authorization: `Bearer ${this.token}` };
+    const headers = { accept: "text/event-stream", "accept-language": pageLanguage(), authorization: `Bearer ${this.token}` };
     if (this.lastEventId !== "") headers["last-event-id"] = this.lastEventId;
     this.aborter = new AbortController();
     let response;

@@ -32,15 +32,19 @@ function option(key, label, type, extra = {}) {
 
 export const KINDS = {
   "arm-wrestles": {
-    title: t("Arm wrestle"),
+    get title() {
+      return t("Arm wrestle");
+    },
     rounds: true,
     seats: true,
     names: (session) => [session.config.a.name, session.config.b.name],
-    purposes: [
-      { name: "strength", label: t("Strength d20"), main: true },
-      { name: "constitution", label: t("Constitution d20") },
-      { name: "damage", label: t("damage dice"), list: true },
-    ],
+    get purposes() {
+      return [
+        { name: "strength", label: t("Strength d20"), main: true },
+        { name: "constitution", label: t("Constitution d20") },
+        { name: "damage", label: t("damage dice"), list: true },
+      ];
+    },
     presets: {
       "Lydia against the Ogre": { a: LYDIA, b: OGRE },
       "Lydia against the Ogre, with spikes": { a: LYDIA, b: OGRE, variant: "spikes" },
@@ -50,11 +54,13 @@ export const KINDS = {
         target: 10,
       },
     },
-    options: [
-      option("target", t("Target DS"), "number", { min: 1 }),
-      option("variant", t("Variant"), "select", { choices: ["standard", "spikes", "psychic", "mental"] }),
-      option("max_rounds", t("Most rounds"), "number", { min: 1 }),
-    ],
+    get options() {
+      return [
+        option("target", t("Target DS"), "number", { min: 1 }),
+        option("variant", t("Variant"), "select", { choices: ["standard", "spikes", "psychic", "mental"] }),
+        option("max_rounds", t("Most rounds"), "number", { min: 1 }),
+      ];
+    },
     outcomes: (session, odds) => [
       [t("{name} wins", { name: odds.a }), odds.a_wins, odds.standard_error],
       [t("{name} wins", { name: odds.b }), odds.b_wins],
@@ -64,20 +70,26 @@ export const KINDS = {
     facts: (odds) => (odds.expected_rounds != null ? [t("{rounds} rounds expected", { rounds: odds.expected_rounds.toFixed(2) })] : []),
   },
   "regular-contests": {
-    title: t("Regular contest"),
+    get title() {
+      return t("Regular contest");
+    },
     rounds: true,
     seats: true,
     names: (session) => [session.config.a.name, session.config.b.name],
-    purposes: [{ name: "success", label: t("3d6"), main: true, list: true, sides: 6, count: 3 }],
+    get purposes() {
+      return [{ name: "success", label: t("3d6"), main: true, list: true, sides: 6, count: 3 }];
+    },
     presets: {
       "The Giant against the Ogre": { a: { name: "Giant", skill: 600 }, b: { name: "Ogre", skill: 500 } },
       "Two duellists": { a: { name: "Ines", skill: 13 }, b: { name: "Bram", skill: 12 } },
     },
-    options: [
-      option("normalize", t("Normalize high skills"), "checkbox", { default: true }),
-      option("max_rounds", t("Most rounds"), "number", { min: 1 }),
-      option("seconds_per_round", t("Seconds per round"), "number", { min: 1 }),
-    ],
+    get options() {
+      return [
+        option("normalize", t("Normalize high skills"), "checkbox", { default: true }),
+        option("max_rounds", t("Most rounds"), "number", { min: 1 }),
+        option("seconds_per_round", t("Seconds per round"), "number", { min: 1 }),
+      ];
+    },
     outcomes: (session, odds) => {
       const [a, b] = KINDS["regular-contests"].names(session);
       return [
@@ -89,29 +101,35 @@ export const KINDS = {
     facts: (odds) => (odds.expected_rounds != null ? [t("{rounds} rounds expected", { rounds: odds.expected_rounds.toFixed(2) })] : []),
   },
   races: {
-    title: t("Race"),
+    get title() {
+      return t("Race");
+    },
     rounds: true,
     seats: true,
     names: (session) => session.config.competitors.map((competitor) => competitor.name),
-    purposes: [
-      { name: "check", label: t("increment d20"), main: true },
-      { name: "obstacle", label: t("obstacle d20s"), list: true },
-      { name: "constitution", label: t("Constitution d20") },
-      { name: "ride", label: t("Ride d20") },
-      { name: "damage", label: t("damage dice"), list: true },
-    ],
+    get purposes() {
+      return [
+        { name: "check", label: t("increment d20"), main: true },
+        { name: "obstacle", label: t("obstacle d20s"), list: true },
+        { name: "constitution", label: t("Constitution d20") },
+        { name: "ride", label: t("Ride d20") },
+        { name: "damage", label: t("damage dice"), list: true },
+      ];
+    },
     presets: {
       "A dash: Ann and Bob": { course: "dash", competitors: [ANN, BOB] },
       "A typical course": { course: "typical", competitors: [ANN, BOB] },
       "A marathon": { course: "marathon", competitors: [ANN, BOB] },
     },
-    options: [
-      option("course", t("Course"), "select", { choices: ["dash", "typical", "marathon", "dakrothian-marathon"] }),
-      option("endurance_rule", t("Endurance rule"), "checkbox", { default: true }),
-      option("damage_instead_of_forfeit", t("Damage instead of forfeit"), "checkbox", { default: false }),
-      option("speed_bonus", t("Speed bonus"), "select", { choices: ["increment", "every-roll"] }),
-      option("pacing_rule", t("Pacing rule"), "select", { choices: ["safe-increments", "constitution-score"] }),
-    ],
+    get options() {
+      return [
+        option("course", t("Course"), "select", { choices: ["dash", "typical", "marathon", "dakrothian-marathon"] }),
+        option("endurance_rule", t("Endurance rule"), "checkbox", { default: true }),
+        option("damage_instead_of_forfeit", t("Damage instead of forfeit"), "checkbox", { default: false }),
+        option("speed_bonus", t("Speed bonus"), "select", { choices: ["increment", "every-roll"] }),
+        option("pacing_rule", t("Pacing rule"), "select", { choices: ["safe-increments", "constitution-score"] }),
+      ];
+    },
     outcomes: (session, odds) => [
       ...Object.entries(odds.wins || {}).map(([name, p]) => [t("{name} wins", { name }), p]),
       [t("a tie"), odds.tie],
@@ -122,22 +140,26 @@ export const KINDS = {
     facts: (odds) => (odds.trials > 1 ? [t("estimated from {trials} races", { trials: odds.trials })] : []),
   },
   chases: {
-    title: t("Chase"),
+    get title() {
+      return t("Chase");
+    },
     rounds: true,
     seats: true,
     terrain: true,
     names: (session) => [session.config.escapee.name, session.config.chaser.name],
-    purposes: [
-      { name: "check", label: t("increment d20"), main: true },
-      { name: "dexterity", label: t("Dexterity d20 (hazard)") },
-      { name: "hazard", label: t("hazard d20") },
-      { name: "hide", label: t("Hide d20s"), list: true },
-      { name: "spot", label: t("Spot d20s"), list: true },
-      { name: "constitution", label: t("Constitution d20") },
-      { name: "obstacle", label: t("obstacle d20s"), list: true },
-      { name: "ride", label: t("Ride d20") },
-      { name: "damage", label: t("damage dice"), list: true },
-    ],
+    get purposes() {
+      return [
+        { name: "check", label: t("increment d20"), main: true },
+        { name: "dexterity", label: t("Dexterity d20 (hazard)") },
+        { name: "hazard", label: t("hazard d20") },
+        { name: "hide", label: t("Hide d20s"), list: true },
+        { name: "spot", label: t("Spot d20s"), list: true },
+        { name: "constitution", label: t("Constitution d20") },
+        { name: "obstacle", label: t("obstacle d20s"), list: true },
+        { name: "ride", label: t("Ride d20") },
+        { name: "damage", label: t("damage dice"), list: true },
+      ];
+    },
     presets: {
       "Ralf flees the guard (lead 12)": {
         escapee: RALF,
@@ -147,12 +169,14 @@ export const KINDS = {
       },
       "Ralf flees the guard, on initiative": { escapee: RALF, chaser: GUARD, start: { mode: "initiative" } },
     },
-    options: [
-      option("hazard_base_cost", t("Hazard base cost"), "number", { min: 0 }),
-      option("endurance_rule", t("Endurance rule"), "checkbox", { default: true }),
-      option("damage_instead_of_forfeit", t("Damage instead of forfeit"), "checkbox", { default: false }),
-      option("max_rounds", t("Most increments"), "number", { min: 1 }),
-    ],
+    get options() {
+      return [
+        option("hazard_base_cost", t("Hazard base cost"), "number", { min: 0 }),
+        option("endurance_rule", t("Endurance rule"), "checkbox", { default: true }),
+        option("damage_instead_of_forfeit", t("Damage instead of forfeit"), "checkbox", { default: false }),
+        option("max_rounds", t("Most increments"), "number", { min: 1 }),
+      ];
+    },
     outcomes: (session, odds) => [
       [t("{chaser} catches {escapee}", { chaser: odds.chaser, escapee: odds.escapee }), odds.caught],
       [t("{name} escapes", { name: odds.escapee }), odds.escaped],
@@ -161,7 +185,9 @@ export const KINDS = {
     facts: (odds) => (odds.expected_increments != null ? [t("{increments} increments expected", { increments: odds.expected_increments.toFixed(2) })] : []),
   },
   "skill-games": {
-    title: t("Skill game"),
+    get title() {
+      return t("Skill game");
+    },
     rounds: false,
     seats: false,
     parties: true,
@@ -203,13 +229,15 @@ export const KINDS = {
         parties: [SKILL_PARTIES[0], { ...SKILL_PARTIES[1], controller: "gm" }],
       },
     },
-    options: [
-      option("dc", t("DC"), "number", { min: 1 }),
-      option("goal", t("Goal (progress)"), "number", { min: 1 }),
-      option("max_rounds", t("Most rounds"), "number", { min: 1 }),
-      option("skills_per_round", t("Skills per round"), "number", { min: 1 }),
-      option("token_rule", t("Token rule"), "select", { choices: ["exceed", "meet"] }),
-    ],
+    get options() {
+      return [
+        option("dc", t("DC"), "number", { min: 1 }),
+        option("goal", t("Goal (progress)"), "number", { min: 1 }),
+        option("max_rounds", t("Most rounds"), "number", { min: 1 }),
+        option("skills_per_round", t("Skills per round"), "number", { min: 1 }),
+        option("token_rule", t("Token rule"), "select", { choices: ["exceed", "meet"] }),
+      ];
+    },
     outcomes: () => [],
     facts: () => [],
   },

@@ -6,7 +6,7 @@
 
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
-import { possessive, t, tn } from "./i18n.js";
+import { pageLanguage, possessive, t, tn } from "./i18n.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
 import { beforeReveal, remember, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
 import { byWords, cardLine, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
@@ -117,9 +117,10 @@ function resultWords(body) {
 function setConnection(status, reason = null) {
   connection.hidden = false;
   connection.dataset.state = status;
+  const why = reason || t("no connection");
   connection.textContent =
     status === "live" ? t("Live") : status === "ended" ? t("Stream closed")
-      : t("Disconnected — reconnecting… ({reason})", { reason: reason || t("no connection") });
+      : t("Disconnected — reconnecting… ({reason})", { reason: why });
 }
 
 /** Run `work` for a button: disabled meanwhile, its error shown, its answer applied. */
@@ -131,6 +132,7 @@ async function act(button, work) {
     const answer = await work();
     if (answer && answer.body) {
       if (answer.body.session) applySession(answer.body.session);
+      if (answer.body.round && typeof answer.body.round === "object") keepOwnRound(answer.body.round);
       announce(resultWords(answer.body));
     }
     return answer;
@@ -264,7 +266,7 @@ function startView() {
     optionsBox,
     seatsField,
     field(t("Verifiable dice: committed before the first roll, checked by anyone at the end"), verifiable,
-      "Each player may add a seed of their own before the first round; not with a seed above."),
+      t("Each player may add a seed of their own before the first round; not with a seed above.")),
     field(t("Seed (optional: the same seed rolls the same dice)"), seed),
     h("details", {}, h("summary", {}, t("The whole request (JSON): names, stats and every rule option")),
       field(t("Request body"), body, t("Edit freely: the service checks it and says what is wrong."))),
@@ -484,9 +486,13 @@ function isGm() {
   return view.frag.role === "gm";
 }
 
-function applySession(session) {
+/** Show `session` if it is newer than the one shown. The page's own answers are in its
+ * language; a live event's session is the English one every stream reads
+ * (`fromEvent`), so it never replaces the same version already shown. */
+function applySession(session, fromEvent = false) {
   if (view.session && session.version < view.session.version) return;
-  const changed = !view.session || session.version !== view.session.version;
+  if (fromEvent && view.session && session.version === view.session.version) return;
+  const changed = !view.session || session.version !== view.session.version || session.summary !== view.session.summary;
   view.session = session;
   if (session.dice === "verifiable") keepSeen({ shown: session });
   if (changed) render();
@@ -548,9 +554,9 @@ async function sessionView(frag) {
       h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
+  const name = frag.name || t("a player");
   const who = isGm() ? t("You are the GM")
-    : frag.role === "seat" ? t("You are {name} (your seat)", { name: frag.name || t("a player") })
-      : t("You are {name}", { name: frag.name || t("a player") });
+    : frag.role === "seat" ? t("You are {name} (your seat)", { name }) : t("You are {name}", { name });
   fill(
     main,
     h("div", { id: "turn", class: "turn-bar", hidden: true }),
@@ -628,12 +634,26 @@ function onEvent(name, data) {
       h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
-  if (data.session) applySession(data.session);
+  if (data.session) showEventSession(data.session);
   if (name === "pending-cancelled") announce(t("The GM cancelled the round that waited for dice."));
   else if (name !== "session") announce(resultWords(data));
   if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
   loadRounds();
   refreshOdds();
+}
+
+/** A live event's session: in English, shown as it is; in another language, read again in
+ * it (the event's own is shown if that read fails). */
+async function showEventSession(session) {
+  if (pageLanguage() === "en") {
+    applySession(session, true);
+    return;
+  }
+  try {
+    applySession((await asMe("GET", base())).body);
+  } catch {
+    applySession(session, true);
+  }
 }
 
 // The browser says when it goes off line: the stream is dropped at once (shown disconnected)
@@ -666,10 +686,22 @@ async function loadRounds() {
   }
 }
 
-/** Show `record` in the list, newest first, wherever its number puts it. */
+/** A round this page played, from its own answer: its summary is in the page's language (a
+ * round read back or from the live events is the English line as stored), shown in place of
+ * the same round if an event listed it first. */
+function keepOwnRound(record) {
+  if (!view.session || typeof record.number !== "number" || typeof record.summary !== "string") return;
+  view.rounds.set(record.number, record);
+  showRound(record);
+}
+
+/** Show `record` in the list, newest first, wherever its number puts it (in place of the
+ * same round already listed). */
 function showRound(record) {
   const list = document.getElementById("rounds");
   if (!list) return;
+  const same = [...list.children].find((child) => Number(child.dataset.number) === record.number);
+  if (same) same.remove();
   const item = renderRound(view.frag.kind, record);
   const older = [...list.children].find((child) => Number(child.dataset.number) < record.number);
   list.insertBefore(item, older || null);
@@ -761,7 +793,8 @@ function owedWords(owes) {
   return owes.map((owed) => {
     const label = labels[owed.purpose] || owed.purpose;
     const count = owed.certain > 1 ? ` ×${owed.certain}` : "";
-    return owed.certain ? `${label}${count}` : t("{label} (only if {when})", { label, when: owed.when || t("the round needs it") });
+    const when = owed.when || t("the round needs it");
+    return owed.certain ? `${label}${count}` : t("{label} (only if {when})", { label, when });
   }).join(", ");
 }
 
@@ -905,10 +938,10 @@ function renderSeeds(proof) {
   if (key === view.proof.shownKey) return; // a form being filled stays as it is
   view.proof.shownKey = key;
   const listed = seeds.length
-    ? h("ul", { class: "seeds-list" }, seeds.map((entry) => h("li", {}, `${byWords(entry.by)}${entry.by === myBy() ? " (you)" : ""}: `,
+    ? h("ul", { class: "seeds-list" }, seeds.map((entry) => h("li", {}, `${byWords(entry.by)}${entry.by === myBy() ? t(" (you)") : ""}: `,
       h("code", {}, entry.seed))))
     : h("p", { class: "muted" }, t("No seed added."));
-  const parts = [h("h4", {}, proof.seeds_open ? "Seeds added so far" : "The seeds added"), listed];
+  const parts = [h("h4", {}, proof.seeds_open ? t("Seeds added so far") : t("The seeds added")), listed];
   if (proof.seeds_open && !mine) {
     // Another token's seed re-draws the list: what this page's player typed stays.
     const typed = box.querySelector("#seed-form input[name=seed]");
@@ -964,7 +997,7 @@ async function checkDice(button) {
   const result = document.getElementById("check-result");
   clearError();
   button.disabled = true;
-  fill(result, "Checking the dice…");
+  fill(result, t("Checking the dice…"));
   delete result.dataset.state;
   try {
     const proof = await wholeProof();
@@ -1104,7 +1137,7 @@ async function loadRaceChoices(box) {
     const rows = answer.body.options.map((option) => {
       const { name, pacing } = option.move;
       const chosen = session.state.pacing[name] === pacing;
-      const button = h("button", { type: "button", disabled: chosen }, chosen ? "Chosen" : "Race at this pacing");
+      const button = h("button", { type: "button", disabled: chosen }, chosen ? t("Chosen") : t("Race at this pacing"));
       button.addEventListener("click", () => act(button, () => onWhatIsShown("POST", `${base()}/pacing`, { name, pacing })));
       return h("tr", { class: option.label === answer.body.best ? "best" : "" },
         h("th", { scope: "row" }, option.label), h("td", { class: "num" }, `${(option.odds.wins[name] * 100).toFixed(1)}%`), h("td", {}, button));
@@ -1728,5 +1761,19 @@ function route() {
   focusHeading();
 }
 
+/** The page's own frame (index.html, written in English) in the page's language. */
+function frame() {
+  const skip = document.querySelector(".skip");
+  if (skip) skip.textContent = t("Skip to the table");
+  const sub = document.querySelector(".top .sub");
+  if (sub) sub.textContent = t("the table");
+  const foot = document.querySelector(".foot");
+  if (foot) {
+    fill(foot, h("p", {}, t("Arbiter: every die shown, every rule cited. The API is at "),
+      h("a", { href: "docs" }, "/docs"), "."));
+  }
+}
+
 window.addEventListener("hashchange", route);
+frame();
 route();

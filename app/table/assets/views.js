@@ -42,7 +42,7 @@ export function renderBoard(box, kind, session, frag) {
     }
   } else if (kind === "regular-contests") {
     for (const name of KINDS[kind].names(session)) {
-      parts.push(h("p", { class: state.winner === name ? "lead" : "" }, `${name}${youMark(frag, name)}: effective skill ${state.effective_skills[name]}`));
+      parts.push(h("p", { class: state.winner === name ? "lead" : "" }, t("{name}: effective skill {skill}", { name: `${name}${youMark(frag, name)}`, skill: state.effective_skills[name] })));
     }
     parts.push(h("p", {}, t("{rounds} of at most {most} rounds played.", { rounds: state.rounds, most: config.max_rounds })));
   } else if (kind === "races") {
@@ -52,8 +52,8 @@ export function renderBoard(box, kind, session, frag) {
     for (const name of KINDS[kind].names(session)) {
       const standing = state.standing[name];
       const pacing = state.pacing ? state.pacing[name] : "normal";
-      const extra = [standing !== "racing" ? standing : null, pacing === "sprint" ? "sprinting" : pacing === "pace" ? "pacing" : null,
-        state.damage[name] ? `${state.damage[name]} damage` : null,
+      const extra = [standing !== "racing" ? standing : null, pacing === "sprint" ? t("sprinting") : pacing === "pace" ? t("pacing") : null,
+        state.damage[name] ? t("{damage} damage", { damage: state.damage[name] }) : null,
         ...(state.flags[name] || [])].filter(Boolean);
       parts.push(bar(`${name}${youMark(frag, name)}`, state.ds[name], best, extra.length ? t("DS {ds} ({notes})", { ds: state.ds[name], notes: extra.join(", ") }) : t("DS {ds}", { ds: state.ds[name] }),
         { mine: frag.name === name, lead: state.ds[name] === best && best > 0 }));
@@ -63,15 +63,20 @@ export function renderBoard(box, kind, session, frag) {
     const lead = state.lead;
     const span = Math.max(40, lead + 10);
     const at = (value) => (Math.max(0, Math.min(span, value)) / span) * 300;
-    parts.push(h("p", { class: "board-note" }, `${escapee} leads ${chaser} by ${lead}${state.status_detail ? ` (${state.status_detail})` : ""}.`));
+    parts.push(h("p", { class: "board-note" }, state.status_detail
+      ? t("{escapee} leads {chaser} by {lead} ({detail}).", { escapee, chaser, lead, detail: state.status_detail })
+      : t("{escapee} leads {chaser} by {lead}.", { escapee, chaser, lead })));
     parts.push(h("figure", { class: "chase-track" },
-      s("svg", { viewBox: "0 0 320 50", role: "img", "aria-label": `${chaser} at 0, ${escapee} at ${lead}` },
+      s("svg", { viewBox: "0 0 320 50", role: "img", "aria-label": t("{chaser} at 0, {escapee} at {lead}", { chaser, escapee, lead }) },
         s("line", { class: "track-line", x1: 10, y1: 30, x2: 310, y2: 30 }),
         s("circle", { class: "runner chaser", cx: 10 + at(0), cy: 30, r: 7 }),
         s("circle", { class: "runner escapee", cx: 10 + at(lead), cy: 30, r: 7 }),
         s("text", { x: 10 + at(0), y: 14, class: "runner-name", "text-anchor": "start" }, chaser),
         s("text", { x: 10 + at(lead), y: 48, class: "runner-name", "text-anchor": lead > span / 2 ? "end" : "start" }, `${escapee} (+${lead})`)),
-      h("figcaption", {}, `Track: ${chaser} ${youMark(frag, chaser)}behind, ${escapee}${youMark(frag, escapee)} ${lead} ahead; DS ${escapee} ${state.ds[escapee]}, ${chaser} ${state.ds[chaser]}.`)));
+      h("figcaption", {}, t("Track: {behind} behind, {ahead} {lead} ahead; DS {escapee} {escapee_ds}, {chaser} {chaser_ds}.", {
+        behind: `${chaser}${youMark(frag, chaser)}`, ahead: `${escapee}${youMark(frag, escapee)}`, lead,
+        escapee, escapee_ds: state.ds[escapee], chaser, chaser_ds: state.ds[chaser],
+      }))));
   } else if (kind === "skill-games") {
     const goal = config.goal;
     const note = session.status !== "active"
@@ -85,7 +90,7 @@ export function renderBoard(box, kind, session, frag) {
           ? (state.skills_done.includes(name) ? t("skills rolled") : t("choosing skills"))
           : (state.submitted.includes(name) ? t("choice sealed") : t("still choosing"));
       return h("tr", { class: frag.name === name ? "mine" : "" },
-        h("th", { scope: "row" }, `${name}${youMark(frag, name)}${party.controller === "gm" ? " (the GM's)" : ""}`),
+        h("th", { scope: "row" }, `${name}${youMark(frag, name)}${party.controller === "gm" ? t(" (the GM's)") : ""}`),
         h("td", {}, goal ? t("{progress} of {goal}", { progress: state.progress[name], goal }) : String(state.progress[name])),
         h("td", {}, String(state.tokens[name])),
         h("td", {}, step));
@@ -116,7 +121,7 @@ export function renderBoard(box, kind, session, frag) {
 function track(done, of) {
   const cells = Math.max(1, of);
   const width = 300 / cells;
-  return s("svg", { class: "course", viewBox: "0 0 300 14", preserveAspectRatio: "none", role: "img", "aria-label": `${done} of ${of} increments done` },
+  return s("svg", { class: "course", viewBox: "0 0 300 14", preserveAspectRatio: "none", role: "img", "aria-label": t("{done} of {of} increments done", { done, of }) },
     Array.from({ length: cells }, (_, index) =>
       s("rect", { class: index < done ? "cell done" : "cell", x: (index * width + 1).toFixed(1), y: 1, width: Math.max(1, width - 2).toFixed(1), height: 12, rx: 2 })));
 }
@@ -171,7 +176,7 @@ export function renderOdds(box, kind, session, odds) {
   const over = session.status !== "active";
   fill(box,
     h("p", { class: "odds-summary" }, over ? t("It is over: {summary}", { summary: session.summary }) : odds.summary),
-    h("div", { class: "odds-pair" }, numbers(rows, caption, errors), h("figure", { class: "chart-box" }, chart(rows, "Odds from here"),
+    h("div", { class: "odds-pair" }, numbers(rows, caption, errors), h("figure", { class: "chart-box" }, chart(rows, t("Odds from here")),
       h("figcaption", {}, t("The same odds, drawn.")))),
     over ? null : info.facts(odds).map((fact) => h("p", { class: "muted" }, fact)));
 }
@@ -180,8 +185,8 @@ export function renderChoiceOdds(box, kind, answer) {
   if (kind === "chases") {
     const rows = answer.options.map((option) => [option.label, option.odds.escaped]);
     fill(box, h("p", {}, answer.summary),
-      h("div", { class: "odds-pair" }, numbers(rows, "The escapee gets away, by the next increment's tactic"),
-        h("figure", { class: "chart-box" }, chart(rows, "Escapes, by tactic"), h("figcaption", {}, `Best: ${answer.best}.`))));
+      h("div", { class: "odds-pair" }, numbers(rows, t("The escapee gets away, by the next increment's tactic")),
+        h("figure", { class: "chart-box" }, chart(rows, t("Escapes, by tactic")), h("figcaption", {}, t("Best: {best}.", { best: answer.best })))));
     return box;
   }
   const rows = answer.options.map((option) => {
@@ -194,8 +199,8 @@ export function renderChoiceOdds(box, kind, answer) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Skills")), h("th", { scope: "col" }, t("Tokens expected")))),
       h("tbody", {}, rows.map(([label, expected]) => h("tr", { class: label === answer.best ? "best" : "" },
         h("th", { scope: "row" }, label), h("td", { class: "num" }, expected.toFixed(2)))))),
-    h("figure", { class: "chart-box" }, chart(rows, "Tokens expected", { scale: most, format: (expected) => expected.toFixed(2) }),
-      h("figcaption", {}, `Best: ${answer.best}.`)));
+    h("figure", { class: "chart-box" }, chart(rows, t("Tokens expected"), { scale: most, format: (expected) => expected.toFixed(2) }),
+      h("figcaption", {}, t("Best: {best}.", { best: answer.best }))));
   return box;
 }
 
@@ -304,10 +309,11 @@ export function renderRound(kind, record, { latest = false } = {}) {
     })));
   }
   if (kind === "skill-games" && record.choices) {
+    const hidden = t("(its action is not shown to you)");
     more.push(h("ul", { class: "choices" }, Object.entries(record.choices).map(([party, choice]) =>
       h("li", {}, choice.actions
         ? t("{party}: {actions}", { party, actions: choice.actions.length ? choice.actions.join(", ") : t("nothing") })
-        : t("{party}: {action}, bid {bid}", { party, action: choice.action ?? t("(its action is not shown to you)"), bid: choice.bid })))));
+        : t("{party}: {action}, bid {bid}", { party, action: choice.action ?? hidden, bid: choice.bid })))));
   }
   // In a verifiable session each supplied die says who supplied it (`by`); "Check the dice"
   // recomputes every server die from the revealed seed (verify.js).
