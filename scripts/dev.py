@@ -304,7 +304,8 @@ LOCALE = ROOT / "app" / "locale"
 DOMAINS = ("arbiter", "table")
 #: The message keywords of extraction: a summary's sentence `m(template, ...)`, one with a
 #: plural `ng(singular, plural, count, ...)`, a word of the rules `N_(word)`, problem details
-#: `_(text)`; and in the table page's modules, `t(text, {...})`.
+#: `_(text)`; and in the table page's modules, `t(text, {...})` (babel.cfg adds the page's
+#: plural `tn(one, other, count, {...})`).
 KEYWORDS = ("m", "ng:1,2", "N_", "_", "t")
 
 
@@ -322,11 +323,7 @@ def extract(into: Path = LOCALE) -> None:
     ignored = "--ignore-dirs=.* _* assets locale node_modules var"
     pybabel("extract", *common, ignored, "-o", into / "arbiter.pot", ".")
     # Files named one by one are matched by their path from here.
-    pages = sorted(
-        str(path.relative_to(ROOT))
-        for pattern in ("app/table/assets/*.js", "app/locale/*.js")
-        for path in ROOT.glob(pattern)
-    )
+    pages = sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("app/table/assets/*.js"))
     pybabel("extract", *common, "-o", into / "table.pot", *pages)
 
 
