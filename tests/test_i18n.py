@@ -23,6 +23,8 @@ from fastapi.testclient import TestClient
 
 from app.api import i18n
 from app.rules.messages import Listing, Signed, english, m, ng
+from tests.api.test_skill_games_api import Game, bidding_body, dice
+from tests.helpers import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "app" / "locale"
@@ -460,3 +462,205 @@ def test_a_race_round_in_each_language(store_client: TestClient, language: str) 
     )
     assert played.status_code == 200, played.text
     assert played.json()["summary"] == DASH_ROUND_ONE[language]
+
+
+# --- chases, races' sessions and skill games -------------------------------------------------
+
+CHASE = {
+    "escapee": {"name": "Ralf", "speed": 30, "mods": {"dexterity": 2, "hide": 5}},
+    "chaser": {"name": "the guard", "speed": 30, "mods": {"balance": 0, "spot": 2}},
+    "start": {"mode": "lead", "lead": 12},
+    "hazard_base_cost": 0,
+}
+#: tests/api/test_chases_api.py's Ralf: a hazard (Dexterity 16 + 2 - 4 = 14 creates it, the
+#: guard's 13 misses DC 14), then, not flat, Hide 15 + 5 against Spot 8 + 2: escaped by hiding.
+CHASE_ROUNDS = {
+    "en": (
+        "Round 1: Increment 1 (strength): Ralf pays 4 DS for a hazard (Dexterity 14 vs 14, "
+        "created; the guard fails balance 13 vs DC 14); Ralf +12, the guard +0 (held up); "
+        "lead 12 -> 20.",
+        "Round 2: Increment 2 (strength): Ralf hides from the guard (Hide 20 vs Spot 10); "
+        "lead 20 -> 20. Ralf escapes by hiding.",
+    ),
+    "de": (
+        "Runde 1: Abschnitt 1 (strength): Ralf zahlt 4 EG für ein Hindernis "
+        "(Geschicklichkeit 14 gegen 14, geschaffen; the guard scheitert an balance 13 gegen "
+        "SG 14); Ralf +12, the guard +0 (aufgehalten); Vorsprung 12 -> 20.",
+        "Runde 2: Abschnitt 2 (strength): Ralf versteckt sich vor the guard (Verstecken 20 "
+        "gegen Entdecken 10); Vorsprung 20 -> 20. Ralf entkommt durch Verstecken.",
+    ),
+    "fr": (
+        "Round 1 : Palier 1 (strength) : Ralf paie 4 DR pour un obstacle (Dextérité 14 "
+        "contre 14, créé ; the guard rate balance 13 contre DD 14) ; Ralf +12, the guard +0 "
+        "(retenu) ; avance 12 -> 20.",
+        "Round 2 : Palier 2 (strength) : Ralf se cache de the guard (Discrétion 20 contre "
+        "Détection 10) ; avance 20 -> 20. Ralf s'échappe en se cachant.",
+    ),
+    "es": (
+        "Asalto 1: Tramo 1 (strength): Ralf paga 4 GE por un obstáculo (Destreza 14 contra "
+        "14, creado; the guard falla balance 13 contra CD 14); Ralf +12, the guard +0 "
+        "(retenido); ventaja 12 -> 20.",
+        "Asalto 2: Tramo 2 (strength): Ralf se esconde de the guard (Esconderse 20 contra "
+        "Avistar 10); ventaja 20 -> 20. Ralf escapa escondiéndose.",
+    ),
+    "pt-BR": (
+        "Rodada 1: Incremento 1 (strength): Ralf paga 4 GS por um obstáculo (Destreza 14 "
+        "contra 14, criado; the guard falha em balance 13 contra CD 14); Ralf +12, the guard "
+        "+0 (retido); vantagem 12 -> 20.",
+        "Rodada 2: Incremento 2 (strength): Ralf se esconde de the guard (Esconder-se 20 "
+        "contra Observar 10); vantagem 20 -> 20. Ralf escapa se escondendo.",
+    ),
+}
+#: The chase's own summary once it is over.
+CHASE_OVER = {
+    "en": "Chase over: Ralf escaped the guard by hiding after 2 increments.",
+    "de": "Verfolgung vorbei: Ralf ist the guard nach 2 Abschnitten durch Verstecken entkommen.",
+    "fr": "Poursuite finie : Ralf a échappé à the guard en se cachant après 2 paliers.",
+    "es": "Persecución terminada: Ralf escapó de the guard escondiéndose tras 2 tramos.",
+    "pt-BR": "Perseguição encerrada: Ralf escapou de the guard se escondendo após 2 incrementos.",
+}
+
+
+@pytest.mark.parametrize("language", list(CHASE_ROUNDS))
+def test_a_chase_in_each_language(store_client: TestClient, language: str) -> None:
+    chase = Session(store_client, "chases", CHASE)
+    speaking = {"accept-language": language}
+    first = chase.post(
+        "rounds",
+        {
+            "terrain": {"check": "strength"},
+            "tactic": {"kind": "hazard", "penalty": 4},
+            "rolls": {"Ralf": {"dexterity": 16, "check": 6}, "the guard": {"hazard": 13}},
+        },
+        headers=speaking,
+    )
+    second = chase.post(
+        "rounds",
+        {
+            "terrain": {"check": "strength", "flat": False},
+            "tactic": {"kind": "hide"},
+            "rolls": {"Ralf": {"hide": 15}, "the guard": {"spot": 8}},
+        },
+        headers=speaking,
+    )
+    assert first.status_code == second.status_code == 200, second.text
+    played = (first.json(), second.json())
+    assert tuple(answer["summary"] for answer in played) == CHASE_ROUNDS[language]
+    assert tuple(answer["round"]["summary"] for answer in played) == CHASE_ROUNDS[language]
+    assert played[1]["session"]["summary"] == CHASE_OVER[language]
+    assert chase.get(headers=speaking).json()["summary"] == CHASE_OVER[language]
+    stored = chase.get("rounds").json()["rounds"]
+    assert [record["summary"] for record in stored] == list(CHASE_ROUNDS["en"])
+
+
+#: The dash above, after its first increment: the race's own summary.
+DASH_AFTER_ONE = {
+    "en": "Race (dash): increment 1 of 2 done; Ann 18, Bob 3.",
+    "de": "Rennen (dash): Abschnitt 1 von 2 gespielt; Ann 18, Bob 3.",
+    "fr": "Course (dash) : palier 1 sur 2 joué ; Ann 18, Bob 3.",
+    "es": "Carrera (dash): tramo 1 de 2 jugado; Ann 18, Bob 3.",
+    "pt-BR": "Corrida (dash): incremento 1 de 2 jogado; Ann 18, Bob 3.",
+}
+
+
+@pytest.mark.parametrize("language", list(DASH_AFTER_ONE))
+def test_a_race_session_in_each_language(store_client: TestClient, language: str) -> None:
+    created = store_client.post(
+        "/v1/races",
+        json={
+            "course": "dash",
+            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
+        },
+    ).json()
+    gm = {"authorization": f"Bearer {created['tokens']['gm']}"}
+    store_client.post(
+        f"/v1/races/{created['id']}/rounds",
+        json={"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}},
+        headers=gm,
+    )
+    session = store_client.get(
+        f"/v1/races/{created['id']}", headers={**gm, "accept-language": language}
+    )
+    assert session.json()["summary"] == DASH_AFTER_ONE[language]
+
+
+#: tests/api/test_skill_games_api.py's bidding game: Heroes' checks (Stealth: Ann 13 + 2, Bo
+#: 17; Persuasion: Ann 18, Bo 1 + 3), Villains earn nothing; Heroes charge with 2 against 0.
+SKILL_GAME = {
+    "en": (
+        "Round 1: Heroes: Stealth 17 by Bo (token), Persuasion 18 by Ann (token) against DC "
+        "15; 2 tokens earned.",
+        "Round 1: Bids: Heroes 2, Villains 0. Heroes wins the bid by 2. Heroes — Charge: A "
+        "clean break. Progress: Heroes 2, Villains 0. Tokens: Heroes 0, Villains 0.",
+        "Skill game (bidding, DC 15), round 2: choosing skills, waiting for Heroes, "
+        "Villains. Progress: Heroes 2, Villains 0. Tokens: Heroes 0, Villains 0.",
+    ),
+    "de": (
+        "Runde 1: Heroes: Stealth 17 von Bo (Marke), Persuasion 18 von Ann (Marke) gegen SG "
+        "15; 2 Marken verdient.",
+        "Runde 1: Gebote: Heroes 2, Villains 0. Heroes gewinnt das Bieten um 2. Heroes — "
+        "Charge: A clean break. Fortschritt: Heroes 2, Villains 0. Marken: Heroes 0, "
+        "Villains 0.",
+        "Fertigkeitsspiel (bidding, SG 15), Runde 2: Fertigkeiten wählen, wartet auf Heroes, "
+        "Villains. Fortschritt: Heroes 2, Villains 0. Marken: Heroes 0, Villains 0.",
+    ),
+    "fr": (
+        "Round 1 : Heroes : Stealth 17 par Bo (jeton), Persuasion 18 par Ann (jeton) contre "
+        "DD 15 ; 2 jetons gagnés.",
+        "Round 1 : Enchères : Heroes 2, Villains 0. Heroes remporte l'enchère de 2. Heroes — "
+        "Charge : A clean break. Progression : Heroes 2, Villains 0. Jetons : Heroes 0, "
+        "Villains 0.",
+        "Jeu de compétences (bidding, DD 15), round 2 : choix des compétences, en attente de "
+        "Heroes, Villains. Progression : Heroes 2, Villains 0. Jetons : Heroes 0, Villains 0.",
+    ),
+    "es": (
+        "Asalto 1: Heroes: Stealth 17 de Bo (ficha), Persuasion 18 de Ann (ficha) contra CD "
+        "15; 2 fichas ganadas.",
+        "Asalto 1: Pujas: Heroes 2, Villains 0. Heroes gana la puja por 2. Heroes — Charge: "
+        "A clean break. Progreso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains 0.",
+        "Juego de habilidad (bidding, CD 15), asalto 2: eligiendo habilidades, esperando a "
+        "Heroes, Villains. Progreso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains 0.",
+    ),
+    "pt-BR": (
+        "Rodada 1: Heroes: Stealth 17 de Bo (ficha), Persuasion 18 de Ann (ficha) contra CD "
+        "15; 2 fichas ganhas.",
+        "Rodada 1: Lances: Heroes 2, Villains 0. Heroes vence o lance por 2. Heroes — "
+        "Charge: A clean break. Progresso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains "
+        "0.",
+        "Jogo de perícias (bidding, CD 15), rodada 2: escolhendo perícias, aguardando "
+        "Heroes, Villains. Progresso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains 0.",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(SKILL_GAME))
+def test_a_skill_game_in_each_language(store_client: TestClient, language: str) -> None:
+    game = Game(store_client, bidding_body())
+    speaking = {"accept-language": language}
+    skills = game.post(
+        "skills",
+        {
+            "party": "Heroes",
+            "skills": ["Stealth", "Persuasion"],
+            "rolls": dice(
+                "Heroes",
+                ["Stealth", "Persuasion"],
+                {("Ann", "Stealth"): 13, ("Bo", "Stealth"): 17, ("Ann", "Persuasion"): 18},
+            ),
+        },
+        "Heroes",
+        headers=speaking,
+    )
+    assert skills.status_code == 200, skills.text
+    game.skills("Villains", ["Athletics", "Stealth"], dice("Villains", ["Athletics", "Stealth"]))
+    game.bid("Heroes", "Charge", 2)
+    revealed = game.post(
+        "choices", {"party": "Villains", "action": "Rally", "bid": 0}, "Villains", speaking
+    )
+    assert revealed.status_code == 200, revealed.text
+    session = game.get(headers=speaking).json()
+    said = (skills.json()["summary"], revealed.json()["summary"], session["summary"])
+    assert said == SKILL_GAME[language]
+    assert revealed.json()["round"]["summary"] == said[1]
+    stored = game.get("rounds").json()["rounds"]
+    assert stored[0]["summary"] == SKILL_GAME["en"][1]
