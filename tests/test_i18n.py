@@ -365,16 +365,18 @@ def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
 # --- the reviewer's table ----------------------------------------------------------------------
 
 
-def test_the_reviewers_table_is_what_the_service_answers(client: TestClient) -> None:
+def test_the_reviewers_table_is_what_the_service_answers(store_client: TestClient) -> None:
     """docs/languages.md's table (scripts/languages.py) holds each one-shot kind's worked
-    example in every language, as the service answers it now."""
+    example and each session kind's first round in every language, as the service answers
+    it now."""
     spec = importlib.util.spec_from_file_location("languages", ROOT / "scripts" / "languages.py")
     assert spec is not None
     assert spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    written = script.table(client)
-    assert written.count("\n| `/v1/") == 7 * len(i18n.LANGUAGES)
+    written = script.table(store_client)
+    # Seven one-shot kinds; four session kinds, each its first round and its session after it.
+    assert written.count("\n| `/v1/") == (7 + 4 * 2) * len(i18n.LANGUAGES)
     assert script.committed_table((ROOT / "docs" / "languages.md").read_text()) == written
 
 
