@@ -415,7 +415,9 @@ def test_a_round_played_in_german_is_announced_in_english(
 
     announced: list[tuple[str, bytes]] = []
 
-    def publish(_app: Any, _session_id: str, _version: int, name: str, data: bytes) -> None:
+    def publish(
+        _app: Any, _session_id: str, _version: int, name: str, data: bytes, *_said: Any
+    ) -> None:
         announced.append((name, data))
 
     monkeypatch.setattr(lifecycle, "publish", publish)
@@ -666,3 +668,89 @@ def test_a_skill_game_in_each_language(store_client: TestClient, language: str) 
     assert revealed.json()["round"]["summary"] == said[1]
     stored = game.get("rounds").json()["rounds"]
     assert stored[0]["summary"] == SKILL_GAME["en"][1]
+
+
+# --- a live-event stream in its GET's language -----------------------------------------------
+
+
+def test_an_events_frame_in_a_language_is_made_once_for_all_its_streams() -> None:
+    """Each language's frame of an event is made once, whatever the streams reading it; a
+    party's view of it once for that language and party; English is the event as published."""
+    from app.api.kinds.registry import KINDS
+    from app.api.sessions import events
+
+    made: list[str] = []
+    record = {
+        "bids": {"Heroes": 2, "Bandits": 1},
+        "choices": {
+            "Heroes": {"action": "Charge", "bid": 2},
+            "Bandits": {"action": "Sneak", "bid": 1},
+        },
+        "effects": [],
+        "summary": "Round 1: Bids: Heroes 2, Bandits 1.",
+    }
+
+    def said(language: str) -> bytes:
+        made.append(language)
+        return orjson.dumps({"round": {**record, "summary": language}, "summary": language})
+
+    english_data = orjson.dumps({"round": record, "summary": record["summary"]})
+    published = events.SaidEvent("s1", 4, "round", english_data, said=said)
+    skill_games = KINDS["skill-games"]
+    german = events._framed(skill_games, None, published, "de")
+    assert german.startswith(b"id: 4\nevent: round\ndata: ")
+    assert orjson.loads(german.split(b"data: ")[1])["summary"] == "de"
+    for _ in range(100):
+        assert events._framed(skill_games, None, published, "de") is german
+    heroes = events._framed(skill_games, "Heroes", published, "de")
+    assert b"Sneak" not in heroes
+    assert orjson.loads(heroes.split(b"data: ")[1])["round"]["summary"] == "de"
+    assert events._framed(skill_games, "Heroes", published, "de") is heroes
+    french = events._framed(KINDS["chases"], "escapee", published, "fr")
+    assert orjson.loads(french.split(b"data: ")[1])["summary"] == "fr"
+    assert made == ["de", "fr"]
+    assert events._framed(skill_games, None, published) is published.frame
+
+
+def test_a_stream_in_german_reads_each_event_in_german(tmp_path: Path) -> None:
+    """`GET …/events` with `Accept-Language: de` (or `?lang=de`): each event's summaries in
+    German, its data otherwise the English event's; the stored round stays English."""
+    import httpx
+
+    from app.store.database import upgrade_to_head
+    from tests.store.test_events import served, stream
+
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    upgrade_to_head(url)
+    with served(url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", ARM_WRESTLE)
+        path = f"/v1/arm-wrestles/{arm.id}/events"
+        with (
+            stream(server.base, path + "?lang=de", arm.gm) as german,
+            stream(server.base, path, arm.gm) as english,
+        ):
+            opening = german.next_event()
+            assert (
+                opening[2]["session"]["summary"]
+                == "Armdrücken Lydia gegen Ogre: EG Lydia 0, Ogre 0 (Ziel 20)."
+            )
+            assert english.next_event()[2]["session"]["summary"].startswith(
+                "Arm wrestle Lydia vs Ogre"
+            )
+            played = arm.play_round({"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}})
+            version, name, data = german.next_event()
+            assert (version, name) == (2, "round")
+            assert data["summary"] == data["round"]["summary"] == ROUND_ONE["de"]
+            assert data["session"]["summary"] == SESSION_AFTER_ROUND_ONE["de"]
+            in_english = english.next_event()[2]
+            assert in_english == played.json()
+            assert in_english["summary"] == ROUND_ONE["en"]
+            unsaid = {"summary": None, "round": None, "session": None}
+            assert {**data, **unsaid} == {**in_english, **unsaid}
+            assert {**data["round"], "summary": None} == {**in_english["round"], "summary": None}
+            assert {**data["session"], "summary": None} == {
+                **in_english["session"],
+                "summary": None,
+            }
+        stored = arm.get("rounds").json()["rounds"]
+        assert stored[0]["summary"] == ROUND_ONE["en"]

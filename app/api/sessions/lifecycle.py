@@ -213,6 +213,8 @@ class Effects:
     newly_finished: bool = False
     #: The live event's data when it is not the answer's body (`Change.event_answer`).
     event_body: bytes | None = None
+    #: The live event's data in a language, for the streams asking for another than English.
+    said: Callable[[str], bytes] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,7 +378,7 @@ def _announce_in(
     if effects is None:
         return
     data = answer.body if effects.event_body is None else effects.event_body
-    publish(app, session_id, effects.version, effects.event, data)
+    publish(app, session_id, effects.version, effects.event, data, effects.said)
     deliveries.poke(app)
     if effects.rounds_played:
         count_rounds_played(kind.path, effects.rounds_played)
@@ -563,6 +565,18 @@ async def _store(
             else:
                 event_shown = {"session": session_answer(kind, updated)}
         event_body = orjson.dumps(postable(dict(event_shown)))
+
+    def said(language: str) -> bytes:
+        """The live event's data in `language` (docs/languages.md)."""
+        with i18n.speaking(language):
+            if change.event_answer is not None:
+                shown = change.event_answer(updated)
+            elif change.answer is not None:
+                shown = change.answer(updated)[1]
+            else:
+                shown = {"session": session_answer(kind, updated)}
+        return orjson.dumps(postable(dict(shown)))
+
     return Applied(
         answer,
         Effects(
@@ -571,6 +585,7 @@ async def _store(
             rounds_played=len(change.rounds),
             newly_finished=change.status == "finished" and record.status == "active",
             event_body=event_body,
+            said=said,
         ),
     )
 
@@ -824,8 +839,8 @@ def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> C
     the round, the session, its summary). In another language than English, the answer's
     summary is in it and the live event's stays the stored English line."""
 
-    def answer(updated: SessionRecord, language: str = i18n.DEFAULT) -> dict[str, Any]:
-        shown = localised(stored, language)
+    def answer(updated: SessionRecord, language: str | None = None) -> dict[str, Any]:
+        shown = localised(stored, language or i18n.current())
         return {
             "round": shown,
             "session": session_answer(kind, updated, after),
@@ -838,7 +853,7 @@ def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> C
         _status(kind, after),
         kind.result(config, after),
         [stored],
-        lambda updated: (200, answer(updated, language)),
+        lambda updated: (200, answer(updated)),
         event_answer=None if language == i18n.DEFAULT else answer,
     )
 
