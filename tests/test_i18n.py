@@ -754,3 +754,38 @@ def test_a_stream_in_german_reads_each_event_in_german(tmp_path: Path) -> None:
             }
         stored = arm.get("rounds").json()["rounds"]
         assert stored[0]["summary"] == ROUND_ONE["en"]
+
+
+# --- problem details that name a value -------------------------------------------------------
+
+#: A session that is not there, in each language: the kind's name and the id asked for.
+NO_SUCH_CHASE = {
+    "en": "no chase with id 0123456789abcdef0123456789abcdef",
+    "de": "Verfolgungsjagd mit der ID 0123456789abcdef0123456789abcdef gibt es nicht",
+    "fr": "pas de poursuite avec l'id 0123456789abcdef0123456789abcdef",
+    "es": "no hay persecución con id 0123456789abcdef0123456789abcdef",
+    "pt-BR": "não há perseguição com id 0123456789abcdef0123456789abcdef",
+}
+
+
+@pytest.mark.parametrize("language", list(NO_SUCH_CHASE))
+def test_a_session_not_found_in_each_language(store_client: TestClient, language: str) -> None:
+    created = store_client.post(
+        "/v1/chases",
+        json={
+            "escapee": {"name": "Ralf", "speed": 0},
+            "chaser": {"name": "the guard", "speed": 0},
+            "start": {"mode": "lead", "lead": 5},
+        },
+    ).json()
+    missing = store_client.get(
+        "/v1/chases/0123456789abcdef0123456789abcdef",
+        headers={
+            "authorization": f"Bearer {created['tokens']['gm']}",
+            "accept-language": language,
+        },
+    )
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+    assert missing.json()["detail"] == NO_SUCH_CHASE[language]
+    assert missing.json()["type"] == "https://arbiter.example/problems/not-found"

@@ -63,7 +63,7 @@ from app.api.kinds import AnyKind, LiveEvent
 from app.api.sessions.presentation import session_answer
 from app.api.sessions.security import bearer_token, role_of
 from app.api.sessions.work import unit_of_work
-from app.errors import NotFound, ServiceUnavailable, TooManyStreams
+from app.errors import ServiceUnavailable, TooManyStreams, not_found
 from app.settings import Settings
 from app.store import repository
 from app.store.database import Store, Transaction
@@ -369,7 +369,7 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     record = await read_session(store, kind, session_id)
     role = None if record is None else role_of(token, record)
     if record is None or role is None:
-        raise NotFound(f"no {kind.title} with id {session_id}")
+        raise not_found(kind.title, session_id)
     party = None if role.is_gm else role.party
     release = slots_of(request.app).claim(session_id, token)
     last = _last_event_id(request)

@@ -81,9 +81,9 @@ from app.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
-    NotFound,
     PreconditionFailed,
     ServiceUnavailable,
+    not_found,
 )
 from app.notation import NOTATION_ROLLER, notation_dice
 from app.observability import (
@@ -325,10 +325,10 @@ async def mutate(
             connection, session_id, kind.path, lock=key is not None
         )
         if record is None:
-            raise NotFound(f"no {kind.title} with id {session_id}")
+            raise not_found(kind.title, session_id)
         role = role_of(token, record)
         if role is None:
-            raise NotFound(f"no {kind.title} with id {session_id}")
+            raise not_found(kind.title, session_id)
         if pending.due(record, pending.clock(request.app)):
             raise SettleFirst
         # Read once the token is known to hold a role here: a stranger learns nothing from it.
@@ -1144,7 +1144,7 @@ async def _readable(
 ) -> SessionRecord:
     record = await repository.get_session(connection, session_id, kind.path, lock=False)
     if record is None or role_of(token, record) is None:
-        raise NotFound(f"no {kind.title} with id {session_id}")
+        raise not_found(kind.title, session_id)
     if now is not None and pending.due(record, now):
         raise SettleFirst
     return record
@@ -1264,7 +1264,7 @@ def caller_check(
         async def read(connection: Transaction) -> None:
             record = await repository.get_session_or_proof(connection, session_id, kind.path)
             if record is None or role_of(token, record) is None:
-                raise NotFound(f"no {kind.title} with id {session_id}")
+                raise not_found(kind.title, session_id)
 
         await unit_of_work(request).run("read", read)
 
