@@ -81,6 +81,26 @@ class NotFound(ApiError):
     status, title, slug = 404, N_("Not Found"), "not-found"
 
 
+def not_found(what: str, identifier: str) -> NotFound:
+    """`no chase with id …`: the 404 of a session (or another thing) that is not there, its
+    detail a message (`what` a word marked with `N_`: see `THINGS`)."""
+    return NotFound(
+        f"no {what} with id {identifier}",
+        said=m("no {what} with id {id}", what=term(what), id=identifier),
+    )
+
+
+#: What a 404 names, as `not_found` shows it: each kind's title and the webhooks' things.
+THINGS = (
+    N_("arm wrestle"),
+    N_("chase"),
+    N_("race"),
+    N_("regular contest"),
+    N_("skill game"),
+    N_("webhook"),
+)
+
+
 class MethodNotAllowed(ApiError):
     status, title, slug = 405, N_("Method Not Allowed"), "method-not-allowed"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The reviewer's table of docs/languages.md: each one-shot contest's worked example (its
 request example with the players' own dice, from /openapi.json) as the service answers it in
-every language served, one summary line per kind and language.
+every language served, one summary line per kind and language; then each session kind's first
+round with the players' own dice and the session's summary after it.
 
     .venv/bin/python scripts/languages.py    # rewrites the table in docs/languages.md
 
@@ -60,7 +61,114 @@ def table(client: Client) -> str:
                 raise SystemExit(f"{path} ({name}) answered {answer.status_code}: {answer.text}")
             line = answer.text.rstrip("\n").replace("|", "\\|")
             rows.append(f"| `{path}` | {name} | {language} | {line} |")
+    rows.extend(session_rows(client))
     return "\n".join(rows)
+
+
+#: Each session kind's example with the players' own dice: (path, its creation, the call that
+#: plays its first round: (path under the session, body, who calls)).
+SESSIONS: tuple[tuple[str, dict[str, Any], tuple[str, dict[str, Any], str]], ...] = (
+    (
+        "/v1/arm-wrestles",
+        {
+            "a": {"name": "Lydia", "strength_mod": 2, "con_score": 12, "con_mod": 1},
+            "b": {"name": "Ogre", "strength_mod": 6, "con_score": 15, "con_mod": 2},
+        },
+        ("rounds", {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}, "gm"),
+    ),
+    (
+        "/v1/races",
+        {
+            "course": "dash",
+            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
+        },
+        ("rounds", {"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}}, "gm"),
+    ),
+    (
+        "/v1/chases",
+        {
+            "escapee": {"name": "Ralf", "speed": 30, "mods": {"dexterity": 2, "hide": 5}},
+            "chaser": {"name": "the guard", "speed": 30, "mods": {"balance": 0, "spot": 2}},
+            "start": {"mode": "lead", "lead": 12},
+            "hazard_base_cost": 0,
+        },
+        (
+            "rounds",
+            {
+                "terrain": {"check": "strength"},
+                "tactic": {"kind": "hazard", "penalty": 4},
+                "rolls": {"Ralf": {"dexterity": 16, "check": 6}, "the guard": {"hazard": 13}},
+            },
+            "gm",
+        ),
+    ),
+    (
+        "/v1/skill-games",
+        {
+            "dc": 15,
+            "skill_list": ["Athletics", "Stealth", "Persuasion"],
+            "skills_per_round": 2,
+            "kind": "bidding",
+            "actions": [{"name": "Charge", "effects": [{"text": "A clean break.", "progress": 2}]}],
+            "goal": 4,
+            "parties": [
+                {
+                    "name": "Heroes",
+                    "controller": "players",
+                    "members": [
+                        {"name": "Ann", "skills": {"Athletics": 5, "Stealth": 2}},
+                        {"name": "Bo", "skills": {"Persuasion": 3}},
+                    ],
+                },
+                {
+                    "name": "Villains",
+                    "controller": "gm",
+                    "members": [{"name": "Rook", "skills": {"Stealth": 6}}],
+                },
+            ],
+        },
+        (
+            "skills",
+            {
+                "party": "Heroes",
+                "skills": ["Stealth", "Persuasion"],
+                "rolls": {
+                    "Ann": {"Stealth": 13, "Persuasion": 18},
+                    "Bo": {"Stealth": 17, "Persuasion": 1},
+                },
+            },
+            "Heroes",
+        ),
+    ),
+)
+
+
+def session_rows(client: Client) -> Iterator[str]:
+    """Each session kind's first round played, and the session's own summary after it, in
+    every language served (a session per language: the same dice, the same round)."""
+    from app.api.i18n import LANGUAGES
+
+    for path, creation, (call, body, who) in SESSIONS:
+        lines: dict[str, tuple[str, str]] = {}
+        for language in LANGUAGES:
+            created = client.post(path, json=creation)
+            if created.status_code != 201:
+                raise SystemExit(f"{path} answered {created.status_code}: {created.text}")
+            tokens = created.json()["tokens"]
+            token = tokens["gm"] if who == "gm" else tokens["parties"][who]
+            played = client.post(
+                f"{path}/{created.json()['id']}/{call}",
+                json=body,
+                headers={"authorization": f"Bearer {token}", "accept-language": language},
+            )
+            if played.status_code != 200:
+                raise SystemExit(f"{path}/{call} answered {played.status_code}: {played.text}")
+            answer = played.json()
+            lines[language] = (answer["summary"], answer["session"]["summary"])
+        for index, name in enumerate(("its first round, supplied dice", "the session after it")):
+            for language, said in lines.items():
+                line = said[index].replace("|", "\\|")
+                yield f"| `{path}` | {name} | {language} | {line} |"
 
 
 def with_table(document: str, written: str) -> str:
@@ -81,9 +189,12 @@ def main() -> None:
 
     from app.main import create_app
     from app.settings import Settings
+    from app.store.database import upgrade_to_head
 
     with tempfile.TemporaryDirectory() as directory:
-        settings = Settings(database_url=f"sqlite:///{directory}/languages.db")
+        url = f"sqlite:///{directory}/languages.db"
+        upgrade_to_head(url)
+        settings = Settings(database_url=url)
         with TestClient(create_app(settings)) as client:
             written = table(client)
     DOC.write_text(with_table(DOC.read_text(), written))

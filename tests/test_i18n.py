@@ -23,6 +23,8 @@ from fastapi.testclient import TestClient
 
 from app.api import i18n
 from app.rules.messages import Listing, Signed, english, m, ng
+from tests.api.test_skill_games_api import Game, bidding_body, dice
+from tests.helpers import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "app" / "locale"
@@ -363,16 +365,18 @@ def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
 # --- the reviewer's table ----------------------------------------------------------------------
 
 
-def test_the_reviewers_table_is_what_the_service_answers(client: TestClient) -> None:
+def test_the_reviewers_table_is_what_the_service_answers(store_client: TestClient) -> None:
     """docs/languages.md's table (scripts/languages.py) holds each one-shot kind's worked
-    example in every language, as the service answers it now."""
+    example and each session kind's first round in every language, as the service answers
+    it now."""
     spec = importlib.util.spec_from_file_location("languages", ROOT / "scripts" / "languages.py")
     assert spec is not None
     assert spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    written = script.table(client)
-    assert written.count("\n| `/v1/") == 7 * len(i18n.LANGUAGES)
+    written = script.table(store_client)
+    # Seven one-shot kinds; four session kinds, each its first round and its session after it.
+    assert written.count("\n| `/v1/") == (7 + 4 * 2) * len(i18n.LANGUAGES)
     assert script.committed_table((ROOT / "docs" / "languages.md").read_text()) == written
 
 
@@ -411,7 +415,9 @@ def test_a_round_played_in_german_is_announced_in_english(
 
     announced: list[tuple[str, bytes]] = []
 
-    def publish(_app: Any, _session_id: str, _version: int, name: str, data: bytes) -> None:
+    def publish(
+        _app: Any, _session_id: str, _version: int, name: str, data: bytes, *_said: Any
+    ) -> None:
         announced.append((name, data))
 
     monkeypatch.setattr(lifecycle, "publish", publish)
@@ -460,3 +466,326 @@ def test_a_race_round_in_each_language(store_client: TestClient, language: str) 
     )
     assert played.status_code == 200, played.text
     assert played.json()["summary"] == DASH_ROUND_ONE[language]
+
+
+# --- chases, races' sessions and skill games -------------------------------------------------
+
+CHASE = {
+    "escapee": {"name": "Ralf", "speed": 30, "mods": {"dexterity": 2, "hide": 5}},
+    "chaser": {"name": "the guard", "speed": 30, "mods": {"balance": 0, "spot": 2}},
+    "start": {"mode": "lead", "lead": 12},
+    "hazard_base_cost": 0,
+}
+#: tests/api/test_chases_api.py's Ralf: a hazard (Dexterity 16 + 2 - 4 = 14 creates it, the
+#: guard's 13 misses DC 14), then, not flat, Hide 15 + 5 against Spot 8 + 2: escaped by hiding.
+CHASE_ROUNDS = {
+    "en": (
+        "Round 1: Increment 1 (strength): Ralf pays 4 DS for a hazard (Dexterity 14 vs 14, "
+        "created; the guard fails balance 13 vs DC 14); Ralf +12, the guard +0 (held up); "
+        "lead 12 -> 20.",
+        "Round 2: Increment 2 (strength): Ralf hides from the guard (Hide 20 vs Spot 10); "
+        "lead 20 -> 20. Ralf escapes by hiding.",
+    ),
+    "de": (
+        "Runde 1: Abschnitt 1 (strength): Ralf zahlt 4 EG für ein Hindernis "
+        "(Geschicklichkeit 14 gegen 14, geschaffen; the guard scheitert an balance 13 gegen "
+        "SG 14); Ralf +12, the guard +0 (aufgehalten); Vorsprung 12 -> 20.",
+        "Runde 2: Abschnitt 2 (strength): Ralf versteckt sich vor the guard (Verstecken 20 "
+        "gegen Entdecken 10); Vorsprung 20 -> 20. Ralf entkommt durch Verstecken.",
+    ),
+    "fr": (
+        "Round 1 : Palier 1 (strength) : Ralf paie 4 DR pour un obstacle (Dextérité 14 "
+        "contre 14, créé ; the guard rate balance 13 contre DD 14) ; Ralf +12, the guard +0 "
+        "(retenu) ; avance 12 -> 20.",
+        "Round 2 : Palier 2 (strength) : Ralf se cache de the guard (Discrétion 20 contre "
+        "Détection 10) ; avance 20 -> 20. Ralf s'échappe en se cachant.",
+    ),
+    "es": (
+        "Asalto 1: Tramo 1 (strength): Ralf paga 4 GE por un obstáculo (Destreza 14 contra "
+        "14, creado; the guard falla balance 13 contra CD 14); Ralf +12, the guard +0 "
+        "(retenido); ventaja 12 -> 20.",
+        "Asalto 2: Tramo 2 (strength): Ralf se esconde de the guard (Esconderse 20 contra "
+        "Avistar 10); ventaja 20 -> 20. Ralf escapa escondiéndose.",
+    ),
+    "pt-BR": (
+        "Rodada 1: Incremento 1 (strength): Ralf paga 4 GS por um obstáculo (Destreza 14 "
+        "contra 14, criado; the guard falha em balance 13 contra CD 14); Ralf +12, the guard "
+        "+0 (retido); vantagem 12 -> 20.",
+        "Rodada 2: Incremento 2 (strength): Ralf se esconde de the guard (Esconder-se 20 "
+        "contra Observar 10); vantagem 20 -> 20. Ralf escapa se escondendo.",
+    ),
+}
+#: The chase's own summary once it is over.
+CHASE_OVER = {
+    "en": "Chase over: Ralf escaped the guard by hiding after 2 increments.",
+    "de": "Verfolgung vorbei: Ralf ist the guard nach 2 Abschnitten durch Verstecken entkommen.",
+    "fr": "Poursuite finie : Ralf a échappé à the guard en se cachant après 2 paliers.",
+    "es": "Persecución terminada: Ralf escapó de the guard escondiéndose tras 2 tramos.",
+    "pt-BR": "Perseguição encerrada: Ralf escapou de the guard se escondendo após 2 incrementos.",
+}
+
+
+@pytest.mark.parametrize("language", list(CHASE_ROUNDS))
+def test_a_chase_in_each_language(store_client: TestClient, language: str) -> None:
+    chase = Session(store_client, "chases", CHASE)
+    speaking = {"accept-language": language}
+    first = chase.post(
+        "rounds",
+        {
+            "terrain": {"check": "strength"},
+            "tactic": {"kind": "hazard", "penalty": 4},
+            "rolls": {"Ralf": {"dexterity": 16, "check": 6}, "the guard": {"hazard": 13}},
+        },
+        headers=speaking,
+    )
+    second = chase.post(
+        "rounds",
+        {
+            "terrain": {"check": "strength", "flat": False},
+            "tactic": {"kind": "hide"},
+            "rolls": {"Ralf": {"hide": 15}, "the guard": {"spot": 8}},
+        },
+        headers=speaking,
+    )
+    assert first.status_code == second.status_code == 200, second.text
+    played = (first.json(), second.json())
+    assert tuple(answer["summary"] for answer in played) == CHASE_ROUNDS[language]
+    assert tuple(answer["round"]["summary"] for answer in played) == CHASE_ROUNDS[language]
+    assert played[1]["session"]["summary"] == CHASE_OVER[language]
+    assert chase.get(headers=speaking).json()["summary"] == CHASE_OVER[language]
+    stored = chase.get("rounds").json()["rounds"]
+    assert [record["summary"] for record in stored] == list(CHASE_ROUNDS["en"])
+
+
+#: The dash above, after its first increment: the race's own summary.
+DASH_AFTER_ONE = {
+    "en": "Race (dash): increment 1 of 2 done; Ann 18, Bob 3.",
+    "de": "Rennen (dash): Abschnitt 1 von 2 gespielt; Ann 18, Bob 3.",
+    "fr": "Course (dash) : palier 1 sur 2 joué ; Ann 18, Bob 3.",
+    "es": "Carrera (dash): tramo 1 de 2 jugado; Ann 18, Bob 3.",
+    "pt-BR": "Corrida (dash): incremento 1 de 2 jogado; Ann 18, Bob 3.",
+}
+
+
+@pytest.mark.parametrize("language", list(DASH_AFTER_ONE))
+def test_a_race_session_in_each_language(store_client: TestClient, language: str) -> None:
+    created = store_client.post(
+        "/v1/races",
+        json={
+            "course": "dash",
+            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
+        },
+    ).json()
+    gm = {"authorization": f"Bearer {created['tokens']['gm']}"}
+    store_client.post(
+        f"/v1/races/{created['id']}/rounds",
+        json={"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}},
+        headers=gm,
+    )
+    session = store_client.get(
+        f"/v1/races/{created['id']}", headers={**gm, "accept-language": language}
+    )
+    assert session.json()["summary"] == DASH_AFTER_ONE[language]
+
+
+#: tests/api/test_skill_games_api.py's bidding game: Heroes' checks (Stealth: Ann 13 + 2, Bo
+#: 17; Persuasion: Ann 18, Bo 1 + 3), Villains earn nothing; Heroes charge with 2 against 0.
+SKILL_GAME = {
+    "en": (
+        "Round 1: Heroes: Stealth 17 by Bo (token), Persuasion 18 by Ann (token) against DC "
+        "15; 2 tokens earned.",
+        "Round 1: Bids: Heroes 2, Villains 0. Heroes wins the bid by 2. Heroes — Charge: A "
+        "clean break. Progress: Heroes 2, Villains 0. Tokens: Heroes 0, Villains 0.",
+        "Skill game (bidding, DC 15), round 2: choosing skills, waiting for Heroes, "
+        "Villains. Progress: Heroes 2, Villains 0. Tokens: Heroes 0, Villains 0.",
+    ),
+    "de": (
+        "Runde 1: Heroes: Stealth 17 von Bo (Marke), Persuasion 18 von Ann (Marke) gegen SG "
+        "15; 2 Marken verdient.",
+        "Runde 1: Gebote: Heroes 2, Villains 0. Heroes gewinnt das Bieten um 2. Heroes — "
+        "Charge: A clean break. Fortschritt: Heroes 2, Villains 0. Marken: Heroes 0, "
+        "Villains 0.",
+        "Fertigkeitsspiel (bidding, SG 15), Runde 2: Fertigkeiten wählen, wartet auf Heroes, "
+        "Villains. Fortschritt: Heroes 2, Villains 0. Marken: Heroes 0, Villains 0.",
+    ),
+    "fr": (
+        "Round 1 : Heroes : Stealth 17 par Bo (jeton), Persuasion 18 par Ann (jeton) contre "
+        "DD 15 ; 2 jetons gagnés.",
+        "Round 1 : Enchères : Heroes 2, Villains 0. Heroes remporte l'enchère de 2. Heroes — "
+        "Charge : A clean break. Progression : Heroes 2, Villains 0. Jetons : Heroes 0, "
+        "Villains 0.",
+        "Jeu de compétences (bidding, DD 15), round 2 : choix des compétences, en attente de "
+        "Heroes, Villains. Progression : Heroes 2, Villains 0. Jetons : Heroes 0, Villains 0.",
+    ),
+    "es": (
+        "Asalto 1: Heroes: Stealth 17 de Bo (ficha), Persuasion 18 de Ann (ficha) contra CD "
+        "15; 2 fichas ganadas.",
+        "Asalto 1: Pujas: Heroes 2, Villains 0. Heroes gana la puja por 2. Heroes — Charge: "
+        "A clean break. Progreso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains 0.",
+        "Juego de habilidad (bidding, CD 15), asalto 2: eligiendo habilidades, esperando a "
+        "Heroes, Villains. Progreso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains 0.",
+    ),
+    "pt-BR": (
+        "Rodada 1: Heroes: Stealth 17 de Bo (ficha), Persuasion 18 de Ann (ficha) contra CD "
+        "15; 2 fichas ganhas.",
+        "Rodada 1: Lances: Heroes 2, Villains 0. Heroes vence o lance por 2. Heroes — "
+        "Charge: A clean break. Progresso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains "
+        "0.",
+        "Jogo de perícias (bidding, CD 15), rodada 2: escolhendo perícias, aguardando "
+        "Heroes, Villains. Progresso: Heroes 2, Villains 0. Fichas: Heroes 0, Villains 0.",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(SKILL_GAME))
+def test_a_skill_game_in_each_language(store_client: TestClient, language: str) -> None:
+    game = Game(store_client, bidding_body())
+    speaking = {"accept-language": language}
+    skills = game.post(
+        "skills",
+        {
+            "party": "Heroes",
+            "skills": ["Stealth", "Persuasion"],
+            "rolls": dice(
+                "Heroes",
+                ["Stealth", "Persuasion"],
+                {("Ann", "Stealth"): 13, ("Bo", "Stealth"): 17, ("Ann", "Persuasion"): 18},
+            ),
+        },
+        "Heroes",
+        headers=speaking,
+    )
+    assert skills.status_code == 200, skills.text
+    game.skills("Villains", ["Athletics", "Stealth"], dice("Villains", ["Athletics", "Stealth"]))
+    game.bid("Heroes", "Charge", 2)
+    revealed = game.post(
+        "choices", {"party": "Villains", "action": "Rally", "bid": 0}, "Villains", speaking
+    )
+    assert revealed.status_code == 200, revealed.text
+    session = game.get(headers=speaking).json()
+    said = (skills.json()["summary"], revealed.json()["summary"], session["summary"])
+    assert said == SKILL_GAME[language]
+    assert revealed.json()["round"]["summary"] == said[1]
+    stored = game.get("rounds").json()["rounds"]
+    assert stored[0]["summary"] == SKILL_GAME["en"][1]
+
+
+# --- a live-event stream in its GET's language -----------------------------------------------
+
+
+def test_an_events_frame_in_a_language_is_made_once_for_all_its_streams() -> None:
+    """Each language's frame of an event is made once, whatever the streams reading it; a
+    party's view of it once for that language and party; English is the event as published."""
+    from app.api.kinds.registry import KINDS
+    from app.api.sessions import events
+
+    made: list[str] = []
+    record = {
+        "bids": {"Heroes": 2, "Bandits": 1},
+        "choices": {
+            "Heroes": {"action": "Charge", "bid": 2},
+            "Bandits": {"action": "Sneak", "bid": 1},
+        },
+        "effects": [],
+        "summary": "Round 1: Bids: Heroes 2, Bandits 1.",
+    }
+
+    def said(language: str) -> bytes:
+        made.append(language)
+        return orjson.dumps({"round": {**record, "summary": language}, "summary": language})
+
+    english_data = orjson.dumps({"round": record, "summary": record["summary"]})
+    published = events.SaidEvent("s1", 4, "round", english_data, said=said)
+    skill_games = KINDS["skill-games"]
+    german = events._framed(skill_games, None, published, "de")
+    assert german.startswith(b"id: 4\nevent: round\ndata: ")
+    assert orjson.loads(german.split(b"data: ")[1])["summary"] == "de"
+    for _ in range(100):
+        assert events._framed(skill_games, None, published, "de") is german
+    heroes = events._framed(skill_games, "Heroes", published, "de")
+    assert b"Sneak" not in heroes
+    assert orjson.loads(heroes.split(b"data: ")[1])["round"]["summary"] == "de"
+    assert events._framed(skill_games, "Heroes", published, "de") is heroes
+    french = events._framed(KINDS["chases"], "escapee", published, "fr")
+    assert orjson.loads(french.split(b"data: ")[1])["summary"] == "fr"
+    assert made == ["de", "fr"]
+    assert events._framed(skill_games, None, published) is published.frame
+
+
+def test_a_stream_in_german_reads_each_event_in_german(tmp_path: Path) -> None:
+    """`GET …/events` with `Accept-Language: de` (or `?lang=de`): each event's summaries in
+    German, its data otherwise the English event's; the stored round stays English."""
+    import httpx
+
+    from app.store.database import upgrade_to_head
+    from tests.store.test_events import served, stream
+
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    upgrade_to_head(url)
+    with served(url) as server, httpx.Client(base_url=server.base) as client:
+        arm = Session(client, "arm-wrestles", ARM_WRESTLE)
+        path = f"/v1/arm-wrestles/{arm.id}/events"
+        with (
+            stream(server.base, path + "?lang=de", arm.gm) as german,
+            stream(server.base, path, arm.gm) as english,
+        ):
+            opening = german.next_event()
+            assert (
+                opening[2]["session"]["summary"]
+                == "Armdrücken Lydia gegen Ogre: EG Lydia 0, Ogre 0 (Ziel 20)."
+            )
+            assert english.next_event()[2]["session"]["summary"].startswith(
+                "Arm wrestle Lydia vs Ogre"
+            )
+            played = arm.play_round({"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}})
+            version, name, data = german.next_event()
+            assert (version, name) == (2, "round")
+            assert data["summary"] == data["round"]["summary"] == ROUND_ONE["de"]
+            assert data["session"]["summary"] == SESSION_AFTER_ROUND_ONE["de"]
+            in_english = english.next_event()[2]
+            assert in_english == played.json()
+            assert in_english["summary"] == ROUND_ONE["en"]
+            unsaid = {"summary": None, "round": None, "session": None}
+            assert {**data, **unsaid} == {**in_english, **unsaid}
+            assert {**data["round"], "summary": None} == {**in_english["round"], "summary": None}
+            assert {**data["session"], "summary": None} == {
+                **in_english["session"],
+                "summary": None,
+            }
+        stored = arm.get("rounds").json()["rounds"]
+        assert stored[0]["summary"] == ROUND_ONE["en"]
+
+
+# --- problem details that name a value -------------------------------------------------------
+
+#: A session that is not there, in each language: the kind's name and the id asked for.
+NO_SUCH_CHASE = {
+    "en": "no chase with id 0123456789abcdef0123456789abcdef",
+    "de": "Verfolgungsjagd mit der ID 0123456789abcdef0123456789abcdef gibt es nicht",
+    "fr": "pas de poursuite avec l'id 0123456789abcdef0123456789abcdef",
+    "es": "no hay persecución con id 0123456789abcdef0123456789abcdef",
+    "pt-BR": "não há perseguição com id 0123456789abcdef0123456789abcdef",
+}
+
+
+@pytest.mark.parametrize("language", list(NO_SUCH_CHASE))
+def test_a_session_not_found_in_each_language(store_client: TestClient, language: str) -> None:
+    created = store_client.post(
+        "/v1/chases",
+        json={
+            "escapee": {"name": "Ralf", "speed": 0},
+            "chaser": {"name": "the guard", "speed": 0},
+            "start": {"mode": "lead", "lead": 5},
+        },
+    ).json()
+    missing = store_client.get(
+        "/v1/chases/0123456789abcdef0123456789abcdef",
+        headers={
+            "authorization": f"Bearer {created['tokens']['gm']}",
+            "accept-language": language,
+        },
+    )
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+    assert missing.json()["detail"] == NO_SUCH_CHASE[language]
+    assert missing.json()["type"] == "https://arbiter.example/problems/not-found"

@@ -65,7 +65,7 @@ from typing import Final, Literal
 from app.rules.common import MAX_OPPOSED_REROLLS, opposed_check
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_
+from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, ng
 from app.rules.races import (
     CONSTITUTION,
     DEFAULT_MAX_RETRIES,
@@ -681,59 +681,160 @@ def _hazard(
 # --------------------------------------------------------------------------------------------
 
 
-def _describe_tactic(config: Config, record: TacticRecord) -> str:
+def _total(value: int | None) -> Argument:
+    """A check's total as a summary shows it (a check not rolled reads as Python writes None)."""
+    return "None" if value is None else value
+
+
+def _describe_tactic(config: Config, record: TacticRecord) -> Message:
     escapee, chaser = config.escapee.name, config.chaser.name
     if not record.attempted:
-        attempt = "hide" if record.kind == "hide" else "create a hazard"
-        return f"{escapee} rests instead of trying to {attempt}"
+        if record.kind == "hide":
+            return m("{escapee} rests instead of trying to hide", escapee=escapee)
+        return m("{escapee} rests instead of trying to create a hazard", escapee=escapee)
     if record.kind == "hide":
         if record.escapee_total is None:
-            return f"{escapee} hides while {chaser} rests"
-        verb = "hides from" if record.success else "fails to hide from"
-        return (
-            f"{escapee} {verb} {chaser} (Hide {record.escapee_total} vs Spot {record.chaser_total})"
-        )
-    words = f"{escapee} pays {record.cost} DS for a hazard (Dexterity {record.escapee_total} vs 14"
+            return m("{escapee} hides while {chaser} rests", escapee=escapee, chaser=chaser)
+        totals: dict[str, Argument] = {
+            "escapee": escapee,
+            "chaser": chaser,
+            "hide": record.escapee_total,
+            "spot": _total(record.chaser_total),
+        }
+        if record.success:
+            return m("{escapee} hides from {chaser} (Hide {hide} vs Spot {spot})", **totals)
+        return m("{escapee} fails to hide from {chaser} (Hide {hide} vs Spot {spot})", **totals)
+    paid: dict[str, Argument] = {
+        "escapee": escapee,
+        "cost": _total(record.cost),
+        "dexterity": _total(record.escapee_total),
+    }
     if not record.created:
-        return words + ", not created)"
+        return m(
+            "{escapee} pays {cost} DS for a hazard (Dexterity {dexterity} vs 14, not created)",
+            **paid,
+        )
     if record.chaser_total is None:
-        return words + f", created; {chaser} rests)"
-    verdict = "fails" if record.success else "passes"
-    return (
-        words + f", created; {chaser} {verdict} {record.chaser_check} {record.chaser_total}"
-        f" vs DC {record.dc})"
+        return m(
+            "{escapee} pays {cost} DS for a hazard (Dexterity {dexterity} vs 14, created; "
+            "{chaser} rests)",
+            **paid,
+            chaser=chaser,
+        )
+    checked: dict[str, Argument] = {
+        **paid,
+        "chaser": chaser,
+        "check": str(record.chaser_check),
+        "total": record.chaser_total,
+        "dc": _total(record.dc),
+    }
+    if record.success:
+        return m(
+            "{escapee} pays {cost} DS for a hazard (Dexterity {dexterity} vs 14, created; "
+            "{chaser} fails {check} {total} vs DC {dc})",
+            **checked,
+        )
+    return m(
+        "{escapee} pays {cost} DS for a hazard (Dexterity {dexterity} vs 14, created; "
+        "{chaser} passes {check} {total} vs DC {dc})",
+        **checked,
     )
 
 
-def _describe_side(line: SideRound) -> str:
+def _describe_side(line: SideRound) -> Message:
     if line.rested:
-        return f"{line.name} rests"
+        return m("{name} rests", name=line.name)
     if line.held_up:
-        return f"{line.name} +0 (held up)"
+        return m("{name} +0 (held up)", name=line.name)
     if "forfeited" in line.events:
-        return f"{line.name} is stopped by the obstacle"
-    return f"{line.name} {line.gained:+d}"
+        return m("{name} is stopped by the obstacle", name=line.name)
+    return m("{name} {gained}", name=line.name, gained=Signed(line.gained))
 
 
-def round_summary(config: Config, state_after: State, round: Round) -> str:
+def round_message(config: Config, state_after: State, round: Round) -> Message:
     """One line for the Discord bot, e.g. `Ralf +12, the guard +0; lead 8 -> 20.`"""
-    parts: list[str] = []
+    parts: list[Argument] = []
     if round.tactic is not None:
         parts.append(_describe_tactic(config, round.tactic))
     if round.outcome != "hid":
-        parts.append(f"{_describe_side(round.escapee)}, {_describe_side(round.chaser)}")
+        parts.append(Listing([_describe_side(round.escapee), _describe_side(round.chaser)]))
     terrain = describe_increment(round.terrain.increment)
-    flat = ", flat" if round.terrain.flat else ""
-    line = f"Increment {round.increment} ({terrain}{flat}): " + "; ".join(parts)
-    line += f"; lead {round.lead_before} -> {round.lead}"
-    played = state_after.increments
-    increments = "increment" if played == 1 else "increments"
-    ending = {
-        "caught": f"{config.chaser.name} catches {config.escapee.name}",
-        "escaped": f"{config.escapee.name} escapes",
-        "hid": f"{config.escapee.name} escapes by hiding",
-        "gave-up": f"{config.chaser.name} gives up after {played} {increments}",
+    line: dict[str, Argument] = {
+        "number": round.increment,
+        "terrain": m("{terrain}, flat", terrain=terrain) if round.terrain.flat else terrain,
+        "parts": Listing(parts, "; "),
+        "before": round.lead_before,
+        "lead": round.lead,
     }
-    if round.status_detail is not None:
-        line += f". {ending[round.status_detail]}"
-    return line + "."
+    if round.status_detail is None:
+        return m("Increment {number} ({terrain}): {parts}; lead {before} -> {lead}.", **line)
+    escapee, chaser = config.escapee.name, config.chaser.name
+    played = state_after.increments
+    ending = {
+        "caught": m("{chaser} catches {escapee}", chaser=chaser, escapee=escapee),
+        "escaped": m("{escapee} escapes", escapee=escapee),
+        "hid": m("{escapee} escapes by hiding", escapee=escapee),
+        "gave-up": ng(
+            "{chaser} gives up after {count} increment",
+            "{chaser} gives up after {count} increments",
+            played,
+            chaser=chaser,
+        ),
+    }
+    return m(
+        "Increment {number} ({terrain}): {parts}; lead {before} -> {lead}. {ending}.",
+        **line,
+        ending=ending[round.status_detail],
+    )
+
+
+def round_summary(config: Config, state_after: State, round: Round) -> str:
+    """`round_message` in English."""
+    return english(round_message(config, state_after, round))
+
+
+def session_message(config: Config, state: State) -> Message:
+    """`Chase: Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
+    names: dict[str, Argument] = {
+        "escapee": config.escapee.name,
+        "chaser": config.chaser.name,
+        "lead": state.lead,
+    }
+    count = state.increments
+    if state.status_detail is None:
+        return ng(
+            "Chase: {escapee} leads {chaser} by {lead} after {count} increment.",
+            "Chase: {escapee} leads {chaser} by {lead} after {count} increments.",
+            count,
+            **names,
+        )
+    if state.status_detail == "caught":
+        return ng(
+            "Chase over: {chaser} caught {escapee} after {count} increment.",
+            "Chase over: {chaser} caught {escapee} after {count} increments.",
+            count,
+            **names,
+        )
+    if state.status_detail == "escaped":
+        return ng(
+            "Chase over: {escapee} escaped {chaser} with a lead of {lead} after {count} increment.",
+            "Chase over: {escapee} escaped {chaser} with a lead of {lead} after {count} "
+            "increments.",
+            count,
+            **names,
+        )
+    if state.status_detail == "hid":
+        return ng(
+            "Chase over: {escapee} escaped {chaser} by hiding after {count} increment.",
+            "Chase over: {escapee} escaped {chaser} by hiding after {count} increments.",
+            count,
+            **names,
+        )
+    return ng(
+        "Chase over: {chaser} gave up; {escapee} got away with a lead of {lead} after {count} "
+        "increment.",
+        "Chase over: {chaser} gave up; {escapee} got away with a lead of {lead} after {count} "
+        "increments.",
+        count,
+        **names,
+    )

@@ -91,7 +91,7 @@ from typing import Final, Literal
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError
-from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m
+from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, term
 from app.rules.text import name_key
 from app.rules.violations import Violations
 
@@ -1074,3 +1074,38 @@ def round_message(config: Config, state_after: State, round: Round) -> Message:
 def round_summary(config: Config, state_after: State, round: Round) -> str:
     """`round_message` in English."""
     return english(round_message(config, state_after, round))
+
+
+def session_message(config: Config, state: State) -> Message:
+    """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
+    board = Listing(
+        [
+            m("{name} {score} (forfeited)", name=racer, score=score)
+            if state.standing[racer] == "forfeited"
+            else m("{name} {score}", name=racer, score=score)
+            for racer, score in sorted(state.ds.items(), key=lambda item: -item[1])
+        ]
+    )
+    head: dict[str, Argument] = {
+        "course": config.preset or term(CUSTOM_COURSE),
+        "board": board,
+    }
+    if not is_finished(state):
+        return m(
+            "Race ({course}): increment {number} of {of} done; {board}.",
+            **head,
+            number=state.increment,
+            of=state.of,
+        )
+    won = winners(state)
+    if not won:
+        return m("Race ({course}) over: nobody finished; {board}.", **head)
+    if len(won) == 1:
+        return m("Race ({course}) over: {winner} wins; {board}.", **head, winner=won[0])
+    return m(
+        "Race ({course}) over: tie between {winners}; {board}.", **head, winners=Listing(list(won))
+    )
+
+
+#: A course of the GM's own, as a session's summary names it.
+CUSTOM_COURSE = N_("custom course")

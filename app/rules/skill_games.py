@@ -44,7 +44,7 @@ from typing import Any, Literal, cast
 from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
-from app.rules.messages import N_
+from app.rules.messages import N_, Argument, Listing, Message, english, m, ng, term
 from app.rules.text import name_key, plural
 from app.rules.violations import Violations
 
@@ -709,62 +709,161 @@ def end(config: Config, state: State) -> State:
 # --- presentation --------------------------------------------------------------------------
 
 
-def _standings(config: Config, values: Mapping[str, int]) -> str:
-    return ", ".join(f"{party} {values[party]}" for party in config.party_names)
-
-
-def skill_checks_summary(config: Config, outcome: SkillChecks) -> str:
-    """One line for a party's checks, e.g. "Heroes: Athletics 22 by Ann (token), ..."."""
-    parts = [
-        f"{check.skill} {check.best} by {check.by}" + (" (token)" if check.token else "")
-        for check in outcome.checks
-    ]
-    return (
-        f"{outcome.party}: {', '.join(parts)} against DC {config.dc}; "
-        f"{plural(outcome.tokens_earned, 'token')} earned."
+def _standings(config: Config, values: Mapping[str, int]) -> Listing:
+    return Listing(
+        [m("{name} {score}", name=party, score=values[party]) for party in config.party_names]
     )
 
 
-def round_summary(config: Config, state_after: State, round: Round) -> str:
+def skill_checks_message(config: Config, outcome: SkillChecks) -> Message:
+    """One line for a party's checks, e.g. "Heroes: Athletics 22 by Ann (token), ..."."""
+    parts = Listing(
+        [
+            m("{skill} {best} by {by} (token)", skill=check.skill, best=check.best, by=check.by)
+            if check.token
+            else m("{skill} {best} by {by}", skill=check.skill, best=check.best, by=check.by)
+            for check in outcome.checks
+        ]
+    )
+    return ng(
+        "{party}: {checks} against DC {dc}; {count} token earned.",
+        "{party}: {checks} against DC {dc}; {count} tokens earned.",
+        outcome.tokens_earned,
+        party=outcome.party,
+        checks=parts,
+        dc=config.dc,
+    )
+
+
+def skill_checks_summary(config: Config, outcome: SkillChecks) -> str:
+    """`skill_checks_message` in English."""
+    return english(skill_checks_message(config, outcome))
+
+
+def round_message(config: Config, state_after: State, round: Round) -> Message:
     """One line a Discord bot posts for a revealed round (no "Round N:" prefix)."""
-    sentences: list[str] = []
+    sentences: list[Argument] = []
     if round.bids is not None:
-        bids = ", ".join(f"{party} {bid}" for party, bid in round.bids.items())
-        sentences.append(f"Bids: {bids}.")
+        bids = Listing(
+            [m("{name} {score}", name=party, score=bid) for party, bid in round.bids.items()]
+        )
+        sentences.append(m("Bids: {bids}.", bids=bids))
         if len(round.bid_winners) == 1:
             (leader,) = round.bid_winners
             if not round.effects:
-                action = round.choices[leader].actions[0]
                 sentences.append(
-                    f"{leader} wins the bid by {round.margin}; {action} has no effect at that "
-                    "margin."
+                    m(
+                        "{leader} wins the bid by {margin}; {action} has no effect at that margin.",
+                        leader=leader,
+                        margin=_total(round.margin),
+                        action=round.choices[leader].actions[0],
+                    )
                 )
             else:
-                sentences.append(f"{leader} wins the bid by {round.margin}.")
+                sentences.append(
+                    m(
+                        "{leader} wins the bid by {margin}.",
+                        leader=leader,
+                        margin=_total(round.margin),
+                    )
+                )
         else:
-            sentences.append(f"{' and '.join(round.bid_winners)} tie for the highest bid.")
+            sentences.append(
+                m(
+                    "{parties} tie for the highest bid.",
+                    parties=Listing(list(round.bid_winners), "and-each"),
+                )
+            )
             idle = [party for party in round.bid_winners if party not in (round.order or ())]
             if idle:
-                sentences.append(f"No margin-0 effect for {' and '.join(idle)}.")
+                sentences.append(
+                    m("No margin-0 effect for {parties}.", parties=Listing(idle, "and-each"))
+                )
             if round.order is not None and len(round.order) > 1:
-                sentences.append(f"Order: {', '.join(round.order)}.")
+                sentences.append(m("Order: {order}.", order=Listing(list(round.order))))
     else:
         idle = [party for party, choice in round.choices.items() if not choice.actions]
         if idle:
-            sentences.append(f"{' and '.join(idle)} buy nothing.")
+            sentences.append(m("{parties} buy nothing.", parties=Listing(idle, "and-each")))
     for effect in round.effects:
         text = effect.text if effect.text.endswith((".", "!", "?")) else f"{effect.text}."
-        sentences.append(f"{effect.party} — {effect.action}: {text}")
-    sentences.append(f"Progress: {_standings(config, round.progress)}.")
-    sentences.append(f"Tokens: {_standings(config, round.tokens)}.")
+        sentences.append(
+            m("{party} — {action}: {text}", party=effect.party, action=effect.action, text=text)
+        )
+    sentences.append(m("Progress: {progress}.", progress=_standings(config, round.progress)))
+    sentences.append(m("Tokens: {tokens}.", tokens=_standings(config, round.tokens)))
     if state_after.finished:
         sentences.append(_ending(state_after))
-    return " ".join(sentences)
+    # The sentences one after another: no words of its own to translate.
+    return Message("{sentences}", {"sentences": Listing(sentences, " ")})
 
 
-def _ending(state: State) -> str:
-    why = {"goal": "goal reached", "max_rounds": "last round played", "ended": "ended by the GM"}
-    cause = why[state.reason] if state.reason is not None else "over"
+def round_summary(config: Config, state_after: State, round: Round) -> str:
+    """`round_message` in English."""
+    return english(round_message(config, state_after, round))
+
+
+def _total(value: int | None) -> Argument:
+    """A number as a summary shows it (one not there reads as Python writes None)."""
+    return "None" if value is None else value
+
+
+#: Why a game ended, as its summaries say.
+WHY: Mapping[str, str] = {
+    "goal": N_("goal reached"),
+    "max_rounds": N_("last round played"),
+    "ended": N_("ended by the GM"),
+}
+#: A finished game's reason when none is recorded.
+OVER = N_("over")
+
+
+def _cause(state: State) -> Message:
+    return term(WHY[state.reason] if state.reason is not None else OVER)
+
+
+def _ending(state: State) -> Message:
     if state.winner is not None:
-        return f"{state.winner} wins the game ({cause})."
-    return f"The game ends in a tie ({cause})."
+        return m("{winner} wins the game ({cause}).", winner=state.winner, cause=_cause(state))
+    return m("The game ends in a tie ({cause}).", cause=_cause(state))
+
+
+def session_message(config: Config, state: State) -> Message:
+    """The session's one line: phase and who is awaited, never what anyone sealed."""
+    head: dict[str, Argument] = {
+        "kind": config.kind,
+        "dc": config.dc,
+        "standing": m(
+            "Progress: {progress}. Tokens: {tokens}.",
+            progress=_standings(config, state.progress),
+            tokens=_standings(config, state.tokens),
+        ),
+    }
+    if state.finished:
+        verdict = (
+            m("{winner} wins", winner=state.winner) if state.winner is not None else term(A_TIE)
+        )
+        return ng(
+            "Skill game ({kind}, DC {dc}) over after {count} round: {verdict} ({cause}). "
+            "{standing}",
+            "Skill game ({kind}, DC {dc}) over after {count} rounds: {verdict} ({cause}). "
+            "{standing}",
+            state.rounds_played,
+            **head,
+            verdict=verdict,
+            cause=_cause(state),
+        )
+    return m(
+        "Skill game ({kind}, DC {dc}), round {round}: {doing}, waiting for {waiting}. {standing}",
+        **head,
+        round=state.round,
+        doing=term(CHOOSING if state.phase == "skills" else SEALING),
+        waiting=Listing(waiting_for(state)),
+    )
+
+
+#: A finished game without a winner, as its summary says.
+A_TIE = N_("a tie")
+#: What the parties are doing, as a session's summary says.
+CHOOSING = N_("choosing skills")
+SEALING = N_("sealing choices")

@@ -614,9 +614,11 @@ def test_the_server_seed_is_in_no_answer_event_or_log_before_the_reveal(
     published: list[bytes] = []
     original = getattr(lifecycle, "publish")  # noqa: B009 (imported there by name)
 
-    def recording(app: Any, session_id: str, version: int, event: str, data: bytes) -> None:
+    def recording(
+        app: Any, session_id: str, version: int, event: str, data: bytes, *said: Any
+    ) -> None:
         published.append(data)
-        original(app, session_id, version, event, data)
+        original(app, session_id, version, event, data, *said)
 
     monkeypatch.setattr(lifecycle, "publish", recording)
     caplog.set_level(logging.DEBUG)

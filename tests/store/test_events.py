@@ -897,7 +897,7 @@ def test_streams_opening_together_share_the_sessions_opening_frame(sqlite_url: s
         assert first[:2] == (1, "session")
         assert first[2]["session"]["id"] == arm.id
         kept = server.app.state.event_openings
-        assert list(kept) == [("arm-wrestles", arm.id, 1)]
+        assert list(kept) == [("arm-wrestles", arm.id, 1, "en")]  # by version and language
 
 
 def test_streams_of_a_token_are_capped_and_a_stream_that_ends_gives_its_slot_back(

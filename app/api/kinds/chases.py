@@ -65,7 +65,7 @@ from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_, Message, untranslated
+from app.rules.messages import N_, Message
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -364,7 +364,7 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
     def round_summary(
         self, config: rules.Config, state: rules.State, played: rules.Round
     ) -> Message:
-        return untranslated(rules.round_summary(config, state, played))
+        return rules.round_message(config, state, played)
 
     def extra_routes(self) -> Sequence[BaseRoute]:
         router = kind_router(self)
@@ -386,20 +386,9 @@ class Chases(RoundKind[rules.Config, rules.State, rules.Round]):
     def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
         return chase_card(config, record)
 
-    def describe(self, config: rules.Config, state: rules.State) -> str:
-        """`Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
-        escapee, chaser = config.escapee.name, config.chaser.name
-        lead, increments = state.lead, state.increments
-        after = f"after {increments} increment{'' if increments == 1 else 's'}"
-        if state.status_detail is None:
-            return f"Chase: {escapee} leads {chaser} by {lead} {after}."
-        ending = {
-            "caught": f"{chaser} caught {escapee}",
-            "escaped": f"{escapee} escaped {chaser} with a lead of {lead}",
-            "hid": f"{escapee} escaped {chaser} by hiding",
-            "gave-up": f"{chaser} gave up; {escapee} got away with a lead of {lead}",
-        }
-        return f"Chase over: {ending[state.status_detail]} {after}."
+    def describe(self, config: rules.Config, state: rules.State) -> Message:
+        """`Chase: Ralf leads the guard by 12 after 0 increments.` or how the chase ended."""
+        return rules.session_message(config, state)
 
 
 def tactic_record(tactic: rules.TacticRecord) -> ChaseTacticRecord:

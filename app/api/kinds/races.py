@@ -299,22 +299,9 @@ class Races(RoundKind[rules.Config, rules.State, rules.Round]):
     def round_card(self, config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
         return race_card(config, record)
 
-    def describe(self, config: rules.Config, state: rules.State) -> str:
+    def describe(self, config: rules.Config, state: rules.State) -> Message:
         """`Race (dash): increment 1 of 2 done; Ann 18, Bob 15.` or who won."""
-        name = config.preset or "custom course"
-        board = ", ".join(
-            f"{racer} {score}" + (" (forfeited)" if state.standing[racer] == "forfeited" else "")
-            for racer, score in sorted(state.ds.items(), key=lambda item: -item[1])
-        )
-        head = f"Race ({name})"
-        if not rules.is_finished(state):
-            return f"{head}: increment {state.increment} of {state.of} done; {board}."
-        winners = rules.winners(state)
-        if not winners:
-            return f"{head} over: nobody finished; {board}."
-        if len(winners) == 1:
-            return f"{head} over: {winners[0]} wins; {board}."
-        return f"{head} over: tie between {', '.join(winners)}; {board}."
+        return rules.session_message(config, state)
 
 
 def check_record(check: CheckRecord) -> RaceCheckRecord:

@@ -45,6 +45,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
+from app.api import i18n
 from app.api.answers.cards import Rolls, card, die_text
 from app.api.common import message_doc, respond
 from app.api.kinds import (
@@ -119,7 +120,7 @@ from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
-from app.rules.messages import N_
+from app.rules.messages import N_, Message, english, m
 from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
 from app.rules.verifiable import new_salt, seal
@@ -431,26 +432,9 @@ def _standings(party_names: Sequence[str], values: Mapping[str, int]) -> str:
     return ", ".join(f"{party} {values[party]}" for party in party_names)
 
 
-def describe(config: rules.Config, state: rules.State) -> str:
+def describe(config: rules.Config, state: rules.State) -> Message:
     """The session's one line: phase and who is awaited, never what anyone sealed."""
-    names = config.party_names
-    head = f"Skill game ({config.kind}, DC {config.dc})"
-    standing = (
-        f"Progress: {_standings(names, state.progress)}. Tokens: {_standings(names, state.tokens)}."
-    )
-    if state.finished:
-        why = {
-            "goal": "goal reached",
-            "max_rounds": "last round played",
-            "ended": "ended by the GM",
-        }
-        cause = "over" if state.reason is None else why[state.reason]
-        verdict = f"{state.winner} wins" if state.winner is not None else "a tie"
-        played = plural(state.rounds_played, "round")
-        return f"{head} over after {played}: {verdict} ({cause}). {standing}"
-    waiting = ", ".join(rules.waiting_for(state))
-    doing = "choosing skills" if state.phase == "skills" else "sealing choices"
-    return f"{head}, round {state.round}: {doing}, waiting for {waiting}. {standing}"
+    return rules.session_message(config, state)
 
 
 # --- the kind ------------------------------------------------------------------------------
@@ -675,7 +659,7 @@ class SkillGames(ContestKind[rules.Config, "StoredGame"]):
             return None
         return skill_game_card(config, record)
 
-    def describe(self, config: rules.Config, state: StoredGame) -> str:
+    def describe(self, config: rules.Config, state: StoredGame) -> Message:
         return describe(config, state.game)
 
 
@@ -755,9 +739,13 @@ async def choose_skills(
         after, outcome = rules.choose_skills(config, stored.game, sent.party, sent.skills, dice)
         dice.require_all_used()
         kept = Pending((*pending.round_rolls, *dice.log), pending.order_dice, pending.grants)
-        summary = f"Round {number}: {rules.skill_checks_summary(config, outcome)}"
+        said = m(
+            "Round {number}: {line}",
+            number=number,
+            line=rules.skill_checks_message(config, outcome),
+        )
         if after.phase == "choices":
-            summary += " Every party has its checks; sealed choices are due."
+            said = m("{line} Every party has its checks; sealed choices are due.", line=said)
         return Change(
             StoredGame(after, kept),
             "active",
@@ -770,7 +758,7 @@ async def choose_skills(
                     "tokens_earned": outcome.tokens_earned,
                     "rolls": roll_records(dice.log),
                     "session": session_answer(KIND, updated),
-                    "summary": summary,
+                    "summary": i18n.said(said),
                 },
             ),
             event="skills",
@@ -827,7 +815,10 @@ def _reveal(
     after, revealed = rules.reveal(config, sealed, dice)
     # Order dice without a tie to break are reported with the revealed round (`unused`),
     # never refused (see the module docstring).
-    summary = f"Round {number}: {rules.round_summary(config, after, revealed)}"
+    said = m(
+        "Round {number}: {line}", number=number, line=rules.round_message(config, after, revealed)
+    )
+    summary = english(said)
     shown = round_outcome(revealed)
     if pending.grants:
         shown["grants"] = [_grant_record(grant) for grant in pending.grants]
@@ -874,10 +865,16 @@ def _reveal(
                 chained=chained_round(inputs, stored_outcome) if hidden else None,
             )
         ],
-        answer=lambda updated: (200, {**whole(updated), "round": shown_outcome}),
+        answer=lambda updated: (200, in_language(whole(updated), shown_outcome, i18n.said(said))),
         event="revealed",
         event_answer=whole,
     )
+
+
+def in_language(whole: dict[str, Any], shown: Mapping[str, Any], summary: str) -> dict[str, Any]:
+    """A revealed round's answer as the token reads it, its summaries in the request's
+    language (the stored round and its live event keep the English line)."""
+    return {**whole, "round": {**shown, "summary": summary}, "summary": summary}
 
 
 def _order_supplier(config: rules.Config, party: str | None) -> str:

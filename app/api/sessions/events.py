@@ -49,7 +49,7 @@ import hashlib
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, Final
 
@@ -58,11 +58,12 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from app.api import i18n
 from app.api.kinds import AnyKind, LiveEvent
 from app.api.sessions.presentation import session_answer
 from app.api.sessions.security import bearer_token, role_of
 from app.api.sessions.work import unit_of_work
-from app.errors import NotFound, ServiceUnavailable, TooManyStreams
+from app.errors import ServiceUnavailable, TooManyStreams, not_found
 from app.settings import Settings
 from app.store import repository
 from app.store.database import Store, Transaction
@@ -293,14 +294,51 @@ def event_data(session_id: str, name: str, body: bytes) -> bytes:
     return body
 
 
-def publish(app: FastAPI, session_id: str, version: int, name: str, body: bytes) -> None:
+#: A change's answer in a language (its JSON bytes), for the streams that ask for one.
+Translate = Callable[[str], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class SaidEvent(Event):
+    """An event published by this process, which can be shown in another language: `said`
+    makes the change's answer in a language; `languages` keeps what it made, once per
+    language for every stream of the session (docs/languages.md)."""
+
+    said: Translate | None = field(default=None, repr=False, compare=False)
+    languages: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+
+    def data_in(self, language: str) -> bytes:
+        """The event's data in `language` (made the first time a stream asks for it)."""
+        data = self.languages.get(language)
+        if data is None:
+            assert self.said is not None
+            data = event_data(self.session_id, self.name, self.said(language))
+            self.languages[language] = data
+        return data
+
+
+def publish(
+    app: FastAPI,
+    session_id: str,
+    version: int,
+    name: str,
+    body: bytes,
+    said: Translate | None = None,
+) -> None:
     """Announce a committed change of a session (call it after the commit, never before):
     `version` is the session's version after the change, `name` the event (`round`,
     `submitted`, `revealed`, `granted`, `ended`, `deleted`, ...) and `body` the change's own
-    answer (JSON bytes; empty for a deletion). Costs next to nothing when nobody streams."""
+    answer (JSON bytes; empty for a deletion), in English; `said`, when given, makes that
+    answer in another language for the streams asking for one. Costs next to nothing when
+    nobody streams."""
     hub = hub_of(app)
     if hub is not None:
-        hub.publish(Event(session_id, version, name, event_data(session_id, name, body)))
+        data = event_data(session_id, name, body)
+        hub.publish(
+            Event(session_id, version, name, data)
+            if said is None or not body
+            else SaidEvent(session_id, version, name, data, said=said)
+        )
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -331,7 +369,7 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     record = await read_session(store, kind, session_id)
     role = None if record is None else role_of(token, record)
     if record is None or role is None:
-        raise NotFound(f"no {kind.title} with id {session_id}")
+        raise not_found(kind.title, session_id)
     party = None if role.is_gm else role.party
     release = slots_of(request.app).claim(session_id, token)
     last = _last_event_id(request)
@@ -339,27 +377,32 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     after = last if resumed and last is not None else record.version
     subscription = hub.subscribe(session_id, after)
     subscription.expect(record.version)
-    opening = None if resumed else session_frame(request.app, kind, record)
+    language = i18n.current()
+    opening = None if resumed else session_frame(request.app, kind, record, language)
 
     def closed() -> None:
         subscription.close()
         release()
 
-    stream = _stream(kind, store, subscription, opening, party, request.app)
+    stream = _stream(kind, store, subscription, opening, party, request.app, language)
     return EventStream(stream, subscription.end, closed)
 
 
-def session_frame(app: FastAPI, kind: AnyKind, record: SessionRecord) -> bytes:
-    """The `session` event of the session as `record` holds it, made once for every stream
-    opening on the same version: a version is one state, the same for every token. Streams
-    keep the frame (bytes), never the record (a race's is a tree of thousands of objects)."""
-    kept: dict[tuple[str, str, int], bytes] | None = getattr(app.state, "event_openings", None)
+def session_frame(
+    app: FastAPI, kind: AnyKind, record: SessionRecord, language: str = i18n.DEFAULT
+) -> bytes:
+    """The `session` event of the session as `record` holds it, in `language`, made once for
+    every stream opening on the same version in that language: a version is one state, the
+    same for every token. Streams keep the frame (bytes), never the record (a race's is a
+    tree of thousands of objects)."""
+    kept: dict[tuple[str, str, int, str], bytes] | None = getattr(app.state, "event_openings", None)
     if kept is None:
         kept = app.state.event_openings = {}
-    key = (kind.path, record.id, record.version)
+    key = (kind.path, record.id, record.version, language)
     frame = kept.get(key)
     if frame is None:
-        frame = sse_frame("session", record.version, _session_data(kind, record))
+        with i18n.speaking(language):
+            frame = sse_frame("session", record.version, _session_data(kind, record))
         if len(kept) >= OPENINGS_KEPT:
             del kept[next(iter(kept))]
         kept[key] = frame
@@ -525,6 +568,7 @@ async def _stream(
     opening: bytes | None,
     party: str | None,
     app: FastAPI,
+    language: str = i18n.DEFAULT,
 ) -> AsyncIterator[bytes]:
     session_id = subscription.session_id
     try:
@@ -546,7 +590,7 @@ async def _stream(
                     yield sse_frame("deleted", subscription.known + 1, data)
                     return
                 subscription.resync(current.version)
-                frame = session_frame(app, kind, current)
+                frame = session_frame(app, kind, current, language)
                 del current
                 yield frame
             elif got.name == "deleted":
@@ -556,11 +600,11 @@ async def _stream(
                 # Whatever else is ready goes in the same write.
                 following = subscription.ready()
                 if not following:
-                    yield _framed(kind, party, got)
+                    yield _framed(kind, party, got, language)
                     continue
-                frames = [_framed(kind, party, got)]
+                frames = [_framed(kind, party, got, language)]
                 for event in following:
-                    frames.append(_framed(kind, party, event))
+                    frames.append(_framed(kind, party, event, language))
                     if event.name == "deleted":
                         yield b"".join(frames)
                         return
@@ -569,10 +613,14 @@ async def _stream(
         subscription.close()
 
 
-def _framed(kind: AnyKind, party: str | None, event: Event) -> bytes:
-    """The event's frame as the stream's token reads it: encoded once for every stream, or
-    where the kind shows a party less of it, once for every stream of that party (kept on
-    the event, which every stream of the session shares)."""
+def _framed(kind: AnyKind, party: str | None, event: Event, language: str = i18n.DEFAULT) -> bytes:
+    """The event's frame as the stream's token reads it, in the stream's language: encoded
+    once for every stream, or where the kind shows a party less of it, once for every stream
+    of that party, and in another language once for every stream of that language (and
+    party) (kept on the event, which every stream of the session shares). An event another
+    process published is in English (what it carries across is its English JSON)."""
+    if language != i18n.DEFAULT and isinstance(event, SaidEvent) and event.said is not None:
+        return _framed_in(kind, party, event, language)
     if kind.round_view is None or party is None:
         return event.frame
     frame = event.views.get(party)
@@ -580,6 +628,21 @@ def _framed(kind: AnyKind, party: str | None, event: Event) -> bytes:
         data = shown_to(kind, party, event.data)
         frame = event.frame if data is event.data else sse_frame(event.name, event.version, data)
         event.views[party] = frame
+    return frame
+
+
+def _framed_in(kind: AnyKind, party: str | None, event: SaidEvent, language: str) -> bytes:
+    """`_framed` in `language`: its views kept under the language's tag and the party's name
+    (`de`, `de\x00Heroes`; a name never holds a NUL)."""
+    viewer = party if kind.round_view is not None else None
+    key = language if viewer is None else f"{language}\x00{viewer}"
+    frame = event.views.get(key)
+    if frame is None:
+        data = event.data_in(language)
+        if viewer is not None:
+            data = shown_to(kind, viewer, data)
+        frame = sse_frame(event.name, event.version, data)
+        event.views[key] = frame
     return frame
 
 

@@ -83,9 +83,9 @@ from app.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
-    NotFound,
     PreconditionFailed,
     ServiceUnavailable,
+    not_found,
 )
 from app.notation import NOTATION_ROLLER, notation_dice
 from app.observability import (
@@ -215,6 +215,8 @@ class Effects:
     newly_finished: bool = False
     #: The live event's data when it is not the answer's body (`Change.event_answer`).
     event_body: bytes | None = None
+    #: The live event's data in a language, for the streams asking for another than English.
+    said: Callable[[str], bytes] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,10 +327,10 @@ async def mutate(
             connection, session_id, kind.path, lock=key is not None
         )
         if record is None:
-            raise NotFound(f"no {kind.title} with id {session_id}")
+            raise not_found(kind.title, session_id)
         role = role_of(token, record)
         if role is None:
-            raise NotFound(f"no {kind.title} with id {session_id}")
+            raise not_found(kind.title, session_id)
         if pending.due(record, pending.clock(request.app)):
             raise SettleFirst
         # Read once the token is known to hold a role here: a stranger learns nothing from it.
@@ -378,7 +380,7 @@ def _announce_in(
     if effects is None:
         return
     data = answer.body if effects.event_body is None else effects.event_body
-    publish(app, session_id, effects.version, effects.event, data)
+    publish(app, session_id, effects.version, effects.event, data, effects.said)
     deliveries.poke(app)
     if effects.rounds_played:
         count_rounds_played(kind.path, effects.rounds_played)
@@ -568,6 +570,18 @@ async def _store(
             else:
                 event_shown = {"session": session_answer(kind, updated)}
         event_body = orjson.dumps(postable(dict(event_shown)))
+
+    def said(language: str) -> bytes:
+        """The live event's data in `language` (docs/languages.md)."""
+        with i18n.speaking(language):
+            if change.event_answer is not None:
+                shown = change.event_answer(updated)
+            elif change.answer is not None:
+                shown = change.answer(updated)[1]
+            else:
+                shown = {"session": session_answer(kind, updated)}
+        return orjson.dumps(postable(dict(shown)))
+
     return Applied(
         answer,
         Effects(
@@ -576,6 +590,7 @@ async def _store(
             rounds_played=len(change.rounds),
             newly_finished=change.status == "finished" and record.status == "active",
             event_body=event_body,
+            said=said,
         ),
     )
 
@@ -843,8 +858,8 @@ def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> C
     the round, the session, its summary). In another language than English, the answer's
     summary is in it and the live event's stays the stored English line."""
 
-    def answer(updated: SessionRecord, language: str = i18n.DEFAULT) -> dict[str, Any]:
-        shown = localised(stored, language)
+    def answer(updated: SessionRecord, language: str | None = None) -> dict[str, Any]:
+        shown = localised(stored, language or i18n.current())
         return {
             "round": shown,
             "session": session_answer(kind, updated, after),
@@ -857,7 +872,7 @@ def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> C
         _status(kind, after),
         kind.result(config, after),
         [stored],
-        lambda updated: (200, answer(updated, language)),
+        lambda updated: (200, answer(updated)),
         event_answer=None if language == i18n.DEFAULT else answer,
     )
 
@@ -1148,7 +1163,7 @@ async def _readable(
 ) -> SessionRecord:
     record = await repository.get_session(connection, session_id, kind.path, lock=False)
     if record is None or role_of(token, record) is None:
-        raise NotFound(f"no {kind.title} with id {session_id}")
+        raise not_found(kind.title, session_id)
     if now is not None and pending.due(record, now):
         raise SettleFirst
     return record
@@ -1268,7 +1283,7 @@ def caller_check(
         async def read(connection: Transaction) -> None:
             record = await repository.get_session_or_proof(connection, session_id, kind.path)
             if record is None or role_of(token, record) is None:
-                raise NotFound(f"no {kind.title} with id {session_id}")
+                raise not_found(kind.title, session_id)
 
         await unit_of_work(request).run("read", read)
 

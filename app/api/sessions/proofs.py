@@ -38,7 +38,7 @@ from app.api.sessions.lifecycle import (
 )
 from app.api.sessions.presentation import AnswerTypes, etag, session_answer
 from app.api.sessions.security import Role, bearer_token, role_of
-from app.errors import Conflict, NotFound
+from app.errors import Conflict, not_found
 from app.rules.messages import N_
 from app.rules.verifiable import SCHEME, seeds_digest
 from app.store import repository
@@ -193,7 +193,7 @@ async def proof(
         record = await repository.get_session_or_proof(connection, session_id, kind.path)
         role = None if record is None else role_of(token, record)
         if record is None or role is None:
-            raise NotFound(f"no {kind.title} with id {session_id}")
+            raise not_found(kind.title, session_id)
         _public(kind, record)
         if record.status != DELETED and now is not None and pending.due(record, now):
             raise SettleFirst

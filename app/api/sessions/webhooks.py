@@ -36,8 +36,8 @@ from app.api.sessions.lifecycle import bound, kind_router, schema_prefix
 from app.api.sessions.outbox import shown_secret
 from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
 from app.api.sessions.work import unit_of_work
-from app.errors import Conflict, Forbidden, InvalidInput, NotFound
-from app.rules.messages import N_
+from app.errors import Conflict, Forbidden, InvalidInput, NotFound, not_found
+from app.rules.messages import N_, m
 from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
@@ -211,7 +211,7 @@ def _gm_of(kind: AnyKind, request: Request, session_id: str) -> Owner:
         record = await repository.get_session(connection, session_id, kind.path, lock=False)
         role = None if record is None else role_of(token, record)
         if record is None or role is None:
-            raise NotFound(f"no {kind.title} with id {session_id}")
+            raise not_found(kind.title, session_id)
         if not role.is_gm:
             raise Forbidden(N_("only the GM's token may manage the session's webhooks"))
 
@@ -318,7 +318,7 @@ async def _list(request: Request, owner: Owner) -> Response:
 async def _found(connection: Transaction, owner: Owner, webhook_id: str) -> SubscriptionRecord:
     record = await store.get_subscription(connection, webhook_id, owner.session_id)
     if record is None:
-        raise NotFound(f"no webhook with id {webhook_id}")
+        raise not_found("webhook", webhook_id)
     return record
 
 
@@ -374,7 +374,14 @@ async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: 
         return await store.replay(connection, webhook_id, delivery_id, repository.now())
 
     if not await _in(request, owner, "write", work):
-        raise NotFound(f"no delivery {delivery_id} of webhook {webhook_id}")
+        raise NotFound(
+            f"no delivery {delivery_id} of webhook {webhook_id}",
+            said=m(
+                "no delivery {delivery} of webhook {webhook}",
+                delivery=str(delivery_id),
+                webhook=webhook_id,
+            ),
+        )
     worker = getattr(request.app.state, "deliveries", None)
     if worker is not None:
         worker.poke(written=True)
