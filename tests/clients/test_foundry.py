@@ -133,7 +133,8 @@ def test_a_player_rolls_a_quick_contest_but_starts_no_session(seen: dict[str, An
             "text": "Arbiter: Nur eine Spielleitung beginnt oder spielt einen Wettstreit.",
         },
         "quick": False,
-        "quickCard": ["Ann (skill 12) "],
+        # Arbiter answers her quick contest in her language too.
+        "quickCard": ["Ann (Fertigkeit"],
     }
 
 

@@ -569,7 +569,7 @@ async def _store(
                 event_shown = change.answer(updated)[1]
             else:
                 event_shown = {"session": session_answer(kind, updated)}
-        event_body = orjson.dumps(postable(dict(event_shown)))
+        event_body = orjson.dumps(postable(with_cards(event_shown, card)))
 
     def said(language: str) -> bytes:
         """The live event's data in `language` (docs/languages.md)."""
@@ -580,7 +580,7 @@ async def _store(
                 shown = change.answer(updated)[1]
             else:
                 shown = {"session": session_answer(kind, updated)}
-        return orjson.dumps(postable(dict(shown)))
+        return orjson.dumps(postable(with_cards(shown, card)))
 
     return Applied(
         answer,
