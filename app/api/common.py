@@ -255,3 +255,14 @@ def text_plain_doc(model: Any = None) -> dict[int | str, dict[str, Any]]:
 def examples(named: Mapping[str, Any]) -> dict[str, Example]:
     """Named request examples for `Body(openapi_examples=...)`."""
     return {name: {"summary": name, "value": value} for name, value in named.items()}
+
+
+def revalidated(
+    request: Request, content: bytes, etag: str, media_type: str, headers: Mapping[str, str]
+) -> Response:
+    """`content` served with its ETag, or a 304 when the caller holds that version already
+    (`If-None-Match`): a page, its strings or an asset built once and kept."""
+    tagged = {**headers, "ETag": etag}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=tagged)
+    return Response(content, media_type=media_type, headers=tagged)

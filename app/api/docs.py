@@ -24,6 +24,7 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import HTMLResponse, Response
 
+from app.api.common import revalidated
 from app.api.routing import LeanRoute
 
 #: Where the pages' assets are served; under `/docs` so that the router's index finds it by
@@ -105,10 +106,7 @@ def install_docs(app: FastAPI, docs_url: str = "/docs", redoc_url: str = "/redoc
     async def redoc_script(request: Request) -> Response:
         """Redoc's bundle, served from the app without its Redocly logo."""
         content, etag = redoc_bundle()
-        headers = {"ETag": etag}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        return Response(content, media_type="text/javascript", headers=headers)
+        return revalidated(request, content, etag, "text/javascript", {})
 
     pages = (
         (docs_url, swagger_ui),

@@ -27,6 +27,7 @@ from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
+from app.api.answers.formats import weight
 from app.rules.messages import ENGLISH, Argument, Joiner, Language, Message, english, render
 
 #: The languages served, as `Content-Language` names them; English first (the default).
@@ -58,14 +59,7 @@ def _from_header(accept_language: str) -> str | None:
         language_range = language_range.strip()
         if not language_range:
             continue
-        quality = 1.0
-        for parameter in parameters:
-            name, _, value = parameter.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    quality = min(max(float(value), 0.0), 1.0)
-                except ValueError:
-                    quality = 0.0
+        quality = weight(parameters)
         if quality > 0:
             ranges.append((-quality, position, language_range))
     for _, _, language_range in sorted(ranges):

@@ -23,6 +23,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from app.api import i18n
+from app.api.common import revalidated
 from app.api.routing import LeanRoute
 from app.errors import NotFound
 
@@ -80,10 +81,8 @@ def install_languages(app: FastAPI) -> None:
         if tag is None:
             raise NotFound(f"no strings in {locale!r}; languages: {', '.join(i18n.LANGUAGES)}")
         content, etag = page_messages(tag)
-        headers = {**HEADERS, "ETag": etag, "Content-Language": tag}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        return Response(content, media_type="application/json", headers=headers)
+        headers = {**HEADERS, "Content-Language": tag}
+        return revalidated(request, content, etag, "application/json", headers)
 
     app.router.add_api_route(
         MESSAGES_URL,

@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.staticfiles import PathLike
 from starlette.types import Scope
 
+from app.api.common import revalidated
 from app.api.routing import LeanRoute
 
 PAGE_URL: Final = "/table"
@@ -60,10 +61,7 @@ def install_table(app: FastAPI) -> None:
     async def table(request: Request) -> Response:
         """The live table page (session, kind and token in its URL's fragment)."""
         content, etag = page()
-        headers = {**PAGE_HEADERS, "ETag": etag}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        return Response(content, media_type="text/html; charset=utf-8", headers=headers)
+        return revalidated(request, content, etag, "text/html; charset=utf-8", PAGE_HEADERS)
 
     app.router.add_api_route(
         PAGE_URL,

@@ -87,6 +87,21 @@ def preferred_form(accept: str | None) -> Form:
     return _negotiate(accept)
 
 
+def weight(parameters: Sequence[str]) -> float:
+    """The weight (`q`, RFC 9110 §12.4.2) among a range's parameters in an Accept or
+    Accept-Language header: 1 when absent, clamped to 0 to 1, 0 when it is no number (the
+    last `q` counts)."""
+    quality = 1.0
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "q":
+            try:
+                quality = min(max(float(value), 0.0), 1.0)
+            except ValueError:
+                quality = 0.0
+    return quality
+
+
 @functools.lru_cache(maxsize=256)
 def _negotiate(accept: str) -> Form:
     # Per form: (quality, specificity of the range that set it, position of that range).
@@ -97,14 +112,7 @@ def _negotiate(accept: str) -> Form:
         form = _RANGES.get(media_type)
         if form is None:
             continue
-        quality = 1.0
-        for parameter in parameters:
-            name, _, value = parameter.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    quality = min(max(float(value), 0.0), 1.0)
-                except ValueError:
-                    quality = 0.0
+        quality = weight(parameters)
         specificity = _SPECIFICITY.get(media_type, 2)
         if form not in found or specificity > found[form][1]:
             found[form] = (quality, specificity, position)
