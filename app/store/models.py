@@ -169,6 +169,9 @@ class WebhookSubscription(Base):
     status: Mapped[str] = mapped_column(String(16))
     failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: The language (a locale tag, e.g. `de` or `pt-BR`) of the payloads' `summary`; null:
+    #: English, as for subscriptions made before there was a choice.
+    language: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class WebhookDelivery(Base):
