@@ -77,6 +77,8 @@ class SubscriptionRecord:
     status: str
     failing_since: datetime | None
     created_at: datetime
+    #: The locale of its payloads' `summary` (null: English).
+    language: str | None = None
 
 
 _SUBSCRIPTION_FIELDS = tuple(column.name for column in subscriptions.columns)
