@@ -344,29 +344,47 @@ class Job:
     failing: bool = False
 
 
-_JOBS = Statement(
-    lambda: (
-        select(
-            deliveries.c.id,
-            deliveries.c.message_id,
-            deliveries.c.subscription_id,
-            deliveries.c.session_id,
-            deliveries.c.version,
-            deliveries.c.event,
-            deliveries.c.payload,
-            deliveries.c.attempts,
-            deliveries.c.first_due_at,
-            subscriptions.c.url,
-            subscriptions.c.secret,
-            subscriptions.c.previous_secret,
-            subscriptions.c.previous_until,
-            subscriptions.c.status,
+def _jobs(postgres: bool) -> Any:
+    """The deliveries just claimed, listed by their ids (the claim checked too): a keyed
+    lookup, whatever the number of deliveries the table keeps."""
+
+    def build() -> Any:
+        listed = (
+            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger)))
+            if postgres
+            else deliveries.c.id.in_(_json_list("ids"))
         )
-        .join(subscriptions, subscriptions.c.id == deliveries.c.subscription_id)
-        .where(deliveries.c.claim == bindparam("claim"), deliveries.c.status == PENDING)
-        .order_by(deliveries.c.id)
-    )
-)
+        return (
+            select(
+                deliveries.c.id,
+                deliveries.c.message_id,
+                deliveries.c.subscription_id,
+                deliveries.c.session_id,
+                deliveries.c.version,
+                deliveries.c.event,
+                deliveries.c.payload,
+                deliveries.c.attempts,
+                deliveries.c.first_due_at,
+                subscriptions.c.url,
+                subscriptions.c.secret,
+                subscriptions.c.previous_secret,
+                subscriptions.c.previous_until,
+                subscriptions.c.status,
+            )
+            .join(subscriptions, subscriptions.c.id == deliveries.c.subscription_id)
+            .where(
+                listed,
+                deliveries.c.claim == bindparam("claim"),
+                deliveries.c.status == PENDING,
+            )
+            .order_by(deliveries.c.id)
+        )
+
+    return build
+
+
+_JOBS = Statement(_jobs(postgres=False))
+_JOBS_PG = Statement(_jobs(postgres=True))
 
 
 def _followers(postgres: bool) -> Any:
@@ -462,7 +480,7 @@ async def claim_due(
     await (_CLAIM_PG if postgres else _CLAIM).execute(
         connection, {"ids": ids, "claim": claim, "until": _time_in(connection, until)}
     )
-    rows = await _JOBS.fetch(connection, {"claim": claim})
+    rows = await (_JOBS_PG if postgres else _JOBS).fetch(connection, {"ids": ids, "claim": claim})
     return [
         Job(
             id=row[0],

@@ -75,6 +75,9 @@ class DeliveryWorker:
         self.attempts = 0
         #: The process's deliveries written when this worker last looked (`outbox.written`).
         self.seen = -1
+        #: Whether the last pass may have left deliveries due (it claimed all it could, or
+        #: left some unsent): the next pass comes at once, not after a poke.
+        self.more = False
 
     def poke(self, *, written: bool = False) -> None:
         """Look for deliveries now, if a change of this process has written some since the
@@ -84,8 +87,8 @@ class DeliveryWorker:
             self.wake.set()
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Passes until `stop`: again at once while a pass found work, else after a poke or
-        `webhook_poll_seconds`."""
+        """Passes until `stop`: again at once while a pass may have left work due, else after
+        a poke (and `COALESCE_S`) or `webhook_poll_seconds`."""
         try:
             await self._run(stop)
         finally:
@@ -102,8 +105,8 @@ class DeliveryWorker:
             except Exception as exc:  # a hiccup must not end the worker
                 log.warning("delivering webhooks failed: %r", exc)
                 found = 0
-            if found:
-                continue
+            if found and self.more:
+                continue  # a full pass: more may be due at once
             waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self.wake.wait())]
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait(
@@ -136,6 +139,7 @@ class DeliveryWorker:
             ),
         )
         if not jobs:
+            self.more = False
             return 0
         deadline = time.monotonic() + settings.webhook_lease_seconds
         queues = [
@@ -154,6 +158,14 @@ class DeliveryWorker:
         sent = await asyncio.gather(*(send(queue) for queue in queues))
         attempted = [outcome for outcomes, _released in sent for outcome in outcomes]
         released = [job for _outcomes, left in sent for job in left]
+        # A pass that found fewer than it could claim, and sent all it claimed, left nothing
+        # due behind it: the next waits for the changes committing meanwhile (a poke, then
+        # `COALESCE_S`), so that one pass sends them together.
+        self.more = (
+            bool(released)
+            or len(queues) >= settings.webhook_concurrency * QUEUES_PER_SENDER
+            or any(len(queue) >= PER_QUEUE for queue in queues)
+        )
         moment = self.clock()
         try:
             # What came of the whole pass, in one transaction.

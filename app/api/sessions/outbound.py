@@ -1,7 +1,9 @@
 """The service's own outbound HTTP requests: a webhook's POST (docs/webhooks.md#delivery).
 
-HTTP/1.1 through h11 (the protocol library uvicorn is built on) over asyncio's streams (TLS
-for `https`, the host's certificate checked against its name):
+HTTP/1.1 over asyncio's streams (TLS for `https`, the host's certificate checked against its
+name). The request is a few lines of our own making, written at once (its URL checked when the
+subscription was made: visible ASCII only, so nothing a caller gave can end a line); the answer
+is read by httptools, the binding of llhttp (Node.js's HTTP parser) that uvicorn serves with:
 
 * the host is resolved first, and every address it resolves to is checked: a private,
   loopback, link-local (or otherwise not public) address is refused unless the operator
@@ -23,14 +25,13 @@ import socket
 import ssl
 import time
 import weakref
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from functools import cache, lru_cache
 from urllib.parse import urlsplit
 
-import h11
+import httptools
 
 from app.errors import InvalidInput
 
@@ -76,8 +77,18 @@ def check_url(url: str) -> tuple[str, str, int, str]:
     if parts.fragment:
         raise _bad_url("a URL without a fragment")
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if not _visible_ascii(parts.hostname) or not _visible_ascii(target):
+        raise _bad_url(
+            "a URL of visible ASCII characters (its host in IDNA form, its path percent-encoded)"
+        )
     default = 443 if parts.scheme == "https" else 80
     return parts.scheme, parts.hostname, port or default, target
+
+
+def _visible_ascii(text: str) -> bool:
+    """Whether `text` holds only visible ASCII characters: no space, control or non-ASCII
+    character that could end a request line or a header, or be sent otherwise than typed."""
+    return text.isascii() and all(" " < character < "\x7f" for character in text)
 
 
 def _bad_url(what: str) -> InvalidInput:
@@ -138,12 +149,11 @@ IDLE_SECONDS = 4.0
 
 @dataclass(slots=True)
 class _Link:
-    """One open connection to a receiver, and the HTTP/1.1 state of its exchanges."""
+    """One open connection to a receiver."""
 
     address: str
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
-    protocol: h11.Connection
     idle_since: float = 0.0
 
     async def close(self) -> None:
@@ -239,7 +249,7 @@ async def _connect(
         except (OSError, TimeoutError, ssl.SSLError) as exc:
             last = exc
         else:
-            return _Link(address, reader, writer, h11.Connection(our_role=h11.CLIENT))
+            return _Link(address, reader, writer)
     raise Failed(f"cannot connect to {host}:{port} ({_reason(last)})")
 
 
@@ -249,6 +259,54 @@ def _reason(exc: BaseException | None) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return type(exc).__name__ if exc is not None else "no address"
+
+
+class _Reading:
+    """What the parser has told of an answer so far (httptools' callbacks)."""
+
+    __slots__ = ("complete", "keep_alive", "parser", "read", "retry_after", "status")
+
+    def __init__(self) -> None:
+        self.parser = httptools.HttpResponseParser(self)
+        self.status: int | None = None
+        self.retry_after: bytes | None = None
+        self.read = 0
+        self.complete = False
+        self.keep_alive = False
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() == b"retry-after":
+            self.retry_after = value
+
+    def on_headers_complete(self) -> None:
+        self.status = self.parser.get_status_code()
+
+    def on_body(self, body: bytes) -> None:
+        self.read += len(body)
+
+    def on_message_complete(self) -> None:
+        if self.status is not None and self.status >= 200:
+            self.complete = True
+            # Asked now: once the message is done the parser is ready for the next one.
+            self.keep_alive = self.parser.should_keep_alive()
+        else:  # an informational answer (100 Continue): the answer follows it
+            self.status = self.retry_after = None
+
+
+def _request(authority: str, target: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    """A POST's bytes: its head (each header's value checked to be one line) and body."""
+    lines = [
+        f"POST {target} HTTP/1.1",
+        f"Host: {authority}",
+        f"User-Agent: {USER_AGENT}",
+        f"Content-Length: {len(body)}",
+    ]
+    for name, value in headers:
+        if not _visible_ascii(name) or not value.isascii() or "\r" in value or "\n" in value:
+            raise ValueError(f"a header that is not one line of ASCII: {name!r}")
+        lines.append(f"{name}: {value}")
+    lines.append("\r\n")
+    return "\r\n".join(lines).encode("ascii") + body
 
 
 async def _exchange(
@@ -265,70 +323,41 @@ async def _exchange(
     ended cleanly and is closed otherwise. `_Stale` when a kept link had been closed before
     any of the answer came."""
     scheme, host, port = destination
-    connection = link.protocol
     default = 443 if scheme == "https" else 80
     authority = host if port == default else f"{host}:{port}"
     if ":" in host:
         authority = f"[{host}]" if port == default else f"[{host}]:{port}"
-    sent = [
-        ("Host", authority),
-        ("User-Agent", USER_AGENT),
-        ("Content-Length", str(len(body))),
-        *headers,
-    ]
-    answer: h11.Response | None = None
-    reusable = False
+    answer = _Reading()
+    heard = False
     try:
         # One write, so one segment for a small request (a system call each costs more than
         # the rest of the request's work on loopback).
-        link.writer.write(
-            b"".join(
-                connection.send(event) or b""
-                for event in (
-                    h11.Request(method="POST", target=target, headers=sent),
-                    h11.Data(data=body),
-                    h11.EndOfMessage(),
-                )
-            )
-        )
+        link.writer.write(_request(authority, target, headers, body))
         await link.writer.drain()
-        read = 0
-        while True:
-            event = connection.next_event()
-            if event is h11.NEED_DATA:
-                connection.receive_data(await link.reader.read(65536))
-                continue
-            if isinstance(event, h11.Response):
-                answer = event
-            elif isinstance(event, h11.Data):
-                read += len(event.data)
-                if read >= max_answer_bytes:
-                    break  # enough of it: the status is what counts
-            elif isinstance(event, h11.EndOfMessage):
-                reusable = connection.our_state is h11.DONE and connection.their_state is h11.DONE
-                break
-            elif isinstance(event, h11.ConnectionClosed):
-                break
+        while not answer.complete and answer.read < max_answer_bytes:
+            data = await link.reader.read(65536)
+            if not data:
+                break  # closed: an answer without a length ends here, or none came
+            heard = True
+            answer.parser.feed_data(data)
     except (OSError, ssl.SSLError) as exc:
         await link.close()
-        if kept and answer is None:
+        if kept and not heard:
             raise _Stale from None
         raise Failed(f"the connection failed ({_reason(exc)})") from None
-    except h11.RemoteProtocolError as exc:
+    except httptools.HttpParserError as exc:
         await link.close()
-        if kept and answer is None:
-            raise _Stale from None
         raise Failed(f"a malformed answer ({exc})") from None
     except BaseException:
         await link.close()  # a deadline or a cancellation mid-exchange
         raise
-    if answer is None:
+    status = answer.status
+    if status is None or status < 200:
         await link.close()
-        if kept:
+        if kept and not heard:
             raise _Stale
         raise Failed("the connection closed without an answer")
-    if reusable:
-        connection.start_next_cycle()
+    if answer.complete and answer.keep_alive:
         link.idle_since = time.monotonic()
         idle = _idle_links(destination)
         if len(idle) < IDLE_PER_DESTINATION:
@@ -336,22 +365,21 @@ async def _exchange(
         else:
             await link.close()
     else:
-        await link.close()
-    return Answered(answer.status_code, _retry_after(answer.headers))
+        await link.close()  # not read to its end (too long, or closed): not reused
+    return Answered(status, _retry_after(answer.retry_after))
 
 
-def _retry_after(headers: Sequence[tuple[bytes, bytes]]) -> float | None:
-    for name, value in headers:
-        if name.lower() != b"retry-after":
-            continue
-        text = value.decode("latin-1").strip()
-        if text.isdigit():
-            return float(text)
-        try:
-            moment = parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return max(0.0, (moment - datetime.now(UTC)).total_seconds())
-    return None
+def _retry_after(value: bytes | None) -> float | None:
+    """The seconds a `Retry-After` value asks to wait (a number of seconds or an HTTP date)."""
+    if value is None:
+        return None
+    text = value.decode("latin-1").strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, (moment - datetime.now(UTC)).total_seconds())
