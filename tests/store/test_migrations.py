@@ -782,10 +782,8 @@ def contents(url: str) -> Contents:
                 # Rounds by session and number, their key from 0011 on (their id's before);
                 # stored answers by scope and key, theirs before 0014 (after it, behind their
                 # session's id).
-                key = {
-                    "rounds": [table.c.session_id, table.c.number],
-                    "idempotency_keys": [table.c.scope, table.c.key],
-                }.get(name, [])
+                ordered = {"rounds": ["session_id", "number"], "idempotency_keys": ["scope", "key"]}
+                key = [table.c[column] for column in ordered.get(name, [])]
                 query = select(table).order_by(*key, *table.primary_key.columns)
                 found[name] = [dict(row) for row in connection.execute(query).mappings()]
             return found
