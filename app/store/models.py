@@ -14,6 +14,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     text,
 )
@@ -106,14 +107,20 @@ class IdempotencyRecord(Base):
     """A mutating call's stored answer, replayed for the same key and request within the TTL."""
 
     __tablename__ = "idempotency_keys"
+    #: Keyed by the session first, the column a distributed PostgreSQL (Citus) shards by
+    #: (docs/distributing.md): a change's key lives with its session's rows.
+    __table_args__ = (PrimaryKeyConstraint("session_id", "scope", "key"),)
 
+    #: The session a change's key belongs to: retention forgets a session's keys with it,
+    #: whoever used them. A creation's key, made before its session exists, holds a value of
+    #: its own, `~` and the first 31 characters of `key` (`creation_shard` in
+    #: app/store/repository.py): never a session's id (those are hex), and found again from
+    #: the key alone, so a retry reads the one shard that holds it.
+    session_id: Mapped[str] = mapped_column(String(32))
     #: Where the key lives: a session's change, `<kind>/<session id>/<the caller's token, as
     #: its digest's first characters>` (app/api/sessions/idempotency.py); a creation, `create/…`.
-    scope: Mapped[str] = mapped_column(String(64), primary_key=True)
-    key: Mapped[str] = mapped_column(String(255), primary_key=True)
-    #: The session a change's key belongs to (null for a creation's): retention forgets a
-    #: session's keys with it, whoever used them.
-    session_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    scope: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(255))
     #: SHA-256 over method, path, credentials and body: the same key with another request is a 422.
     fingerprint: Mapped[bytes] = mapped_column(LargeBinary(32))
     status_code: Mapped[int] = mapped_column(Integer)
@@ -123,7 +130,6 @@ class IdempotencyRecord(Base):
 
 
 Index("ix_idempotency_keys_created_at", IdempotencyRecord.created_at)
-Index("ix_idempotency_keys_session_id", IdempotencyRecord.session_id)
 #: Retention's purge walks expired sessions by status and hour of their last change, then id:
 #: each batch one bounded range after the last session the batch before it passed over.
 Index(
@@ -179,10 +185,16 @@ class WebhookDelivery(Base):
     transaction as the change it reports, then sent (and retried) by a delivery worker."""
 
     __tablename__ = "webhook_deliveries"
+    #: Keyed by the session first, the column a distributed PostgreSQL (Citus) shards by
+    #: (docs/distributing.md), then the growing id (a subscription's deliveries are sent in
+    #: its order).
+    __table_args__ = (PrimaryKeyConstraint("session_id", "id"),)
 
     #: 64-bit on PostgreSQL, its sequence too (a 32-bit one runs out within weeks at a
-    #: thousand changes a second); SQLite's rowid, already 64-bit.
-    id: Mapped[int] = mapped_column(GrowingId, primary_key=True, autoincrement=True)
+    #: thousand changes a second). SQLite has no sequence for a column of a composite key:
+    #: an insert numbers it as the table's rowid (64-bit) is numbered, the largest one plus
+    #: one (app/store/webhooks.py, `enqueue`), so that the two stay equal.
+    id: Mapped[int] = mapped_column(GrowingId, autoincrement=True)
     #: The `webhook-id` header: the same on every attempt (and on a replay).
     message_id: Mapped[str] = mapped_column(String(40))
     subscription_id: Mapped[str] = mapped_column(

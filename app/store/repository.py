@@ -601,11 +601,17 @@ _FIND_RESPONSE = Statement(
         idempotency.c.headers,
         idempotency.c.body,
         idempotency.c.created_at,
-    ).where(idempotency.c.scope == bindparam("scope"), idempotency.c.key == bindparam("key"))
+    ).where(
+        idempotency.c.session_id == bindparam("session_id"),
+        idempotency.c.scope == bindparam("scope"),
+        idempotency.c.key == bindparam("key"),
+    )
 )
 _FORGET_RESPONSE = Statement(
     lambda: delete(idempotency).where(
-        idempotency.c.scope == bindparam("scope"), idempotency.c.key == bindparam("key")
+        idempotency.c.session_id == bindparam("session_id"),
+        idempotency.c.scope == bindparam("scope"),
+        idempotency.c.key == bindparam("key"),
     )
 )
 _IDEMPOTENCY_FIELDS = tuple(idempotency.c.keys())
@@ -634,10 +640,31 @@ async def try_lock_key(connection: Transaction, scope: str, key: str) -> bool:
     return bool(found[0][0])
 
 
+#: What a creation's stored answer holds in `session_id` (its session does not exist yet when
+#: its key is claimed): this, then the first characters of its key's digest. Never a session's
+#: id (hex), and found again from the key alone: the column a distributed PostgreSQL shards
+#: by, so the answer is read on one shard (docs/distributing.md#idempotency-keys).
+CREATION_SHARD = "~"
+
+
+def creation_shard(key: str) -> str:
+    """The `session_id` a creation's stored answer is kept under (`key`: its digest)."""
+    return CREATION_SHARD + key[: 32 - len(CREATION_SHARD)]
+
+
 async def find_response(
-    connection: Transaction, scope: str, key: str, *, ttl: timedelta
+    connection: Transaction,
+    scope: str,
+    key: str,
+    *,
+    ttl: timedelta,
+    session_id: str | None = None,
 ) -> StoredResponse | None:
-    found = await _FIND_RESPONSE.fetch(connection, {"scope": scope, "key": key})
+    """The answer stored under the key of a change of `session_id` (None: a creation)."""
+    found = await _FIND_RESPONSE.fetch(
+        connection,
+        {"session_id": session_id or creation_shard(key), "scope": scope, "key": key},
+    )
     if not found:
         return None
     fingerprint, status_code, headers, body, created_at = found[0]
@@ -654,14 +681,16 @@ async def save_response(
     session_id: str | None = None,
 ) -> None:
     """Store the answer in the same transaction as the change it describes (`session_id`:
-    the session it changed, forgotten with it; None for a creation)."""
-    await _FORGET_RESPONSE.execute(connection, {"scope": scope, "key": key})
+    the session it changed, forgotten with it; None for a creation, kept under
+    `creation_shard`)."""
+    shard = session_id or creation_shard(key)
+    await _FORGET_RESPONSE.execute(connection, {"session_id": shard, "scope": scope, "key": key})
     await _SAVE_RESPONSE.execute(
         connection,
         {
             "scope": scope,
             "key": key,
-            "session_id": session_id,
+            "session_id": shard,
             "fingerprint": response.fingerprint,
             "status_code": response.status_code,
             "headers": _document_in(connection, response.headers),

@@ -34,6 +34,7 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -224,7 +225,7 @@ class NewDelivery:
     payload: bytes
 
 
-def _insert_delivery() -> Any:
+def _insert_delivery(sqlite: bool) -> Any:
     # Not due before the first still pending of its queue: behind a delivery waiting for its
     # retry, it is not looked at by the workers' search for what is due until that one is.
     first = (
@@ -240,7 +241,19 @@ def _insert_delivery() -> Any:
         .offset(literal_column("0"))
         .scalar_subquery()
     )
+    numbered: dict[str, Any] = {}
+    if sqlite:
+        # A column of a composite key has no sequence on SQLite: numbered as the row's rowid
+        # is (64-bit; the largest one plus one), which it therefore equals. O(1): the last
+        # entry of the table's b-tree. (PostgreSQL: the column's BIGINT sequence.)
+        rowid: Any = literal_column("rowid")
+        numbered["id"] = (
+            select(func.coalesce(func.max(rowid), literal_column("0")) + literal_column("1"))
+            .select_from(deliveries)
+            .scalar_subquery()
+        )
     return insert(deliveries).values(
+        **numbered,
         message_id=bindparam("message_id"),
         subscription_id=bindparam("subscription_id"),
         session_id=bindparam("session_id"),
@@ -255,14 +268,16 @@ def _insert_delivery() -> Any:
     )
 
 
-_INSERT_DELIVERY = Statement(_insert_delivery)
+_INSERT_DELIVERY = Statement(lambda: _insert_delivery(sqlite=True))
+_INSERT_DELIVERY_PG = Statement(lambda: _insert_delivery(sqlite=False))
 
 
 async def enqueue(connection: Transaction, planned: Sequence[NewDelivery], at: datetime) -> None:
     """Write deliveries, due at `at`, in the caller's transaction."""
     moment = _time_in(connection, at)
+    statement = _INSERT_DELIVERY_PG if _postgres(connection) else _INSERT_DELIVERY
     for delivery in planned:
-        await _INSERT_DELIVERY.execute(
+        await statement.execute(
             connection,
             {
                 "message_id": delivery.message_id,
@@ -307,20 +322,40 @@ def _due(lock: bool) -> Any:
 
 _DUE = Statement(_due(lock=False))
 _DUE_LOCKED = Statement(_due(lock=True))
-_CLAIM = Statement(
-    lambda: (
+
+
+def _listed(postgres: bool) -> Any:
+    """The deliveries of the `ids` parameter, found by their key: their sessions (the
+    `sessions` parameter) and ids. Ids are unique, so no other row of those sessions matches;
+    the sessions make it a read of the key's index (and, distributed, of their shards)."""
+    if postgres:
+        return (deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))) & (
+            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger)))
+        )
+    return deliveries.c.session_id.in_(_json_list("sessions")) & deliveries.c.id.in_(
+        _json_list("ids")
+    )
+
+
+def _listing(postgres: bool, jobs: Sequence[tuple[str, int]]) -> dict[str, Any]:
+    """The parameters of `_listed` for these (session, id) pairs."""
+    sessions_of = sorted({session for session, _id in jobs})
+    ids = [delivery_id for _session, delivery_id in jobs]
+    if postgres:
+        return {"sessions": sessions_of, "ids": ids}
+    return {"sessions": orjson.dumps(sessions_of).decode(), "ids": orjson.dumps(ids).decode()}
+
+
+def _claim(postgres: bool) -> Any:
+    return (
         update(deliveries)
-        .where(deliveries.c.id.in_(_json_list("ids")))
+        .where(_listed(postgres))
         .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
     )
-)
-_CLAIM_PG = Statement(
-    lambda: (
-        update(deliveries)
-        .where(deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger))))
-        .values(claim=bindparam("claim"), claimed_until=bindparam("until"))
-    )
-)
+
+
+_CLAIM = Statement(lambda: _claim(postgres=False))
+_CLAIM_PG = Statement(lambda: _claim(postgres=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,7 +488,8 @@ async def claim_due(
     )
     if not found:
         return []
-    claimed: list[int] = [head for head, _subscription, _session in found]
+    claimed: list[tuple[str, int]] = [(session, head) for head, _subscription, session in found]
+    first = min(head for head, _subscription, _session in found)
     if per_queue > 1:
         # Every queue's followers in one read: those behind each head, up to its share.
         heads = {(subscription, session): head for head, subscription, session in found}
@@ -464,7 +500,7 @@ async def claim_due(
             {
                 "subscriptions": listed if postgres else orjson.dumps(listed).decode(),
                 "sessions": queues if postgres else orjson.dumps(queues).decode(),
-                "after": min(claimed),
+                "after": first,
                 "now": _time_in(connection, now),
                 "per_queue": per_queue,
             },
@@ -475,10 +511,10 @@ async def claim_due(
             head = heads.get(queue)
             if head is not None and delivery_id > head and taken[queue] < per_queue:
                 taken[queue] += 1
-                claimed.append(delivery_id)
-    ids: Any = claimed if postgres else orjson.dumps(claimed).decode()
+                claimed.append((session, delivery_id))
     await (_CLAIM_PG if postgres else _CLAIM).execute(
-        connection, {"ids": ids, "claim": claim, "until": _time_in(connection, until)}
+        connection,
+        {**_listing(postgres, claimed), "claim": claim, "until": _time_in(connection, until)},
     )
     rows = await (_JOBS_PG if postgres else _JOBS).fetch(connection, {"ids": ids, "claim": claim})
     return [
@@ -507,14 +543,9 @@ def _delivered(postgres: bool) -> Any:
     delivered, their attempts counted (each was tried once more)."""
 
     def build() -> Any:
-        listed = (
-            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger)))
-            if postgres
-            else deliveries.c.id.in_(_json_list("ids"))
-        )
         return (
             update(deliveries)
-            .where(listed, deliveries.c.claim == bindparam("holder"))
+            .where(_listed(postgres), deliveries.c.claim == bindparam("holder"))
             .values(
                 status=DELIVERED,
                 attempts=deliveries.c.attempts + literal_column("1"),
@@ -534,7 +565,11 @@ _DELIVERED_PG = Statement(_delivered(postgres=True))
 _RETRY = Statement(
     lambda: (
         update(deliveries)
-        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
+        .where(
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.id == bindparam("id"),
+            deliveries.c.claim == bindparam("holder"),
+        )
         .values(
             attempts=bindparam("attempts"),
             last_status=bindparam("last_status"),
@@ -563,7 +598,11 @@ _HOLD_BEHIND = Statement(
 _GIVE_UP = Statement(
     lambda: (
         update(deliveries)
-        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
+        .where(
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.id == bindparam("id"),
+            deliveries.c.claim == bindparam("holder"),
+        )
         .values(
             status=FAILED,
             attempts=bindparam("attempts"),
@@ -619,7 +658,11 @@ _HOLD_SESSION = Statement(
 _RELEASE = Statement(
     lambda: (
         update(deliveries)
-        .where(deliveries.c.id == bindparam("id"), deliveries.c.claim == bindparam("holder"))
+        .where(
+            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.id == bindparam("id"),
+            deliveries.c.claim == bindparam("holder"),
+        )
         .values(claim=null(), claimed_until=null())
     )
 )
@@ -661,17 +704,19 @@ async def record(
         await _HOLD_SESSIONS.fetch(connection, {"ids": held})
     # The deliveries answered 2xx, in one statement per status answered (most receivers have
     # one).
-    by_status: dict[int | None, list[int]] = {}
+    by_status: dict[int | None, list[tuple[str, int]]] = {}
     for outcome in attempted:
         if outcome.error is None:
-            by_status.setdefault(outcome.status, []).append(outcome.job.id)
+            by_status.setdefault(outcome.status, []).append(
+                (outcome.job.session_id, outcome.job.id)
+            )
             if outcome.job.failing:
                 answered.add(outcome.job.subscription_id)
-    for status, ids in by_status.items():
+    for status, answered_2xx in by_status.items():
         await (_DELIVERED_PG if postgres else _DELIVERED).execute(
             connection,
             {
-                "ids": ids if postgres else orjson.dumps(ids).decode(),
+                **_listing(postgres, answered_2xx),
                 "holder": claim,
                 "last_status": status,
                 "at": moment,
@@ -680,6 +725,7 @@ async def record(
     for outcome in attempted:
         job = outcome.job
         params: dict[str, Any] = {
+            "session_id": job.session_id,
             "id": job.id,
             "holder": claim,
             "attempts": outcome.attempts,
@@ -705,7 +751,9 @@ async def record(
         elif await _GIVE_UP.execute(connection, {**params, "last_error": outcome.error[:200]}):
             await _MARK_FAILING.execute(connection, {"id": job.subscription_id, "at": moment})
     for job in released:
-        await _RELEASE.execute(connection, {"id": job.id, "holder": claim})
+        await _RELEASE.execute(
+            connection, {"session_id": job.session_id, "id": job.id, "holder": claim}
+        )
     for subscription_id in answered:
         # A failing subscription whose receiver answers again is active again.
         await _MARK_ACTIVE.execute(connection, {"id": subscription_id})
@@ -807,8 +855,8 @@ async def replay(
 
 _PURGE_DELIVERIES = Statement(
     lambda: delete(deliveries).where(
-        deliveries.c.id.in_(
-            select(deliveries.c.id)
+        tuple_(deliveries.c.session_id, deliveries.c.id).in_(
+            select(deliveries.c.session_id, deliveries.c.id)
             .where(deliveries.c.status != PENDING, deliveries.c.created_at < bindparam("cutoff"))
             .limit(bindparam("limit"))
             .offset(literal_column("0"))

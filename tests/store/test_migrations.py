@@ -52,7 +52,8 @@ from app.store.database import (
     null_pool_engine,
 )
 from app.store.models import Base
-from app.store.repository import sessions, touched_hour
+from app.store.repository import CREATION_SHARD, creation_shard, sessions, touched_hour
+from app.store.webhooks import _insert_delivery
 from migrations.guard import refuse_data_loss
 from tests.conformance import Conforming
 from tests.conftest import create_postgres_database, drop_postgres_database
@@ -383,6 +384,158 @@ def test_keys_stored_under_their_session_get_its_id_and_keep_every_row_both_ways
         engine.dispose()
 
 
+def rows_of(url: str, name: str, order: list[str]) -> list[dict[str, Any]]:
+    """Every row of the table `name`, ordered by `order` (the same whatever its key)."""
+    engine = null_pool_engine(url)
+    try:
+        with engine.connect() as connection:
+            metadata = MetaData()
+            metadata.reflect(connection, only=[name])
+            table = metadata.tables[name]
+            query = select(table).order_by(*(table.c[column] for column in order))
+            return [dict(row) for row in connection.execute(query).mappings()]
+    finally:
+        engine.dispose()
+
+
+def keyed_columns(url: str, name: str) -> list[str]:
+    engine = null_pool_engine(url)
+    try:
+        with engine.connect() as connection:
+            return list(inspect(connection).get_pk_constraint(name)["constrained_columns"])
+    finally:
+        engine.dispose()
+
+
+def test_deliveries_and_stored_answers_keyed_by_their_session_both_ways(
+    empty_database_url: str,
+) -> None:
+    """0014 keys `webhook_deliveries` by (session_id, id) and `idempotency_keys` by
+    (session_id, scope, key), every row kept: a creation's stored answer gets the value of
+    its key (`creation_shard`), a session change's keeps its session; each delivery keeps its
+    id, and the app's own insert numbers the next one after the largest. The downgrade gives
+    back exactly what was."""
+    url = empty_database_url
+    config = alembic_config(url)
+    command.upgrade(config, "0013")
+    engine = null_pool_engine(url)
+    postgres = engine.dialect.name == "postgresql"
+    at = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    session_a, session_b = "a" * 32, "b" * 32
+    answers = [
+        ("create/arm-wrestles", "1" * 64, None),
+        ("create/arm-wrestles/" + "9" * 32, "2" * 64, None),
+        (f"arm-wrestles/{session_a}/AbCdEfGhIjKlMn", "3" * 64, session_a),
+    ]
+    try:
+        metadata = MetaData()
+        with engine.begin() as connection:
+            metadata.reflect(connection)
+            connection.execute(
+                metadata.tables["webhook_subscriptions"].insert(),
+                {
+                    "id": "s" * 32,
+                    "session_id": None,
+                    "kind": None,
+                    "url": "https://example.com/hook",
+                    "events": None,
+                    "view": "gm",
+                    "secret": b"sealed",
+                    "status": "active",
+                    "created_at": at,
+                },
+            )
+            # Numbered by the database (its sequence, or the rowid), four in two sessions.
+            for number, session in enumerate([session_a, session_b, session_a, session_b]):
+                connection.execute(
+                    metadata.tables["webhook_deliveries"].insert(),
+                    {
+                        "message_id": f"msg_{number}",
+                        "subscription_id": "s" * 32,
+                        "session_id": session,
+                        "version": number + 1,
+                        "event": "round",
+                        "payload": b"{}",
+                        "status": "delivered" if number else "pending",
+                        "attempts": number,
+                        "next_attempt_at": at,
+                        "first_due_at": at,
+                        "created_at": at,
+                    },
+                )
+            # Two deleted between the first and the last: the next id is 5 all the same (a
+            # rowid numbered again from 1 on SQLite would give 3, before the last).
+            connection.execute(text("DELETE FROM webhook_deliveries WHERE id IN (2, 3)"))
+            connection.execute(
+                metadata.tables["idempotency_keys"].insert(),
+                [
+                    {
+                        "scope": scope,
+                        "key": key,
+                        "session_id": session,
+                        "fingerprint": bytes(32),
+                        "status_code": 201,
+                        "headers": "{}" if not postgres else {},
+                        "body": b"sealed",
+                        "created_at": at,
+                    }
+                    for scope, key, session in answers
+                ],
+            )
+        deliveries_before = rows_of(url, "webhook_deliveries", ["id"])
+        answers_before = rows_of(url, "idempotency_keys", ["scope", "key"])
+        assert [row["id"] for row in deliveries_before] == [1, 4]
+
+        command.upgrade(config, "0014")
+        assert keyed_columns(url, "webhook_deliveries") == ["session_id", "id"]
+        assert keyed_columns(url, "idempotency_keys") == ["session_id", "scope", "key"]
+        assert rows_of(url, "webhook_deliveries", ["id"]) == deliveries_before
+        found = rows_of(url, "idempotency_keys", ["scope", "key"])
+        assert {row["scope"]: row["session_id"] for row in found} == {
+            answers[0][0]: "~" + "1" * 31,
+            answers[1][0]: "~" + "2" * 31,
+            answers[2][0]: session_a,
+        }
+        assert creation_shard("1" * 64) == "~" + "1" * 31
+        # Nothing else changed.
+        assert [
+            {**row, "session_id": row["session_id"] if row["scope"] == answers[2][0] else None}
+            for row in found
+        ] == answers_before
+        with engine.begin() as connection:
+            connection.execute(
+                _insert_delivery(sqlite=not postgres),
+                {
+                    "message_id": "msg_new",
+                    "subscription_id": "s" * 32,
+                    "session_id": session_b,
+                    "version": 9,
+                    "event": "round",
+                    "payload": b"{}",
+                    "at": at,
+                },
+            )
+            numbered = connection.execute(
+                text("SELECT id, message_id FROM webhook_deliveries ORDER BY id")
+            ).all()
+            assert [tuple(row) for row in numbered] == [(1, "msg_0"), (4, "msg_3"), (5, "msg_new")]
+            if not postgres:
+                # Each row's rowid is its id, as the next insert's numbering needs.
+                pairs = connection.execute(text("SELECT rowid, id FROM webhook_deliveries")).all()
+                assert all(rowid == delivery_id for rowid, delivery_id in pairs)
+            connection.execute(text("DELETE FROM webhook_deliveries WHERE id = 5"))
+
+        command.downgrade(config, "0013")
+        assert keyed_columns(url, "webhook_deliveries") == ["id"]
+        assert keyed_columns(url, "idempotency_keys") == ["scope", "key"]
+        assert rows_of(url, "webhook_deliveries", ["id"]) == deliveries_before
+        assert rows_of(url, "idempotency_keys", ["scope", "key"]) == answers_before
+        command.upgrade(config, "head")
+        assert drift(engine, Base.metadata) == []
+    finally:
+        engine.dispose()
+
+
 def test_sessions_stored_before_the_serialiser_play_on(empty_database_url: str) -> None:
     """0004 rewrites the arm wrestle's and the skill game's state and fills the race's and
     chase's new options; every kind then answers as its document says, shows the state it
@@ -626,8 +779,11 @@ def contents(url: str) -> Contents:
             found: Contents = {}
             for name in sorted(TABLES):
                 table = metadata.tables[name]
-                # Rounds by session and number, their key from 0011 on (their id's before).
-                key = [table.c.session_id, table.c.number] if name == "rounds" else []
+                # Rounds by session and number, their key from 0011 on (their id's before);
+                # stored answers by scope and key, theirs before 0014 (after it, behind their
+                # session's id).
+                ordered = {"rounds": ["session_id", "number"], "idempotency_keys": ["scope", "key"]}
+                key = [table.c[column] for column in ordered.get(name, [])]
                 query = select(table).order_by(*key, *table.primary_key.columns)
                 found[name] = [dict(row) for row in connection.execute(query).mappings()]
             return found
@@ -668,6 +824,19 @@ def assert_rounds_match(found: Contents, revision: str) -> None:
         assert session["version"] > 1 or not counted, (revision, session["kind"])
 
 
+def unsharded(found: Contents) -> Contents:
+    """`found` as before 0014: a creation's stored answer with no `session_id`."""
+    return {
+        name: [
+            {**row, "session_id": None}
+            if name == "idempotency_keys" and row["session_id"].startswith(CREATION_SHARD)
+            else row
+            for row in rows
+        ]
+        for name, rows in found.items()
+    }
+
+
 def revisions() -> list[str]:
     """Every revision, head first."""
     return [script.revision for script in ScriptDirectory(str(MIGRATIONS_DIR)).walk_revisions()]
@@ -703,7 +872,8 @@ def test_every_step_down_and_up_loses_nothing(empty_database_url: str) -> None:
         assert_rounds_match(now, revision)
         # (And the rounds' id, which head has not: 0011 dropped it.)
         rewritten = {"sessions": {"state"}, "rounds": {"id"}}
-        assert in_columns_of(now, now, rewritten) == in_columns_of(before, now, rewritten)
+        expected = before if revision >= "0014" else unsharded(before)
+        assert in_columns_of(now, now, rewritten) == in_columns_of(expected, now, rewritten)
         seen[revision] = now
     for revision in reversed(down[:-1]):
         command.upgrade(config, revision)

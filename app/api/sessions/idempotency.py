@@ -119,11 +119,17 @@ class Keyed:
         if not await repository.try_lock_key(connection, self.scope, self.digest):
             raise Conflict(N_("a request with this Idempotency-Key is still being processed"))
         scope = self.scope
-        stored = await repository.find_response(connection, scope, self.digest, ttl=self.ttl)
+        stored = await repository.find_response(
+            connection, scope, self.digest, ttl=self.ttl, session_id=self.session_id
+        )
         if stored is None and self.legacy_scope is not None:
             scope = self.legacy_scope
             stored = await repository.find_response(
-                connection, scope, key_digest(scope, self.key), ttl=self.ttl
+                connection,
+                scope,
+                key_digest(scope, self.key),
+                ttl=self.ttl,
+                session_id=self.session_id,
             )
             if stored is not None and stored.fingerprint != self.fingerprint:
                 return None  # another caller's (or another request's) key before the scoping
