@@ -384,11 +384,6 @@ def _jobs(postgres: bool) -> Any:
     lookup, whatever the number of deliveries the table keeps."""
 
     def build() -> Any:
-        listed = (
-            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger)))
-            if postgres
-            else deliveries.c.id.in_(_json_list("ids"))
-        )
         return (
             select(
                 deliveries.c.id,
@@ -408,7 +403,7 @@ def _jobs(postgres: bool) -> Any:
             )
             .join(subscriptions, subscriptions.c.id == deliveries.c.subscription_id)
             .where(
-                listed,
+                _listed(postgres),
                 deliveries.c.claim == bindparam("claim"),
                 deliveries.c.status == PENDING,
             )
@@ -512,11 +507,11 @@ async def claim_due(
             if head is not None and delivery_id > head and taken[queue] < per_queue:
                 taken[queue] += 1
                 claimed.append((session, delivery_id))
+    listing = _listing(postgres, claimed)
     await (_CLAIM_PG if postgres else _CLAIM).execute(
-        connection,
-        {**_listing(postgres, claimed), "claim": claim, "until": _time_in(connection, until)},
+        connection, {**listing, "claim": claim, "until": _time_in(connection, until)}
     )
-    rows = await (_JOBS_PG if postgres else _JOBS).fetch(connection, {"ids": ids, "claim": claim})
+    rows = await (_JOBS_PG if postgres else _JOBS).fetch(connection, {**listing, "claim": claim})
     return [
         Job(
             id=row[0],
