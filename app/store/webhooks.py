@@ -853,6 +853,8 @@ _PURGE_DELIVERIES = Statement(
         tuple_(deliveries.c.session_id, deliveries.c.id).in_(
             select(deliveries.c.session_id, deliveries.c.id)
             .where(deliveries.c.status != PENDING, deliveries.c.created_at < bindparam("cutoff"))
+            # The oldest first, through `ix_webhook_deliveries_sent`: a range of it.
+            .order_by(deliveries.c.created_at)
             .limit(bindparam("limit"))
             .offset(literal_column("0"))
         )

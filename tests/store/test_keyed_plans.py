@@ -1,9 +1,8 @@
 """Keyed by the session first (migration 0014), the delivery workers' statements and the stored
 answers' still read through an index, on SQLite and PostgreSQL: each statement that names a
 delivery names its session with its id (the key's index, and under a distributed PostgreSQL
-one shard), the claim's search its partial indexes, a stored answer its key. (The purge of
-deliveries sent long ago reads the table in its order, before 0014 as after: not a worker's
-statement, and not changed here.)
+one shard), the claim's search its partial indexes, a stored answer its key, and retention's
+purge of deliveries sent long ago the index of sent ones by time (migration 0015).
 
 Plans are read from a database of 12,000 deliveries (a hundred pending) over 1,200 sessions
 and 3,000 stored answers, its statistics taken (PostgreSQL: as autovacuum would have them),
@@ -297,6 +296,24 @@ def test_retention_forgets_a_sessions_answers_through_the_key(filled: Engine) ->
         assert "pk_idempotency_keys" in found, found
     else:
         assert "sqlite_autoindex_idempotency_keys_1 (session_id=?)" in found, found
+
+
+@pytest.mark.parametrize("days", [38, 45])
+def test_retention_forgets_sent_deliveries_through_their_index_by_time(
+    filled: Engine, days: int
+) -> None:
+    """A batch of deliveries sent before the cutoff (among a fortieth of them, or none: a pass
+    with nothing to forget) is a range of `ix_webhook_deliveries_sent`, never the whole table.
+    The batch is small beside the table, as a real one is (thousands among millions): then
+    the planner deletes them through their key too."""
+    found = plan(
+        filled, webhooks._PURGE_DELIVERIES, {"cutoff": AT - timedelta(days=days), "limit": 50}
+    )
+    assert_no_full_scan(filled, found, "webhook_deliveries")
+    if postgres(filled):
+        assert "ix_webhook_deliveries_sent" in found, found
+    else:
+        assert "USING INDEX ix_webhook_deliveries_sent (created_at<?)" in found, found
 
 
 def test_the_fill_is_what_the_plans_are_read_on(filled: Engine) -> None:
