@@ -36,7 +36,9 @@ T = TypeVar("T")
 #: "optimistic": on PostgreSQL, no transaction around `work`; its reads see the latest
 #: committed data and its one write statement (a second is refused) checks the version it
 #: read (see `Store.run`).
-Mode = Literal["read", "write", "optimistic"]
+#: "snapshot": a read whose statements all see one snapshot (PostgreSQL's REPEATABLE READ,
+#: read-only, which a standby serves too; on SQLite every read transaction is one already).
+Mode = Literal["read", "snapshot", "write", "optimistic"]
 #: How often an optimistic write is retried after another writer got in first.
 MAX_OPTIMISTIC_ATTEMPTS = 100
 
@@ -672,11 +674,17 @@ class Store:
                     await transaction.end(commit=True)
                     return result
             raise Contended("the session changed under every attempt to write it")
-        async with acquired as driver, driver.transaction():
-            return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
+        async with acquired as driver:
+            begun = (
+                driver.transaction(isolation="repeatable_read", readonly=True)
+                if mode == "snapshot"
+                else driver.transaction()
+            )
+            async with begun:
+                return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
 
     async def _run_sqlite(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
-        if mode != "read":
+        if mode not in ("read", "snapshot"):
             async with self._sqlite_writer:
                 if self._writer_connection is None:
                     connection = self.engine.raw_connection()
