@@ -84,7 +84,12 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         # one is set; /readyz never asks it (a lagging or lost replica leaves the primary to
         # answer those reads: app/api/sessions/work.py, `lagging_read`).
         read_store = (
-            Store(settings.read_database_url, pool_size=settings.db_pool_size)
+            Store(
+                settings.read_database_url,
+                pool_size=settings.db_pool_size,
+                role="the read replica",
+                when_away="its reads go to the primary until it is back",
+            )
             if settings.read_database_url
             else None
         )

@@ -541,8 +541,19 @@ class Store:
     the pool replaces connections the server dropped, so no restart is needed.
     """
 
-    def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 20,
+        busy_timeout_ms: int = 30_000,
+        role: str = "the database",
+        when_away: str = "answering 503 until it is back",
+    ) -> None:
         self.url = normalise_url(url)
+        #: What the outage's log lines call this store, and what its outage means.
+        self.role = role
+        self.when_away = when_away
         self.engine = build_engine(self.url, pool_size=2, busy_timeout_ms=busy_timeout_ms)
         self.dialect: str = self.engine.dialect.name
         self.pool_size = pool_size
@@ -637,7 +648,9 @@ class Store:
             if not self.away:
                 self.away = True
                 log.warning(
-                    "the database is unavailable, answering 503 until it is back: %s: %s",
+                    "%s is unavailable, %s: %s: %s",
+                    self.role,
+                    self.when_away,
                     type(exc).__name__,
                     exc,
                 )
@@ -647,7 +660,7 @@ class Store:
             ) from None
         if self.away:
             self.away = False
-            log.info("the database is available again")
+            log.info("%s is available again", self.role)
         return result
 
     async def _run_postgres(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:

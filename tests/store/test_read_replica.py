@@ -25,7 +25,7 @@ from sqlalchemy import event
 import app.store.database as database
 from app.main import create_app
 from app.settings import Settings
-from bench.pgpair import NotHere, Pair, primary_and_replica, wait_replayed
+from bench.pgpair import NotHere, Pair, free_port, primary_and_replica, wait_replayed
 from tests.helpers import Session
 from tests.requirements import missing
 
@@ -182,3 +182,32 @@ def test_a_replica_behind_the_ended_session_leaves_its_proof_to_the_primary(
     again = ended.get("proof").json()
     assert again["rounds"] == answer["rounds"]
     assert len(statements.on(pair.replica_port)) == 2
+
+
+def test_a_replica_away_leaves_ended_proofs_to_the_primary(
+    pair: Pair, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing listens at the replica's address: proofs answer in full from the primary, and
+    the outage is logged once as the replica's, not as the service's."""
+    settings = Settings(
+        database_url=pair.primary_url("arbiter"),
+        read_database_url=f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/arbiter",
+    )
+    with TestClient(create_app(settings)) as client:
+        ended = Session(client, "arm-wrestles", SHORT_BOUT)
+        ended.play_round()
+        assert ended.resolve().status_code == 200
+        played = ended.rounds()
+        for _ in range(2):
+            answer = ended.get("proof").json()
+            assert answer["revealed"] is True
+            assert [each["number"] for each in answer["rounds"]] == [
+                each["number"] for each in played
+            ]
+    away = [
+        record.getMessage() for record in caplog.records if "unavailable" in record.getMessage()
+    ]
+    assert len(away) == 1
+    assert away[0].startswith(
+        "the read replica is unavailable, its reads go to the primary until it is back"
+    )
