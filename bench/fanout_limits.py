@@ -1,6 +1,6 @@
 """The limits of the cross-process fan-out: PostgreSQL LISTEN/NOTIFY, Redis for the rate limit.
 
-    .venv/bin/python bench/fanout_limits.py [--seconds 5] [--listeners 1,8,32]
+    .venv/bin/python bench/fanout_limits.py [--seconds 3] [--listeners 1,8,32]
                                             [--payloads 100,1000,7900] [--no-redis]
 
 NOTIFY, as app/store/notify.py sends it: one channel (`CHANNEL`) that every app process's one
@@ -8,7 +8,9 @@ connection LISTENs on, and a sender that sends its messages in batches of 50, on
 `SELECT pg_notify($1, payload) FROM unnest($2::text[])` (one transaction) a batch, as fast as
 the server takes them, for `--seconds`. The listeners are `--listeners` connections held by a
 process of their own (each stands for an app process). For each count of listeners and each
-payload size: notifications sent a second, the share the listeners received, and the highest
+payload size: notifications sent a second, the share the listeners received and how long after
+the sender stopped the last arrived (a listener behind is a backlog in the server's queue),
+what the listening process received a second over the whole time, and the highest
 `pg_notification_queue_usage()` sampled meanwhile (a listener that falls behind fills the
 queue for everyone). The server is `ARBITER_BENCH_POSTGRES_URL`'s (default the local one), in a
 database of the bench's own.
@@ -43,13 +45,17 @@ from app.store.notify import CHANNEL  # noqa: E402
 from bench.run import drop_postgres, postgres_database  # noqa: E402
 
 BATCH = 50
+#: Longest wait for the listeners to receive what was sent before the sender stopped.
+DRAIN_LIMIT_S = 60.0
 REDIS_URL = os.environ.get("ARBITER_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 REDIS_CLIENTS = 10_000
 REDIS_CONCURRENCY = 32
 
 
-def listen(dsn: str, count: int, ready: Any, stop: Any, received: Any) -> None:
-    """`count` connections LISTENing on the channel, counting what they receive."""
+def listen(dsn: str, count: int, ready: Any, stop: Any, received: Any, drained: Any) -> None:
+    """`count` connections LISTENing on the channel, counting what they receive; once the
+    sender has stopped, until a second passes with nothing more (`drained`: how long after
+    the stop the last arrived, at most `DRAIN_LIMIT_S`)."""
     import asyncpg
 
     async def run() -> None:
@@ -65,8 +71,17 @@ def listen(dsn: str, count: int, ready: Any, stop: Any, received: Any) -> None:
         ready.set()
         while not stop.is_set():
             await asyncio.sleep(0.05)
-        await asyncio.sleep(1.0)  # what is still on its way
+        stopped = last_change = time.perf_counter()
+        seen = counted
+        while (
+            time.perf_counter() - last_change < 1.0
+            and time.perf_counter() - stopped < DRAIN_LIMIT_S
+        ):
+            await asyncio.sleep(0.05)
+            if counted != seen:
+                seen, last_change = counted, time.perf_counter()
         received.value = counted
+        drained.value = last_change - stopped
         for connection in connections:
             await connection.close()
 
@@ -79,7 +94,9 @@ async def send(dsn: str, size: int, seconds: float) -> tuple[int, float]:
 
     sender = await asyncpg.connect(dsn)
     watcher = await asyncpg.connect(dsn)
-    payloads = ["x" * size] * BATCH
+    # Each different, as app/store/notify.py's are: PostgreSQL delivers identical payloads
+    # sent on one channel in one transaction once.
+    pad = "x" * max(0, size - 12)
     sent, usage = 0, 0.0
     stop = time.perf_counter() + seconds
 
@@ -91,6 +108,7 @@ async def send(dsn: str, size: int, seconds: float) -> tuple[int, float]:
 
     watching = asyncio.create_task(watch())
     while time.perf_counter() < stop:
+        payloads = [f"{number:012d}{pad}" for number in range(sent, sent + BATCH)]
         await sender.execute(
             "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", CHANNEL, payloads
         )
@@ -107,20 +125,24 @@ def notify_limits(dsn: str, listeners: list[int], payloads: list[int], seconds: 
     for count in listeners:
         for size in payloads:
             ready, stop = context.Event(), context.Event()
-            received = context.Value("q", 0)
-            process = context.Process(target=listen, args=(dsn, count, ready, stop, received))
+            received, drained = context.Value("q", 0), context.Value("d", 0.0)
+            process = context.Process(
+                target=listen, args=(dsn, count, ready, stop, received, drained)
+            )
             process.start()
             if not ready.wait(60):
                 raise RuntimeError("the listeners did not start")
             sent, usage = asyncio.run(send(dsn, size, seconds))
             stop.set()
-            process.join(60)
+            process.join(DRAIN_LIMIT_S + 30)
             share = received.value / (sent * count) if sent else 0.0
+            took = seconds + drained.value
             print(
-                f"  {count:>3} listeners, {size:>5} B payloads: {sent / seconds:>8,.0f} sent/s, "
-                f"{sent * size / seconds / 2**20:6.1f} MB/s, "
-                f"{received.value / seconds:>9,.0f} delivered/s ({share:.0%} of sent x "
-                f"listeners), queue usage at most {usage:.2%}",
+                f"  {count:>3} listeners, {size:>5} B payloads: {sent / seconds:>8,.0f} sent/s "
+                f"({sent * size / seconds / 2**20:5.1f} MB/s), {share:.0%} received, the last "
+                f"{drained.value:4.1f} s after the sender stopped: "
+                f"{received.value / took:>9,.0f} received/s by the listening process "
+                f"({sent / took:,.0f}/s each listener), queue usage at most {usage:.2%}",
                 flush=True,
             )
 
@@ -191,7 +213,7 @@ def redis_limits(url: str, seconds: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--listeners", default="1,8,32")
     parser.add_argument("--payloads", default="100,1000,7900")
     parser.add_argument("--no-redis", action="store_true")
