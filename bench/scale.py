@@ -15,6 +15,7 @@ database, and, each for `--seconds` with 32 connections, closed loop:
 * sessions created (`POST /v1/arm-wrestles`): creations/s, p50/p99, per app CPU second;
 * reads of stored sessions picked at random among the filled ones (half `GET …/{id}`, half
   `GET …/{id}/rounds`): reads/s, p50/p99, per app CPU second;
+* the app process's resident memory after them;
 
 and the bytes a session and a round take (table, indexes and TOAST on PostgreSQL; SQLite's
 pages from `dbstat`), from the filled tables' sizes over their rows.
@@ -330,7 +331,15 @@ def one_volume(url: str, volume: int, seconds: float) -> None:
             for suffix in ("", "/rounds")
         ]
         print("  " + measure(base, engine, pid, reads, seconds).line("reads"), flush=True)
+        print(f"  the app process's resident memory after: {resident_mb(pid):.0f} MB", flush=True)
     engine.dispose()
+
+
+def resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def server_pid(base: str) -> int:
