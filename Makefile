@@ -31,7 +31,7 @@ lock:
 
 # Capacity benches (docs/capacity.md): rounds beside a retention sweep, the sweep's read at
 # 100 k and 1 M expired sessions, the id migration's lock times; the capacity model's figures
-# at 0 and 100 k stored sessions (about 5 minutes; `SCALE_VOLUMES=0,100000,1000000` adds 1 M),
+# at 0 and 100 k stored sessions (about 5 minutes; `SCALE_VOLUMES=0,100000,1000000` adds 1 M, 8 more),
 # two app processes with a streaming read replica, and the limits of NOTIFY and Redis.
 SCALE_VOLUMES ?= 0,100000
 
