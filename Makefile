@@ -2,7 +2,8 @@
 # which needs only Python 3.11+ (it creates .venv and installs requirements.lock).
 PYTHON ?= python3
 
-.PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids
+.PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids bench-scale \
+	bench-replicas bench-fanout-limits
 
 run:
 	$(PYTHON) scripts/dev.py serve
@@ -29,7 +30,11 @@ lock:
 	uv pip compile pyproject.toml --generate-hashes --python-version 3.11 -o requirements-runtime.lock
 
 # Capacity benches (docs/capacity.md): rounds beside a retention sweep, the sweep's read at
-# 100 k and 1 M expired sessions, and the id migration's lock times.
+# 100 k and 1 M expired sessions, the id migration's lock times; the capacity model's figures
+# at 0 and 100 k stored sessions (about 5 minutes; `SCALE_VOLUMES=0,100000,1000000` adds 1 M, 8 more),
+# two app processes with a streaming read replica, and the limits of NOTIFY and Redis.
+SCALE_VOLUMES ?= 0,100000
+
 bench-sweep:
 	.venv/bin/python bench/sweep.py
 
@@ -38,3 +43,12 @@ bench-sweep-plan:
 
 bench-ids:
 	.venv/bin/python bench/migrate_ids.py
+
+bench-scale:
+	.venv/bin/python bench/scale.py --volumes $(SCALE_VOLUMES)
+
+bench-replicas:
+	.venv/bin/python bench/replicas.py
+
+bench-fanout-limits:
+	.venv/bin/python bench/fanout_limits.py

@@ -80,6 +80,22 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         )
         await store.open()
         app.state.store = store
+        # The reads that may lag (an ended session's proof rounds) go to a read replica when
+        # one is set; /readyz never asks it (a lagging or lost replica leaves the primary to
+        # answer those reads: app/api/sessions/work.py, `lagging_read`).
+        read_store = (
+            Store(
+                settings.read_database_url,
+                pool_size=settings.db_pool_size,
+                role="the read replica",
+                when_away="its reads go to the primary until it is back",
+            )
+            if settings.read_database_url
+            else None
+        )
+        if read_store is not None:
+            await read_store.open()
+        app.state.read_store = read_store
         # Seeds stored as they are before every deployment had a dice key: sealed now.
         sealing = asyncio.create_task(seal_plain_seeds(store))
         # The odds worker process (shared by every app of this process; it ends with it)
@@ -133,6 +149,8 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
             await sender
             await stop_events(app)
             await store.close()
+            if read_store is not None:
+                await read_store.close()
             if odds_worker.STOP_SIGNALLED.is_set():
                 await asyncio.to_thread(odds_worker.stop_with_server)
 

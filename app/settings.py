@@ -21,6 +21,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("DATABASE_URL", "ARBITER_DATABASE_URL"),
         description="SQLAlchemy URL: sqlite:///path or postgresql+psycopg://user@host/db",
     )
+    #: A streaming replica (a PostgreSQL standby) for the reads that may lag behind the
+    #: primary: the rounds of a finished or deleted session's proof, read once the primary
+    #: says the session is over and the replica has its last version (docs/capacity.md,
+    #: "Replicas and a read replica"). Never a live session, its rounds or its events, and
+    #: never /readyz. Unset: every read goes to `database_url`.
+    read_database_url: str | None = None
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     #: Requests per minute per client (its address, or the `X-Client-Key` a trusted proxy
     #: passes on or that is one of `rate_limit_client_keys`); 0: off.

@@ -252,7 +252,7 @@ def test_compose_connections_fit_postgres_max_connections() -> None:
     app = services["app"]
     command = services["db"]["command"]
     max_connections = int(command[command.index("-c") + 1].removeprefix("max_connections="))
-    replicas = app["deploy"]["replicas"]
+    replicas = interpolated(app["deploy"]["replicas"], {})
     workers = int(app["environment"]["ARBITER_WORKERS"])
     pool = int(app["environment"]["ARBITER_DB_POOL_SIZE"])
     # Per worker: asyncpg's pool for requests, and app/store/database.py's psycopg engine
@@ -262,6 +262,50 @@ def test_compose_connections_fit_postgres_max_connections() -> None:
     assert (replicas, workers, pool, max_connections) == (2, 2, 10, 100)
     assert used == 52
     assert used <= max_connections - 40, "leave room for psql, pg_dump and more replicas"
+
+
+def interpolated(value: Any, env: dict[str, str]) -> int:
+    """An integer setting of the compose file: as it is, or `${NAME:-default}` read from
+    `env` (an env file's settings) or else its default."""
+    if isinstance(value, int):
+        return value
+    name, _, default = str(value).removeprefix("${").removesuffix("}").partition(":-")
+    return int(env.get(name, default))
+
+
+def env_file(path: Path) -> dict[str, str]:
+    lines = path.read_text().splitlines()
+    pairs = [line.split("=", 1) for line in lines if line and not line.startswith("#")]
+    return dict(pairs)
+
+
+def test_compose_replicas_profile_streams_a_standby_and_fits_the_connections() -> None:
+    """The profile `replicas`: a standby copied from `db` by pg_basebackup -R through a slot,
+    and deploy/replicas.env's app replicas reading from it, within `db`'s connections."""
+    services = compose()["services"]
+    standby = services["db-replica"]
+    assert standby["profiles"] == ["replicas"]
+    script = standby["command"][0]
+    assert "pg_basebackup -h db -U arbiter" in script
+    assert " -R " in script
+    assert "-S db_replica" in script
+    assert "hot_standby=on" in script
+    assert standby["environment"]["PGPASSWORD"].startswith("${POSTGRES_PASSWORD:?")
+    assert any("replication.sh" in volume for volume in services["db"]["volumes"])
+    hba = (PROJECT_ROOT / "deploy" / "postgres" / "replication.sh").read_text()
+    assert "host replication ${POSTGRES_USER} all scram-sha-256" in hba
+    # Without the env file the apps have no replica; with it, they read from db-replica.
+    app = services["app"]
+    assert app["environment"]["ARBITER_READ_DATABASE_URL"] == "${ARBITER_READ_DATABASE_URL:-}"
+    settings = env_file(PROJECT_ROOT / "deploy" / "replicas.env")
+    assert settings["ARBITER_READ_DATABASE_URL"].endswith("@db-replica:5432/arbiter")
+    replicas = interpolated(app["deploy"]["replicas"], settings)
+    workers = int(app["environment"]["ARBITER_WORKERS"])
+    pool = int(app["environment"]["ARBITER_DB_POOL_SIZE"])
+    # As above, and the standby's WAL sender on `db`.
+    used = replicas * workers * (pool + 2) + 1 + 3 + 1
+    assert (replicas, used) == (3, 77)
+    assert used <= 100 - 20, "leave room for psql and pg_dump"
 
 
 def test_compose_starts_apps_after_the_migration_job() -> None:

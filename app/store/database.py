@@ -36,7 +36,9 @@ T = TypeVar("T")
 #: "optimistic": on PostgreSQL, no transaction around `work`; its reads see the latest
 #: committed data and its one write statement (a second is refused) checks the version it
 #: read (see `Store.run`).
-Mode = Literal["read", "write", "optimistic"]
+#: "snapshot": a read whose statements all see one snapshot (PostgreSQL's REPEATABLE READ,
+#: read-only, which a standby serves too; on SQLite every read transaction is one already).
+Mode = Literal["read", "snapshot", "write", "optimistic"]
 #: How often an optimistic write is retried after another writer got in first.
 MAX_OPTIMISTIC_ATTEMPTS = 100
 
@@ -539,8 +541,19 @@ class Store:
     the pool replaces connections the server dropped, so no restart is needed.
     """
 
-    def __init__(self, url: str, *, pool_size: int = 20, busy_timeout_ms: int = 30_000) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 20,
+        busy_timeout_ms: int = 30_000,
+        role: str = "the database",
+        when_away: str = "answering 503 until it is back",
+    ) -> None:
         self.url = normalise_url(url)
+        #: What the outage's log lines call this store, and what its outage means.
+        self.role = role
+        self.when_away = when_away
         self.engine = build_engine(self.url, pool_size=2, busy_timeout_ms=busy_timeout_ms)
         self.dialect: str = self.engine.dialect.name
         self.pool_size = pool_size
@@ -635,7 +648,9 @@ class Store:
             if not self.away:
                 self.away = True
                 log.warning(
-                    "the database is unavailable, answering 503 until it is back: %s: %s",
+                    "%s is unavailable, %s: %s: %s",
+                    self.role,
+                    self.when_away,
                     type(exc).__name__,
                     exc,
                 )
@@ -645,7 +660,7 @@ class Store:
             ) from None
         if self.away:
             self.away = False
-            log.info("the database is available again")
+            log.info("%s is available again", self.role)
         return result
 
     async def _run_postgres(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
@@ -672,11 +687,17 @@ class Store:
                     await transaction.end(commit=True)
                     return result
             raise Contended("the session changed under every attempt to write it")
-        async with acquired as driver, driver.transaction():
-            return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
+        async with acquired as driver:
+            begun = (
+                driver.transaction(isolation="repeatable_read", readonly=True)
+                if mode == "snapshot"
+                else driver.transaction()
+            )
+            async with begun:
+                return await work(Transaction(self._postgres_dialect, driver, asynchronous=True))
 
     async def _run_sqlite(self, mode: Mode, work: Callable[[Transaction], Awaitable[T]]) -> T:
-        if mode != "read":
+        if mode not in ("read", "snapshot"):
             async with self._sqlite_writer:
                 if self._writer_connection is None:
                     connection = self.engine.raw_connection()

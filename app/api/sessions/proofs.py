@@ -11,7 +11,7 @@ time. Every kind's sessions have both (the lifecycle is shared).
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from typing import Annotated, Any, Literal, NotRequired
 
 from fastapi import APIRouter, Query, Request
@@ -38,6 +38,7 @@ from app.api.sessions.lifecycle import (
 )
 from app.api.sessions.presentation import AnswerTypes, etag, session_answer
 from app.api.sessions.security import Role, bearer_token, role_of
+from app.api.sessions.work import has_replica, lagging_read, unit_of_work
 from app.errors import Conflict, not_found
 from app.rules.messages import N_
 from app.rules.verifiable import SCHEME, seeds_digest
@@ -197,17 +198,38 @@ async def proof(
         _public(kind, record)
         if record.status != DELETED and now is not None and pending.due(record, now):
             raise SettleFirst
-        if record.status == "active":
+        if record.status == "active" or replicated:
             return record, None
+        return record, await rounds_page(connection, role)
+
+    async def rounds_page(connection: Transaction, role: Role) -> list[dict[str, Any]]:
         page = await repository.list_proof_rounds(connection, session_id, after=after, limit=limit)
         view = kind.round_view.proof if kind.round_view is not None else None
         if view is not None:
             # As the live events read a role: the GM's token (None) or its party (a seat has none).
             reader = None if role.is_gm else role.party
             page = [view(stored, reader) for stored in page]
-        return record, page
+        return page
 
+    # With a read replica, an ended session's rounds (which no longer change) are read there.
+    replicated = has_replica(request)
     record, page = await settled_read(request, kind, session_id, transaction)
+    if replicated and record.status != "active":
+        role = role_of(token, record)
+        assert role is not None  # the read above found the token's role
+
+        async def on_replica(connection: Transaction) -> list[dict[str, Any]] | None:
+            # The replica's copy at the version the primary answered with holds every round
+            # of it (each committed before the change that ended the session); at any other
+            # version (not replayed yet, or changed since), the primary answers.
+            seen = await repository.get_session_or_proof(connection, session_id, kind.path)
+            if seen is None or seen.version != record.version:
+                return None
+            return await rounds_page(connection, role)
+
+        page = await lagging_read(request, on_replica)
+        if page is None:
+            page = await unit_of_work(request).run("read", partial(rounds_page, role=role))
     public = _public(kind, record)
     status: Literal["active", "finished", "deleted"] = (
         "deleted"

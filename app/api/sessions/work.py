@@ -9,7 +9,7 @@ from fastapi import Request
 
 from app.errors import ServiceUnavailable
 from app.rules.messages import N_
-from app.store.database import Mode, Store, Transaction
+from app.store.database import Mode, Store, Transaction, Unavailable
 
 T = TypeVar("T")
 
@@ -34,3 +34,24 @@ def unit_of_work(request: Request) -> UnitOfWork:
     if store is None:
         raise ServiceUnavailable(N_("the session store is not configured"))
     return UnitOfWork(store)
+
+
+def has_replica(request: Request) -> bool:
+    """Whether the app reads what may lag from a read replica (`read_database_url`)."""
+    return getattr(request.app.state, "read_store", None) is not None
+
+
+async def lagging_read(
+    request: Request, work: Callable[[Transaction], Awaitable[T | None]]
+) -> T | None:
+    """`work` on the read replica (`read_database_url`), in one snapshot; None when there is
+    no replica, when it cannot answer, or when `work` finds it behind (returns None) — the
+    caller then reads the primary. Only for data that no longer changes: a finished
+    session's rounds, never a live session's (docs/capacity.md#replicas-and-a-read-replica)."""
+    replica: Store | None = getattr(request.app.state, "read_store", None)
+    if replica is None:
+        return None
+    try:
+        return await replica.run("snapshot", work)
+    except Unavailable:
+        return None  # the replica logs its outage once; the primary answers meanwhile
