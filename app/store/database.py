@@ -445,6 +445,12 @@ class Transaction:
         #: The transaction `atomic` began (the optimistic mode's, on PostgreSQL), if it did.
         self._begun: Any = None
 
+    @property
+    def single_write(self) -> bool:
+        """Whether this work's writes must be one statement (the optimistic mode, on
+        PostgreSQL, until `atomic`)."""
+        return self._single_write
+
     async def atomic(self) -> None:
         """Make this work's writes from here on one transaction, committed when it returns.
 

@@ -295,34 +295,77 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
 _PLAYED = ("number", "inputs", "dice", "outcome", "link")
 
 
-def _update_session_with_rounds(indexed: bool, deadline: bool) -> Callable[[], Executable]:
-    """PostgreSQL: the session's update and its new rounds in one statement (one round trip).
+def _played(updated: Any) -> Any:
+    """The rounds' insert, after the session's update (`updated`: its CTE returning the id and
+    new `updated_at`): one array per column (`played_<column>`), unnested side by side; they
+    are inserted only if the update matched, and take the session's new `updated_at`."""
+    played = (
+        func.unnest(
+            *(cast(bindparam(f"played_{name}"), ARRAY(rounds.c[name].type)) for name in _PLAYED)
+        )
+        .table_valued(*_PLAYED)
+        .render_derived(name="played")
+    )
+    return insert(rounds).from_select(
+        ["session_id", *_PLAYED, "created_at"],
+        select(updated.c.id, *(played.c[name] for name in _PLAYED), updated.c.updated_at)
+        .select_from(updated)
+        .join(played, true()),
+    )
 
-    The rounds come as one array per column (`played_<column>`), unnested side by side; they
-    are inserted only if the update matched, and take the session's new `updated_at`.
-    """
+
+def _updated(indexed: bool, deadline: bool) -> Any:
+    return (
+        _update_session(indexed, deadline)()
+        .returning(sessions.c.id, sessions.c.updated_at)
+        .cte("updated")
+    )
+
+
+def _update_session_with_rounds(indexed: bool, deadline: bool) -> Callable[[], Executable]:
+    """PostgreSQL: the session's update and its new rounds in one statement (one round trip)."""
 
     def build() -> Executable:
-        updated = (
-            _update_session(indexed, deadline)()
-            .returning(sessions.c.id, sessions.c.updated_at)
-            .cte("updated")
-        )
-        played = (
-            func.unnest(
-                *(cast(bindparam(f"played_{name}"), ARRAY(rounds.c[name].type)) for name in _PLAYED)
-            )
-            .table_valued(*_PLAYED)
-            .render_derived(name="played")
-        )
-        return insert(rounds).from_select(
-            ["session_id", *_PLAYED, "created_at"],
-            select(updated.c.id, *(played.c[name] for name in _PLAYED), updated.c.updated_at)
-            .select_from(updated)
-            .join(played, true()),
-        )
+        statement: Executable = _played(_updated(indexed, deadline))
+        return statement
 
     return build
+
+
+@dataclass(frozen=True, slots=True)
+class Alongside:
+    """Rows a change writes in its session's update statement (PostgreSQL), after the update
+    and only if it matched, so that the change stays one statement: `build` makes their
+    INSERT from the update's CTE (the session's `id` and new `updated_at`), `key` names that
+    statement's compiled form, `params` are its parameters (named apart from the update's)
+    and `rows` how many it writes when the update matched."""
+
+    key: str
+    build: Callable[[Any], Any]
+    params: Mapping[str, Any]
+    rows: int
+
+
+#: Compiled once per shape: (indexed, deadline, with rounds, what goes alongside).
+_ALONGSIDE: dict[tuple[bool, bool, bool, str], Statement] = {}
+
+
+def _with_alongside(indexed: bool, deadline: bool, played: bool, also: Alongside) -> Statement:
+    shape = (indexed, deadline, played, also.key)
+    statement = _ALONGSIDE.get(shape)
+    if statement is None:
+
+        def build() -> Executable:
+            updated = _updated(indexed, deadline)
+            written = also.build(updated)
+            if played:
+                # Run by PostgreSQL although nothing reads it (a data-modifying CTE).
+                written = written.add_cte(_played(updated).cte("played"))
+            built: Executable = written
+            return built
+
+        statement = _ALONGSIDE[shape] = Statement(build)
+    return statement
 
 
 #: By whether the change writes the indexed columns, and the pending deadline: the session's
@@ -347,12 +390,14 @@ async def update_session(
     updated_at: datetime,
     rounds: Sequence[Mapping[str, Any]] = (),
     pending_deadline: datetime | Literal["unchanged"] | None = UNCHANGED,
+    alongside: Callable[[SessionRecord], Alongside | None] | None = None,
 ) -> SessionRecord:
     """Write the new state, bump the version by exactly one and append `rounds`.
 
     Each round is `{"number", "inputs", "dice", "outcome"}`, and `"link"` for a verifiable
     session's. `pending_deadline`: the deadline of the round waiting for dice after the
-    change, None when none waits, when it changes.
+    change, None when none waits, when it changes. `alongside` (PostgreSQL only): given the
+    session as it will be, what else to write in the same statement (`Alongside`), if any.
     """
     new_version = record.version + 1
     rounds_played = record.rounds_played + len(rounds)
@@ -375,29 +420,7 @@ async def update_session(
         params["pending_deadline"] = _time_in(connection, pending_deadline)
     elif deadline:
         params["pending_deadline"] = None
-    update_alone, update_with_rounds = _UPDATES[(indexed, deadline)]
-    if rounds and _postgres(connection):
-        written = await update_with_rounds.execute(
-            connection,
-            {
-                **params,
-                "played_number": [entry["number"] for entry in rounds],
-                "played_inputs": [_document_in(connection, entry["inputs"]) for entry in rounds],
-                "played_dice": [_document_in(connection, entry["dice"]) for entry in rounds],
-                "played_outcome": [_document_in(connection, entry["outcome"]) for entry in rounds],
-                "played_link": [entry.get("link") for entry in rounds],
-            },
-        )
-        changed = written == len(rounds)
-    else:
-        changed = await update_alone.execute(connection, params) == 1
-        if changed:
-            await _insert_rounds(connection, record.id, rounds, params["updated_at"])
-    if not changed:
-        # Another writer got in first (optimistic mode), or the row changed outside the lock:
-        # never silently overwrite.
-        raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
-    return SessionRecord(
+    updated = SessionRecord(
         id=record.id,
         kind=record.kind,
         status=status,
@@ -414,6 +437,35 @@ async def update_session(
         seat_token_hashes=record.seat_token_hashes,
         dice_secret=record.dice_secret,
     )
+    postgres = _postgres(connection)
+    if alongside is not None and not postgres:
+        raise RuntimeError("rows alongside a session's update are PostgreSQL's")
+    also = None if alongside is None else alongside(updated)
+    played: dict[str, Any] = {}
+    if rounds and postgres:
+        played = {
+            "played_number": [entry["number"] for entry in rounds],
+            "played_inputs": [_document_in(connection, entry["inputs"]) for entry in rounds],
+            "played_dice": [_document_in(connection, entry["dice"]) for entry in rounds],
+            "played_outcome": [_document_in(connection, entry["outcome"]) for entry in rounds],
+            "played_link": [entry.get("link") for entry in rounds],
+        }
+    update_alone, update_with_rounds = _UPDATES[(indexed, deadline)]
+    if also is not None:
+        statement = _with_alongside(indexed, deadline, bool(played), also)
+        written = await statement.execute(connection, {**params, **played, **also.params})
+        changed = written == also.rows
+    elif played:
+        changed = await update_with_rounds.execute(connection, {**params, **played}) == len(rounds)
+    else:
+        changed = await update_alone.execute(connection, params) == 1
+        if changed:
+            await _insert_rounds(connection, record.id, rounds, params["updated_at"])
+    if not changed:
+        # Another writer got in first (optimistic mode), or the row changed outside the lock:
+        # never silently overwrite.
+        raise StaleWrite(f"session {record.id} is no longer at version {record.version}")
+    return updated
 
 
 _RETIRE_SESSION = Statement(

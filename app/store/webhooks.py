@@ -21,6 +21,9 @@ from typing import Any
 import orjson
 from sqlalchemy import (
     BigInteger,
+    DateTime,
+    Integer,
+    LargeBinary,
     String,
     any_,
     bindparam,
@@ -34,6 +37,7 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    true,
     tuple_,
     update,
 )
@@ -42,6 +46,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from app.store.database import Transaction
 from app.store.models import Base
 from app.store.repository import (
+    Alongside,
     Statement,
     _document_in,
     _document_out,
@@ -270,6 +275,84 @@ def _insert_delivery(sqlite: bool) -> Any:
 
 _INSERT_DELIVERY = Statement(lambda: _insert_delivery(sqlite=True))
 _INSERT_DELIVERY_PG = Statement(lambda: _insert_delivery(sqlite=False))
+
+
+def _deliveries_after(updated: Any) -> Any:
+    """PostgreSQL: a change's deliveries, inserted in its session's update statement after
+    the update (`updated`: its CTE) and only if it matched; one array per column
+    (`delivery_<column>`), unnested side by side, each due as `enqueue` makes it."""
+    new = (
+        func.unnest(
+            cast(bindparam("delivery_message_id"), ARRAY(String)),
+            cast(bindparam("delivery_subscription_id"), ARRAY(String)),
+            cast(bindparam("delivery_version"), ARRAY(Integer)),
+            cast(bindparam("delivery_event"), ARRAY(String)),
+            cast(bindparam("delivery_payload"), ARRAY(LargeBinary)),
+        )
+        .table_valued("message_id", "subscription_id", "version", "event", "payload")
+        .render_derived(name="new")
+    )
+    at = bindparam("delivery_at", type_=DateTime(timezone=True))
+    first = (
+        select(deliveries.c.next_attempt_at)
+        .where(
+            deliveries.c.subscription_id == new.c.subscription_id,
+            deliveries.c.session_id == updated.c.id,
+            deliveries.c.status == PENDING,
+        )
+        .order_by(deliveries.c.id)
+        .limit(literal_column("1"))
+        .scalar_subquery()
+    )
+    return insert(deliveries).from_select(
+        [
+            "message_id",
+            "subscription_id",
+            "session_id",
+            "version",
+            "event",
+            "payload",
+            "status",
+            "attempts",
+            "next_attempt_at",
+            "first_due_at",
+            "created_at",
+        ],
+        select(
+            new.c.message_id,
+            new.c.subscription_id,
+            updated.c.id,
+            new.c.version,
+            new.c.event,
+            new.c.payload,
+            PENDING,
+            literal_column("0"),
+            case((first > at, first), else_=at),
+            at,
+            at,
+        )
+        .select_from(updated)
+        .join(new, true()),
+    )
+
+
+def alongside(planned: Sequence[NewDelivery], at: datetime) -> Alongside:
+    """PostgreSQL: `planned` written in the change's own statement (`update_session`'s
+    `alongside`), so that a change with webhooks is still one statement: no transaction to
+    begin and commit, no round trip of its own."""
+    return Alongside(
+        "deliveries",
+        _deliveries_after,
+        {
+            "delivery_message_id": [delivery.message_id for delivery in planned],
+            "delivery_subscription_id": [delivery.subscription_id for delivery in planned],
+            "delivery_version": [delivery.version for delivery in planned],
+            "delivery_event": [delivery.event for delivery in planned],
+            "delivery_payload": [delivery.payload for delivery in planned],
+            "delivery_at": at,
+        },
+        len(planned),
+    )
 
 
 async def enqueue(connection: Transaction, planned: Sequence[NewDelivery], at: datetime) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import random
 import time
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app.api.sessions import outbound
 from app.api.sessions.deliveries import DeliveryWorker, backoff
@@ -867,3 +869,129 @@ def test_a_delivery_written_while_its_queue_is_held_back_is_not_due_before_its_f
     second, first = listed
     assert first.next_attempt_at > datetime.now(UTC) + timedelta(minutes=59)
     assert second.next_attempt_at >= first.next_attempt_at
+
+
+def test_a_round_with_a_subscription_writes_its_delivery_in_its_own_statement(
+    database_url: str, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: a change with a subscription is still one statement (the session's update,
+    its rounds and its delivery, each only if the update matched), as a change without one
+    is; SQLite: the delivery is a statement of its own in the change's transaction. Either
+    way, the delivery arrives."""
+    from app.store.database import Transaction
+
+    written: list[tuple[str, str]] = []
+    execute = Transaction.execute
+
+    async def counted(self: Transaction, sql: str, params: Any) -> int:
+        written.append((sql, repr(params)))
+        return await execute(self, sql, params)
+
+    monkeypatch.setattr(Transaction, "execute", counted)
+    with app_client(database_url, **FAST) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        made = subscribe(session, receiver.url, events=["round"])
+        receiver.secrets.append(made["secret"])
+        receiver.start()
+        written.clear()
+        play(session, 1)
+        # This session's statements (the database is shared: another test's operator
+        # subscription may hear every session's changes too).
+        ours = [sql for sql, params in written if session.id in params]
+        changes = [sql for sql in ours if "UPDATE sessions" in sql]
+        deliveries_written = [
+            sql
+            for sql, params in written
+            if "INSERT INTO webhook_deliveries" in sql and made["id"] in params
+        ]
+        receiver.wait_for(lambda got: len(got) == 1)
+    (change,) = changes
+    if database_url.startswith("postgresql"):
+        assert deliveries_written == [change]
+        assert "INSERT INTO rounds" in change
+    else:
+        assert len(deliveries_written) == 1
+        assert deliveries_written != [change]
+    (delivered,) = payloads(receiver.delivered)
+    assert (delivered["type"], delivered["session"]["version"]) == ("round", 2)
+
+
+def test_a_stale_change_writes_no_delivery_in_its_statement(database_url: str) -> None:
+    """PostgreSQL: a change's statement with its deliveries at a version the session has left
+    writes nothing at all: no session update, no round, no delivery (`StaleWrite`). SQLite
+    has no such statement: asking for one is refused, and nothing is written either."""
+    postgres_url = database_url
+    postgres = database_url.startswith("postgresql")
+    from app.store.database import StaleWrite, Store, null_pool_engine
+    from app.store.repository import get_session, now, update_session
+    from app.store.webhooks import NewDelivery, alongside
+
+    with app_client(postgres_url, webhook_allow_private=True) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        made = subscribe(session, "http://127.0.0.1:9/hook")
+        play(session, 1)  # the session moves on to version 2
+
+    async def run() -> None:
+        store = Store(postgres_url)
+        await store.open()
+        try:
+
+            async def change(connection: Any) -> bool:
+                found = await get_session(connection, session.id, "arm-wrestles", lock=False)
+                assert found is not None
+                try:
+                    await update_session(
+                        connection,
+                        dataclasses.replace(found, version=1),
+                        status=found.status,
+                        state=found.state,
+                        result=found.result,
+                        updated_at=now(),
+                        rounds=[{"number": 9, "inputs": {}, "dice": [], "outcome": {}}],
+                        alongside=lambda updated: alongside(
+                            [
+                                NewDelivery(
+                                    f"msg_{uuid.uuid4().hex}",
+                                    made["id"],
+                                    session.id,
+                                    updated.version,
+                                    "round",
+                                    b"{}",
+                                )
+                            ],
+                            now(),
+                        ),
+                    )
+                except StaleWrite:
+                    return postgres  # (caught here: the store would try again)
+                except RuntimeError as exc:
+                    return not postgres and "PostgreSQL's" in str(exc)
+                return False
+
+            assert await store.run("optimistic", change)
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+    engine = null_pool_engine(postgres_url)
+    try:
+        with engine.connect() as connection:
+            kept = connection.execute(
+                text("SELECT version, rounds_played FROM sessions WHERE id = :id"),
+                {"id": session.id},
+            ).one()
+            rounds = connection.execute(
+                text("SELECT count(*) FROM rounds WHERE session_id = :id"), {"id": session.id}
+            ).scalar()
+            deliveries = connection.execute(
+                text(
+                    "SELECT version FROM webhook_deliveries"
+                    " WHERE session_id = :id AND subscription_id = :subscription ORDER BY id"
+                ),
+                {"id": session.id, "subscription": made["id"]},
+            ).all()
+    finally:
+        engine.dispose()
+    assert tuple(kept) == (2, 1)
+    assert rounds == 1
+    assert [row[0] for row in deliveries] == [2]

@@ -497,13 +497,20 @@ async def _apply(
 ) -> Applied:
     """Store the change (or the deletion), its webhooks' deliveries with it
     (app/api/sessions/outbox.py), and make its answer and effects."""
-    webhooks = await outbox.prepare(connection, kind, record)
-    applied = await _store(connection, kind, record, change, updated_at=updated_at)
-    if webhooks is not None and applied.effects is not None:
+    webhooks = await outbox.prepare(
+        connection, kind, record, foldable=not isinstance(change, Deletion)
+    )
+    folded = webhooks if webhooks is not None and webhooks.folded else None
+    applied = await _store(connection, kind, record, change, updated_at=updated_at, webhooks=folded)
+    if webhooks is not None and folded is None and applied.effects is not None:
         effects = applied.effects
-        body = applied.answer.body if effects.event_body is None else effects.event_body
-        await webhooks.write(effects.version, effects.event, body)
+        await webhooks.write(effects.version, effects.event, _event_body(applied.answer, effects))
     return applied
+
+
+def _event_body(answer: Answer, effects: Effects) -> bytes:
+    """What a change's live event (and its webhooks' payloads) are made from."""
+    return answer.body if effects.event_body is None else effects.event_body
 
 
 async def _store(
@@ -513,8 +520,10 @@ async def _store(
     change: Change[Any] | Deletion,
     *,
     updated_at: datetime | None = None,
+    webhooks: outbox.Outbox | None = None,
 ) -> Applied:
-    """Store the change (or the deletion) and make its answer and effects."""
+    """Store the change (or the deletion) and make its answer and effects; with `webhooks`
+    (PostgreSQL's optimistic mode), its deliveries in the change's own statement."""
     if isinstance(change, Deletion):
         if record.dice_secret is None:
             await repository.delete_session(connection, record)
@@ -526,6 +535,20 @@ async def _store(
     public_dice: Mapping[str, Any] | None = None
     if record.dice_secret is not None:
         rounds, public_dice = _chained(record, change)
+    made: list[Applied] = []
+
+    def alongside(updated: SessionRecord) -> repository.Alongside | None:
+        # The answer is made before the statement runs (the session as it will be): its
+        # event is what the deliveries carry.
+        applied = _answered(kind, record, change, updated)
+        made.append(applied)
+        effects = applied.effects
+        if webhooks is None or effects is None:
+            return None
+        return webhooks.alongside(
+            effects.version, effects.event, _event_body(applied.answer, effects)
+        )
+
     updated = await repository.update_session(
         connection,
         record,
@@ -544,7 +567,15 @@ async def _store(
             for played in rounds
         ],
         pending_deadline=_deadline_change(record, change.collecting),
+        alongside=None if webhooks is None else alongside,
     )
+    return made[-1] if made else _answered(kind, record, change, updated)
+
+
+def _answered(
+    kind: AnyKind, record: SessionRecord, change: Change[Any], updated: SessionRecord
+) -> Applied:
+    """A stored change's answer and effects, `updated` the session after it."""
     shown: Mapping[str, Any]
     if change.answer is None:
         status, shown = 200, {"session": session_answer(kind, updated)}

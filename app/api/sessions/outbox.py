@@ -1,12 +1,17 @@
 """Webhooks' transactional outbox: a change's deliveries, written with the change itself.
 
 The lifecycle's `_apply` asks `prepare` (before it writes the change) which subscriptions
-are told of the session's changes; with any, the change's writes become one transaction
-(`Transaction.atomic`: PostgreSQL's optimistic mode is otherwise one statement), and once it
-has written the change, `Outbox.write` adds one delivery per subscription that wants its
-event: the body signed and sent later by a delivery worker (app/api/sessions/deliveries.py).
-A change acknowledged is therefore a webhook that will be sent, on either database; a change rolled
-back sends none.
+are told of the session's changes; with any, one delivery per subscription that wants the
+change's event is written with the change: the body signed and sent later by a delivery
+worker (app/api/sessions/deliveries.py). A change acknowledged is therefore a webhook that
+will be sent, on either database; a change rolled back sends none.
+
+How it is written with the change: in PostgreSQL's optimistic mode (a change otherwise one
+statement), in that statement itself (`Outbox.alongside`, the session's update then its
+rounds then its deliveries, each only if the update matched: still one statement, no
+transaction to begin and commit); elsewhere (SQLite, a change already in a transaction, a
+deletion) the change's writes become one transaction (`Transaction.atomic`) and
+`Outbox.write` adds the deliveries once the change is written.
 
 A delivery's body is the live event's data as a stream shows it (app/api/sessions/events.py:
 `event_data`, never a token, a sealed choice's `submitted` event saying who, never what),
@@ -31,7 +36,7 @@ from app.api.kinds import AnyKind
 from app.api.sessions.events import event_data, shown_to
 from app.store import webhooks
 from app.store.database import Transaction
-from app.store.repository import SessionRecord, now
+from app.store.repository import Alongside, SessionRecord, now
 from app.store.webhooks import NewDelivery, Target
 
 #: The party name through which a `public` subscription reads round records: no party's.
@@ -93,14 +98,29 @@ class Outbox:
     kind: AnyKind
     session_id: str
     targets: Sequence[Target]
+    #: Whether the deliveries go in the change's own statement (`alongside`), not after it.
+    folded: bool = False
 
     async def write(self, version: int, event: str, body: bytes) -> None:
-        """The change's deliveries: `version` the session's after it, `event` its live
-        event's name, `body` what the stream's event is made from (the change's answer)."""
+        """The change's deliveries, written after it: `version` the session's after it,
+        `event` its live event's name, `body` what the stream's event is made from (the
+        change's answer)."""
+        planned, at = self.planned(version, event, body)
+        if planned:
+            await webhooks.enqueue(self.connection, planned, at)
+
+    def alongside(self, version: int, event: str, body: bytes) -> Alongside | None:
+        """The change's deliveries as rows of its own statement (PostgreSQL), or None when
+        no subscription wants its event."""
+        planned, at = self.planned(version, event, body)
+        return webhooks.alongside(planned, at) if planned else None
+
+    def planned(self, version: int, event: str, body: bytes) -> tuple[list[NewDelivery], datetime]:
+        """The deliveries of a change (see `write`), and when they are due."""
+        at = now()
         wanted = [target for target in self.targets if target.wants(event)]
         if not wanted:
-            return
-        at = now()
+            return [], at
         data = event_data(self.session_id, event, body)
         by_view: dict[str, bytes] = {}
         planned = []
@@ -113,17 +133,23 @@ class Outbox:
             planned.append(
                 NewDelivery(new_message_id(), target.id, self.session_id, version, event, shown)
             )
-        await webhooks.enqueue(self.connection, planned, at)
         global _written
         _written += len(planned)
+        return planned, at
 
 
-async def prepare(connection: Transaction, kind: AnyKind, record: SessionRecord) -> Outbox | None:
+async def prepare(
+    connection: Transaction, kind: AnyKind, record: SessionRecord, *, foldable: bool = False
+) -> Outbox | None:
     """The outbox of a change of `record` about to be written, or None when no subscription
     is told of it. Either way nothing more is asked: the session's read listed them
-    (`SessionRecord.subscriptions`). With one, the change's writes become one transaction."""
+    (`SessionRecord.subscriptions`). With one, the deliveries go in the change's own
+    statement when it is one (`foldable`: a session's update, in PostgreSQL's optimistic
+    mode); otherwise the change's writes become one transaction."""
     if not record.subscriptions:
         return None
     targets = [Target(*subscription) for subscription in record.subscriptions]
-    await connection.atomic()
-    return Outbox(connection, kind, record.id, targets)
+    folded = foldable and connection.single_write
+    if not folded:
+        await connection.atomic()
+    return Outbox(connection, kind, record.id, targets, folded)
