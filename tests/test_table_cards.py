@@ -448,10 +448,10 @@ def test_a_skill_game_card_gives_each_partys_progress_delta(store_client: TestCl
         ("Bandits", "progress", 0, 0),
     ]
     assert [change["text"] for change in second["changes"]] == [
-        "Heroes +0 (tokens 0)",
-        "Heroes -1 (progress 1)",
-        "Bandits +1 (tokens 0)",
-        "Bandits +0 (progress 0)",
+        "Heroes earned 0 tokens (holds 0)",
+        "Heroes progress -1 (now 1)",
+        "Bandits earned 1 token (holds 0)",
+        "Bandits progress +0 (now 0)",
     ]
     assert second["text"] == (
         "Heroes: Ann Athletics 1d20+5 = 6 vs DC 15 → 0 tokens (progress -1); "

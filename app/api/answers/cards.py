@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from app.api import i18n
 from app.api.schemas.common import CardAgainst, CardChange, CardDie, CardSource, RoundCard
-from app.rules.messages import N_, Argument, Listing, Message, Signed, m, term
+from app.rules.messages import N_, Argument, Listing, Message, Signed, m, ng, term
 
 #: A round record's roll entries, each taken once, by (who, purpose).
 Queue = dict[tuple[str | None, str], deque[Mapping[str, Any]]]
@@ -281,7 +281,8 @@ def worded(die: CardDie) -> CardDie:
 
 
 def change_message(name: str, kind: str, delta: int | None, to: int) -> Message:
-    """`Lydia +5 (DS 5)`, `Ralf -3 (lead 9)`, `Heroes +1 (progress 3)`."""
+    """`Lydia +5 (DS 5)`, `Ralf -3 (lead 9)`, `Heroes progress +1 (now 3)`, `Heroes earned 2
+    tokens (holds 1)`."""
     if delta is None:
         if kind == "ds":
             return m("{name} (DS {to})", name=name, to=to)
@@ -296,8 +297,14 @@ def change_message(name: str, kind: str, delta: int | None, to: int) -> Message:
     if kind == "lead":
         return m("{name} {delta} (lead {to})", name=name, delta=moved, to=to)
     if kind == "progress":
-        return m("{name} {delta} (progress {to})", name=name, delta=moved, to=to)
-    return m("{name} {delta} (tokens {to})", name=name, delta=moved, to=to)
+        return m("{name} progress {delta} (now {to})", name=name, delta=moved, to=to)
+    return ng(
+        "{name} earned {count} token (holds {to})",
+        "{name} earned {count} tokens (holds {to})",
+        delta,
+        name=name,
+        to=to,
+    )
 
 
 def change(
