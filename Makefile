@@ -2,7 +2,7 @@
 # which needs only Python 3.11+ (it creates .venv and installs requirements.lock).
 PYTHON ?= python3
 
-.PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids
+.PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids bench-cards
 
 run:
 	$(PYTHON) scripts/dev.py serve
@@ -38,3 +38,8 @@ bench-sweep-plan:
 
 bench-ids:
 	.venv/bin/python bench/migrate_ids.py
+
+# What a round's cards cost (docs/performance.md#round-cards): per kind and language, and a
+# round answer with and without them against the bare app.
+bench-cards:
+	.venv/bin/python -m bench.cards
