@@ -412,7 +412,8 @@ def test_a_skill_game_card_gives_each_partys_progress_delta(store_client: TestCl
         assert made.post("choices", heroes_choice, token=heroes).status_code == 202
         revealed = made.post("choices", bandits_choice, token=bandits)
         assert revealed.status_code == 200, revealed.text
-        return revealed.json()
+        shown: dict[str, Any] = revealed.json()
+        return shown
 
     # Round 1: Ann 15 + 5 = 20 and Rook 12 + 6 = 18 both beat DC 15, a token each; the Heroes
     # bid 1 against 0: Charge at margin 1 moves them 2 forward, and they hold 1 - 1 = 0.
