@@ -454,6 +454,33 @@ def test_a_racer_chooses_her_pacing_from_her_odds(table: NewSeat, server: Server
     check_accessible(ann)
 
 
+def test_the_page_says_its_odds_are_in_only_once_they_are(table: NewSeat, server: Server) -> None:
+    """The mark the tests wait on (`odds_shown`): while an odds question is unanswered the page
+    says it is asking, never that its odds are shown; once they are, the odds of the session
+    it shows are on the page at that moment."""
+    gm = table()
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    gm.page.route(re.compile(r"/odds"), hold)
+    create(gm, server, "races", "A dash: Ann and Bob")
+    expect(gm.page.locator("#odds")).to_have_attribute("aria-busy", "true")
+    body = gm.page.locator("body")
+    expect(body).to_have_attribute("data-odds", "loading")
+    assert held, "the odds question the page is waiting for"
+    assert gm.page.evaluate(ODDS_SHOWN) is False
+    assert gm.page.locator("#pacing-odds").count() == 0
+    # Every question answered from now on: the mark comes with the odds, not before them.
+    gm.page.unroute(re.compile(r"/odds"), hold)
+    for route in held:
+        route.continue_()
+    odds_shown(gm)
+    assert gm.page.locator("#pacing-odds tbody tr").count() == 6
+    assert body.get_attribute("data-odds-for") == body.get_attribute("data-version")
+
+
 def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     table: NewSeat, server: Server
 ) -> None:
