@@ -291,9 +291,8 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
     join(lydia, link_of(gm, "Lydia"), "You are Lydia (your seat)")
     ogre = table()
     join(ogre, link_of(gm, "Ogre"), "You are Ogre (your seat)")
-    expect(gm.page.locator(".odds-table caption").first).to_have_text(
-        "From round 0: exact", timeout=SLOW_MS
-    )
+    odds_shown(gm)
+    expect(gm.page.locator(".odds-table caption").first).to_have_text("From round 0: exact")
 
     gm.page.get_by_role("button", name="Wait for the players' dice").click()
     expect(lydia.page.locator("#dice-form")).to_contain_text("Round 1 waits for your dice.")
@@ -326,9 +325,8 @@ def test_an_arm_wrestle_with_the_players_dice(table: NewSeat, server: Server) ->
     expect(lydia.page.locator("#announcer")).to_have_attribute("aria-live", "polite")
     # The odds were asked again after the round; their numbers are text beside the chart.
     for seat in (gm, lydia):
-        expect(seat.page.locator(".odds-table caption").first).to_have_text(
-            "From round 1: exact", timeout=SLOW_MS
-        )
+        odds_shown(seat)
+        expect(seat.page.locator(".odds-table caption").first).to_have_text("From round 1: exact")
     odds_rows = gm.page.locator("#odds .odds-table tbody tr")
     expect(odds_rows.first.locator("th")).to_have_text("Lydia wins")
     expect(gm.page.locator("#odds svg.chart")).to_have_attribute(
@@ -402,9 +400,8 @@ def test_a_race_resumes_after_a_reload_and_a_drop(table: NewSeat, server: Server
     assert len(resumed) >= 2
     assert set(resumed[1:]) == {"2"}
     # A finished race's odds are its result, asked again after its last round.
-    expect(gm.page.locator(".odds-table caption").first).to_contain_text(
-        "From round 2", timeout=SLOW_MS
-    )
+    odds_shown(gm)
+    expect(gm.page.locator(".odds-table caption").first).to_contain_text("From round 2")
     expect(gm.page.locator("#odds")).not_to_have_attribute("aria-busy", "true")
     screenshot(gm, "races-gm")
     check_accessible(gm)
@@ -493,8 +490,9 @@ def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     expect(heroes.page.locator("#board")).to_contain_text("Ann: Athletics +5, Stealth +2")
 
     # The odds of each choice of skills, before choosing them.
+    odds_shown(heroes)
     expect(heroes.page.locator("#choice-odds")).to_contain_text(
-        "Tokens expected, by the skills chosen", timeout=SLOW_MS
+        "Tokens expected, by the skills chosen"
     )
     heroes.page.get_by_role("checkbox", name="Athletics").check()
     heroes.page.get_by_role("checkbox", name="Stealth").check()
@@ -553,7 +551,8 @@ def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
 def test_the_gm_plays_every_other_kind(table: NewSeat, server: Server, kind: str) -> None:
     gm = table()
     fragment = create(gm, server, kind)
-    expect(gm.page.locator("#odds .odds-table")).to_be_visible(timeout=SLOW_MS)
+    odds_shown(gm)
+    expect(gm.page.locator("#odds .odds-table")).to_be_visible()
     if kind == "regular-contests":
         # A round waiting for the seats, cancelled: nothing played, none waiting.
         gm.page.get_by_role("button", name="Wait for the players' dice").click()
@@ -581,14 +580,13 @@ def test_the_gm_plays_every_other_kind(table: NewSeat, server: Server, kind: str
         gm.page.get_by_role("group", name="the guard").get_by_label("increment d20").fill("10")
         gm.page.get_by_role("button", name="Play the round").click()
         expect(gm.rounds()).to_have_count(1)
-    expect(gm.page.locator(".odds-table caption").first).to_contain_text(
-        "From round 1", timeout=SLOW_MS
-    )
+    odds_shown(gm)
+    expect(gm.page.locator(".odds-table caption").first).to_contain_text("From round 1")
     if kind == "chases":
         expect(gm.page.locator("#board figure.chase-track figcaption")).to_contain_text(
             "Ralf 12 ahead"
         )
-        expect(gm.page.locator("#choice-odds")).to_contain_text("just run", timeout=SLOW_MS)
+        expect(gm.page.locator("#choice-odds")).to_contain_text("just run")
     screenshot(gm, f"{kind}-gm")
     if kind == "chases":
         # Nobody sends dice to a round waiting a second: past its deadline the page asks for
