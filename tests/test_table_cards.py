@@ -458,3 +458,56 @@ def test_a_skill_game_card_gives_each_partys_progress_delta(store_client: TestCl
         "Heroes: Ann Athletics 1d20+5 = 6 vs DC 15 → 0 tokens (progress -1); "
         "Bandits: Rook Stealth 1d20+6 = 18 vs DC 15 → 1 token (progress +0). Taken: Bandits: Trip"
     )
+
+
+#: One round of each kind with the server's dice: (kind, its body, its round body).
+EVERY_KIND: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("arm-wrestles", {"a": LYDIA, "b": OGRE}, {}),
+    (
+        "regular-contests",
+        {"a": {"name": "Ines", "skill": 13}, "b": {"name": "Bram", "skill": 12}},
+        {},
+    ),
+    (
+        "races",
+        {
+            "course": "dash",
+            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 30}],
+        },
+        {},
+    ),
+    (
+        "chases",
+        {
+            "escapee": {"name": "Ralf", "speed": 30},
+            "chaser": {"name": "the guard", "speed": 30},
+            "start": {"mode": "lead", "lead": 12},
+        },
+        {"terrain": {"check": "strength"}},
+    ),
+]
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "es", "pt-BR"])
+@pytest.mark.parametrize(
+    ("kind", "body", "round_body"), EVERY_KIND, ids=[k for k, _, _ in EVERY_KIND]
+)
+def test_every_kinds_card_is_worded_in_each_language(
+    store_client: TestClient, kind: str, body: dict[str, Any], round_body: Any, language: str
+) -> None:
+    """No English left in another language's card: its line, each die's note (who gave it is
+    always said) and each change are the language's words; its data is the English card's."""
+    made = Session(store_client, kind, body)
+    played = made.play_round(round_body, headers={"accept-language": language})
+    card = played.json()["round"]["cards"][0]
+    english = made.rounds()[0]["cards"][0]
+    assert words_left_out(card) == words_left_out(english)
+    assert card["text"] != english["text"]
+    assert all(
+        mine["note"] != theirs["note"]
+        for mine, theirs in zip(card["dice"], english["dice"], strict=True)
+    )
+    assert all(
+        mine["text"] != theirs["text"]
+        for mine, theirs in zip(card["changes"], english["changes"], strict=True)
+    )
