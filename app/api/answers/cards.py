@@ -320,20 +320,6 @@ def change(
     }
 
 
-def changes_message(changes: Sequence[CardChange]) -> Message:
-    return Message(
-        "{changes}",
-        {
-            "changes": Listing(
-                [
-                    change_message(item["name"], item["kind"], item["delta"], item["to"])
-                    for item in changes
-                ]
-            )
-        },
-    )
-
-
 def leads_to(checks: Argument, outcome: Argument) -> Message:
     """`{checks} → {outcome}`: a round's checks, then what came of them."""
     return m("{checks} → {outcome}", checks=checks, outcome=outcome)

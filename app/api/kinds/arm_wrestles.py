@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.api.answers.cards import Rolls, card, change, change_message, die_message, leads_to
+from app.api.answers.cards import Rolls, card, change, die_message, leads_to
 from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
 from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.schemas.arm_wrestles import (
@@ -235,7 +235,7 @@ def arm_wrestle_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCa
     opposed: list[Argument] = [
         die_message(die, opponent=False) for die in dice if die["purpose"] == "strength"
     ]
-    fatigue = [die_message(die) for die in dice if die["against"] and "dc" in die["against"]]
+    fatigue = [die["text"] for die in dice if die["against"] and "dc" in die["against"]]
     parts: list[Argument] = []
     if fatigue:
         parts.append(Listing(fatigue, "; "))
@@ -245,10 +245,7 @@ def arm_wrestle_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCa
         parts.extend(opposed)
     text: Message = Message("{parts}", {"parts": Listing(parts, "; ")})
     if changes:
-        first = changes[0]
-        text = leads_to(
-            text, change_message(first["name"], first["kind"], first["delta"], first["to"])
-        )
+        text = leads_to(text, changes[0]["text"])
     elif checks:
         text = leads_to(text, m("no change"))
     return card(

@@ -19,7 +19,6 @@ from app.api.answers.cards import (
     Rolls,
     card,
     change,
-    changes_message,
     die_message,
     increment_checks,
     leads_to,
@@ -529,7 +528,7 @@ def chase_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     lead, before = int(record.get("lead", 0)), int(record.get("lead_before", 0))
     changes: list[CardChange] = [change(escapee, "lead", lead - before, lead)]
     both: Argument = m("{a} vs {b}", a=parts[0], b=parts[1]) if len(parts) == 2 else Listing(parts)
-    text: Message = leads_to(both, changes_message(changes))
+    text: Message = leads_to(both, Listing([item["text"] for item in changes]))
     outcome = record.get("outcome")
     if outcome in OUTCOME_WORDS:
         text = m("{line}; {outcome}", line=text, outcome=term(OUTCOME_WORDS[outcome]))

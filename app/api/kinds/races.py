@@ -19,8 +19,6 @@ from app.api.answers.cards import (
     Rolls,
     card,
     change,
-    change_message,
-    die_message,
     increment_checks,
     leads_to,
 )
@@ -379,8 +377,8 @@ def race_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
         dice.extend(mine)
         gained = change(name, "ds", line["gained"], line["ds"])
         changes.append(gained)
-        checks: Argument = Listing([die_message(die) for die in mine]) if mine else name
-        moved = change_message(name, "ds", line["gained"], line["ds"])
+        checks: Argument = Listing([die["text"] for die in mine]) if mine else name
+        moved: Argument = gained["text"]
         if line.get("standing") == "forfeited":
             moved = m("{change}, forfeited", change=moved)
         parts.append(leads_to(checks, moved))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from app.api.answers.cards import Rolls, card, die_message, leads_to
+from app.api.answers.cards import Rolls, card, leads_to
 from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
 from app.api.odds.gurps import regular_contest_answer
 from app.api.schemas.common import RoundCard
@@ -180,9 +180,9 @@ class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.R
         winner = record.get("winner")
         checks: list[Argument] = [
             (
-                m("{check}, made it by {margin}", check=die_message(die), margin=margin)
+                m("{check}, made it by {margin}", check=die["text"], margin=margin)
                 if die["success"]
-                else m("{check}, missed by {margin}", check=die_message(die), margin=margin)
+                else m("{check}, missed by {margin}", check=die["text"], margin=margin)
             )
             for die in dice
             if die["total"] is not None

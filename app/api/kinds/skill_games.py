@@ -46,7 +46,7 @@ from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
 from app.api import i18n
-from app.api.answers.cards import Rolls, card, change, die_message
+from app.api.answers.cards import Rolls, card, change
 from app.api.common import message_doc, respond
 from app.api.kinds import (
     ChoiceOdds,
@@ -1106,7 +1106,7 @@ def skill_game_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCar
                 "{party}: {checks} → {count} tokens (progress {progress})",
                 earned,
                 party=party,
-                checks=Listing([die_message(die) for die in mine]),
+                checks=Listing([die["text"] for die in mine]),
                 progress=Signed(moved.get(party, 0)),
             )
         )
