@@ -3,7 +3,7 @@
 PYTHON ?= python3
 
 .PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids bench-scale \
-	bench-replicas bench-fanout-limits
+	bench-replicas bench-fanout-limits bench-cards
 
 run:
 	$(PYTHON) scripts/dev.py serve
@@ -52,3 +52,8 @@ bench-replicas:
 
 bench-fanout-limits:
 	.venv/bin/python bench/fanout_limits.py
+
+# What a round's cards cost (docs/performance.md#round-cards): per kind and language, and a
+# round answer with and without them against the bare app.
+bench-cards:
+	.venv/bin/python -m bench.cards

@@ -432,6 +432,13 @@ def test_a_round_played_in_german_is_announced_in_english(
     event = orjson.loads(data)
     assert event["summary"] == event["round"]["summary"] == ROUND_ONE["en"]
     assert event["session"]["summary"] == SESSION_AFTER_ROUND_ONE["en"]
+    # Its card's words too; the answer's card is in German.
+    assert event["round"]["cards"][0]["text"] == (
+        "Lydia 1d20+2 = 19 vs Ogre 1d20+6 = 14 → Lydia +5 (DS 5)"
+    )
+    assert played.json()["round"]["cards"][0]["text"] == (
+        "Lydia 1d20+2 = 19 gegen Ogre 1d20+6 = 14 → Lydia +5 (EG 5)"
+    )
     assert {**event, "summary": None, "round": None, "session": None} == {
         **played.json(),
         "summary": None,
@@ -747,7 +754,32 @@ def test_a_stream_in_german_reads_each_event_in_german(tmp_path: Path) -> None:
             assert in_english["summary"] == ROUND_ONE["en"]
             unsaid = {"summary": None, "round": None, "session": None}
             assert {**data, **unsaid} == {**in_english, **unsaid}
-            assert {**data["round"], "summary": None} == {**in_english["round"], "summary": None}
+            # The round's card is in German as well; its data is the English event's.
+            german_card, english_card = data["round"]["cards"][0], in_english["round"]["cards"][0]
+            assert (
+                german_card["text"] == "Lydia 1d20+2 = 19 gegen Ogre 1d20+6 = 14 → Lydia +5 (EG 5)"
+            )
+            assert english_card["text"] == "Lydia 1d20+2 = 19 vs Ogre 1d20+6 = 14 → Lydia +5 (DS 5)"
+            assert german_card["changes"][0]["text"] == "Lydia +5 (EG 5)"
+            assert {**german_card, "text": None, "dice": None, "changes": None} == {
+                **english_card,
+                "text": None,
+                "dice": None,
+                "changes": None,
+            }
+            unworded = ("text", "note")
+            assert [
+                {key: value for key, value in die.items() if key not in unworded}
+                for die in german_card["dice"]
+            ] == [
+                {key: value for key, value in die.items() if key not in unworded}
+                for die in english_card["dice"]
+            ]
+            assert {**data["round"], "summary": None, "cards": None} == {
+                **in_english["round"],
+                "summary": None,
+                "cards": None,
+            }
             assert {**data["session"], "summary": None} == {
                 **in_english["session"],
                 "summary": None,

@@ -163,6 +163,14 @@ def test_the_page_in_german(page_in: NewPage, server: Server) -> None:
     expect(summary).to_contain_text("Lydia")
     expect(summary).to_contain_text(re.compile(r"\bEG\b"))
     expect(summary).not_to_contain_text(re.compile(r"\bDS\b|\bvs\b"))
+    # The round's card is the service's, in German: its line, and each die's note (the
+    # server rolled every die of a round the GM played without entering any).
+    card = seat.rounds().first
+    expect(card.locator(".card-title")).to_contain_text(
+        re.compile(r"Lydia 1d20\+2 = \d+ gegen Ogre")
+    )
+    expect(card.locator(".card-title")).not_to_contain_text(re.compile(r"\bDS\b|\bvs\b"))
+    expect(card.locator(".card-note").first).to_contain_text("vom Server gewürfelt")
     expect(page.locator("#summary")).to_contain_text("Armdrücken Lydia gegen Ogre")
     expect(page.locator("#rounds-count")).to_have_text("1 Runde gespielt")
     assert api_languages(seat) == {"de"}

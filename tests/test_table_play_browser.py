@@ -333,6 +333,11 @@ def test_a_skill_game_played_from_the_keyboard(
     for player in (gm, heroes, bandits):
         expect(player.rounds()).to_have_count(1)
         expect(player.rounds().first.locator(".card-change")).to_contain_text("earned")
+        # Each party's progress moved by the round, in the service's words: the Bandits' Rally
+        # (their bid won) gives tokens, not progress, so neither party moved.
+        moved = player.rounds().first.locator(".card-change [data-kind='progress']")
+        expect(moved).to_have_text(["Heroes progress +0 (now 0)", "Bandits progress +0 (now 0)"])
+        expect(moved.first).to_have_attribute("data-delta", "0")
         audit(player.page, "a page after the reveal")
     # The GM ends the game, which asks first.
     tab_to(gm.page, "End the game")

@@ -532,6 +532,33 @@ def _targets(parties: Iterable[str], party: str, effect: Effect) -> list[str]:
     return [other for other in parties if other != party]
 
 
+def progress_moved(config: Config, effects: Sequence[TakenEffect]) -> dict[str, int]:
+    """How far a revealed round moved each party's progress, from the effects that took place
+    (docs/rules.md#skill-games): a bidding action's tier at the round's margin, an option
+    action's effects one after another (as `reveal` lists them), each to its targets."""
+    moved = dict.fromkeys(config.party_names, 0)
+    taken_so_far: dict[tuple[str, str], int] = {}
+    for taken in effects:
+        action = config.action(taken.action)
+        if action is None or taken.party not in moved:
+            continue
+        effect: Effect | None
+        if config.kind == "bidding":
+            effect = action.tier(taken.margin or 0)
+        elif action.effects:
+            # One purchase lists each of its action's effects in turn; a second, again.
+            at = taken_so_far.get((taken.party, action.name), 0)
+            taken_so_far[(taken.party, action.name)] = at + 1
+            effect = action.effects[at % len(action.effects)]
+        else:
+            effect = None
+        if effect is None:
+            continue
+        for target in _targets(config.party_names, taken.party, effect):
+            moved[target] += effect.progress
+    return moved
+
+
 def _standing(progress: Mapping[str, int], contenders: Sequence[str]) -> tuple[str | None, bool]:
     """The single highest progress wins; equal highest is a tie (docs/rules.md#skill-games)."""
     top = max(progress[party] for party in contenders)

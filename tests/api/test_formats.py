@@ -237,8 +237,8 @@ def test_arm_wrestle_round_and_session(store_client: TestClient) -> None:
         "leads\\).\n"
         "- Lydia · strength: 1d20 → 17\n"
         "- Ogre · strength: 1d20 → 8\n"
-        # The round's card, worded from its data: dice, modifiers, totals, the DS it moved.
-        "> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)\n"
+        # The round's card, as the service worded it: dice, modifiers, totals, the DS moved.
+        "> Lydia 1d20+2 = 19 vs Ogre 1d20+6 = 14 → Lydia +5 \\(DS 5\\)\n"
     )
     assert assert_message(response, "text/markdown") == expected
     assert response.headers["etag"] == '"2"'
@@ -266,6 +266,19 @@ def test_arm_wrestle_round_and_session(store_client: TestClient) -> None:
     assert page.headers["content-type"] == "application/json"
 
 
+def test_a_cards_line_in_the_discord_form_is_in_the_readers_language(
+    store_client: TestClient,
+) -> None:
+    wrestle = create_wrestle(store_client)
+    url, gm = f"{ARM_WRESTLES}/{wrestle['id']}", wrestle["tokens"]["gm"]
+    dice = {"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}}
+    response = store_client.post(f"{url}/rounds?lang=de", json=dice, headers=bearer(gm, **MARKDOWN))
+    # The same card the JSON answer carries, as the German reader reads it (EG: the DS).
+    assert assert_message(response, "text/markdown").splitlines()[-1] == (
+        "> Lydia 1d20+2 = 19 gegen Ogre 1d20+6 = 14 → Lydia +5 \\(EG 5\\)"
+    )
+
+
 def test_notation_dice_in_a_session_keep_their_breakdown(store_client: TestClient) -> None:
     mental = {
         "variant": "mental",
@@ -287,7 +300,7 @@ def test_notation_dice_in_a_session_keep_their_breakdown(store_client: TestClien
         "- Ogre · strength: 1d20 → 12",
         f"- {name} · damage: 2d6kh1 (4, ~~3~~) \\[ouch\\] = 4",
         # The card's names are made safe as the dice lines' are.
-        f"> {name} 1d20+3 = **5** · Ogre 1d20-1 = **11** → Ogre +6 (DS 6)",
+        f"> {name} 1d20+3 = 5 vs Ogre 1d20-1 = 11 → Ogre +6 \\(DS 6\\)",
     ]
 
 

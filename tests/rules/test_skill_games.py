@@ -1289,3 +1289,43 @@ def test_games_either_resolve_or_raise_and_keep_their_books(
         assert outcome is not None
         assert outcome["tie"] == (outcome["winner"] is None)
         assert state.rounds_played <= 6
+
+
+# --- how far a revealed round moved each party's progress (its card) -------------------------
+
+
+def test_progress_moved_by_an_option_round_counts_every_effect_to_its_targets() -> None:
+    config = game(option_body())
+    state = at_choices(config, {"Heroes": 3, "Villains": 1})
+    after, record = play_bids(
+        config,
+        state,
+        {"Heroes": {"actions": ["Feint", "Advance"]}, "Villains": {"actions": ["Feint"]}},
+    )
+    # Heroes: Feint +1 and Advance +2 for themselves, the Villains' Feint -1 on them: +2.
+    # Villains: their own Feint +1, the Heroes' Feint -1 on them: 0.
+    assert sg.progress_moved(config, record.effects) == {"Heroes": 2, "Villains": 0}
+    assert after.progress == {"Heroes": 2, "Villains": 0}
+
+
+@pytest.mark.parametrize(
+    ("heroes", "villains", "moved"),
+    [
+        # Charge won by 3: its margin-2 tier, "A clean break.", 2 forward.
+        (bid("Charge", 3), bid("Rally", 0), {"Heroes": 2, "Villains": 0}),
+        # Charge won by 1: its margin-0 tier, 1 forward.
+        (bid("Charge", 2), bid("Rally", 1), {"Heroes": 1, "Villains": 0}),
+        # Ambush won by 3: its one tier (margin 3) sets the opponents 2 back.
+        (bid("Ambush", 3), bid("Charge", 0), {"Heroes": 0, "Villains": -2}),
+        # Ambush won by 2: no tier at that margin, nothing moves.
+        (bid("Ambush", 3), bid("Charge", 1), {"Heroes": 0, "Villains": 0}),
+    ],
+)
+def test_progress_moved_by_a_bid_is_its_tier_at_the_rounds_margin(
+    heroes: dict[str, Any], villains: dict[str, Any], moved: dict[str, int]
+) -> None:
+    config = game(bidding_body())
+    state = at_choices(config, {"Heroes": 3, "Villains": 3})
+    after, record = play_bids(config, state, {"Heroes": heroes, "Villains": villains})
+    assert sg.progress_moved(config, record.effects) == moved
+    assert after.progress == moved

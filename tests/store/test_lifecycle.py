@@ -471,14 +471,18 @@ def as_supplied(dice: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def without_source(record: dict[str, Any]) -> dict[str, Any]:
-    """A round record less who gave its dice (in its rolls and its cards)."""
+    """A round record less who gave its dice (in its rolls and its cards: a card's die says
+    it in its `source` and in the words of its `note`)."""
     return {
         **record,
         "rolls": [{k: v for k, v in entry.items() if k != "source"} for entry in record["rolls"]],
         "cards": [
             {
                 **card,
-                "dice": [{k: v for k, v in die.items() if k != "source"} for die in card["dice"]],
+                "dice": [
+                    {k: v for k, v in die.items() if k not in ("source", "note")}
+                    for die in card["dice"]
+                ],
             }
             for card in record.get("cards", [])
         ],

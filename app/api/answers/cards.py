@@ -3,19 +3,23 @@
 A kind's `round_card(config, record)` reads a round's JSON record (as the reader's token is
 shown it) and gives a `RoundCard`: who rolled which dice, with what modifier and total,
 against what (an opponent, a DC, a skill), by what margin, what it changed (DS, lead,
-progress, tokens) and who gave each die. The card is data, so that the table page, the
-Discord markdown and the Foundry module word it in their own language; its `text` is one
-English line of it. It is added to an answer's round records (`with_cards`) and never stored
-or chained: the stored record stays what the rules made.
+progress, tokens) and who gave each die. The card is data and words: its `text` (the round
+as one line), each die's `text` and `note` and each change's `text` are messages
+(app/rules/messages.py) rendered in the request's language (app/api/i18n.py), so that the
+table page, the Discord markdown and the Foundry module show one card, worded once. It is
+added to an answer's round records (`with_cards`) and never stored or chained: the stored
+record stays what the rules made.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
+from app.api import i18n
 from app.api.schemas.common import CardAgainst, CardChange, CardDie, CardSource, RoundCard
+from app.rules.messages import N_, Argument, Listing, Message, Signed, m, ng, term
 
 #: A round record's roll entries, each taken once, by (who, purpose).
 Queue = dict[tuple[str | None, str], deque[Mapping[str, Any]]]
@@ -69,34 +73,42 @@ class Rolls:
             values = [int(value) for value in roll or ()]
         if modifier is None and total is not None and len(values) == 1:
             modifier = total - values[0]
-        return {
-            "name": who,
-            "purpose": purpose,
-            "dice": dice,
-            "values": values,
-            "modifier": modifier,
-            "total": total,
-            "against": against,
-            "margin": margin,
-            "success": success,
-            "source": source_of(self.record, entry),
-        }
+        return worded(
+            {
+                "name": who,
+                "purpose": purpose,
+                "dice": dice,
+                "values": values,
+                "modifier": modifier,
+                "total": total,
+                "against": against,
+                "margin": margin,
+                "success": success,
+                "source": source_of(self.record, entry),
+                "text": "",
+                "note": "",
+            }
+        )
 
     def rest(self) -> list[CardDie]:
         """The dice no check took, as lines of their own (no total)."""
         return [
-            {
-                "name": entry.get("who"),
-                "purpose": str(entry.get("purpose", "")),
-                "dice": str(entry.get("dice", "")),
-                "values": [int(value) for value in entry.get("values", ())],
-                "modifier": None,
-                "total": None,
-                "against": None,
-                "margin": None,
-                "success": None,
-                "source": source_of(self.record, entry),
-            }
+            worded(
+                {
+                    "name": entry.get("who"),
+                    "purpose": str(entry.get("purpose", "")),
+                    "dice": str(entry.get("dice", "")),
+                    "values": [int(value) for value in entry.get("values", ())],
+                    "modifier": None,
+                    "total": None,
+                    "against": None,
+                    "margin": None,
+                    "success": None,
+                    "source": source_of(self.record, entry),
+                    "text": "",
+                    "note": "",
+                }
+            )
             for entry in self.order
             if id(entry) not in self.taken
         ]
@@ -158,46 +170,159 @@ def card(
     changes: list[CardChange],
     *,
     winner: str | None,
-    text: str,
+    text: Message,
 ) -> RoundCard:
+    """The card, its one line (`text`) in the request's language."""
     return {
         "number": int(record.get("number", 0)),
         "dice": dice,
         "changes": changes,
         "winner": winner,
         "finished": bool(record.get("finished", False)),
-        "text": text,
+        "text": i18n.said(text),
     }
 
 
-def signed(value: int) -> str:
-    return f"+{value}" if value >= 0 else f"-{-value}"
+#: A die's purpose as a card names it: the words of the rules (translated); a purpose not
+#: listed (a skill, a race's own check) is the caller's word and stays as written.
+PURPOSE_WORDS: dict[str, str] = {
+    "constitution": N_("constitution"),
+    "obstacle": N_("obstacle"),
+    "ride": N_("ride"),
+    "damage": N_("damage"),
+    "initiative": N_("initiative"),
+    "hide": N_("hide"),
+    "spot": N_("spot"),
+    "dexterity": N_("dexterity"),
+    "hazard": N_("hazard"),
+    "order": N_("order"),
+    "critical": N_("critical"),
+    "reroll": N_("reroll"),
+}
+#: The purposes a check's line need not name: each kind's own check (its dice say which).
+PLAIN_PURPOSES = frozenset({"strength", "check", "success"})
+
+#: Who gave a die, as a card's note says it.
+SOURCE_WORDS: dict[CardSource, str] = {
+    "server": N_("rolled by the server"),
+    "deadline": N_("rolled by the server at the deadline"),
+    "roll-for-me": N_("rolled by the server, as the seat asked"),
+    "gm": N_("entered by the GM"),
+    "seat": N_("entered by their seat"),
+    "party": N_("entered by the party"),
+    "entered": N_("entered"),
+}
 
 
-def die_text(die: CardDie) -> str:
-    """`Lydia 1d20+2 = 15`, `Ines 3d6 = 9 (skill 13)`, `Ann increment 1d20+10 = 25 vs DC 15`."""
-    name = f"{die['name']} " if die["name"] else ""
-    modifier = die["modifier"]
+def purpose_word(purpose: str) -> Message | str:
+    word = PURPOSE_WORDS.get(purpose)
+    return purpose if word is None else term(word)
+
+
+def die_message(die: CardDie, *, opponent: bool = True) -> Message:
+    """`Lydia 1d20+2 = 19 vs Ogre 14`, `Ines 3d6 = 12 vs skill 13`, `Ann constitution 1d20+1
+    = 13 vs DC 15`, `Ogre damage 1d6: 4`; `opponent=False` leaves an opponent's total out (a
+    line that names both checks)."""
+    name = die["name"]
+    total = die["total"]
+    if total is None:
+        values = Listing(list(die["values"]))
+        word = purpose_word(die["purpose"])
+        if name:
+            return m(
+                "{name} {purpose} {dice}: {values}",
+                name=name,
+                purpose=word,
+                dice=die["dice"],
+                values=values,
+            )
+        return m("{purpose} {dice}: {values}", purpose=word, dice=die["dice"], values=values)
     shown = die["dice"]
-    if modifier:
-        shown += f"{modifier:+d}"
-    if die["total"] is None:
-        values = ", ".join(map(str, die["values"]))
-        return f"{name}{die['purpose']} {die['dice']}: {values}"
-    line = f"{name}{shown} = {die['total']}"
+    if die["modifier"]:
+        shown += f"{die['modifier']:+d}"
+    who: Argument = name or ""
+    if die["purpose"] not in PLAIN_PURPOSES:
+        word = purpose_word(die["purpose"])
+        who = m("{name} {purpose}", name=name, purpose=word) if name else word
+    if who:
+        check = m("{name} {dice} = {total}", name=who, dice=shown, total=total)
+    else:
+        check = m("{dice} = {total}", dice=shown, total=total)
     against = die["against"] or {}
     if "dc" in against:
-        line += f" vs DC {against['dc']}"
+        return m("{check} vs DC {dc}", check=check, dc=against["dc"])
     if "skill" in against:
-        line += f" vs skill {against['skill']}"
-    return line
+        return m("{check} vs skill {skill}", check=check, skill=against["skill"])
+    if opponent and "name" in against and "total" in against:
+        return m(
+            "{check} vs {name} {total}", check=check, name=against["name"], total=against["total"]
+        )
+    return check
 
 
-def change_text(change: CardChange) -> str:
-    label = {"ds": "DS", "lead": "lead", "progress": "progress", "tokens": "tokens"}[change["kind"]]
-    if change["delta"] is None:
-        return f"{change['name']} {label} {change['to']}"
-    return f"{change['name']} {signed(change['delta'])} ({label} {change['to']})"
+def note_message(die: CardDie) -> Message:
+    """`margin +5, success, entered by the GM`: what a die's line adds to its check."""
+    parts: list[Message] = []
+    if die["margin"] is not None:
+        parts.append(m("margin {margin}", margin=Signed(die["margin"])))
+    if die["success"] is True:
+        parts.append(term(N_("succeeded")))
+    elif die["success"] is False:
+        parts.append(term(N_("failed")))
+    parts.append(term(SOURCE_WORDS[die["source"]]))
+    return Message("{parts}", {"parts": Listing(parts)})
+
+
+def worded(die: CardDie) -> CardDie:
+    """`die` with its `text` and `note` in the request's language."""
+    die["text"] = i18n.said(die_message(die))
+    die["note"] = i18n.said(note_message(die))
+    return die
+
+
+def change_message(name: str, kind: str, delta: int | None, to: int) -> Message:
+    """`Lydia +5 (DS 5)`, `Ralf -3 (lead 9)`, `Heroes progress +1 (now 3)`, `Heroes earned 2
+    tokens (holds 1)`."""
+    if delta is None:
+        if kind == "ds":
+            return m("{name} (DS {to})", name=name, to=to)
+        if kind == "lead":
+            return m("{name} (lead {to})", name=name, to=to)
+        if kind == "progress":
+            return m("{name} (progress {to})", name=name, to=to)
+        return m("{name} (tokens {to})", name=name, to=to)
+    moved = Signed(delta)
+    if kind == "ds":
+        return m("{name} {delta} (DS {to})", name=name, delta=moved, to=to)
+    if kind == "lead":
+        return m("{name} {delta} (lead {to})", name=name, delta=moved, to=to)
+    if kind == "progress":
+        return m("{name} progress {delta} (now {to})", name=name, delta=moved, to=to)
+    return ng(
+        "{name} earned {count} token (holds {to})",
+        "{name} earned {count} tokens (holds {to})",
+        delta,
+        name=name,
+        to=to,
+    )
+
+
+def change(
+    name: str, kind: Literal["ds", "lead", "progress", "tokens"], delta: int | None, to: int
+) -> CardChange:
+    """What a round changed, with its words in the request's language."""
+    return {
+        "name": name,
+        "kind": kind,
+        "delta": delta,
+        "to": to,
+        "text": i18n.said(change_message(name, kind, delta, to)),
+    }
+
+
+def leads_to(checks: Argument, outcome: Argument) -> Message:
+    """`{checks} → {outcome}`: a round's checks, then what came of them."""
+    return m("{checks} → {outcome}", checks=checks, outcome=outcome)
 
 
 def with_cards(

@@ -277,56 +277,16 @@ def _dice_lines(record: Mapping[str, Any]) -> Iterator[str]:
         yield _dice_line(entry, critical)
 
 
-#: How a round card's change is named in a message.
-_CHANGE_LABELS: Final = {"ds": "DS", "lead": "lead", "progress": "progress", "tokens": "tokens"}
-
-
 def _card_lines(record: Mapping[str, Any]) -> Iterator[str]:
-    """A round's cards (app/api/answers/cards.py), each as one quoted line."""
+    """A round's cards (app/api/answers/cards.py), each as one quoted line: the card's own
+    `text`, in the request's language as the service worded it for every surface
+    (`> Lydia 1d20+2 = 19 vs Ogre 1d20+6 = 14 → Lydia +5 (DS 5)`)."""
     cards = record.get("cards")
     if not isinstance(cards, list):
         return
     for card in cards:
-        if isinstance(card, Mapping):
-            yield from _card_line(card)
-
-
-def _card_line(card: Mapping[str, Any]) -> Iterator[str]:
-    """A card worded here from its data: each check's dice, modifier and total (in bold) and
-    what it was against, then what the round changed:
-    `> Lydia 1d20+2 = **19** · Ogre 1d20+6 = **14** → Lydia +5 (DS 5)`."""
-    checks = []
-    for die in card.get("dice") or ():
-        total = die.get("total")
-        if not isinstance(total, int):
-            continue
-        name = die.get("name")
-        shown = f"{markdown(name)} " if isinstance(name, str) else ""
-        modifier = die.get("modifier")
-        dice = markdown(str(die.get("dice", "")))
-        if isinstance(modifier, int) and modifier:
-            dice += f"{modifier:+d}"
-        check = f"{shown}{dice} = **{total}**"
-        against = die.get("against") or {}
-        if "dc" in against:
-            check += f" vs DC {against['dc']}"
-        elif "skill" in against:
-            check += f" vs skill {against['skill']}"
-        checks.append(check)
-    changes = []
-    for change in card.get("changes") or ():
-        label = _CHANGE_LABELS.get(str(change.get("kind")), "")
-        delta = change.get("delta")
-        moved = f" {delta:+d}" if isinstance(delta, int) else ""
-        changes.append(
-            f"{markdown(str(change.get('name', '')))}{moved} ({label} {change.get('to')})"
-        )
-    if not checks and not changes:
-        return
-    line = "> " + " · ".join(checks)
-    if changes:
-        line += " → " + ", ".join(changes)
-    yield line
+        if isinstance(card, Mapping) and isinstance(card.get("text"), str) and card["text"]:
+            yield "> " + markdown(card["text"])
 
 
 def _criticals(record: Mapping[str, Any]) -> dict[str | None, str]:

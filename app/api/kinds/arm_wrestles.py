@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.api.answers.cards import Rolls, card, change_text, die_text
+from app.api.answers.cards import Rolls, card, change, die_message, leads_to
 from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
 from app.api.odds.arm_wrestles import arm_wrestle_odds
 from app.api.schemas.arm_wrestles import (
@@ -29,7 +29,7 @@ from app.notation import validate_notation
 from app.rules import arm_wrestling as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
-from app.rules.messages import Argument, Message, m, term
+from app.rules.messages import Argument, Listing, Message, m, term
 
 
 async def odds_from(
@@ -229,16 +229,25 @@ def arm_wrestle_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCa
         loser = next(name for name in ds if name != winner)
         # The winner's DS rose, unless she trailed: then the leader's fell (`rules.push`).
         if ds[winner] - difference >= ds[loser]:
-            changes.append({"name": winner, "kind": "ds", "delta": difference, "to": ds[winner]})
+            changes.append(change(winner, "ds", difference, ds[winner]))
         else:
-            changes.append({"name": loser, "kind": "ds", "delta": -difference, "to": ds[loser]})
-    opposed = " vs ".join(die_text(die) for die in dice if die["purpose"] == "strength")
-    fatigue = "; ".join(die_text(die) for die in dice if die["against"] and "dc" in die["against"])
-    text = "; ".join(part for part in (fatigue, opposed) if part)
+            changes.append(change(loser, "ds", -difference, ds[loser]))
+    opposed: list[Argument] = [
+        die_message(die, opponent=False) for die in dice if die["purpose"] == "strength"
+    ]
+    fatigue = [die["text"] for die in dice if die["against"] and "dc" in die["against"]]
+    parts: list[Argument] = []
+    if fatigue:
+        parts.append(Listing(fatigue, "; "))
+    if len(opposed) == 2:
+        parts.append(m("{a} vs {b}", a=opposed[0], b=opposed[1]))
+    else:
+        parts.extend(opposed)
+    text: Message = Message("{parts}", {"parts": Listing(parts, "; ")})
     if changes:
-        text += f" → {change_text(changes[0])}"
+        text = leads_to(text, changes[0]["text"])
     elif checks:
-        text += " → no change"
+        text = leads_to(text, m("no change"))
     return card(
         record, dice, changes, winner=winner if isinstance(winner, str) else None, text=text
     )

@@ -15,7 +15,14 @@ from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from app.api.answers.cards import Rolls, card, change_text, die_text, increment_checks
+from app.api.answers.cards import (
+    Rolls,
+    card,
+    change,
+    die_message,
+    increment_checks,
+    leads_to,
+)
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -65,7 +72,7 @@ from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_, Message
+from app.rules.messages import N_, Argument, Listing, Message, Signed, m, term
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -442,6 +449,14 @@ async def end_chase(request: Request, session_id: str, body: DeferredBody[ChaseE
 KIND = Chases()
 
 
+#: How a chase ended, as its card says it.
+OUTCOME_WORDS: dict[str, str] = {
+    "caught": N_("caught"),
+    "escaped": N_("escaped"),
+    "hid": N_("hid"),
+}
+
+
 def chase_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     """A chase's increment as a card: the escapee's tactic (hide against spot, a hazard
     against its DC), each side's checks, and the lead it made."""
@@ -500,21 +515,22 @@ def chase_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
                         success=total >= dc,
                     )
                 )
-    parts = []
+    parts: list[Argument] = []
     for name in names:
         mine = increment_checks(rolls, name, sides[name].get("checks") or ())
         dice.extend(mine)
-        gained = sides[name].get("gained", 0)
-        shown = ", ".join(die_text(die) for die in mine) or name
-        parts.append(f"{shown} (+{gained})")
+        gained = Signed(int(sides[name].get("gained", 0)))
+        checks: Argument = (
+            Listing([die_message(die, opponent=False) for die in mine]) if mine else name
+        )
+        parts.append(m("{checks} ({gained})", checks=checks, gained=gained))
     dice.extend(rolls.rest())
     lead, before = int(record.get("lead", 0)), int(record.get("lead_before", 0))
-    changes: list[CardChange] = [
-        {"name": escapee, "kind": "lead", "delta": lead - before, "to": lead}
-    ]
-    text = " vs ".join(parts) + f" → {change_text(changes[0])}"
+    changes: list[CardChange] = [change(escapee, "lead", lead - before, lead)]
+    both: Argument = m("{a} vs {b}", a=parts[0], b=parts[1]) if len(parts) == 2 else Listing(parts)
+    text: Message = leads_to(both, Listing([item["text"] for item in changes]))
     outcome = record.get("outcome")
-    if outcome:
-        text += f"; {outcome}"
+    if outcome in OUTCOME_WORDS:
+        text = m("{line}; {outcome}", line=text, outcome=term(OUTCOME_WORDS[outcome]))
     winner = chaser if outcome == "caught" else escapee if outcome in ("escaped", "hid") else None
     return card(record, dice, changes, winner=winner, text=text)

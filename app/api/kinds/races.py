@@ -15,7 +15,13 @@ from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from app.api.answers.cards import Rolls, card, change_text, die_text, increment_checks
+from app.api.answers.cards import (
+    Rolls,
+    card,
+    change,
+    increment_checks,
+    leads_to,
+)
 from app.api.common import message_doc
 from app.api.kinds import (
     ChoiceOdds,
@@ -63,7 +69,7 @@ from app.rules import races as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
-from app.rules.messages import N_, Message
+from app.rules.messages import N_, Argument, Listing, Message, m, ng
 from app.rules.races import CheckRecord, CompetitorRound
 from app.store.repository import SessionRecord
 
@@ -363,20 +369,28 @@ def race_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     dice: list[CardDie] = []
     changes: list[CardChange] = []
     competitors: Mapping[str, Mapping[str, Any]] = record.get("competitors") or {}
-    parts = []
+    parts: list[Argument] = []
     # In the config's order: a stored record's keys may come back in another (PostgreSQL).
     for name in [racer.name for racer in config.competitors if racer.name in competitors]:
         line = competitors[name]
         mine = increment_checks(rolls, name, line.get("checks") or ())
         dice.extend(mine)
-        change: CardChange = {"name": name, "kind": "ds", "delta": line["gained"], "to": line["ds"]}
-        changes.append(change)
-        shown = ", ".join(die_text(die) for die in mine) or name
-        standing = "" if line.get("standing") == "racing" else f", {line.get('standing')}"
-        parts.append(f"{shown} → {change_text(change)}{standing}")
+        gained = change(name, "ds", line["gained"], line["ds"])
+        changes.append(gained)
+        checks: Argument = Listing([die["text"] for die in mine]) if mine else name
+        moved: Argument = gained["text"]
+        if line.get("standing") == "forfeited":
+            moved = m("{change}, forfeited", change=moved)
+        parts.append(leads_to(checks, moved))
     dice.extend(rolls.rest())
     winners = record.get("winners") or []
-    text = "; ".join(parts)
+    text: Message = Message("{parts}", {"parts": Listing(parts, "; ")})
     if winners:
-        text += f". {' and '.join(winners)} {'wins' if len(winners) == 1 else 'tie'}"
+        text = ng(
+            "{line}. {winners} wins",
+            "{line}. {winners} tie",
+            len(winners),
+            line=text,
+            winners=Listing(list(winners), "and-each"),
+        )
     return card(record, dice, changes, winner=winners[0] if len(winners) == 1 else None, text=text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from app.api.answers.cards import Rolls, card, die_text
+from app.api.answers.cards import Rolls, card, leads_to
 from app.api.kinds import Examples, OddsQuestion, RoundKind, Schemas, SessionOdds
 from app.api.odds.gurps import regular_contest_answer
 from app.api.schemas.common import RoundCard
@@ -25,7 +25,7 @@ from app.api.schemas.regular_contests import (
 )
 from app.rules import gurps, serial
 from app.rules.dice import Dice, Key, Need
-from app.rules.messages import Argument, Message, ng
+from app.rules.messages import Argument, Listing, Message, m, ng
 
 
 async def odds_from(
@@ -178,13 +178,18 @@ class RegularContests(RoundKind[gurps.RegularConfig, gurps.RegularState, gurps.R
             )
         dice.extend(rolls.rest())
         winner = record.get("winner")
-        text = "; ".join(
-            f"{die_text(die)}, {'made' if die['success'] else 'missed'} by "
-            f"{abs(die['margin'] or 0)}"
+        checks: list[Argument] = [
+            (
+                m("{check}, made it by {margin}", check=die["text"], margin=margin)
+                if die["success"]
+                else m("{check}, missed by {margin}", check=die["text"], margin=margin)
+            )
             for die in dice
             if die["total"] is not None
-        )
-        text += f" → {winner} wins" if winner else " → no winner yet"
+            for margin in (abs(die["margin"] or 0),)
+        ]
+        outcome = m("{winner} wins", winner=winner) if winner else m("no winner yet")
+        text = leads_to(Listing(checks, "; "), outcome)
         return card(record, dice, [], winner=winner, text=text)
 
     def describe(self, config: gurps.RegularConfig, state: gurps.RegularState) -> Message:

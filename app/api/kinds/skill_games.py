@@ -46,7 +46,7 @@ from starlette.routing import BaseRoute
 from typing_extensions import TypedDict
 
 from app.api import i18n
-from app.api.answers.cards import Rolls, card, die_text
+from app.api.answers.cards import Rolls, card, change
 from app.api.common import message_doc, respond
 from app.api.kinds import (
     ChoiceOdds,
@@ -120,7 +120,7 @@ from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
-from app.rules.messages import N_, Message, english, m
+from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, ng
 from app.rules.odds import skill_games as skill_odds
 from app.rules.text import plural
 from app.rules.verifiable import new_salt, seal
@@ -1055,15 +1055,27 @@ async def end_game(request: Request, session_id: str, body: DeferredBody[SkillGa
 def skill_game_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCard:
     """A skill game's revealed round as a card: each party's best check for each skill it
     chose against the DC (a token when it beat it), the tokens its checks earned and what it
-    holds after the reveal, and its progress. Never a sealed choice: only the effects that
-    took place, which every party sees (docs/rules.md#bidding)."""
+    holds after the reveal, and how far the round's effects moved its progress. Never a
+    sealed choice: only the effects that took place, which every party sees
+    (docs/rules.md#bidding)."""
     rolls = Rolls(record)
     dice: list[CardDie] = []
     changes: list[CardChange] = []
     checks: Mapping[str, Mapping[str, Mapping[str, Any]]] = record.get("checks") or {}
     tokens: Mapping[str, int] = record.get("tokens") or {}
     progress: Mapping[str, int] = record.get("progress") or {}
-    parts = []
+    taken = [
+        rules.TakenEffect(
+            str(effect["party"]),
+            str(effect["action"]),
+            str(effect.get("text", "")),
+            effect.get("margin"),
+            effect.get("tier"),
+        )
+        for effect in record.get("effects") or ()
+    ]
+    moved = rules.progress_moved(config, taken)
+    parts: list[Argument] = []
     # In the config's order: a stored record's keys may come back in another (PostgreSQL).
     for party in [item.name for item in config.parties if item.name in checks]:
         by_skill = checks[party]
@@ -1085,20 +1097,26 @@ def skill_game_card(config: rules.Config, record: Mapping[str, Any]) -> RoundCar
         dice.extend(mine)
         earned = sum(1 for check in by_skill.values() if check["token"])
         if party in tokens:
-            changes.append({"name": party, "kind": "tokens", "delta": earned, "to": tokens[party]})
+            changes.append(change(party, "tokens", earned, tokens[party]))
         if party in progress:
-            changes.append(
-                {"name": party, "kind": "progress", "delta": None, "to": progress[party]}
-            )
-        shown = ", ".join(f"{die['purpose']} {die_text(die)}" for die in mine)
+            changes.append(change(party, "progress", moved.get(party, 0), progress[party]))
         parts.append(
-            f"{party}: {shown} → {plural(earned, 'token')} (progress {progress.get(party, 0)})"
+            ng(
+                "{party}: {checks} → {count} token (progress {progress})",
+                "{party}: {checks} → {count} tokens (progress {progress})",
+                earned,
+                party=party,
+                checks=Listing([die["text"] for die in mine]),
+                progress=Signed(moved.get(party, 0)),
+            )
         )
     dice.extend(rolls.rest())
-    text = "; ".join(parts)
-    taken = [f"{effect['party']}: {effect['action']}" for effect in record.get("effects") or ()]
+    text: Message = Message("{parts}", {"parts": Listing(parts, "; ")})
     if taken:
-        text += f". Taken: {', '.join(taken)}"
+        # Each effect's words apart from the line's: the catalogs' extraction reads a
+        # message's template, not one written among another's arguments.
+        effects = [m("{party}: {action}", party=item.party, action=item.action) for item in taken]
+        text = m("{line}. Taken: {effects}", line=text, effects=Listing(effects))
     winner = record.get("winner")
     return card(
         record, dice, changes, winner=winner if isinstance(winner, str) else None, text=text

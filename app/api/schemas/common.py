@@ -340,7 +340,9 @@ class CardAgainst(TypedDict):
 class CardDie(TypedDict):
     """One roll on a round card: who rolled what, for what, its modifier and total (null for
     dice that are not a check, such as damage), what it was against, its margin (positive:
-    made it or won by that much), whether it succeeded, and who gave the die."""
+    made it or won by that much), whether it succeeded, and who gave the die; `text` is the
+    roll as one line and `note` its margin, result and source, both in the request's
+    language."""
 
     name: str | None
     purpose: str
@@ -352,24 +354,29 @@ class CardDie(TypedDict):
     margin: int | None
     success: bool | None
     source: CardSource
+    text: str
+    note: str
 
 
 @with_config(ANSWER)
 class CardChange(TypedDict):
     """What a round changed for one competitor or party: its DS, a chase's lead, a skill
-    game's progress or tokens (`delta` null when the round does not say by how much)."""
+    game's progress or tokens (`delta` null when the round does not say by how much); `text`
+    is the change as words in the request's language."""
 
     name: str
     kind: Literal["ds", "lead", "progress", "tokens"]
     delta: int | None
     to: int
+    text: str
 
 
 @with_config(ANSWER)
 class RoundCard(TypedDict):
     """A round as a card (docs/api.md#round-cards): built when the service answers, from the
-    round's record (never stored or chained), as data each surface words in its own language;
-    `text` is one English line of it."""
+    round's record (never stored or chained), as data and as words in the request's language
+    (`text`: the round as one line; each die's and change's own `text`), which every surface
+    shows as they are."""
 
     number: int
     dice: list[CardDie]

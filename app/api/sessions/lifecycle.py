@@ -585,14 +585,10 @@ def _answered(
     answer = Answer(
         status, {"ETag": etag(updated.version)}, orjson.dumps(postable(with_cards(shown, card)))
     )
-    event_body = (
-        None
-        if change.event_answer is None
-        else orjson.dumps(postable(with_cards(change.event_answer(updated), card)))
-    )
+    event_body: bytes | None = None
     if i18n.current() != i18n.DEFAULT:
         # The answer is in the request's language; its live event, in English for every
-        # stream, as the round it stores (docs/languages.md).
+        # stream, as the round it stores (docs/languages.md), its cards' words too.
         with i18n.speaking(i18n.DEFAULT):
             if change.event_answer is not None:
                 event_shown = change.event_answer(updated)
@@ -600,7 +596,9 @@ def _answered(
                 event_shown = change.answer(updated)[1]
             else:
                 event_shown = {"session": session_answer(kind, updated)}
-        event_body = orjson.dumps(postable(with_cards(event_shown, card)))
+            event_body = orjson.dumps(postable(with_cards(event_shown, card)))
+    elif change.event_answer is not None:
+        event_body = orjson.dumps(postable(with_cards(change.event_answer(updated), card)))
 
     def said(language: str) -> bytes:
         """The live event's data in `language` (docs/languages.md)."""

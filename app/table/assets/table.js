@@ -494,6 +494,7 @@ function applySession(session, fromEvent = false) {
   if (fromEvent && view.session && session.version === view.session.version) return;
   const changed = !view.session || session.version !== view.session.version || session.summary !== view.session.summary;
   view.session = session;
+  document.body.dataset.version = String(session.version);
   if (session.dice === "verifiable") keepSeen({ shown: session });
   if (changed) render();
 }
@@ -1038,13 +1039,21 @@ async function refreshOdds() {
     return;
   }
   view.odds.running = true;
+  // What the page says of its odds, for whoever waits on them (a test, an extension): `data-odds`
+  // "loading" while it asks, "shown" once it has answered; `data-odds-for` the version of the
+  // session its odds are of (`data-version`: the one shown). A question may take seconds.
+  document.body.dataset.odds = "loading";
   try {
     do {
       view.odds.again = false;
+      const version = view.session?.version;
       await loadOdds();
+      if (version !== undefined) document.body.dataset.oddsFor = String(version);
     } while (view.odds.again && !view.deleted);
   } finally {
     view.odds.running = false;
+    document.body.dataset.odds = "shown";
+    document.dispatchEvent(new CustomEvent("arbiter:odds", { detail: { version: document.body.dataset.oddsFor } }));
   }
 }
 

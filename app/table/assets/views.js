@@ -218,80 +218,28 @@ export function byWords(by) {
   return by;
 }
 
-/** Who gave a die on a card, in words. */
-function sourceWords(source) {
-  switch (source) {
-    case "server": return t("rolled by the server");
-    case "deadline": return t("rolled by the server at the deadline");
-    case "roll-for-me": return t("rolled by the server, as the seat asked");
-    case "gm": return t("entered by the GM");
-    case "seat": return t("entered by their seat");
-    case "party": return t("entered by the party");
-    default: return t("entered");
-  }
-}
-
-function signedNumber(value) {
-  return value >= 0 ? `+${value}` : `−${-value}`;
-}
-
-/** The purposes a card need not name: each kind's own check (its dice say which). */
-const PLAIN_PURPOSES = new Set(["strength", "check", "success"]);
-
-/** A card's die as the page words it: `Lydia 1d20+2 = 18 vs Ogre 23`, `Ann Athletics 1d20+5 =
- * 17 vs DC 15`; `opponent: false` leaves an opponent's total out (the one line names both). */
-export function cardDieText(die, { opponent = true } = {}) {
-  const modifier = die.modifier ? (die.modifier > 0 ? `+${die.modifier}` : `−${-die.modifier}`) : "";
-  if (die.total === null || die.total === undefined) {
-    return t("{name} {purpose}: {dice} → {values}", { name: die.name ?? "", purpose: die.purpose, dice: die.dice, values: die.values.join(", ") });
-  }
-  const who = PLAIN_PURPOSES.has(die.purpose) ? (die.name ?? "") : `${die.name ?? ""} ${die.purpose}`;
-  let line = t("{name} {dice}{modifier} = {total}", { name: who, dice: die.dice, modifier, total: die.total });
-  const against = die.against || {};
-  if (against.name !== undefined) {
-    if (opponent) line += " " + t("vs {name} {total}", { name: against.name, total: against.total });
-  }
-  else if (against.dc !== undefined) line += " " + t("vs DC {dc}", { dc: against.dc });
-  else if (against.skill !== undefined) line += " " + t("vs skill {skill}", { skill: against.skill });
-  return line;
-}
-
-/** What a round changed, as the page words it: `Ogre +5 (DS 5)`. */
-export function cardChangeText(change) {
-  const values = { name: change.name, delta: change.delta === null ? "" : signedNumber(change.delta), to: change.to };
-  switch (change.kind) {
-    case "ds": return change.delta === null ? t("{name}: DS {to}", values) : t("{name} {delta} (DS {to})", values);
-    case "lead": return t("{name}'s lead {delta} (now {to})", values);
-    case "tokens": return change.delta === null ? t("{name}: {to} tokens", values)
-      : tn("{name} earned {count} token (holds {to})", "{name} earned {count} tokens (holds {to})", change.delta, values);
-    case "progress": return t("{name} progress {to}", values);
-    default: return `${change.name} ${change.to}`;
-  }
-}
+// A card's words are the service's (docs/api.md#round-cards): its line (`text`), each die's
+// line and note, each change's words, in the language the page asked the API in. The page
+// shows them as they are, as the Discord markdown and the Foundry module do: one card,
+// worded once.
 
 /** A card's one line: its checks, then what it changed. */
 export function cardLine(card) {
-  const checks = card.dice.filter((die) => die.total !== null && die.total !== undefined).map((die) => cardDieText(die, { opponent: false }));
-  const changes = card.changes.map(cardChangeText);
-  const head = checks.join(" · ");
-  if (changes.length === 0) return card.winner ? t("{checks} → {winner} wins the round", { checks: head, winner: card.winner }) : head;
-  return t("{checks} → {changes}", { checks: head, changes: changes.join(", ") });
+  return card.text;
 }
 
-/** The card itself: a line per die (with its margin and who gave it), then the changes. */
+/** The card itself: a line per die (its dice, then its margin, result and who gave it), then
+ * the changes. */
 function cardBody(card) {
   return h("div", { class: "card" },
-    h("ul", { class: "card-dice" }, card.dice.map((die) => {
-      const result = die.success === true ? t("success") : die.success === false ? t("failure") : null;
-      const margin = die.margin === null || die.margin === undefined ? null : t("margin {margin}", { margin: signedNumber(die.margin) });
-      return h("li", { class: die.success === true ? "made" : die.success === false ? "missed" : "" },
-        h("span", { class: "card-check" }, cardDieText(die)),
+    h("ul", { class: "card-dice" }, card.dice.map((die) =>
+      h("li", { class: die.success === true ? "made" : die.success === false ? "missed" : "" },
+        h("span", { class: "card-check" }, die.text),
         die.values.length && die.total !== null && die.total !== undefined ? h("span", { class: "card-values" }, ` [${die.values.join(", ")}]`) : null,
-        margin ? h("span", { class: "card-margin" }, ` · ${margin}`) : null,
-        result ? h("span", { class: "card-result" }, ` · ${result}`) : null,
-        h("span", { class: "card-source" }, ` · ${sourceWords(die.source)}`));
-    })),
-    card.changes.length ? h("p", { class: "card-change" }, "→ ", card.changes.map(cardChangeText).join(", ")) : null);
+        die.note ? h("span", { class: "card-note" }, ` · ${die.note}`) : null))),
+    card.changes.length ? h("p", { class: "card-change" }, "→ ", card.changes.map((change) =>
+      h("span", { class: `card-${change.kind}`, dataset: { kind: change.kind, delta: change.delta === null ? "" : String(change.delta) } }, change.text))
+      .flatMap((item, index) => (index ? [", ", item] : [item]))) : null);
 }
 
 export function renderRound(kind, record, { latest = false } = {}) {

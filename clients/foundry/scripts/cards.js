@@ -32,42 +32,33 @@ export function diceList(rolls, supplied = "supplied") {
   return `<ol class="arbiter-dice">${lines.join("")}</ol>`;
 }
 
-/** A signed number: `+5`, `−3`. @param {number} value */
-function signed(value) {
-  return value >= 0 ? `+${value}` : `−${-value}`;
-}
-
 /**
  * @typedef {{name: string | null, purpose: string, dice: string, values: number[],
  *   modifier: number | null, total: number | null,
  *   against: {name?: string, total?: number, dc?: number, skill?: number} | null,
- *   margin: number | null, success: boolean | null, source: string}} CardDie
- * @typedef {{name: string, kind: string, delta: number | null, to: number}} CardChange
+ *   margin: number | null, success: boolean | null, source: string, text: string,
+ *   note: string}} CardDie
+ * @typedef {{name: string, kind: string, delta: number | null, to: number, text: string}} CardChange
  * @typedef {{number: number, dice: CardDie[], changes: CardChange[], winner: string | null,
  *   finished: boolean, text: string}} RoundCard
  */
 
 /**
  * A round's cards (Arbiter's `cards`, docs/api.md#round-cards) as Foundry shows a contested
- * roll: one line per check (dice, modifier, total, against what, margin), then what it moved.
+ * roll: one line per check, then what it moved, in Arbiter's own words — written in the
+ * language the client asked it in, as the table page and the Discord markdown show them.
  * @param {RoundCard[] | undefined} cards
  */
 export function roundCards(cards) {
   if (!Array.isArray(cards) || cards.length === 0) return "";
   return cards.map((round) => {
     const checks = (round.dice ?? []).filter((/** @type {CardDie} */ die) => typeof die.total === "number").map((/** @type {CardDie} */ die) => {
-      const modifier = die.modifier ? signed(die.modifier) : "";
-      const against = die.against ?? {};
-      const versus = against.name !== undefined ? ` vs ${escape(against.name)} ${escape(against.total)}`
-        : against.dc !== undefined ? ` vs DC ${escape(against.dc)}`
-          : against.skill !== undefined ? ` vs skill ${escape(against.skill)}` : "";
-      const margin = typeof die.margin === "number" ? ` <span class="arbiter-margin">(${signed(die.margin)})</span>` : "";
+      const note = die.note ? ` <span class="arbiter-margin">(${escape(die.note)})</span>` : "";
       const outcome = die.success === true ? " arbiter-success" : die.success === false ? " arbiter-failure" : "";
-      return `<li class="arbiter-check${outcome}">${escape(die.name ?? "")} ${escape(die.dice)}${modifier} = <strong>${escape(die.total)}</strong>${versus}${margin}</li>`;
+      return `<li class="arbiter-check${outcome}">${escape(die.text)}${note}</li>`;
     });
-    const changes = (round.changes ?? []).map((/** @type {CardChange} */ change) =>
-      `${escape(change.name)} ${typeof change.delta === "number" ? `${signed(change.delta)} ` : ""}(${escape(change.kind === "ds" ? "DS" : change.kind)} ${escape(change.to)})`);
-    return `<div class="arbiter-round-card"><ul class="arbiter-checks">${checks.join("")}</ul>${changes.length ? `<p class="arbiter-change">→ ${changes.join(", ")}</p>` : ""}</div>`;
+    const changes = (round.changes ?? []).map((/** @type {CardChange} */ change) => escape(change.text));
+    return `<div class="arbiter-round-card" title="${escape(round.text)}"><ul class="arbiter-checks">${checks.join("")}</ul>${changes.length ? `<p class="arbiter-change">→ ${changes.join(", ")}</p>` : ""}</div>`;
   }).join("");
 }
 

@@ -393,7 +393,8 @@ class CardAgainst(BaseModel):
 class CardChange(BaseModel):
     """
     What a round changed for one competitor or party: its DS, a chase's lead, a skill
-    game's progress or tokens (`delta` null when the round does not say by how much).
+    game's progress or tokens (`delta` null when the round does not say by how much); `text`
+    is the change as words in the request's language.
     """
 
     model_config = ConfigDict(
@@ -403,13 +404,16 @@ class CardChange(BaseModel):
     kind: Annotated[Literal["ds", "lead", "progress", "tokens"], Field(title="Kind")]
     delta: Annotated[int | None, Field(title="Delta")]
     to: Annotated[int, Field(title="To")]
+    text: Annotated[str, Field(title="Text")]
 
 
 class CardDie(BaseModel):
     """
     One roll on a round card: who rolled what, for what, its modifier and total (null for
     dice that are not a check, such as damage), what it was against, its margin (positive:
-    made it or won by that much), whether it succeeded, and who gave the die.
+    made it or won by that much), whether it succeeded, and who gave the die; `text` is the
+    roll as one line and `note` its margin, result and source, both in the request's
+    language.
     """
 
     model_config = ConfigDict(
@@ -428,6 +432,8 @@ class CardDie(BaseModel):
         Literal["server", "deadline", "roll-for-me", "gm", "seat", "party", "entered"],
         Field(title="Source"),
     ]
+    text: Annotated[str, Field(title="Text")]
+    note: Annotated[str, Field(title="Note")]
 
 
 class MaxRetries(RootModel[int]):
@@ -2545,8 +2551,9 @@ class RollRequest(BaseModel):
 class RoundCard(BaseModel):
     """
     A round as a card (docs/api.md#round-cards): built when the service answers, from the
-    round's record (never stored or chained), as data each surface words in its own language;
-    `text` is one English line of it.
+    round's record (never stored or chained), as data and as words in the request's language
+    (`text`: the round as one line; each die's and change's own `text`), which every surface
+    shows as they are.
     """
 
     model_config = ConfigDict(
