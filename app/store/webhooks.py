@@ -77,6 +77,8 @@ class SubscriptionRecord:
     status: str
     failing_since: datetime | None
     created_at: datetime
+    #: The language of its payloads' `summary` lines (a tag, `de`, `pt-BR`); None: English.
+    language: str | None = None
 
 
 _SUBSCRIPTION_FIELDS = tuple(column.name for column in subscriptions.columns)
@@ -207,6 +209,8 @@ class Target:
     id: str
     events: list[str] | None
     view: str
+    #: Its payloads' language (None: English).
+    language: str | None = None
 
     def wants(self, event: str) -> bool:
         return self.events is None or event in self.events

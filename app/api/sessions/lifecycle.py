@@ -502,7 +502,7 @@ async def _apply(
     if webhooks is not None and applied.effects is not None:
         effects = applied.effects
         body = applied.answer.body if effects.event_body is None else effects.event_body
-        await webhooks.write(effects.version, effects.event, body)
+        await webhooks.write(effects.version, effects.event, body, effects.said)
     return applied
 
 

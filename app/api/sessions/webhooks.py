@@ -27,6 +27,7 @@ from pydantic import Field, with_config
 from starlette.responses import Response
 from typing_extensions import TypedDict
 
+from app.api import i18n
 from app.api.common import respond
 from app.api.kinds import AnyKind, RoundKind
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body
@@ -53,6 +54,8 @@ SECRET_BYTES = 32
 #: The live events of every round kind (app/api/sessions/events.py), and of every kind.
 ROUND_EVENTS = ("round", "pending", "dice-in", "pending-cancelled")
 EVERY_KIND_EVENTS = ("seed", "deleted")
+#: The languages a subscription's payloads may be written in (app/api/i18n.py's).
+Language = Literal["en", "de", "fr", "es", "pt-BR"]
 
 
 class WebhookCreate(Strict):
@@ -83,6 +86,14 @@ class WebhookCreate(Strict):
             "other parties' (a bidding game's losing actions hidden); `gm`: the GM's view"
         ),
     ] = "public"
+    language: Annotated[
+        Language | None,
+        Field(
+            description="the language of the payloads' summaries (`en`, `de`, `fr`, `es`, "
+            "`pt-BR`); absent: the language this request is answered in (`Accept-Language`, "
+            "`?lang=`)"
+        ),
+    ] = None
 
 
 @with_config(ANSWER)
@@ -93,6 +104,8 @@ class Webhook(TypedDict):
     url: str
     events: list[str] | None
     view: str
+    #: The language of its payloads' summaries (`en`, `de`, `fr`, `es`, `pt-BR`).
+    language: str
     #: `active`, or `failing` since a delivery was given up after the retry window.
     status: str
     failing_since: str | None
@@ -148,6 +161,7 @@ def _shown(record: SubscriptionRecord, secret: bytes | None = None) -> Webhook:
         "url": record.url,
         "events": record.events,
         "view": record.view,
+        "language": record.language or i18n.DEFAULT,
         "status": record.status,
         "failing_since": _time(record.failing_since),
         "created_at": _time(record.created_at) or "",
@@ -280,6 +294,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         url=asked.url,
         events=None if asked.events is None else list(dict.fromkeys(asked.events)),
         view=asked.view,
+        language=asked.language or i18n.current(),
         secret=seal_webhook_secret(
             subscription_id, secret, None if key is None else key.get_secret_value()
         ),
