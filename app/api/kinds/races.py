@@ -15,6 +15,7 @@ from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from app.api import i18n
 from app.api.answers.cards import Rolls, card, change_text, die_text, increment_checks
 from app.api.common import message_doc
 from app.api.kinds import (
@@ -63,7 +64,7 @@ from app.rules import races as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
-from app.rules.messages import N_, Message
+from app.rules.messages import N_, Message, m
 from app.rules.races import CheckRecord, CompetitorRound
 from app.store.repository import SessionRecord
 
@@ -87,6 +88,14 @@ async def odds_from(
 ) -> OddsRaceAnswer:
     """A seeded estimate from where the race stands."""
     return await race_odds_from(config, state, question.seed or 0, question.trials)
+
+
+#: A racer's pacing chosen, and the session after it (docs/languages.md).
+PACING_CHOSEN = {
+    "normal": N_("{name} runs at a normal pace this race. {summary}"),
+    "sprint": N_("{name} sprints this race. {summary}"),
+    "pace": N_("{name} paces herself this race. {summary}"),
+}
 
 
 def pacing_label(move: RacePacing) -> str:
@@ -343,8 +352,9 @@ async def choose_pacing(
 
         def answer(updated: SessionRecord) -> tuple[int, RacePacingChosen]:
             session = session_answer(KIND, updated, chosen)
-            summary = f"{pacing_label(move)} this race. {session['summary']}"
-            return 200, {"session": session, "summary": summary}
+            said = PACING_CHOSEN[move.pacing]
+            summary = m(said, name=move.name, summary=session["summary"])
+            return 200, {"session": session, "summary": i18n.said(summary)}
 
         return Change(chosen, "active", None, answer=answer, event="pacing")
 

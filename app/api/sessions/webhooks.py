@@ -38,7 +38,7 @@ from app.api.sessions.outbox import shown_secret
 from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
 from app.api.sessions.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, not_found
-from app.rules.messages import N_, m
+from app.rules.messages import N_, Listing, m
 from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
@@ -270,7 +270,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         unknown = sorted(set(asked.events) - owner.names)
         if unknown:
             raise InvalidInput(
-                f"no such live event: {', '.join(unknown)}",
+                m("no such live event: {events}", events=Listing(unknown)),
                 errors=[
                     {"loc": ["body", "events"], "msg": f"unknown event {name!r}"}
                     for name in unknown
@@ -281,7 +281,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         await outbound.resolve(host, port, allow_private=settings.webhook_allow_private)
     except outbound.Refused as exc:
         raise InvalidInput(
-            f"the webhook's url is refused: {exc}",
+            m("the webhook's url is refused: {why}", why=str(exc)),
             errors=[{"loc": ["body", "url"], "msg": str(exc)}],
         ) from None
     secret = secrets.token_bytes(SECRET_BYTES)
@@ -308,7 +308,9 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
     async def insert(connection: Transaction) -> None:
         await owner.check(connection)  # the session may have gone meanwhile
         if len(await store.list_subscriptions(connection, owner.session_id)) >= MAX_SUBSCRIPTIONS:
-            raise Conflict(f"at most {MAX_SUBSCRIPTIONS} webhooks each; remove one first")
+            raise Conflict(
+                m("at most {count} webhooks each; remove one first", count=MAX_SUBSCRIPTIONS)
+            )
         await store.insert_subscription(connection, record)
 
     # A transaction of its own: the URL's host was resolved outside any.
@@ -400,11 +402,8 @@ async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: 
     worker = getattr(request.app.state, "deliveries", None)
     if worker is not None:
         worker.poke(written=True)
-    return respond(
-        request,
-        {"replayed": delivery_id, "summary": f"Delivery {delivery_id} is sent again."},
-        202,
-    )
+    said = m("Delivery {delivery} is sent again.", delivery=str(delivery_id))
+    return respond(request, {"replayed": delivery_id, "summary": i18n.said(said)}, 202)
 
 
 # --- a session's GM -----------------------------------------------------------------------
