@@ -235,3 +235,34 @@ def test_a_races_pacing_and_a_round_waiting_for_dice_in_each_language(
     assert waiting.status_code == 202, waiting.text
     deadline = waiting.json()["pending"]["deadline"]
     assert waiting.json()["summary"] == WAITING[language].format(deadline=deadline)
+
+
+@pytest.mark.parametrize("language", ["de", "pt-BR"])
+def test_a_resolve_answers_its_rounds_in_its_language(
+    store_client: TestClient, language: str
+) -> None:
+    """`…/resolve` answers the last rounds it played in the request's language, each as the
+    same round played alone (`POST …/rounds`, seeded alike) answers in it; they are stored in
+    English."""
+    seeded = {**REGULAR, "seed": 7, "b": {"name": "Bob", "skill": 12}}
+    resolved = Session(store_client, "regular-contests", seeded)
+    answer = resolved.resolve(headers=speaking(language))
+    assert answer.status_code == 200, answer.text
+    rounds = answer.json()["rounds"]
+    assert rounds
+    one_by_one = Session(store_client, "regular-contests", seeded)
+    alone = [
+        one_by_one.play_round(headers=speaking(language)).json()["round"]
+        for _ in range(answer.json()["played"])
+    ]
+    assert [each["summary"] for each in rounds] == [
+        each["summary"] for each in alone[-len(rounds) :]
+    ]
+    assert answer.json()["summary"] == rounds[-1]["summary"]
+    stored = resolved.rounds()[-len(rounds) :]
+    assert [each["number"] for each in stored] == [each["number"] for each in rounds]
+    first = {"de": "Runde ", "pt-BR": "Rodada "}[language]
+    for said, kept in zip(rounds, stored, strict=True):
+        assert said["summary"].startswith(f"{first}{said['number']}: ")
+        assert kept["summary"].startswith(f"Round {said['number']}: ")
+        assert {**said, "summary": None, "cards": None} == {**kept, "summary": None, "cards": None}

@@ -476,8 +476,9 @@ LAST_EVENT_ID: Final = {
     "required": False,
     "description": "Resume after this version (the `id:` of the last event read): the stream "
     "starts with the changes after it, or with a `session` event when those are no longer "
-    "kept. Without it, the stream starts with a `session` event.",
-    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    "kept. Without it (or with a value that is no version: not a whole number of at most 18 "
+    "digits, which is ignored), the stream starts with a `session` event.",
+    "schema": {"type": "string"},
 }
 
 

@@ -158,7 +158,7 @@ class StoredRound:
         """The same round with its link after `previous` (before it is packed)."""
         inputs, outcome = self.chained or (self.inputs, self.outcome)
         made = verifiable.link_of(previous, self.number, inputs, self.dice, outcome)
-        return StoredRound(self.number, self.inputs, self.dice, self.outcome, made)
+        return StoredRound(self.number, self.inputs, self.dice, self.outcome, made, said=self.said)
 
     def packed(self) -> StoredRound:
         """The same round with its documents encoded already (as `orjson.Fragment`s).
@@ -769,15 +769,22 @@ def play_one(
 
 
 def resolved_answer(
-    kind: AnyKind, updated: SessionRecord, played: int, recent: Sequence[Mapping[str, Any]]
+    kind: AnyKind, updated: SessionRecord, played: int, recent: Sequence[StoredRound]
 ) -> dict[str, Any]:
-    """What `resolve` answers: the session, how many rounds it played and the last few."""
+    """What `resolve` answers: the session, how many rounds it played and the last few (in the
+    request's language: they were played by it)."""
+    language = i18n.current()
+    rounds = [localised(stored, language) for stored in recent]
     return {
         "session": session_answer(kind, updated),
         "played": played,
-        "summary": recent[-1]["summary"] if recent else "Nothing to play.",
-        "rounds": list(recent),
+        "summary": rounds[-1]["summary"] if rounds else i18n.gettext(NOTHING_TO_PLAY),
+        "rounds": rounds,
     }
+
+
+#: What `resolve` says of a session with no round left to play.
+NOTHING_TO_PLAY = N_("Nothing to play.")
 
 
 def _card_maker(
@@ -1020,12 +1027,13 @@ async def _empty_body(request: Request) -> RulesError | None:
 
 async def play_to_the_end(
     kind: AnyRoundKind, config: Any, state: Any, record: SessionRecord, move_body: Any
-) -> tuple[Any, list[StoredRound], deque[dict[str, Any]]]:
+) -> tuple[Any, list[StoredRound], deque[StoredRound]]:
     """Server-dice rounds until the contest finishes (or `MAX_RESOLVE_ROUNDS`), in slices of
     `SLICE_SECONDS` between which the worker's other requests get their turn, under one dice
-    budget: the state after them, every round (packed), and the last few records."""
+    budget: the state after them, every round (packed), and the last few rounds (with their
+    summaries' messages)."""
     played: list[StoredRound] = []
-    recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
+    recent: deque[StoredRound] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
     number = record.rounds_played
     budget = DiceBudget(MAX_DICE_PER_REQUEST)
     seed = seeding(record)
@@ -1041,7 +1049,7 @@ async def play_to_the_end(
             # Linked before it is packed: the link covers the round's canonical JSON.
             stored = stored.linked(head)
             head = stored.link
-        recent.append(stored.outcome)
+        recent.append(stored)
         played.append(stored.packed())
         if time.perf_counter() >= slice_ends:
             await asyncio.sleep(0)
