@@ -266,3 +266,47 @@ def test_a_resolve_answers_its_rounds_in_its_language(
         assert said["summary"].startswith(f"{first}{said['number']}: ")
         assert kept["summary"].startswith(f"Round {said['number']}: ")
         assert {**said, "summary": None, "cards": None} == {**kept, "summary": None, "cards": None}
+
+
+def _three_dice_at_most(skill: int) -> tuple[float, float, float]:
+    """A GURPS success roll's success and criticals for `skill`, by enumerating 3d6
+    (docs/rules.md#success-roll: 3-4 always a critical success, 18 always a critical failure,
+    17 one below skill 16)."""
+    totals = [a + b + c for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)]
+    success = sum(total <= skill or total <= 4 for total in totals if total < 17) / 216
+    critical_success = sum(total <= 4 for total in totals) / 216
+    critical_failure = sum(total == 18 or (total == 17 and skill <= 15) for total in totals) / 216
+    return success, critical_success, critical_failure
+
+
+#: The figures of a success roll at skill 12 as each language writes a percentage (CLDR: a
+#: no-break space before `%` in German, French and Spanish, none in Portuguese).
+SUCCESS_ROLL = {
+    "en": "Skill 12: succeeds {s}% (critical success {cs}%, critical failure {cf}%).",
+    "de": "Fertigkeit 12: gelingt {s}\u00a0% (kritischer Erfolg {cs}\u00a0%, kritischer "
+    "Fehlschlag {cf}\u00a0%).",
+    "fr": "Compétence 12 : réussit {s}\u00a0% (réussite critique {cs}\u00a0%, échec critique "
+    "{cf}\u00a0%).",
+    "es": "Habilidad 12: supera {s}\u00a0% (éxito crítico {cs}\u00a0%, fallo crítico {cf}\u00a0%).",
+    "pt-BR": "NH 12: sucesso {s}% (sucesso decisivo {cs}%, falha crítica {cf}%).",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_success_rolls_odds_in_each_language(client: TestClient, language: str) -> None:
+    """The odds' line with its percentages in the language's own forms; the figures the
+    same in every language."""
+    success, critical_success, critical_failure = _three_dice_at_most(12)
+    mark = "." if language == "en" else ","
+    figures = {
+        name: f"{value * 100:.1f}".replace(".", mark)
+        for name, value in (("s", success), ("cs", critical_success), ("cf", critical_failure))
+    }
+    answer = client.post(
+        "/v1/odds/gurps/success-roll", json={"skill": 12}, headers=speaking(language)
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["summary"] == SUCCESS_ROLL[language].format(**figures)
+    assert answer.json()["success"] == pytest.approx(success)
+    english = client.post("/v1/odds/gurps/success-roll", json={"skill": 12}).json()
+    assert {**answer.json(), "summary": None} == {**english, "summary": None}
