@@ -17,7 +17,7 @@ from starlette.responses import Response
 from app.api import i18n
 from app.api.answers.formats import error_message, plain, preferred_form
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_, Message, m, term
+from app.rules.messages import N_, Message, english, m, ng, term
 from app.store.database import Unavailable
 
 log = logging.getLogger("arbiter")
@@ -40,15 +40,19 @@ class ApiError(Exception):
 
     def __init__(
         self,
-        detail: str | None = None,
+        detail: str | Message | None = None,
         *,
         errors: Sequence[dict[str, Any]] | None = None,
         omitted: int = 0,
         headers: dict[str, str] | None = None,
         said: Message | None = None,
     ) -> None:
-        """`omitted`: errors found beyond those in `errors` (which is cut to `MAX_ERRORS`);
-        `said`: the detail as a message, when it is built of parts (docs/languages.md)."""
+        """`detail`: a fixed sentence (marked `N_`), or a message naming its values (then
+        `said`); `omitted`: errors found beyond those in `errors` (which is cut to
+        `MAX_ERRORS`); `said`: the detail as a message, when it is built of parts
+        (docs/languages.md)."""
+        if isinstance(detail, Message):
+            said, detail = detail, english(detail)
         listed = list(errors[:MAX_ERRORS]) if errors else None
         self.omitted = omitted + (len(errors) - len(listed) if errors and listed else 0)
         if self.omitted:
@@ -139,7 +143,7 @@ class TooManyStreams(TooManyRequests):
 
     slug = "too-many-streams"
 
-    def __init__(self, detail: str, *, retry_after: int) -> None:
+    def __init__(self, detail: str | Message, *, retry_after: int) -> None:
         super().__init__(detail, headers={"Retry-After": str(retry_after)})
 
 
@@ -149,7 +153,7 @@ class ServiceUnavailable(ApiError):
     status, title, slug = 503, N_("Service Unavailable"), "unavailable"
 
     def __init__(
-        self, detail: str | None = None, *, retry_after: int = RETRY_AFTER_SECONDS
+        self, detail: str | Message | None = None, *, retry_after: int = RETRY_AFTER_SECONDS
     ) -> None:
         super().__init__(detail, headers={"Retry-After": str(retry_after)})
 
@@ -238,16 +242,15 @@ def invalid_input(errors: Sequence[Mapping[str, Any]], prefix: str = "") -> ApiE
         _first_message(out),
         errors=out,
         omitted=max(0, len(errors) - MAX_ERRORS),
-        said=_first_said(out),
+        said=_first_said(out, errors[0] if errors else {}),
     )
 
 
 def invalid_input_from_validation(exc: ValidationError, prefix: str = "body") -> ApiError:
     """A pydantic error on a request body: 400 for malformed JSON, else 422."""
-    # Without urls, contexts and inputs: a large body can fail in thousands of places.
-    return invalid_input(
-        exc.errors(include_url=False, include_context=False, include_input=False), prefix
-    )
+    # Without urls and inputs: a large body can fail in thousands of places. (The contexts
+    # are small: the first error's names the values its message shows, docs/languages.md.)
+    return invalid_input(exc.errors(include_url=False, include_input=False), prefix)
 
 
 def rules_error(exc: RulesError, prefix: str = "body") -> ApiError:
@@ -258,7 +261,7 @@ def rules_error(exc: RulesError, prefix: str = "body") -> ApiError:
         }
         for violation in exc.violations
     ]
-    return InvalidInput(exc.msg, errors=errors)
+    return InvalidInput(exc.msg, errors=errors, said=exc.said)
 
 
 def _first_message(errors: Sequence[dict[str, Any]]) -> str:
@@ -283,10 +286,69 @@ PYDANTIC_WORDS: Final = (
 )
 
 
-def _first_said(errors: Sequence[dict[str, Any]]) -> Message:
+def _value(value: Any) -> str | int:
+    """A value of a pydantic error's context as a message shows it (a whole number in the
+    language's own digits)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _pydantic_said(error: Mapping[str, Any]) -> Message | None:
+    """pydantic's message of `error` that names a value, as a message with that value (None
+    for another): the same English as pydantic's, in the language's own words."""
+    context = error.get("ctx") or {}
+    kind = error.get("type")
+    said: Message | None = None
+    if kind == "less_than_equal" and "le" in context:
+        said = m("Input should be less than or equal to {le}", le=_value(context["le"]))
+    elif kind == "less_than" and "lt" in context:
+        said = m("Input should be less than {lt}", lt=_value(context["lt"]))
+    elif kind == "greater_than_equal" and "ge" in context:
+        said = m("Input should be greater than or equal to {ge}", ge=_value(context["ge"]))
+    elif kind == "greater_than" and "gt" in context:
+        said = m("Input should be greater than {gt}", gt=_value(context["gt"]))
+    elif kind == "multiple_of" and "multiple_of" in context:
+        said = m(
+            "Input should be a multiple of {multiple_of}",
+            multiple_of=_value(context["multiple_of"]),
+        )
+    elif kind == "string_too_short" and isinstance(context.get("min_length"), int):
+        said = ng(
+            "String should have at least {count} character",
+            "String should have at least {count} characters",
+            context["min_length"],
+        )
+    elif kind == "string_too_long" and isinstance(context.get("max_length"), int):
+        said = ng(
+            "String should have at most {count} character",
+            "String should have at most {count} characters",
+            context["max_length"],
+        )
+    elif kind == "too_short" and context.get("field_type") == "List":
+        said = ng(
+            "List should have at least {count} item after validation, not {actual}",
+            "List should have at least {count} items after validation, not {actual}",
+            context.get("min_length", 0),
+            actual=_value(context.get("actual_length")),
+        )
+    elif kind == "too_long" and context.get("field_type") == "List":
+        said = ng(
+            "List should have at most {count} item after validation, not {actual}",
+            "List should have at most {count} items after validation, not {actual}",
+            context.get("max_length", 0),
+            actual=_value(context.get("actual_length")),
+        )
+    elif kind == "string_pattern_mismatch" and "pattern" in context:
+        said = m("String should match pattern '{pattern}'", pattern=str(context["pattern"]))
+    elif kind == "literal_error" and " or " not in str(context.get("expected", " or ")):
+        said = m("Input should be {expected}", expected=str(context["expected"]))
+    # Only where it says what pydantic said (a message of another version reads as it is).
+    return said if said is not None and english(said) == error.get("msg") else None
+
+
+def _first_said(errors: Sequence[dict[str, Any]], first_error: Mapping[str, Any]) -> Message:
     first = errors[0]
     where = ".".join(str(part) for part in first["loc"])
-    said = term(str(first["msg"]))
+    said = _pydantic_said(first_error) or term(str(first["msg"]))
     return m("{where}: {msg}", where=where, msg=said) if where else said
 
 
@@ -301,7 +363,12 @@ def method_not_allowed(request: Request, allow: str | None = None) -> ApiError:
     allowed = ", ".join(sorted(methods))
     method = request.scope.get("method", "")
     return MethodNotAllowed(
-        f"{method} is not served at this path; it serves {allowed}", headers={"Allow": allowed}
+        m(
+            "{method} is not served at this path; it serves {allowed}",
+            method=method,
+            allowed=allowed,
+        ),
+        headers={"Allow": allowed},
     )
 
 
@@ -332,7 +399,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_answer(request, rules_error(exc))
 
     async def on_phase_error(request: Request, exc: Exception) -> Response:
-        return error_answer(request, Conflict(str(exc)))
+        assert isinstance(exc, PhaseError)
+        return error_answer(request, Conflict(str(exc), said=exc.said))
 
     async def on_request_validation(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)

@@ -39,6 +39,8 @@ from app.observability import (
     log_request,
     render_metrics,
 )
+from app.rules.messages import N_, m
+from app.rules.messages import Message as RulesMessage
 from app.settings import Settings, get_settings
 
 log = logging.getLogger("arbiter")
@@ -56,6 +58,11 @@ CLIENT_CLOSED: Final = 499
 UNMATCHED: Final = "unmatched"
 #: Set in a request's scope when its peer is a trusted proxy (its X-Client-Key then counts).
 VIA_TRUSTED_PROXY: Final = "arbiter.via_trusted_proxy"
+
+
+def too_large(limit: int) -> RulesMessage:
+    """The 413 of a body over `limit` bytes."""
+    return m("the request body exceeds {limit} bytes", limit=limit)
 
 
 def settings_of(scope: Scope, given: Settings | None) -> Settings:
@@ -228,7 +235,7 @@ class Edge:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise PayloadTooLarge(f"the request body exceeds {limit} bytes")
+                    raise PayloadTooLarge(too_large(limit))
             return message
 
         async def edge_send(message: Message) -> None:
@@ -249,9 +256,7 @@ class Edge:
 
         try:
             if declared > limit:
-                response = api_error_response(
-                    PayloadTooLarge(f"the request body exceeds {limit} bytes")
-                )
+                response = api_error_response(PayloadTooLarge(too_large(limit)))
                 response.headers["connection"] = "close"
                 await response(scope, receive, edge_send)
             else:
@@ -286,7 +291,7 @@ class Edge:
                 log.exception("the error handler failed")
         else:
             log.exception("unhandled error", exc_info=exc)
-        return api_error_response(ApiError("an unexpected error occurred; nothing was changed"))
+        return api_error_response(ApiError(N_("an unexpected error occurred; nothing was changed")))
 
 
 #: On every answer: a browser never reads one as anything but its declared type.
@@ -666,7 +671,7 @@ class RateLimit:
         if wait > 0.0:
             seconds = max(1, int(wait + 0.999))
             response = api_error_response(
-                TooManyRequests(f"rate limit exceeded; retry in {seconds} s")
+                TooManyRequests(m("rate limit exceeded; retry in {seconds} s", seconds=seconds))
             )
             response.headers["retry-after"] = str(seconds)
             await response(scope, receive, send)

@@ -51,6 +51,7 @@ import lark
 
 from app.rules.dice import Dice, NotationResult, Rng, SeededRng
 from app.rules.errors import Loc, RulesError
+from app.rules.messages import N_, Message, m
 from app.rules.violations import MAX_NOTATION_CHARS
 
 #: docs/rules.md#dice-notation.
@@ -94,7 +95,10 @@ class _DrawContext(d20.RollContext):  # type: ignore[misc]
         self.rolls += n
         if self.rolls > self.max_rolls:
             raise NotationError(
-                f"the expression rolls more than {MAX_DICE} dice (rerolls and explosions count)"
+                m(
+                    "the expression rolls more than {count} dice (rerolls and explosions count)",
+                    count=MAX_DICE,
+                )
             )
 
     def charge(self, dice_looked_at: int) -> None:
@@ -102,8 +106,11 @@ class _DrawContext(d20.RollContext):  # type: ignore[misc]
         self.work += dice_looked_at
         if self.work > MAX_WORK:
             raise NotationError(
-                "the expression takes too much work to roll: its keep, reroll, explode and "
-                f"minimum/maximum passes look at more than {MAX_WORK} dice in all"
+                m(
+                    "the expression takes too much work to roll: its keep, reroll, explode and "
+                    "minimum/maximum passes look at more than {count} dice in all",
+                    count=MAX_WORK,
+                )
             )
 
     def face(self, size: int | str) -> int:
@@ -360,7 +367,11 @@ class _Breakdown(d20.MarkdownStringifier):  # type: ignore[misc]
 def _check_text(expr: str) -> None:
     if len(expr) > MAX_EXPRESSION_LENGTH:
         raise NotationError(
-            f"the expression is {len(expr)} characters long; at most {MAX_EXPRESSION_LENGTH}"
+            m(
+                "the expression is {length} characters long; at most {most}",
+                length=len(expr),
+                most=MAX_EXPRESSION_LENGTH,
+            )
         )
     depth = 0
     in_annotation = False
@@ -372,7 +383,9 @@ def _check_text(expr: str) -> None:
         elif char == "(":
             depth += 1
             if depth > MAX_PARENTHESES:
-                raise NotationError(f"parentheses nest more than {MAX_PARENTHESES} deep")
+                raise NotationError(
+                    m("parentheses nest more than {count} deep", count=MAX_PARENTHESES)
+                )
         elif char == ")":
             depth -= 1
 
@@ -392,21 +405,28 @@ def _parse(expr: str) -> Any:
     except lark.exceptions.UnexpectedToken as exc:
         token: Any = exc.token  # type: ignore[attr-defined]  # lark's stubs omit it
         if token.type == "$END":
-            raise NotationError("not valid dice notation: the expression ends too early") from None
+            raise NotationError(
+                N_("not valid dice notation: the expression ends too early")
+            ) from None
         raise NotationError(_unexpected(str(token), exc.pos_in_stream, offset)) from None
     except lark.exceptions.UnexpectedCharacters as exc:
         position = exc.pos_in_stream
         found = text[position : position + 1] or "end of text"
         raise NotationError(_unexpected(found, position, offset)) from None
     except (lark.exceptions.LarkError, RecursionError, ValueError):
-        raise NotationError("not valid dice notation") from None
+        raise NotationError(N_("not valid dice notation")) from None
     _check_tree(tree)
     return tree
 
 
-def _unexpected(found: str, position: int | None, offset: int) -> str:
-    where = f" at character {position + offset + 1}" if position is not None else ""
-    return f"not valid dice notation: unexpected {found!r}{where}"
+def _unexpected(found: str, position: int | None, offset: int) -> Message:
+    if position is None:
+        return m("not valid dice notation: unexpected {found}", found=repr(found))
+    return m(
+        "not valid dice notation: unexpected {found} at character {position}",
+        found=repr(found),
+        position=position + offset + 1,
+    )
 
 
 def _check_tree(tree: Any) -> None:
@@ -422,12 +442,20 @@ def _check_tree(tree: Any) -> None:
         if isinstance(node, d20.diceast.Dice):
             sides = PERCENTILE_SIDES if node.size == "%" else node.size
             if sides < 1:
-                raise NotationError(f"{node.num}d{node.size}: a die has at least 1 side")
+                raise NotationError(
+                    m("{dice}: a die has at least 1 side", dice=f"{node.num}d{node.size}")
+                )
             if sides > MAX_SIDES:
-                raise NotationError(f"{node.num}d{node.size}: a die has at most {MAX_SIDES} sides")
+                raise NotationError(
+                    m(
+                        "{dice}: a die has at most {most} sides",
+                        dice=f"{node.num}d{node.size}",
+                        most=MAX_SIDES,
+                    )
+                )
             dice += node.num
             if dice > MAX_DICE:
-                raise NotationError(f"the expression has more than {MAX_DICE} dice")
+                raise NotationError(m("the expression has more than {count} dice", count=MAX_DICE))
         stack.extend(node.children)
 
 
@@ -439,12 +467,12 @@ def _integer_total(value: object) -> int:
     ±MAX_TOTAL."""
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise NotationError("the expression's total is not a finite number")
+            raise NotationError(N_("the expression's total is not a finite number"))
         value = math.floor(value)
     if not isinstance(value, int):
-        raise NotationError("the expression's total is not a number")
+        raise NotationError(N_("the expression's total is not a number"))
     if abs(value) > MAX_TOTAL:
-        raise NotationError(f"the expression's total is beyond ±{MAX_TOTAL}")
+        raise NotationError(m("the expression's total is beyond ±{most}", most=MAX_TOTAL))
     return value
 
 
@@ -457,13 +485,13 @@ def _evaluate(tree: Any, draw: Draw) -> NotationResult:
     except RulesError:
         raise
     except d20.RollError as exc:
-        raise NotationError(f"cannot roll the expression: {exc}") from None
+        raise NotationError(m("cannot roll the expression: {why}", why=str(exc))) from None
     except ZeroDivisionError:
-        raise NotationError("cannot roll the expression: division by zero") from None
+        raise NotationError(N_("cannot roll the expression: division by zero")) from None
     except (ArithmeticError, ValueError):
-        raise NotationError("cannot roll the expression: a number is out of range") from None
+        raise NotationError(N_("cannot roll the expression: a number is out of range")) from None
     except RecursionError:
-        raise NotationError("the expression nests too deeply") from None
+        raise NotationError(N_("the expression nests too deeply")) from None
     return NotationResult(total, breakdown, tuple(context.values), tuple(context.sides))
 
 
@@ -497,7 +525,7 @@ def validate_notation(expr: str, loc: Loc = ()) -> None:
         _refuse_dice_divisors(tree)
         _evaluate(tree, SeededRng(0, "validate-notation").die)
     except NotationError as exc:
-        raise NotationError(exc.msg, loc) from None
+        raise NotationError(exc.said or exc.msg, loc) from None
 
 
 def _refuse_dice_divisors(tree: Any) -> None:
@@ -506,7 +534,10 @@ def _refuse_dice_divisors(tree: Any) -> None:
         node = stack.pop()
         if isinstance(node, d20.diceast.BinOp) and node.op in ("/", "%") and _has_dice(node.right):
             raise NotationError(
-                f"the divisor after {node.op!r} depends on the dice and could be zero"
+                m(
+                    "the divisor after {operator} depends on the dice and could be zero",
+                    operator=repr(node.op),
+                )
             )
         stack.extend(node.children)
 

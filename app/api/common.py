@@ -109,7 +109,7 @@ def refuse_other_types(request: Request, raw: bytes) -> None:
     """415 for a body not sent as JSON."""
     if raw and not is_json_type(header(request, b"content-type")):
         raise UnsupportedMediaType(
-            "the request body must be sent as JSON (Content-Type: application/json)"
+            N_("the request body must be sent as JSON (Content-Type: application/json)")
         )
 
 

@@ -240,7 +240,7 @@ def reads_state(path: str, method: str, operation: Operation) -> bool:
     with a body or a query that plays, chooses or asks the odds (not a page of rounds, a
     seed, a proof or a deletion, whose 422s are their schemas' own)."""
     asks = "requestBody" in operation or any(
-        p.get("in") == "query" for p in operation.get("parameters", ())
+        p.get("in") == "query" and p is not LANG for p in operation.get("parameters", ())
     )
     plain = method == "delete" or path.endswith(("/seeds", "/proof"))
     return asks and not plain and not (method == "get" and path.endswith("/rounds"))
@@ -413,6 +413,19 @@ CREATION_KEY = {
     "of its own>`: only then does a replay carry the session's tokens.",
 }
 REQUEST_ID = parameter("X-Request-ID", REQUEST_ID_DOC, STRING)
+#: `?lang=`, honoured by every `/v1` call (app/api/i18n.py): its summaries, text answers and
+#: problem details.
+LANG = {
+    "name": "lang",
+    "in": "query",
+    "required": False,
+    "description": "The language of the answer's summaries, text and problem details (`en`, "
+    "`de`, `fr`, `es`, `pt-BR`; docs/languages.md), for a client that cannot set "
+    "`Accept-Language`: it wins over that header when it names a language served (`de-AT` is "
+    "`de`, `pt` is `pt-BR`) and is ignored otherwise. JSON field names, values and a "
+    "problem's `type` never change with it.",
+    "schema": STRING,
+}
 
 
 def is_odds(path: str) -> bool:
@@ -434,12 +447,17 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
     keyed = changes or creation
     has_body = "requestBody" in operation
     has_query = any(p.get("in") == "query" for p in operation.get("parameters", ()))
+    # A path parameter of another type than a string (a delivery's number) is checked: 422.
+    typed_path = any(
+        p.get("in") == "path" and p.get("schema", {}).get("type") not in (None, "string")
+        for p in operation.get("parameters", ())
+    )
     statuses: set[int] = set()
     if has_body:
         statuses |= {400, 413, 415, 422}
     if method == "delete":
         statuses.add(413)  # the body is read (and ignored), so it counts towards the limit
-    if has_query or keyed:
+    if has_query or keyed or typed_path:
         statuses.add(422)
     if session:
         statuses |= {401, 404, 503}
@@ -493,6 +511,8 @@ def declare(path: str, method: str, operation: Operation, *, creation: bool) -> 
     if keyed:
         parameters.append(CREATION_KEY if creation else IDEMPOTENCY_KEY)
     parameters.append(REQUEST_ID)
+    if path.startswith("/v1/") and not any(p.get("name") == "lang" for p in parameters):
+        parameters.append(LANG)
     if session or hooks:
         operation["security"] = [{BEARER: []}]
     elif creation:

@@ -27,6 +27,7 @@ from starlette.responses import Response
 from app.api.routing import LeanRoute
 from app.errors import NotFound
 from app.middleware import VIA_TRUSTED_PROXY
+from app.rules.messages import N_
 
 MANIFEST_URL: Final = "/foundry/module.json"
 DOWNLOAD_URL: Final = "/foundry/arbiter.zip"
@@ -50,7 +51,7 @@ def manifest() -> dict[str, object]:
     the package alone) answers 404."""
     path = FOLDER / "module.json"
     if not path.is_file():
-        raise NotFound("this deployment of Arbiter does not carry the Foundry module")
+        raise NotFound(N_("this deployment of Arbiter does not carry the Foundry module"))
     loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
 

@@ -18,13 +18,14 @@ import contextlib
 import functools
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar, Token
+from decimal import Decimal
 from pathlib import Path
 from typing import Final
 
 from babel import Locale
 from babel.core import negotiate_locale
 from babel.lists import format_list
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
 from app.api.answers.formats import weight
@@ -168,6 +169,17 @@ class Catalog:
             shown = format_decimal(value, format="+#,##0;-#,##0", locale=self.locale)
             self.signed_numbers[value] = shown
         return shown
+
+    def percent(self, value: float) -> str:
+        # The language's own percent pattern (`#,##0 %` in German), with one decimal.
+        # Rounded as the English is (Python's), then written in the language's forms.
+        pattern = self.locale.percent_formats[None].pattern.replace("0", "0.0", 1)
+        rounded = Decimal(f"{value * 100:.1f}") / 100
+        return format_percent(rounded, pattern, locale=self.locale)
+
+    def fixed(self, value: float, places: int) -> str:
+        rounded = Decimal(f"{value:.{places}f}")
+        return format_decimal(rounded, "#,##0." + "0" * places, locale=self.locale)
 
     def listing(self, items: Sequence[str], joiner: Joiner) -> str:
         if joiner in ("and", "and-each"):

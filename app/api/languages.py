@@ -26,6 +26,7 @@ from app.api import i18n
 from app.api.common import revalidated
 from app.api.routing import LeanRoute
 from app.errors import NotFound
+from app.rules.messages import Listing, m
 
 #: English text → its translation (a message with plural forms: the list of its forms); `""`:
 #: the plural rule.
@@ -79,7 +80,13 @@ def install_languages(app: FastAPI) -> None:
         """The table page's strings in `locale` (JSON: English text → its translation)."""
         tag = served(locale)
         if tag is None:
-            raise NotFound(f"no strings in {locale!r}; languages: {', '.join(i18n.LANGUAGES)}")
+            raise NotFound(
+                m(
+                    "no strings in {locale}; languages: {languages}",
+                    locale=repr(locale),
+                    languages=Listing(list(i18n.LANGUAGES)),
+                )
+            )
         content, etag = page_messages(tag)
         headers = {**HEADERS, "Content-Language": tag}
         return revalidated(request, content, etag, "application/json", headers)

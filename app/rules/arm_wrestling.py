@@ -154,7 +154,7 @@ def check_config(config: Config) -> None:
 
 def _given(value: int | None, field: str) -> int:
     if value is None:  # check_config guarantees it for the variant that reads it
-        raise RulesError(f"{field} is required by this variant", (field,))
+        raise RulesError(m("{field} is required by this variant", field=field), (field,))
     return value
 
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from app.rules.dice import Dice
+from app.rules.dice import Dice, outside
 from app.rules.errors import Loc, RulesError
 from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, term
 
@@ -82,22 +82,25 @@ _ABOVE_ALL_BANDS: Final = (SECOND_BEST, BEST)
 def check_rating(rating: int, loc: Loc = ("rating",)) -> None:
     """The rating lies in -100..100 (docs/rules.md#cairn-hill-roll)."""
     if not MIN_RATING <= rating <= MAX_RATING:
-        raise RulesError(f"the rating must be between {MIN_RATING} and {MAX_RATING}", loc)
+        raise RulesError(
+            m("the rating must be between {low} and {high}", low=MIN_RATING, high=MAX_RATING),
+            loc,
+        )
 
 
 def resolve_rating(rating: int | None, stats: Sequence[int] | None) -> int:
     """The rating from exactly one of `rating` or the two `stats` (their sum),
     docs/rules.md#cairn-hill-roll."""
     if rating is not None and stats is not None:
-        raise RulesError("give either the rating or the two stats, not both", ("stats",))
+        raise RulesError(N_("give either the rating or the two stats, not both"), ("stats",))
     if stats is not None:
         if len(stats) != 2:
-            raise RulesError("exactly two stats are needed", ("stats",))
+            raise RulesError(N_("exactly two stats are needed"), ("stats",))
         total = stats[0] + stats[1]
         check_rating(total, ("stats",))
         return total
     if rating is None:
-        raise RulesError("give the rating or the two stats", ("rating",))
+        raise RulesError(N_("give the rating or the two stats"), ("rating",))
     check_rating(rating)
     return rating
 
@@ -183,7 +186,10 @@ def judge_cairn(
     """
     check_rating(rating)
     if len(dice) != DICE_COUNT:
-        raise RulesError(f"{DICE_COUNT} dice are needed, {len(dice)} given", ("dice",))
+        raise RulesError(
+            m("{count} dice are needed, {given} given", count=DICE_COUNT, given=len(dice)),
+            ("dice",),
+        )
     _check_d100s(dice, ("dice",))
     _check_d100s((critical_die,), ("critical_die",))
     dice_sorted = tuple(sorted(dice))
@@ -196,7 +202,7 @@ def judge_cairn(
     if critical is None:
         magnitude_die = None
     elif magnitude_die is None:
-        raise RulesError("a critical needs a magnitude die", ("magnitude_die",))
+        raise RulesError(N_("a critical needs a magnitude die"), ("magnitude_die",))
     else:
         _check_d100s((magnitude_die,), ("magnitude_die",))
         multiplier = multiplier_of(magnitude_die)
@@ -223,7 +229,7 @@ def judge_cairn(
 def _check_d100s(values: Sequence[int], loc: Loc) -> None:
     for value in values:
         if not 1 <= value <= DIE_SIDES:
-            raise RulesError(f"die value {value} is outside 1..{DIE_SIDES}", loc)
+            raise RulesError(outside(value, DIE_SIDES), loc)
 
 
 def cairn_roll(

@@ -269,25 +269,35 @@ def start(config: Config, dice: Dice) -> State:
         lead = roll + escapee.modifier(INITIATIVE)
         if lead <= CAUGHT_AT:
             raise RulesError(
-                f"{escapee.name}'s initiative {lead} gives no lead: the chase would be over",
+                m(
+                    "{name}'s initiative {lead} gives no lead: the chase would be over",
+                    name=escapee.name,
+                    lead=lead,
+                ),
                 ("start", "mode"),
             )
     elif isinstance(begin, DistanceStart):
         lead = DS_PER_DISTANCE_INCREMENT * begin.increments
         if lead <= CAUGHT_AT:
-            raise RulesError("the chase would be over already: lead <= 0", ("start", "increments"))
+            raise RulesError(
+                N_("the chase would be over already: lead <= 0"), ("start", "increments")
+            )
         if begin.with_initiative:
             lead += dice.d20(who=escapee.name, purpose=INITIATIVE) + escapee.modifier(INITIATIVE)
             if lead <= CAUGHT_AT:
                 raise RulesError(
-                    f"{escapee.name}'s initiative and the distance give a lead of {lead}: the "
-                    "chase would be over",
+                    m(
+                        "{name}'s initiative and the distance give a lead of {lead}: the chase "
+                        "would be over",
+                        name=escapee.name,
+                        lead=lead,
+                    ),
                     ("start", "with_initiative"),
                 )
     else:
         lead = begin.lead
         if lead <= CAUGHT_AT:
-            raise RulesError("the chase would be over already: lead <= 0", ("start", "lead"))
+            raise RulesError(N_("the chase would be over already: lead <= 0"), ("start", "lead"))
     return State(
         lead=lead,
         ds={escapee.name: lead, config.chaser.name: 0},
@@ -312,7 +322,7 @@ def end(config: Config, state: State, reason: str = "gave-up") -> State:  # noqa
     if is_finished(state):
         raise PhaseError(N_("the chase is over"))
     if reason != "gave-up":
-        raise RulesError("the only reason to end a chase is gave-up", ("reason",))
+        raise RulesError(N_("the only reason to end a chase is gave-up"), ("reason",))
     return replace(state, status_detail="gave-up")
 
 
@@ -327,7 +337,7 @@ def choose_tactic(
         return None
     if policy == "hide-when-possible":
         return Hide() if state.lead >= HIDE_MIN_LEAD and not terrain.flat else None
-    raise RulesError("tactic_policy must be none or hide-when-possible", ("tactic_policy",))
+    raise RulesError(N_("tactic_policy must be none or hide-when-possible"), ("tactic_policy",))
 
 
 # --------------------------------------------------------------------------------------------

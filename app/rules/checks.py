@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from app.rules.dice import Dice
+from app.rules.dice import Dice, outside
 from app.rules.errors import RulesError
 from app.rules.messages import Argument, Message, english, m
 
@@ -40,17 +40,24 @@ def check_bounds(modifier: int, dc: int | None) -> None:
     """The modifier and DC lie in -1000..1000."""
     if not MIN_MODIFIER <= modifier <= MAX_MODIFIER:
         raise RulesError(
-            f"the modifier must be between {MIN_MODIFIER} and {MAX_MODIFIER}", ("modifier",)
+            m(
+                "the modifier must be between {low} and {high}",
+                low=MIN_MODIFIER,
+                high=MAX_MODIFIER,
+            ),
+            ("modifier",),
         )
     if dc is not None and not MIN_DC <= dc <= MAX_DC:
-        raise RulesError(f"the DC must be between {MIN_DC} and {MAX_DC}", ("dc",))
+        raise RulesError(
+            m("the DC must be between {low} and {high}", low=MIN_DC, high=MAX_DC), ("dc",)
+        )
 
 
 def judge_check(roll: int, modifier: int, dc: int | None = None) -> D20Check:
     """`total = roll + modifier`; success when `total >= dc` (docs/rules.md#dice-and-checks), no
     automatic 1 or 20."""
     if not 1 <= roll <= D20_SIDES:
-        raise RulesError(f"die value {roll} is outside 1..{D20_SIDES}", ("roll",))
+        raise RulesError(outside(roll, D20_SIDES), ("roll",))
     check_bounds(modifier, dc)
     total = roll + modifier
     return D20Check(roll, modifier, total, dc, None if dc is None else total >= dc)

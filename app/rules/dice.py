@@ -32,7 +32,13 @@ from typing import Final, Literal, Protocol, cast
 
 from app.rules import serial
 from app.rules.errors import DiceError, Loc, RulesError
-from app.rules.text import plural
+from app.rules.messages import Message, m, ng
+
+
+def outside(value: int, sides: int) -> Message:
+    """The refusal of a die's value outside its die."""
+    return m("die value {value} is outside 1..{sides}", value=value, sides=sides)
+
 
 Source = Literal["supplied", "rolled"]
 Key = tuple[str | None, str]
@@ -139,9 +145,13 @@ def check_supplied(
         need = needs.get(key)
         if need is None:
             raise DiceError(
-                f"no {key[1]} die of {key[0]}'s can be needed in this round"
+                m(
+                    "no {purpose} die of {name}'s can be needed in this round",
+                    purpose=key[1],
+                    name=key[0],
+                )
                 if key[0] is not None
-                else f"no {key[1]} die can be needed in this round",
+                else m("no {purpose} die can be needed in this round", purpose=key[1]),
                 loc,
             )
         sides: tuple[int, ...] = (need.sides,) * need.per_roll
@@ -150,24 +160,40 @@ def check_supplied(
             counted = notation_dice(need.notation) if notation_dice is not None else None
             if counted is None:
                 raise DiceError(
-                    f"{need.notation} rolls as many dice as its dice decide: the server rolls them",
+                    m(
+                        "{notation} rolls as many dice as its dice decide: the server rolls them",
+                        notation=need.notation,
+                    ),
                     loc,
                 )
             if not counted:
-                raise DiceError(f"{need.notation} rolls no dice", loc)
+                raise DiceError(m("{notation} rolls no dice", notation=need.notation), loc)
             sides = counted
             most = None if most is None else most * len(counted)
         if most is not None and len(values) > most:
             raise DiceError(
-                f"{plural(len(values), 'value')} for {key[1]!r}: this round can use at most {most}",
+                ng(
+                    "{count} value for {purpose}: this round can use at most {most}",
+                    "{count} values for {purpose}: this round can use at most {most}",
+                    len(values),
+                    purpose=repr(key[1]),
+                    most=most,
+                ),
                 loc,
             )
         if len(values) % len(sides):
-            raise DiceError(f"a roll takes {plural(len(sides), 'value')}: supply whole rolls", loc)
+            raise DiceError(
+                ng(
+                    "a roll takes {count} value: supply whole rolls",
+                    "a roll takes {count} values: supply whole rolls",
+                    len(sides),
+                ),
+                loc,
+            )
         for index, value in enumerate(values):
             die = sides[index % len(sides)]
             if not 1 <= value <= die:
-                raise DiceError(f"die value {value} is outside 1..{die}", loc)
+                raise DiceError(outside(value, die), loc)
 
 
 class Rng(Protocol):
@@ -502,7 +528,11 @@ class Dice:
         result = self._notation(expr, draw)
         if sources == {"supplied", "rolled"}:
             raise DiceError(
-                f"{expr} needs {len(drawn)} dice; supply all of them or none",
+                m(
+                    "{expr} needs {count} dice; supply all of them or none",
+                    expr=expr,
+                    count=len(drawn),
+                ),
                 self._loc(key),
             )
         source: Source = "supplied" if sources == {"supplied"} else "rolled"
@@ -521,13 +551,19 @@ class Dice:
         end = start + count
         if end > len(values):
             raise DiceError(
-                f"{plural(count, 'value')} of 1..{sides} needed, {len(values) - start} supplied",
+                ng(
+                    "{count} value of 1..{sides} needed, {supplied} supplied",
+                    "{count} values of 1..{sides} needed, {supplied} supplied",
+                    count,
+                    sides=sides,
+                    supplied=len(values) - start,
+                ),
                 self._loc(key),
             )
         taken = values[start:end]
         for value in taken:
             if not 1 <= value <= sides:
-                raise DiceError(f"die value {value} is outside 1..{sides}", self._loc(key))
+                raise DiceError(outside(value, sides), self._loc(key))
         self._consumed[key] = end
         return taken
 
@@ -562,8 +598,12 @@ class Dice:
             key = leftover[0]
             extra = len(self._supplied[key]) - self._consumed.get(key, 0)
             raise DiceError(
-                f"{plural(extra, 'supplied value')} for {key[1]!r} "
-                f"{'was' if extra == 1 else 'were'} not needed",
+                ng(
+                    "{count} supplied value for {purpose} was not needed",
+                    "{count} supplied values for {purpose} were not needed",
+                    extra,
+                    purpose=repr(key[1]),
+                ),
                 self._loc(key),
             )
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.rules.messages import Message, english
+
 Loc = tuple[str | int, ...]
 
 
@@ -21,11 +23,19 @@ class RuleViolation:
 
 
 class RulesError(ValueError):
-    """Input that is well formed but breaks a rule (docs/rules.md), e.g. hiding on flat ground."""
+    """Input that is well formed but breaks a rule (docs/rules.md), e.g. hiding on flat ground.
 
-    def __init__(self, msg: str, loc: Loc = (), *, more: Sequence[RuleViolation] = ()) -> None:
-        super().__init__(msg)
-        self.violations: tuple[RuleViolation, ...] = (RuleViolation(loc, msg), *more)
+    `msg` is the reason in English, or a `Message` naming its values (docs/languages.md): the
+    problem's `detail` is then in the request's language, its `errors` in English."""
+
+    def __init__(
+        self, msg: str | Message, loc: Loc = (), *, more: Sequence[RuleViolation] = ()
+    ) -> None:
+        said = msg if isinstance(msg, Message) else None
+        text = english(msg) if isinstance(msg, Message) else msg
+        super().__init__(text)
+        self.said: Message | None = said
+        self.violations: tuple[RuleViolation, ...] = (RuleViolation(loc, text), *more)
 
     @property
     def msg(self) -> str:
@@ -35,7 +45,7 @@ class RulesError(ValueError):
         """The same violations, each `loc` under `prefix` (a body nested in another's)."""
         first, *more = self.violations
         return RulesError(
-            first.msg,
+            self.said or first.msg,
             (*prefix, *first.loc),
             more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
         )
@@ -48,5 +58,9 @@ class DiceError(RulesError):
 class PhaseError(ValueError):
     """A call that is valid in general but not now (the contest is finished or in another phase).
 
-    The HTTP edge maps it to 409.
+    The HTTP edge maps it to 409. Like a `RulesError`, its reason may be a `Message`.
     """
+
+    def __init__(self, msg: str | Message) -> None:
+        self.said: Message | None = msg if isinstance(msg, Message) else None
+        super().__init__(english(msg) if isinstance(msg, Message) else msg)

@@ -24,7 +24,10 @@ SUCCESS = "success"
 def check_skill(skill: int, loc: tuple[str | int, ...] = ("skill",)) -> None:
     """Effective skill lies in -100..1000 (docs/rules.md#success-roll)."""
     if not MIN_SKILL <= skill <= MAX_SKILL:
-        raise RulesError(f"effective skill must be between {MIN_SKILL} and {MAX_SKILL}", loc)
+        raise RulesError(
+            m("effective skill must be between {low} and {high}", low=MIN_SKILL, high=MAX_SKILL),
+            loc,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -411,11 +411,11 @@ def long_throw_config(
 def _thrower_violations(thrower: Thrower, loc: Loc) -> list[RuleViolation]:
     found: list[RuleViolation] = []
     if not thrower.name.strip():
-        found.append(RuleViolation((*loc, "name"), "name must not be blank"))
+        found.append(RuleViolation((*loc, "name"), N_("name must not be blank")))
     if thrower.size not in SIZES:
         found.append(RuleViolation((*loc, "size"), f"size must be one of {', '.join(SIZES)}"))
     if thrower.strength_score is None and thrower.load_limits is None:
-        found.append(RuleViolation(loc, "give strength_score or load_limits"))
+        found.append(RuleViolation(loc, N_("give strength_score or load_limits")))
     if thrower.strength_score is not None and not (
         MIN_STRENGTH <= thrower.strength_score <= MAX_STRENGTH
     ):
@@ -429,7 +429,7 @@ def _thrower_violations(thrower: Thrower, loc: Loc) -> list[RuleViolation]:
         found.append(
             RuleViolation(
                 (*loc, "load_limits"),
-                "load limits must satisfy 0 <= light <= medium <= heavy <= 10**18",
+                N_("load limits must satisfy 0 <= light <= medium <= heavy <= 10**18"),
             )
         )
     modifiers = {

@@ -50,7 +50,22 @@ class Signed:
     bare_zero: bool = False
 
 
-Argument = str | int | Message | Listing | Signed
+@dataclass(frozen=True, slots=True)
+class Percent:
+    """A probability as a percentage with one decimal: `74.1%` (`74,1 %` in German)."""
+
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    """A number with `places` decimals: `3.42` (`3,42` in German)."""
+
+    value: float
+    places: int = 2
+
+
+Argument = str | int | Message | Listing | Signed | Percent | Fixed
 
 
 def m(template: str, /, **args: Argument) -> Message:
@@ -89,6 +104,10 @@ class Language(Protocol):
 
     def signed(self, value: int) -> str: ...
 
+    def percent(self, value: float) -> str: ...
+
+    def fixed(self, value: float, places: int) -> str: ...
+
     def listing(self, items: Sequence[str], joiner: Joiner) -> str: ...
 
 
@@ -106,6 +125,12 @@ class English:
 
     def signed(self, value: int) -> str:
         return f"{value:+d}"
+
+    def percent(self, value: float) -> str:
+        return f"{value * 100:.1f}%"
+
+    def fixed(self, value: float, places: int) -> str:
+        return f"{value:.{places}f}"
 
     def listing(self, items: Sequence[str], joiner: Joiner) -> str:
         if joiner == "and":
@@ -128,6 +153,10 @@ def render(argument: Argument, language: Language) -> str:
         if argument.bare_zero and argument.value == 0:
             return language.number(0)
         return language.signed(argument.value)
+    if isinstance(argument, Percent):
+        return language.percent(argument.value)
+    if isinstance(argument, Fixed):
+        return language.fixed(argument.value, argument.places)
     if isinstance(argument, Listing):
         return language.listing(
             [render(item, language) for item in argument.items], argument.joiner

@@ -91,7 +91,7 @@ from typing import Final, Literal
 from app.rules.common import ability_modifier
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError
-from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, term
+from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, ng, term
 from app.rules.text import name_key
 from app.rules.violations import Violations
 
@@ -428,7 +428,7 @@ def increment_check_modifier(competitor: Competitor, increment: Increment, ride:
     if increment.mounted:
         mount = competitor.mount
         if mount is None:
-            raise RulesError(f"{competitor.name} has no mount", ("mounted",))
+            raise RulesError(m("{name} has no mount", name=competitor.name), ("mounted",))
         return mount.strength_mod + speed_bonus(mount.speed) + ride + increment.modifier + pacing
     run = RUN_BONUS if increment.check == FOOT_RACE_CHECK and competitor.has_feat(RUN_FEAT) else 0
     return (
@@ -822,11 +822,16 @@ def choose_pacing(config: Config, state: State, name: str, pacing: Pacing) -> St
     duration of the race", so it is made before the first increment, and may be changed until
     then; once an increment is played it is a `PhaseError`."""
     if not any(competitor.name == name for competitor in config.competitors):
-        raise RulesError(f"{name} is not racing here", ("name",))
+        raise RulesError(m("{name} is not racing here", name=name), ("name",))
     if state.increment > 0:
         raise PhaseError(
-            "pacing is chosen for the whole race, before its first increment: "
-            f"{state.increment} increment{'' if state.increment == 1 else 's'} played"
+            ng(
+                "pacing is chosen for the whole race, before its first increment: "
+                "{count} increment played",
+                "pacing is chosen for the whole race, before its first increment: "
+                "{count} increments played",
+                state.increment,
+            )
         )
     return replace(state, pacing={**state.pacing, name: pacing})
 

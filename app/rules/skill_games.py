@@ -45,7 +45,7 @@ from app.rules.common import MAX_OPPOSED_REROLLS
 from app.rules.dice import Dice
 from app.rules.errors import Loc, PhaseError, RulesError
 from app.rules.messages import N_, Argument, Listing, Message, english, m, ng, term
-from app.rules.text import name_key, plural
+from app.rules.text import name_key
 from app.rules.violations import Violations
 
 Kind = Literal["bidding", "option"]
@@ -153,7 +153,7 @@ def _is_int(value: object) -> bool:
 
 def _list(value: object, loc: Loc, what: str) -> list[Any]:
     if not isinstance(value, list | tuple):
-        raise RulesError(f"{what} must be a list", loc)
+        raise RulesError(m("{what} must be a list", what=what), loc)
     return list(value)
 
 
@@ -316,7 +316,7 @@ def _require_active(state: State) -> None:
 def _require_party(config: Config, party: str) -> Party:
     found = config.party(party)
     if found is None:
-        raise RulesError("not a party of this skill game", ("party",))
+        raise RulesError(N_("not a party of this skill game"), ("party",))
     return found
 
 
@@ -359,18 +359,24 @@ def choose_skills(
             N_("skills are chosen at the start of a round; sealed choices are due now")
         )
     if party in state.skills_done:
-        raise PhaseError(f"{party} has already chosen its skills this round")
+        raise PhaseError(m("{party} has already chosen its skills this round", party=party))
     chosen = _list(skills, ("skills",), "skills")
     for index, skill in enumerate(chosen):
         if not isinstance(skill, str) or skill not in config.skill_list:
-            raise RulesError("not a skill on this game's skill list", ("skills", index))
+            raise RulesError(N_("not a skill on this game's skill list"), ("skills", index))
         if skill in chosen[:index]:
             raise RulesError(
-                f"{skill!r} is chosen twice; skills must be distinct", ("skills", index)
+                m("{skill} is chosen twice; skills must be distinct", skill=repr(skill)),
+                ("skills", index),
             )
     if len(chosen) != config.skills_per_round:
         raise RulesError(
-            f"choose exactly {plural(config.skills_per_round, 'skill')} per round", ("skills",)
+            ng(
+                "choose exactly {count} skill per round",
+                "choose exactly {count} skills per round",
+                config.skills_per_round,
+            ),
+            ("skills",),
         )
 
     checks: list[SkillCheck] = []
@@ -403,41 +409,46 @@ def _choice_from_body(config: Config, choice: Mapping[str, Any], tokens: int) ->
     """Validate a party's choice; returns it and what it costs. Errors never echo a bid."""
     if config.kind == "bidding":
         if choice.get("actions") is not None:
-            raise RulesError("a bidding game takes one action and a bid", ("actions",))
+            raise RulesError(N_("a bidding game takes one action and a bid"), ("actions",))
         action = choice.get("action")
         if action is None:
-            raise RulesError("a bidding choice needs an action", ("action",))
+            raise RulesError(N_("a bidding choice needs an action"), ("action",))
         if not isinstance(action, str) or config.action(action) is None:
-            raise RulesError("not an action of this skill game", ("action",))
+            raise RulesError(N_("not an action of this skill game"), ("action",))
         bid = choice.get("bid")
         if bid is None:
-            raise RulesError("a bidding choice needs a bid", ("bid",))
+            raise RulesError(N_("a bidding choice needs a bid"), ("bid",))
         if not _is_int(bid):
-            raise RulesError("a bid must be a whole number of tokens", ("bid",))
+            raise RulesError(N_("a bid must be a whole number of tokens"), ("bid",))
         if bid < 0:
-            raise RulesError("a bid cannot be negative", ("bid",))
+            raise RulesError(N_("a bid cannot be negative"), ("bid",))
         sealed = Choice((action,), int(bid))
         return sealed, _price(config, sealed, tokens)
 
     for key in ("action", "bid"):
         if choice.get(key) is not None:
-            raise RulesError("an option game takes a list of actions and no bid", (key,))
+            raise RulesError(N_("an option game takes a list of actions and no bid"), (key,))
     raw = choice.get("actions")
     if raw is None:
         raise RulesError(
-            "an option choice lists its actions (an empty list buys none)", ("actions",)
+            N_("an option choice lists its actions (an empty list buys none)"), ("actions",)
         )
     names = _list(raw, ("actions",), "actions")
     if len(names) > config.max_actions_per_round:
         raise RulesError(
-            f"at most {plural(config.max_actions_per_round, 'action')} per round", ("actions",)
+            ng(
+                "at most {count} action per round",
+                "at most {count} actions per round",
+                config.max_actions_per_round,
+            ),
+            ("actions",),
         )
     for index, name in enumerate(names):
         if not isinstance(name, str) or config.action(name) is None:
-            raise RulesError("not an action of this skill game", ("actions", index))
+            raise RulesError(N_("not an action of this skill game"), ("actions", index))
         # Ruling: each action is bought at most once per round.
         if name in names[:index]:
-            raise RulesError("an action may be bought only once per round", ("actions", index))
+            raise RulesError(N_("an action may be bought only once per round"), ("actions", index))
     sealed = Choice(tuple(names))
     return sealed, _price(config, sealed, tokens)
 
@@ -446,11 +457,11 @@ def _price(config: Config, choice: Choice, tokens: int) -> int:
     """What a valid choice pays (its bid, or its actions' costs); more than `tokens` raises."""
     if choice.bid is not None:
         if choice.bid > tokens:
-            raise RulesError("bid exceeds the party's tokens", ("bid",))
+            raise RulesError(N_("bid exceeds the party's tokens"), ("bid",))
         return choice.bid
     cost = sum(cast(Action, config.action(name)).cost or 0 for name in choice.actions)
     if cost > tokens:
-        raise RulesError("the chosen actions cost more than the party's tokens", ("actions",))
+        raise RulesError(N_("the chosen actions cost more than the party's tokens"), ("actions",))
     return cost
 
 
@@ -594,7 +605,9 @@ def reveal(config: Config, state: State, dice: Dice) -> tuple[State, Round]:
         raise PhaseError(N_("the round has no sealed choices yet; parties are choosing skills"))
     waiting = waiting_for(state)
     if waiting:
-        raise PhaseError(f"waiting for sealed choices from {', '.join(waiting)}")
+        raise PhaseError(
+            m("waiting for sealed choices from {parties}", parties=Listing(list(waiting)))
+        )
 
     parties = config.party_names
     tokens = dict(state.tokens)
@@ -706,9 +719,11 @@ def grant(config: Config, state: State, party: str, tokens: int) -> State:
     _require_active(state)
     _require_party(config, party)
     if tokens < 0 and party in state.choices:
-        raise PhaseError(f"{party} has sealed its choice; take tokens after the reveal")
+        raise PhaseError(
+            m("{party} has sealed its choice; take tokens after the reveal", party=party)
+        )
     if state.tokens[party] + tokens < 0:
-        raise RulesError("a grant cannot take a party's tokens below 0", ("tokens",))
+        raise RulesError(N_("a grant cannot take a party's tokens below 0"), ("tokens",))
     return replace(state, tokens={**state.tokens, party: state.tokens[party] + tokens})
 
 

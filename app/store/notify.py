@@ -21,13 +21,17 @@ app/api/sessions/events.py). Other processes on the same SQLite file do not see 
 **PostgreSQL**: each process holds one connection (`Hub.start`) that LISTENs on `CHANNEL` and
 also sends this process's messages, batched, by a task of its own. There are two messages:
 
-* `W` (watch) `{"o": origin, "s": session, "a": after}`: a stream of that session opened (or is
-  still open: it is repeated every keep-alive) in another process. Every process replays its
-  own `recent` events of the session above `a`, and announces the session's changes it makes
-  in the next `WATCH_TTL_S` seconds.
+* `W` (watch) `{"o": origin, "s": session, "a": after}`, with `"l": [language, ...]` when the
+  process streams the session in other languages than English: a stream of that session
+  opened (or is still open: it is repeated every keep-alive) in another process. Every
+  process replays its own `recent` events of the session above `a`, and announces the
+  session's changes it makes in the next `WATCH_TTL_S` seconds (in those languages too,
+  while a stream of each watches).
 * `E` (event) `{"o", "s", "v", "e", "i", "n"}` + newline + the `i`-th of `n` chunks of the
   event's JSON: NOTIFY payloads are limited to 8000 bytes, so an event's data is split on
-  character boundaries and put back together by (origin, session, version).
+  character boundaries and put back together by (origin, session, version). With `"l":
+  language`, the chunks are the event's data in that language (its summaries: see
+  docs/languages.md), sent before the English ones and kept with the event they belong to.
 
 Why after the commit, batched, and only for watched sessions, rather than `pg_notify` inside
 each change's own transaction: a transaction that notifies takes a cluster-wide lock at commit
@@ -58,6 +62,10 @@ from app.store.database import asyncpg_dsn, asyncpg_dsns, connect_asyncpg, norma
 
 log = logging.getLogger("arbiter")
 
+#: The language of an event's own data (docs/languages.md); others travel beside it.
+ENGLISH = "en"
+#: Languages of one session's streams a watch names, at most (the service serves five).
+MAX_LANGUAGES = 8
 #: The one channel of every process of one database.
 CHANNEL = "arbiter_events"
 #: Bytes of event data per NOTIFY payload (PostgreSQL's limit is 8000, with the header).
@@ -101,7 +109,8 @@ class Event:
 
     `frame` is the server-sent event itself, encoded once here for every stream it goes to;
     `views` the frames of the parties a kind shows less of it, each encoded once, by the
-    first of that party's streams (app/api/sessions/events.py).
+    first of that party's streams (app/api/sessions/events.py); `languages` its data in other
+    languages than English, by tag (made by the process that made the change).
     """
 
     session_id: str
@@ -110,9 +119,14 @@ class Event:
     data: bytes
     frame: bytes = field(init=False, repr=False, compare=False)
     views: dict[str, bytes] = field(init=False, repr=False, compare=False, default_factory=dict)
+    languages: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "frame", sse_frame(self.name, self.version, self.data))
+
+    def data_in(self, language: str) -> bytes | None:
+        """The event's data in `language`, when it is known here (None: not)."""
+        return self.languages.get(language)
 
 
 def sse_frame(name: str, version: int, data: bytes) -> bytes:
@@ -162,12 +176,15 @@ class Subscription:
         "expected",
         "hub",
         "known",
+        "language",
         "session_id",
     )
 
-    def __init__(self, hub: Hub, session_id: str, after: int) -> None:
+    def __init__(self, hub: Hub, session_id: str, after: int, language: str = ENGLISH) -> None:
         self.hub = hub
         self.session_id = session_id
+        #: The stream's language (its events' summaries; docs/languages.md).
+        self.language = language
         #: The next version to hand out.
         self.expected = after + 1
         #: The highest version known to exist.
@@ -291,7 +308,7 @@ class Subscription:
 
     def refresh(self) -> None:
         """Tell the other processes this stream is still open (and where it stands)."""
-        self.hub.watch(self.session_id, self.expected - 1)
+        self.hub.watch(self.session_id, self.expected - 1, self.language)
 
     def close(self) -> None:
         if self._alarm is not None:
@@ -339,11 +356,16 @@ class Hub:
         #: Every session's kept events in one queue, oldest first (see `_remember`).
         self._recent: deque[Event] = deque()
         self._recent_bytes = 0
-        #: Sessions streamed by other processes, and until when (monotonic seconds).
+        #: Sessions streamed by other processes, and until when (monotonic seconds); and the
+        #: languages other than English they are streamed in, each until when.
         self._watched: dict[str, float] = {}
+        self._watched_languages: dict[str, dict[str, float]] = {}
         self._outbox: list[str] = []
         self._wake = asyncio.Event()
-        self._partial: dict[tuple[str, str, int], list[str | None]] = {}
+        self._partial: dict[tuple[str, str, int, str], list[str | None]] = {}
+        #: Events' data in other languages received before the events (origin, session,
+        #: version) themselves.
+        self._translations: dict[tuple[str, str, int], dict[str, bytes]] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         #: Set while the listening connection is open (tests wait for it).
@@ -374,6 +396,7 @@ class Hub:
                     self._announce(event)
                 else:
                     del self._watched[event.session_id]
+                    self._watched_languages.pop(event.session_id, None)
 
     def _fan_out(self, event: Event) -> None:
         """Hand the event to its session's subscriptions, `FANOUT_BATCH` per turn of the
@@ -429,15 +452,15 @@ class Hub:
 
     # --- the readers' side ---------------------------------------------------------------------
 
-    def subscribe(self, session_id: str, after: int) -> Subscription:
+    def subscribe(self, session_id: str, after: int, language: str = ENGLISH) -> Subscription:
         """A subscription to a session's events above version `after`, with what this process
         keeps replayed into it at once, and (PostgreSQL) what the other processes keep asked
-        for. `close()` it when the stream ends."""
-        subscription = Subscription(self, session_id, after)
+        for, in `language` too. `close()` it when the stream ends."""
+        subscription = Subscription(self, session_id, after, language)
         self._subscribers.setdefault(session_id, set()).add(subscription)
         for event in self.recent(session_id, after):
             subscription.offer(event, replay=True)
-        self.watch(session_id, after)
+        self.watch(session_id, after, language)
         return subscription
 
     def unsubscribe(self, subscription: Subscription) -> None:
@@ -455,10 +478,16 @@ class Hub:
             for subscription in streams:
                 subscription.end()
 
-    def watch(self, session_id: str, after: int) -> None:
-        """Ask the other processes for a session's events above `after`, and its next ones."""
+    def watch(self, session_id: str, after: int, language: str = ENGLISH) -> None:
+        """Ask the other processes for a session's events above `after`, and its next ones
+        (in `language` too, and in the languages of this process's other streams of it: the
+        events replayed for `after` then come in each of them)."""
         if self.postgres is not None:
-            header = {"o": self.origin, "s": session_id, "a": after}
+            header: dict[str, Any] = {"o": self.origin, "s": session_id, "a": after}
+            streams = self._subscribers.get(session_id, ())
+            languages = {language, *(stream.language for stream in streams)} - {ENGLISH}
+            if languages:
+                header["l"] = sorted(languages)
             self._send("W" + orjson.dumps(header).decode())
 
     def streams(self, session_id: str) -> int:
@@ -468,9 +497,23 @@ class Hub:
     # --- PostgreSQL ----------------------------------------------------------------------------
 
     def _announce(self, event: Event) -> None:
-        pieces = _chunks(event.data, CHUNK_BYTES)
+        """Send the event to the other processes: first its data in each language another
+        process streams the session in (when this process can make it), then in English."""
+        moment = time.monotonic()
+        wanted = self._watched_languages.get(event.session_id, {})
+        for language, until in list(wanted.items()):
+            if until <= moment:
+                del wanted[language]
+                continue
+            translated = event.data_in(language)
+            if translated is not None:
+                self._send_event(event, translated, language)
+        self._send_event(event, event.data, None)
+
+    def _send_event(self, event: Event, data: bytes, language: str | None) -> None:
+        pieces = _chunks(data, CHUNK_BYTES)
         for index, piece in enumerate(pieces):
-            header = {
+            header: dict[str, Any] = {
                 "o": self.origin,
                 "s": event.session_id,
                 "v": event.version,
@@ -478,6 +521,8 @@ class Hub:
                 "i": index,
                 "n": len(pieces),
             }
+            if language is not None:
+                header["l"] = language
             self._send("E" + orjson.dumps(header).decode() + "\n" + piece)
 
     def _send(self, payload: str) -> None:
@@ -497,6 +542,12 @@ class Hub:
             if len(self._watched) > WATCHED_LIMIT:
                 self._watched = {s: t for s, t in self._watched.items() if t > moment}
             self._watched[session_id] = moment + WATCH_TTL_S
+            languages = watch.get("l") or []
+            if languages:
+                streamed = self._watched_languages.setdefault(session_id, {})
+                for language in languages[:MAX_LANGUAGES]:
+                    if isinstance(language, str) and language != ENGLISH:
+                        streamed[language] = moment + WATCH_TTL_S
             for event in self.recent(session_id, int(watch["a"])):
                 self._announce(event)
         elif kind == "E":
@@ -507,7 +558,8 @@ class Hub:
             session_id, version, count = header["s"], int(header["v"]), int(header["n"])
             if session_id not in self._subscribers:
                 return
-            key = (header["o"], session_id, version)
+            language = str(header.get("l") or "")
+            key = (header["o"], session_id, version, language)
             parts = self._partial.setdefault(key, [None] * count)
             parts[int(header["i"])] = piece
             if any(part is None for part in parts):
@@ -517,7 +569,14 @@ class Hub:
                 return
             del self._partial[key]
             data = "".join(part or "" for part in parts).encode()
-            self._fan_out(Event(session_id, version, str(header["e"]), data))
+            event_key = (header["o"], session_id, version)
+            if language:
+                if len(self._translations) > PARTIAL_LIMIT:
+                    self._translations.clear()  # those of events lost on the way
+                self._translations.setdefault(event_key, {})[language] = data
+                return
+            languages = self._translations.pop(event_key, {})
+            self._fan_out(Event(session_id, version, str(header["e"]), data, languages=languages))
 
     def _on_notification(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
         try:

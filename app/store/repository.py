@@ -146,9 +146,9 @@ class SessionRecord:
     #: A verifiable session's stored server seed (app/api/sessions/verifiable.py); None: another.
     dice_secret: bytes | None = None
     #: The webhook subscriptions told of its changes when it was read (its own, and the
-    #: operator's: app/api/sessions/outbox.py), each `(id, events, view)`; none for a record
-    #: not read from the store.
-    subscriptions: tuple[tuple[str, list[str] | None, str], ...] = ()
+    #: operator's: app/api/sessions/outbox.py), each `(id, events, view, language)`; none for
+    #: a record not read from the store.
+    subscriptions: tuple[tuple[str, list[str] | None, str, str | None], ...] = ()
 
 
 #: The status of a verifiable session its GM deleted, kept for its proof until retention
@@ -172,11 +172,13 @@ def _select_session(lock: bool, postgres: bool) -> Callable[[], Executable]:
         hooks = Base.metadata.tables["webhook_subscriptions"]
         if postgres:
             listed = func.jsonb_agg(
-                func.jsonb_build_array(hooks.c.id, hooks.c.events, hooks.c.view)
+                func.jsonb_build_array(hooks.c.id, hooks.c.events, hooks.c.view, hooks.c.language)
             )
         else:
             listed = func.json_group_array(
-                func.json_array(hooks.c.id, func.json(hooks.c.events), hooks.c.view)
+                func.json_array(
+                    hooks.c.id, func.json(hooks.c.events), hooks.c.view, hooks.c.language
+                )
             )
         subscribed = (
             select(listed)
@@ -268,7 +270,7 @@ async def get_session_or_proof(
     values = dict(zip(_FIELDS, row, strict=True))
     # (No subscription: PostgreSQL's aggregate is null, SQLite's an empty array.)
     values["subscriptions"] = tuple(
-        (each[0], each[1], each[2]) for each in _document_out(subscribed) or ()
+        (each[0], each[1], each[2], each[3]) for each in _document_out(subscribed) or ()
     )
     for name in _DOCUMENTS:
         values[name] = _document_out(values[name])

@@ -83,7 +83,7 @@ class SubscriptionRecord:
     status: str
     failing_since: datetime | None
     created_at: datetime
-    #: The locale of its payloads' `summary` (null: English).
+    #: The language of its payloads' `summary` lines (a tag, `de`, `pt-BR`); None: English.
     language: str | None = None
 
 
@@ -215,6 +215,8 @@ class Target:
     id: str
     events: list[str] | None
     view: str
+    #: Its payloads' language (None: English).
+    language: str | None = None
 
     def wants(self, event: str) -> bool:
         return self.events is None or event in self.events

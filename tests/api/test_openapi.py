@@ -102,3 +102,31 @@ def test_every_event_stream_is_text_with_its_events_and_their_schemas(client: Te
         ("seed", "SkillGameSeedAdded"),
         ("deleted", '{"id": <session id>}'),
     ]
+
+
+def test_lang_is_declared_where_it_is_honoured(client: TestClient) -> None:
+    """`?lang=` (docs/languages.md) on every `/v1` operation, optional, any string (a value not
+    served is ignored, never refused); on no other operation. A 422 is documented for a typed
+    path parameter (a delivery's number)."""
+    document = client.get("/openapi.json").json()
+    declared = {
+        (method, path): [p for p in operation.get("parameters", []) if p["name"] == "lang"]
+        for method, path, operation in operations(document)
+    }
+    for (method, path), found in declared.items():
+        if path.startswith("/v1/"):
+            assert len(found) == 1, (method, path)
+            assert found[0]["in"] == "query"
+            assert found[0]["required"] is False
+            assert found[0]["schema"] == {"type": "string"}
+        else:
+            assert found == [], (method, path)
+    assert sum(1 for method, path in declared if path.startswith("/v1/")) > 100
+    replay = document["paths"]["/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"]
+    assert "422" in replay["post"]["responses"]
+    # Honoured as declared: a call's problem detail in the language it names.
+    refused = client.get("/v1/roll", params={"expr": "1d6+", "lang": "de"})
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == "keine gültige Würfelnotation: der Ausdruck endet zu früh"
+    ignored = client.get("/v1/roll", params={"expr": "1d6+", "lang": "xx"})
+    assert ignored.json()["detail"] == "not valid dice notation: the expression ends too early"

@@ -236,7 +236,12 @@ def test_a_player_rolls_their_own_seats_dice(seen: dict[str, Any]) -> None:
     dice_in = seen["diceIn"]
     assert dice_in["name"] == "Lydia"
     assert dice_in["summary"].startswith("Round 1 waits for dice from Ogre (until ")
-    assert dice_in["playerNotified"] == {"level": "info", "text": f"Arbiter: {dice_in['summary']}"}
+    # The player is told in her German, the deadline as the card's.
+    deadline = dice_in["summary"].removeprefix("Round 1 waits for dice from Ogre (until ")
+    assert dice_in["playerNotified"] == {
+        "level": "info",
+        "text": f"Arbiter: Runde 1 wartet auf Würfel von Ogre (bis {deadline}",
+    }
     round1 = seen["round1"]
     assert (round1["number"], round1["version"]) == (1, 4)
     assert round1["diceFrom"] == {"Lydia": "roll-for-me", "Ogre": "gm"}
@@ -653,7 +658,7 @@ def test_a_losing_bids_action_stays_sealed_in_the_chat(seen: dict[str, Any]) -> 
     assert revealed["sealedSummary"] == "Heroes has sealed its choice; waiting for Villains."
     assert revealed["playerNotified"] == {
         "level": "info",
-        "text": "Arbiter: Heroes has sealed its choice; waiting for Villains.",
+        "text": "Arbiter: Heroes hat seine Wahl versiegelt; es fehlen noch Villains.",
     }
 
 
@@ -727,7 +732,8 @@ def test_a_player_rolls_their_seats_dice_with_foundrys_dice(seen: dict[str, Any]
     assert rolled["diceFrom"] == {"Dee": "seat", "Cy": "gm"}
     assert (rolled["dee"]["roll"], rolled["dee"]["total"]) == (values, sum(values))
     assert rolled["supplied"] is True
-    assert rolled["notified"]["text"].startswith("Arbiter: Round 1 waits for dice from Cy")
+    # (Dee's player reads Arbiter in German.)
+    assert rolled["notified"]["text"].startswith("Arbiter: Runde 1 wartet auf Würfel von Cy (bis ")
     if seen["generation"] >= 13:
         # Dice So Nice shows the player's roll, from the player's client (and plays its own
         # sound): the chat's dice sound is not played over it.

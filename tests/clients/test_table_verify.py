@@ -362,3 +362,69 @@ def test_the_page_keeps_the_heads_it_saw_and_checks_the_proof_against_them(
     assert answer["conflicts"] == [
         f"chain: the head shown after round {views[3]['round']} is not the one shown before"
     ]
+
+
+#: The page's lines of a report in a language: i18n.js with a catalog as the page loads it.
+IN_A_LANGUAGE = """
+import { reportLine, beforeReveal } from MODULE;
+import { t, useCatalog } from I18N;
+const [catalog, tag] = JSON.parse(process.argv[1]);
+useCatalog(catalog, tag);
+const proof = {
+  commitment: "abcdef0123456789", seeds: [{}], rounds_played: 2,
+  chain_head: "0123456789abcdef", seeds_link: "x",
+};
+const problem = "round 1: its record does not match its link in the chain";
+process.stdout.write(JSON.stringify([
+  reportLine({ ok: true, diceChecked: 1234, roundsChecked: 2 }, t),
+  reportLine({ ok: false, problems: [problem] }, t),
+  beforeReveal(proof, { ok: true }, t),
+]));
+"""
+
+
+@pytest.mark.parametrize(
+    ("tag", "lines"),
+    [
+        (
+            "de",
+            [
+                "Jeder Würfel und jedes Glied stimmt (1234 Würfel, 2 Runden).",
+                "1 Problem(e): round 1: its record does not match its link in the chain",
+                "Die Würfel können noch nicht geprüft werden: der Seed des Servers wird "
+                "offengelegt, wenn die Sitzung endet. Jetzt: seine Festlegung abcdef012345… "
+                "steht fest, 1 Seed(s) hinzugefügt, 2 Runde(n) verkettet bis zum Kopf "
+                "0123456789ab…. Die Genesis und das Glied der Seeds stimmen.",
+            ],
+        ),
+        (
+            "pt-BR",
+            [
+                "Cada dado e cada elo conferem (1234 dados, 2 rodadas).",
+                "1 problema(s): round 1: its record does not match its link in the chain",
+                "Os dados ainda não podem ser verificados: a semente do servidor é revelada "
+                "quando a sessão termina. Agora: seu compromisso abcdef012345… está fixado, 1 "
+                "semente(s) adicionada(s), 2 rodada(s) encadeada(s) até a cabeça "
+                "0123456789ab…. A gênese e o elo das sementes conferem.",
+            ],
+        ),
+    ],
+)
+def test_the_pages_check_of_the_dice_speaks_its_language(
+    client: TestClient, tag: str, lines: list[str]
+) -> None:
+    """verify.js's lines through the page's catalog (`/table/messages/{tag}.json`) in its
+    `t`; the problems as the verifier words them, as the Python client's are."""
+    catalog = client.get(f"/table/messages/{tag}.json").json()
+    node = program("node", "install Node.js 20", called="Node.js (node)")
+    script = IN_A_LANGUAGE.replace("MODULE", json.dumps(VERIFY_JS.as_uri())).replace(
+        "I18N", json.dumps((VERIFY_JS.parent / "i18n.js").as_uri())
+    )
+    ran = subprocess.run(
+        [node, "--input-type=module", "-e", script, json.dumps([catalog, tag])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == lines

@@ -1032,3 +1032,70 @@ def test_a_sealed_choice_never_appears_in_an_event(two_servers: tuple[Server, Se
     assert '"action"' not in text
     assert "Rally" not in text.replace('"name":"Rally"', "")  # only the config names it
     assert got[3][1] == "revealed"
+
+
+# --- streams in another language, across processes -------------------------------------------
+
+
+@pytest.mark.postgres
+def test_an_event_crosses_processes_in_the_languages_its_streams_read(postgres_url: str) -> None:
+    """The process that made the change makes its data in each language another process
+    streams the session in (and in no other), sends it beside the English, and the reading
+    process keeps it with the event for each of its streams of that language."""
+    made: list[str] = []
+
+    def said(language: str) -> bytes:
+        made.append(language)
+        return orjson.dumps({"summary": f"said in {language}"})
+
+    async def scenario() -> None:
+        async with hubs(postgres_url, 2) as (writer, reader):
+            german = reader.subscribe("s-lang", 0, "de")
+            english = reader.subscribe("s-lang", 0)
+            data = orjson.dumps({"summary": "said in English"})
+            writer.publish(events.SaidEvent("s-lang", 1, "round", data, said=said))
+            [in_german] = await drain(german, 1)
+            [in_english] = await drain(english, 1)
+            assert in_german is in_english  # one event, shared by the process's streams
+            assert in_german.data == data
+            assert in_german.languages == {"de": orjson.dumps({"summary": "said in de"})}
+            assert made == ["de"]
+            kind = KINDS["arm-wrestles"]
+            assert events._framed(kind, None, in_german, "de") == notify.sse_frame(
+                "round", 1, b'{"summary":"said in de"}'
+            )
+            # A language nobody asked the writer for is shown as the event came: English.
+            assert events._framed(kind, None, in_german, "fr") == in_german.frame
+            german.close()
+            english.close()
+
+    run(scenario())
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_stream_on_one_server_reads_the_rounds_posted_to_another_in_its_language(
+    two_servers: tuple[Server, Server],
+) -> None:
+    from tests.test_i18n import ARM_WRESTLE, ROUND_ONE, SESSION_AFTER_ROUND_ONE
+
+    watched, written = two_servers
+    client = httpx.Client(base_url=written.base_url)
+    arm = Session(client, "arm-wrestles", ARM_WRESTLE)
+    path = f"{ARM}/{arm.id}/events"
+    with (
+        stream(watched.base_url, path + "?lang=de", arm.gm) as german,
+        stream(watched.base_url, path, arm.gm) as english,
+    ):
+        assert german.next_event()[:2] == (1, "session")
+        assert english.next_event()[:2] == (1, "session")
+        played = arm.play_round({"rolls": {"Lydia": {"strength": 17}, "Ogre": {"strength": 8}}})
+        version, name, data = german.next_event()
+        assert (version, name) == (2, "round")
+        assert data["summary"] == data["round"]["summary"] == ROUND_ONE["de"]
+        assert data["session"]["summary"] == SESSION_AFTER_ROUND_ONE["de"]
+        in_english = english.next_event()[2]
+        assert in_english == played.json()
+        unsaid = {"summary": None, "round": None, "session": None, "cards": None}
+        assert {**data, **unsaid} == {**in_english, **unsaid}
+        assert {**data["round"], "summary": None} == {**in_english["round"], "summary": None}

@@ -73,7 +73,7 @@ def test_a_resolve_yields_once_per_slice(monkeypatch: pytest.MonkeyPatch, yields
             slice_ends = reading + per_slice
     assert yields.count == expected
     assert expected >= len(played) // (per_slice + 1)
-    assert [entry["number"] for entry in recent] == list(
+    assert [entry.number for entry in recent] == list(
         range(len(played) - lifecycle.RESOLVE_RECENT_ROUNDS + 1, len(played) + 1)
     )
 

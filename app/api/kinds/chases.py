@@ -97,12 +97,14 @@ async def odds_from(
     """A chase's odds from here: `question.terrain` is the terrain as a round body's JSON
     (`{"check": "strength", ...}`), the tactic policy optional (`none`), the seed optional."""
     if question.terrain is None:
-        raise RulesError("the terrain of the increments to come is needed", ("query", "terrain"))
+        raise RulesError(
+            N_("the terrain of the increments to come is needed"), ("query", "terrain")
+        )
     try:
         terrain = validate_json(ChaseTerrain, question.terrain.encode()).to_terrain()
     except ValidationError as error:
         raise RulesError(
-            "not a terrain: " + "; ".join(str(e["msg"]) for e in error.errors()),
+            m("not a terrain: {why}", why="; ".join(str(e["msg"]) for e in error.errors())),
             ("query", "terrain"),
         ) from None
     policy = question.tactic_policy or "none"
@@ -169,10 +171,10 @@ async def odds_at_choices(
     for index, option in enumerate(body.options):
         where = ("options", index, "move")
         if option.move.rolls is not None:
-            raise RulesError("an option's dice are unknown: leave out rolls", (*where, "rolls"))
+            raise RulesError(N_("an option's dice are unknown: leave out rolls"), (*where, "rolls"))
         if option.move.collect or option.move.deadline_seconds is not None:
             raise RulesError(
-                "an option is the next increment as played: leave out collect and its deadline",
+                N_("an option is the next increment as played: leave out collect and its deadline"),
                 (*where, "collect"),
             )
         first = option.move.to_rules()

@@ -15,6 +15,7 @@ from fastapi import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from app.api import i18n
 from app.api.answers.cards import (
     Rolls,
     card,
@@ -93,6 +94,14 @@ async def odds_from(
 ) -> OddsRaceAnswer:
     """A seeded estimate from where the race stands."""
     return await race_odds_from(config, state, question.seed or 0, question.trials)
+
+
+#: A racer's pacing chosen, and the session after it (docs/languages.md).
+PACING_CHOSEN = {
+    "normal": N_("{name} runs at a normal pace this race. {summary}"),
+    "sprint": N_("{name} sprints this race. {summary}"),
+    "pace": N_("{name} paces herself this race. {summary}"),
+}
 
 
 def pacing_label(move: RacePacing) -> str:
@@ -349,8 +358,9 @@ async def choose_pacing(
 
         def answer(updated: SessionRecord) -> tuple[int, RacePacingChosen]:
             session = session_answer(KIND, updated, chosen)
-            summary = f"{pacing_label(move)} this race. {session['summary']}"
-            return 200, {"session": session, "summary": summary}
+            said = PACING_CHOSEN[move.pacing]
+            summary = m(said, name=move.name, summary=session["summary"])
+            return 200, {"session": session, "summary": i18n.said(summary)}
 
         return Change(chosen, "active", None, answer=answer, event="pacing")
 

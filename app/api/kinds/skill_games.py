@@ -115,14 +115,13 @@ from app.api.sessions.lifecycle import (
 )
 from app.api.sessions.presentation import session_answer
 from app.api.sessions.security import Role, bearer_token, role_of
-from app.errors import Forbidden, NotFound
+from app.errors import Forbidden, NotFound, not_found
 from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
 from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, ng
 from app.rules.odds import skill_games as skill_odds
-from app.rules.text import plural
 from app.rules.verifiable import new_salt, seal
 from app.store import repository
 from app.store.database import Transaction
@@ -428,8 +427,8 @@ def proof_round_shown_to(stored: Mapping[str, Any], party: str | None) -> dict[s
     return shown
 
 
-def _standings(party_names: Sequence[str], values: Mapping[str, int]) -> str:
-    return ", ".join(f"{party} {values[party]}" for party in party_names)
+def _standings(party_names: Sequence[str], values: Mapping[str, int]) -> Listing:
+    return Listing([m("{name} {score}", name=party, score=values[party]) for party in party_names])
 
 
 def describe(config: rules.Config, state: rules.State) -> Message:
@@ -482,7 +481,7 @@ async def odds_at_choices(
         move = option.move
         where = ("options", index, "move")
         if move.rolls is not None:
-            raise RulesError("an option's dice are unknown: leave out rolls", (*where, "rolls"))
+            raise RulesError(N_("an option's dice are unknown: leave out rolls"), (*where, "rolls"))
         try:
             skill_odds.check_choice(config, stored.game, move.party, move.skills)
         except RulesError as error:
@@ -683,7 +682,7 @@ def _acting_for(
             raise Forbidden(N_("this token acts for another party"))
         side = serial.load(rules.Config, record.config).party(party)
         if side is None:
-            raise RulesError("not a party of this skill game", ("party",))
+            raise RulesError(N_("not a party of this skill game"), ("party",))
         if sealing and role.is_gm and side.controller != "gm":
             raise Forbidden(N_("a players' party seals its choice with its own token"))
 
@@ -703,11 +702,15 @@ def _skill_dice(
     locs: dict[Key, Loc] = {}
     for member, by_skill in (body.rolls or {}).items():
         if member not in members:
-            raise RulesError(f"{member!r} is not a member of {body.party}", ("rolls", member))
+            raise RulesError(
+                m("{member} is not a member of {party}", member=repr(member), party=body.party),
+                ("rolls", member),
+            )
         for skill, value in by_skill.items():
             if skill not in body.skills:
                 raise RulesError(
-                    f"{skill!r} is not one of the skills chosen", ("rolls", member, skill)
+                    m("{skill} is not one of the skills chosen", skill=repr(skill)),
+                    ("rolls", member, skill),
                 )
             supplied[(member, skill)] = [value]
             locs[(member, skill)] = ("rolls", member, skill)
@@ -784,7 +787,7 @@ def _order_dice(body: SkillGameChoice) -> tuple[int, ...] | None:
     values: tuple[int, ...] | None = None
     for party, dice in body.rolls.items():
         if party != body.party:
-            raise RulesError("a party supplies only its own order die", ("rolls", party))
+            raise RulesError(N_("a party supplies only its own order die"), ("rolls", party))
         values = (dice.order,) if isinstance(dice.order, int) else tuple(dice.order)
     return values
 
@@ -912,7 +915,11 @@ async def seal_choice(
         if rules.all_submitted(sealed):
             return _reveal(record, config, sealed, kept, role)
         waiting = rules.waiting_for(sealed)
-        summary = f"{sent.party} has sealed its choice; waiting for {', '.join(waiting)}."
+        said = m(
+            "{party} has sealed its choice; waiting for {waiting}.",
+            party=sent.party,
+            waiting=Listing(waiting),
+        )
         return Change(
             StoredGame(sealed, kept),
             "active",
@@ -924,7 +931,7 @@ async def seal_choice(
                     "party": sent.party,
                     "waiting_for": waiting,
                     "session": session_answer(KIND, updated),
-                    "summary": summary,
+                    "summary": i18n.said(said),
                 },
             ),
             event="submitted",
@@ -961,15 +968,15 @@ async def own_choice(request: Request, session_id: str, party: str) -> Response:
         record = await repository.get_session(connection, session_id, KIND.path, lock=False)
         role = None if record is None else role_of(token, record)
         if record is None or role is None:
-            raise NotFound(f"no {KIND.title} with id {session_id}")
+            raise not_found(KIND.title, session_id)
         config, stored = _load(record)
         side = config.party(party)
         if side is None:
-            raise NotFound(f"no party {party!r} in this skill game")
+            raise NotFound(m("no party {party} in this skill game", party=repr(party)))
         if role.is_gm and side.controller != "gm":
-            raise Forbidden("a players' party's sealed choice is its own to read")
+            raise Forbidden(N_("a players' party's sealed choice is its own to read"))
         if not role.is_gm and role.party != party:
-            raise Forbidden("this token reads another party's choice")
+            raise Forbidden(N_("this token reads another party's choice"))
         sealed = stored.game.choices.get(party)
         shown: dict[str, Any] | None = None
         if sealed is not None:
@@ -1000,11 +1007,25 @@ async def grant_tokens(
         after = rules.grant(config, stored.game, sent.party, sent.tokens)
         grant = Grant(sent.party, sent.tokens, sent.reason)
         kept = Pending(pending.round_rolls, pending.order_dice, (*pending.grants, grant))
-        verb = "grants" if sent.tokens >= 0 else "takes from"
-        summary = (
-            f"The GM {verb} {sent.party} {plural(abs(sent.tokens), 'token')}: "
-            f"{sent.reason}. "
-            f"Tokens: {_standings(config.party_names, after.tokens)}."
+        standings = _standings(config.party_names, after.tokens)
+        said = (
+            ng(
+                "The GM grants {party} {count} token: {reason}. Tokens: {tokens}.",
+                "The GM grants {party} {count} tokens: {reason}. Tokens: {tokens}.",
+                sent.tokens,
+                party=sent.party,
+                reason=sent.reason,
+                tokens=standings,
+            )
+            if sent.tokens >= 0
+            else ng(
+                "The GM takes from {party} {count} token: {reason}. Tokens: {tokens}.",
+                "The GM takes from {party} {count} tokens: {reason}. Tokens: {tokens}.",
+                -sent.tokens,
+                party=sent.party,
+                reason=sent.reason,
+                tokens=standings,
+            )
         )
         return Change(
             StoredGame(after, kept),
@@ -1015,7 +1036,7 @@ async def grant_tokens(
                 {
                     "grant": _grant_record(grant),
                     "session": session_answer(KIND, updated),
-                    "summary": summary,
+                    "summary": i18n.said(said),
                 },
             ),
             event="granted",
@@ -1039,11 +1060,15 @@ async def end_game(request: Request, session_id: str, body: DeferredBody[SkillGa
         after = rules.end(config, stored.game)
         # The unrevealed round's skill dice stay stored; its sealed content does not.
         kept = Pending(pending.round_rolls, {}, pending.grants)
-        note = f" ({sent.reason})" if sent.reason else ""
+        reason = sent.reason
 
         def answer(updated: SessionRecord) -> tuple[int, dict[str, Any]]:
             session = session_answer(KIND, updated)
-            return 200, {"session": session, "summary": f"{session['summary']}{note}"}
+            if not reason:
+                return 200, {"session": session, "summary": session["summary"]}
+            # The reason is the GM's own words, in no language of ours.
+            said = m("{summary} ({reason})", summary=session["summary"], reason=reason)
+            return 200, {"session": session, "summary": i18n.said(said)}
 
         return Change(
             StoredGame(after, kept), "finished", result(config, after), answer=answer, event="ended"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from app.api.odds.figures import distribution, exact, percent, probability
+from app.api.odds.figures import distribution, exact, probability
 from app.api.oneshots.cairn import POSITIONS
 from app.api.schemas.odds import OddsCairnAnswer
 from app.rules import cairn
+from app.rules.messages import Argument, Fixed, Message, Percent, english, m, term
 from app.rules.odds import cairn as cairn_odds
 
 
@@ -16,15 +17,7 @@ def cairn_answer(
     odds = cairn_odds.cairn_odds(rating, target, success_rows)
     scores, scores_exact = distribution(odds.distribution)
     lower, higher = odds.chosen
-    line = (
-        f"Rating {rating} ({cairn.POSITION_NAMES[lower]} and {cairn.POSITION_NAMES[higher]}): "
-        f"mean score {float(odds.mean):.2f}, critical success "
-        f"{percent(float(odds.critical_success))}, critical failure "
-        f"{percent(float(odds.critical_failure))}"
-    )
-    if odds.success is not None:
-        line += f"; score >= {target}: {percent(float(odds.success))}"
-    return {
+    answer: OddsCairnAnswer = {
         "method": "exact",
         "rating": rating,
         "chosen_names": [
@@ -42,5 +35,34 @@ def cairn_answer(
         "target": target,
         "success": None if odds.success is None else probability(odds.success),
         "success_exact": None if odds.success is None else exact(odds.success),
-        "summary": line + ".",
+        "summary": "",
     }
+    answer["summary"] = english(cairn_said(answer))
+    return answer
+
+
+def cairn_said(answer: OddsCairnAnswer) -> Message:
+    """A Cairn Hill roll's odds in one line (docs/languages.md)."""
+    lower, higher = answer["chosen_names"]
+    figures: dict[str, Argument] = {
+        "rating": answer["rating"],
+        "lower": term(lower),
+        "higher": term(higher),
+        "mean": Fixed(answer["mean"]),
+        "critical_success": Percent(answer["critical_success"]),
+        "critical_failure": Percent(answer["critical_failure"]),
+    }
+    if answer["success"] is None:
+        return m(
+            "Rating {rating} ({lower} and {higher}): mean score {mean}, critical success "
+            "{critical_success}, critical failure {critical_failure}.",
+            **figures,
+        )
+    return m(
+        "Rating {rating} ({lower} and {higher}): mean score {mean}, critical success "
+        "{critical_success}, critical failure {critical_failure}; score >= {target}: "
+        "{success}.",
+        **figures,
+        target=answer["target"] or 0,
+        success=Percent(answer["success"]),
+    )

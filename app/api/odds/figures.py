@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from fastapi import Request
 from starlette.responses import Response
 
+from app.api import i18n
 from app.api.answers import charts
 from app.api.odds.worker import off_loop_bytes
+from app.rules.messages import Message, english
 from app.rules.odds import fraction_text
 
 T = TypeVar("T")
@@ -30,6 +32,16 @@ def distribution(values: Mapping[int, Fraction]) -> tuple[dict[str, float], dict
         {str(value): float(p) for value, p in values.items()},
         {str(value): exact(p) for value, p in values.items()},
     )
+
+
+def in_language(answer: T, said: Message) -> T:
+    """`answer` (an odds answer, made in English wherever it was computed) with its `summary`
+    in the request's language: `said`, its line as a message (docs/languages.md); English,
+    or a line that is not what `said` says in English, as it is."""
+    shown: Any = answer
+    if i18n.current() == i18n.DEFAULT or english(said) != shown["summary"]:
+        return answer
+    return cast(T, {**shown, "summary": i18n.said(said)})
 
 
 def percent(probability: float) -> str:

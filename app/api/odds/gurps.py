@@ -7,7 +7,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from app.api.odds.figures import distribution, exact, percent, probability
+from app.api.odds.figures import distribution, exact, probability
 from app.api.schemas.odds import (
     OddsQuickContestAnswer,
     OddsRegularContestAnswer,
@@ -15,6 +15,7 @@ from app.api.schemas.odds import (
     OddsSuccessRollAnswer,
 )
 from app.rules import gurps
+from app.rules.messages import Fixed, Message, Percent, english, m
 from app.rules.odds import fraction_text, ratio_text
 from app.rules.odds import gurps as gurps_odds
 
@@ -22,7 +23,7 @@ from app.rules.odds import gurps as gurps_odds
 def success_roll_answer(skill: int) -> OddsSuccessRollAnswer:
     odds = gurps_odds.success_roll_odds(skill)
     margin, margin_exact = distribution(odds.margin)
-    return {
+    answer: OddsSuccessRollAnswer = {
         "method": "exact",
         "skill": skill,
         "success": probability(odds.success),
@@ -33,10 +34,22 @@ def success_roll_answer(skill: int) -> OddsSuccessRollAnswer:
         "critical_failure_exact": exact(odds.critical_failure),
         "margin": margin,
         "margin_exact": margin_exact,
-        "summary": f"Skill {skill}: succeeds {percent(float(odds.success))} "
-        f"(critical success {percent(float(odds.critical_success))}, critical failure "
-        f"{percent(float(odds.critical_failure))}).",
+        "summary": "",
     }
+    answer["summary"] = english(success_roll_said(answer))
+    return answer
+
+
+def success_roll_said(answer: OddsSuccessRollAnswer) -> Message:
+    """A success roll's odds in one line (docs/languages.md)."""
+    return m(
+        "Skill {skill}: succeeds {success} (critical success {critical_success}, critical "
+        "failure {critical_failure}).",
+        skill=answer["skill"],
+        success=Percent(answer["success"]),
+        critical_success=Percent(answer["critical_success"]),
+        critical_failure=Percent(answer["critical_failure"]),
+    )
 
 
 #: Pairs of skills whose quick-contest parts are kept (a few KB each).
@@ -95,7 +108,7 @@ def regular_contest_answer(
             config.a.skill, config.b.skill, config.normalize, config.max_rounds, state.rounds
         )
     skill_a, skill_b = odds.effective
-    return {
+    answer: OddsRegularContestAnswer = {
         "method": "exact",
         "effective_skills": {a: skill_a, b: skill_b},
         "a_wins": probability(odds.a_wins),
@@ -107,11 +120,28 @@ def regular_contest_answer(
         "expected_rounds": probability(odds.expected_rounds),
         "expected_rounds_exact": fraction_text(odds.expected_rounds),
         "rounds_played": odds.rounds_played,
-        "summary": f"{a} (effective {skill_a}) wins {percent(float(odds.a_wins))}, "
-        f"{b} (effective {skill_b}) {percent(float(odds.b_wins))}, undecided after "
-        f"{config.max_rounds} rounds {percent(float(odds.undecided))}; "
-        f"{float(odds.expected_rounds):.2f} rounds expected.",
+        "summary": "",
     }
+    answer["summary"] = english(regular_contest_said(config, answer))
+    return answer
+
+
+def regular_contest_said(config: gurps.RegularConfig, answer: OddsRegularContestAnswer) -> Message:
+    """A regular contest's odds in one line (docs/languages.md)."""
+    a, b = config.a.name, config.b.name
+    return m(
+        "{a} (effective {skill_a}) wins {a_wins}, {b} (effective {skill_b}) {b_wins}, "
+        "undecided after {max_rounds} rounds {undecided}; {expected} rounds expected.",
+        a=a,
+        skill_a=answer["effective_skills"][a],
+        a_wins=Percent(answer["a_wins"]),
+        b=b,
+        skill_b=answer["effective_skills"][b],
+        b_wins=Percent(answer["b_wins"]),
+        max_rounds=config.max_rounds,
+        undecided=Percent(answer["undecided"]),
+        expected=Fixed(answer["expected_rounds"]),
+    )
 
 
 def quick_contest_answer(
@@ -120,7 +150,7 @@ def quick_contest_answer(
     """The quick contest's answer for these two (the figures shared by every pair of names
     with these skills)."""
     parts = _quick_contest_parts(a_skill, b_skill)
-    return {
+    answer: OddsQuickContestAnswer = {
         "method": "exact",
         "a": a_name,
         "b": b_name,
@@ -132,9 +162,24 @@ def quick_contest_answer(
         "tie_exact": parts.tie_exact,
         "margin_of_victory": parts.margin,
         "margin_of_victory_exact": parts.margin_exact,
-        "summary": f"{a_name} (skill {a_skill}) wins {percent(parts.a_wins)}, "
-        f"{b_name} (skill {b_skill}) {percent(parts.b_wins)}, tie {percent(parts.tie)}.",
+        "summary": "",
     }
+    answer["summary"] = english(quick_contest_said(answer, a_skill, b_skill))
+    return answer
+
+
+def quick_contest_said(answer: OddsQuickContestAnswer, a_skill: int, b_skill: int) -> Message:
+    """A quick contest's odds in one line (docs/languages.md)."""
+    return m(
+        "{a} (skill {a_skill}) wins {a_wins}, {b} (skill {b_skill}) {b_wins}, tie {tie}.",
+        a=answer["a"],
+        a_skill=a_skill,
+        a_wins=Percent(answer["a_wins"]),
+        b=answer["b"],
+        b_skill=b_skill,
+        b_wins=Percent(answer["b_wins"]),
+        tie=Percent(answer["tie"]),
+    )
 
 
 def resistance_roll_answer(
@@ -142,11 +187,23 @@ def resistance_roll_answer(
 ) -> OddsResistanceRollAnswer:
     """The probability that the defender is affected."""
     affected = gurps_odds.resistance_odds(attacker_skill, defender_skill)
-    return {
+    answer: OddsResistanceRollAnswer = {
         "method": "exact",
         "attacker": attacker,
         "defender": defender,
         "affected": probability(affected),
         "affected_exact": exact(affected),
-        "summary": f"{defender} is affected by {attacker} {percent(float(affected))} of the time.",
+        "summary": "",
     }
+    answer["summary"] = english(resistance_roll_said(answer))
+    return answer
+
+
+def resistance_roll_said(answer: OddsResistanceRollAnswer) -> Message:
+    """A resistance roll's odds in one line (docs/languages.md)."""
+    return m(
+        "{defender} is affected by {attacker} {affected} of the time.",
+        defender=answer["defender"],
+        attacker=answer["attacker"],
+        affected=Percent(answer["affected"]),
+    )

@@ -34,7 +34,7 @@ from app.api.kinds.races import KIND as RACES
 from app.api.kinds.skill_games import KIND as SKILL_GAMES
 from app.api.odds import cairn, chases, gurps, races, skill_games
 from app.api.odds.arm_wrestles import arm_wrestle_odds
-from app.api.odds.figures import maybe_chart, maybe_grouped_chart
+from app.api.odds.figures import in_language, maybe_chart, maybe_grouped_chart
 from app.api.odds.worker import inline_cached, off_loop, off_loop_bytes, preload
 from app.api.oneshots.gurps import distinct_names
 from app.api.routing import DeferredBody, LeanRoute, declare_body
@@ -84,6 +84,7 @@ async def success_roll(
     """Exact odds of a success roll: success, criticals, the signed margin
     (docs/rules.md#success-roll)."""
     answer = gurps.success_roll_answer(body.skill)
+    answer = in_language(answer, gurps.success_roll_said(answer))
     return await maybe_chart(
         request, answer, answer["margin"], f"Skill {body.skill}: signed margin", "margin"
     )
@@ -104,6 +105,7 @@ async def quick_contest(
     a, b = body.a, body.b
     distinct_names(a.name, b.name)
     answer = gurps.quick_contest_answer(a.name, a.skill, b.name, b.skill)
+    answer = in_language(answer, gurps.quick_contest_said(answer, a.skill, b.skill))
     return await maybe_chart(
         request,
         answer,
@@ -131,9 +133,10 @@ async def resistance_roll(
     """Exact probability that the defender is affected (docs/rules.md#resistance-roll)."""
     attacker, defender = body.attacker, body.defender
     distinct_names(attacker.name, defender.name, ("defender", "name"))
-    return gurps.resistance_roll_answer(
+    answer = gurps.resistance_roll_answer(
         attacker.name, attacker.skill, defender.name, defender.skill
     )
+    return in_language(answer, gurps.resistance_roll_said(answer))
 
 
 async def regular_contest(
@@ -155,7 +158,8 @@ async def regular_contest(
     (docs/rules.md#regular-contest)."""
     config = body.to_rules()
     gurps_rules.check_regular_config(config)
-    return gurps.regular_contest_answer(config, gurps_rules.RegularState())
+    answer = gurps.regular_contest_answer(config, gurps_rules.RegularState())
+    return in_language(answer, gurps.regular_contest_said(config, answer))
 
 
 # --- Cairn Hill ---------------------------------------------------------------------------
@@ -172,6 +176,7 @@ async def cairn_roll(
     (docs/rules.md#cairn-hill-roll)."""
     rating = cairn_rules.resolve_rating(body.rating, body.stats)
     answer = await off_loop(cairn.cairn_answer, rating, body.target, body.success_x2_x3)
+    answer = in_language(answer, cairn.cairn_said(answer))
     return await maybe_chart(
         request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
     )

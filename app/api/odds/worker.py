@@ -47,6 +47,7 @@ from starlette.types import Receive
 from app.api.common import CALLER
 from app.errors import ClientClosedRequest, OddsBusy, OddsLate, ServiceUnavailable
 from app.rules import serial
+from app.rules.messages import N_, m
 
 T = TypeVar("T")
 
@@ -324,9 +325,12 @@ class OddsWorker:
         if answer in done:
             return answer.result()
         if gone is not None and gone in done:
-            raise ClientClosedRequest("the client closed the connection before the answer")
+            raise ClientClosedRequest(N_("the client closed the connection before the answer"))
         raise OddsLate(
-            f"the odds were not computed within {self.deadline_seconds:g} s",
+            m(
+                "the odds were not computed within {seconds} s",
+                seconds=f"{self.deadline_seconds:g}",
+            ),
             retry_after=self._retry_after(),
         )
 
@@ -341,7 +345,10 @@ class OddsWorker:
             kind = f"{function.__module__}.{function.__qualname__}"
             if self._running is not None and self._queued >= self.queue_limit:
                 busy = OddsBusy(
-                    f"the odds worker has {self._queued} questions waiting, as many as it takes",
+                    m(
+                        "the odds worker has {count} questions waiting, as many as it takes",
+                        count=self._queued,
+                    ),
                     retry_after=self._retry_after(),
                 )
                 displaced = self._displaced_by(kind)
@@ -403,7 +410,10 @@ class OddsWorker:
             if time.monotonic() >= question.deadline:
                 question.answer.set_exception(
                     OddsLate(
-                        f"the odds were not computed within {self.deadline_seconds:g} s",
+                        m(
+                            "the odds were not computed within {seconds} s",
+                            seconds=f"{self.deadline_seconds:g}",
+                        ),
                         retry_after=self._retry_after(),
                     )
                 )
@@ -445,7 +455,7 @@ class OddsWorker:
                 else:
                     question.answer.set_exception(
                         ServiceUnavailable(
-                            "the odds worker ended while computing this question, twice",
+                            N_("the odds worker ended while computing this question, twice"),
                             retry_after=1,
                         )
                     )

@@ -37,6 +37,7 @@ from app.api.schemas.gurps import GurpsCompetitor
 from app.rules import groups, gurps
 from app.rules.dice import Dice, Key, request_rng
 from app.rules.errors import RulesError
+from app.rules.messages import N_, m
 from app.rules.odds import groups as group_odds
 
 RULE = "docs/rules.md#one-against-many"
@@ -119,11 +120,11 @@ OPPOSED_SUPPLIED = examples(
 def _versus(body: QuickContestsRequest) -> tuple[GurpsCompetitor, list[GurpsCompetitor]]:
     """The competitor and the opponents of a "versus" body (the fields checked across)."""
     if body.competitors is not None:
-        raise RulesError('"competitors" is for mode "ranked"', ("competitors",))
+        raise RulesError(N_('"competitors" is for mode "ranked"'), ("competitors",))
     if body.competitor is None:
-        raise RulesError('mode "versus" needs a competitor', ("competitor",))
+        raise RulesError(N_('mode "versus" needs a competitor'), ("competitor",))
     if body.opponents is None:
-        raise RulesError('mode "versus" needs opponents', ("opponents",))
+        raise RulesError(N_('mode "versus" needs opponents'), ("opponents",))
     names = [body.competitor.name, *(o.name for o in body.opponents)]
     _distinct(names)
     return body.competitor, body.opponents
@@ -132,9 +133,9 @@ def _versus(body: QuickContestsRequest) -> tuple[GurpsCompetitor, list[GurpsComp
 def _ranked(body: QuickContestsRequest) -> list[GurpsCompetitor]:
     for field in ("competitor", "opponents"):
         if getattr(body, field) is not None:
-            raise RulesError(f'"{field}" is for mode "versus"', (field,))
+            raise RulesError(m('"{field}" is for mode "versus"', field=field), (field,))
     if body.competitors is None:
-        raise RulesError('mode "ranked" needs competitors', ("competitors",))
+        raise RulesError(N_('mode "ranked" needs competitors'), ("competitors",))
     _distinct([c.name for c in body.competitors], lambda index: ("competitors", index))
     return body.competitors
 
@@ -151,25 +152,26 @@ def _distinct(
     for index, name in enumerate(names):
         if name in seen:
             where = loc(index)
-            raise RulesError(f"the name {name!r} is used twice", (*where, "name"))
+            raise RulesError(m("the name {name} is used twice", name=repr(name)), (*where, "name"))
         seen.add(name)
 
 
 def _opposed(body: OpposedChecksRequest) -> tuple[OpposedCompetitor, list[OpposedOpponent]]:
     """The competitor and the opponents of a "versus" body (the fields checked across)."""
     if body.competitors is not None:
-        raise RulesError('"competitors" is for mode "ranked"', ("competitors",))
+        raise RulesError(N_('"competitors" is for mode "ranked"'), ("competitors",))
     if body.competitor is None:
-        raise RulesError('mode "versus" needs a competitor', ("competitor",))
+        raise RulesError(N_('mode "versus" needs a competitor'), ("competitor",))
     if body.opponents is None:
-        raise RulesError('mode "versus" needs opponents', ("opponents",))
+        raise RulesError(N_('mode "versus" needs opponents'), ("opponents",))
     me, opponents = body.competitor, body.opponents
     names = [me.name, *(o.name for o in opponents)]
     _distinct(names)
     for opponent in me.rerolls or {}:
         if opponent not in names[1:]:
             raise RulesError(
-                f"{opponent!r} is not an opponent of this call", ("competitor", "rerolls")
+                m("{opponent} is not an opponent of this call", opponent=repr(opponent)),
+                ("competitor", "rerolls"),
             )
     return me, opponents
 
@@ -177,9 +179,9 @@ def _opposed(body: OpposedChecksRequest) -> tuple[OpposedCompetitor, list[Oppose
 def _opposed_ranked(body: OpposedChecksRequest) -> list[RankedChecker]:
     for field in ("competitor", "opponents"):
         if getattr(body, field) is not None:
-            raise RulesError(f'"{field}" is for mode "versus"', (field,))
+            raise RulesError(m('"{field}" is for mode "versus"', field=field), (field,))
     if body.competitors is None:
-        raise RulesError('mode "ranked" needs competitors', ("competitors",))
+        raise RulesError(N_('mode "ranked" needs competitors'), ("competitors",))
     _distinct([c.name for c in body.competitors], lambda index: ("competitors", index))
     return body.competitors
 

@@ -32,7 +32,7 @@ from app.api.schemas.gurps import (
 from app.rules import gurps
 from app.rules.dice import Dice, request_rng
 from app.rules.errors import RulesError
-from app.rules.messages import Argument, ng
+from app.rules.messages import N_, Argument, m, ng
 
 #: The section of the rules reference each answer links as the rule it applied (`rule`).
 SUCCESS_ROLL_RULE = "docs/rules.md#success-roll"
@@ -302,12 +302,16 @@ def _side(result: gurps.SuccessRoll) -> RegularRoundSide:
 def distinct_names(first: str, second: str, loc: tuple[str, ...] = ("b", "name")) -> None:
     """Two competitors of one contest need different names (the odds ask the same)."""
     if first == second:
-        raise RulesError("the two competitors need different names", loc)
+        raise RulesError(N_("the two competitors need different names"), loc)
 
 
 def _too_many_rounds(played: int) -> None:
     raise RulesError(
-        f"more rounds supplied than were played; the contest ended after {played}", ("rounds",)
+        m(
+            "more rounds supplied than were played; the contest ended after {played}",
+            played=played,
+        ),
+        ("rounds",),
     )
 
 

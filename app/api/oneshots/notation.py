@@ -29,7 +29,7 @@ def _roll(expr: str, seed: int | None, where: str) -> NotationRollAnswer:
     try:
         result, dice = roll_expression(expr, request_rng(seed), who=WHO, purpose=PURPOSE)
     except NotationError as exc:
-        raise rules_error(NotationError(exc.msg, ("expr",)), where) from None
+        raise rules_error(NotationError(exc.said or exc.msg, ("expr",)), where) from None
     answer: NotationRollAnswer = {
         "expr": expr,
         "total": result.total,

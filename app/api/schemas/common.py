@@ -22,6 +22,7 @@ from typing_extensions import TypedDict
 
 from app.rules.dice import MAX_SEED, DieRoll, UnusedDie
 from app.rules.errors import RulesError
+from app.rules.messages import N_
 
 #: A competitor, party or member name: how results and supplied dice refer to them.
 #: Unicode's White_Space characters, all that trimming drops; `NOT_BLANK` (a character that
@@ -245,10 +246,10 @@ class Collecting(Strict):
         """`deadline_seconds` with `collect`, and only with it (a rule across fields: a 422
         from the call, as every such rule is)."""
         if self.collect and self.deadline_seconds is None:
-            raise RulesError("a round that collects dice needs deadline_seconds", ("collect",))
+            raise RulesError(N_("a round that collects dice needs deadline_seconds"), ("collect",))
         if not self.collect and self.deadline_seconds is not None:
             raise RulesError(
-                "deadline_seconds is only for a round that collects dice", ("deadline_seconds",)
+                N_("deadline_seconds is only for a round that collects dice"), ("deadline_seconds",)
             )
 
 

@@ -42,7 +42,7 @@ from app.api.sessions.presentation import AnswerTypes, session_answer
 from app.api.sessions.security import Role
 from app.errors import Conflict, Forbidden
 from app.rules.errors import RulesError
-from app.rules.messages import N_
+from app.rules.messages import N_, m
 from app.store.repository import SessionRecord
 
 
@@ -78,7 +78,13 @@ def _seat_or_gm(body: DeferredBody[Any]) -> Callable[[Role, SessionRecord], None
             raise Forbidden(N_("only a seat's token or the GM's may give a seat's dice"))
         for name in body.value.rolls:
             if name != role.seat:
-                raise Forbidden(f"this seat's token gives {role.seat}'s dice, not {name}'s")
+                raise Forbidden(
+                    m(
+                        "this seat's token gives {seat}'s dice, not {name}'s",
+                        seat=str(role.seat),
+                        name=name,
+                    )
+                )
 
     return authorize
 
@@ -97,9 +103,11 @@ async def give_dice(
         }
         for name in rolls:
             if name not in waiting["needed"]:
-                raise RulesError(f"{name!r} has no seat in this round", ("rolls", name))
+                raise RulesError(
+                    m("{name} has no seat in this round", name=repr(name)), ("rolls", name)
+                )
             if not role.is_gm and waiting["from"].get(name) == "gm":
-                raise Conflict(f"the GM has rolled for {name} in this round")
+                raise Conflict(m("the GM has rolled for {name} in this round", name=name))
         for name, dice in rolls.items():
             waiting = pending.given(waiting, name, dice, "gm" if role.is_gm else "seat")
         # The dice now held for these names (a seat's added to those it sent before), checked
@@ -125,7 +133,10 @@ async def roll_for(
         missing = pending.waiting_for(waiting)
         for index, name in enumerate(body.value.names):
             if name not in missing:
-                raise RulesError(f"the round waits for no dice from {name!r}", ("names", index))
+                raise RulesError(
+                    m("the round waits for no dice from {name}", name=repr(name)),
+                    ("names", index),
+                )
         for name in body.value.names:
             # The server rolls the dice the seat has not sent (any it sent are played).
             waiting = pending.given(waiting, name, None, "gm" if role.is_gm else "roll-for-me")
@@ -146,7 +157,13 @@ def _gm_or_own_seat(body: DeferredBody[Any]) -> Callable[[Role, SessionRecord], 
             raise Forbidden(N_("only the GM's token, or a seat's for itself, may roll for a seat"))
         for name in body.value.names:
             if name != role.seat:
-                raise Forbidden(f"this seat's token rolls for {role.seat}, not for {name}")
+                raise Forbidden(
+                    m(
+                        "this seat's token rolls for {seat}, not for {name}",
+                        seat=str(role.seat),
+                        name=name,
+                    )
+                )
 
     return authorize
 

@@ -64,6 +64,7 @@ from app.api.sessions.presentation import session_answer
 from app.api.sessions.security import bearer_token, role_of
 from app.api.sessions.work import unit_of_work
 from app.errors import ServiceUnavailable, TooManyStreams, not_found
+from app.rules.messages import N_, m
 from app.settings import Settings
 from app.store import repository
 from app.store.database import Store, Transaction
@@ -125,20 +126,29 @@ class StreamSlots:
         holder = hashlib.blake2b(token.encode(), digest_size=16).digest()
         if self.total >= self.per_process:
             raise TooManyStreams(
-                f"this server has {self.per_process} live streams already; "
-                f"retry in {STREAMS_RETRY_AFTER_S} s",
+                m(
+                    "this server has {count} live streams already; retry in {seconds} s",
+                    count=self.per_process,
+                    seconds=STREAMS_RETRY_AFTER_S,
+                ),
                 retry_after=STREAMS_RETRY_AFTER_S,
             )
         if self.by_session.get(session_id, 0) >= self.per_session:
             raise TooManyStreams(
-                f"this session has {self.per_session} live streams already; "
-                f"retry in {STREAMS_RETRY_AFTER_S} s",
+                m(
+                    "this session has {count} live streams already; retry in {seconds} s",
+                    count=self.per_session,
+                    seconds=STREAMS_RETRY_AFTER_S,
+                ),
                 retry_after=STREAMS_RETRY_AFTER_S,
             )
         if self.by_token.get(holder, 0) >= self.per_token:
             raise TooManyStreams(
-                f"this token has {self.per_token} live streams open already; "
-                f"retry in {STREAMS_RETRY_AFTER_S} s",
+                m(
+                    "this token has {count} live streams open already; retry in {seconds} s",
+                    count=self.per_token,
+                    seconds=STREAMS_RETRY_AFTER_S,
+                ),
                 retry_after=STREAMS_RETRY_AFTER_S,
             )
         self.total += 1
@@ -302,10 +312,10 @@ Translate = Callable[[str], bytes]
 class SaidEvent(Event):
     """An event published by this process, which can be shown in another language: `said`
     makes the change's answer in a language; `languages` keeps what it made, once per
-    language for every stream of the session (docs/languages.md)."""
+    language for every stream of the session, and for the other processes streaming it in
+    that language (docs/languages.md)."""
 
     said: Translate | None = field(default=None, repr=False, compare=False)
-    languages: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     def data_in(self, language: str) -> bytes:
         """The event's data in `language` (made the first time a stream asks for it)."""
@@ -364,7 +374,7 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     token = bearer_token(request)
     hub = hub_of(request.app)
     if hub is None:
-        raise ServiceUnavailable("live events are not running")
+        raise ServiceUnavailable(N_("live events are not running"))
     store = unit_of_work(request).store
     record = await read_session(store, kind, session_id)
     role = None if record is None else role_of(token, record)
@@ -375,9 +385,9 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     last = _last_event_id(request)
     resumed = last is not None and last <= record.version
     after = last if resumed and last is not None else record.version
-    subscription = hub.subscribe(session_id, after)
-    subscription.expect(record.version)
     language = i18n.current()
+    subscription = hub.subscribe(session_id, after, language)
+    subscription.expect(record.version)
     opening = None if resumed else session_frame(request.app, kind, record, language)
 
     def closed() -> None:
@@ -466,8 +476,9 @@ LAST_EVENT_ID: Final = {
     "required": False,
     "description": "Resume after this version (the `id:` of the last event read): the stream "
     "starts with the changes after it, or with a `session` event when those are no longer "
-    "kept. Without it, the stream starts with a `session` event.",
-    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    "kept. Without it (or with a value that is no version: not a whole number of at most 18 "
+    "digits, which is ignored), the stream starts with a `session` event.",
+    "schema": {"type": "string"},
 }
 
 
@@ -618,8 +629,11 @@ def _framed(kind: AnyKind, party: str | None, event: Event, language: str = i18n
     once for every stream, or where the kind shows a party less of it, once for every stream
     of that party, and in another language once for every stream of that language (and
     party) (kept on the event, which every stream of the session shares). An event another
-    process published is in English (what it carries across is its English JSON)."""
-    if language != i18n.DEFAULT and isinstance(event, SaidEvent) and event.said is not None:
+    process published comes with its data in the languages this process's streams read it in
+    (app/store/notify.py); in another, it is shown in English."""
+    if language != i18n.DEFAULT and (
+        language in event.languages or (isinstance(event, SaidEvent) and event.said is not None)
+    ):
         return _framed_in(kind, party, event, language)
     if kind.round_view is None or party is None:
         return event.frame
@@ -631,7 +645,7 @@ def _framed(kind: AnyKind, party: str | None, event: Event, language: str = i18n
     return frame
 
 
-def _framed_in(kind: AnyKind, party: str | None, event: SaidEvent, language: str) -> bytes:
+def _framed_in(kind: AnyKind, party: str | None, event: Event, language: str) -> bytes:
     """`_framed` in `language`: its views kept under the language's tag and the party's name
     (`de`, `de\x00Heroes`; a name never holds a NUL)."""
     viewer = party if kind.round_view is not None else None
@@ -639,6 +653,7 @@ def _framed_in(kind: AnyKind, party: str | None, event: SaidEvent, language: str
     frame = event.views.get(key)
     if frame is None:
         data = event.data_in(language)
+        assert data is not None  # (`_framed` sends here only an event that has it)
         if viewer is not None:
             data = shown_to(kind, viewer, data)
         frame = sse_frame(event.name, event.version, data)

@@ -58,7 +58,7 @@ def idempotency_key(request: Request) -> str | None:
         return None
     if not key or len(key) > MAX_IDEMPOTENCY_KEY:
         raise InvalidInput(
-            "Idempotency-Key must be 1 to 255 characters",
+            N_("Idempotency-Key must be 1 to 255 characters"),
             errors=[{"loc": ["header", "Idempotency-Key"], "msg": "1 to 255 characters"}],
         )
     return key
@@ -137,7 +137,7 @@ class Keyed:
             return None
         if stored.fingerprint != self.fingerprint:
             raise InvalidInput(
-                "this Idempotency-Key was used with a different request",
+                N_("this Idempotency-Key was used with a different request"),
                 errors=[
                     {"loc": ["header", "Idempotency-Key"], "msg": "reused with another request"}
                 ],
@@ -149,8 +149,10 @@ class Keyed:
                 "a stored idempotent answer failed authentication (scope %s)", scope
             )
             raise Conflict(
-                "the answer stored under this Idempotency-Key failed its integrity check and "
-                "is not replayed; send the request under a new key"
+                N_(
+                    "the answer stored under this Idempotency-Key failed its integrity check "
+                    "and is not replayed; send the request under a new key"
+                )
             ) from None
         return Answer(stored.status_code, dict(stored.headers), body, True)
 

@@ -104,7 +104,7 @@ from app.rules.dice import (
     session_round_rng,
 )
 from app.rules.errors import Loc, RulesError
-from app.rules.messages import N_, Message, english, m
+from app.rules.messages import N_, Listing, Message, english, m
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
@@ -158,7 +158,7 @@ class StoredRound:
         """The same round with its link after `previous` (before it is packed)."""
         inputs, outcome = self.chained or (self.inputs, self.outcome)
         made = verifiable.link_of(previous, self.number, inputs, self.dice, outcome)
-        return StoredRound(self.number, self.inputs, self.dice, self.outcome, made)
+        return StoredRound(self.number, self.inputs, self.dice, self.outcome, made, said=self.said)
 
     def packed(self) -> StoredRound:
         """The same round with its documents encoded already (as `orjson.Fragment`s).
@@ -240,9 +240,17 @@ def gm_only(role: Role, _record: SessionRecord) -> None:
         raise Forbidden(N_("only the GM's token may do this"))
 
 
+#: The 409 of a change to a finished session, by what it names.
+FINISHED = {
+    "the contest": N_("the contest is finished"),
+    "the race": N_("the race is finished"),
+    "the skill game": N_("the skill game is finished"),
+}
+
+
 def require_active(record: SessionRecord, what: str = "the contest") -> None:
     if record.status != "active":
-        raise Conflict(f"{what} is finished")
+        raise Conflict(FINISHED[what])
 
 
 def _if_match(request: Request) -> int | Literal["*"] | None:
@@ -259,7 +267,7 @@ def _if_match(request: Request) -> int | Literal["*"] | None:
         return int(value)
     except ValueError:
         raise PreconditionFailed(
-            f"If-Match {sent!r} does not match the session's version"
+            m("If-Match {sent} does not match the session's version", sent=repr(sent))
         ) from None
 
 
@@ -342,7 +350,11 @@ async def mutate(
             raise reused
         if if_match is not None and if_match != "*" and if_match != record.version:
             raise PreconditionFailed(
-                f"If-Match {etag(if_match)} is stale: the session is at version {record.version}"
+                m(
+                    "If-Match {sent} is stale: the session is at version {version}",
+                    sent=etag(if_match),
+                    version=str(record.version),
+                )
             )
         made = mutation(record, role)
         change = await made if inspect.isawaitable(made) else made
@@ -504,7 +516,9 @@ async def _apply(
     applied = await _store(connection, kind, record, change, updated_at=updated_at, webhooks=folded)
     if webhooks is not None and folded is None and applied.effects is not None:
         effects = applied.effects
-        await webhooks.write(effects.version, effects.event, _event_body(applied.answer, effects))
+        await webhooks.write(
+            effects.version, effects.event, _event_body(applied.answer, effects), effects.said
+        )
     return applied
 
 
@@ -546,7 +560,7 @@ async def _store(
         if webhooks is None or effects is None:
             return None
         return webhooks.alongside(
-            effects.version, effects.event, _event_body(applied.answer, effects)
+            effects.version, effects.event, _event_body(applied.answer, effects), effects.said
         )
 
     updated = await repository.update_session(
@@ -659,12 +673,15 @@ def supplied_dice(
             given.model_dump(exclude_none=True) if isinstance(given, BaseModel) else given
         )
         if known is not None and name not in known:
-            raise RulesError(f"{name!r} is not in this contest", ("rolls", name))
+            raise RulesError(m("{name} is not in this contest", name=repr(name)), ("rolls", name))
         for purpose, value in by_purpose.items():
             if purpose not in allowed:
                 raise RulesError(
-                    f"unknown dice purpose {purpose!r}; expected one of "
-                    f"{', '.join(sorted(allowed))}",
+                    m(
+                        "unknown dice purpose {purpose}; expected one of {purposes}",
+                        purpose=repr(purpose),
+                        purposes=Listing(sorted(allowed)),
+                    ),
                     ("rolls", name, purpose),
                 )
             supplied[(name, purpose)] = [value] if isinstance(value, int) else list(value)
@@ -783,15 +800,22 @@ def play_one(
 
 
 def resolved_answer(
-    kind: AnyKind, updated: SessionRecord, played: int, recent: Sequence[Mapping[str, Any]]
+    kind: AnyKind, updated: SessionRecord, played: int, recent: Sequence[StoredRound]
 ) -> dict[str, Any]:
-    """What `resolve` answers: the session, how many rounds it played and the last few."""
+    """What `resolve` answers: the session, how many rounds it played and the last few (in the
+    request's language: they were played by it)."""
+    language = i18n.current()
+    rounds = [localised(stored, language) for stored in recent]
     return {
         "session": session_answer(kind, updated),
         "played": played,
-        "summary": recent[-1]["summary"] if recent else "Nothing to play.",
-        "rounds": list(recent),
+        "summary": rounds[-1]["summary"] if rounds else i18n.gettext(NOTHING_TO_PLAY),
+        "rounds": rounds,
     }
+
+
+#: What `resolve` says of a session with no round left to play.
+NOTHING_TO_PLAY = N_("Nothing to play.")
 
 
 def _card_maker(
@@ -944,7 +968,7 @@ def open_collecting(
     if not record.seat_token_hashes:
         raise Conflict(N_("only a session created with seats collects its players' dice"))
     if getattr(body, "rolls", None):
-        raise RulesError("a round that collects dice takes none from the GM", ("rolls",))
+        raise RulesError(N_("a round that collects dice takes none from the GM"), ("rolls",))
     config, state = load_session(kind, record.config, record.state, record.id)
     seated = [name for name in kind.rolling(config, state) if name in record.seat_token_hashes]
     if not seated:
@@ -979,7 +1003,7 @@ def waiting_change(
                 "pending": pending.shown(waiting),
                 **said,
                 "session": session_answer(kind, updated, state),
-                "summary": pending.summary(waiting),
+                "summary": i18n.said(pending.summary(waiting)),
             },
         ),
         event=event,
@@ -1027,18 +1051,20 @@ async def _empty_body(request: Request) -> RulesError | None:
     if parsed == {}:
         return None
     return RulesError(
-        "this call takes no body (or {}): it plays every round with the server's dice", ("body",)
+        N_("this call takes no body (or {}): it plays every round with the server's dice"),
+        ("body",),
     )
 
 
 async def play_to_the_end(
     kind: AnyRoundKind, config: Any, state: Any, record: SessionRecord, move_body: Any
-) -> tuple[Any, list[StoredRound], deque[dict[str, Any]]]:
+) -> tuple[Any, list[StoredRound], deque[StoredRound]]:
     """Server-dice rounds until the contest finishes (or `MAX_RESOLVE_ROUNDS`), in slices of
     `SLICE_SECONDS` between which the worker's other requests get their turn, under one dice
-    budget: the state after them, every round (packed), and the last few records."""
+    budget: the state after them, every round (packed), and the last few rounds (with their
+    summaries' messages)."""
     played: list[StoredRound] = []
-    recent: deque[dict[str, Any]] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
+    recent: deque[StoredRound] = deque(maxlen=RESOLVE_RECENT_ROUNDS)
     number = record.rounds_played
     budget = DiceBudget(MAX_DICE_PER_REQUEST)
     seed = seeding(record)
@@ -1054,7 +1080,7 @@ async def play_to_the_end(
             # Linked before it is packed: the link covers the round's canonical JSON.
             stored = stored.linked(head)
             head = stored.link
-        recent.append(stored.outcome)
+        recent.append(stored)
         played.append(stored.packed())
         if time.perf_counter() >= slice_ends:
             await asyncio.sleep(0)
@@ -1214,7 +1240,7 @@ async def _create(kind: AnyKind, body: BaseModel, connection: Transaction) -> tu
     derived: int | Derivation | None = seed
     if getattr(body, "dice", "server") == "verifiable":
         if seed is not None:
-            raise RulesError("a session with verifiable dice takes no seed", ("seed",))
+            raise RulesError(N_("a session with verifiable dice takes no seed"), ("seed",))
         # Dice at creation derive from the server seed alone: no seed is added yet.
         server_seed = new_server_seed()
         derived = Derivation(server_seed, seeds_digest(()), session_id)

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 import httptools
 
 from app.errors import InvalidInput
+from app.rules.messages import N_, Message, english, m, term
 
 #: The schemes a webhook's URL may have.
 SCHEMES = ("http", "https")
@@ -62,24 +63,26 @@ def check_url(url: str) -> tuple[str, str, int, str]:
     """(scheme, host, port, target) of a webhook URL, or `InvalidInput` naming what is wrong:
     http or https, a host, no credentials, no fragment, at most `MAX_URL` characters."""
     if len(url) > MAX_URL:
-        raise _bad_url(f"at most {MAX_URL} characters")
+        raise _bad_url(m("at most {count} characters", count=MAX_URL))
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise _bad_url(f"not a URL ({exc})") from None
+        raise _bad_url(m("not a URL ({why})", why=str(exc))) from None
     if parts.scheme not in SCHEMES:
-        raise _bad_url("an http or https URL")
+        raise _bad_url(N_("an http or https URL"))
     if not parts.hostname:
-        raise _bad_url("a URL with a host")
+        raise _bad_url(N_("a URL with a host"))
     if parts.username is not None or parts.password is not None:
-        raise _bad_url("a URL without credentials in it")
+        raise _bad_url(N_("a URL without credentials in it"))
     if parts.fragment:
-        raise _bad_url("a URL without a fragment")
+        raise _bad_url(N_("a URL without a fragment"))
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if not _visible_ascii(parts.hostname) or not _visible_ascii(target):
         raise _bad_url(
-            "a URL of visible ASCII characters (its host in IDNA form, its path percent-encoded)"
+            N_(
+                "a URL of visible ASCII characters (its host in IDNA form, its path percent-encoded)"  # noqa: E501 - one message id
+            )
         )
     default = 443 if parts.scheme == "https" else 80
     return parts.scheme, parts.hostname, port or default, target
@@ -91,10 +94,11 @@ def _visible_ascii(text: str) -> bool:
     return text.isascii() and all(" " < character < "\x7f" for character in text)
 
 
-def _bad_url(what: str) -> InvalidInput:
+def _bad_url(what: str | Message) -> InvalidInput:
+    said = what if isinstance(what, Message) else term(what)
     return InvalidInput(
-        f"the webhook's url must be {what}",
-        errors=[{"loc": ["body", "url"], "msg": f"must be {what}"}],
+        m("the webhook's url must be {what}", what=said),
+        errors=[{"loc": ["body", "url"], "msg": f"must be {english(said)}"}],
     )
 
 

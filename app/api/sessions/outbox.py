@@ -17,7 +17,9 @@ A delivery's body is the live event's data as a stream shows it (app/api/session
 `event_data`, never a token, a sealed choice's `submitted` event saying who, never what),
 and for a subscription with the `public` view, as any party's stream shows the other parties'
 records (`shown_to` with a party that is none of them: a bidding game's losing actions
-hidden). Only a subscription made with `"view": "gm"` gets the GM's view.
+hidden). Only a subscription made with `"view": "gm"` gets the GM's view. A subscription
+with a `language` gets the event's summaries in it, made from the change's answer built again
+in that language (`Effects.said`), once per language for every subscription of the change.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import base64
 import hashlib
 import hmac
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
 
+from app.api import i18n
 from app.api.kinds import AnyKind
 from app.api.sessions.events import event_data, shown_to
 from app.store import webhooks
@@ -101,35 +104,50 @@ class Outbox:
     #: Whether the deliveries go in the change's own statement (`alongside`), not after it.
     folded: bool = False
 
-    async def write(self, version: int, event: str, body: bytes) -> None:
+    async def write(
+        self, version: int, event: str, body: bytes, said: Callable[[str], bytes] | None = None
+    ) -> None:
         """The change's deliveries, written after it: `version` the session's after it,
         `event` its live event's name, `body` what the stream's event is made from (the
-        change's answer)."""
-        planned, at = self.planned(version, event, body)
+        change's answer, in English), `said` that answer made in another language (for a
+        subscription with one: docs/webhooks.md#languages)."""
+        planned, at = self.planned(version, event, body, said)
         if planned:
             await webhooks.enqueue(self.connection, planned, at)
 
-    def alongside(self, version: int, event: str, body: bytes) -> Alongside | None:
+    def alongside(
+        self, version: int, event: str, body: bytes, said: Callable[[str], bytes] | None = None
+    ) -> Alongside | None:
         """The change's deliveries as rows of its own statement (PostgreSQL), or None when
         no subscription wants its event."""
-        planned, at = self.planned(version, event, body)
+        planned, at = self.planned(version, event, body, said)
         return webhooks.alongside(planned, at) if planned else None
 
-    def planned(self, version: int, event: str, body: bytes) -> tuple[list[NewDelivery], datetime]:
+    def planned(
+        self, version: int, event: str, body: bytes, said: Callable[[str], bytes] | None = None
+    ) -> tuple[list[NewDelivery], datetime]:
         """The deliveries of a change (see `write`), and when they are due."""
         at = now()
         wanted = [target for target in self.targets if target.wants(event)]
         if not wanted:
             return [], at
-        data = event_data(self.session_id, event, body)
-        by_view: dict[str, bytes] = {}
+        english = event_data(self.session_id, event, body)
+        data_in: dict[str, bytes] = {i18n.DEFAULT: english}
+        by_view: dict[tuple[str, str], bytes] = {}
         planned = []
         for target in wanted:
-            shown = by_view.get(target.view)
+            language = target.language or i18n.DEFAULT
+            if said is None or not body:
+                language = i18n.DEFAULT
+            shown = by_view.get((target.view, language))
             if shown is None:
+                data = data_in.get(language)
+                if data is None:
+                    assert said is not None
+                    data = data_in[language] = event_data(self.session_id, event, said(language))
                 seen = data if target.view == "gm" else shown_to(self.kind, NO_PARTY, data)
                 shown = payload(self.kind.path, self.session_id, version, event, at, seen)
-                by_view[target.view] = shown
+                by_view[(target.view, language)] = shown
             planned.append(
                 NewDelivery(new_message_id(), target.id, self.session_id, version, event, shown)
             )

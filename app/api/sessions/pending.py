@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 
 from app.api.schemas.common import ANSWER
 from app.rules.dice import Key, Need
+from app.rules.messages import Listing, Message, m
 from app.store import repository
 from app.store.repository import SessionRecord
 
@@ -195,9 +196,11 @@ def shown(pending: Mapping[str, Any]) -> PendingRound:
     return answer
 
 
-def summary(pending: Mapping[str, Any]) -> str:
-    waiting = waiting_for(pending)
-    return (
-        f"Round {pending['number']} waits for dice from {', '.join(waiting)} "
-        f"(until {pending['deadline']})."
+def summary(pending: Mapping[str, Any]) -> Message:
+    """The one line of a round waiting for dice (docs/languages.md)."""
+    return m(
+        "Round {number} waits for dice from {names} (until {deadline}).",
+        number=pending["number"],
+        names=Listing(waiting_for(pending)),
+        deadline=str(pending["deadline"]),
     )

@@ -19,6 +19,7 @@ from pydantic import with_config
 from starlette.responses import Response
 from typing_extensions import TypedDict
 
+from app.api import i18n
 from app.api.common import message_doc, respond
 from app.api.kinds import AnyKind, load_session
 from app.api.routing import DeferredBody, answers, declare_body
@@ -40,7 +41,7 @@ from app.api.sessions.presentation import AnswerTypes, etag, session_answer
 from app.api.sessions.security import Role, bearer_token, role_of
 from app.api.sessions.work import has_replica, lagging_read, unit_of_work
 from app.errors import Conflict, not_found
-from app.rules.messages import N_
+from app.rules.messages import N_, m, term
 from app.rules.verifiable import SCHEME, seeds_digest
 from app.store import repository
 from app.store.database import Transaction
@@ -124,7 +125,7 @@ class Proof(TypedDict):
 def _public(kind: AnyKind, record: SessionRecord) -> dict[str, Any]:
     public = verifiable.block(record)
     if public is None:
-        raise Conflict(f"this {kind.title}'s dice are not verifiable")
+        raise Conflict(m("this {kind}'s dice are not verifiable", kind=term(kind.title)))
     return public
 
 
@@ -141,7 +142,7 @@ async def add_seed(
             raise Conflict(N_("seeds are taken only before the session's first round"))
         by = verifiable.supplier(role)
         if any(entry["by"] == by for entry in public["seeds"]):
-            raise Conflict(f"this token ({by}) has added its seed already")
+            raise Conflict(m("this token ({by}) has added its seed already", by=by))
         seeds = [*public["seeds"], {"by": by, "seed": body.value.seed}]
         _config, state = load_session(kind, record.config, record.state, record.id)
         return Change(
@@ -154,7 +155,9 @@ async def add_seed(
                     "seeds": seeds,
                     "seeds_digest": seeds_digest(seeds),
                     "session": session_answer(kind, updated, state),
-                    "summary": f"{by} added a seed ({len(seeds)} in all).",
+                    "summary": i18n.said(
+                        m("{by} added a seed ({count} in all).", by=by, count=len(seeds))
+                    ),
                 },
             ),
             event="seed",
@@ -258,10 +261,14 @@ async def proof(
     }
     headers = {"ETag": etag(record.version)}
     if page is None:
-        answer["summary"] = (
-            f"Dice committed to {public['commitment'][:16]}…, "
-            f"{len(public['seeds'])} seed(s) added, {record.rounds_played} round(s) chained; "
-            "the server seed is revealed once the session is over."
+        answer["summary"] = i18n.said(
+            m(
+                "Dice committed to {commitment}…, {seeds} seed(s) added, {rounds} round(s) "
+                "chained; the server seed is revealed once the session is over.",
+                commitment=public["commitment"][:16],
+                seeds=len(public["seeds"]),
+                rounds=record.rounds_played,
+            )
         )
     else:
         answer["server_seed"] = verifiable.server_seed(record).hex()
@@ -271,9 +278,12 @@ async def proof(
             headers["Link"] = (
                 f'</v1/{kind.path}/{session_id}/proof?after={last}&limit={limit}>; rel="next"'
             )
-        answer["summary"] = (
-            f"Server seed revealed; {record.rounds_played} round(s) chained to "
-            f"{public['head'][:16]}…"
+        answer["summary"] = i18n.said(
+            m(
+                "Server seed revealed; {rounds} round(s) chained to {head}…",
+                rounds=record.rounds_played,
+                head=public["head"][:16],
+            )
         )
     return respond(request, answer, 200, headers)
 

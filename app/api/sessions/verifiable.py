@@ -26,6 +26,7 @@ from typing import Any, Final
 from app.api.sessions.security import SEED_PLAIN, Role, open_seed, seal_seed
 from app.errors import InvalidInput
 from app.rules.dice import DieRoll
+from app.rules.messages import N_
 from app.rules.verifiable import (
     DerivedRng,
     canonical,
@@ -77,7 +78,7 @@ def sealing_key() -> str | None:
     no verifiable dice."""
     if not _offered:
         raise InvalidInput(
-            "this server does not offer verifiable dice",
+            N_("this server does not offer verifiable dice"),
             errors=[{"loc": ["body", "dice"], "msg": "verifiable dice are not offered here"}],
         )
     return _dice_key

@@ -27,6 +27,7 @@ from pydantic import Field, with_config
 from starlette.responses import Response
 from typing_extensions import TypedDict
 
+from app.api import i18n
 from app.api.common import respond
 from app.api.kinds import AnyKind, RoundKind
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body
@@ -37,7 +38,7 @@ from app.api.sessions.outbox import shown_secret
 from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
 from app.api.sessions.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, not_found
-from app.rules.messages import N_, m
+from app.rules.messages import N_, Listing, m
 from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
@@ -53,6 +54,8 @@ SECRET_BYTES = 32
 #: The live events of every round kind (app/api/sessions/events.py), and of every kind.
 ROUND_EVENTS = ("round", "pending", "dice-in", "pending-cancelled")
 EVERY_KIND_EVENTS = ("seed", "deleted")
+#: The languages a subscription's payloads may be written in (app/api/i18n.py's).
+Language = Literal["en", "de", "fr", "es", "pt-BR"]
 
 
 class WebhookCreate(Strict):
@@ -83,6 +86,14 @@ class WebhookCreate(Strict):
             "other parties' (a bidding game's losing actions hidden); `gm`: the GM's view"
         ),
     ] = "public"
+    language: Annotated[
+        Language | None,
+        Field(
+            description="the language of the payloads' summaries (`en`, `de`, `fr`, `es`, "
+            "`pt-BR`); absent: the language this request is answered in (`Accept-Language`, "
+            "`?lang=`)"
+        ),
+    ] = None
 
 
 @with_config(ANSWER)
@@ -93,6 +104,8 @@ class Webhook(TypedDict):
     url: str
     events: list[str] | None
     view: str
+    #: The language of its payloads' summaries (`en`, `de`, `fr`, `es`, `pt-BR`).
+    language: str
     #: `active`, or `failing` since a delivery was given up after the retry window.
     status: str
     failing_since: str | None
@@ -148,6 +161,7 @@ def _shown(record: SubscriptionRecord, secret: bytes | None = None) -> Webhook:
         "url": record.url,
         "events": record.events,
         "view": record.view,
+        "language": record.language or i18n.DEFAULT,
         "status": record.status,
         "failing_since": _time(record.failing_since),
         "created_at": _time(record.created_at) or "",
@@ -256,7 +270,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         unknown = sorted(set(asked.events) - owner.names)
         if unknown:
             raise InvalidInput(
-                f"no such live event: {', '.join(unknown)}",
+                m("no such live event: {events}", events=Listing(unknown)),
                 errors=[
                     {"loc": ["body", "events"], "msg": f"unknown event {name!r}"}
                     for name in unknown
@@ -267,7 +281,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         await outbound.resolve(host, port, allow_private=settings.webhook_allow_private)
     except outbound.Refused as exc:
         raise InvalidInput(
-            f"the webhook's url is refused: {exc}",
+            m("the webhook's url is refused: {why}", why=str(exc)),
             errors=[{"loc": ["body", "url"], "msg": str(exc)}],
         ) from None
     secret = secrets.token_bytes(SECRET_BYTES)
@@ -280,6 +294,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         url=asked.url,
         events=None if asked.events is None else list(dict.fromkeys(asked.events)),
         view=asked.view,
+        language=asked.language or i18n.current(),
         secret=seal_webhook_secret(
             subscription_id, secret, None if key is None else key.get_secret_value()
         ),
@@ -293,7 +308,9 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
     async def insert(connection: Transaction) -> None:
         await owner.check(connection)  # the session may have gone meanwhile
         if len(await store.list_subscriptions(connection, owner.session_id)) >= MAX_SUBSCRIPTIONS:
-            raise Conflict(f"at most {MAX_SUBSCRIPTIONS} webhooks each; remove one first")
+            raise Conflict(
+                m("at most {count} webhooks each; remove one first", count=MAX_SUBSCRIPTIONS)
+            )
         await store.insert_subscription(connection, record)
 
     # A transaction of its own: the URL's host was resolved outside any.
@@ -385,11 +402,8 @@ async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: 
     worker = getattr(request.app.state, "deliveries", None)
     if worker is not None:
         worker.poke(written=True)
-    return respond(
-        request,
-        {"replayed": delivery_id, "summary": f"Delivery {delivery_id} is sent again."},
-        202,
-    )
+    said = m("Delivery {delivery} is sent again.", delivery=str(delivery_id))
+    return respond(request, {"replayed": delivery_id, "summary": i18n.said(said)}, 202)
 
 
 # --- a session's GM -----------------------------------------------------------------------

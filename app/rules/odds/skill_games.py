@@ -19,6 +19,7 @@ from typing import Final
 from app.rules import skill_games as rules
 from app.rules.dice import Dice
 from app.rules.errors import RulesError, RuleViolation
+from app.rules.messages import N_
 
 D20: Final = 20
 
@@ -49,7 +50,7 @@ def check_choices(config: rules.Config, skills: Mapping[str, Sequence[str]]) -> 
     state = rules.start(config, Dice(_LowestFace()))
     for party, chosen in skills.items():
         if config.party(party) is None:
-            raise RulesError("not a party of this skill game", ("skills", party))
+            raise RulesError(N_("not a party of this skill game"), ("skills", party))
         try:
             rules.choose_skills(config, state, party, list(chosen), Dice(_LowestFace()))
         except RulesError as error:
@@ -87,7 +88,7 @@ def party_token_odds(config: rules.Config, party: str, skills: Sequence[str]) ->
     """The exact token odds of `party` choosing `skills` this round (checked beforehand)."""
     side = config.party(party)
     if side is None:
-        raise RulesError("not a party of this skill game", ("skills", party))
+        raise RulesError(N_("not a party of this skill game"), ("skills", party))
     # The convolution runs on whole counts of rolls (weights over (20**members)**skills),
     # with one Fraction per count of tokens at the end.
     scale = D20 ** len(side.members)

@@ -48,7 +48,8 @@ function linkFor(parts) {
 /** A refusal in the page's words: each field the service names, said as the player knows
  * it (Lydia's Strength die), what it wants in plain terms. */
 export function errorWords(error) {
-  if (!(error instanceof ApiError)) return String(error && error.message ? error.message : error);
+  // (A message of the page's own, as verify.js's, is in its catalog.)
+  if (!(error instanceof ApiError)) return t(String(error && error.message ? error.message : error));
   if (error.status === 404) return t("This session does not exist any more: it was deleted, or the link is wrong.");
   if (error.status === 0) return t("The service cannot be reached: check the connection and try again.");
   const items = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors : [];
@@ -1011,13 +1012,13 @@ async function checkDice(button) {
       const report = await verifyUnrevealed(proof, { expected });
       report.problems.push(...conflicts);
       report.ok = report.problems.length === 0;
-      line = beforeReveal(proof, report);
+      line = beforeReveal(proof, report, t);
       result.dataset.state = report.ok ? "waiting" : "failed";
     } else {
       const report = await verifyProof(proof, { expected, served: await servedRounds() });
       report.problems.push(...conflicts);
       report.ok = report.problems.length === 0;
-      line = reportLine(report);
+      line = reportLine(report, t);
       result.dataset.state = report.ok ? "ok" : "failed";
       markRounds(report);
     }

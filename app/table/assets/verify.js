@@ -15,9 +15,18 @@ const SPAN = 1n << 256n;
 const PLAIN = /^([0-9]+)d([0-9]+)$/;
 const encoder = new TextEncoder();
 
+/** A text the page shows, in English with its `{placeholders}` filled from `values`. The page
+ * passes its own `t` (i18n.js: its language's catalog, which holds these texts) to the
+ * functions that make its lines; this module imports nothing, so that Node.js runs it as
+ * it is. */
+function english(text, values = {}) {
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+const t = english;
+
 function subtle() {
   const found = globalThis.crypto && globalThis.crypto.subtle;
-  if (!found) throw new Error("This page cannot check dice here: the browser's WebCrypto (crypto.subtle) needs a secure page (https, or http on this computer).");
+  if (!found) throw new Error(t("This page cannot check dice here: the browser's WebCrypto (crypto.subtle) needs a secure page (https, or http on this computer)."));
   return found;
 }
 
@@ -837,19 +846,29 @@ export function remember(memory, shown, { mine = null, kind = null } = {}) {
 }
 
 /** The one line a page says of a proof not revealed yet, and of what was checked of it. */
-export function beforeReveal(proof, report) {
-  const now = `Now: its commitment ${String(proof.commitment).slice(0, 12)}… is fixed, ${(proof.seeds || []).length} seed(s) added, ` +
-    `${proof.rounds_played} round(s) chained to the head ${String(proof.chain_head).slice(0, 12)}….`;
+export function beforeReveal(proof, report, t = english) {
+  const now = t("Now: its commitment {commitment}… is fixed, {seeds} seed(s) added, {rounds} round(s) chained to the head {head}….", {
+    commitment: String(proof.commitment).slice(0, 12),
+    seeds: (proof.seeds || []).length,
+    rounds: proof.rounds_played,
+    head: String(proof.chain_head).slice(0, 12),
+  });
   const checked = report.ok
-    ? (proof.seeds_link ? "The genesis and the seeds' link check out." : "The genesis checks out.")
-    : `${report.problems.length} problem(s): ${report.problems.join("; ")}`;
-  return `The dice cannot be checked yet: the server's seed is revealed when the session ends. ${now} ${checked}`;
+    ? (proof.seeds_link ? t("The genesis and the seeds' link check out.") : t("The genesis checks out."))
+    : problemsLine(report, t);
+  return t("The dice cannot be checked yet: the server's seed is revealed when the session ends. {now} {checked}", { now, checked });
 }
 
-/** The one line a page says of a report. */
-export function reportLine(report) {
+/** A report's problems, in one line: each as the verifier words it (the Python client's
+ * words, which the tests compare), after the page's own words. */
+function problemsLine(report, t) {
+  return t("{count} problem(s): {problems}", { count: report.problems.length, problems: report.problems.join("; ") });
+}
+
+/** The one line a page says of a report (`t`: the page's words, i18n.js). */
+export function reportLine(report, t = english) {
   if (report.ok) {
-    return `Every die and link checks out (${report.diceChecked} dice, ${report.roundsChecked} rounds).`;
+    return t("Every die and link checks out ({dice} dice, {rounds} rounds).", { dice: report.diceChecked, rounds: report.roundsChecked });
   }
-  return `${report.problems.length} problem(s): ${report.problems.join("; ")}`;
+  return problemsLine(report, t);
 }

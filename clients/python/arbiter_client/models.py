@@ -3125,6 +3125,7 @@ class Webhook(BaseModel):
     url: Annotated[str, Field(title="Url")]
     events: Annotated[list[str] | None, Field(title="Events")]
     view: Annotated[str, Field(title="View")]
+    language: Annotated[str, Field(title="Language")]
     status: Annotated[str, Field(title="Status")]
     failing_since: Annotated[str | None, Field(title="Failing Since")]
     created_at: Annotated[str, Field(title="Created At")]
@@ -3177,6 +3178,13 @@ class WebhookCreate(BaseModel):
         Field(
             description="`public` (default): round records as a party's stream shows the other parties' (a bidding game's losing actions hidden); `gm`: the GM's view Default: \"public\".",
             title="View",
+        ),
+    ] = None
+    language: Annotated[
+        Literal["en", "de", "fr", "es", "pt-BR"] | None,
+        Field(
+            description="the language of the payloads' summaries (`en`, `de`, `fr`, `es`, `pt-BR`); absent: the language this request is answered in (`Accept-Language`, `?lang=`)",
+            title="Language",
         ),
     ] = None
 
