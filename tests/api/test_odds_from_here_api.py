@@ -213,7 +213,9 @@ def test_the_document_declares_a_read_with_a_body(store_client: TestClient) -> N
     assert set(asked["responses"]) == {
         *("200", "400", "401", "404", "413", "415", "422", "429", "503")
     }
+    # (`lang`, the language of its `summary`, as on every /v1 operation: test_openapi.py.)
     assert [parameter["name"] for parameter in asked["parameters"]] == [
         "session_id",
         "X-Request-ID",
+        "lang",
     ]

@@ -118,7 +118,9 @@ class Receiver:
                 handler.wfile.write(HUGE)
                 handler.wfile.flush()
             except OSError:
-                self.cut_off += 1  # the sender stopped reading and closed
+                with self.changed:
+                    self.cut_off += 1  # the sender stopped reading and closed
+                    self.changed.notify_all()
             return
         if mode == "fail":
             handler.send_response(500)

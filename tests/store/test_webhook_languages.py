@@ -121,10 +121,15 @@ def test_each_subscription_gets_its_rounds_summaries_in_its_language(
             **english[0],
             "data": {**english[0]["data"], **unsaid},
         }
-        assert {**data["round"], "summary": None} == {
+        # The round's card is worded in each language too (docs/table.md#cards).
+        assert {**data["round"], "summary": None, "cards": None} == {
             **english[0]["data"]["round"],
             "summary": None,
+            "cards": None,
         }
+        assert [card["number"] for card in data["round"]["cards"]] == [
+            card["number"] for card in english[0]["data"]["round"]["cards"]
+        ]
     # The deletion's payload has no summary: the same in every language.
     assert client.delete(session.url, headers=session.headers).status_code == 204
     receiver.wait_for(lambda got: len(got) == 2 * len(made))
@@ -140,15 +145,20 @@ def test_the_operators_subscription_in_a_language(client: TestClient, receiver: 
             headers=bearer(OPERATOR_KEY),
         )
     )
-    assert made["language"] == "pt-BR"
-    receiver.secrets.append(made["secret"])
-    session = Session(client, "arm-wrestles", ARM_WRESTLE)
-    session.play_round(ROUND)
-    receiver.wait_for(lambda got: len(got) == 1)
-    [got] = received_by(receiver, made["secret"])
-    assert got["data"]["round"]["summary"] == ROUND_ONE["pt-BR"]
-    listed = client.get("/v1/webhooks", headers=bearer(OPERATOR_KEY)).json()["webhooks"]
-    assert [each["language"] for each in listed] == ["pt-BR"]
+    try:
+        assert made["language"] == "pt-BR"
+        receiver.secrets.append(made["secret"])
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        session.play_round(ROUND)
+        receiver.wait_for(lambda got: len(got) == 1)
+        [got] = received_by(receiver, made["secret"])
+        assert got["data"]["round"]["summary"] == ROUND_ONE["pt-BR"]
+        listed = client.get("/v1/webhooks", headers=bearer(OPERATOR_KEY)).json()["webhooks"]
+        assert [each["language"] for each in listed if each["id"] == made["id"]] == ["pt-BR"]
+    finally:
+        # The database is every test's: an operator's subscription would hear their sessions.
+        removed = client.delete(f"/v1/webhooks/{made['id']}", headers=bearer(OPERATOR_KEY))
+        assert removed.status_code == 204, removed.text
 
 
 @pytest.mark.parametrize("language", ["xx", "pt_BR", "DE", "", 7])
