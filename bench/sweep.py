@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,10 @@ ARM_WRESTLE = {
     "target": 100,
     "max_rounds": 10_000,
 }
+#: A live session's round: equal dice supplied, so that the difference of success never moves
+#: and no match ends under the bench (with the server's dice some reached the target, and
+#: their rounds were 409s, not the sweep's doing).
+ROUND = b'{"rolls":{"Lydia":{"strength":10},"Ogre":{"strength":10}}}'
 LIVE_SESSIONS = 500
 TEMPLATE_ROUNDS = 10
 QUIET_SECONDS = 15
@@ -124,8 +128,9 @@ def make_sessions(base: str) -> tuple[list[bytes], str]:
                     f"POST /v1/arm-wrestles/{made['id']}/rounds HTTP/1.1\r\n"
                     "Host: bench\r\nContent-Type: application/json\r\n"
                     f"Authorization: Bearer {made['tokens']['gm']}\r\n"
-                    "Content-Length: 2\r\n\r\n{}"
+                    f"Content-Length: {len(ROUND)}\r\n\r\n"
                 ).encode()
+                + ROUND
             )
         template = client.post("/v1/arm-wrestles", json=ARM_WRESTLE).json()
         headers = {"authorization": f"Bearer {template['tokens']['gm']}"}
@@ -197,6 +202,9 @@ def fill(engine: Engine, template: str, count: int) -> float:
 class Run:
     latencies: list[tuple[float, float]]  # (when due, latency ms)
     failed: int
+    #: The failed rounds by their status, and the first detail of each status.
+    statuses: dict[int, int] = field(default_factory=dict)
+    details: dict[int, str] = field(default_factory=dict)
 
 
 async def post_rounds(
@@ -206,6 +214,8 @@ async def post_rounds(
     queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
     latencies: list[tuple[float, float]] = []
     failed = 0
+    statuses: dict[int, int] = {}
+    details: dict[int, str] = {}
     start = time.perf_counter()
 
     async def connection() -> None:
@@ -221,10 +231,12 @@ async def post_rounds(
                 for line in head.split(b"\r\n"):
                     if line.lower().startswith(b"content-length:"):
                         length = int(line.split(b":")[1])
-                await reader.readexactly(length)
+                body = await reader.readexactly(length)
                 latencies.append((due - start, (time.perf_counter() - due) * 1000))
                 if status != 200:
                     failed += 1
+                    statuses[status] = statuses.get(status, 0) + 1
+                    details.setdefault(status, body.decode(errors="replace")[:300])
                 queue.task_done()
         finally:
             writer.close()
@@ -242,7 +254,7 @@ async def post_rounds(
     for worker in workers:
         worker.cancel()
     await asyncio.gather(*workers, return_exceptions=True)
-    return Run(latencies, failed)
+    return Run(latencies, failed, statuses, details)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -299,6 +311,11 @@ def one_run(source: Path, url: str, rate: float, expired: int) -> dict[str, Any]
         "during": (percentile(during_ms, 0.5), percentile(during_ms, 0.99), max(during_ms)),
         "rounds": len(during_ms),
         "failed": calm.failed + during.failed,
+        "statuses": {
+            status: calm.statuses.get(status, 0) + during.statuses.get(status, 0)
+            for status in {*calm.statuses, *during.statuses}
+        },
+        "details": {**during.details, **calm.details},
     }
 
 
@@ -345,6 +362,8 @@ def main() -> None:
                 + ("" if found["swept"] else "  (not swept within 600 s)"),
                 flush=True,
             )
+            for status, count in sorted(found["statuses"].items()):
+                print(f"    failed with {status}: {count}; the first: {found['details'][status]}")
 
 
 if __name__ == "__main__":
