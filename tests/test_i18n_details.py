@@ -310,3 +310,40 @@ def test_a_success_rolls_odds_in_each_language(client: TestClient, language: str
     assert answer.json()["success"] == pytest.approx(success)
     english = client.post("/v1/odds/gurps/success-roll", json={"skill": 12}).json()
     assert {**answer.json(), "summary": None} == {**english, "summary": None}
+
+
+#: An arm wrestle's odds line as each language writes it (percentages in the language's own
+#: forms, CLDR; the rounds expected with two decimals).
+ARM_WRESTLE_ODDS = {
+    "en": "A wins {a}%, B {b}%, draw {d}%, undecided {u}%; {r} rounds expected (exact).",
+    "de": "A gewinnt {a}\u00a0%, B {b}\u00a0%, Unentschieden {d}\u00a0%, noch offen {u}\u00a0%; "
+    "{r} Runden erwartet (exakt).",
+    "fr": "A gagne {a}\u00a0%, B {b}\u00a0%, match nul {d}\u00a0%, indécis {u}\u00a0% ; "
+    "{r} manches attendues (exact).",
+    "es": "A gana {a}\u00a0%, B {b}\u00a0%, empate {d}\u00a0%, sin decidir {u}\u00a0%; "
+    "{r} asaltos esperados (exacto).",
+    "pt-BR": "A vence {a}%, B {b}%, empate {d}%, indefinido {u}%; {r} rodadas esperadas (exato).",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_arm_wrestles_odds_in_each_language(client: TestClient, language: str) -> None:
+    """The odds' line from the answer's own figures, in the language's forms; the figures and
+    every other field the same in every language."""
+    small = {
+        "a": {"name": "A", "strength_mod": 0, "con_score": 5, "con_mod": 0},
+        "b": {"name": "B", "strength_mod": 1, "con_score": 5, "con_mod": 0},
+        "target": 4,
+        "max_rounds": 2,
+    }
+    english = client.post("/v1/odds/arm-wrestles", json=small).json()
+    answer = client.post("/v1/odds/arm-wrestles", json=small, headers=speaking(language))
+    assert answer.status_code == 200, answer.text
+    mark = "." if language == "en" else ","
+    figures = {
+        short: f"{english[name] * 100:.1f}".replace(".", mark)
+        for short, name in (("a", "a_wins"), ("b", "b_wins"), ("d", "draw"), ("u", "undecided"))
+    }
+    figures["r"] = f"{english['expected_rounds']:.2f}".replace(".", mark)
+    assert answer.json()["summary"] == ARM_WRESTLE_ODDS[language].format(**figures)
+    assert {**answer.json(), "summary": None} == {**english, "summary": None}

@@ -8,11 +8,12 @@ from contextlib import suppress
 from fractions import Fraction
 from typing import Final
 
-from app.api.odds.figures import percent, probability
+from app.api.odds.figures import in_language, probability
 from app.api.odds.worker import inline_cached, off_loop
 from app.api.schemas.odds import OddsArmWrestleAnswer
 from app.numeric import exact as exact_walk
 from app.rules import arm_wrestling
+from app.rules.messages import N_, Fixed, Message, Percent, english, m, term
 from app.rules.odds import arm_wrestling as arm_odds
 from app.rules.odds import fraction_text
 
@@ -62,13 +63,30 @@ def arm_wrestle_answer(
         "rounds_played": state.rounds_played,
         "summary": "",
     }
-    how = "exact" if bound is None else f"each within {max(bound.values()):.0e}"
-    answer["summary"] = (
-        f"{a} wins {percent(answer['a_wins'])}, {b} {percent(answer['b_wins'])}, draw "
-        f"{percent(answer['draw'])}, undecided {percent(answer['undecided'])}; "
-        f"{answer['expected_rounds']:.2f} rounds expected ({how})."
-    )
+    answer["summary"] = english(arm_wrestle_said(a, b, answer))
     return answer
+
+
+def arm_wrestle_said(a: str, b: str, answer: OddsArmWrestleAnswer) -> Message:
+    """An arm wrestle's odds in one line (docs/languages.md)."""
+    bound = answer["error_bound"]
+    how = (
+        term(N_("exact"))
+        if bound is None
+        else m("each within {bound}", bound=f"{max(bound.values()):.0e}")
+    )
+    return m(
+        "{a} wins {a_wins}, {b} {b_wins}, draw {draw}, undecided {undecided}; {rounds} rounds "
+        "expected ({how}).",
+        a=a,
+        a_wins=Percent(answer["a_wins"]),
+        b=b,
+        b_wins=Percent(answer["b_wins"]),
+        draw=Percent(answer["draw"]),
+        undecided=Percent(answer["undecided"]),
+        rounds=Fixed(answer["expected_rounds"]),
+        how=how,
+    )
 
 
 async def arm_wrestle_odds(
@@ -77,5 +95,8 @@ async def arm_wrestle_odds(
     """Inline for a match a few rounds from its end, else in the worker process (a fresh
     match's walk takes milliseconds to seconds: docs/performance.md#odds)."""
     if arm_odds.horizon(config, state) <= INLINE_ROUNDS:
-        return inline_cached(arm_wrestle_answer, config, state)
-    return await off_loop(arm_wrestle_answer, config, state)
+        answer = inline_cached(arm_wrestle_answer, config, state)
+    else:
+        answer = await off_loop(arm_wrestle_answer, config, state)
+    # Made in English wherever it was computed (and cached so); said in the request's language.
+    return in_language(answer, arm_wrestle_said(config.a.name, config.b.name, answer))
