@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
+from babel.numbers import format_decimal
 from fastapi.testclient import TestClient
 
 from app.api import i18n
@@ -346,4 +347,90 @@ def test_an_arm_wrestles_odds_in_each_language(client: TestClient, language: str
     }
     figures["r"] = f"{english['expected_rounds']:.2f}".replace(".", mark)
     assert answer.json()["summary"] == ARM_WRESTLE_ODDS[language].format(**figures)
+    assert {**answer.json(), "summary": None} == {**english, "summary": None}
+
+
+def _percent(value: float, language: str) -> str:
+    """A percentage as the language writes it (CLDR: a no-break space before `%` in German,
+    French and Spanish)."""
+    number = f"{value * 100:.1f}".replace(".", "." if language == "en" else ",")
+    return number + ("%" if language in ("en", "pt-BR") else "\u00a0%")
+
+
+def _grouped(value: int, language: str) -> str:
+    """A count as the language writes it: Babel's CLDR forms (the service's English writes it
+    plain, as its English lines always have)."""
+    if language == "en":
+        return str(value)
+    return format_decimal(value, locale=language.replace("-", "_"))
+
+
+RACE_ODDS = {
+    "en": "{leader} wins {share} of {count} races; a tie {tie}.",
+    "de": "{leader} gewinnt {share} von {count} Rennen; ein Gleichstand {tie}.",
+    "fr": "{leader} gagne {share} de {count} courses ; une égalité {tie}.",
+    "es": "{leader} gana {share} de {count} carreras; un empate {tie}.",
+    "pt-BR": "{leader} vence {share} de {count} corridas; um empate {tie}.",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_races_odds_in_each_language(client: TestClient, language: str) -> None:
+    race = {
+        "course": "dash",
+        "competitors": [
+            {"name": "Ann", "speed": 30, "mods": {"strength": 2}},
+            {"name": "Bob", "speed": 30, "mods": {"strength": 0}},
+        ],
+        "seed": 11,
+    }
+    english = client.post("/v1/odds/races", json=race).json()
+    answer = client.post("/v1/odds/races", json=race, headers=speaking(language))
+    assert answer.status_code == 200, answer.text
+    leader = max(english["wins"], key=english["wins"].__getitem__)
+    assert leader == "Ann"
+    assert answer.json()["summary"] == RACE_ODDS[language].format(
+        leader=leader,
+        share=_percent(english["wins"][leader], language),
+        count=_grouped(english["trials"], language),
+        tie=_percent(english["tie"], language),
+    )
+    assert {**answer.json(), "summary": None} == {**english, "summary": None}
+
+
+CHASE_ODDS = {
+    "en": "Guard catches Ralf {c}, Ralf escapes {e} (hiding {h}), still on after 30 increments "
+    "{g}; {x} increments expected (exact).",
+    "de": "Guard fängt Ralf {c}, Ralf entkommt {e} (versteckt {h}), nach 30 Abschnitten noch "
+    "im Gange {g}; {x} Abschnitte erwartet (exakt).",
+    "fr": "Guard attrape Ralf {c}, Ralf s'échappe {e} (en se cachant {h}), toujours en cours "
+    "après 30 paliers {g} ; {x} paliers attendus (exact).",
+    "es": "Guard atrapa a Ralf {c}, Ralf escapa {e} (escondiéndose {h}), sigue tras 30 tramos "
+    "{g}; {x} tramos esperados (exacto).",
+    "pt-BR": "Guard pega Ralf {c}, Ralf escapa {e} (escondendo-se {h}), ainda em curso após 30 "
+    "incrementos {g}; {x} incrementos esperados (exato).",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_chases_odds_in_each_language(client: TestClient, language: str) -> None:
+    chase = {
+        "escapee": {"name": "Ralf", "speed": 30, "mods": {"strength": 2, "hide": 5}},
+        "chaser": {"name": "Guard", "speed": 30, "mods": {"strength": 1}},
+        "start": {"mode": "lead", "lead": 12},
+        "max_rounds": 30,
+        "terrain": {"check": "strength"},
+        "tactic_policy": "hide-when-possible",
+    }
+    english = client.post("/v1/odds/chases", json=chase).json()
+    answer = client.post("/v1/odds/chases", json=chase, headers=speaking(language))
+    assert answer.status_code == 200, answer.text
+    mark = "." if language == "en" else ","
+    assert answer.json()["summary"] == CHASE_ODDS[language].format(
+        c=_percent(english["caught"], language),
+        e=_percent(english["escaped"], language),
+        h=_percent(english["hid"], language),
+        g=_percent(english["gave_up"], language),
+        x=f"{english['expected_increments']:.2f}".replace(".", mark),
+    )
     assert {**answer.json(), "summary": None} == {**english, "summary": None}

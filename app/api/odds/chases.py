@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from app.api.odds.figures import percent, probability
+from app.api.odds.figures import in_language, probability
 from app.api.odds.worker import as_json, off_loop
 from app.api.schemas.odds import OddsChaseAnswer
 from app.rules import chases, serial
+from app.rules.messages import N_, Fixed, Message, Percent, english, m, term
 from app.rules.odds import chases as chase_odds
 from app.rules.odds import fraction_text
 
@@ -94,14 +95,31 @@ def _answer(
         answer["standard_error"] = {name: getattr(odds, name).standard_error for name in names}
         answer["expected_increments"] = odds.expected_increments
         answer["trials"], answer["seed"] = odds.trials, odds.seed
-    answer["summary"] = (
-        f"{config.chaser.name} catches {config.escapee.name} {percent(answer['caught'])}, "
-        f"{config.escapee.name} escapes {percent(answer['escaped'])} (hiding "
-        f"{percent(answer['hid'])}), still on after {config.max_rounds} increments "
-        f"{percent(answer['gave_up'])}; {answer['expected_increments']:.2f} increments "
-        f"expected ({answer['method']})."
-    )
+    answer["summary"] = english(chase_said(config, answer))
     return answer
+
+
+#: How a chase's odds were found, as its line names it.
+METHODS = {"exact": N_("exact"), "monte-carlo": N_("monte-carlo")}
+
+
+def chase_said(config: chases.Config, answer: OddsChaseAnswer) -> Message:
+    """A chase's odds in one line (docs/languages.md)."""
+    method = answer["method"]
+    return m(
+        "{chaser} catches {escapee} {caught}, {escapee} escapes {escaped} (hiding {hid}), "
+        "still on after {rounds} increments {gave_up}; {expected} increments expected "
+        "({method}).",
+        chaser=config.chaser.name,
+        escapee=config.escapee.name,
+        caught=Percent(answer["caught"]),
+        escaped=Percent(answer["escaped"]),
+        hid=Percent(answer["hid"]),
+        rounds=config.max_rounds,
+        gave_up=Percent(answer["gave_up"]),
+        expected=Fixed(answer["expected_increments"]),
+        method=term(METHODS.get(method, method)),
+    )
 
 
 async def chase_odds_from(
@@ -112,8 +130,9 @@ async def chase_odds_from(
     seed: int,
     trials: int | None = None,
 ) -> OddsChaseAnswer:
-    """`chase_answer` for this question, in the worker (`state` None: from the start)."""
-    return await off_loop(
+    """`chase_answer` for this question, in the worker (`state` None: from the start); its
+    line in the request's language."""
+    answer = await off_loop(
         chase_answer,
         as_json(config),
         None if state is None else as_json(state),
@@ -122,6 +141,7 @@ async def chase_odds_from(
         seed,
         trials,
     )
+    return in_language(answer, chase_said(config, answer))
 
 
 async def chase_choices_odds(
@@ -133,7 +153,7 @@ async def chase_choices_odds(
 ) -> list[OddsChaseAnswer]:
     """`chase_choices_answer` for these options, in the worker: one question for all of
     them."""
-    return await off_loop(
+    answers = await off_loop(
         chase_choices_answer,
         as_json(config),
         as_json(state),
@@ -141,3 +161,4 @@ async def chase_choices_odds(
         policy,
         seed,
     )
+    return [in_language(answer, chase_said(config, answer)) for answer in answers]
