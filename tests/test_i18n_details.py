@@ -434,3 +434,38 @@ def test_a_chases_odds_in_each_language(client: TestClient, language: str) -> No
         x=f"{english['expected_increments']:.2f}".replace(".", mark),
     )
     assert {**answer.json(), "summary": None} == {**english, "summary": None}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_skill_games_token_odds_in_each_language(client: TestClient, language: str) -> None:
+    """Each party's expected tokens and each skill's chance, in the language's forms; the
+    figures and every other field the same in every language."""
+    from app.api.odds.skill_games import TOKENS_EXAMPLE
+
+    english = client.post("/v1/odds/skill-games/tokens", json=TOKENS_EXAMPLE).json()
+    answer = client.post(
+        "/v1/odds/skill-games/tokens", json=TOKENS_EXAMPLE, headers=speaking(language)
+    )
+    assert answer.status_code == 200, answer.text
+    mark = "." if language == "en" else ","
+    words = {
+        "en": "{party}: {n} tokens expected ({chances})",
+        "de": "{party}: {n} Marken erwartet ({chances})",
+        "fr": "{party} : {n} jetons attendus ({chances})",
+        "es": "{party}: {n} fichas esperadas ({chances})",
+        "pt-BR": "{party}: {n} fichas esperadas ({chances})",
+    }[language]
+    clauses = [
+        words.format(
+            party=party,
+            n=f"{tokens['expected_tokens']:.2f}".replace(".", mark),
+            chances=", ".join(
+                f"{skill} {_percent(share, language)}" for skill, share in tokens["token"].items()
+            ),
+        )
+        for party, tokens in english["parties"].items()
+    ]
+    # (French sets a space before its semicolon, as before its colon.)
+    semicolon = " ; " if language == "fr" else "; "
+    assert answer.json()["summary"] == semicolon.join(clauses) + "."
+    assert {**answer.json(), "summary": None} == {**english, "summary": None}

@@ -59,7 +59,8 @@ from app.api.kinds import (
     best_and_summary,
     load_session,
 )
-from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json
+from app.api.odds.figures import in_language as odds_in_language
+from app.api.odds.skill_games import INLINE_TOKEN_CHECKS, tokens_from_json, tokens_said
 from app.api.odds.worker import as_json, inline_cached, off_loop
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import (
@@ -490,9 +491,10 @@ async def odds_at_choices(
         assert side is not None  # checked
         question = (config_json, move.party, tuple(move.skills))
         if len(side.members) * len(move.skills) <= INLINE_TOKEN_CHECKS:
-            answers.append(inline_cached(tokens_from_json, *question))
+            found = inline_cached(tokens_from_json, *question)
         else:
-            answers.append(await off_loop(tokens_from_json, *question))
+            found = await off_loop(tokens_from_json, *question)
+        answers.append(odds_in_language(found, tokens_said(found)))
     options: list[OddsSkillGameChoice] = [
         {
             "label": option.label or f"{option.move.party}: {', '.join(option.move.skills)}",

@@ -310,6 +310,7 @@ async def skill_game_tokens(
         answer = inline_cached(skill_games.skill_game_tokens_answer, body_json)
     else:
         answer = await off_loop(skill_games.skill_game_tokens_answer, body_json)
+    answer = in_language(answer, skill_games.tokens_said(answer))
     return await maybe_grouped_chart(request, answer, *_token_chart(answer))
 
 

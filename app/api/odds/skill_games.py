@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from app.api.odds.figures import distribution, exact, percent, probability
+from app.api.odds.figures import distribution, exact, probability
 from app.api.schemas.odds import (
     OddsPartyTokens,
     OddsSkillGameTokensAnswer,
@@ -14,6 +14,7 @@ from app.api.schemas.odds import (
 )
 from app.rules import serial
 from app.rules import skill_games as rules
+from app.rules.messages import Argument, Fixed, Listing, Message, Percent, english, m
 from app.rules.odds import skill_games as skill_odds
 
 #: Up to this many (member, skill) checks the token odds are computed inline (well under a
@@ -46,7 +47,6 @@ def tokens_answer(
 ) -> OddsSkillGameTokensAnswer:
     """The token odds of each named party choosing its skills (checked beforehand)."""
     parties: dict[str, OddsPartyTokens] = {}
-    lines: list[str] = []
     for odds in skill_odds.token_odds(config, skills):
         tokens, tokens_exact = distribution(odds.tokens)
         parties[odds.party] = {
@@ -58,15 +58,34 @@ def tokens_answer(
             "expected_tokens": probability(odds.expected),
             "expected_tokens_exact": exact(odds.expected),
         }
-        chances = ", ".join(f"{skill} {percent(float(p))}" for skill, p in odds.token.items())
-        lines.append(f"{odds.party}: {float(odds.expected):.2f} tokens expected ({chances})")
-    return {
+    answer: OddsSkillGameTokensAnswer = {
         "method": "exact",
         "dc": config.dc,
         "token_rule": config.token_rule,
         "parties": parties,
-        "summary": "; ".join(lines) + ".",
+        "summary": "",
     }
+    answer["summary"] = english(tokens_said(answer))
+    return answer
+
+
+def tokens_said(answer: OddsSkillGameTokensAnswer) -> Message:
+    """The token odds in one line, a clause a party (docs/languages.md)."""
+    clauses: list[Argument] = [
+        m(
+            "{party}: {expected} tokens expected ({chances})",
+            party=party,
+            expected=Fixed(tokens["expected_tokens"]),
+            chances=Listing(
+                [
+                    m("{skill} {share}", skill=skill, share=Percent(share))
+                    for skill, share in tokens["token"].items()
+                ]
+            ),
+        )
+        for party, tokens in answer["parties"].items()
+    ]
+    return m("{clauses}.", clauses=Listing(clauses, "; "))
 
 
 #: The token-odds example of the document (two parties of a three-skill game), which the
