@@ -32,6 +32,7 @@ import httpx
 import orjson
 
 from bench.bare import app as bare_app
+from bench.run import microsecond_percentiles, print_against_bare
 
 ARM_WRESTLE = {
     "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
@@ -173,11 +174,6 @@ async def timed(client: httpx.AsyncClient, requests: int, send: Any) -> list[flo
     return spent
 
 
-def percentiles(spent: list[float]) -> tuple[float, float]:
-    ordered = sorted(spent)
-    return ordered[len(ordered) // 2] * 1e6, ordered[int(len(ordered) * 0.99)] * 1e6
-
-
 async def main(calls: int, requests: int, rounds: int) -> None:
     from app.api.kinds import load_config
     from app.api.sessions import lifecycle
@@ -242,15 +238,15 @@ async def main(calls: int, requests: int, rounds: int) -> None:
             }
             for _ in range(rounds):
                 spent = await timed(bare, requests, lambda client, _index: client.get("/"))
-                figures["bare FastAPI GET /"].append(percentiles(spent))
+                figures["bare FastAPI GET /"].append(microsecond_percentiles(spent))
                 spent = await timed(arbiter, requests, play)
-                figures["arm-wrestle round, with its cards"].append(percentiles(spent))
+                figures["arm-wrestle round, with its cards"].append(microsecond_percentiles(spent))
                 names["with_cards"] = lambda answer, _maker: dict(answer)
                 try:
                     spent = await timed(arbiter, requests, play)
                 finally:
                     names["with_cards"] = carding
-                figures["arm-wrestle round, no cards"].append(percentiles(spent))
+                figures["arm-wrestle round, no cards"].append(microsecond_percentiles(spent))
             await bare.aclose()
             await arbiter.aclose()
 
@@ -262,14 +258,8 @@ async def main(calls: int, requests: int, rounds: int) -> None:
                 f"{path:20} {language:>4} {without:12.1f} {with_them:9.1f}"
                 f" {with_them - without:13.1f}"
             )
-    bare_p50 = statistics.median(p50 for p50, _ in figures["bare FastAPI GET /"])
     print()
-    print(f"{requests} requests x {rounds} rounds each, in process; median of the rounds")
-    print(f"{'':38} {'p50 µs':>8} {'p99 µs':>8} {'p50 / bare':>11}")
-    for label, measured in figures.items():
-        p50 = statistics.median(p for p, _ in measured)
-        p99 = statistics.median(p for _, p in measured)
-        print(f"{label:38} {p50:8.0f} {p99:8.0f} {p50 / bare_p50:10.2f}x")
+    print_against_bare(figures, requests, rounds)
 
 
 if __name__ == "__main__":

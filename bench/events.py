@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.run import QUICK_CONTEST, server  # noqa: E402
+from bench.run import percentile as pct  # noqa: E402
 
 LONG_ARM_WRESTLE = {
     "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
@@ -47,11 +48,6 @@ LONG_ARM_WRESTLE = {
 EVENT_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
 #: A bound on any one wait of the benchmark (not a figure it reports).
 PATIENCE_S = 60.0
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def figures(values: list[float]) -> str:

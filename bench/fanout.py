@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.events import PATIENCE_S, Prober, StreamReader, Subscribers  # noqa: E402
 from bench.run import QUICK_CONTEST, free_port  # noqa: E402
+from bench.run import percentile as pct  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -244,11 +245,6 @@ def subscribers_main(arguments: list[str]) -> None:
 
 
 # --- one run -----------------------------------------------------------------------------------
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def latency(values: list[float]) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import tempfile
 import time
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ from typing import Any
 import httpx
 
 from bench.bare import app as bare_app
-from bench.run import QUICK_CONTEST
+from bench.run import QUICK_CONTEST, microsecond_percentiles, print_against_bare
 
 #: (label, path, headers): what is measured besides the bare app.
 KINDS: tuple[tuple[str, str, Mapping[str, str]], ...] = (
@@ -47,11 +46,6 @@ async def timed(client: httpx.AsyncClient, requests: int, send: Any) -> list[flo
     return spent
 
 
-def percentiles(spent: list[float]) -> tuple[float, float]:
-    ordered = sorted(spent)
-    return ordered[len(ordered) // 2] * 1e6, ordered[int(len(ordered) * 0.99)] * 1e6
-
-
 async def main(requests: int, rounds: int) -> None:
     from app.main import create_app
     from app.settings import Settings
@@ -68,7 +62,7 @@ async def main(requests: int, rounds: int) -> None:
                 figures[label] = []
             for _ in range(rounds):
                 spent = await timed(bare, requests, lambda client: client.get("/"))
-                figures["bare FastAPI GET /"].append(percentiles(spent))
+                figures["bare FastAPI GET /"].append(microsecond_percentiles(spent))
                 for label, path, headers in KINDS:
                     spent = await timed(
                         arbiter,
@@ -77,16 +71,10 @@ async def main(requests: int, rounds: int) -> None:
                             p, json=QUICK_CONTEST, headers=h
                         ),
                     )
-                    figures[label].append(percentiles(spent))
+                    figures[label].append(microsecond_percentiles(spent))
             await bare.aclose()
             await arbiter.aclose()
-    bare_p50 = statistics.median(p50 for p50, _ in figures["bare FastAPI GET /"])
-    print(f"{requests} requests x {rounds} rounds each, in process; median of the rounds")
-    print(f"{'':38} {'p50 µs':>8} {'p99 µs':>8} {'p50 / bare':>11}")
-    for label, measured in figures.items():
-        p50 = statistics.median(p for p, _ in measured)
-        p99 = statistics.median(p for _, p in measured)
-        print(f"{label:38} {p50:8.0f} {p99:8.0f} {p50 / bare_p50:10.2f}x")
+    print_against_bare(figures, requests, rounds)
 
 
 if __name__ == "__main__":

@@ -40,22 +40,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.pgpair import Pair, primary_and_replica, replay_lag, wait_replayed  # noqa: E402
-from bench.run import BENCH_DICE_KEY, server  # noqa: E402
+from bench.run import BENCH_DICE_KEY, percentile, server  # noqa: E402
+from bench.sweep import ARM_WRESTLE  # noqa: E402
 
-LIVE = {
-    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
-    "b": {"name": "Ogre", "strength_mod": 2, "con_score": 200, "con_mod": 1},
-    "target": 100,
-    "max_rounds": 10_000,
-    "dice": "verifiable",
-}
+LIVE = {**ARM_WRESTLE, "dice": "verifiable"}
 #: Ten rounds, then resolved: a finished session with a proof of ten rounds.
 FINISHED = {**LIVE, "max_rounds": 10}
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
 @contextmanager

@@ -31,12 +31,13 @@ import random
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,32 @@ class Figures:
     p99_ms: float
     ok: int
     failed: int
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The value `share` of the way up `values` sorted (nearest rank); NaN when there are none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def microsecond_percentiles(spent: Sequence[float]) -> tuple[float, float]:
+    """p50 and p99 of request times in seconds, in microseconds."""
+    ordered = sorted(spent)
+    return ordered[len(ordered) // 2] * 1e6, ordered[int(len(ordered) * 0.99)] * 1e6
+
+
+def print_against_bare(
+    figures: Mapping[str, Sequence[tuple[float, float]]], requests: int, rounds: int
+) -> None:
+    """In-process request timings (each label's (p50, p99) a round, in µs) beside the bare
+    app's (the label `bare FastAPI GET /`): the medians of the rounds and the p50's ratio."""
+    bare_p50 = statistics.median(p50 for p50, _ in figures["bare FastAPI GET /"])
+    print(f"{requests} requests x {rounds} rounds each, in process; median of the rounds")
+    print(f"{'':38} {'p50 µs':>8} {'p99 µs':>8} {'p50 / bare':>11}")
+    for label, measured in figures.items():
+        p50 = statistics.median(p for p, _ in measured)
+        p99 = statistics.median(p for _, p in measured)
+        print(f"{label:38} {p50:8.0f} {p99:8.0f} {p50 / bare_p50:10.2f}x")
 
 
 def free_port() -> int:

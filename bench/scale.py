@@ -50,15 +50,10 @@ from sqlalchemy.engine import Engine
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.run import drop_postgres, postgres_database  # noqa: E402
-from bench.sweep import migrate, serving  # noqa: E402
+from bench.run import drop_postgres, percentile, postgres_database  # noqa: E402
+from bench.sweep import ARM_WRESTLE, migrate, serving  # noqa: E402
 
-LIVE = {
-    "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
-    "b": {"name": "Ogre", "strength_mod": 2, "con_score": 200, "con_mod": 1},
-    "target": 100,
-    "max_rounds": 10_000,
-}
+LIVE = ARM_WRESTLE
 LIVE_SESSIONS = 200
 TEMPLATE_ROUNDS = 10
 CONNECTIONS = 32
@@ -78,11 +73,6 @@ def cpu_seconds(pids: list[int]) -> float:
             continue
         total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / CLOCK_TICKS
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
 def raw(method: str, path: str, token: str | None, body: bytes = b"") -> bytes:

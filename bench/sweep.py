@@ -42,7 +42,7 @@ from sqlalchemy.engine import Engine
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.run import drop_postgres, free_port, postgres_database  # noqa: E402
+from bench.run import drop_postgres, free_port, percentile, postgres_database  # noqa: E402
 
 ARM_WRESTLE = {
     "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
@@ -255,11 +255,6 @@ async def post_rounds(
         worker.cancel()
     await asyncio.gather(*workers, return_exceptions=True)
     return Run(latencies, failed, statuses, details)
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
 def expired_left(engine: Engine) -> int:
