@@ -232,14 +232,15 @@ class NewDelivery:
     payload: bytes
 
 
-def _insert_delivery(sqlite: bool) -> Any:
-    # Not due before the first still pending of its queue: behind a delivery waiting for its
-    # retry, it is not looked at by the workers' search for what is due until that one is.
+def _due_at(subscription: Any, session: Any, at: Any) -> Any:
+    """When a new delivery of this subscription and session is due: at `at`, but not before
+    the first still pending of its queue (behind a delivery waiting for its retry, it is not
+    looked at by the workers' search for what is due until that one is)."""
     first = (
         select(deliveries.c.next_attempt_at)
         .where(
-            deliveries.c.subscription_id == bindparam("subscription_id"),
-            deliveries.c.session_id == bindparam("session_id"),
+            deliveries.c.subscription_id == subscription,
+            deliveries.c.session_id == session,
             deliveries.c.status == PENDING,
         )
         .order_by(deliveries.c.id)
@@ -248,6 +249,10 @@ def _insert_delivery(sqlite: bool) -> Any:
         .offset(literal_column("0"))
         .scalar_subquery()
     )
+    return case((first > at, first), else_=at)
+
+
+def _insert_delivery(sqlite: bool) -> Any:
     numbered: dict[str, Any] = {}
     if sqlite:
         # A column of a composite key has no sequence on SQLite: numbered as the row's rowid
@@ -269,7 +274,9 @@ def _insert_delivery(sqlite: bool) -> Any:
         payload=bindparam("payload"),
         status=PENDING,
         attempts=literal_column("0"),
-        next_attempt_at=case((first > bindparam("at"), first), else_=bindparam("at")),
+        next_attempt_at=_due_at(
+            bindparam("subscription_id"), bindparam("session_id"), bindparam("at")
+        ),
         first_due_at=bindparam("at"),
         created_at=bindparam("at"),
     )
@@ -282,7 +289,8 @@ _INSERT_DELIVERY_PG = Statement(lambda: _insert_delivery(sqlite=False))
 def _deliveries_after(updated: Any) -> Any:
     """PostgreSQL: a change's deliveries, inserted in its session's update statement after
     the update (`updated`: its CTE) and only if it matched; one array per column
-    (`delivery_<column>`), unnested side by side, each due as `enqueue` makes it."""
+    (`delivery_<column>`), unnested side by side, each due as `enqueue` makes it
+    (`_due_at`)."""
     new = (
         func.unnest(
             cast(bindparam("delivery_message_id"), ARRAY(String)),
@@ -295,17 +303,6 @@ def _deliveries_after(updated: Any) -> Any:
         .render_derived(name="new")
     )
     at = bindparam("delivery_at", type_=DateTime(timezone=True))
-    first = (
-        select(deliveries.c.next_attempt_at)
-        .where(
-            deliveries.c.subscription_id == new.c.subscription_id,
-            deliveries.c.session_id == updated.c.id,
-            deliveries.c.status == PENDING,
-        )
-        .order_by(deliveries.c.id)
-        .limit(literal_column("1"))
-        .scalar_subquery()
-    )
     return insert(deliveries).from_select(
         [
             "message_id",
@@ -329,7 +326,7 @@ def _deliveries_after(updated: Any) -> Any:
             new.c.payload,
             PENDING,
             literal_column("0"),
-            case((first > at, first), else_=at),
+            _due_at(new.c.subscription_id, updated.c.id, at),
             at,
             at,
         )
