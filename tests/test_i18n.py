@@ -20,6 +20,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
+from httpx import Response
 
 from app.api import i18n
 from app.rules.messages import Listing, Signed, english, m, ng
@@ -457,20 +458,29 @@ DASH_ROUND_ONE = {
 }
 
 
-@pytest.mark.parametrize("language", list(DASH_ROUND_ONE))
-def test_a_race_round_in_each_language(store_client: TestClient, language: str) -> None:
-    created = store_client.post(
+def dash_first_increment(
+    client: TestClient, language: str = "en"
+) -> tuple[dict[str, Any], Response]:
+    """The dash made, and its first increment played (Ann checks 12, Bob 3) in `language`:
+    the creation's answer and the round's."""
+    created: dict[str, Any] = client.post(
         "/v1/races",
         json={
             "course": "dash",
             "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
         },
     ).json()
-    played = store_client.post(
+    played = client.post(
         f"/v1/races/{created['id']}/rounds",
         json={"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}},
         headers={"authorization": f"Bearer {created['tokens']['gm']}", "accept-language": language},
     )
+    return created, played
+
+
+@pytest.mark.parametrize("language", list(DASH_ROUND_ONE))
+def test_a_race_round_in_each_language(store_client: TestClient, language: str) -> None:
+    _created, played = dash_first_increment(store_client, language)
     assert played.status_code == 200, played.text
     assert played.json()["summary"] == DASH_ROUND_ONE[language]
 
@@ -576,19 +586,8 @@ DASH_AFTER_ONE = {
 
 @pytest.mark.parametrize("language", list(DASH_AFTER_ONE))
 def test_a_race_session_in_each_language(store_client: TestClient, language: str) -> None:
-    created = store_client.post(
-        "/v1/races",
-        json={
-            "course": "dash",
-            "competitors": [{"name": "Ann", "speed": 30}, {"name": "Bob", "speed": 0}],
-        },
-    ).json()
+    created, _played = dash_first_increment(store_client)
     gm = {"authorization": f"Bearer {created['tokens']['gm']}"}
-    store_client.post(
-        f"/v1/races/{created['id']}/rounds",
-        json={"rolls": {"Ann": {"check": 12}, "Bob": {"check": 3}}},
-        headers=gm,
-    )
     session = store_client.get(
         f"/v1/races/{created['id']}", headers={**gm, "accept-language": language}
     )
