@@ -1098,4 +1098,11 @@ def test_a_stream_on_one_server_reads_the_rounds_posted_to_another_in_its_langua
         assert in_english == played.json()
         unsaid = {"summary": None, "round": None, "session": None, "cards": None}
         assert {**data, **unsaid} == {**in_english, **unsaid}
-        assert {**data["round"], "summary": None} == {**in_english["round"], "summary": None}
+        # The round's cards are worded in the stream's language too, as on a stream of the
+        # process that made the change.
+        assert {**data["round"], "summary": None, "cards": None} == {
+            **in_english["round"],
+            "summary": None,
+            "cards": None,
+        }
+        assert data["round"]["cards"] != in_english["round"]["cards"]

@@ -130,6 +130,11 @@ def test_each_subscription_gets_its_rounds_summaries_in_its_language(
         assert [card["number"] for card in data["round"]["cards"]] == [
             card["number"] for card in english[0]["data"]["round"]["cards"]
         ]
+        # Worded in the subscription's language, whatever the round was played in.
+        if language == "de":
+            assert data["round"]["cards"] == played.json()["round"]["cards"]
+        else:
+            assert data["round"]["cards"] != played.json()["round"]["cards"]
     # The deletion's payload has no summary: the same in every language.
     assert client.delete(session.url, headers=session.headers).status_code == 204
     receiver.wait_for(lambda got: len(got) == 2 * len(made))

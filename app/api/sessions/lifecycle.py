@@ -599,23 +599,9 @@ def _answered(
     answer = Answer(
         status, {"ETag": etag(updated.version)}, orjson.dumps(postable(with_cards(shown, card)))
     )
-    event_body: bytes | None = None
-    if i18n.current() != i18n.DEFAULT:
-        # The answer is in the request's language; its live event, in English for every
-        # stream, as the round it stores (docs/languages.md), its cards' words too.
-        with i18n.speaking(i18n.DEFAULT):
-            if change.event_answer is not None:
-                event_shown = change.event_answer(updated)
-            elif change.answer is not None:
-                event_shown = change.answer(updated)[1]
-            else:
-                event_shown = {"session": session_answer(kind, updated)}
-            event_body = orjson.dumps(postable(with_cards(event_shown, card)))
-    elif change.event_answer is not None:
-        event_body = orjson.dumps(postable(with_cards(change.event_answer(updated), card)))
 
     def said(language: str) -> bytes:
-        """The live event's data in `language` (docs/languages.md)."""
+        """The live event's data in `language`, its cards' words too (docs/languages.md)."""
         with i18n.speaking(language):
             if change.event_answer is not None:
                 shown = change.event_answer(updated)
@@ -623,7 +609,16 @@ def _answered(
                 shown = change.answer(updated)[1]
             else:
                 shown = {"session": session_answer(kind, updated)}
-        return orjson.dumps(postable(with_cards(shown, card)))
+            return orjson.dumps(postable(with_cards(shown, card)))
+
+    # The answer is in the request's language; its live event in English for every stream,
+    # as the round it stores (docs/languages.md). The same bytes as the answer when those
+    # are the event's.
+    event_body = (
+        said(i18n.DEFAULT)
+        if i18n.current() != i18n.DEFAULT or change.event_answer is not None
+        else None
+    )
 
     return Applied(
         answer,
