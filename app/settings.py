@@ -142,6 +142,10 @@ class Settings(BaseSettings):
     #: after a change of its own), and how many it sends at once.
     webhook_poll_seconds: float = Field(default=1.0, gt=0, le=3600)
     webhook_concurrency: int = Field(default=16, ge=1, le=1000)
+    #: Under a steady flow of changes, the least time between the starts of two of a
+    #: worker's passes: a pass sends together what that time's changes wrote, its claim and
+    #: its record shared by them all. A change after a quiet spell is sent at once.
+    webhook_batch_seconds: float = Field(default=0.1, ge=0, le=5)
     #: Deliveries sent or given up are listed (`…/deliveries`) and replayable this many days.
     webhook_delivery_retention_days: int = Field(default=7, ge=1)
     #: After a secret's rotation, how long the one before it still signs beside the new one.

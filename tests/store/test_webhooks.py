@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.api.sessions import outbound
-from app.api.sessions.deliveries import DeliveryWorker, backoff
+from app.api.sessions.deliveries import COALESCE_S, DeliveryWorker, backoff
 from app.main import create_app
 from app.settings import Settings
 from app.store.webhooks import Job
@@ -677,6 +677,55 @@ def test_a_rotated_secret_stops_signing_when_its_overlap_ends() -> None:
     assert worker.secrets(job) == [b"new", b"old"]
     clock[0] = moment + timedelta(hours=24)
     assert worker.secrets(job) == [b"new"]
+
+
+def test_a_steady_flow_of_changes_is_sent_a_batch_a_pass_and_a_quiet_spell_at_once() -> None:
+    """A worker poked while changes keep coming starts its next pass `webhook_batch_seconds`
+    after its last one began (so that one pass sends what they wrote together), or
+    `COALESCE_S` after the last pass ended when that one took longer; poked after a quiet
+    spell, it waits only `COALESCE_S`. Its clock and its sleep are the test's."""
+    settings = Settings(webhook_batch_seconds=0.1, webhook_poll_seconds=3600)
+    clock = [100.0]
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    worker = DeliveryWorker(
+        None,  # type: ignore[arg-type]
+        settings,
+        monotonic=lambda: clock[0],
+        sleep=sleep,
+    )
+    stop = asyncio.Event()
+    began: list[float] = []
+
+    def quiet_spell_then_a_change() -> None:
+        clock[0] += 5.0
+        worker.poke(written=True)
+
+    async def once() -> int:
+        began.append(clock[0])
+        passes = len(began)
+        if passes == 1:  # a short pass while a change commits
+            clock[0] += 0.02
+            worker.wake.set()
+        elif passes == 2:  # a pass longer than the batch, while a change commits
+            clock[0] += 0.3
+            worker.wake.set()
+        elif passes == 3:  # nothing more: the worker waits, then a change comes
+            clock[0] += 0.02
+            asyncio.get_running_loop().call_soon(quiet_spell_then_a_change)
+        else:
+            stop.set()
+        return 1
+
+    worker.once = once  # type: ignore[method-assign]
+    asyncio.run(worker.run(stop))
+    assert slept == pytest.approx([0.08, COALESCE_S, COALESCE_S])
+    assert began == pytest.approx([100.0, 100.1, 100.41, 105.44])
+    assert worker.passes == 4
 
 
 def test_two_workers_claiming_at_once_never_share_a_delivery(database_url: str) -> None:

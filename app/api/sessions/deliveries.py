@@ -13,8 +13,10 @@ subscription marked failing (active again at its next delivery answered 2xx).
 A worker killed mid-pass leaves its claims to run out; then another worker (or the same
 process restarted) claims those deliveries again and sends them with the same `webhook-id`:
 at least once, and once in the normal case, whatever the number of workers. The worker
-looks again at once after a change made by its own process (`poke`), and every
-`webhook_poll_seconds` for the others'.
+looks again after a change made by its own process (`poke`): at once after a quiet spell,
+and under a steady flow of changes no sooner than `webhook_batch_seconds` after its last
+pass began, so that a pass sends what they wrote together; and every `webhook_poll_seconds`
+for the other processes' changes.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from itertools import groupby
 
@@ -48,7 +51,8 @@ PER_QUEUE = 32
 #: Queues claimed in a pass for each one sent at once (`webhook_concurrency`): a pass's two
 #: transactions serve that many more deliveries when many sessions each have a few.
 QUEUES_PER_SENDER = 4
-#: After a poke, how long the worker waits for more changes to commit before its pass.
+#: After a poke, how long the worker waits at least for more changes to commit before its
+#: pass (`webhook_batch_seconds` after the last pass began, when that is later).
 COALESCE_S = 0.01
 
 
@@ -63,10 +67,20 @@ def backoff(attempts: int, first: float, longest: float, rng: random.Random) -> 
 class DeliveryWorker:
     """One process's sender of the outbox's deliveries."""
 
-    def __init__(self, store: Store, settings: Settings, clock: Callable[[], datetime] = now):
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        clock: Callable[[], datetime] = now,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ):
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.monotonic = monotonic
+        self.sleep = sleep
         self.wake = asyncio.Event()
         self.rng = random.Random()
         key = settings.webhook_key
@@ -78,6 +92,9 @@ class DeliveryWorker:
         #: Whether the last pass may have left deliveries due (it claimed all it could, or
         #: left some unsent): the next pass comes at once, not after a poke.
         self.more = False
+        #: When the last pass began (`monotonic`), and how many passes there have been.
+        self.began = -math.inf
+        self.passes = 0
 
     def poke(self, *, written: bool = False) -> None:
         """Look for deliveries now, if a change of this process has written some since the
@@ -88,7 +105,7 @@ class DeliveryWorker:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Passes until `stop`: again at once while a pass may have left work due, else after
-        a poke (and `COALESCE_S`) or `webhook_poll_seconds`."""
+        a poke (and `gathering`) or `webhook_poll_seconds`."""
         try:
             await self._run(stop)
         finally:
@@ -98,6 +115,8 @@ class DeliveryWorker:
         while not stop.is_set():
             self.wake.clear()
             self.seen = outbox.written()
+            self.began = self.monotonic()
+            self.passes += 1
             try:
                 found = await self.once()
             except Unavailable:
@@ -119,7 +138,14 @@ class DeliveryWorker:
             if self.wake.is_set() and not stop.is_set():
                 # The changes committing meanwhile go in the same pass (a pass is two write
                 # transactions however many deliveries it sends).
-                await asyncio.sleep(COALESCE_S)
+                await self.sleep(self.gathering())
+
+    def gathering(self) -> float:
+        """How long a poked worker waits before its pass: `COALESCE_S`, or until
+        `webhook_batch_seconds` after its last pass began if that is later (a steady flow
+        of changes is sent a batch a pass; a change after a quiet spell, at once)."""
+        batch_ends = self.began + self.settings.webhook_batch_seconds
+        return max(COALESCE_S, batch_ends - self.monotonic())
 
     async def once(self) -> int:
         """One pass: claim what is due, send it, write what came of it; how many queues."""
@@ -160,7 +186,7 @@ class DeliveryWorker:
         released = [job for _outcomes, left in sent for job in left]
         # A pass that found fewer than it could claim, and sent all it claimed, left nothing
         # due behind it: the next waits for the changes committing meanwhile (a poke, then
-        # `COALESCE_S`), so that one pass sends them together.
+        # `gathering`), so that one pass sends them together.
         self.more = (
             bool(released)
             or len(queues) >= settings.webhook_concurrency * QUEUES_PER_SENDER
