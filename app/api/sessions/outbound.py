@@ -91,7 +91,7 @@ def check_url(url: str) -> tuple[str, str, int, str]:
 def _visible_ascii(text: str) -> bool:
     """Whether `text` holds only visible ASCII characters: no space, control or non-ASCII
     character that could end a request line or a header, or be sent otherwise than typed."""
-    return text.isascii() and all(" " < character < "\x7f" for character in text)
+    return text.isascii() and text.isprintable() and " " not in text
 
 
 def _bad_url(what: str | Message) -> InvalidInput:
@@ -102,6 +102,7 @@ def _bad_url(what: str | Message) -> InvalidInput:
     )
 
 
+@lru_cache(maxsize=4096)
 def refused_address(address: str) -> str | None:
     """Why `address` is refused as a webhook's destination (not a public address), or None."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
@@ -121,9 +122,10 @@ def refused_address(address: str) -> str | None:
 async def resolve(host: str, port: int, *, allow_private: bool) -> list[str]:
     """The addresses `host` resolves to, every one checked (`Refused` naming the first that
     is not allowed, or when it resolves to none)."""
-    try:
-        addresses = [str(ipaddress.ip_address(host.strip("[]")))]  # an address: no lookup
-    except ValueError:
+    literal = _address(host)
+    if literal is not None:
+        addresses = [literal]  # an address: no lookup
+    else:
         loop = asyncio.get_running_loop()
         try:
             found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -138,6 +140,15 @@ async def resolve(host: str, port: int, *, allow_private: bool) -> list[str]:
             if why is not None:
                 raise Refused(f"{host}: {why}")
     return addresses
+
+
+@lru_cache(maxsize=1024)
+def _address(host: str) -> str | None:
+    """`host` as an IP address written the usual way, if it is one (no lookup needed)."""
+    try:
+        return str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return None
 
 
 @cache
