@@ -284,6 +284,45 @@ def test_a_delivery_to_a_refused_address_is_never_made() -> None:
         receiver.stop()
 
 
+def test_a_host_is_looked_up_once_in_its_ttl_and_every_address_checked_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A delivery's host name is looked up again only after `DNS_TTL_SECONDS` (a busy
+    receiver would otherwise cost a lookup a delivery); the addresses kept are checked at
+    each delivery all the same, a failed lookup is not kept, and a name re-pointed is seen
+    once its addresses have expired."""
+    answers: list[list[str] | OSError] = [
+        OSError(-2, "Name or service not known"),
+        ["127.0.0.1"],
+        ["10.0.0.7"],
+    ]
+    looked_up: list[tuple[str, int]] = []
+
+    async def getaddrinfo(host: str, port: int) -> list[Any]:
+        looked_up.append((host, port))
+        answer = answers.pop(0)
+        if isinstance(answer, OSError):
+            raise answer
+        return [(2, 1, 6, "", (address, port)) for address in answer]
+
+    monkeypatch.setattr(outbound, "_getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(outbound, "_LOOKED_UP", {})
+
+    def resolve(allow_private: bool) -> list[str]:
+        return asyncio.run(outbound.resolve("hooks.example", 443, allow_private=allow_private))
+
+    with pytest.raises(outbound.Refused, match="does not resolve"):
+        resolve(True)
+    assert resolve(True) == ["127.0.0.1"]  # the failure was not kept: looked up again
+    assert resolve(True) == ["127.0.0.1"]  # kept
+    with pytest.raises(outbound.Refused, match="loopback"):
+        resolve(False)  # kept, and checked all the same
+    assert looked_up == [("hooks.example", 443)] * 2
+    monkeypatch.setattr(outbound, "DNS_TTL_SECONDS", 0.0)  # what was kept has expired
+    assert resolve(True) == ["10.0.0.7"]
+    assert len(looked_up) == 3
+
+
 def test_only_the_gm_manages_a_sessions_webhooks(fast: TestClient, receiver: Receiver) -> None:
     session = Session(fast, "arm-wrestles", ARM_WRESTLE)
     other = Session(fast, "arm-wrestles", ARM_WRESTLE)

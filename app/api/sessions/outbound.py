@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from functools import cache, lru_cache
+from typing import Any
 from urllib.parse import urlsplit
 
 import httptools
@@ -123,15 +124,7 @@ async def resolve(host: str, port: int, *, allow_private: bool) -> list[str]:
     """The addresses `host` resolves to, every one checked (`Refused` naming the first that
     is not allowed, or when it resolves to none)."""
     literal = _address(host)
-    if literal is not None:
-        addresses = [literal]  # an address: no lookup
-    else:
-        loop = asyncio.get_running_loop()
-        try:
-            found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            raise Refused(f"{host} does not resolve ({exc.strerror or exc})") from None
-        addresses = list(dict.fromkeys(str(entry[4][0]) for entry in found))
+    addresses = [literal] if literal is not None else await _lookup(host, port)
     if not addresses:
         raise Refused(f"{host} resolves to no address")
     if not allow_private:
@@ -140,6 +133,39 @@ async def resolve(host: str, port: int, *, allow_private: bool) -> list[str]:
             if why is not None:
                 raise Refused(f"{host}: {why}")
     return addresses
+
+
+#: How long a host's addresses are used before it is looked up again (as aiohttp's connector
+#: caches them by default), and for how many hosts at most: a lookup is a thread's work, and
+#: a busy receiver gets a delivery every few milliseconds. Whatever the source, every address
+#: is checked at each delivery and the connection goes to one so checked.
+DNS_TTL_SECONDS = 10.0
+DNS_KEPT = 1024
+#: (host, port) -> (when it was looked up, on `time.monotonic`; its addresses).
+_LOOKED_UP: dict[tuple[str, int], tuple[float, list[str]]] = {}
+
+
+async def _lookup(host: str, port: int) -> list[str]:
+    """The addresses a host name resolves to: as looked up within `DNS_TTL_SECONDS`, else
+    looked up now (`Refused` when that fails; a failure is not kept)."""
+    now = time.monotonic()
+    kept = _LOOKED_UP.get((host, port))
+    if kept is not None and now - kept[0] < DNS_TTL_SECONDS:
+        return kept[1]
+    try:
+        found = await _getaddrinfo(host, port)
+    except OSError as exc:
+        raise Refused(f"{host} does not resolve ({exc.strerror or exc})") from None
+    addresses = list(dict.fromkeys(str(entry[4][0]) for entry in found))
+    if len(_LOOKED_UP) >= DNS_KEPT:
+        _LOOKED_UP.clear()  # a bound, seldom met: each host is then looked up again once
+    _LOOKED_UP[(host, port)] = (now, addresses)
+    return addresses
+
+
+async def _getaddrinfo(host: str, port: int) -> list[Any]:
+    found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(found)
 
 
 @lru_cache(maxsize=1024)
