@@ -110,6 +110,13 @@ WEBHOOK_ATTEMPTS: Final = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+WEBHOOK_PASSES: Final = Counter(
+    "arbiter_webhook_passes",
+    "Delivery worker passes that attempted deliveries, each claiming them in one write "
+    "transaction and recording what came of them in another (attempts / passes: how many "
+    "share them).",
+    registry=REGISTRY,
+)
 SESSIONS_PURGED: Final = Counter(
     "arbiter_sessions_purged",
     "Sessions deleted by retention (finished, or abandoned while active), rounds with them.",
@@ -163,6 +170,8 @@ _attempts: dict[str, Any] = {}
 
 def count_webhook_attempts(delivered: int, retried: int, failed: int) -> None:
     """What came of a delivery worker's pass: attempts delivered, to retry, given up."""
+    if delivered or retried or failed:
+        WEBHOOK_PASSES.inc()
     for outcome, count in (("delivered", delivered), ("retried", retried), ("failed", failed)):
         if count:
             _child(_attempts, WEBHOOK_ATTEMPTS, outcome).inc(count)

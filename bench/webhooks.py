@@ -14,7 +14,8 @@ the machine weighs on both alike). The service's delivery worker sends the subsc
 sessions' events meanwhile, in the same process: its cost is in the figure. The server's CPU
 per round (from /proc, each phase until the receiver has every delivery) is printed too, and
 the receiver's per delivery: it runs on the same cores, so it weighs on the rounds per second
-of the phases with a subscription, not on the server's CPU. Then that every delivery arrived.
+of the phases with a subscription, not on the server's CPU. Then that every delivery arrived,
+and how many deliveries the worker's passes sent each (`arbiter_webhook_passes_total`).
 """
 
 from __future__ import annotations
@@ -115,6 +116,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def counted(base: str, name: str) -> float:
+    """A counter of the server's `/metrics` (its samples summed over their labels)."""
+    total = 0.0
+    for line in httpx.get(base + "/metrics", timeout=30).text.splitlines():
+        if line.startswith(name) and line[len(name)] in " {":
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
 def phase(
     base: str, sessions: list[tuple[str, str]], callers: int, seconds: float
 ) -> tuple[float, int]:
@@ -191,6 +201,8 @@ def main() -> None:
                 cpu: dict[str, list[float]] = {"without": [], "with": []}
                 sent = 0
                 receiving: list[float] = []
+                passes = -counted(base, "arbiter_webhook_passes_total")
+                attempts = -counted(base, "arbiter_webhook_attempts_total")
                 for _ in range(args.repeats):
                     for way, sessions in (("without", plain), ("with", subscribed)):
                         used = cpu_seconds(pid)
@@ -224,6 +236,13 @@ def main() -> None:
                     f"{statistics.median(receiving):.3f} ms"
                 )
                 print(f"deliveries received: {count.value} of {sent} rounds with a subscription")
+                passes += counted(base, "arbiter_webhook_passes_total")
+                attempts += counted(base, "arbiter_webhook_attempts_total")
+                print(
+                    f"the worker's passes: {passes:.0f}, {attempts / max(passes, 1):.1f} "
+                    f"attempts a pass (ARBITER_WEBHOOK_BATCH_SECONDS="
+                    f"{os.environ.get('ARBITER_WEBHOOK_BATCH_SECONDS', 'default')})"
+                )
         finally:
             receiver.terminate()
 

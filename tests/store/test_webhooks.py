@@ -120,6 +120,7 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
         return counted or 0.0
 
     counted_before = {outcome: attempts(outcome) for outcome in ("delivered", "retried")}
+    passes_before = REGISTRY.get_sample_value("arbiter_webhook_passes_total") or 0.0
     session = Session(fast, "arm-wrestles", ARM_WRESTLE)
     made = subscribe(session, receiver.url)
     receiver.secrets.append(made["secret"])
@@ -179,6 +180,10 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
     assert attempts("retried") - counted_before["retried"] == sum(
         each["attempts"] - 1 for each in listed
     )
+    # Each attempt of the first delivery was a pass of its own (a retry waits for a later
+    # one); no pass attempted nothing.
+    passes = (REGISTRY.get_sample_value("arbiter_webhook_passes_total") or 0.0) - passes_before
+    assert listed[-1]["attempts"] <= passes <= sum(each["attempts"] for each in listed)
 
 
 def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
