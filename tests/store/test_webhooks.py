@@ -772,6 +772,65 @@ def test_a_steady_flow_of_changes_is_sent_a_batch_a_pass_and_a_quiet_spell_at_on
     assert worker.passes == 4
 
 
+def test_a_pass_sends_at_most_webhook_concurrency_queues_at_once_and_every_queue_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pass's queues are sent by `webhook_concurrency` senders: never more at once, each
+    queue by one of them, and what came of all of them recorded together. The claim, the
+    sending and the record are the test's."""
+    from app.store import webhooks
+    from app.store.webhooks import Attempted
+
+    moment = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    jobs = [
+        Job(
+            number, f"msg_{number}", "sub", f"session-{number % 5}", 2, "round", b"{}", 0,
+            moment, "http://x/", b"\x00k", None, None,
+        )
+        for number in range(1, 11)
+    ]  # fmt: skip
+    recorded: list[list[Attempted]] = []
+
+    async def claim_due(*_: object, **__: object) -> list[Job]:
+        return jobs
+
+    async def record(*arguments: Any) -> None:
+        recorded.append(arguments[2])  # (connection, claim, attempted, released, moment)
+
+    class Store:
+        async def run(self, _mode: str, work: Any) -> Any:
+            return await work(None)
+
+    monkeypatch.setattr(webhooks, "claim_due", claim_due)
+    monkeypatch.setattr(webhooks, "record", record)
+    worker = DeliveryWorker(Store(), Settings(webhook_concurrency=2))  # type: ignore[arg-type]
+    in_flight, peak = [0], [0]
+    sent: list[list[int]] = []
+
+    async def send_queue(queue: list[Job], _deadline: float) -> tuple[list[Attempted], list[Job]]:
+        in_flight[0] += 1
+        peak[0] = max(peak[0], in_flight[0])
+        if in_flight[0] == 2:
+            gate[0].set()
+        await gate[0].wait()  # the first two hold until both are in flight
+        in_flight[0] -= 1
+        sent.append([job.id for job in queue])
+        return [Attempted(job, 1, 204) for job in queue], []
+
+    async def run() -> int:
+        gate.append(asyncio.Event())  # made in the loop that waits on it
+        return await worker.once()
+
+    gate: list[asyncio.Event] = []
+    worker._send_queue = send_queue  # type: ignore[assignment,method-assign]
+    assert asyncio.run(run()) == 5
+    assert peak[0] == 2
+    assert sorted(sent) == [[1, 6], [2, 7], [3, 8], [4, 9], [5, 10]]
+    assert [sorted(outcome.job.id for outcome in pass_) for pass_ in recorded] == [
+        list(range(1, 11))
+    ]
+
+
 def test_two_workers_claiming_at_once_never_share_a_delivery(database_url: str) -> None:
     """Claims taken at the same moment by two stores (two processes' workers) on one database
     are disjoint — PostgreSQL's SKIP LOCKED, SQLite's write lock — and each queue's deliveries

@@ -175,13 +175,17 @@ class DeliveryWorker:
                 key=lambda job: (job.subscription_id, job.session_id),
             )
         ]
-        senders = asyncio.Semaphore(settings.webhook_concurrency)
+        sent: list[tuple[list[Attempted], list[Job]]] = []
+        waiting = iter(queues)
 
-        async def send(queue: Sequence[Job]) -> tuple[list[Attempted], list[Job]]:
-            async with senders:
-                return await self._send_queue(queue, deadline)
+        async def sender() -> None:
+            # The senders share one iterator: each queue is taken by the first one free.
+            for queue in waiting:
+                sent.append(await self._send_queue(queue, deadline))
 
-        sent = await asyncio.gather(*(send(queue) for queue in queues))
+        await asyncio.gather(
+            *(sender() for _ in range(min(settings.webhook_concurrency, len(queues))))
+        )
         attempted = [outcome for outcomes, _released in sent for outcome in outcomes]
         released = [job for _outcomes, left in sent for job in left]
         # A pass that found fewer than it could claim, and sent all it claimed, left nothing
