@@ -19,7 +19,6 @@ Prints three figures:
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import subprocess
 import sys
@@ -38,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.odds import BIG_GAME, RACE, token_question  # noqa: E402
-from bench.run import free_port, uvicorn_command  # noqa: E402
+from bench.run import free_port, served  # noqa: E402
 
 FLOOD = 120
 TOKEN_QUESTIONS = 40
@@ -61,38 +60,15 @@ def serving(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
         cwd=ROOT,
         check=True,
     )
-    process = subprocess.Popen(
-        uvicorn_command("app.main:create_app", port, factory=True),
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "DATABASE_URL": url,
-            "ARBITER_LOG_REQUESTS": "false",
-            **(env or {}),
-        },
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.2)
-        yield base, process.pid
+        with served(
+            "app.main:create_app",
+            {"DATABASE_URL": url, "ARBITER_LOG_REQUESTS": "false", **(env or {})},
+            factory=True,
+            ready="/readyz",
+        ) as (base, pid):
+            yield base, pid
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
         for suffix in ("", "-wal", "-shm"):
             Path(f"{database}{suffix}").unlink(missing_ok=True)
 

@@ -125,7 +125,23 @@ def uvicorn_command(app: str, port: int, factory: bool = False) -> list[str]:
 def server(
     app: str, env: dict[str, str] | None = None, factory: bool = False, root: Path = ROOT
 ) -> Iterator[str]:
-    """`app` served from the source tree `root` (this checkout unless another is given)."""
+    """`app` served from the source tree `root` (this checkout unless another is given): its
+    base URL."""
+    with served(app, env, factory, root) as (base, _pid):
+        yield base
+
+
+@contextmanager
+def served(
+    app: str,
+    env: dict[str, str] | None = None,
+    factory: bool = False,
+    root: Path = ROOT,
+    ready: str | None = None,
+) -> Iterator[tuple[str, int]]:
+    """`app` served from the source tree `root` until `ready` answers 200 (Arbiter's
+    `/healthz`, another app's `/`): its base URL and its process's id."""
+    ready = ready or ("/healthz" if factory else "/")
     port = free_port()
     args = uvicorn_command(app, port, factory)
     # The server's request log goes to a file, as it would to a log collector: written to a
@@ -139,7 +155,7 @@ def server(
         deadline = time.monotonic() + 90
         while True:
             try:
-                if httpx.get(base + ("/healthz" if factory else "/"), timeout=1).status_code == 200:
+                if httpx.get(base + ready, timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -148,10 +164,14 @@ def server(
                 said = log.read().decode(errors="replace").strip().splitlines()[-15:]
                 raise RuntimeError(f"{app} did not start from {root}:\n" + "\n".join(said))
             time.sleep(0.2)
-        yield base
+        yield base, process.pid
     finally:
         process.terminate()
-        process.wait(timeout=15)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
         log.close()
 
 

@@ -26,13 +26,10 @@ import multiprocessing
 import os
 import secrets
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +38,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.run import free_port, uvicorn_command  # noqa: E402
+from bench.run import free_port, served  # noqa: E402
 
 NEVER_ENDS = {
     "a": {"name": "Lydia", "strength_mod": 0, "con_score": 200, "con_mod": 0},
@@ -79,35 +76,6 @@ def receive(port: int, count: Any) -> None:
         await server.serve_forever()
 
     asyncio.run(serve())
-
-
-@contextmanager
-def serving(env: dict[str, str]) -> Iterator[tuple[str, int]]:
-    """Arbiter on one uvicorn worker: its base URL and its process id."""
-    port = free_port()
-    process = subprocess.Popen(
-        uvicorn_command("app.main:create_app", port, factory=True),
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120  # a loaded machine starts it slowly
-        while True:
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.2)
-        yield base, process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -179,7 +147,7 @@ def main() -> None:
             "ARBITER_LOG_REQUESTS": "false",
         }
         try:
-            with serving(env) as (base, pid):
+            with served("app.main:create_app", env, factory=True) as (base, pid):
                 plain: list[tuple[str, str]] = []
                 subscribed: list[tuple[str, str]] = []
                 with httpx.Client(base_url=base, timeout=30) as client:
