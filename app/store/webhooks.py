@@ -54,9 +54,6 @@ from app.store.repository import (
     _time_in,
     _time_out,
 )
-from app.store.repository import (
-    _listed as _json_list,
-)
 
 subscriptions = Base.metadata.tables["webhook_subscriptions"]
 deliveries = Base.metadata.tables["webhook_deliveries"]
@@ -406,26 +403,62 @@ _DUE = Statement(_due(lock=False))
 _DUE_LOCKED = Statement(_due(lock=True))
 
 
-def _listed(postgres: bool) -> Any:
-    """The deliveries of the `ids` parameter, found by their key: their sessions (the
-    `sessions` parameter) and ids. Ids are unique, so no other row of those sessions matches;
-    the sessions make it a read of the key's index (and, distributed, of their shards)."""
+def _pairs_in(postgres: bool, columns: tuple[Any, Any], parameter: str, types: Any) -> Any:
+    """`columns` among the pairs of parameter `parameter` (PostgreSQL: two arrays,
+    `<parameter>_0` and `<parameter>_1`, of `types`; SQLite: a JSON list of pairs), each pair
+    looked up in an index on them once. (Two lists of values, one a column, would be looked
+    up as every value of one with every value of the other: a pass of a few hundred
+    deliveries made tens of thousands of probes.)"""
     if postgres:
-        return (deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))) & (
-            deliveries.c.id == any_(cast(bindparam("ids"), ARRAY(BigInteger)))
+        listed = (
+            func.unnest(
+                *(cast(bindparam(f"{parameter}_{place}"), ARRAY(types[place])) for place in (0, 1))
+            )
+            .table_valued("first", "second")
+            .render_derived(name="listed")
         )
-    return deliveries.c.session_id.in_(_json_list("sessions")) & deliveries.c.id.in_(
-        _json_list("ids")
+        return tuple_(*columns).in_(select(listed.c.first, listed.c.second))
+    # SQLite: cast, the pair's values have the columns' affinities, so that the index is
+    # looked up on both (without, on the first alone).
+    pair: Any = literal_column("value")
+    return tuple_(*columns).in_(
+        select(
+            *(
+                cast(func.json_extract(pair, literal_column(f"'$[{place}]'")), types[place])
+                for place in (0, 1)
+            )
+        ).select_from(func.json_each(bindparam(parameter)))
     )
+
+
+def _pairs(postgres: bool, parameter: str, pairs: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
+    """The parameters of `_pairs_in` for these pairs."""
+    if postgres:
+        return {
+            f"{parameter}_0": [first for first, _second in pairs],
+            f"{parameter}_1": [second for _first, second in pairs],
+        }
+    return {parameter: orjson.dumps(list(pairs)).decode()}
+
+
+def _listed(postgres: bool) -> Any:
+    """The deliveries of the `keys` parameter, found by their key: (session, id) pairs. On
+    PostgreSQL their sessions (the `sessions` parameter) are named as well: distributed,
+    that is what finds their shards."""
+    keyed = _pairs_in(
+        postgres, (deliveries.c.session_id, deliveries.c.id), "keys", (String, BigInteger)
+    )
+    if postgres:
+        return (deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))) & keyed
+    return keyed
 
 
 def _listing(postgres: bool, jobs: Sequence[tuple[str, int]]) -> dict[str, Any]:
     """The parameters of `_listed` for these (session, id) pairs."""
-    sessions_of = sorted({session for session, _id in jobs})
-    ids = [delivery_id for _session, delivery_id in jobs]
+    listing = _pairs(postgres, "keys", jobs)
     if postgres:
-        return {"sessions": sessions_of, "ids": ids}
-    return {"sessions": orjson.dumps(sessions_of).decode(), "ids": orjson.dumps(ids).decode()}
+        listing["sessions"] = sorted({session for session, _id in jobs})
+    return listing
 
 
 def _claim(postgres: bool) -> Any:
@@ -500,15 +533,20 @@ _JOBS_PG = Statement(_jobs(postgres=True))
 
 
 def _followers(postgres: bool) -> Any:
-    """The deliveries due of the listed subscriptions and sessions numbered after `after`, the
-    first `per_queue` of each queue (its first still pending among them, when it is after
-    `after`): a prefix of what each queue holds pending, in order."""
+    """The deliveries due of the listed queues (`queues`: subscription and session pairs)
+    numbered after `after`, the first `per_queue` of each queue (its first still pending
+    among them, when it is after `after`): a prefix of what each queue holds pending, in
+    order."""
 
     def build() -> Any:
-        def among(column: Any, parameter: str) -> Any:
-            if postgres:
-                return column == any_(cast(bindparam(parameter), ARRAY(String)))
-            return column.in_(_json_list(parameter))
+        queues = _pairs_in(
+            postgres,
+            (deliveries.c.subscription_id, deliveries.c.session_id),
+            "queues",
+            (String, String),
+        )
+        if postgres:  # distributed: its sessions find their shards
+            queues &= deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))
 
         ranked = (
             select(
@@ -523,8 +561,7 @@ def _followers(postgres: bool) -> Any:
                 .label("place"),
             )
             .where(
-                among(deliveries.c.subscription_id, "subscriptions"),
-                among(deliveries.c.session_id, "sessions"),
+                queues,
                 deliveries.c.status == PENDING,
                 deliveries.c.id > bindparam("after"),
                 deliveries.c.next_attempt_at <= bindparam("now"),
@@ -570,13 +607,13 @@ async def claim_due(
     if per_queue > 1:
         # Every queue's followers in one read: those behind each head, up to its share.
         heads = {(subscription, session): head for head, subscription, session in found}
-        listed = sorted({subscription for _head, subscription, _session in found})
-        queues = sorted({session for _head, _subscription, session in found})
+        queues = sorted(heads)
+        sessions_of = sorted({session for _subscription, session in queues})
         behind = await (_FOLLOWERS_PG if postgres else _FOLLOWERS).fetch(
             connection,
             {
-                "subscriptions": listed if postgres else orjson.dumps(listed).decode(),
-                "sessions": queues if postgres else orjson.dumps(queues).decode(),
+                **_pairs(postgres, "queues", queues),
+                **({"sessions": sessions_of} if postgres else {}),
                 "after": first,
                 "now": _time_in(connection, now),
                 "per_queue": per_queue,
