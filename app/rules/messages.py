@@ -175,3 +175,78 @@ def render(argument: Argument, language: Language) -> str:
 def english(message: Message) -> str:
     """`message` in the service's own English."""
     return render(message, ENGLISH)
+
+
+#: A message as a JSON document (`document`): its template, arguments, plural and count.
+Document = dict[str, object]
+
+
+def document(message: Message) -> Document:
+    """`message` as a JSON document, in no language: what a stored round keeps of its summary
+    (docs/languages.md#rounds-of-a-session), read back by `from_document`."""
+    shown: Document = {"t": message.template}
+    if message.args:
+        shown["a"] = {name: _argument_document(value) for name, value in message.args.items()}
+    if message.plural is not None:
+        shown["p"] = message.plural
+        shown["n"] = message.count
+    return shown
+
+
+def _argument_document(argument: Argument) -> object:
+    if isinstance(argument, str | int):
+        return argument
+    if isinstance(argument, Message):
+        return document(argument)
+    if isinstance(argument, Listing):
+        return {"l": [_argument_document(item) for item in argument.items], "j": argument.joiner}
+    if isinstance(argument, Signed):
+        return {"s": argument.value, "z": argument.bare_zero}
+    if isinstance(argument, Percent):
+        return {"%": argument.value}
+    return {"f": argument.value, "d": argument.places}
+
+
+class MalformedDocument(ValueError):
+    """A stored document that is no message `document` writes."""
+
+
+def from_document(found: object) -> Message:
+    """The message `document` wrote; `MalformedDocument` for anything else."""
+    if not isinstance(found, dict) or not isinstance(found.get("t"), str):
+        raise MalformedDocument(found)
+    args = found.get("a", {})
+    if not isinstance(args, dict):
+        raise MalformedDocument(found)
+    plural = found.get("p")
+    count = found.get("n", 0)
+    if (plural is not None and not isinstance(plural, str)) or type(count) is not int:
+        raise MalformedDocument(found)
+    return Message(
+        found["t"],
+        {str(name): _argument_from(value) for name, value in args.items()},
+        plural,
+        count,
+    )
+
+
+_JOINERS: frozenset[object] = frozenset((", ", "; ", " ", "and", "and-each"))
+
+
+def _argument_from(found: object) -> Argument:
+    if isinstance(found, str) or type(found) is int:
+        return found
+    if not isinstance(found, dict):
+        raise MalformedDocument(found)
+    if "t" in found:
+        return from_document(found)
+    if "l" in found and isinstance(found["l"], list) and found.get("j") in _JOINERS:
+        joiner: Joiner = found["j"]
+        return Listing([_argument_from(item) for item in found["l"]], joiner)
+    if type(found.get("s")) is int:
+        return Signed(found["s"], found.get("z") is True)
+    if isinstance(found.get("%"), int | float):
+        return Percent(float(found["%"]))
+    if isinstance(found.get("f"), int | float) and type(found.get("d")) is int:
+        return Fixed(float(found["f"]), found["d"])
+    raise MalformedDocument(found)

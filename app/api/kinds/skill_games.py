@@ -868,6 +868,7 @@ def _reveal(
                 stored_outcome["rolls"],
                 stored_outcome,
                 chained=chained_round(inputs, stored_outcome) if hidden else None,
+                said=said,
             )
         ],
         answer=lambda updated: (200, in_language(whole(updated), shown_outcome, i18n.said(said))),
