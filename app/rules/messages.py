@@ -65,7 +65,15 @@ class Fixed:
     places: int = 2
 
 
-Argument = str | int | Message | Listing | Signed | Percent | Fixed
+@dataclass(frozen=True, slots=True)
+class Grouped:
+    """A count with its thousands grouped in English too: `1,000,000` (`1.000.000` in
+    German); a plain `int` is written `1000000` in English, as the summaries always were."""
+
+    value: int
+
+
+Argument = str | int | Message | Listing | Signed | Percent | Fixed | Grouped
 
 
 def m(template: str, /, **args: Argument) -> Message:
@@ -102,6 +110,8 @@ class Language(Protocol):
 
     def number(self, value: int) -> str: ...
 
+    def grouped(self, value: int) -> str: ...
+
     def signed(self, value: int) -> str: ...
 
     def percent(self, value: float) -> str: ...
@@ -122,6 +132,9 @@ class English:
 
     def number(self, value: int) -> str:
         return str(value)
+
+    def grouped(self, value: int) -> str:
+        return f"{value:,}"
 
     def signed(self, value: int) -> str:
         return f"{value:+d}"
@@ -153,6 +166,8 @@ def render(argument: Argument, language: Language) -> str:
         if argument.bare_zero and argument.value == 0:
             return language.number(0)
         return language.signed(argument.value)
+    if isinstance(argument, Grouped):
+        return language.grouped(argument.value)
     if isinstance(argument, Percent):
         return language.percent(argument.value)
     if isinstance(argument, Fixed):
@@ -204,6 +219,8 @@ def _argument_document(argument: Argument) -> object:
         return {"s": argument.value, "z": argument.bare_zero}
     if isinstance(argument, Percent):
         return {"%": argument.value}
+    if isinstance(argument, Grouped):
+        return {"g": argument.value}
     return {"f": argument.value, "d": argument.places}
 
 
@@ -245,6 +262,8 @@ def _argument_from(found: object) -> Argument:
         return Listing([_argument_from(item) for item in found["l"]], joiner)
     if type(found.get("s")) is int:
         return Signed(found["s"], found.get("z") is True)
+    if type(found.get("g")) is int:
+        return Grouped(found["g"])
     if isinstance(found.get("%"), int | float):
         return Percent(float(found["%"]))
     if isinstance(found.get("f"), int | float) and type(found.get("d")) is int:
