@@ -15,6 +15,8 @@ or held forever. `GuardedHttpTools` (`uvicorn --http app.serving:GuardedHttpTool
   nothing shared meanwhile; once closed, the app sees the client gone.
 
 A request whose body comes in the same reads as its head (almost every one) arms no timer.
+Each refusal is worded in the request's language as far as its head says it (`?lang=`,
+`Accept-Language`: docs/languages.md), and says which (`Content-Language`).
 
 Between requests, an idle keep-alive connection is closed by uvicorn's own
 `--timeout-keep-alive`. The app's settings (app/settings.py) give the limits.
@@ -23,17 +25,34 @@ Between requests, an idle keep-alive connection is closed by uvicorn's own
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import Any
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from app.api import i18n
 from app.errors import RequestTimeout, api_error_response
+from app.rules.messages import Message, m
 from app.settings import get_settings
 
 
 class HeadRefused(Exception):
-    """A request's head over its limits."""
+    """A request's head over its limits: `said`, why."""
+
+    def __init__(self, said: Message) -> None:
+        super().__init__(said.template)
+        self.said = said
+
+
+def language_of(headers: Iterable[tuple[bytes, bytes]], target: bytes) -> str:
+    """The language a request asks for, from its head as far as it came (its headers and its
+    target's query)."""
+    accept = next(
+        (value.decode("latin-1") for name, value in headers if name.lower() == b"accept-language"),
+        None,
+    )
+    return i18n.negotiate(accept, i18n.query_language(target.partition(b"?")[2]))
 
 
 class GuardedHttpTools(HttpToolsProtocol):
@@ -94,12 +113,20 @@ class GuardedHttpTools(HttpToolsProtocol):
         if cycle is None or not cycle.more_body or self.transport.is_closing():
             return
         if not cycle.response_started:
-            late = RequestTimeout(f"the request body did not arrive within {self.body_timeout:g} s")
-            answer = api_error_response(late)
+            late = RequestTimeout(
+                m(
+                    "the request body did not arrive within {seconds} s",
+                    seconds=f"{self.body_timeout:g}",
+                )
+            )
+            scope = cycle.scope
+            language = language_of(scope["headers"], b"?" + scope["query_string"])
+            with i18n.speaking(language):
+                answer = api_error_response(late)
             self.transport.write(
                 b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/problem+json\r\n"
-                b"content-length: %d\r\nconnection: close\r\n\r\n%s"
-                % (len(answer.body), bytes(answer.body))
+                b"content-language: %s\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s"
+                % (language.encode(), len(answer.body), bytes(answer.body))
             )
         # Answered (or past answering): what the app would still send goes nowhere, and its
         # read of the body ends as the client's leaving.
@@ -119,14 +146,16 @@ class GuardedHttpTools(HttpToolsProtocol):
     def _head_too_slow(self) -> None:
         self.head_timer = None
         if self.in_head and not self.transport.is_closing():
-            self._refuse(408, "Request Timeout", "the request's headers took too long")
+            self._refuse(408, "Request Timeout", m("the request's headers took too long"))
 
-    def _refuse(self, status: int, reason: str, message: str) -> None:
-        body = message.encode("ascii")
+    def _refuse(self, status: int, reason: str, message: Message) -> None:
+        # (A connection that has sent nothing yet has no target.)
+        language = language_of(self.headers, getattr(self, "url", b""))
+        body = i18n.said(message, language).encode()
         self.transport.write(
             b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            b"content-length: %d\r\nconnection: close\r\n\r\n%s"
-            % (status, reason.encode("ascii"), len(body), body)
+            b"content-language: %s\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s"
+            % (status, reason.encode("ascii"), language.encode(), len(body), body)
         )
         self.transport.close()
 
@@ -139,7 +168,7 @@ class GuardedHttpTools(HttpToolsProtocol):
             self.parser.feed_data(data)
         except httptools.HttpParserCallbackError as error:
             if isinstance(error.__context__, HeadRefused):
-                self._refuse(431, "Request Header Fields Too Large", str(error.__context__))
+                self._refuse(431, "Request Header Fields Too Large", error.__context__.said)
                 return
             self.logger.warning("Invalid HTTP request received.")
             self.send_400_response("Invalid HTTP request received.")
@@ -158,12 +187,12 @@ class GuardedHttpTools(HttpToolsProtocol):
             if self.head_bytes > self.max_head_bytes:
                 # A head still arriving past the limit (httptools would buffer it all).
                 self._refuse(
-                    431, "Request Header Fields Too Large", "the request's head is too large"
+                    431,
+                    "Request Header Fields Too Large",
+                    m("the request's head is too large"),
                 )
             elif len(self.headers) > self.max_headers:
-                self._refuse(
-                    431, "Request Header Fields Too Large", f"more than {self.max_headers} headers"
-                )
+                self._refuse(431, "Request Header Fields Too Large", too_many(self.max_headers))
             else:
                 # A head begun and not complete in this read has its time from now; one that
                 # arrives whole in one read, as nearly every head does, costs no timer.
@@ -189,12 +218,14 @@ class GuardedHttpTools(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self.in_head = False
         if len(self.headers) > self.max_headers:
-            raise HeadRefused(f"more than {self.max_headers} headers")
+            raise HeadRefused(too_many(self.max_headers))
         if self.head_bound + self.head_bytes > self.max_head_bytes and (
             len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
             > self.max_head_bytes
         ):
-            raise HeadRefused(f"the request's head is over {self.max_head_bytes} bytes")
+            raise HeadRefused(
+                m("the request's head is over {limit} bytes", limit=self.max_head_bytes)
+            )
         self.head_bytes = 0
         if self.head_timer is not None:
             self.head_timer.cancel()
@@ -206,3 +237,8 @@ class GuardedHttpTools(HttpToolsProtocol):
             self.body_timer.cancel()
             self.body_timer = None
         super().on_message_complete()
+
+
+def too_many(limit: int) -> Message:
+    """The 431 of a head with more than `limit` headers."""
+    return m("more than {count} headers", count=limit)

@@ -356,6 +356,15 @@ def test_a_round_played_answers_in_its_language_and_is_stored_in_english(
     assert played.json()["summary"] == played.json()["round"]["summary"] == ROUND_ONE[language]
     stored = store_client.get(f"/v1/arm-wrestles/{created['id']}/rounds", headers=gm).json()
     assert stored["rounds"][0]["summary"] == ROUND_ONE["en"]
+    read_back = store_client.get(
+        f"/v1/arm-wrestles/{created['id']}/rounds", headers={**gm, "accept-language": language}
+    )
+    assert read_back.headers["content-language"] == language
+    assert read_back.json()["rounds"][0]["summary"] == ROUND_ONE[language]
+    asked = store_client.get(
+        f"/v1/arm-wrestles/{created['id']}/rounds?lang={language}", headers=gm
+    ).json()
+    assert asked["rounds"][0]["summary"] == ROUND_ONE[language]
     session = store_client.get(
         f"/v1/arm-wrestles/{created['id']}", headers={**gm, "accept-language": language}
     ).json()
@@ -480,9 +489,14 @@ def dash_first_increment(
 
 @pytest.mark.parametrize("language", list(DASH_ROUND_ONE))
 def test_a_race_round_in_each_language(store_client: TestClient, language: str) -> None:
-    _created, played = dash_first_increment(store_client, language)
+    created, played = dash_first_increment(store_client, language)
     assert played.status_code == 200, played.text
     assert played.json()["summary"] == DASH_ROUND_ONE[language]
+    read_back = store_client.get(
+        f"/v1/races/{created['id']}/rounds",
+        headers={"authorization": f"Bearer {created['tokens']['gm']}", "accept-language": language},
+    ).json()
+    assert [record["summary"] for record in read_back["rounds"]] == [DASH_ROUND_ONE[language]]
 
 
 # --- chases, races' sessions and skill games -------------------------------------------------
@@ -572,6 +586,8 @@ def test_a_chase_in_each_language(store_client: TestClient, language: str) -> No
     assert chase.get(headers=speaking).json()["summary"] == CHASE_OVER[language]
     stored = chase.get("rounds").json()["rounds"]
     assert [record["summary"] for record in stored] == list(CHASE_ROUNDS["en"])
+    read_back = chase.get("rounds", headers=speaking).json()["rounds"]
+    assert [record["summary"] for record in read_back] == list(CHASE_ROUNDS[language])
 
 
 #: The dash above, after its first increment: the race's own summary.
@@ -674,6 +690,11 @@ def test_a_skill_game_in_each_language(store_client: TestClient, language: str) 
     assert revealed.json()["round"]["summary"] == said[1]
     stored = game.get("rounds").json()["rounds"]
     assert stored[0]["summary"] == SKILL_GAME["en"][1]
+    # Read back by the GM and by each party (a party's view of a bidding round hides the
+    # losing action, never the summary): the line the reveal answered, in the language.
+    for who in ("gm", "Heroes", "Villains"):
+        read_back = game.get("rounds", who, speaking).json()["rounds"]
+        assert [record["summary"] for record in read_back] == [SKILL_GAME[language][1]], who
 
 
 # --- a live-event stream in its GET's language -----------------------------------------------

@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 
 from app.api import i18n
 from app.errors import api_error_response, rules_error
-from app.rules.dice import outside
+from app.rules.dice import DiceBudget, WorkLimitExceeded, outside
 from app.rules.errors import DiceError
+from app.rules.messages import Grouped, m
 from tests.api.test_skill_games_api import RANGERS, Game, at_choices, bidding_body, parties
 from tests.helpers import Session
 
@@ -469,3 +470,90 @@ def test_a_skill_games_token_odds_in_each_language(client: TestClient, language:
     semicolon = " ; " if language == "fr" else "; "
     assert answer.json()["summary"] == semicolon.join(clauses) + "."
     assert {**answer.json(), "summary": None} == {**english, "summary": None}
+
+
+# --- refusals gathered from several rules, and the dice budget ----------------------------------
+
+
+def test_the_dice_budget_in_german_and_english() -> None:
+    """Its count grouped as each language groups it (the English line as it always was)."""
+    refused = WorkLimitExceeded(
+        m(
+            "this request needs more than {count} dice, the most the service rolls for one "
+            "request; play it in smaller steps",
+            count=Grouped(1_000_000),
+        )
+    )
+    with pytest.raises(WorkLimitExceeded) as spent:
+        DiceBudget(1_000_000).spend(1_000_001)
+    assert (
+        str(spent.value)
+        == str(refused)
+        == (
+            "this request needs more than 1,000,000 dice, the most the service rolls for one "
+            "request; play it in smaller steps"
+        )
+    )
+    with i18n.speaking("de"):
+        problem = orjson.loads(api_error_response(rules_error(spent.value)).body)
+    assert problem["detail"] == (
+        "diese Anfrage braucht mehr als 1.000.000 Würfel, die meisten, die der Dienst für eine "
+        "Anfrage würfelt; spiele sie in kleineren Schritten"
+    )
+    assert problem["errors"][0]["msg"] == str(refused)
+
+
+#: A long throw refused for two reasons at once (a name used twice, a competitor with neither
+#: strength_score nor load_limits): its detail is the first, in the language.
+LONG_THROW_REFUSED = {
+    "en": "the name 'Ann' is used twice",
+    "de": "der Name 'Ann' kommt zweimal vor",
+    "fr": "le nom 'Ann' est utilisé deux fois",
+    "es": "el nombre 'Ann' se usa dos veces",
+    "pt-BR": "o nome 'Ann' é usado duas vezes",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_long_throws_combined_refusals_in_each_language(
+    client: TestClient, language: str
+) -> None:
+    body = {
+        "object": "javelin",
+        "competitors": [
+            {"name": "Ann", "strength_score": 14},
+            {"name": "Ann", "strength_score": 14},
+            {"name": "Bo"},
+        ],
+    }
+    refused = client.post("/v1/long-throws", json=body, headers=speaking(language))
+    assert refused.status_code == 422, refused.text
+    problem = refused.json()
+    assert problem["detail"] == LONG_THROW_REFUSED[language]
+    # Every refusal listed, in English, whatever the language.
+    assert problem["errors"] == [
+        {"loc": ["body", "competitors", 1, "name"], "msg": LONG_THROW_REFUSED["en"]},
+        {"loc": ["body", "competitors", 2], "msg": "give strength_score or load_limits"},
+    ]
+
+
+#: A skill game whose skill list names a skill twice (a violation gathered with others).
+TWICE_ON_THE_LIST = {
+    "en": "'Stealth' is on the skill list twice",
+    "de": "'Stealth' steht zweimal auf der Fertigkeitenliste",
+    "fr": "'Stealth' figure deux fois dans la liste des compétences",
+    "es": "'Stealth' está dos veces en la lista de habilidades",
+    "pt-BR": "'Stealth' está duas vezes na lista de perícias",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_skill_games_gathered_refusals_in_each_language(
+    client: TestClient, language: str
+) -> None:
+    body = bidding_body()
+    body["skill_list"] = [*body["skill_list"], "Stealth"]
+    refused = client.post("/v1/skill-games", json=body, headers=speaking(language))
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"] == TWICE_ON_THE_LIST[language]
+    assert refused.json()["errors"][0]["msg"] == TWICE_ON_THE_LIST["en"]

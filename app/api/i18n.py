@@ -161,6 +161,10 @@ class Catalog:
             shown = self.numbers[value] = format_decimal(value, locale=self.locale)
         return shown
 
+    def grouped(self, value: int) -> str:
+        # The language groups every number it writes.
+        return self.number(value)
+
     def signed(self, value: int) -> str:
         shown = self.signed_numbers.get(value)
         if shown is None:

@@ -132,17 +132,17 @@ def check_config(config: Config) -> None:
     violations = Violations()
     for side, competitor in (("a", config.a), ("b", config.b)):
         if config.variant == "psychic" and competitor.caster_level is None:
-            violations.add((side, "caster_level"), "the psychic variant needs caster_level")
+            violations.add((side, "caster_level"), N_("the psychic variant needs caster_level"))
         if config.variant == "mental":
             if competitor.int_mod is None:
-                violations.add((side, "int_mod"), "the mental variant needs int_mod")
+                violations.add((side, "int_mod"), N_("the mental variant needs int_mod"))
             if competitor.wis_score is None:
-                violations.add((side, "wis_score"), "the mental variant needs wis_score")
+                violations.add((side, "wis_score"), N_("the mental variant needs wis_score"))
     if name_key(config.a.name) == name_key(config.b.name):
         violations.add(("b", "name"), "the two competitors need different names")
     if config.loser_damage is not None and config.variant not in LOSER_DAMAGE_VARIANTS:
         violations.add(
-            ("loser_damage",), "loser_damage is only for the mental and psychic variants"
+            ("loser_damage",), N_("loser_damage is only for the mental and psychic variants")
         )
     violations.raise_if_any()
 

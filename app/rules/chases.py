@@ -177,10 +177,10 @@ def check_config(config: Config) -> None:
     """
     violations = Violations()
     if name_key(config.escapee.name) == name_key(config.chaser.name):
-        violations.add(("chaser", "name"), "the chaser and the escapee need different names")
+        violations.add(("chaser", "name"), N_("the chaser and the escapee need different names"))
     best = BEST_D20 + config.escapee.modifier(INITIATIVE)
     if isinstance(config.start, InitiativeStart) and best <= CAUGHT_AT:
-        violations.add(("start", "mode"), "the escapee's initiative can never give a lead")
+        violations.add(("start", "mode"), N_("the escapee's initiative can never give a lead"))
     if (
         isinstance(config.start, DistanceStart)
         and config.start.with_initiative
@@ -188,7 +188,7 @@ def check_config(config: Config) -> None:
     ):
         violations.add(
             ("start", "with_initiative"),
-            "the escapee's initiative and the distance can never give a lead",
+            N_("the escapee's initiative and the distance can never give a lead"),
         )
     violations.raise_if_any()
 
@@ -421,7 +421,7 @@ def _check_round_input(round_input: RoundInput, violations: Violations) -> None:
     terrain = round_input.terrain
     check_increment(terrain.increment, ("terrain",), violations)
     if isinstance(round_input.tactic, Hide) and terrain.flat:
-        violations.add(("tactic", "kind"), "nobody can hide on flat terrain")
+        violations.add(("tactic", "kind"), N_("nobody can hide on flat terrain"))
 
 
 def validate_round(config: Config, state: State, round_input: RoundInput) -> None:
@@ -437,14 +437,18 @@ def validate_round(config: Config, state: State, round_input: RoundInput) -> Non
     if isinstance(tactic, Hide) and state.lead < HIDE_MIN_LEAD:
         violations.add(
             ("tactic", "kind"),
-            f"hiding needs a lead of {HIDE_MIN_LEAD} or more (the lead is {state.lead})",
+            m(
+                "hiding needs a lead of {least} or more (the lead is {lead})",
+                least=HIDE_MIN_LEAD,
+                lead=state.lead,
+            ),
         )
     if isinstance(tactic, CreateHazard) and tactic.penalty < 0:
-        violations.add(("tactic", "penalty"), "penalty must be at least 0")
+        violations.add(("tactic", "penalty"), N_("penalty must be at least 0"))
     if terrain.increment.mounted:
         for side in (config.escapee, config.chaser):
             if side.mount is None:
-                violations.add(("terrain", "mounted"), f"{side.name} has no mount")
+                violations.add(("terrain", "mounted"), m("{name} has no mount", name=side.name))
     violations.raise_if_any()
 
 

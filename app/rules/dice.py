@@ -32,7 +32,7 @@ from typing import Final, Literal, Protocol, cast
 
 from app.rules import serial
 from app.rules.errors import DiceError, Loc, RulesError
-from app.rules.messages import Message, m, ng
+from app.rules.messages import Grouped, Message, m, ng
 
 
 def outside(value: int, sides: int) -> Message:
@@ -407,8 +407,11 @@ class DiceBudget:
         self.left -= count
         if self.left < 0:
             raise WorkLimitExceeded(
-                f"this request needs more than {self.limit:,} dice, the most the service "
-                "rolls for one request; play it in smaller steps"
+                m(
+                    "this request needs more than {count} dice, the most the service rolls "
+                    "for one request; play it in smaller steps",
+                    count=Grouped(self.limit),
+                )
             )
 
 

@@ -7,7 +7,7 @@ list comes from `RulesError.errors`; a rule never knows about HTTP.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.rules.messages import Message, english
 
@@ -20,6 +20,15 @@ class RuleViolation:
 
     loc: Loc
     msg: str
+    #: The reason as a message naming its values, when it has some (`msg` is its English).
+    said: Message | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, loc: Loc, reason: str | Message) -> RuleViolation:
+        """A violation at `loc` for `reason`: a fixed sentence (marked `N_`) or a message."""
+        if isinstance(reason, Message):
+            return cls(loc, english(reason), reason)
+        return cls(loc, reason)
 
 
 class RulesError(ValueError):
@@ -35,7 +44,7 @@ class RulesError(ValueError):
         text = english(msg) if isinstance(msg, Message) else msg
         super().__init__(text)
         self.said: Message | None = said
-        self.violations: tuple[RuleViolation, ...] = (RuleViolation(loc, text), *more)
+        self.violations: tuple[RuleViolation, ...] = (RuleViolation(loc, text, said), *more)
 
     @property
     def msg(self) -> str:
@@ -47,8 +56,17 @@ class RulesError(ValueError):
         return RulesError(
             self.said or first.msg,
             (*prefix, *first.loc),
-            more=[RuleViolation((*prefix, *violation.loc), violation.msg) for violation in more],
+            more=[
+                RuleViolation((*prefix, *violation.loc), violation.msg, violation.said)
+                for violation in more
+            ],
         )
+
+    @classmethod
+    def of_all(cls, found: Sequence[RuleViolation]) -> RulesError:
+        """One error for every violation `found` (at least one), worded as the first."""
+        first, *more = found
+        return cls(first.said or first.msg, first.loc, more=more)
 
 
 class DiceError(RulesError):

@@ -170,7 +170,7 @@ def check_regular_config(config: RegularConfig) -> None:
     (docs/rules.md#success-roll, docs/rules.md#regular-contest)."""
     violations = Violations()
     if name_key(config.a.name) == name_key(config.b.name):
-        violations.add(("b", "name"), "competitor names must differ")
+        violations.add(("b", "name"), N_("competitor names must differ"))
     violations.raise_if_any()
 
 

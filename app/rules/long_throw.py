@@ -346,44 +346,59 @@ def long_throw_config(
     """
     found: list[RuleViolation] = []
 
-    def bad(loc: Loc, msg: str) -> None:
-        found.append(RuleViolation(loc, msg))
+    def bad(loc: Loc, msg: str | Message) -> None:
+        found.append(RuleViolation.of(loc, msg))
 
     if mode not in MODES:
-        bad(("mode",), f"mode must be one of {', '.join(MODES)}")
+        bad(("mode",), m("mode must be one of {modes}", modes=", ".join(MODES)))
     if not 1 <= max_series <= MAX_SERIES_LIMIT:
-        bad(("max_series",), f"max_series must be 1..{MAX_SERIES_LIMIT}")
+        bad(("max_series",), m("max_series must be 1..{most}", most=MAX_SERIES_LIMIT))
     if far_shot_doubles not in FAR_SHOT_RULES:
-        bad(("far_shot_doubles",), f"far_shot_doubles must be one of {', '.join(FAR_SHOT_RULES)}")
+        bad(
+            ("far_shot_doubles",),
+            m("far_shot_doubles must be one of {rules}", rules=", ".join(FAR_SHOT_RULES)),
+        )
     if mode == "halfling-toss":
         if not thrown.creature:
-            bad(("object",), "a halfling toss throws a creature (the halfling, or creature: true)")
+            bad(
+                ("object",),
+                N_("a halfling toss throws a creature (the halfling, or creature: true)"),
+            )
         if into_wall:
-            bad(("into_wall",), "a halfling toss lands in a snow bank or hay bale, not a wall")
+            bad(("into_wall",), N_("a halfling toss lands in a snow bank or hay bale, not a wall"))
         if toss_distance_ft is not None and not (
             HALFLING_TOSS_DISTANCE_FT <= toss_distance_ft <= MAX_TOSS_DISTANCE_FT
         ):
             bad(
                 ("toss_distance_ft",),
-                f"a halfling toss is from {HALFLING_TOSS_DISTANCE_FT} ft or more "
-                f"(at most {MAX_TOSS_DISTANCE_FT})",
+                m(
+                    "a halfling toss is from {least} ft or more (at most {most})",
+                    least=HALFLING_TOSS_DISTANCE_FT,
+                    most=MAX_TOSS_DISTANCE_FT,
+                ),
             )
     elif toss_distance_ft is not None:
-        bad(("toss_distance_ft",), "toss_distance_ft applies only to mode halfling-toss")
+        bad(("toss_distance_ft",), N_("toss_distance_ft applies only to mode halfling-toss"))
     if not (math.isfinite(thrown.weight_lb) and 0 < thrown.weight_lb <= MAX_WEIGHT_LB):
-        bad(("object", "weight_lb"), f"weight_lb must be above 0 and at most {MAX_WEIGHT_LB}")
+        bad(
+            ("object", "weight_lb"),
+            m("weight_lb must be above 0 and at most {most}", most=MAX_WEIGHT_LB),
+        )
     if not 1 <= thrown.range_increment_ft <= MAX_RANGE_INCREMENT_FT:
         bad(
             ("object", "range_increment_ft"),
-            f"range_increment_ft must be 1..{MAX_RANGE_INCREMENT_FT}",
+            m("range_increment_ft must be 1..{most}", most=MAX_RANGE_INCREMENT_FT),
         )
     if not 1 <= len(throwers) <= MAX_COMPETITORS:
-        bad(("competitors",), f"a long throw needs 1..{MAX_COMPETITORS} competitors")
+        bad(("competitors",), m("a long throw needs 1..{most} competitors", most=MAX_COMPETITORS))
     seen: set[str] = set()
     for index, thrower in enumerate(throwers):
         found.extend(_thrower_violations(thrower, ("competitors", index)))
         if name_key(thrower.name) in seen:
-            bad(("competitors", index, "name"), f"the name {thrower.name!r} is used twice")
+            bad(
+                ("competitors", index, "name"),
+                m("the name {name} is used twice", name=repr(thrower.name)),
+            )
         seen.add(name_key(thrower.name))
     if not found:
         needs_mod = _needs_strength_mod(mode, thrown, into_wall)
@@ -392,11 +407,14 @@ def long_throw_config(
             if needs_mod and eligible and thrower.effective_strength_mod is None:
                 bad(
                     ("competitors", index, "strength_mod"),
-                    f"{thrower.name} needs strength_mod or strength_score in {mode} mode",
+                    m(
+                        "{name} needs strength_mod or strength_score in {mode} mode",
+                        name=thrower.name,
+                        mode=mode,
+                    ),
                 )
     if found:
-        first, *rest = found
-        raise RulesError(first.msg, first.loc, more=rest)
+        raise RulesError.of_all(found)
     return LongThrowConfig(
         thrown,
         tuple(throwers),
@@ -413,15 +431,24 @@ def _thrower_violations(thrower: Thrower, loc: Loc) -> list[RuleViolation]:
     if not thrower.name.strip():
         found.append(RuleViolation((*loc, "name"), N_("name must not be blank")))
     if thrower.size not in SIZES:
-        found.append(RuleViolation((*loc, "size"), f"size must be one of {', '.join(SIZES)}"))
+        found.append(
+            RuleViolation.of(
+                (*loc, "size"), m("size must be one of {sizes}", sizes=", ".join(SIZES))
+            )
+        )
     if thrower.strength_score is None and thrower.load_limits is None:
         found.append(RuleViolation(loc, N_("give strength_score or load_limits")))
     if thrower.strength_score is not None and not (
         MIN_STRENGTH <= thrower.strength_score <= MAX_STRENGTH
     ):
         found.append(
-            RuleViolation(
-                (*loc, "strength_score"), f"strength_score must be {MIN_STRENGTH}..{MAX_STRENGTH}"
+            RuleViolation.of(
+                (*loc, "strength_score"),
+                m(
+                    "strength_score must be {least}..{most}",
+                    least=MIN_STRENGTH,
+                    most=MAX_STRENGTH,
+                ),
             )
         )
     limits = thrower.load_limits
@@ -441,7 +468,10 @@ def _thrower_violations(thrower: Thrower, loc: Loc) -> list[RuleViolation]:
     for field, value in modifiers.items():
         if value is not None and not -MAX_MODIFIER <= value <= MAX_MODIFIER:
             found.append(
-                RuleViolation((*loc, field), f"{field} must be -{MAX_MODIFIER}..{MAX_MODIFIER}")
+                RuleViolation.of(
+                    (*loc, field),
+                    m("{field} must be -{most}..{most}", field=field, most=MAX_MODIFIER),
+                )
             )
     return found
 

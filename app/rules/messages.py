@@ -65,7 +65,15 @@ class Fixed:
     places: int = 2
 
 
-Argument = str | int | Message | Listing | Signed | Percent | Fixed
+@dataclass(frozen=True, slots=True)
+class Grouped:
+    """A count with its thousands grouped in English too: `1,000,000` (`1.000.000` in
+    German); a plain `int` is written `1000000` in English, as the summaries always were."""
+
+    value: int
+
+
+Argument = str | int | Message | Listing | Signed | Percent | Fixed | Grouped
 
 
 def m(template: str, /, **args: Argument) -> Message:
@@ -102,6 +110,8 @@ class Language(Protocol):
 
     def number(self, value: int) -> str: ...
 
+    def grouped(self, value: int) -> str: ...
+
     def signed(self, value: int) -> str: ...
 
     def percent(self, value: float) -> str: ...
@@ -122,6 +132,9 @@ class English:
 
     def number(self, value: int) -> str:
         return str(value)
+
+    def grouped(self, value: int) -> str:
+        return f"{value:,}"
 
     def signed(self, value: int) -> str:
         return f"{value:+d}"
@@ -153,6 +166,8 @@ def render(argument: Argument, language: Language) -> str:
         if argument.bare_zero and argument.value == 0:
             return language.number(0)
         return language.signed(argument.value)
+    if isinstance(argument, Grouped):
+        return language.grouped(argument.value)
     if isinstance(argument, Percent):
         return language.percent(argument.value)
     if isinstance(argument, Fixed):
@@ -175,3 +190,82 @@ def render(argument: Argument, language: Language) -> str:
 def english(message: Message) -> str:
     """`message` in the service's own English."""
     return render(message, ENGLISH)
+
+
+#: A message as a JSON document (`document`): its template, arguments, plural and count.
+Document = dict[str, object]
+
+
+def document(message: Message) -> Document:
+    """`message` as a JSON document, in no language: what a stored round keeps of its summary
+    (docs/languages.md#rounds-of-a-session), read back by `from_document`."""
+    shown: Document = {"t": message.template}
+    if message.args:
+        shown["a"] = {name: _argument_document(value) for name, value in message.args.items()}
+    if message.plural is not None:
+        shown["p"] = message.plural
+        shown["n"] = message.count
+    return shown
+
+
+def _argument_document(argument: Argument) -> object:
+    if isinstance(argument, str | int):
+        return argument
+    if isinstance(argument, Message):
+        return document(argument)
+    if isinstance(argument, Listing):
+        return {"l": [_argument_document(item) for item in argument.items], "j": argument.joiner}
+    if isinstance(argument, Signed):
+        return {"s": argument.value, "z": argument.bare_zero}
+    if isinstance(argument, Percent):
+        return {"%": argument.value}
+    if isinstance(argument, Grouped):
+        return {"g": argument.value}
+    return {"f": argument.value, "d": argument.places}
+
+
+class MalformedDocument(ValueError):
+    """A stored document that is no message `document` writes."""
+
+
+def from_document(found: object) -> Message:
+    """The message `document` wrote; `MalformedDocument` for anything else."""
+    if not isinstance(found, dict) or not isinstance(found.get("t"), str):
+        raise MalformedDocument(found)
+    args = found.get("a", {})
+    if not isinstance(args, dict):
+        raise MalformedDocument(found)
+    plural = found.get("p")
+    count = found.get("n", 0)
+    if (plural is not None and not isinstance(plural, str)) or type(count) is not int:
+        raise MalformedDocument(found)
+    return Message(
+        found["t"],
+        {str(name): _argument_from(value) for name, value in args.items()},
+        plural,
+        count,
+    )
+
+
+_JOINERS: frozenset[object] = frozenset((", ", "; ", " ", "and", "and-each"))
+
+
+def _argument_from(found: object) -> Argument:
+    if isinstance(found, str) or type(found) is int:
+        return found
+    if not isinstance(found, dict):
+        raise MalformedDocument(found)
+    if "t" in found:
+        return from_document(found)
+    if "l" in found and isinstance(found["l"], list) and found.get("j") in _JOINERS:
+        joiner: Joiner = found["j"]
+        return Listing([_argument_from(item) for item in found["l"]], joiner)
+    if type(found.get("s")) is int:
+        return Signed(found["s"], found.get("z") is True)
+    if type(found.get("g")) is int:
+        return Grouped(found["g"])
+    if isinstance(found.get("%"), int | float):
+        return Percent(float(found["%"]))
+    if isinstance(found.get("f"), int | float) and type(found.get("d")) is int:
+        return Fixed(float(found["f"]), found["d"])
+    raise MalformedDocument(found)

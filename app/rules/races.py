@@ -230,12 +230,12 @@ def check_increment(increment: Increment, loc: Loc, violations: Violations) -> N
     is never retried.
     """
     if increment.on_fail is not None and increment.dc is None:
-        violations.add((*loc, "on_fail"), "on_fail needs a dc")
+        violations.add((*loc, "on_fail"), N_("on_fail needs a dc"))
     if increment.mounted and increment.check != FOOT_RACE_CHECK:
-        violations.add((*loc, "check"), "a mounted increment uses the mount's strength check")
+        violations.add((*loc, "check"), N_("a mounted increment uses the mount's strength check"))
     obstacle = increment.obstacle
     if obstacle is not None and obstacle.kind == "hazard" and obstacle.retry:
-        violations.add((*loc, "obstacle", "retry"), "a hazard is never retried")
+        violations.add((*loc, "obstacle", "retry"), N_("a hazard is never retried"))
 
 
 def describe_increment(increment: Increment) -> str:
@@ -360,7 +360,8 @@ def check_config(config: Config) -> None:
     for index, competitor in enumerate(config.competitors):
         if name_key(competitor.name) in seen:
             violations.add(
-                ("competitors", index, "name"), f"two competitors named {competitor.name}"
+                ("competitors", index, "name"),
+                m("two competitors named {name}", name=competitor.name),
             )
         seen.add(name_key(competitor.name))
     if any(increment.mounted for increment in config.increments):
@@ -368,7 +369,10 @@ def check_config(config: Config) -> None:
             if competitor.mount is None:
                 violations.add(
                     ("competitors", index, "mount"),
-                    f"{competitor.name} needs a mount: the course has mounted increments",
+                    m(
+                        "{name} needs a mount: the course has mounted increments",
+                        name=competitor.name,
+                    ),
                 )
     violations.raise_if_any()
 

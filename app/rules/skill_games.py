@@ -171,38 +171,45 @@ def check_config(config: Config) -> None:
     violations = Violations()
     for index, skill in enumerate(config.skill_list):
         if skill in config.skill_list[:index]:
-            violations.add(("skill_list", index), f"{skill!r} is on the skill list twice")
+            violations.add(
+                ("skill_list", index), m("{skill} is on the skill list twice", skill=repr(skill))
+            )
     if not 1 <= config.skills_per_round <= len(config.skill_list):
         violations.add(
             ("skills_per_round",),
-            f"skills_per_round must be between 1 and {len(config.skill_list)}",
+            m("skills_per_round must be between 1 and {most}", most=len(config.skill_list)),
         )
     if config.kind == "bidding" and config.max_actions_per_round != 1:
-        violations.add(("max_actions_per_round",), "a bidding game takes one action per round")
+        violations.add(("max_actions_per_round",), N_("a bidding game takes one action per round"))
     for index, action in enumerate(config.actions):
         _check_action(config, action, ("actions", index), violations)
         if any(name_key(other.name) == name_key(action.name) for other in config.actions[:index]):
-            violations.add(("actions", index, "name"), f"two actions are named {action.name!r}")
+            violations.add(
+                ("actions", index, "name"),
+                m("two actions are named {name}", name=repr(action.name)),
+            )
     if config.goal is None and config.max_rounds is None:
-        violations.add((), "a skill game needs an end condition: goal, max_rounds or both")
+        violations.add((), N_("a skill game needs an end condition: goal, max_rounds or both"))
     _check_parties(config, violations)
     violations.raise_if_any()
 
 
 def _check_action(config: Config, action: Action, loc: Loc, violations: Violations) -> None:
     if config.kind == "option" and action.cost is None:
-        violations.add((*loc, "cost"), "every action of an option game needs a cost")
+        violations.add((*loc, "cost"), N_("every action of an option game needs a cost"))
     if config.kind == "bidding" and action.cost is not None:
-        violations.add((*loc, "cost"), "cost applies only to option games (bidding games pay bids)")
+        violations.add(
+            (*loc, "cost"), N_("cost applies only to option games (bidding games pay bids)")
+        )
     margins: set[int] = set()
     for index, effect in enumerate(action.effects):
         margin_loc: Loc = (*loc, "effects", index, "min_margin")
         if effect.min_margin is None:
             continue
         if config.kind == "option":
-            violations.add(margin_loc, "min_margin applies only to bidding games")
+            violations.add(margin_loc, N_("min_margin applies only to bidding games"))
         elif effect.min_margin in margins:
-            violations.add(margin_loc, "the tiers of an action need distinct min_margin values")
+            violations.add(margin_loc, N_("the tiers of an action need distinct min_margin values"))
         margins.add(effect.min_margin)
 
 
@@ -213,22 +220,30 @@ def _check_parties(config: Config, violations: Violations) -> None:
     for index, party in enumerate(config.parties):
         loc: Loc = ("parties", index)
         if name_key(party.name) in names_seen:
-            violations.add((*loc, "name"), f"the name {party.name!r} is used twice")
+            violations.add(
+                (*loc, "name"), m("the name {name} is used twice", name=repr(party.name))
+            )
         names_seen.add(name_key(party.name))
         for member_index, member in enumerate(party.members):
             member_loc: Loc = (*loc, "members", member_index)
             if name_key(member.name) in names_seen:
-                violations.add((*member_loc, "name"), f"the name {member.name!r} is used twice")
+                violations.add(
+                    (*member_loc, "name"),
+                    m("the name {name} is used twice", name=repr(member.name)),
+                )
             names_seen.add(name_key(member.name))
             for skill in member.skills:
                 if skill not in config.skill_list:
                     violations.add(
-                        (*member_loc, "skills", skill), f"{skill!r} is not on the skill list"
+                        (*member_loc, "skills", skill),
+                        m("{skill} is not on the skill list", skill=repr(skill)),
                     )
         before = member_count
         member_count += len(party.members)
         if member_count > MAX_MEMBERS >= before:
-            violations.add((*loc, "members"), f"a skill game has at most {MAX_MEMBERS} members")
+            violations.add(
+                (*loc, "members"), m("a skill game has at most {most} members", most=MAX_MEMBERS)
+            )
 
 
 # --- state ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.rules.errors import Loc, RulesError, RuleViolation
+from app.rules.messages import N_, Message, m
 
 #: docs/rules.md#limits
 MAX_NOTATION_CHARS = 1000
@@ -18,18 +19,18 @@ class Violations:
     def __init__(self) -> None:
         self.found: list[RuleViolation] = []
 
-    def add(self, loc: Loc, msg: str) -> None:
-        self.found.append(RuleViolation(loc, msg))
+    def add(self, loc: Loc, msg: str | Message) -> None:
+        """A violation at `loc`: a fixed sentence (marked `N_`) or a message naming values."""
+        self.found.append(RuleViolation.of(loc, msg))
 
     def raise_if_any(self) -> None:
         if self.found:
-            first, *rest = self.found
-            raise RulesError(first.msg, first.loc, more=rest)
+            raise RulesError.of_all(self.found)
 
     def mapping(self, value: object, loc: Loc) -> Mapping[str, Any]:
         if isinstance(value, Mapping):
             return value
-        self.add(loc, "must be an object")
+        self.add(loc, N_("must be an object"))
         return {}
 
     def integer(
@@ -46,16 +47,16 @@ class Violations:
         value = data.get(key)
         if value is None:
             if default is None:
-                self.add((*loc, key), f"{key} is required")
+                self.add((*loc, key), m("{key} is required", key=key))
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            self.add((*loc, key), f"{key} must be an integer")
+            self.add((*loc, key), m("{key} must be an integer", key=key))
             return default
         if minimum is not None and value < minimum:
-            self.add((*loc, key), f"{key} must be at least {minimum}")
+            self.add((*loc, key), m("{key} must be at least {minimum}", key=key, minimum=minimum))
             return default
         if maximum is not None and value > maximum:
-            self.add((*loc, key), f"{key} must be at most {maximum}")
+            self.add((*loc, key), m("{key} must be at most {maximum}", key=key, maximum=maximum))
             return default
         return value
 
@@ -71,7 +72,7 @@ class Violations:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.add((*loc, key), f"{key} must be true or false")
+            self.add((*loc, key), m("{key} must be true or false", key=key))
             return default
         return value
 
@@ -81,7 +82,7 @@ class Violations:
         if value is None and default is not None:
             return default
         if not isinstance(value, str) or not value.strip():
-            self.add((*loc, key), f"{key} must be a non-blank string")
+            self.add((*loc, key), m("{key} must be a non-blank string", key=key))
             return default or ""
         return value
 
@@ -96,7 +97,10 @@ class Violations:
         if value is None:
             return default
         if value not in choices:
-            self.add((*loc, key), f"{key} must be one of {', '.join(choices)}")
+            self.add(
+                (*loc, key),
+                m("{key} must be one of {choices}", key=key, choices=", ".join(choices)),
+            )
             return default
         return str(value)
 
@@ -105,10 +109,16 @@ class Violations:
     ) -> str | None:
         value = data.get(key)
         if value is None:
-            self.add((*loc, key), f"{key} is required: one of {', '.join(choices)}")
+            self.add(
+                (*loc, key),
+                m("{key} is required: one of {choices}", key=key, choices=", ".join(choices)),
+            )
             return None
         if value not in choices:
-            self.add((*loc, key), f"{key} must be one of {', '.join(choices)}")
+            self.add(
+                (*loc, key),
+                m("{key} must be one of {choices}", key=key, choices=", ".join(choices)),
+            )
             return None
         return str(value)
 
@@ -117,9 +127,12 @@ class Violations:
         if value is None:
             return None
         if not isinstance(value, str) or not value.strip():
-            self.add((*loc, key), f"{key} must be dice notation")
+            self.add((*loc, key), m("{key} must be dice notation", key=key))
             return None
         if len(value) > MAX_NOTATION_CHARS:
-            self.add((*loc, key), f"{key} is longer than {MAX_NOTATION_CHARS} characters")
+            self.add(
+                (*loc, key),
+                m("{key} is longer than {limit} characters", key=key, limit=MAX_NOTATION_CHARS),
+            )
             return None
         return value.strip()

@@ -32,6 +32,8 @@ from sqlalchemy import Connection, Dialect, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
+from app.rules.messages import N_
+
 T = TypeVar("T")
 #: "optimistic": on PostgreSQL, no transaction around `work`; its reads see the latest
 #: committed data and its one write statement (a second is refused) checks the version it
@@ -661,7 +663,7 @@ class Store:
                     exc,
                 )
             raise Unavailable(
-                "the database is unavailable; retry in a few seconds",
+                N_("the database is unavailable; retry in a few seconds"),
                 retry_after=UNAVAILABLE_RETRY_AFTER,
             ) from None
         if self.away:
@@ -752,7 +754,7 @@ class Store:
                         self.busy_timeout_ms,
                     )
                 raise Unavailable(
-                    "the database is busy with another process's write; retry shortly",
+                    N_("the database is busy with another process's write; retry shortly"),
                     retry_after=LOCKED_RETRY_AFTER,
                 )
             await asyncio.sleep(min(pause, left))

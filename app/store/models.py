@@ -101,6 +101,11 @@ class ContestRound(Base):
     #: A verifiable session's round: its link in the chain, SHA-256 (hex) of the previous
     #: link and this round's canonical content (docs/verifiable-dice.md#the-chain); else null.
     link: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: The summary as the rules built it, in no language (`document` in
+    #: app/rules/messages.py): rendered in the reader's language when the round is read back
+    #: (docs/languages.md#rounds-of-a-session). Outside the chain, which covers `outcome` and
+    #: its English `summary`; null: a round stored before it, read in its stored English.
+    message: Mapped[dict[str, Any] | None] = mapped_column(Document, nullable=True)
 
 
 class IdempotencyRecord(Base):

@@ -292,9 +292,9 @@ async def insert_session(connection: Transaction, record: SessionRecord) -> None
     await _INSERT_SESSION.execute(connection, params)
 
 
-#: What each played round brings (`link`: a verifiable session's, else None); the store adds
-#: its session and time.
-_PLAYED = ("number", "inputs", "dice", "outcome", "link")
+#: What each played round brings (`link`: a verifiable session's, else None; `message`: its
+#: summary in no language, or None); the store adds its session and time.
+_PLAYED = ("number", "inputs", "dice", "outcome", "link", "message")
 
 
 def _played(updated: Any) -> Any:
@@ -397,8 +397,9 @@ async def update_session(
     """Write the new state, bump the version by exactly one and append `rounds`.
 
     Each round is `{"number", "inputs", "dice", "outcome"}`, and `"link"` for a verifiable
-    session's. `pending_deadline`: the deadline of the round waiting for dice after the
-    change, None when none waits, when it changes. `alongside` (PostgreSQL only): given the
+    session's, `"message"` for one whose summary is a message (its document).
+    `pending_deadline`: the deadline of the round waiting for dice after the change, None
+    when none waits, when it changes. `alongside` (PostgreSQL only): given the
     session as it will be, what else to write in the same statement (`Alongside`), if any.
     """
     new_version = record.version + 1
@@ -451,6 +452,7 @@ async def update_session(
             "played_dice": [_document_in(connection, entry["dice"]) for entry in rounds],
             "played_outcome": [_document_in(connection, entry["outcome"]) for entry in rounds],
             "played_link": [entry.get("link") for entry in rounds],
+            "played_message": [_document_in(connection, entry.get("message")) for entry in rounds],
         }
     update_alone, update_with_rounds = _UPDATES[(indexed, deadline)]
     if also is not None:
@@ -558,7 +560,7 @@ _INSERT_ROUND = Statement(
 )
 _LIST_ROUNDS = Statement(
     lambda: (
-        select(rounds.c.outcome)
+        select(rounds.c.outcome, rounds.c.message)
         .where(
             rounds.c.session_id == bindparam("id"),
             rounds.c.number > bindparam("after"),
@@ -589,6 +591,7 @@ async def _insert_rounds(
                 "dice": _document_in(connection, entry["dice"]),
                 "outcome": _document_in(connection, entry["outcome"]),
                 "link": entry.get("link"),
+                "message": _document_in(connection, entry.get("message")),
                 "created_at": stamp,
             },
         )
@@ -598,10 +601,21 @@ async def list_rounds(
     connection: Transaction, session_id: str, *, after: int = 0, limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Round outcomes numbered above `after`, oldest first, at most `limit` of them."""
+    return [
+        outcome
+        for outcome, _ in await list_said_rounds(connection, session_id, after=after, limit=limit)
+    ]
+
+
+async def list_said_rounds(
+    connection: Transaction, session_id: str, *, after: int = 0, limit: int | None = None
+) -> list[tuple[dict[str, Any], Any]]:
+    """`list_rounds`, each outcome with its summary's message document (None for a round
+    stored without one)."""
     # Rounds are numbered 1, 2, 3... with no gap, so a page is a range of numbers.
     upto = after + limit if limit is not None else 2**31 - 1
     found = await _LIST_ROUNDS.fetch(connection, {"id": session_id, "after": after, "upto": upto})
-    return [_document_out(row[0]) for row in found]
+    return [(_document_out(outcome), _document_out(message)) for outcome, message in found]
 
 
 _LIST_PROOF_ROUNDS = Statement(

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 
 from app.store.database import upgrade_to_head
@@ -130,6 +131,18 @@ def test_heads_and_bodies_over_their_limits(tmp_path: Path) -> None:
             server.base_url + "/healthz", headers=[(f"x-h{n}", "1") for n in range(150)]
         )
         assert many.status_code == 431
+        assert many.text == "more than 100 headers"
+        # In the language the head asks for, when it says (and it says which).
+        many_de = httpx.get(
+            server.base_url + "/healthz",
+            headers=[("accept-language", "de"), *((f"x-h{n}", "1") for n in range(150))],
+        )
+        assert many_de.status_code == 431
+        assert many_de.headers["content-language"] == "de"
+        assert many_de.text == "mehr als 100 Kopfzeilen"
+        big_fr = httpx.get(server.base_url + "/healthz?lang=fr", headers={"x-big": "a" * 40_000})
+        assert big_fr.status_code == 431
+        assert big_fr.text == "l'en-tête de la requête dépasse 32\u202f768 octets"
         assert httpx.get(server.base_url + "/healthz").status_code == 200
         # The limits hold for a head that is not the first of its read (pipelined), and for
         # one whose headers are over their count before it has ended.
@@ -148,8 +161,11 @@ def test_heads_and_bodies_over_their_limits(tmp_path: Path) -> None:
         assert _answer(arriving).startswith(b"HTTP/1.1 431 ")
         # A head that never ends, and a connection that sends nothing: 408, then closed.
         dribbling = _connect(server)
-        dribbling.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
-        assert _answer(dribbling).startswith(b"HTTP/1.1 408 ")
+        dribbling.sendall(b"GET /healthz?lang=es HTTP/1.1\r\nHost: test\r\n")
+        dribbled = _answer(dribbling)
+        assert dribbled.startswith(b"HTTP/1.1 408 ")
+        assert b"content-language: es\r\n" in dribbled
+        assert dribbled.endswith("las cabeceras de la petición tardaron demasiado".encode())
         silent = _connect(server)
         assert _answer(silent).startswith(b"HTTP/1.1 408 ")
         # A body that never ends: 408 as problem+json, the connection closed.
@@ -164,6 +180,19 @@ def test_heads_and_bodies_over_their_limits(tmp_path: Path) -> None:
         assert answer.startswith(b"HTTP/1.1 408 ")
         assert b"application/problem+json" in answer
         assert b'"status":408' in answer
+        assert b'"detail":"the request body did not arrive within 1 s"' in answer
+        slow_pt = _connect(server)
+        slow_pt.sendall(
+            f"POST /v1/arm-wrestles/{made['id']}/rounds HTTP/1.1\r\nHost: test\r\n"
+            f"Authorization: Bearer {made['tokens']['gm']}\r\nAccept-Language: pt-BR\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{".encode()
+        )
+        answer_pt = _answer(slow_pt)
+        assert answer_pt.startswith(b"HTTP/1.1 408 ")
+        assert b"content-language: pt-BR\r\n" in answer_pt
+        problem = orjson.loads(answer_pt.partition(b"\r\n\r\n")[2])
+        assert problem["detail"] == "o corpo da requisição não chegou em 1 s"
+        assert problem["type"] == "https://arbiter.example/problems/request-timeout"
         shown = httpx.get(
             f"{server.base_url}/v1/arm-wrestles/{made['id']}", headers=bearer(made["tokens"]["gm"])
         )

@@ -213,6 +213,16 @@ def test_a_sqlite_write_lock_held_too_long_is_503(
             for _ in range(3):
                 assert_unavailable(client.post(session + "/rounds", json={}, headers=gm), "1")
                 assert client.get(session, headers=gm).status_code == 200
+            # Its detail in the request's language.
+            german = client.post(
+                session + "/rounds", json={}, headers={**gm, "accept-language": "de"}
+            )
+            assert_unavailable(german, "1")
+            assert german.json()["detail"] == (
+                "die Datenbank ist mit dem Schreiben eines anderen Prozesses beschäftigt; "
+                "versuche es gleich erneut"
+            )
+            assert german.headers["content-language"] == "de"
         finally:
             other_process.execute("COMMIT")
             other_process.close()

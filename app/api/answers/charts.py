@@ -4,7 +4,8 @@
 and values can be read and searched); `Accept: image/png` a PNG a Discord bot can attach.
 The drawing itself is `app.api.answers.drawing`'s (matplotlib), run in the odds worker process:
 `bar_chart_bytes` and `grouped_bar_chart_bytes` import it when they run there, so the
-service's own processes never load matplotlib.
+service's own processes never load matplotlib. Their words (title, axes, legend) come worded
+already, in the request's language (docs/languages.md#odds).
 """
 
 from __future__ import annotations
@@ -32,12 +33,18 @@ def wanted_image(request: Request) -> ImageType | None:
 
 
 def bar_chart_bytes(
-    distribution: tuple[tuple[str, float], ...], title: str, xlabel: str, kind: ImageType
+    distribution: tuple[tuple[str, float], ...],
+    title: str,
+    xlabel: str,
+    kind: ImageType,
+    ylabel: str = "probability",
 ) -> bytes:
     """`bar_chart` with hashable, picklable arguments (for a worker process and a cache)."""
     from app.api.answers import drawing  # here, in the worker: see the module docstring
 
-    return drawing.bar_chart(dict(distribution), title=title, xlabel=xlabel, kind=kind)
+    return drawing.bar_chart(
+        dict(distribution), title=title, xlabel=xlabel, kind=kind, ylabel=ylabel
+    )
 
 
 def grouped_bar_chart_bytes(
@@ -46,6 +53,7 @@ def grouped_bar_chart_bytes(
     xlabel: str,
     kind: ImageType,
     legend_title: str | None = None,
+    ylabel: str = "probability",
 ) -> bytes:
     """`grouped_bar_chart` with hashable, picklable arguments (for a worker process and a
     cache): `((name, ((value, probability), ...)), ...)`."""
@@ -57,6 +65,7 @@ def grouped_bar_chart_bytes(
         xlabel=xlabel,
         kind=kind,
         legend_title=legend_title,
+        ylabel=ylabel,
     )
 
 

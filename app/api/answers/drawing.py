@@ -27,7 +27,12 @@ from app.api.answers.image_types import SVG, ImageType
 
 
 def bar_chart(
-    distribution: Mapping[str, float], *, title: str, xlabel: str, kind: ImageType
+    distribution: Mapping[str, float],
+    *,
+    title: str,
+    xlabel: str,
+    kind: ImageType,
+    ylabel: str = "probability",
 ) -> bytes:
     """A bar chart of `{value: probability}` with a title, both axes labelled."""
     values = list(distribution)
@@ -39,7 +44,7 @@ def bar_chart(
         step = max(1, len(values) // 20)
         axes.set_xticks(range(0, len(values), step), values[::step])
         axes.set_xlabel(xlabel)
-        axes.set_ylabel("probability")
+        axes.set_ylabel(ylabel)
         axes.set_title(title)
         figure.tight_layout()
         out = io.BytesIO()
@@ -54,6 +59,7 @@ def grouped_bar_chart(
     xlabel: str,
     kind: ImageType,
     legend_title: str | None = None,
+    ylabel: str = "probability",
 ) -> bytes:
     """Several `{value: probability}` distributions as grouped bars, one colour per series,
     a legend naming each series (its key in `series`), a title, both axes labelled.
@@ -86,7 +92,7 @@ def grouped_bar_chart(
         step = max(1, len(values) // 20)
         axes.set_xticks(range(0, len(values), step), values[::step])
         axes.set_xlabel(xlabel)
-        axes.set_ylabel("probability")
+        axes.set_ylabel(ylabel)
         axes.set_title(title)
         # Handles and labels given explicitly (a patch of each colour): matplotlib would
         # leave out a bar's label that starts with "_".

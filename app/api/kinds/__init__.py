@@ -30,10 +30,11 @@ from typing import Any, Final, Generic, Literal, Protocol, TypeVar, runtime_chec
 from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
+from app.api import i18n
 from app.api.schemas.common import RoundCard
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
-from app.rules.messages import Message
+from app.rules.messages import Listing, Message, m
 
 ConfigT = TypeVar("ConfigT")
 StateT = TypeVar("StateT")
@@ -162,14 +163,16 @@ class ChoiceOdds(Generic[ConfigT, StateT]):
 def best_and_summary(
     options: Sequence[Mapping[str, Any]],
     scores: Sequence[float],
-    line: Callable[[Mapping[str, Any], float], str],
-    head: str = "",
+    line: Callable[[Mapping[str, Any], float], Message],
+    head: Callable[[Message], Message] | None = None,
 ) -> dict[str, str]:
     """An odds-at-a-choice answer's `best` (the label of the option of highest score, the
-    first of equals) and its one-line `summary`: each option's `line`, then the best."""
+    first of equals) and its one-line `summary` in the request's language: each option's
+    `line`, then the best (within `head`'s sentence, when given)."""
     best = options[scores.index(max(scores))]["label"]
-    lines = "; ".join(line(option, score) for option, score in zip(options, scores, strict=True))
-    return {"best": best, "summary": f"{head}{lines}. Best: {best}."}
+    lines = [line(option, score) for option, score in zip(options, scores, strict=True)]
+    said = m("{options}. Best: {best}.", options=Listing(lines, "; "), best=best)
+    return {"best": best, "summary": i18n.said(said if head is None else head(said))}
 
 
 # --- the kinds --------------------------------------------------------------------------------

@@ -38,7 +38,6 @@ from app.api.kinds import (
 )
 from app.api.kinds.races import check_damage_notation
 from app.api.odds.chases import chase_choices_odds, chase_odds_from
-from app.api.odds.figures import percent
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.chases import (
     ChaseConfig,
@@ -72,7 +71,7 @@ from app.rules import chases as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_, Argument, Listing, Message, Signed, m, term
+from app.rules.messages import N_, Argument, Listing, Message, Percent, Signed, m, term
 from app.rules.odds import chases as chase_odds
 from app.store.repository import SessionRecord
 
@@ -201,11 +200,15 @@ async def odds_at_choices(
     ranked = best_and_summary(
         options,
         [option["odds"]["escaped"] for option in options],
-        lambda option, escaped: (
-            f"{option['label']}: escapes {percent(escaped)}, caught "
-            f"{percent(option['odds']['caught'])}"
+        lambda option, escaped: m(
+            "{label}: escapes {escaped}, caught {caught}",
+            label=option["label"],
+            escaped=Percent(escaped),
+            caught=Percent(option["odds"]["caught"]),
         ),
-        f"{config.escapee.name}'s next increment: ",
+        lambda options: m(
+            "{name}'s next increment: {options}", name=config.escapee.name, options=options
+        ),
     )
     return {"options": options, "best": ranked["best"], "summary": ranked["summary"]}
 

@@ -35,7 +35,6 @@ from app.api.kinds import (
     best_and_summary,
     load_session,
 )
-from app.api.odds.figures import percent
 from app.api.odds.races import race_choices_odds, race_odds_from
 from app.api.routing import DeferredBody, declare_body
 from app.api.schemas.common import CardChange, CardDie, RoundCard
@@ -70,7 +69,7 @@ from app.rules import races as rules
 from app.rules import serial
 from app.rules.dice import Dice, Key, Need
 from app.rules.errors import Loc, PhaseError, RulesError, RuleViolation
-from app.rules.messages import N_, Argument, Listing, Message, m, ng
+from app.rules.messages import N_, Argument, Listing, Message, Percent, m, ng
 from app.rules.races import CheckRecord, CompetitorRound
 from app.store.repository import SessionRecord
 
@@ -85,8 +84,7 @@ def check_damage_notation(increments: Iterable[tuple[Loc, str]]) -> None:
         except RulesError as exc:
             found.extend(exc.violations)
     if found:
-        first, *rest = found
-        raise RulesError(first.msg, first.loc, more=rest)
+        raise RulesError.of_all(found)
 
 
 async def odds_from(
@@ -138,7 +136,12 @@ async def odds_at_choices(
     ranked = best_and_summary(
         options,
         wins,
-        lambda option, won: f"{option['label']}: {option['move']['name']} wins {percent(won)}",
+        lambda option, won: m(
+            "{label}: {name} wins {chance}",
+            label=option["label"],
+            name=option["move"]["name"],
+            chance=Percent(won),
+        ),
     )
     return {"options": options, "best": ranked["best"], "summary": ranked["summary"]}
 

@@ -121,7 +121,7 @@ from app.rules import serial
 from app.rules import skill_games as rules
 from app.rules.dice import Dice, DieRoll, Key, Rng, SeededRng, SystemRng
 from app.rules.errors import Loc, RulesError
-from app.rules.messages import N_, Argument, Listing, Message, Signed, english, m, ng
+from app.rules.messages import N_, Argument, Fixed, Listing, Message, Signed, english, m, ng
 from app.rules.odds import skill_games as skill_odds
 from app.rules.verifiable import new_salt, seal
 from app.store import repository
@@ -507,7 +507,11 @@ async def odds_at_choices(
         option["odds"]["parties"][option["move"]["party"]]["expected_tokens"] for option in options
     ]
     ranked = best_and_summary(
-        options, expected, lambda option, tokens: f"{option['label']}: {tokens:.2f} tokens expected"
+        options,
+        expected,
+        lambda option, tokens: m(
+            "{label}: {tokens} tokens expected", label=option["label"], tokens=Fixed(tokens)
+        ),
     )
     return {"options": options, "best": ranked["best"], "summary": ranked["summary"]}
 
@@ -868,6 +872,7 @@ def _reveal(
                 stored_outcome["rolls"],
                 stored_outcome,
                 chained=chained_round(inputs, stored_outcome) if hidden else None,
+                said=said,
             )
         ],
         answer=lambda updated: (200, in_language(whole(updated), shown_outcome, i18n.said(said))),

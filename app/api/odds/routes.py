@@ -15,6 +15,7 @@ import orjson
 from fastapi import APIRouter, Body, Request
 from starlette.responses import Response
 
+from app.api import i18n
 from app.api.answers import charts
 from app.api.answers.formats import markdown_message, postable, preferred_form, text_message
 from app.api.common import (
@@ -34,7 +35,13 @@ from app.api.kinds.races import KIND as RACES
 from app.api.kinds.skill_games import KIND as SKILL_GAMES
 from app.api.odds import cairn, chases, gurps, races, skill_games
 from app.api.odds.arm_wrestles import arm_wrestle_odds
-from app.api.odds.figures import in_language, maybe_chart, maybe_grouped_chart
+from app.api.odds.figures import (
+    ChartWords,
+    chart_response,
+    in_language,
+    maybe_chart,
+    maybe_grouped_chart,
+)
 from app.api.odds.worker import inline_cached, off_loop, off_loop_bytes, preload
 from app.api.oneshots.gurps import distinct_names
 from app.api.routing import DeferredBody, LeanRoute, declare_body
@@ -65,6 +72,7 @@ from app.rules import chases as chase_rules
 from app.rules import gurps as gurps_rules
 from app.rules.dice import Dice
 from app.rules.errors import RulesError
+from app.rules.messages import N_, m, term
 from app.rules.odds import gurps as gurps_odds
 from app.rules.odds import skill_games as skill_odds
 
@@ -85,9 +93,8 @@ async def success_roll(
     (docs/rules.md#success-roll)."""
     answer = gurps.success_roll_answer(body.skill)
     answer = in_language(answer, gurps.success_roll_said(answer))
-    return await maybe_chart(
-        request, answer, answer["margin"], f"Skill {body.skill}: signed margin", "margin"
-    )
+    words = ChartWords(m("Skill {skill}: signed margin", skill=body.skill), term(N_("margin")))
+    return await maybe_chart(request, answer, answer["margin"], words)
 
 
 async def quick_contest(
@@ -106,13 +113,10 @@ async def quick_contest(
     distinct_names(a.name, b.name)
     answer = gurps.quick_contest_answer(a.name, a.skill, b.name, b.skill)
     answer = in_language(answer, gurps.quick_contest_said(answer, a.skill, b.skill))
-    return await maybe_chart(
-        request,
-        answer,
-        answer["margin_of_victory"],
-        f"{a.name} vs {b.name}: margin of victory",
-        "margin of victory",
+    words = ChartWords(
+        m("{a} vs {b}: margin of victory", a=a.name, b=b.name), term(N_("margin of victory"))
     )
+    return await maybe_chart(request, answer, answer["margin_of_victory"], words)
 
 
 async def resistance_roll(
@@ -177,9 +181,8 @@ async def cairn_roll(
     rating = cairn_rules.resolve_rating(body.rating, body.stats)
     answer = await off_loop(cairn.cairn_answer, rating, body.target, body.success_x2_x3)
     answer = in_language(answer, cairn.cairn_said(answer))
-    return await maybe_chart(
-        request, answer, answer["distribution"], f"Cairn Hill, rating {rating}", "score"
-    )
+    words = ChartWords(m("Cairn Hill, rating {rating}", rating=rating), term(N_("score")))
+    return await maybe_chart(request, answer, answer["distribution"], words)
 
 
 # --- the kinds, from their start ----------------------------------------------------------
@@ -296,11 +299,11 @@ async def skill_game_tokens(
     if len(raw) > skill_games.INLINE_TOKEN_BODY_BYTES:
         refuse_other_types(request, raw)
         form = _answer_form(request)
-        encoded = await off_loop_bytes(_encoded_tokens_answer, raw, form)
+        encoded = await off_loop_bytes(_encoded_tokens_answer, raw, form, i18n.current())
         if form == "json":
             return JsonAnswer(encoded)
         if form in (charts.SVG, charts.PNG):
-            return Response(encoded, media_type=form)
+            return chart_response(encoded, form)
         media_type = TEXT if form == "text" else MARKDOWN
         return Response(encoded, headers={"Vary": "Accept"}, media_type=media_type)
     question = await body.load()
@@ -316,11 +319,15 @@ async def skill_game_tokens(
 
 def _token_chart(
     answer: OddsSkillGameTokensAnswer,
-) -> tuple[dict[str, dict[str, float]], str, str, str]:
-    """The token answer's chart: its series, title, axis and legend."""
+) -> tuple[dict[str, dict[str, float]], ChartWords]:
+    """The token answer's chart: its series, and its words (title, axis and legend)."""
     series = {party: tokens["tokens"] for party, tokens in answer["parties"].items()}
-    title = f"Tokens earned in one round (DC {answer['dc']}, token rule {answer['token_rule']})"
-    return series, title, "tokens earned", "party"
+    title = m(
+        "Tokens earned in one round (DC {dc}, token rule {token_rule})",
+        dc=answer["dc"],
+        token_rule=answer["token_rule"],
+    )
+    return series, ChartWords(title, term(N_("tokens earned")), term(N_("party")))
 
 
 def _answer_form(request: Request) -> str:
@@ -331,21 +338,25 @@ def _answer_form(request: Request) -> str:
     return preferred_form(header(request, b"accept"))
 
 
-def _encoded_tokens_answer(raw: bytes, form: str) -> bytes:
+def _encoded_tokens_answer(raw: bytes, form: str, language: str) -> bytes:
     """In the worker: a large token question checked as the route checks a small one (the
-    same 400s and 422s), answered, and written in `form` (`_answer_form`)."""
+    same 400s and 422s), answered, and written in `form` (`_answer_form`), its words in
+    `language` (the request's)."""
     question = parse_json(raw, OddsSkillGameTokensRequest)
     _checked_tokens_request(question)
     answer = skill_games.tokens_answer(question.game.to_rules(), question.skills)
     if form in (charts.SVG, charts.PNG):
-        series, title, xlabel, legend = _token_chart(answer)
+        series, words = _token_chart(answer)
+        title, xlabel, legend, ylabel = words.in_words(language)
         return charts.grouped_bar_chart_bytes(
             tuple((name, tuple(values.items())) for name, values in series.items()),
             title,
             xlabel,
             cast(charts.ImageType, form),
             legend,
+            ylabel,
         )
+    answer = in_language(answer, skill_games.tokens_said(answer), language)
     if form == "text":
         return (text_message(answer) or "").encode()
     if form == "markdown":

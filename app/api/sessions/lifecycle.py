@@ -104,7 +104,16 @@ from app.rules.dice import (
     session_round_rng,
 )
 from app.rules.errors import Loc, RulesError
-from app.rules.messages import N_, Listing, Message, english, m
+from app.rules.messages import (
+    N_,
+    Listing,
+    MalformedDocument,
+    Message,
+    document,
+    english,
+    from_document,
+    m,
+)
 from app.rules.odds.simulation import MAX_TRIALS
 from app.rules.verifiable import commitment, new_server_seed, seeds_digest
 from app.store import repository
@@ -151,14 +160,24 @@ class StoredRound:
     #: in its sealed form, docs/verifiable-dice.md#sealed-choices).
     chained: tuple[Any, Any] | None = None
     #: The summary as the rules built it, for the answer of the request that played the round
-    #: in its language (never stored: the stored summary is the English line).
+    #: in its language; stored beside the round in no language (`message`), the stored
+    #: summary being the English line.
     said: Message | None = None
+    #: `said` as the store keeps it, once the round is packed (encoded already).
+    said_stored: Any = None
 
     def linked(self, previous: str) -> StoredRound:
         """The same round with its link after `previous` (before it is packed)."""
         inputs, outcome = self.chained or (self.inputs, self.outcome)
         made = verifiable.link_of(previous, self.number, inputs, self.dice, outcome)
         return StoredRound(self.number, self.inputs, self.dice, self.outcome, made, said=self.said)
+
+    def message(self) -> Any:
+        """The summary's message as the store keeps it (app/rules/messages.py, `document`);
+        None for a round whose summary is no message."""
+        if self.said_stored is not None:
+            return self.said_stored
+        return None if self.said is None else document(self.said)
 
     def packed(self) -> StoredRound:
         """The same round with its documents encoded already (as `orjson.Fragment`s).
@@ -173,6 +192,9 @@ class StoredRound:
             orjson.Fragment(orjson.dumps(self.dice)),
             orjson.Fragment(orjson.dumps(self.outcome)),
             self.link,
+            said_stored=None
+            if self.said is None
+            else orjson.Fragment(orjson.dumps(self.message())),
         )
 
 
@@ -577,6 +599,7 @@ async def _store(
                 "dice": played.dice,
                 "outcome": played.outcome,
                 "link": played.link,
+                "message": played.message(),
             }
             for played in rounds
         ],
@@ -883,7 +906,9 @@ async def list_rounds(
         connection: Transaction, now: datetime | None
     ) -> tuple[SessionRecord, list[dict[str, Any]]]:
         record = await _readable(connection, kind, session_id, token, now)
-        page = await repository.list_rounds(connection, session_id, after=after, limit=limit)
+        stored = await repository.list_said_rounds(connection, session_id, after=after, limit=limit)
+        language = i18n.current()
+        page = [read_back(outcome, message, language) for outcome, message in stored]
         view = kind.round_view
         if view is not None:
             role = role_of(token, record)
@@ -923,6 +948,18 @@ def played_change(kind: AnyRoundKind, config: Any, after: Any, stored: Any) -> C
         lambda updated: (200, answer(updated)),
         event_answer=None if language == i18n.DEFAULT else answer,
     )
+
+
+def read_back(outcome: dict[str, Any], message: Any, language: str) -> dict[str, Any]:
+    """A stored round's record with its summary in `language`, made from the message stored
+    beside it; a round stored without one (or with one no longer read) keeps its English."""
+    if language == i18n.DEFAULT or message is None:
+        return outcome
+    try:
+        said = from_document(message)
+    except MalformedDocument:
+        return outcome
+    return {**outcome, "summary": i18n.said(said, language)}
 
 
 def localised(stored: StoredRound, language: str) -> Mapping[str, Any]:

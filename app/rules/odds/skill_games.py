@@ -58,9 +58,9 @@ def check_choices(config: rules.Config, skills: Mapping[str, Sequence[str]]) -> 
             # skills are under their party's name.
             first, *more = error.violations
             raise RulesError(
-                first.msg,
+                first.said or first.msg,
                 ("skills", party, *first.loc[1:]),
-                more=[RuleViolation(("skills", party, *v.loc[1:]), v.msg) for v in more],
+                more=[RuleViolation(("skills", party, *v.loc[1:]), v.msg, v.said) for v in more],
             ) from None
 
 
