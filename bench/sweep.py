@@ -1,6 +1,7 @@
 """Rounds beside a retention sweep of 100,000 expired sessions, on SQLite and PostgreSQL.
 
     python bench/sweep.py [--expired 100000] [--rates 300,500] [--source DIR] [--no-postgres]
+                          [--no-sqlite] [--watch DIR]
 
 For each database and each rate: a fresh database migrated by the served source's own
 migrations; an Arbiter server (one uvicorn worker) on which 500 arm wrestles are made and
@@ -13,6 +14,9 @@ written straight into the database, the server started again (its lifespan start
 at once) and rounds posted at the rate until no expired session is left. Prints the rounds'
 p50, p99 and max with no sweep and during the sweep, the sweep's duration and how many rounds
 failed (none is the requirement).
+
+`--watch DIR` (PostgreSQL): what the backends wait on in each phase (bench/pgwatch.py),
+summed up after the run's line, the raw samples and latencies written to DIR.
 
 `--source DIR` serves another tree of the project (e.g. an older commit, `git archive` into a
 directory): the same run, before and after a change.
