@@ -80,6 +80,11 @@ class Settings(BaseSettings):
     #: latency (docs/performance.md#the-retention-sweep).
     purge_batch_ms: float = Field(default=10.0, ge=0, le=10_000)
     purge_rest_ratio: float = Field(default=2.0, ge=0, le=100)
+    #: PostgreSQL: the write-ahead log the purge may write, on average, in MB a second (0: no
+    #: bound); it rests longer after a batch that wrote more. Deleting cold rows writes each
+    #: page whole into the log, and every commit's flush waits behind that log
+    #: (docs/capacity.md#the-retention-sweep).
+    purge_wal_mb_per_s: float = Field(default=8.0, ge=0, le=10_000)
     #: Structured JSON logs, one line per request (off: the plain text of the standard library).
     json_logs: bool = True
     #: The request log: one line per request (id, method, route template, status, duration).

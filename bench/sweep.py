@@ -1,6 +1,7 @@
 """Rounds beside a retention sweep of 100,000 expired sessions, on SQLite and PostgreSQL.
 
     python bench/sweep.py [--expired 100000] [--rates 300,500] [--source DIR] [--no-postgres]
+                          [--no-sqlite] [--watch DIR]
 
 For each database and each rate: a fresh database migrated by the served source's own
 migrations; an Arbiter server (one uvicorn worker) on which 500 arm wrestles are made and
@@ -14,6 +15,9 @@ at once) and rounds posted at the rate until no expired session is left. Prints 
 p50, p99 and max with no sweep and during the sweep, the sweep's duration and how many rounds
 failed (none is the requirement).
 
+`--watch DIR` (PostgreSQL): what the backends wait on in each phase (bench/pgwatch.py),
+summed up after the run's line, the raw samples and latencies written to DIR.
+
 `--source DIR` serves another tree of the project (e.g. an older commit, `git archive` into a
 directory): the same run, before and after a change.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -42,6 +47,7 @@ from sqlalchemy.engine import Engine
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.pgwatch import Watch  # noqa: E402
 from bench.run import drop_postgres, free_port, percentile, postgres_database  # noqa: E402
 
 ARM_WRESTLE = {
@@ -205,6 +211,8 @@ class Run:
     #: The failed rounds by their status, and the first detail of each status.
     statuses: dict[int, int] = field(default_factory=dict)
     details: dict[int, str] = field(default_factory=dict)
+    #: When the first round was due (`time.perf_counter`), from which `latencies` count.
+    start: float = 0.0
 
 
 async def post_rounds(
@@ -254,7 +262,7 @@ async def post_rounds(
     for worker in workers:
         worker.cancel()
     await asyncio.gather(*workers, return_exceptions=True)
-    return Run(latencies, failed, statuses, details)
+    return Run(latencies, failed, statuses, details, start)
 
 
 def expired_left(engine: Engine) -> int:
@@ -267,7 +275,18 @@ def expired_left(engine: Engine) -> int:
         )
 
 
-def one_run(source: Path, url: str, rate: float, expired: int) -> dict[str, Any]:
+def watching(url: str, watch: Path | None) -> Watch | None:
+    """PostgreSQL's backends sampled while a phase runs (`--watch`)."""
+    if watch is None or not url.startswith("postgresql"):
+        return None
+    watched = Watch(url)
+    watched.start()
+    return watched
+
+
+def one_run(
+    source: Path, url: str, rate: float, expired: int, watch_dir: Path | None = None
+) -> dict[str, Any]:
     engine = create_engine(url)
     migrate(source, url)
     with serving(source, url) as base:
@@ -278,7 +297,10 @@ def one_run(source: Path, url: str, rate: float, expired: int) -> dict[str, Any]
         timer = threading.Timer(QUIET_SECONDS, quiet.set)
         timer.start()
         port = int(base.rsplit(":", 1)[1])
+        calm_watch = watching(url, watch_dir)
         calm = asyncio.run(post_rounds(port, requests, rate, quiet, QUIET_SECONDS + 1))
+        if calm_watch:
+            calm_watch.stop()
     filled = fill(engine, template, expired)
     assert expired_left(engine) == expired
     swept = threading.Event()
@@ -293,9 +315,33 @@ def one_run(source: Path, url: str, rate: float, expired: int) -> dict[str, Any]
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
         port = int(base.rsplit(":", 1)[1])
+        sweep_watch = watching(url, watch_dir)
         during = asyncio.run(post_rounds(port, requests, rate, swept, 600))
         took = time.perf_counter() - started
+        if sweep_watch:
+            sweep_watch.stop()
     engine.dispose()
+    if watch_dir is not None and calm_watch is not None and sweep_watch is not None:
+        record = watch_dir / f"{engine.dialect.name}-{rate:.0f}.json"
+        record.write_text(
+            json.dumps(
+                {
+                    phase: {
+                        "start": run.start,
+                        "latencies": run.latencies,
+                        "samples": watched.samples,
+                        "summary": watched.summary(),
+                    }
+                    for phase, run, watched in (
+                        ("calm", calm, calm_watch),
+                        ("sweep", during, sweep_watch),
+                    )
+                },
+                default=str,
+            )
+        )
+        for phase, watched in (("calm", calm_watch), ("sweep", sweep_watch)):
+            print(f"  watched, {phase}:", *watched.summary(), sep="\n")
     calm_ms = [ms for _, ms in calm.latencies]
     during_ms = [ms for _, ms in during.latencies]
     return {
@@ -321,6 +367,11 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=ROOT)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument(
+        "--watch",
+        type=Path,
+        help="PostgreSQL: sample the backends' wait events in each phase; write them here",
+    )
     arguments = parser.parse_args()
     rates = [float(rate) for rate in arguments.rates.split(",")]
     print(
@@ -345,7 +396,7 @@ def main() -> None:
                     continue
                 name, url = made
             try:
-                found = one_run(arguments.source, url, rate, arguments.expired)
+                found = one_run(arguments.source, url, rate, arguments.expired, arguments.watch)
             finally:
                 if name is not None:
                     drop_postgres(name)

@@ -916,6 +916,18 @@ async def purge_sessions(
     return len(taken), (at if at.range < len(EXPIRING) else None)
 
 
+async def wal_position(connection: Transaction) -> int | None:
+    """PostgreSQL: how far the server's write-ahead log has been written, in bytes (its insert
+    position), so that the WAL a retention batch wrote is the difference of two; None on
+    SQLite, whose commits here do not wait for their log to reach the disk."""
+    if not _postgres(connection):
+        return None
+    ((position,),) = await connection.fetch(
+        "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn", ()
+    )
+    return int(position)
+
+
 # --- rounds past their deadline -------------------------------------------------------------
 
 

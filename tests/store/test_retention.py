@@ -70,7 +70,12 @@ def purge(
             return await purge_once(
                 store,
                 # Batches of the sizes asked, unpaced (the pace: tests/store/test_sweep.py).
-                Settings(database_url=database_url, purge_batch_ms=0, purge_rest_ratio=0),
+                Settings(
+                    database_url=database_url,
+                    purge_batch_ms=0,
+                    purge_rest_ratio=0,
+                    purge_wal_mb_per_s=0,
+                ),
                 stop,
                 heard,
                 batch=batch,

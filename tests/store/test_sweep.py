@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, insert, select, text
 
-from app.main import Pacing
+from app.main import Pacing, purge_once
 from app.settings import Settings
 from app.store.database import Store, null_pool_engine
 from app.store.repository import (
@@ -25,6 +25,7 @@ from app.store.repository import (
     Statement,
     _expired_page,
     purge_sessions,
+    rounds,
     sessions,
     touched_hour,
 )
@@ -227,3 +228,111 @@ def test_the_pace_shrinks_a_slow_batch_and_rests_in_proportion(
         (500, 5_000),
     ]
     assert rests == pytest.approx([0.002, 0.002, 0.002, 0.1, 0.02, 0.004, 0.002, 0.002])
+
+
+def test_a_batch_that_wrote_more_log_than_its_bound_rests_for_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At 8 MB of WAL a second, a 10 ms batch that wrote 4 MB rests 0.49 s (4 MB in 0.5 s
+    with the batch), one that wrote 100 kB rests the ratio's 20 ms (longer than the log's
+    2.5 ms), and with no bound the log does not count. The batch's size follows its time
+    alone."""
+    rests: list[float] = []
+
+    async def waited(awaitable: Any, timeout: float) -> None:
+        awaitable.close()
+        rests.append(timeout)
+
+    monkeypatch.setattr(asyncio, "wait_for", waited)
+    bounded = Pacing(
+        Settings(purge_batch_ms=10, purge_rest_ratio=2, purge_wal_mb_per_s=8),
+        sessions=500,
+        rounds=5_000,
+    )
+    unbounded = Pacing(
+        Settings(purge_batch_ms=10, purge_rest_ratio=2, purge_wal_mb_per_s=0),
+        sessions=500,
+        rounds=5_000,
+    )
+    stop = asyncio.Event()
+
+    async def run() -> list[tuple[int, int]]:
+        await bounded.rest(0.010, stop, 4_000_000)
+        await bounded.rest(0.010, stop, 100_000)
+        await unbounded.rest(0.010, stop, 4_000_000)
+        return [(bounded.sessions, bounded.rounds), (unbounded.sessions, unbounded.rounds)]
+
+    # Each took its 10 ms target: the first batch's size, a tenth of the largest, whatever it wrote.
+    assert asyncio.run(run()) == [(50, 500), (50, 500)]
+    assert rests == pytest.approx([0.49, 0.02, 0.02])
+
+
+def test_each_batch_hands_its_pace_the_log_it_wrote(
+    database_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass over 120 expired sessions of 3 rounds, in batches of 50: on PostgreSQL each
+    batch's rest hears at least 24 bytes of WAL (a record's header) for every row it deleted,
+    its session and its rounds; on SQLite, whose commits do not wait for their log to reach
+    the disk, none. Every expired session and round is gone."""
+    heard: list[int] = []
+
+    async def rest(_pacing: Pacing, _took: float, _stop: asyncio.Event, written: int = 0) -> None:
+        heard.append(written)
+
+    monkeypatch.setattr(Pacing, "rest", rest)
+    old = datetime.now(UTC) - timedelta(days=FINISHED_DAYS + 2)
+    expired = session_rows("w", 120, status="finished", updated_at=old)
+    for row in expired:
+        row["rounds_played"] = 3
+    kept = session_rows("k", 2, status="active", updated_at=datetime.now(UTC))
+    with engine.begin() as connection:
+        connection.execute(insert(sessions), expired + kept)
+        connection.execute(
+            insert(rounds),
+            [
+                {
+                    "session_id": row["id"],
+                    "number": number,
+                    "inputs": {},
+                    "dice": [],
+                    "outcome": {},
+                    "created_at": old,
+                    "link": None,
+                }
+                for row in expired
+                for number in (1, 2, 3)
+            ],
+        )
+
+    async def run() -> int:
+        store = Store(database_url)
+        try:
+            return await purge_once(
+                store,
+                Settings(
+                    database_url=database_url,
+                    retention_finished_days=FINISHED_DAYS,
+                    retention_abandoned_days=ABANDONED_DAYS,
+                    purge_batch_ms=0,
+                    purge_wal_mb_per_s=8,
+                ),
+                asyncio.Event(),
+                batch=50,
+                round_budget=10_000,
+            )
+        finally:
+            await store.close()
+
+    assert asyncio.run(run()) == 120
+    # Batches of 50, 50 and 20 sessions, each with three rounds a session.
+    assert len(heard) == 3
+    if engine.dialect.name == "postgresql":
+        assert heard[0] >= 24 * 50 * 4
+        assert heard[1] >= 24 * 50 * 4
+        assert heard[2] >= 24 * 20 * 4
+    else:
+        assert heard == [0, 0, 0]
+    assert present(engine) == {"k000000", "k000001"}
+    with engine.connect() as connection:
+        left = select(func.count()).select_from(rounds).where(rounds.c.session_id.like("w%"))
+        assert connection.execute(left).scalar() == 0
