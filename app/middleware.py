@@ -47,6 +47,8 @@ log = logging.getLogger("arbiter")
 
 #: A client's X-Request-ID is kept when it is this short and plain; otherwise one is made.
 SANE_REQUEST_ID: Final = re.compile(rb"[A-Za-z0-9._:\-]{1,128}")
+#: The HTTP versions whose requests without a Content-Length or Transfer-Encoding have no body.
+HTTP_1: Final = frozenset({"1.0", "1.1"})
 #: A client's X-Client-Key is its rate-limit identity when it is this short and printable.
 SANE_CLIENT_KEY: Final = re.compile(rb"[\x21-\x7e]{1,128}")
 #: Methods counted under their own name; any other is `other`, so a label cannot be flooded.
@@ -173,6 +175,7 @@ class Edge:
         started = time.perf_counter()
         limit = self.max_bytes
         declared = -1
+        chunked = False
         request_id: bytes | None = None
         forwarded: bytes | None = None
         authorized = False
@@ -189,6 +192,8 @@ class Edge:
                 authorized = True
             elif name == b"accept-language":
                 accept_language = value
+            elif name == b"transfer-encoding":
+                chunked = True
         if request_id is None:
             request_id = new_request_id()
         if self.proxies is not None:
@@ -260,9 +265,12 @@ class Edge:
                 response.headers["connection"] = "close"
                 await response(scope, receive, edge_send)
             else:
-                # A body with a Content-Length cannot outgrow it (the HTTP server reads no
-                # further), and that was checked above: only a chunked body is counted.
-                body_receive = receive if declared >= 0 else limited_receive
+                # Only a body of unknown length is counted: one with a Content-Length cannot
+                # outgrow it (the HTTP server reads no further), and that was checked above;
+                # an HTTP/1 request with neither it nor a Transfer-Encoding has no body (RFC
+                # 9112, 6.3), and a live stream's GET keeps its receive for its whole life.
+                unknown = chunked or (declared < 0 and scope.get("http_version") not in HTTP_1)
+                body_receive = limited_receive if unknown else receive
                 await self.app(scope, body_receive, edge_send)
         except ClientDisconnect:
             # Nobody is left to answer; the request's log line (at info) says 499.
