@@ -208,7 +208,6 @@ class Edge:
             i18n.query_language(scope.get("query_string", b"")),
         )
         language_token = i18n.use(language)
-        seen = 0
         status = 0
         counted = False
 
@@ -233,15 +232,6 @@ class Edge:
             children[1].observe(elapsed)
             if self.log_requests:
                 log_request(request_id.decode(), method, template, status, elapsed)
-
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise PayloadTooLarge(too_large(limit))
-            return message
 
         async def edge_send(message: Message) -> None:
             nonlocal status
@@ -270,7 +260,7 @@ class Edge:
                 # an HTTP/1 request with neither it nor a Transfer-Encoding has no body (RFC
                 # 9112, 6.3), and a live stream's GET keeps its receive for its whole life.
                 unknown = chunked or (declared < 0 and scope.get("http_version") not in HTTP_1)
-                body_receive = limited_receive if unknown else receive
+                body_receive = counted_receive(receive, limit) if unknown else receive
                 await self.app(scope, body_receive, edge_send)
         except ClientDisconnect:
             # Nobody is left to answer; the request's log line (at info) says 499.
@@ -300,6 +290,23 @@ class Edge:
         else:
             log.exception("unhandled error", exc_info=exc)
         return api_error_response(ApiError(N_("an unexpected error occurred; nothing was changed")))
+
+
+def counted_receive(receive: Receive, limit: int) -> Receive:
+    """`receive`, raising `PayloadTooLarge` once the body read passes `limit` bytes (made only
+    for a body of unknown length: what every request made held as long as it lasted)."""
+    seen = 0
+
+    async def limited_receive() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise PayloadTooLarge(too_large(limit))
+        return message
+
+    return limited_receive
 
 
 #: On every answer: a browser never reads one as anything but its declared type.
