@@ -47,6 +47,8 @@ log = logging.getLogger("arbiter")
 
 #: A client's X-Request-ID is kept when it is this short and plain; otherwise one is made.
 SANE_REQUEST_ID: Final = re.compile(rb"[A-Za-z0-9._:\-]{1,128}")
+#: The HTTP versions whose requests without a Content-Length or Transfer-Encoding have no body.
+HTTP_1: Final = frozenset({"1.0", "1.1"})
 #: A client's X-Client-Key is its rate-limit identity when it is this short and printable.
 SANE_CLIENT_KEY: Final = re.compile(rb"[\x21-\x7e]{1,128}")
 #: Methods counted under their own name; any other is `other`, so a label cannot be flooded.
@@ -173,6 +175,7 @@ class Edge:
         started = time.perf_counter()
         limit = self.max_bytes
         declared = -1
+        chunked = False
         request_id: bytes | None = None
         forwarded: bytes | None = None
         authorized = False
@@ -189,6 +192,8 @@ class Edge:
                 authorized = True
             elif name == b"accept-language":
                 accept_language = value
+            elif name == b"transfer-encoding":
+                chunked = True
         if request_id is None:
             request_id = new_request_id()
         if self.proxies is not None:
@@ -203,7 +208,6 @@ class Edge:
             i18n.query_language(scope.get("query_string", b"")),
         )
         language_token = i18n.use(language)
-        seen = 0
         status = 0
         counted = False
 
@@ -229,15 +233,6 @@ class Edge:
             if self.log_requests:
                 log_request(request_id.decode(), method, template, status, elapsed)
 
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise PayloadTooLarge(too_large(limit))
-            return message
-
         async def edge_send(message: Message) -> None:
             nonlocal status
             kind = message["type"]
@@ -260,9 +255,12 @@ class Edge:
                 response.headers["connection"] = "close"
                 await response(scope, receive, edge_send)
             else:
-                # A body with a Content-Length cannot outgrow it (the HTTP server reads no
-                # further), and that was checked above: only a chunked body is counted.
-                body_receive = receive if declared >= 0 else limited_receive
+                # Only a body of unknown length is counted: one with a Content-Length cannot
+                # outgrow it (the HTTP server reads no further), and that was checked above;
+                # an HTTP/1 request with neither it nor a Transfer-Encoding has no body (RFC
+                # 9112, 6.3), and a live stream's GET keeps its receive for its whole life.
+                unknown = chunked or (declared < 0 and scope.get("http_version") not in HTTP_1)
+                body_receive = counted_receive(receive, limit) if unknown else receive
                 await self.app(scope, body_receive, edge_send)
         except ClientDisconnect:
             # Nobody is left to answer; the request's log line (at info) says 499.
@@ -292,6 +290,23 @@ class Edge:
         else:
             log.exception("unhandled error", exc_info=exc)
         return api_error_response(ApiError(N_("an unexpected error occurred; nothing was changed")))
+
+
+def counted_receive(receive: Receive, limit: int) -> Receive:
+    """`receive`, raising `PayloadTooLarge` once the body read passes `limit` bytes (made only
+    for a body of unknown length: what every request made held as long as it lasted)."""
+    seen = 0
+
+    async def limited_receive() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise PayloadTooLarge(too_large(limit))
+        return message
+
+    return limited_receive
 
 
 #: On every answer: a browser never reads one as anything but its declared type.

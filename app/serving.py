@@ -55,6 +55,27 @@ def language_of(headers: Iterable[tuple[bytes, bytes]], target: bytes) -> str:
     return i18n.negotiate(accept, i18n.query_language(target.partition(b"?")[2]))
 
 
+def lighten(event: asyncio.Event) -> None:
+    """Keep `event`'s waiters in a list rather than a deque (those already waiting too).
+
+    uvicorn gives each connection one event (its transport writable) and each request
+    another (a message for the app): an empty deque is a 64-slot block, about 0.6 KB, so the
+    two were some 1.2 KB of every open connection, a live stream's for its whole life
+    (docs/performance.md). Each has a waiter or two at a time; `asyncio.Event` only appends
+    its waiters, removes them and walks them, which a list does as well
+    (tests/test_serving.py checks this on the running Python).
+    """
+    event._waiters = list(event._waiters)  # type: ignore[assignment]
+
+
+class Pipeline(list[Any]):
+    """uvicorn's queue of a connection's pipelined requests, as a list: it is empty nearly
+    always, and an empty deque is a 64-slot block (about 0.6 KB) of every connection."""
+
+    def appendleft(self, request: Any) -> None:
+        self.insert(0, request)
+
+
 class GuardedHttpTools(HttpToolsProtocol):
     """uvicorn's httptools protocol, refusing heads over their size, count or time limits."""
 
@@ -78,6 +99,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         # uvicorn makes the list at a request's first byte; the checks read it before that.
         self.headers = []
+        self.pipeline = Pipeline()  # type: ignore[assignment]
         settings = get_settings()
         self.max_head_bytes = settings.max_header_bytes
         self.max_headers = settings.max_headers
@@ -95,6 +117,7 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        lighten(self.flow._is_writable_event)
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -230,7 +253,10 @@ class GuardedHttpTools(HttpToolsProtocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
+        previous = self.cycle
         super().on_headers_complete()
+        if self.cycle is not previous:  # (an upgrade's head makes none)
+            lighten(self.cycle.message_event)
 
     def on_message_complete(self) -> None:
         if self.body_timer is not None:

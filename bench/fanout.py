@@ -1,7 +1,8 @@
 """Live-event fan-out that no one notices: thousands of streams of one session, a round a second.
 
     .venv/bin/python -m bench.fanout [--streams 2000] [--tokens 5] [--seconds 60]
-        [--traced-rounds 10] [--skip-latency] [--skip-traced] [--no-trim]
+        [--traced-rounds 10] [--skip-latency] [--skip-traced] [--no-trim] [--frames 1]
+        [--dump PATH]
 
 Arbiter runs as a real process (one uvicorn worker, SQLite), serving one race of `--tokens`
 competitors: its streams are opened with the competitors' party tokens in turn (2,000 over five
@@ -20,7 +21,12 @@ streams ends (app/api/sessions/events.py, `MemoryTrim`), to measure what it give
 Then the same again with the server under tracemalloc (`PYTHONTRACEMALLOC=1`; slower, so
 no latency is printed from it), for the memory Python allocates per open stream (traced
 with the streams open, less before, over the streams) and after they closed, with the lines
-that hold the most of it.
+that hold the most of it. With `--frames N` (more than 1) tracemalloc keeps N frames of each
+allocation from the moment before the streams open (tracing from the start with deep
+tracebacks takes minutes), and what the open streams hold is grouped by whole traceback
+instead (each group's innermost frames printed): what each layer of a stream holds, rather
+than the line that happened to allocate it; `--dump PATH` writes that snapshot
+(`tracemalloc.Snapshot.load`) for a closer look.
 
 The server answers `/_bench/memory` here (`traced_app` wraps the app for the bench alone):
 its resident set, tracemalloc's figures and the streams it serves.
@@ -94,7 +100,8 @@ def pymalloc_arenas() -> dict[str, int]:
 
 def traced_app() -> Any:
     """Arbiter's app, answering `GET /_bench/memory` too (`?collect=1` collects garbage first;
-    `?mark=1` keeps a tracemalloc snapshot; `?top=N` the N lines grown most since it)."""
+    `?mark=1` keeps a tracemalloc snapshot; `?top=N` the N lines grown most since it, or with
+    `&group=traceback` the N tracebacks, each with its innermost frames)."""
     from app.main import create_app
 
     app = create_app()
@@ -134,13 +141,26 @@ def traced_app() -> Any:
             **collections,
             "pymalloc": pymalloc_arenas(),
         }
+        frames = int(os.environ.get("ARBITER_BENCH_FRAMES", "0"))
+        if frames and "mark" in query and not tracemalloc.is_tracing():
+            # Deep tracebacks from the start would take minutes of imports: from here on.
+            tracemalloc.start(frames)
         if tracemalloc.is_tracing():
             answer["traced"] = tracemalloc.get_traced_memory()[0]
             if "mark" in query:
                 marked[:] = [tracemalloc.take_snapshot()]
             if "top" in query and marked:
-                grown = tracemalloc.take_snapshot().compare_to(marked[0], "lineno")
-                answer["top"] = [str(stat) for stat in grown[: int(query["top"])]]
+                group = query.get("group", "lineno")
+                snapshot = tracemalloc.take_snapshot()
+                if os.environ.get("ARBITER_BENCH_DUMP") and group == "traceback":
+                    snapshot.dump(os.environ["ARBITER_BENCH_DUMP"])
+                grown = snapshot.compare_to(marked[0], group)
+                answer["top"] = [
+                    str(stat)
+                    if group == "lineno"
+                    else "\n".join([str(stat).split(":", 2)[-1].strip(), *traceback_of(stat)])
+                    for stat in grown[: int(query["top"])]
+                ]
         return answer
 
     async def with_memory(scope: Any, receive: Any, send: Any) -> None:
@@ -158,8 +178,22 @@ def traced_app() -> Any:
     return with_memory
 
 
+def traceback_of(stat: tracemalloc.StatisticDiff, frames: int = 8) -> list[str]:
+    """The innermost `frames` frames of a grown traceback, innermost last, shortened."""
+    shown = []
+    for frame in list(stat.traceback)[-frames:]:  # oldest first
+        name = frame.filename
+        for prefix in (str(ROOT) + "/", "site-packages/", "lib/python3."):
+            if prefix in name:
+                name = name.split(prefix, 1)[1]
+        shown.append(f"        {name}:{frame.lineno}")
+    return shown
+
+
 @contextlib.contextmanager
-def served(url: str, traced: bool, trim: bool = True) -> Iterator[str]:
+def served(
+    url: str, traced: bool, trim: bool = True, frames: int = 1, dump: str = ""
+) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
@@ -168,7 +202,11 @@ def served(url: str, traced: bool, trim: bool = True) -> Iterator[str]:
         "ARBITER_ODDS_PRESTART": "0",
         "ARBITER_RATE_LIMIT_PER_MINUTE": "100000000",
     }
-    if traced:
+    if traced and frames > 1:
+        env["ARBITER_BENCH_FRAMES"] = str(frames)
+        if dump:
+            env["ARBITER_BENCH_DUMP"] = dump
+    elif traced:
         env["PYTHONTRACEMALLOC"] = "1"
     command = [sys.executable, "-m", "uvicorn", "bench.fanout:traced_app", "--factory"]
     command += ["--http", "app.serving:GuardedHttpTools", "--host", "127.0.0.1"]
@@ -193,7 +231,7 @@ def served(url: str, traced: bool, trim: bool = True) -> Iterator[str]:
         log.close()
 
 
-def memory(client: httpx.Client, **query: int) -> dict[str, Any]:
+def memory(client: httpx.Client, **query: int | str) -> dict[str, Any]:
     answer = client.get("/_bench/memory", params=query, timeout=PATIENCE_S * 5)
     figures: dict[str, Any] = answer.json()
     return figures
@@ -268,14 +306,23 @@ def megabytes(size: int) -> str:
     return f"{size / 2**20:.1f} MB"
 
 
-def run(streams: int, tokens: int, rounds: int, *, traced: bool, trim: bool = True) -> None:
+def run(
+    streams: int,
+    tokens: int,
+    rounds: int,
+    *,
+    traced: bool,
+    trim: bool = True,
+    frames: int = 1,
+    dump: str = "",
+) -> None:
     from app.store.database import upgrade_to_head
 
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/fanout.db"
         upgrade_to_head(url)
         with (
-            served(url, traced, trim) as base,
+            served(url, traced, trim, frames, dump) as base,
             httpx.Client(base_url=base, timeout=PATIENCE_S) as client,
         ):
             created = client.post("/v1/races", json=race(tokens, rounds)).json()
@@ -347,7 +394,8 @@ def run(streams: int, tokens: int, rounds: int, *, traced: bool, trim: bool = Tr
                 deadline = time.monotonic() + PATIENCE_S
                 while max(shown) < rounds + 1 and time.monotonic() < deadline:
                     time.sleep(0.1)
-                open_now = memory(client, collect=1, top=12)
+                grouping = {"group": "traceback"} if frames > 1 else {}
+                open_now = memory(client, collect=1, top=12 if frames == 1 else 25, **grouping)
             finally:
                 process.kill()
                 process.wait()
@@ -423,6 +471,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--traced-rounds", type=int, default=10)
     parser.add_argument("--skip-traced", action="store_true")
+    parser.add_argument(
+        "--frames", type=int, default=1, help="frames tracemalloc keeps (over 1: by traceback)"
+    )
+    parser.add_argument(
+        "--dump", default="", help="with --frames: the open streams' snapshot written there"
+    )
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument(
         "--no-trim", action="store_true", help="leave out the app's trim after streams end"
@@ -445,6 +499,8 @@ def main() -> None:
             options.traced_rounds,
             traced=True,
             trim=not options.no_trim,
+            frames=options.frames,
+            dump=options.dump,
         )
 
 

@@ -16,6 +16,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.types import Message, Receive, Scope, Send
 
 from app.main import create_app
 from app.observability import flush_request_log
@@ -89,6 +90,92 @@ def test_counters_move_for_200_404_and_413(client: TestClient) -> None:
         == 1
     )
     assert requests_of(after, "POST", QUICK, 413) - requests_of(before, "POST", QUICK, 413) == 2
+
+
+def edge_sees(
+    headers: list[tuple[bytes, bytes]], body: list[bytes], http_version: str = "1.1"
+) -> tuple[bool, int]:
+    """A request through `Edge` alone (limit 1 KiB) to an app that reads the whole body:
+    whether the app got the server's own `receive` (no counting layer), and the status."""
+    from app.errors import PayloadTooLarge
+    from app.middleware import Edge
+
+    got: dict[str, Any] = {}
+
+    async def server_receive() -> Message:
+        chunk = body.pop(0) if body else b""
+        return {"type": "http.request", "body": chunk, "more_body": bool(body)}
+
+    async def app(_scope: Scope, receive: Receive, send: Send) -> None:
+        got["own"] = receive is server_receive
+        status = 200
+        try:
+            while (await receive()).get("more_body"):
+                pass
+        except PayloadTooLarge:  # (the app's handlers answer it so)
+            status = 413
+        await send({"type": "http.response.start", "status": status, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            got["status"] = message["status"]
+
+    scope = {
+        "type": "http",
+        "http_version": http_version,
+        "method": "POST",
+        "path": "/x",
+        "query_string": b"",
+        "headers": headers,
+        "client": ("127.0.0.1", 1),
+    }
+    edge = Edge(app, max_bytes=1024, settings=Settings(log_requests=False))
+    asyncio.run(edge(scope, server_receive, send))
+    return got.get("own", False), got["status"]
+
+
+def test_only_a_body_of_unknown_length_is_counted_by_the_edge() -> None:
+    # An HTTP/1 request with neither Content-Length nor Transfer-Encoding has no body: the
+    # app (a live stream's GET, for its whole life) holds the server's receive itself.
+    assert edge_sees([], []) == (True, 200)
+    assert edge_sees([(b"content-length", b"4")], [b"abcd"]) == (True, 200)
+    # Chunked (with or without a Content-Length beside it), or HTTP/2 without a length:
+    # counted, and refused past the limit.
+    big = [b"x" * 600, b"x" * 600]
+    assert edge_sees([(b"transfer-encoding", b"chunked")], list(big)) == (False, 413)
+    chunked_and_length = [(b"transfer-encoding", b"chunked"), (b"content-length", b"10")]
+    assert edge_sees(chunked_and_length, list(big)) == (False, 413)
+    assert edge_sees([], list(big), http_version="2") == (False, 413)
+    assert edge_sees([(b"transfer-encoding", b"chunked")], [b"small"]) == (False, 200)
+
+
+def test_the_stack_leaves_out_fastapis_layers_that_do_nothing_here(tmp_path: Path) -> None:
+    from fastapi._body_limit import AppBodyLimitMiddleware
+    from fastapi.telemetry._asgi import ExceptionTelemetryMiddleware
+
+    def layers(app: FastAPI) -> list[type]:
+        found: list[type] = []
+        layer: Any = app.build_middleware_stack()
+        while layer is not None:
+            found.append(type(layer))
+            layer = getattr(layer, "app", None)
+        return found
+
+    served = app_on(tmp_path)
+    assert AppBodyLimitMiddleware not in layers(served)
+    assert ExceptionTelemetryMiddleware not in layers(served)
+    # With an app-wide limit or telemetry on, they stay, and do their work.
+    served.max_body_size = 10
+    assert AppBodyLimitMiddleware in layers(served)
+    served.max_body_size = None
+    served._telemetry["logs"] = True
+    assert ExceptionTelemetryMiddleware in layers(served)
+    limited = app_on(tmp_path)
+    limited.max_body_size = 10
+    with TestClient(limited) as client:
+        assert client.post(QUICK, json=QUICK_BODY).status_code == 413
+        assert client.get("/healthz").status_code == 200
 
 
 def test_counter_moves_for_429(tmp_path: Path) -> None:
@@ -359,7 +446,7 @@ def test_an_answer_is_counted_before_its_last_part_leaves(client: TestClient) ->
     async def receive() -> dict[str, Any]:
         return pending.pop(0) if pending else {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         if message["type"] == "http.response.start":
             statuses.append(message["status"])
         elif not message.get("more_body", False):

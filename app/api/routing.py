@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Final, Generic, TypeVar
 
 from fastapi import APIRouter, Body, FastAPI, Request, params
-from fastapi._body_limit import wrap_app_with_body_limit
+from fastapi._body_limit import AppBodyLimitMiddleware, wrap_app_with_body_limit
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.dependencies.utils import get_typed_return_annotation, request_params_to_args
 from fastapi.exceptions import FastAPIError, RequestValidationError
@@ -49,6 +49,7 @@ from fastapi.routing import (
     iter_route_contexts,
 )
 from fastapi.telemetry._api import _route_selected
+from fastapi.telemetry._asgi import ExceptionTelemetryMiddleware
 from pydantic import BaseModel
 from starlette._exception_handler import _lookup_exception_handler
 from starlette._utils import get_route_path, is_async_callable
@@ -761,7 +762,9 @@ class LeanLane(ExceptionMiddleware):
 class LaneApp(FastAPI):
     """FastAPI, with `LeanLane` in place of Starlette's exception middleware (the same
     handlers, the same place in the stack: inside the app's own middleware, outside the
-    exit stack and the router). `lean_lane = False` builds FastAPI's stack unchanged."""
+    exit stack and the router), and without the two layers FastAPI puts in every app's stack
+    that do nothing for this one (`_pass_through`). `lean_lane = False` builds FastAPI's
+    stack unchanged."""
 
     lean_lane: bool = True
 
@@ -769,6 +772,14 @@ class LaneApp(FastAPI):
         stack = super().build_middleware_stack()
         if not self.lean_lane or not isinstance(self.router, IndexedRouter):
             return stack
+        # Each layer is a coroutine (and its cells) that every request in flight holds
+        # while it lasts: an open live stream for its whole life (docs/performance.md).
+        above: Any = stack
+        while getattr(above, "app", None) is not None:
+            if self._pass_through(above.app):
+                above.app = above.app.app
+            else:
+                above = above.app
         outer: Any = None
         layer: Any = stack
         while layer is not None and type(layer) is not ExceptionMiddleware:
@@ -780,3 +791,15 @@ class LaneApp(FastAPI):
         lane._status_handlers = layer._status_handlers
         outer.app = lane
         return stack
+
+    def _pass_through(self, layer: Any) -> bool:
+        """Whether `layer` only hands every request of this app on: FastAPI's app-wide body
+        limit with no limit set (the app's own `Edge` limits bodies), and its exception
+        telemetry with telemetry off (it reports to a request's telemetry, which only an
+        app with telemetry on starts). Both are in every FastAPI app's stack."""
+        if type(layer) is AppBodyLimitMiddleware:
+            return self.max_body_size is None
+        if type(layer) is ExceptionTelemetryMiddleware:
+            telemetry = self._telemetry
+            return not (telemetry["tracing"] or telemetry["metrics"] or telemetry["logs"])
+        return False

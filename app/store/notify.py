@@ -49,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 import time
 from collections import deque
@@ -98,6 +99,13 @@ FANOUT_BATCH = 16
 #: An alarm ringing this close to its time counts as on time (the loop runs timers up to
 #: its clock's resolution early).
 ALARM_SLACK_S = 0.001
+#: The streams' waits (a keep-alive's, a missing version's) end on the next multiple of this
+#: many seconds at or after their time, on one timer for every stream (`Alarms`): a wait
+#: ends at most this much late.
+ALARM_TICK_S = 0.5
+#: Waits ended per turn of the event loop, at most, when many end on one tick (streams
+#: opened together keep alive together): each woken stream writes in that turn.
+ALARM_BATCH = 16
 #: Pauses between attempts to (re)open the listening connection: the first and the longest.
 RECONNECT_FIRST_S = 0.1
 RECONNECT_MAX_S = 5.0
@@ -166,10 +174,10 @@ class Subscription:
 
     # Thousands of streams each hold one: no attribute dictionary a stream.
     __slots__ = (
-        "_alarm",
         "_ended",
         "_missing_since",
         "_pending",
+        "_tick",
         "_waiter",
         "_wake_at",
         "behind",
@@ -190,11 +198,12 @@ class Subscription:
         #: The highest version known to exist.
         self.known = after
         self._pending: dict[int, Event] = {}
-        #: What `next` awaits while nothing is ready (one future, no task per wait), and the
-        #: timer that wakes it at `_wake_at` (see `_arm`).
+        #: What `next` awaits while nothing is ready (one future, no task per wait), woken
+        #: at `_wake_at` at the latest by the hub's `Alarms`, where it is filed under
+        #: `_tick` (None: not filed).
         self._waiter: asyncio.Future[None] | None = None
-        self._alarm: asyncio.TimerHandle | None = None
         self._wake_at = 0.0
+        self._tick: int | None = None
         self._missing_since: float | None = None
         self._ended = hub.ending
         #: Ended because its stream fell more than `BEHIND_LIMIT` events behind.
@@ -272,49 +281,135 @@ class Subscription:
             if now >= give_up:
                 return None
             waiter = self._waiter = loop.create_future()
-            self._arm(loop, wait_until)
+            self._wake_at = wait_until
+            self.hub.alarms.set(self, loop)
             try:
                 await waiter
             finally:
                 self._waiter = None
 
-    def _arm(self, loop: asyncio.AbstractEventLoop, wake_at: float) -> None:
-        """Wake the waiting `next` at `wake_at` at the latest.
-
-        An alarm set by an earlier wait that rings no later is kept (it sets itself again for
-        `wake_at` when it rings early): a stream's events do not each leave a timer behind
-        them, which under a fan-out to thousands of streams would be thousands of objects an
-        event outliving the collector's young generations (and a full collection each few
-        events, walking every stream).
-        """
-        self._wake_at = wake_at
-        alarm = self._alarm
-        if alarm is not None:
-            if alarm.when() <= wake_at:
-                return
-            alarm.cancel()
-        self._alarm = loop.call_at(wake_at, self._ring)
-
-    def _ring(self) -> None:
-        self._alarm = None
+    def _ring(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """The hub's alarm for this subscription rang: end the wait if its time has come
+        (True), else file it again for its time (an alarm filed for an earlier wait rings
+        early for this one)."""
         waiter = self._waiter
         if waiter is None or waiter.done():
-            return
-        loop = waiter.get_loop()
+            return False
         if loop.time() + ALARM_SLACK_S >= self._wake_at:
             waiter.set_result(None)
-        else:
-            self._alarm = loop.call_at(self._wake_at, self._ring)
+            return True
+        self.hub.alarms.set(self, loop)
+        return False
 
     def refresh(self) -> None:
         """Tell the other processes this stream is still open (and where it stands)."""
         self.hub.watch(self.session_id, self.expected - 1, self.language)
 
     def close(self) -> None:
-        if self._alarm is not None:
-            self._alarm.cancel()
-            self._alarm = None
+        self.hub.alarms.drop(self)
         self.hub.unsubscribe(self)
+
+
+class Alarms:
+    """Every subscription's alarm (when its wait ends, whatever comes) on one timer.
+
+    A wait's time is rounded up to the next multiple of `tick` seconds, and the subscriptions
+    due at each are kept in a set: one timer, at the earliest such time, rings for them all
+    and ends their waits, `ALARM_BATCH` per turn of the event loop. A timer per stream was
+    about half a kilobyte of each open stream (the handle, the loop's C timer, the bound
+    callback: docs/performance.md, "Live-event fan-out"); here a stream costs a set's entry.
+
+    A subscription is filed under one time at most. A wait whose time is no earlier than the
+    one it is filed under stays there (a stream's events do not each move it; it is filed
+    again for its time when that rings early for it), an earlier one moves it; a closed
+    subscription is dropped (`drop`), and with no subscription left the timer is cancelled.
+    """
+
+    __slots__ = ("_due", "_handle", "_handle_tick", "_ticks", "_waking", "tick")
+
+    def __init__(self, tick: float | None = None) -> None:
+        #: Seconds between the times waits end at.
+        self.tick = ALARM_TICK_S if tick is None else tick
+        #: The subscriptions due at each time, by its number of ticks.
+        self._ticks: dict[int, set[Subscription]] = {}
+        #: The one timer, and the tick it rings at.
+        self._handle: asyncio.TimerHandle | None = None
+        self._handle_tick = 0
+        #: Subscriptions whose time has come, still to be rung (`ALARM_BATCH` per turn).
+        self._due: deque[Subscription] = deque()
+        self._waking = False
+
+    def set(self, subscription: Subscription, loop: asyncio.AbstractEventLoop) -> None:
+        """Ring for `subscription` at its `_wake_at` (rounded up to a tick) at the latest."""
+        tick = math.ceil(subscription._wake_at / self.tick)
+        filed = subscription._tick
+        if filed is not None:
+            if filed <= tick:
+                return
+            self._unfile(subscription, filed)
+        subscribers = self._ticks.get(tick)
+        if subscribers is None:
+            subscribers = self._ticks[tick] = set()
+        subscribers.add(subscription)
+        subscription._tick = tick
+        if self._handle is None or tick < self._handle_tick:
+            self._arm(loop, tick)
+
+    def drop(self, subscription: Subscription) -> None:
+        """Forget `subscription` (it is closed); with none left, the timer too."""
+        filed = subscription._tick
+        if filed is not None:
+            self._unfile(subscription, filed)
+        if not self._ticks and self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def __len__(self) -> int:
+        """How many subscriptions are filed (tests read it)."""
+        return sum(len(subscribers) for subscribers in self._ticks.values())
+
+    @property
+    def timers(self) -> int:
+        """The timers set for them: one while any is filed, else none (tests read it)."""
+        return 0 if self._handle is None else 1
+
+    def _unfile(self, subscription: Subscription, tick: int) -> None:
+        subscription._tick = None
+        subscribers = self._ticks.get(tick)
+        if subscribers is not None:
+            subscribers.discard(subscription)
+            if not subscribers:
+                del self._ticks[tick]
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, tick: int) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = loop.call_at(tick * self.tick, self._ring, loop)
+        self._handle_tick = tick
+
+    def _ring(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._handle = None
+        # The loop may run a timer up to its clock's resolution early.
+        now = math.floor((loop.time() + ALARM_SLACK_S) / self.tick)
+        for tick in sorted(tick for tick in self._ticks if tick <= now):
+            for subscription in self._ticks.pop(tick):
+                subscription._tick = None
+                self._due.append(subscription)
+        # Set before the waits end: one filed again meanwhile compares its tick with it.
+        if self._ticks:
+            self._arm(loop, min(self._ticks))
+        if self._due and not self._waking:
+            self._wake(loop)
+
+    def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
+        budget = ALARM_BATCH
+        due = self._due
+        while due and budget > 0:
+            if due.popleft()._ring(loop):
+                budget -= 1
+        self._waking = bool(due)
+        if self._waking:
+            loop.call_soon(self._wake, loop)
 
 
 def _chunks(data: bytes, size: int) -> list[str]:
@@ -349,6 +444,8 @@ class Hub:
         #: Tells this process's messages from the others' (its own are delivered directly).
         self.origin = secrets.token_hex(8)
         self._subscribers: dict[str, set[Subscription]] = {}
+        #: Every subscription's alarm, on one timer.
+        self.alarms = Alarms()
         #: Events still being handed to their subscriptions (`_fan_out`), in the order they
         #: were published: (event, its subscriptions, how many have had it).
         self._deliveries: deque[tuple[Event, list[Subscription], int]] = deque()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -188,6 +188,104 @@ def test_a_fan_out_reaches_a_batch_per_turn_and_every_subscription_in_order() ->
         # Every subscription got the very same event, its frame encoded once.
         assert {id(events[-1]) for events in got} == {id(second)}
         assert second.frame == b'id: 2\nevent: round\ndata: {"number":2,"padding":""}\n\n'
+
+    run(scenario())
+
+
+def waiting(subscription: Subscription, timeout: float) -> Coroutine[Any, Any, object]:
+    """`subscription.next(timeout)`, run up to its wait: the future it awaits is handed out
+    by the coroutine's first step (no other task runs meanwhile, nothing is left to timing)."""
+    wait = subscription.next(timeout)
+    assert isinstance(wait.send(None), asyncio.Future)  # waiting, not returned
+    return wait
+
+
+def test_thousands_of_waiting_streams_cost_one_timer() -> None:
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        hub = Hub()
+        subscriptions = [hub.subscribe(f"s{n % 7}", 0) for n in range(3_000)]
+        timers_before = len(loop._scheduled)  # type: ignore[attr-defined]
+        waits = [waiting(s, events.KEEPALIVE_S) for s in subscriptions]
+        assert len(hub.alarms) == 3_000
+        assert hub.alarms.timers == 1
+        assert len(loop._scheduled) == timers_before + 1  # type: ignore[attr-defined]
+        for wait in waits:
+            wait.close()
+        for subscription in subscriptions:
+            subscription.close()
+        assert (len(hub.alarms), hub.alarms.timers) == (0, 0)
+
+    run(scenario())
+
+
+def test_a_wait_is_filed_on_the_first_tick_at_or_after_its_time_and_moves_only_earlier() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        tick = hub.alarms.tick
+        subscription = hub.subscribe("s1", 0)
+        wait = waiting(subscription, 60.0)
+        filed = subscription._tick
+        assert filed is not None
+        # Never before its time, and at most a tick after it.
+        assert filed * tick >= subscription._wake_at > (filed - 1) * tick
+        wait.close()
+        # A later wait keeps the earlier alarm (it is filed again when that rings early).
+        later = waiting(subscription, 120.0)
+        assert subscription._tick == filed
+        later.close()
+        # An earlier one (a missing version's) moves it: filed once, under the earlier tick.
+        sooner = waiting(subscription, 1.0)
+        assert subscription._tick is not None
+        assert subscription._tick < filed
+        assert len(hub.alarms) == 1
+        sooner.close()
+        subscription.close()
+
+    run(scenario())
+
+
+def test_a_closed_stream_is_dropped_from_the_alarms() -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        staying, leaving = hub.subscribe("s1", 0), hub.subscribe("s1", 0)
+        waits = [waiting(staying, 30.0), waiting(leaving, 30.0)]
+        assert len(hub.alarms) == 2
+        waits[1].close()
+        leaving.close()
+        assert len(hub.alarms) == 1
+        assert leaving._tick is None
+        assert hub.streams("s1") == 1
+        assert hub.alarms.timers == 1  # still ringing for the one left
+        waits[0].close()
+        staying.close()
+        assert (len(hub.alarms), hub.alarms.timers) == (0, 0)
+
+    run(scenario())
+
+
+def test_every_idle_stream_of_thousands_comes_back_for_its_keep_alive(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Short waits on short ticks: the test takes a few of them, not the 15 s keep-alive.
+    monkeypatch.setattr(notify, "ALARM_TICK_S", 0.01)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        hub = Hub()
+        subscriptions = [hub.subscribe("s1", 0) for _ in range(2_000)]
+        started = loop.time()
+        got = await asyncio.gather(*(s.next(0.05) for s in subscriptions))
+        assert got == [None] * 2_000  # each wait ended by its alarm: nothing came
+        # None ended before its time (by the loop's own clock).
+        assert loop.time() + notify.ALARM_SLACK_S >= started + 0.05
+        # And an event still ends a wait at once, alarm or not.
+        waits = [asyncio.ensure_future(s.next(READ_TIMEOUT_S)) for s in subscriptions[:3]]
+        hub.publish(event(1))
+        assert [e.version for e in await asyncio.gather(*waits)] == [1, 1, 1]  # type: ignore[union-attr]
+        for subscription in subscriptions:
+            subscription.close()
+        assert (len(hub.alarms), hub.alarms.timers) == (0, 0)
 
     run(scenario())
 
@@ -669,6 +767,7 @@ def test_an_idle_stream_gets_keep_alive_comments(
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(events, "KEEPALIVE_S", 0.01)
+    monkeypatch.setattr(notify, "ALARM_TICK_S", 0.01)
     with served(sqlite_url) as server, httpx.Client(base_url=server.base) as client:
         arm = Session(client, "arm-wrestles", LONG_ARM_WRESTLE)
         session_id, gm = arm.id, arm.gm

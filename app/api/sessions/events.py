@@ -120,7 +120,7 @@ class StreamSlots:
             settings.events_max_streams,
         )
 
-    def claim(self, session_id: str, token: str) -> Callable[[], None]:
+    def claim(self, session_id: str, token: str) -> StreamSlot:
         """Take a slot for a new stream, or raise `TooManyStreams`; returns what gives it
         back (calling it again does nothing)."""
         holder = hashlib.blake2b(token.encode(), digest_size=16).digest()
@@ -154,23 +154,40 @@ class StreamSlots:
         self.total += 1
         self.by_session[session_id] = self.by_session.get(session_id, 0) + 1
         self.by_token[holder] = self.by_token.get(holder, 0) + 1
-        released = False
+        return StreamSlot(self, session_id, holder)
 
-        def release() -> None:
-            nonlocal released
-            if released:
-                return
-            released = True
-            self.total -= 1
-            _decrement(self.by_session, session_id)
-            _decrement(self.by_token, holder)
-            self.trim.ended()
-
-        return release
+    def release(self, session_id: str, holder: bytes) -> None:
+        self.total -= 1
+        _decrement(self.by_session, session_id)
+        _decrement(self.by_token, holder)
+        self.trim.ended()
 
     def streams(self, session_id: str) -> int:
         """The slots a session's streams hold now."""
         return self.by_session.get(session_id, 0)
+
+
+class StreamSlot:
+    """One stream's slot (`StreamSlots.claim`): calling it gives the slot back, and closes
+    the stream's subscription when it has one; calling it again does nothing. One small
+    object a stream, where two closures and their cells were."""
+
+    __slots__ = ("holder", "session_id", "slots", "subscription")
+
+    def __init__(self, slots: StreamSlots, session_id: str, holder: bytes) -> None:
+        self.slots: StreamSlots | None = slots
+        self.session_id = session_id
+        self.holder = holder
+        self.subscription: Subscription | None = None
+
+    def __call__(self) -> None:
+        if self.subscription is not None:
+            self.subscription.close()
+            self.subscription = None
+        slots = self.slots
+        if slots is not None:
+            self.slots = None
+            slots.release(self.session_id, self.holder)
 
 
 def _glibc_malloc_trim() -> Callable[[int], int] | None:
@@ -381,21 +398,16 @@ async def stream_events(kind: AnyKind, request: Request, session_id: str) -> Res
     if record is None or role is None:
         raise not_found(kind.title, session_id)
     party = None if role.is_gm else role.party
-    release = slots_of(request.app).claim(session_id, token)
+    slot = slots_of(request.app).claim(session_id, token)
     last = _last_event_id(request)
     resumed = last is not None and last <= record.version
     after = last if resumed and last is not None else record.version
     language = i18n.current()
-    subscription = hub.subscribe(session_id, after, language)
+    subscription = slot.subscription = hub.subscribe(session_id, after, language)
     subscription.expect(record.version)
     opening = None if resumed else session_frame(request.app, kind, record, language)
-
-    def closed() -> None:
-        subscription.close()
-        release()
-
     stream = _stream(kind, store, subscription, opening, party, request.app, language)
-    return EventStream(stream, subscription.end, closed)
+    return EventStream(stream, subscription.end, slot)
 
 
 def session_frame(
