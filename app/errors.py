@@ -17,7 +17,7 @@ from starlette.responses import Response
 from app.api import i18n
 from app.api.answers.formats import error_message, plain, preferred_form
 from app.rules.errors import PhaseError, RulesError
-from app.rules.messages import N_, Message, english, m, ng, term
+from app.rules.messages import N_, Listing, Message, english, m, ng, term
 from app.store.database import Unavailable
 
 log = logging.getLogger("arbiter")
@@ -339,8 +339,12 @@ def _pydantic_said(error: Mapping[str, Any]) -> Message | None:
         )
     elif kind == "string_pattern_mismatch" and "pattern" in context:
         said = m("String should match pattern '{pattern}'", pattern=str(context["pattern"]))
-    elif kind == "literal_error" and " or " not in str(context.get("expected", " or ")):
-        said = m("Input should be {expected}", expected=str(context["expected"]))
+    elif kind == "literal_error" and "expected" in context:
+        # pydantic's "'a', 'b' or 'c'": the values listed again, joined in the language's
+        # words (checked below to read as pydantic's own in English).
+        head, _or, last = str(context["expected"]).rpartition(" or ")
+        values = [*head.split(", "), last] if head else [last]
+        said = m("Input should be {expected}", expected=Listing(values, "or"))
     # Only where it says what pydantic said (a message of another version reads as it is).
     return said if said is not None and english(said) == error.get("msg") else None
 

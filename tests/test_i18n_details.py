@@ -72,6 +72,45 @@ TOO_MANY_SIDES = {
 }
 
 
+SIZES = "'fine', 'diminutive', 'tiny', 'small', 'medium', 'large', 'huge', 'gargantuan'"
+#: pydantic's "one of several" (a Literal's values), its list joined in each language's words.
+NOT_ONE_OF = {
+    "en": f"body.competitors.0.size: Input should be {SIZES} or 'colossal'",
+    "de": f"body.competitors.0.size: Eingabe muss {SIZES} oder 'colossal' sein",
+    "fr": f"body.competitors.0.size : L'entrée doit être {SIZES} ou 'colossal'",
+    "es": f"body.competitors.0.size: La entrada debe ser {SIZES} o 'colossal'",
+    "pt-BR": f"body.competitors.0.size: A entrada deve ser {SIZES} ou 'colossal'",
+}
+NOT_ONE_OF_TWO = {
+    "en": "body.dice: Input should be 'server' or 'verifiable'",
+    "de": "body.dice: Eingabe muss 'server' oder 'verifiable' sein",
+    "fr": "body.dice : L'entrée doit être 'server' ou 'verifiable'",
+    "es": "body.dice: La entrada debe ser 'server' o 'verifiable'",
+    "pt-BR": "body.dice: A entrada deve ser 'server' ou 'verifiable'",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_value_not_among_those_allowed_is_refused_in_each_language(
+    store_client: TestClient, language: str
+) -> None:
+    throw = {
+        "object": "javelin",
+        "competitors": [{"name": "Ann", "strength_score": 10, "size": "enormous"}],
+    }
+    refused = store_client.post("/v1/long-throws", json=throw, headers=speaking(language))
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == NOT_ONE_OF[language]
+    wrestle = {
+        "a": {"name": "Lydia", "strength_mod": 0, "con_score": 12, "con_mod": 0},
+        "b": {"name": "Ogre", "strength_mod": 0, "con_score": 12, "con_mod": 0},
+        "dice": "loaded",
+    }
+    refused = store_client.post("/v1/arm-wrestles", json=wrestle, headers=speaking(language))
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == NOT_ONE_OF_TWO[language]
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_problem_details_with_values_in_each_language(
     store_client: TestClient, language: str

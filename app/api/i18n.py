@@ -188,6 +188,8 @@ class Catalog:
     def listing(self, items: Sequence[str], joiner: Joiner) -> str:
         if joiner in ("and", "and-each"):
             return format_list(list(items), style="standard", locale=self.locale)
+        if joiner == "or":
+            return format_list(list(items), style="or", locale=self.locale)
         if joiner == "; " and self.locale.language == "fr":
             # French sets a space before a semicolon, as its catalog's sentences do.
             return " ; ".join(items)

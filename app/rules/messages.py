@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 
 #: How a list's items are joined: the separators stay as they are in every language; `and`
 #: (`A, B and C`) and `and-each` (`A and B and C`) are a language's own list of items.
-Joiner = Literal[", ", "; ", " ", "and", "and-each"]
+Joiner = Literal[", ", "; ", " ", "and", "and-each", "or"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +150,8 @@ class English:
             return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
         if joiner == "and-each":
             return " and ".join(items)
+        if joiner == "or":
+            return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
         return joiner.join(items)
 
 
