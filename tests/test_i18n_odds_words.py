@@ -6,13 +6,12 @@ catalogs' reviewed translations, written out here; the figures are the answers' 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
 
-import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.odds.skill_games import INLINE_TOKEN_BODY_BYTES, TOKENS_EXAMPLE
+from app.api.odds.skill_games import TOKENS_EXAMPLE
+from tests.api.odds_jobs import large_token_question
 from tests.helpers import Session
 
 LANGUAGES = ("en", "de", "fr", "es", "pt-BR")
@@ -141,24 +140,6 @@ def test_every_charts_words_in_each_language(client: TestClient, language: str) 
 # --- a token question too large for the request ----------------------------------------------
 
 
-def large_question() -> dict[str, Any]:
-    """A token question over `INLINE_TOKEN_BODY_BYTES`: the worker answers it whole."""
-    skills = ["Sneak", *(f"Skill {n}" for n in range(15))]
-    members = [{"name": f"Member {n}", "skills": {skills[n % 16]: n % 10}} for n in range(60)]
-    game = {
-        **TOKENS_EXAMPLE["game"],
-        "skill_list": skills,
-        "skills_per_round": 16,
-        "parties": [
-            {"name": "Horde", "controller": "gm", "members": members},
-            TOKENS_EXAMPLE["game"]["parties"][1],
-        ],
-    }
-    question = {"game": game, "skills": {"Horde": skills}}
-    assert len(orjson.dumps(question)) > INLINE_TOKEN_BODY_BYTES
-    return question
-
-
 TOKENS_LINE = {
     "en": "{party}: {n} tokens expected ({chances}).",
     "de": "{party}: {n} Marken erwartet ({chances}).",
@@ -175,7 +156,7 @@ def test_a_token_question_too_large_for_the_request_in_each_language(
     """Its JSON's and its chat line's summary and its chart's words in the request's
     language, made in the worker from the answer's own figures."""
     path = "/v1/odds/skill-games/tokens"
-    question = large_question()
+    question = large_token_question()
     english = client.post(path, json=question).json()
     answer = client.post(path, json=question, headers=speaking(language))
     assert answer.status_code == 200, answer.text

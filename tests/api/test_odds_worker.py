@@ -28,7 +28,6 @@ from starlette.requests import Request
 from starlette.types import Message
 
 from app.api.common import CALLER
-from app.api.odds import skill_games as token_answers
 from app.api.odds import worker as odds_worker
 from app.api.odds.worker import AnswerCache, OddsWorker, weight
 from app.errors import ClientClosedRequest, OddsBusy, OddsLate
@@ -345,20 +344,9 @@ def test_a_large_token_question_is_checked_and_written_by_the_worker(
 ) -> None:
     """A body past `INLINE_TOKEN_BODY_BYTES` goes to the worker whole: the same answers in
     every form, and the same 400, 415 and 422, as a small one's."""
-    skills = ["Sneak", *(f"Skill {n}" for n in range(15))]
-    members = [{"name": f"Member {n}", "skills": {skills[n % 16]: n % 10}} for n in range(60)]
-    game = {
-        **odds_jobs.TOKENS_GAME,
-        "skill_list": skills,
-        "skills_per_round": 16,
-        "parties": [
-            {"name": "Horde", "controller": "gm", "members": members},
-            odds_jobs.TOKENS_GAME["parties"][1],
-        ],
-    }
-    question = {"game": game, "skills": {"Horde": skills}}
+    question = odds_jobs.large_token_question()
+    skills = question["skills"]["Horde"]
     raw = orjson.dumps(question)
-    assert len(raw) > token_answers.INLINE_TOKEN_BODY_BYTES
     path = "/v1/odds/skill-games/tokens"
     answer = app_client.post(path, content=raw, headers={"content-type": "application/json"})
     assert answer.status_code == 200, answer.text
