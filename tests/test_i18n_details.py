@@ -17,6 +17,7 @@ from app.errors import api_error_response, rules_error
 from app.rules.dice import DiceBudget, WorkLimitExceeded, outside
 from app.rules.errors import DiceError
 from app.rules.messages import Grouped, m
+from tests.api.test_odds_api import SMALL_ARM_WRESTLE
 from tests.api.test_skill_games_api import RANGERS, Game, at_choices, bidding_body, parties
 from tests.helpers import Session
 
@@ -371,12 +372,7 @@ ARM_WRESTLE_ODDS = {
 def test_an_arm_wrestles_odds_in_each_language(client: TestClient, language: str) -> None:
     """The odds' line from the answer's own figures, in the language's forms; the figures and
     every other field the same in every language."""
-    small = {
-        "a": {"name": "A", "strength_mod": 0, "con_score": 5, "con_mod": 0},
-        "b": {"name": "B", "strength_mod": 1, "con_score": 5, "con_mod": 0},
-        "target": 4,
-        "max_rounds": 2,
-    }
+    small = SMALL_ARM_WRESTLE
     english = client.post("/v1/odds/arm-wrestles", json=small).json()
     answer = client.post("/v1/odds/arm-wrestles", json=small, headers=speaking(language))
     assert answer.status_code == 200, answer.text

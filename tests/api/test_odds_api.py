@@ -178,13 +178,17 @@ def test_cairn_odds(odds_client: TestClient) -> None:
     assert Fraction(body["critical_success_exact"]) == Fraction(12, 100)
 
 
+#: An arm wrestle of at most two rounds: its odds are answered exactly.
+SMALL_ARM_WRESTLE = {
+    "a": {"name": "A", "strength_mod": 0, "con_score": 5, "con_mod": 0},
+    "b": {"name": "B", "strength_mod": 1, "con_score": 5, "con_mod": 0},
+    "target": 4,
+    "max_rounds": 2,
+}
+
+
 def test_arm_wrestle_odds(odds_client: TestClient) -> None:
-    small = {
-        "a": {"name": "A", "strength_mod": 0, "con_score": 5, "con_mod": 0},
-        "b": {"name": "B", "strength_mod": 1, "con_score": 5, "con_mod": 0},
-        "target": 4,
-        "max_rounds": 2,
-    }
+    small = SMALL_ARM_WRESTLE
     body = odds_client.post("/v1/odds/arm-wrestles", json=small).json()
     assert body["method"] == "exact"
     parts = ("a_wins_exact", "b_wins_exact", "draw_exact", "undecided_exact")
