@@ -739,6 +739,59 @@ def test_an_events_frame_in_a_language_is_made_once_for_all_its_streams() -> Non
     assert events._framed(skill_games, None, published) is published.frame
 
 
+def test_only_a_processs_last_events_can_still_be_made_in_any_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An event kept for resumes lets go of what makes it in another language (the change
+    and the session it holds, dozens of objects the garbage collector walks) once it is not
+    among the process's last `RECENT_TRANSLATABLE`: what it made so far stays, and in a
+    language it never made it is shown in English, as another process's event is."""
+    import gc
+    import weakref
+
+    from app.api.kinds.registry import KINDS
+    from app.api.sessions import events
+    from app.store import notify
+
+    monkeypatch.setattr(notify, "RECENT_TRANSLATABLE", 4)
+    hub = notify.Hub()
+
+    class Change:  # stands for what a real `said` holds: the change and its session
+        pass
+
+    held: list[weakref.ref[Change]] = []
+    published: list[events.SaidEvent] = []
+    for version in range(1, 11):
+        change = Change()
+        held.append(weakref.ref(change))
+
+        def said(language: str, change: Change = change, version: int = version) -> bytes:
+            assert change is not None
+            return orjson.dumps({"summary": f"{language} {version}"})
+
+        english = orjson.dumps({"summary": f"en {version}"})
+        one = events.SaidEvent("s1", version, "round", english, said=said)
+        published.append(one)
+        if version == 1:  # a German stream read the first one while it was new
+            assert one.data_in("de") is not None
+        hub.publish(one)
+        del change, said, one
+    gc.collect()
+    # Ten published, the last four translatable: the first six let go of their change.
+    assert [ref() is None for ref in held] == [True] * 6 + [False] * 4
+    assert [event.said is None for event in published] == [True] * 6 + [False] * 4
+    first, sixth, seventh = published[0], published[5], published[6]
+    assert orjson.loads(first.data_in("de") or b"") == {"summary": "de 1"}  # made: kept
+    assert first.data_in("fr") is None
+    assert sixth.data_in("de") is None
+    assert orjson.loads(seventh.data_in("fr") or b"") == {"summary": "fr 7"}
+    arm = KINDS["arm-wrestles"]
+    assert events._framed(arm, None, sixth, "de") is sixth.frame  # English, as published
+    assert b'"de 1"' in events._framed(arm, None, first, "de")
+    # A resume still replays every kept event, each in what it can be shown in.
+    assert [event.version for event in hub.recent("s1", 0)] == list(range(1, 11))
+
+
 def test_a_stream_in_german_reads_each_event_in_german(tmp_path: Path) -> None:
     """`GET …/events` with `Accept-Language: de` (or `?lang=de`): each event's summaries in
     German, its data otherwise the English event's; the stored round stays English."""

@@ -334,14 +334,20 @@ class SaidEvent(Event):
 
     said: Translate | None = field(default=None, repr=False, compare=False)
 
-    def data_in(self, language: str) -> bytes:
-        """The event's data in `language` (made the first time a stream asks for it)."""
+    def data_in(self, language: str) -> bytes | None:
+        """The event's data in `language` (made the first time a stream asks for it, while
+        the event is among the process's last `RECENT_TRANSLATABLE`; None after that)."""
         data = self.languages.get(language)
         if data is None:
-            assert self.said is not None
+            if self.said is None:
+                return None
             data = event_data(self.session_id, self.name, self.said(language))
             self.languages[language] = data
         return data
+
+    def settle(self) -> None:
+        """Let go of `said` (and with it the change and the session it was made from)."""
+        object.__setattr__(self, "said", None)
 
 
 def publish(
