@@ -285,7 +285,7 @@ async def purge_once(
         )
         if forgotten < limit:
             break
-        await paced.rest(time.perf_counter() - started, stop, written)
+        await rested(store, paced, started, stop, written)
     purged = 0
     moment = now()
     cursor: PurgeCursor | None = PurgeCursor()
@@ -309,8 +309,21 @@ async def purge_once(
             if on_purged is not None:
                 on_purged(deleted)
             purged += deleted
-        await pacing.rest(time.perf_counter() - started, stop, written)
+        await rested(store, pacing, started, stop, written)
     return purged
+
+
+async def rested(
+    store: Store, pacing: Pacing, started: float, stop: asyncio.Event, written: int
+) -> None:
+    """The rest after a purge's batch begun at `started` (`time.perf_counter`) that wrote
+    `written` bytes of log (PostgreSQL): its pace's, and on SQLite until the checkpointer has
+    copied what the batch wrote into the database file (meanwhile, not after: the two
+    overlap). Batches that came faster than their log was copied made it grow past the
+    backstop, past which commits on the event loop checkpointed (docs/capacity.md)."""
+    await asyncio.gather(
+        pacing.rest(time.perf_counter() - started, stop, written), store.checkpointed()
+    )
 
 
 def logged(

@@ -18,6 +18,7 @@ session are serialised, never interleaved:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import threading
@@ -57,6 +58,14 @@ class Contended(Exception):
 CHECKPOINT_INTERVAL_S: Final = 1.0
 #: WAL pages (4 KB) after which a commit checkpoints itself when no checkpointer runs.
 WAL_BACKSTOP_PAGES: Final = 20_000
+#: WAL pages after which the checkpointer, once it has copied them all, has the log start
+#: again from its beginning (see `_checkpoint`): under a steady flow of writes a log is never
+#: all copied when the next write begins, which is when SQLite restarts it, so without this it
+#: grew to the backstop, past which a commit on the event loop checkpointed (a retention sweep
+#: beside 500 rounds/s met one every second, of about 100 ms).
+WAL_RESTART_PAGES: Final = 4_096
+#: Longest wait for the checkpointer's next pass (`Store.checkpointed`).
+CHECKPOINT_WAIT_S: Final = 10.0
 
 
 class Unavailable(Exception):
@@ -584,8 +593,15 @@ class Store:
         self._readiness = ThreadPoolExecutor(max_workers=1, thread_name_prefix="readiness")
         self._checkpointer: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
-        #: PASSIVE checkpoints the checkpointer has run (for tests and curiosity).
+        #: Set to have the checkpointer's next pass now (`checkpointed`, `close`); and those
+        #: waiting for that pass to end: (their loop, their future).
+        self._checkpoint_asked = threading.Event()
+        self._checkpoint_waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._checkpoint_lock = threading.Lock()
+        #: PASSIVE checkpoints the checkpointer has run, and the times it had the log start
+        #: again (for tests and curiosity).
         self.checkpoints = 0
+        self.wal_restarts = 0
         #: The last write probe: when it ran (monotonic), and what it found (None: committed).
         self._write_probe_lock = asyncio.Lock()
         self._write_probed_at: float | None = None
@@ -869,31 +885,69 @@ class Store:
         return None
 
     def _checkpoint_until_stopped(self, database: str) -> None:
-        """Copy the WAL's committed pages into the database every `CHECKPOINT_INTERVAL_S`, in
-        this thread (SQLite's own checkpoints run inside whichever commit crosses the limit:
-        a fifth of the SQLite rounds' throughput went there), and once more when the store
-        closes. PASSIVE: writers and readers go on meanwhile; whatever a reader still needs is
-        copied next time."""
+        """Copy the WAL's committed pages into the database every `CHECKPOINT_INTERVAL_S` (or
+        at once when asked: `checkpointed`), in this thread (SQLite's own checkpoints run
+        inside whichever commit crosses the limit: a fifth of the SQLite rounds' throughput
+        went there), and once more when the store closes."""
         try:
-            connection = sqlite3.connect(database, timeout=1.0, check_same_thread=False)
+            # Never waits for a lock: a checkpoint that would is tried again at the next pass.
+            connection = sqlite3.connect(database, timeout=0, check_same_thread=False)
         except sqlite3.Error as exc:
             log.warning("SQLite checkpoints cannot start: %s", exc)
             return
         try:
             while True:
-                stopping = self._stop_checkpoints.wait(CHECKPOINT_INTERVAL_S)
-                try:
-                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                    self.checkpoints += 1
-                except sqlite3.Error:
-                    pass  # busy or away: the next interval tries again
+                self._checkpoint_asked.wait(CHECKPOINT_INTERVAL_S)
+                self._checkpoint_asked.clear()
+                stopping = self._stop_checkpoints.is_set()
+                with self._checkpoint_lock:
+                    waiting, self._checkpoint_waiting = self._checkpoint_waiting, []
+                self._checkpoint(connection)
+                for loop, future in waiting:
+                    loop.call_soon_threadsafe(_settle, future)
                 if stopping:
                     return  # after a last checkpoint, at the store's close
         finally:
             connection.close()
 
+    def _checkpoint(self, connection: sqlite3.Connection) -> None:
+        """One pass: PASSIVE (writers and readers go on meanwhile; what a reader still needs
+        is copied next time); then, if the log is `WAL_RESTART_PAGES` long and all copied,
+        RESTART, which has the next write start the log again from its beginning. RESTART
+        takes the write lock only if it is free, and holds it for what was written since
+        (a few pages), never waiting for a reader: one still reading from the log leaves it
+        as it is until a later pass."""
+        try:
+            _busy, logged, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            self.checkpoints += 1
+            if logged >= WAL_RESTART_PAGES and copied >= logged:
+                busy, _logged, _copied = connection.execute(
+                    "PRAGMA wal_checkpoint(RESTART)"
+                ).fetchone()
+                if not busy:
+                    self.wal_restarts += 1
+        except sqlite3.Error:
+            pass  # busy or away: the next pass tries again
+
+    async def checkpointed(self) -> None:
+        """SQLite: return once the checkpointer has run a pass begun after this call (at
+        once: it is asked to), so that what was committed before it is in the database file
+        and the log can start again; at most `CHECKPOINT_WAIT_S`. A writer of much (the
+        retention sweep) waits for it between batches, keeping the log short. PostgreSQL, or
+        no checkpointer: at once."""
+        if self._checkpointer is None or self._stop_checkpoints.is_set():
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._checkpoint_lock:
+            self._checkpoint_waiting.append((loop, future))
+        self._checkpoint_asked.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(future, CHECKPOINT_WAIT_S)
+
     async def close(self) -> None:
         self._stop_checkpoints.set()
+        self._checkpoint_asked.set()
         if self._checkpointer is not None:
             await asyncio.to_thread(self._checkpointer.join, 5.0)
             self._checkpointer = None
@@ -932,3 +986,9 @@ def upgrade_to_head(url: str) -> None:
 def null_pool_engine(url: str) -> Engine:
     """An engine without pooling, for migrations and one-off maintenance."""
     return create_engine(normalise_url(url), poolclass=NullPool)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    """End a wait for the checkpointer (in the waiter's loop), unless it was given up."""
+    if not future.done():
+        future.set_result(None)

@@ -45,8 +45,67 @@ def _rows_in_file_alone(path: Path, copy: Path) -> list[tuple[int]] | None:
     shutil.copyfile(path, copy)
     connection = sqlite3.connect(copy)
     try:
-        return connection.execute("SELECT n FROM probe").fetchall()
+        return connection.execute("SELECT n FROM probe ORDER BY n").fetchall()
     except sqlite3.OperationalError:
         return None  # no such table in the file yet
+    finally:
+        connection.close()
+
+
+def test_a_long_log_all_copied_starts_again_and_a_waiter_hears_of_the_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`checkpointed` has the checkpointer's pass run now and returns when it has: the log's
+    pages are then in the database file, and a log longer than `WAL_RESTART_PAGES`, all
+    copied, starts again from its beginning at the next write (under a steady flow of writes
+    it otherwise grew to the backstop, where commits checkpoint on the event loop). A shorter
+    log is only copied."""
+    monkeypatch.setattr(database, "CHECKPOINT_INTERVAL_S", 3600.0)  # only the passes asked for
+    monkeypatch.setattr(database, "WAL_RESTART_PAGES", 40)
+    path = tmp_path / "arbiter.db"
+    upgrade_to_head(f"sqlite:///{path}")
+    store = Store(f"sqlite:///{path}")
+
+    async def insert(rows: int, first: int) -> None:
+        async def write(connection: Transaction) -> None:
+            for number in range(first, first + rows):
+                # About a page each: a row of 3 KB.
+                await connection.execute("INSERT INTO probe VALUES (?, ?)", (number, "x" * 3000))
+
+        await store.run("write", write)
+
+    async def scenario() -> tuple[int, int, int, int]:
+        await store.open()
+        try:
+            await store.run(
+                "write",
+                lambda connection: connection.execute(
+                    "CREATE TABLE probe (n INTEGER, filler TEXT)", ()
+                ),
+            )
+            await insert(10, 0)  # a short log: copied, not started again
+            await store.checkpointed()
+            short = (store.checkpoints, store.wal_restarts)
+            assert _rows_in_file_alone(path, tmp_path / "short.db") == [(n,) for n in range(10)]
+            await insert(60, 10)  # past 40 pages
+            await store.checkpointed()
+            assert _rows_in_file_alone(path, tmp_path / "long.db") == [(n,) for n in range(70)]
+            await insert(1, 70)  # the next write starts the log again
+            return (*short, store.wal_restarts, _log_pages(path))
+        finally:
+            await store.close()
+
+    checkpoints, restarts_short, restarts_long, pages_after = asyncio.run(scenario())
+    assert (checkpoints, restarts_short, restarts_long) == (1, 0, 1)
+    # One row's pages and the table's, not the 70 rows' before it.
+    assert pages_after < 10
+
+
+def _log_pages(path: Path) -> int:
+    """The frames SQLite's write-ahead log of `path` holds now."""
+    connection = sqlite3.connect(path)
+    try:
+        _busy, logged, _copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(logged)
     finally:
         connection.close()

@@ -270,7 +270,8 @@ def test_a_batch_that_wrote_more_log_than_its_bound_rests_for_the_log(
 def test_each_batch_hands_its_pace_the_log_it_wrote(
     database_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A pass over 120 expired sessions of 3 rounds, in batches of 50: on PostgreSQL each
+    """A pass over 120 expired sessions of 3 rounds, in batches of 50 (each rest waiting for
+    the checkpointer too): on PostgreSQL each
     batch's rest hears at least 24 bytes of WAL (a record's header) for every row it deleted,
     its session and its rounds; on SQLite, whose commits do not wait for their log to reach
     the disk, none. Every expired session and round is gone."""
@@ -280,6 +281,15 @@ def test_each_batch_hands_its_pace_the_log_it_wrote(
         heard.append(written)
 
     monkeypatch.setattr(Pacing, "rest", rest)
+    checkpointed = 0
+    original = Store.checkpointed
+
+    async def counted(store: Store) -> None:
+        nonlocal checkpointed
+        checkpointed += 1
+        await original(store)
+
+    monkeypatch.setattr(Store, "checkpointed", counted)
     old = datetime.now(UTC) - timedelta(days=FINISHED_DAYS + 2)
     expired = session_rows("w", 120, status="finished", updated_at=old)
     for row in expired:
@@ -324,8 +334,10 @@ def test_each_batch_hands_its_pace_the_log_it_wrote(
             await store.close()
 
     assert asyncio.run(run()) == 120
-    # Batches of 50, 50 and 20 sessions, each with three rounds a session.
+    # Batches of 50, 50 and 20 sessions, each with three rounds a session; each rest also
+    # waits for SQLite's checkpointer (at once on PostgreSQL, or with none running).
     assert len(heard) == 3
+    assert checkpointed == 3
     if engine.dialect.name == "postgresql":
         assert heard[0] >= 24 * 50 * 4
         assert heard[1] >= 24 * 50 * 4
