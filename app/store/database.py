@@ -904,7 +904,8 @@ class Store:
                     waiting, self._checkpoint_waiting = self._checkpoint_waiting, []
                 self._checkpoint(connection)
                 for loop, future in waiting:
-                    loop.call_soon_threadsafe(_settle, future)
+                    with contextlib.suppress(RuntimeError):  # its loop closed meanwhile
+                        loop.call_soon_threadsafe(_settle, future)
                 if stopping:
                     return  # after a last checkpoint, at the store's close
         finally:

@@ -109,3 +109,32 @@ def _log_pages(path: Path) -> int:
         return int(logged)
     finally:
         connection.close()
+
+
+def test_a_waiter_whose_loop_closed_does_not_stop_the_checkpointer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wait given up with its event loop closed (a process shutting down, a test's loop)
+    is passed over: the checkpointer goes on and answers the next waiter."""
+    monkeypatch.setattr(database, "CHECKPOINT_INTERVAL_S", 3600.0)
+    path = tmp_path / "arbiter.db"
+    upgrade_to_head(f"sqlite:///{path}")
+    store = Store(f"sqlite:///{path}")
+    gone = asyncio.new_event_loop()
+    abandoned: asyncio.Future[None] = gone.create_future()
+    gone.close()
+
+    async def scenario() -> int:
+        await store.open()
+        try:
+            store._checkpoint_waiting.append((gone, abandoned))
+            await store.checkpointed()  # the pass that meets the closed loop
+            await store.checkpointed()  # and the next one still comes
+            assert store._checkpointer is not None
+            assert store._checkpointer.is_alive()
+            return store.checkpoints
+        finally:
+            await store.close()
+
+    assert asyncio.run(scenario()) == 2
+    assert not abandoned.done()
