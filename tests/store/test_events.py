@@ -1205,3 +1205,25 @@ def test_a_stream_on_one_server_reads_the_rounds_posted_to_another_in_its_langua
             "cards": None,
         }
         assert data["round"]["cards"] != in_english["round"]["cards"]
+
+
+def test_a_signal_after_the_loop_closed_still_reaches_the_handler_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The handler that ends the streams on SIGTERM and SIGINT stays installed after its
+    server's loop closed (a second signal during shutdown, or a later test in the process):
+    it then has nothing to end, and hands the signal on as always, without an error."""
+    import signal
+
+    heard: list[int] = []
+    installed: dict[int, Any] = {}
+    monkeypatch.setattr(signal, "getsignal", lambda _number: lambda got, _f: heard.append(got))
+    monkeypatch.setattr(signal, "signal", lambda n, handler: installed.__setitem__(n, handler))
+
+    async def install() -> None:
+        events._end_streams_on_exit(Hub())
+
+    asyncio.run(install())  # the loop is closed when this returns
+    installed[signal.SIGTERM](signal.SIGTERM, None)
+    installed[signal.SIGINT](signal.SIGINT, None)
+    assert heard == [signal.SIGTERM, signal.SIGINT]

@@ -294,7 +294,10 @@ def _end_streams_on_exit(hub: Hub) -> None:
             continue
 
         def on_signal(received: int, frame: FrameType | None, previous: Any = previous) -> None:
-            loop.call_soon_threadsafe(hub.end_streams)
+            # A signal after the loop closed (a second one during shutdown) has no stream
+            # left to end, and still reaches the handler before this one.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(hub.end_streams)
             previous(received, frame)
 
         signal.signal(number, on_signal)
