@@ -509,6 +509,9 @@ def test_a_skill_game_keeps_a_sealed_choice_until_the_reveal(
     gm.page.get_by_label("Tokens", exact=True).fill("2")
     gm.page.get_by_role("button", name="Grant tokens").click()
     expect(bandits.page.locator("#announcer")).to_contain_text("Bandits")
+    # The grant's event has reached the Heroes' page too (its controls drawn again) before
+    # they fill theirs in: drawn again mid-fill, a field's typing lands after what it held.
+    expect(heroes.page.locator("#announcer")).to_contain_text("The GM grants Bandits")
 
     heroes.page.get_by_label("Action").select_option("Charge")
     heroes.page.get_by_label(re.compile("^Bid")).fill("0")
