@@ -146,12 +146,12 @@ class English:
         return f"{value:.{places}f}"
 
     def listing(self, items: Sequence[str], joiner: Joiner) -> str:
-        if joiner == "and":
-            return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        if joiner in ("and", "or"):
+            # `A, B and C`, `A, B or C`
+            last = f" {joiner} {items[-1]}" if len(items) > 1 else items[-1]
+            return ", ".join(items[:-1]) + last
         if joiner == "and-each":
             return " and ".join(items)
-        if joiner == "or":
-            return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
         return joiner.join(items)
 
 

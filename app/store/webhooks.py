@@ -441,16 +441,19 @@ def _pairs(postgres: bool, parameter: str, pairs: Sequence[tuple[Any, Any]]) -> 
     return {parameter: orjson.dumps(list(pairs)).decode()}
 
 
+def _of_named_sessions() -> Any:
+    """PostgreSQL: deliveries of the sessions the `sessions` parameter names, beside the pairs
+    that find them: distributed, the sessions are what finds their shards."""
+    return deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))
+
+
 def _listed(postgres: bool) -> Any:
-    """The deliveries of the `keys` parameter, found by their key: (session, id) pairs. On
-    PostgreSQL their sessions (the `sessions` parameter) are named as well: distributed,
-    that is what finds their shards."""
+    """The deliveries of the `keys` parameter, found by their key: (session, id) pairs, their
+    sessions named as well on PostgreSQL (`_of_named_sessions`)."""
     keyed = _pairs_in(
         postgres, (deliveries.c.session_id, deliveries.c.id), "keys", (String, BigInteger)
     )
-    if postgres:
-        return (deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))) & keyed
-    return keyed
+    return _of_named_sessions() & keyed if postgres else keyed
 
 
 def _listing(postgres: bool, jobs: Sequence[tuple[str, int]]) -> dict[str, Any]:
@@ -545,8 +548,8 @@ def _followers(postgres: bool) -> Any:
             "queues",
             (String, String),
         )
-        if postgres:  # distributed: its sessions find their shards
-            queues &= deliveries.c.session_id == any_(cast(bindparam("sessions"), ARRAY(String)))
+        if postgres:
+            queues &= _of_named_sessions()
 
         ranked = (
             select(
