@@ -245,25 +245,28 @@ def session_rows(
     ]
 
 
+def round_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rounds of these sessions' rows (`rounds_played` each), played when each session
+    last changed."""
+    return [
+        {
+            "session_id": row["id"],
+            "number": number,
+            "inputs": {},
+            "dice": [],
+            "outcome": {},
+            "created_at": row["updated_at"],
+        }
+        for row in rows
+        for number in range(1, row["rounds_played"] + 1)
+    ]
+
+
 def insert_sessions(engine: Engine, rows: list[dict[str, Any]]) -> list[str]:
     """The sessions, each with its rounds and one stored answer under its scope."""
     with engine.begin() as connection:
         connection.execute(insert(sessions), rows)
-        connection.execute(
-            insert(rounds),
-            [
-                {
-                    "session_id": row["id"],
-                    "number": number,
-                    "inputs": {},
-                    "dice": [],
-                    "outcome": {},
-                    "created_at": row["updated_at"],
-                }
-                for row in rows
-                for number in range(1, row["rounds_played"] + 1)
-            ],
-        )
+        connection.execute(insert(rounds), round_rows(rows))
         connection.execute(
             insert(idempotency),
             [

@@ -29,6 +29,7 @@ from app.store.repository import (
     sessions,
     touched_hour,
 )
+from tests.store.test_retention import round_rows
 
 FINISHED_DAYS = 30
 ABANDONED_DAYS = 7
@@ -297,22 +298,7 @@ def test_each_batch_hands_its_pace_the_log_it_wrote(
     kept = session_rows("k", 2, status="active", updated_at=datetime.now(UTC))
     with engine.begin() as connection:
         connection.execute(insert(sessions), expired + kept)
-        connection.execute(
-            insert(rounds),
-            [
-                {
-                    "session_id": row["id"],
-                    "number": number,
-                    "inputs": {},
-                    "dice": [],
-                    "outcome": {},
-                    "created_at": old,
-                    "link": None,
-                }
-                for row in expired
-                for number in (1, 2, 3)
-            ],
-        )
+        connection.execute(insert(rounds), round_rows(expired))
 
     async def run() -> int:
         store = Store(database_url)
