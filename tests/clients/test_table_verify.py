@@ -319,8 +319,11 @@ def test_the_page_keeps_the_heads_it_saw_and_checks_the_proof_against_them(
     # Round 2's result changed (its DS) and the whole chain rebuilt over it.
     forged = copy.deepcopy(honest)
     changed = forged["rounds"][1]["outcome"]
-    changed["ds"] = dict.fromkeys(changed["ds"], 0)
+    # One more than it was, so the record changes whatever the dice gave (a DS already 0
+    # set to 0 would have left the proof honest).
+    changed["ds"] = {name: ds + 1 for name, ds in changed["ds"].items()}
     forger.rebuild(forged)
+    assert forged["rounds"][1] != honest["rounds"][1]
     assert verify_proof(forged).problems == []
     twice = {**views[3], "chain_head": "ab" * 32}
     node = program("node", "install Node.js 20", called="Node.js (node)")
