@@ -772,6 +772,39 @@ def test_a_steady_flow_of_changes_is_sent_a_batch_a_pass_and_a_quiet_spell_at_on
     assert worker.passes == 4
 
 
+def test_a_shutdown_does_not_wait_for_the_batch() -> None:
+    """A worker poked under a steady flow waits for its batch (up to `webhook_batch_seconds`)
+    before its next pass; a shutdown meanwhile ends it then, not once the wait is over. Its
+    sleep is the test's, and never ends by itself."""
+    settings = Settings(webhook_batch_seconds=5, webhook_poll_seconds=3600)
+    worker = DeliveryWorker(None, settings)  # type: ignore[arg-type]
+    stop = asyncio.Event()
+    asked: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        stop.set()  # the shutdown comes while the worker waits for its batch
+        await asyncio.Event().wait()
+
+    worker.sleep = sleep
+
+    async def once() -> int:
+        worker.wake.set()  # a change committed during the pass
+        return 1
+
+    worker.once = once  # type: ignore[method-assign]
+
+    async def run() -> None:
+        # The bound fails the test (a worker still waiting) rather than hang it.
+        await asyncio.wait_for(worker.run(stop), 60)
+
+    asyncio.run(run())
+    assert worker.passes == 1
+    # It was waiting for its batch: 5 s after its pass began, less the pass's own time.
+    assert len(asked) == 1
+    assert asked[0] > 4
+
+
 def test_a_pass_sends_at_most_webhook_concurrency_queues_at_once_and_every_queue_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

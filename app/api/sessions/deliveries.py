@@ -22,7 +22,6 @@ for the other processes' changes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import random
@@ -126,19 +125,14 @@ class DeliveryWorker:
                 found = 0
             if found and self.more:
                 continue  # a full pass: more may be due at once
-            waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self.wake.wait())]
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait(
-                    waits,
-                    timeout=self.settings.webhook_poll_seconds,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-            for waiting in waits:
-                waiting.cancel()
+            await _first_of(
+                [stop.wait(), self.wake.wait()], timeout=self.settings.webhook_poll_seconds
+            )
             if self.wake.is_set() and not stop.is_set():
                 # The changes committing meanwhile go in the same pass (a pass is two write
-                # transactions however many deliveries it sends).
-                await self.sleep(self.gathering())
+                # transactions however many deliveries it sends). A shutdown does not wait
+                # for them (up to `webhook_batch_seconds`).
+                await _first_of([self.sleep(self.gathering()), stop.wait()])
 
     def gathering(self) -> float:
         """How long a poked worker waits before its pass: `COALESCE_S`, or until
@@ -294,6 +288,16 @@ class DeliveryWorker:
         # The last attempt comes at the window's end: retried for the whole of it.
         next_at = min(moment + timedelta(seconds=wait), given_up_at)
         return Attempted(job, attempts, status, error, next_at)
+
+
+async def _first_of(waits: Sequence[Awaitable[object]], timeout: float | None = None) -> None:
+    """Wait until the first of `waits` is done (or `timeout` passes), then cancel the rest."""
+    started = [asyncio.ensure_future(waiting) for waiting in waits]
+    try:
+        await asyncio.wait(started, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in started:
+            waiting.cancel()
 
 
 def worker_of(app: FastAPI) -> DeliveryWorker | None:
