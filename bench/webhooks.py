@@ -12,7 +12,8 @@ subscription, then to sessions each subscribed to a receiver (a separate process
 per second of each way are printed with their ratio (alternating, so that another load on
 the machine weighs on both alike). The service's delivery worker sends the subscribed
 sessions' events meanwhile, in the same process: its cost is in the figure. The server's CPU
-per round (from /proc, each phase until the receiver has every delivery) is printed too, and
+per round (from /proc, each phase until the receiver has every delivery; and the part of it
+spent in the kernel, on the log's page writes and the sockets) is printed too, and
 the receiver's per delivery: it runs on the same cores, so it weighs on the rounds per second
 of the phases with a subscription, not on the server's CPU. Then that every delivery arrived,
 and how many deliveries the worker's passes sent each (`arbiter_webhook_passes_total`).
@@ -78,10 +79,16 @@ def receive(port: int, count: Any) -> None:
     asyncio.run(serve())
 
 
-def cpu_seconds(pid: int) -> float:
-    """The CPU time (user and system) process `pid` has used (Linux's /proc)."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """The CPU time process `pid` has used in user mode and in the kernel (Linux's /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) process `pid` has used."""
+    return sum(cpu_times(pid))
 
 
 def counted(base: str, name: str) -> float:
@@ -167,6 +174,7 @@ def main() -> None:
                 phase(base, plain, args.callers, 1.0)  # warm-up
                 rates: dict[str, list[float]] = {"without": [], "with": []}
                 cpu: dict[str, list[float]] = {"without": [], "with": []}
+                in_kernel: dict[str, list[float]] = {"without": [], "with": []}
                 sent = 0
                 receiving: list[float] = []
                 passes = -counted(base, "arbiter_webhook_passes_total")
@@ -174,6 +182,7 @@ def main() -> None:
                 for _ in range(args.repeats):
                     for way, sessions in (("without", plain), ("with", subscribed)):
                         used = cpu_seconds(pid)
+                        kernel = cpu_times(pid)[1]
                         heard = cpu_seconds(receiver.pid) if receiver.pid else 0.0
                         rate, played = phase(base, sessions, args.callers, args.seconds)
                         if way == "with":
@@ -184,6 +193,7 @@ def main() -> None:
                                 time.sleep(0.01)
                         rates[way].append(rate)
                         cpu[way].append((cpu_seconds(pid) - used) / played * 1000)
+                        in_kernel[way].append((cpu_times(pid)[1] - kernel) / played * 1000)
                         if way == "with" and receiver.pid:
                             receiving.append((cpu_seconds(receiver.pid) - heard) / played * 1000)
                 without = statistics.median(rates["without"])
@@ -198,6 +208,11 @@ def main() -> None:
                     f"server CPU per round: {cpu_without:.3f} ms without, {cpu_with:.3f} ms with "
                     f"(its delivery included): the rounds one CPU serves, with/without: "
                     f"{cpu_without / cpu_with:.2f}"
+                )
+                print(
+                    f"  of which in the kernel (system calls: the log's pages, the sockets): "
+                    f"{statistics.median(in_kernel['without']):.3f} ms without, "
+                    f"{statistics.median(in_kernel['with']):.3f} ms with"
                 )
                 print(
                     f"the receiver's CPU per delivery (another process on the same cores): "
