@@ -111,7 +111,7 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         )
         if settings.odds_prestart:
             odds_worker.start_pool()
-        odds_worker.watch_for_stop()
+        unwatch_stop = odds_worker.watch_for_stop()
         await start_events(app, settings.database_url)
         # `GET /metrics` sets the active-sessions gauge from the database when scraped.
         app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)
@@ -157,6 +157,9 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
                 await read_store.close()
             if odds_worker.STOP_SIGNALLED.is_set():
                 await asyncio.to_thread(odds_worker.stop_with_server)
+            # The handlers as they were before this app (an app started again, as tests do,
+            # does not add to a chain of them).
+            unwatch_stop()
 
     app = LaneApp(
         title="Arbiter",

@@ -38,13 +38,13 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from multiprocessing import get_context
-from types import FrameType
 from typing import Any, Final, TypeVar, cast
 
 import orjson
 from starlette.types import Receive
 
 from app.api.common import CALLER
+from app.api.stopping import on_stop
 from app.errors import ClientClosedRequest, OddsBusy, OddsLate, ServiceUnavailable
 from app.rules import serial
 from app.rules.messages import N_, m
@@ -495,23 +495,12 @@ WORKER: Final = OddsWorker()
 STOP_SIGNALLED = threading.Event()
 
 
-def watch_for_stop() -> None:
+def watch_for_stop() -> Callable[[], None]:
     """Note when the process is told to stop, for `stop_with_server` at the lifespan's end: a
     server's process ends then, and uvicorn raises SIGTERM again after its shutdown, which
-    ends it without its exit handlers. The handler before this one still runs. (Only the main
-    thread gets signals: apps run in a thread, as the tests run them, are left alone.)"""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for number in (signal.SIGTERM, signal.SIGINT):
-        previous = signal.getsignal(number)
-        if not callable(previous):
-            continue
-
-        def on_signal(received: int, frame: FrameType | None, previous: Any = previous) -> None:
-            STOP_SIGNALLED.set()
-            previous(received, frame)
-
-        signal.signal(number, on_signal)
+    ends it without its exit handlers. The handler before this one still runs; what it
+    returns takes this one away again (the lifespan's end)."""
+    return on_stop(STOP_SIGNALLED.set)
 
 
 def stop_with_server() -> None:

@@ -46,11 +46,8 @@ import asyncio
 import contextlib
 import ctypes
 import hashlib
-import signal
-import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any, Final
 
 import orjson
@@ -63,6 +60,7 @@ from app.api.kinds import AnyKind, LiveEvent
 from app.api.sessions.presentation import session_answer
 from app.api.sessions.security import bearer_token, role_of
 from app.api.sessions.work import unit_of_work
+from app.api.stopping import on_stop
 from app.errors import ServiceUnavailable, TooManyStreams, not_found
 from app.rules.messages import N_, m
 from app.settings import Settings
@@ -274,36 +272,33 @@ async def start_events(app: FastAPI, database_url: str) -> Hub:
     await hub.start()
     app.state.events = hub
     slots_of(app)
-    _end_streams_on_exit(hub)
+    app.state.events_unwatch = _end_streams_on_exit(hub)
     return hub
 
 
-def _end_streams_on_exit(hub: Hub) -> None:
-    """End the streams when the server is told to stop (SIGTERM, SIGINT).
+def _end_streams_on_exit(hub: Hub) -> Callable[[], None]:
+    """End the streams when the server is told to stop (SIGTERM, SIGINT); what it returns
+    takes that away again (`stop_events`).
 
     A server shutting down gracefully waits for its responses to finish, and a stream never
     does: without this a rolling deploy would hang on every open stream. The server's own
     handler still runs; clients resume on another process with `Last-Event-ID`.
     """
-    if threading.current_thread() is not threading.main_thread():
-        return  # signals reach the main thread only (a server run in a thread by a test)
     loop = asyncio.get_running_loop()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        previous = signal.getsignal(number)
-        if not callable(previous):
-            continue
 
-        def on_signal(received: int, frame: FrameType | None, previous: Any = previous) -> None:
-            # A signal after the loop closed (a second one during shutdown) has no stream
-            # left to end, and still reaches the handler before this one.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(hub.end_streams)
-            previous(received, frame)
+    def end_streams() -> None:
+        # A signal after the loop closed (a second one during shutdown) has no stream left
+        # to end, and still reaches the handler before this one.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(hub.end_streams)
 
-        signal.signal(number, on_signal)
+    return on_stop(end_streams)
 
 
 async def stop_events(app: FastAPI) -> None:
+    unwatch = getattr(app.state, "events_unwatch", None)
+    if unwatch is not None:
+        unwatch()
     hub = hub_of(app)
     if hub is not None:
         await hub.stop()
