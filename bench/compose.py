@@ -37,7 +37,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.replicas import FINISHED, LIVE, create, load  # noqa: E402
+from bench.replicas import FINISHED, LIVE, create, lag_summary, load  # noqa: E402
 from bench.run import percentile  # noqa: E402
 
 PROJECT = "arbiter"
@@ -163,21 +163,13 @@ def main() -> None:
     ok, failed, latencies, lags = asyncio.run(
         load(bases, rounds, arguments.seconds, arguments.connections, compose.lag)
     )
-    lag_bytes = [each[0] for each in lags]
-    lag_seconds = [each[1] for each in lags if each[1] is not None]
     print(
         f"rounds through the proxy: {ok / arguments.seconds:.0f}/s, "
         f"p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
         f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms, {failed} not 200; by replica: "
         f"{shares(compose.served(since, '/rounds'))}"
     )
-    print(
-        f"db-replica's lag meanwhile ({len(lags)} samples): WAL not replayed "
-        f"p50 {percentile(lag_bytes, 0.5) / 1024:.0f} KB, "
-        f"max {max(lag_bytes, default=0) / 1024:.0f} KB; replay_lag "
-        f"p50 {percentile(lag_seconds, 0.5) * 1000:.1f} ms, "
-        f"max {max(lag_seconds, default=0) * 1000:.1f} ms"
-    )
+    print(f"db-replica's lag meanwhile {lag_summary(lags)}")
 
     finished = create(bases, FINISHED, arguments.sessions)
     with httpx.Client(base_url=bases[0], timeout=30) as client:

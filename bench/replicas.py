@@ -121,6 +121,19 @@ async def load(
     return len(latencies) - failed, failed, latencies, samples
 
 
+def lag_summary(lags: list[tuple[int, float | None]]) -> str:
+    """The replica's lag samples (WAL bytes not replayed, replay_lag's seconds) in a line."""
+    lag_bytes = [each[0] for each in lags]
+    lag_seconds = [each[1] for each in lags if each[1] is not None]
+    return (
+        f"({len(lags)} samples): WAL not replayed "
+        f"p50 {percentile(lag_bytes, 0.5) / 1024:.0f} KB, "
+        f"max {max(lag_bytes, default=0) / 1024:.0f} KB; replay_lag "
+        f"p50 {percentile(lag_seconds, 0.5) * 1000:.1f} ms, "
+        f"max {max(lag_seconds, default=0) * 1000:.1f} ms"
+    )
+
+
 def replica_commits(pair: Pair) -> int:
     with psycopg.connect(
         f"postgresql://postgres@127.0.0.1:{pair.replica_port}/arbiter", autocommit=True
@@ -166,20 +179,12 @@ def main() -> None:
                         lambda: replay_lag(pair),
                     )
                 )
-                lag_bytes = [each[0] for each in lags]
-                lag_seconds = [each[1] for each in lags if each[1] is not None]
                 print(
                     f"rounds across {len(bases)} apps: {ok / arguments.seconds:.0f}/s, "
                     f"p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
                     f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms, {failed} not 200"
                 )
-                print(
-                    f"replica lag meanwhile ({len(lags)} samples): WAL not replayed "
-                    f"p50 {percentile(lag_bytes, 0.5) / 1024:.0f} KB, "
-                    f"max {max(lag_bytes, default=0) / 1024:.0f} KB; replay_lag "
-                    f"p50 {percentile(lag_seconds, 0.5) * 1000:.1f} ms, "
-                    f"max {max(lag_seconds, default=0) * 1000:.1f} ms"
-                )
+                print(f"replica lag meanwhile {lag_summary(lags)}")
                 finished = create(bases, FINISHED, arguments.sessions)
                 with httpx.Client(timeout=30) as client:
                     for index, (path, token) in enumerate(finished):

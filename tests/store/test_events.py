@@ -1210,9 +1210,10 @@ def test_a_stream_on_one_server_reads_the_rounds_posted_to_another_in_its_langua
 def test_a_signal_after_the_loop_closed_still_reaches_the_handler_before(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The handler that ends the streams on SIGTERM and SIGINT stays installed after its
-    server's loop closed (a second signal during shutdown, or a later test in the process):
-    it then has nothing to end, and hands the signal on as always, without an error."""
+    """The handler that ends the streams on SIGTERM and SIGINT may still be installed after
+    its server's loop closed (a second signal during shutdown, before its lifespan's end
+    takes it away): it then has nothing to end, and hands the signal on as always, without
+    an error."""
     import signal
 
     heard: list[int] = []
