@@ -1,9 +1,10 @@
 """The service's own outbound HTTP requests: a webhook's POST (docs/webhooks.md#delivery).
 
-HTTP/1.1 over asyncio's streams (TLS for `https`, the host's certificate checked against its
-name). The request is a few lines of our own making, written at once (its URL checked when the
-subscription was made: visible ASCII only, so nothing a caller gave can end a line); the answer
-is read by httptools, the binding of llhttp (Node.js's HTTP parser) that uvicorn serves with:
+HTTP/1.1 over a protocol of the event loop's transports (TLS for `https`, the host's
+certificate checked against its name). The request is a few lines of our own making, written
+at once (its URL checked when the subscription was made: visible ASCII only, so nothing a
+caller gave can end a line); the answer is read by httptools, the binding of llhttp (Node.js's
+HTTP parser) that uvicorn serves with, one parser for each connection:
 
 * the host is resolved first, and every address it resolves to is checked: a private,
   loopback, link-local (or otherwise not public) address is refused unless the operator
@@ -19,7 +20,6 @@ is read by httptools, the binding of llhttp (Node.js's HTTP parser) that uvicorn
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import socket
 import ssl
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httptools
@@ -188,19 +188,129 @@ IDLE_PER_DESTINATION = 32
 IDLE_SECONDS = 4.0
 
 
-@dataclass(slots=True)
-class _Link:
-    """One open connection to a receiver."""
+class _Link(asyncio.Protocol):
+    """One open connection to a receiver: a protocol of the event loop's own transport (no
+    stream objects between), its answers read by one httptools parser for the connection's
+    life. One exchange at a time: `exchange` writes a request and awaits its answer."""
 
-    address: str
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
-    idle_since: float = 0.0
+    def __init__(self) -> None:
+        self.address = ""
+        self.transport: asyncio.Transport | None = None
+        self.parser = httptools.HttpResponseParser(self)
+        self.idle_since = 0.0
+        self.closed = False
+        #: The exchange under way: its answer (set when it is read, or the link fails).
+        self.answer: asyncio.Future[Answered] | None = None
+        self.status: int | None = None
+        self.retry_after: bytes | None = None
+        self.read = 0
+        self.cap = 0
+        #: Whether any of the answer came, and whether it ended cleanly and may be followed
+        #: by another request on this connection.
+        self.heard = False
+        self.reusable = False
+        #: Whether the link was kept from an earlier exchange (a receiver may have closed it).
+        self.kept = False
 
-    async def close(self) -> None:
-        self.writer.close()
-        with contextlib.suppress(OSError, ssl.SSLError, TimeoutError):
-            await asyncio.wait_for(self.writer.wait_closed(), 1.0)
+    # --- the loop's calls ---------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # A stream transport (uvloop's is one without deriving from asyncio's class).
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self.answer is None or self.answer.done():
+            self.close()  # nothing asked: a receiver talking out of turn is not kept
+            return
+        self.heard = True
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            self._fail(Failed(f"a malformed answer ({exc})"))
+            return
+        except httptools.HttpParserUpgrade:
+            self._fail(Failed("a malformed answer (an upgrade)"))
+            return
+        if self.read >= self.cap and self.status is not None and not self.answer.done():
+            # Read up to the cap: the answer as it stands, the connection not kept.
+            self._answered(reusable=False)
+
+    def eof_received(self) -> bool:
+        return False  # the transport closes itself: `connection_lost` follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.answer is None or self.answer.done():
+            return
+        if self.status is not None:
+            # An answer without a length ends with its connection.
+            self._answered(reusable=False)
+        elif not self.heard and self.kept:
+            self.answer.set_exception(_Stale())
+        elif exc is not None:
+            self.answer.set_exception(Failed(f"the connection failed ({_reason(exc)})"))
+        else:
+            self.answer.set_exception(Failed("the connection closed without an answer"))
+
+    # --- the parser's calls -------------------------------------------------------------
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() == b"retry-after":
+            self.retry_after = value
+
+    def on_headers_complete(self) -> None:
+        self.status = self.parser.get_status_code()
+
+    def on_body(self, body: bytes) -> None:
+        self.read += len(body)
+
+    def on_message_complete(self) -> None:
+        if self.status is not None and self.status >= 200:
+            # Asked now: once the message is done the parser is ready for the next one.
+            self._answered(reusable=self.parser.should_keep_alive())
+        else:  # an informational answer (100 Continue): the answer follows it
+            self.status = self.retry_after = None
+
+    # --- ours ---------------------------------------------------------------------------
+
+    def _answered(self, *, reusable: bool) -> None:
+        assert self.answer is not None
+        assert self.status is not None
+        self.reusable = reusable
+        self.answer.set_result(Answered(self.status, _retry_after(self.retry_after)))
+
+    def _fail(self, failure: Exception) -> None:
+        assert self.answer is not None
+        self.answer.set_exception(failure)
+        self.close()
+
+    async def exchange(self, request: bytes, max_answer_bytes: int, *, kept: bool) -> Answered:
+        """Write `request` and await its answer (`_Stale` when a kept link had been closed
+        before any of the answer came; `Failed` when no answer came)."""
+        assert self.transport is not None
+        if self.closed or self.transport.is_closing():
+            if kept:
+                raise _Stale
+            raise Failed("the connection closed without an answer")
+        self.answer = asyncio.get_running_loop().create_future()
+        self.status = self.retry_after = None
+        self.read = 0
+        self.cap = max_answer_bytes
+        self.heard = self.reusable = False
+        self.kept = kept
+        # One write, so one segment for a small request (a system call each costs more than
+        # the rest of the request's work on loopback).
+        self.transport.write(request)
+        try:
+            return await self.answer
+        except BaseException:
+            self.close()  # a failure, a deadline or a cancellation mid-exchange
+            raise
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
 
 
 #: Per event loop (a connection belongs to its loop): destination -> idle connections.
@@ -209,8 +319,10 @@ _IDLE: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
-def _idle_links(destination: tuple[str, str, int]) -> list[_Link]:
-    by_destination = _IDLE.setdefault(asyncio.get_running_loop(), {})
+def _idle_links(
+    destination: tuple[str, str, int], loop: asyncio.AbstractEventLoop | None = None
+) -> list[_Link]:
+    by_destination = _IDLE.setdefault(loop or asyncio.get_running_loop(), {})
     return by_destination.setdefault(destination, [])
 
 
@@ -219,7 +331,7 @@ async def close_idle() -> None:
     kept = _IDLE.pop(asyncio.get_running_loop(), {})
     for links in kept.values():
         for link in links:
-            await link.close()
+            link.close()
 
 
 class _Stale(Exception):
@@ -245,41 +357,58 @@ async def post(
     resolves to now (each checked)."""
     scheme, host, port, target = check_url(url)
     destination = (scheme, host, port)
+    loop = asyncio.get_running_loop()
     try:
         async with asyncio.timeout(total_timeout):
             addresses = await resolve(host, port, allow_private=allow_private)
-            idle = _idle_links(destination)
+            request = _request(_authority(scheme, host, port), target, headers, body)
+            idle = _idle_links(destination, loop)
             now = time.monotonic()
             while idle:
                 link = idle.pop()
                 if now - link.idle_since > IDLE_SECONDS or link.address not in addresses:
-                    await link.close()
+                    link.close()
                     continue
                 try:
-                    return await _exchange(
-                        link, destination, target, headers, body, max_answer_bytes, kept=True
-                    )
+                    answer = await link.exchange(request, max_answer_bytes, kept=True)
                 except _Stale:
                     continue  # closed by the receiver meanwhile: the next, or a new one
+                _keep(link, destination, loop)
+                return answer
             link = await _connect(scheme, host, port, addresses, connect_timeout)
             try:
-                return await _exchange(
-                    link, destination, target, headers, body, max_answer_bytes, kept=False
-                )
+                answer = await link.exchange(request, max_answer_bytes, kept=False)
             except _Stale:
                 raise Failed("the connection closed without an answer") from None
+            _keep(link, destination, loop)
+            return answer
     except TimeoutError:
         raise Failed(f"no answer within {total_timeout:g} s") from None
+
+
+def _keep(link: _Link, destination: tuple[str, str, int], loop: asyncio.AbstractEventLoop) -> None:
+    """Back to the idle ones if its exchange ended cleanly; closed otherwise."""
+    if not link.reusable or link.closed:
+        link.close()  # not read to its end (too long, or closed): not reused
+        return
+    link.idle_since = time.monotonic()
+    idle = _idle_links(destination, loop)
+    if len(idle) < IDLE_PER_DESTINATION:
+        idle.append(link)
+    else:
+        link.close()
 
 
 async def _connect(
     scheme: str, host: str, port: int, addresses: list[str], timeout: float
 ) -> _Link:
     last: BaseException | None = None
+    loop = asyncio.get_running_loop()
     for address in addresses:
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(
+            _transport, link = await asyncio.wait_for(
+                loop.create_connection(
+                    _Link,
                     address,
                     port,
                     ssl=_tls() if scheme == "https" else None,
@@ -290,7 +419,8 @@ async def _connect(
         except (OSError, TimeoutError, ssl.SSLError) as exc:
             last = exc
         else:
-            return _Link(address, reader, writer)
+            link.address = address
+            return link
     raise Failed(f"cannot connect to {host}:{port} ({_reason(last)})")
 
 
@@ -302,36 +432,12 @@ def _reason(exc: BaseException | None) -> str:
     return type(exc).__name__ if exc is not None else "no address"
 
 
-class _Reading:
-    """What the parser has told of an answer so far (httptools' callbacks)."""
-
-    __slots__ = ("complete", "keep_alive", "parser", "read", "retry_after", "status")
-
-    def __init__(self) -> None:
-        self.parser = httptools.HttpResponseParser(self)
-        self.status: int | None = None
-        self.retry_after: bytes | None = None
-        self.read = 0
-        self.complete = False
-        self.keep_alive = False
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        if name.lower() == b"retry-after":
-            self.retry_after = value
-
-    def on_headers_complete(self) -> None:
-        self.status = self.parser.get_status_code()
-
-    def on_body(self, body: bytes) -> None:
-        self.read += len(body)
-
-    def on_message_complete(self) -> None:
-        if self.status is not None and self.status >= 200:
-            self.complete = True
-            # Asked now: once the message is done the parser is ready for the next one.
-            self.keep_alive = self.parser.should_keep_alive()
-        else:  # an informational answer (100 Continue): the answer follows it
-            self.status = self.retry_after = None
+@lru_cache(maxsize=1024)
+def _authority(scheme: str, host: str, port: int) -> str:
+    """The Host header's value: the port written only when not the scheme's own."""
+    default = 443 if scheme == "https" else 80
+    named = f"[{host}]" if ":" in host else host
+    return named if port == default else f"{named}:{port}"
 
 
 def _request(authority: str, target: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
@@ -348,66 +454,6 @@ def _request(authority: str, target: str, headers: list[tuple[str, str]], body: 
         lines.append(f"{name}: {value}")
     lines.append("\r\n")
     return "\r\n".join(lines).encode("ascii") + body
-
-
-async def _exchange(
-    link: _Link,
-    destination: tuple[str, str, int],
-    target: str,
-    headers: list[tuple[str, str]],
-    body: bytes,
-    max_answer_bytes: int,
-    *,
-    kept: bool,
-) -> Answered:
-    """One request and its answer on `link`, which goes back to the idle ones when both
-    ended cleanly and is closed otherwise. `_Stale` when a kept link had been closed before
-    any of the answer came."""
-    scheme, host, port = destination
-    default = 443 if scheme == "https" else 80
-    authority = host if port == default else f"{host}:{port}"
-    if ":" in host:
-        authority = f"[{host}]" if port == default else f"[{host}]:{port}"
-    answer = _Reading()
-    heard = False
-    try:
-        # One write, so one segment for a small request (a system call each costs more than
-        # the rest of the request's work on loopback).
-        link.writer.write(_request(authority, target, headers, body))
-        await link.writer.drain()
-        while not answer.complete and answer.read < max_answer_bytes:
-            data = await link.reader.read(65536)
-            if not data:
-                break  # closed: an answer without a length ends here, or none came
-            heard = True
-            answer.parser.feed_data(data)
-    except (OSError, ssl.SSLError) as exc:
-        await link.close()
-        if kept and not heard:
-            raise _Stale from None
-        raise Failed(f"the connection failed ({_reason(exc)})") from None
-    except httptools.HttpParserError as exc:
-        await link.close()
-        raise Failed(f"a malformed answer ({exc})") from None
-    except BaseException:
-        await link.close()  # a deadline or a cancellation mid-exchange
-        raise
-    status = answer.status
-    if status is None or status < 200:
-        await link.close()
-        if kept and not heard:
-            raise _Stale
-        raise Failed("the connection closed without an answer")
-    if answer.complete and answer.keep_alive:
-        link.idle_since = time.monotonic()
-        idle = _idle_links(destination)
-        if len(idle) < IDLE_PER_DESTINATION:
-            idle.append(link)
-        else:
-            await link.close()
-    else:
-        await link.close()  # not read to its end (too long, or closed): not reused
-    return Answered(status, _retry_after(answer.retry_after))
 
 
 def _retry_after(value: bytes | None) -> float | None:
