@@ -6,11 +6,17 @@ wait — read as HTTP says, the connection kept only when the answer ended clean
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from app.api.sessions import outbound
 from app.errors import InvalidInput
@@ -200,3 +206,80 @@ def test_a_header_that_is_not_one_line_of_ascii_is_never_sent(value: str) -> Non
 
     asyncio.run(main())
     assert scripted.requests == []
+
+
+def certificate(folder: Path, host: str) -> tuple[Path, Path]:
+    """A self-signed certificate for `host` and its key, written in `folder`."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.now(UTC)
+    made = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert, private = folder / f"{host}.pem", folder / f"{host}.key"
+    cert.write_bytes(made.public_bytes(serialization.Encoding.PEM))
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert, private
+
+
+@pytest.mark.parametrize("issued_to", ["localhost", "elsewhere.example"])
+def test_https_checks_the_receivers_certificate_and_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, issued_to: str
+) -> None:
+    """An https receiver is reached over TLS: a certificate no authority the service trusts
+    signed is refused, and so is one issued to another name; one it trusts, for the URL's
+    host, carries the requests, its connection kept between them."""
+    cert, private = certificate(tmp_path, issued_to)
+    serving = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    serving.load_cert_chain(cert, private)
+    scripted = Scripted([(NO_CONTENT, False)] * 2)
+
+    async def main() -> list[object]:
+        scripted.server = await asyncio.start_server(scripted._serve, "127.0.0.1", 0, ssl=serving)
+        port = scripted.server.sockets[0].getsockname()[1]
+        url = f"https://localhost:{port}/hook"
+        got: list[object] = []
+        try:
+            try:
+                got.append(await post(url))
+            except outbound.Failed as exc:
+                got.append(exc)
+            trusting = ssl.create_default_context(cafile=str(cert))
+            monkeypatch.setattr(outbound, "_tls", lambda: trusting)
+            for _ in range(2):
+                try:
+                    got.append(await post(url))
+                except outbound.Failed as exc:
+                    got.append(exc)
+        finally:
+            scripted.server.close()
+            await outbound.close_idle()
+        return got
+
+    untrusted, *trusted = asyncio.run(main())
+    assert isinstance(untrusted, outbound.Failed)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(untrusted)
+    if issued_to == "localhost":
+        assert trusted == [outbound.Answered(204, None)] * 2
+        assert len(scripted.requests) == 2
+        # One connection (the refused handshake never reached the receiver's code), kept for
+        # both requests.
+        assert scripted.connections == 1
+    else:
+        assert all(isinstance(each, outbound.Failed) for each in trusted)
+        assert all("match" in str(each) or "mismatch" in str(each) for each in trusted)
+        assert scripted.requests == []
