@@ -143,7 +143,9 @@ def catalogs_fetched(seat: Seat) -> list[str]:
 @pytest.mark.slow
 def test_the_page_in_german(page_in: NewPage, server: Server) -> None:
     """de-DE: the page's labels in German before and after creating a session, the round's
-    summary from the service in German, every call asking for German."""
+    summary from the service in German, every call asking for German. The first round's dice
+    are the GM's (a known winner, so its summary names the EG it moves); the second's are the
+    server's."""
     seat = page_in("de-DE")
     page = seat.page
     page.goto(f"{server.base_url}/table")
@@ -157,22 +159,28 @@ def test_the_page_in_german(page_in: NewPage, server: Server) -> None:
     expect(page.locator("#connection")).to_have_text("Live")
     expect(page.get_by_role("heading", name="Armdrücken")).to_be_visible()
     expect(page.locator(".who")).to_have_text("Du bist die SL")
+    page.get_by_role("group", name="Lydia").get_by_label("Stärke-W20").fill("18")
+    page.get_by_role("group", name="Ogre").get_by_label("Stärke-W20").fill("4")
     page.get_by_role("button", name="Runde spielen").click()
     expect(seat.rounds()).to_have_count(1)
-    summary = seat.rounds().first.locator(".round-summary")
+    first = page.get_by_role("listitem", name="Runde 1", exact=True)
+    summary = first.locator(".round-summary")
     expect(summary).to_contain_text("Lydia")
     expect(summary).to_contain_text(re.compile(r"\bEG\b"))
     expect(summary).not_to_contain_text(re.compile(r"\bDS\b|\bvs\b"))
-    # The round's card is the service's, in German: its line, and each die's note (the
-    # server rolled every die of a round the GM played without entering any).
-    card = seat.rounds().first
-    expect(card.locator(".card-title")).to_contain_text(
+    # The round's card is the service's, in German: its line, and each die's note.
+    expect(first.locator(".card-title")).to_contain_text("Lydia 1d20+2 = 20 gegen Ogre 1d20+6 = 10")
+    expect(first.locator(".card-title")).not_to_contain_text(re.compile(r"\bDS\b|\bvs\b"))
+    expect(first.locator(".card-note").first).to_contain_text("Spanne +10, geschafft, eingegeben")
+    page.get_by_role("button", name="Runde spielen").click()
+    expect(seat.rounds()).to_have_count(2)
+    second = page.get_by_role("listitem", name="Runde 2", exact=True)
+    expect(second.locator(".card-title")).to_contain_text(
         re.compile(r"Lydia 1d20\+2 = \d+ gegen Ogre")
     )
-    expect(card.locator(".card-title")).not_to_contain_text(re.compile(r"\bDS\b|\bvs\b"))
-    expect(card.locator(".card-note").first).to_contain_text("vom Server gewürfelt")
+    expect(second.locator(".card-note").first).to_contain_text("vom Server gewürfelt")
     expect(page.locator("#summary")).to_contain_text("Armdrücken Lydia gegen Ogre")
-    expect(page.locator("#rounds-count")).to_have_text("1 Runde gespielt")
+    expect(page.locator("#rounds-count")).to_have_text("2 Runden gespielt")
     assert api_languages(seat) == {"de"}
     assert [url.rsplit("/", 1)[1] for url in catalogs_fetched(seat)] == ["de.json"]
     confined(seat)
