@@ -8,10 +8,14 @@ that is not reachable is skipped with one line saying what to install or start; 
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
+import subprocess
+import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -39,6 +43,26 @@ def program(name: str, remedy: str, *, called: str | None = None) -> str:
     if found is None:
         missing(f"no {called or name} on PATH", remedy)
     return found
+
+
+def npm_installed(package: Path, needed: Sequence[Path], remedy: str) -> None:
+    """`npm ci` in `package` (the exact versions of its lock file) unless every path of
+    `needed` is there already: once, by whichever test process asks first, the others
+    (pytest-xdist workers) waiting on a lock file meanwhile (`npm ci` empties node_modules
+    first, under any other reader)."""
+    npm = program("npm", remedy)
+    key = hashlib.sha256(str(package).encode()).hexdigest()[:16]
+    with (Path(tempfile.gettempdir()) / f"arbiter-npm-{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not all(path.exists() for path in needed):
+            installed = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund"],
+                cwd=package,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert installed.returncode == 0, installed.stdout + installed.stderr
 
 
 def skipped_groups(reasons: Iterable[str]) -> list[str]:

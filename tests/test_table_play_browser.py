@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
-from tests.requirements import program
+from tests.requirements import npm_installed
 from tests.store.servers import Server
 from tests.test_table_browser import (  # noqa: F401 - the fixtures, shared
     CHROMIUM_ARGS,
@@ -62,9 +61,7 @@ async () => {
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     """axe-core's script, installed from its lock file when it is not there yet."""
-    if not AXE_SCRIPT.exists():
-        npm = program("npm", "apt-get install npm (Node.js 20)", called="npm")
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=AXE_DIR, check=True, timeout=300)
+    npm_installed(AXE_DIR, [AXE_SCRIPT], "apt-get install npm (Node.js 20)")
     return AXE_SCRIPT.read_text(encoding="utf-8")
 
 

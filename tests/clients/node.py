@@ -9,13 +9,10 @@ wait for it.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import subprocess
-import tempfile
 from pathlib import Path
 
-from tests.requirements import program
+from tests.requirements import npm_installed, program
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 BIN = PACKAGE / "node_modules" / ".bin"
@@ -32,12 +29,5 @@ def run(*command: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 def typescript_tools() -> Path:
     """The folder of the installed tools (`BIN`), installed first if need be."""
     program("node", INSTALL, called="Node.js (node)")  # the tools are Node.js scripts
-    npm = program("npm", INSTALL)
-    # One install at a time: `npm ci` empties node_modules first, under any other reader.
-    key = hashlib.sha256(str(PACKAGE).encode()).hexdigest()[:16]
-    with (Path(tempfile.gettempdir()) / f"arbiter-npm-{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not all((BIN / tool).exists() for tool in TOOLS):
-            installed = run(npm, "ci", "--no-audit", "--no-fund", cwd=PACKAGE)
-            assert installed.returncode == 0, installed.stdout + installed.stderr
+    npm_installed(PACKAGE, [BIN / tool for tool in TOOLS], INSTALL)
     return BIN

@@ -17,13 +17,10 @@ Foundry v12 calls a module (jQuery to `renderChatMessage`) and once as v13 does 
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import html
 import json
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,7 @@ import pytest
 
 from app.store.database import upgrade_to_head
 from tests.clients.node import INSTALL, run
-from tests.requirements import program
+from tests.requirements import npm_installed, program
 from tests.store.servers import running_servers
 
 pytestmark = pytest.mark.slow
@@ -54,13 +51,7 @@ def foundry_tools() -> Path:
     """tsc and Foundry's types in `clients/foundry/node_modules`, installed first if need be
     (as tests/clients/node.py installs the TypeScript client's: one `npm ci` at a time)."""
     program("node", INSTALL, called="Node.js (node)")
-    npm = program("npm", INSTALL)
-    key = hashlib.sha256(str(MODULE).encode()).hexdigest()[:16]
-    with (Path(tempfile.gettempdir()) / f"arbiter-npm-{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (TSC.exists() and (MODULE / "node_modules" / "fvtt-types").exists()):
-            installed = run(npm, "ci", "--no-audit", "--no-fund", cwd=MODULE)
-            assert installed.returncode == 0, installed.stdout + installed.stderr
+    npm_installed(MODULE, [TSC, MODULE / "node_modules" / "fvtt-types"], INSTALL)
     return TSC
 
 
