@@ -28,6 +28,7 @@ from tests.test_table_browser import (  # noqa: F401 - the fixtures, shared
     RECORD_VIOLATIONS,
     Seat,
     browser,
+    link_of,
     server,
 )
 
@@ -136,6 +137,12 @@ def api_languages(seat: Seat) -> set[str]:
     return {headers.get("accept-language", "") for url, headers in seat.requests if "/v1/" in url}
 
 
+def reads_of_the_session(seat: Seat) -> list[str]:
+    """The page's calls to the session's own URL (`/v1/{kind}/{id}`, nothing after it)."""
+    session = re.compile(r"/v1/[a-z-]+/[0-9a-f]{32}$")
+    return [url for url, _ in seat.requests if session.search(url.split("?")[0])]
+
+
 def catalogs_fetched(seat: Seat) -> list[str]:
     return [url for url, _ in seat.requests if "/table/messages/" in url]
 
@@ -172,8 +179,23 @@ def test_the_page_in_german(page_in: NewPage, server: Server) -> None:
     expect(first.locator(".card-title")).to_contain_text("Lydia 1d20+2 = 20 gegen Ogre 1d20+6 = 10")
     expect(first.locator(".card-title")).not_to_contain_text(re.compile(r"\bDS\b|\bvs\b"))
     expect(first.locator(".card-note").first).to_contain_text("Spanne +10, geschafft, eingegeben")
+    # Lydia's player, in German too, sees the next round come as a live event: the stream is
+    # in her page's language, so the event's session is shown as it is, never read again.
+    lydia = page_in("de-DE")
+    lydia.page.goto(link_of(seat, "Lydia"))
+    expect(lydia.page.locator("#connection")).to_have_text("Live")
+    expect(lydia.page.locator("#played")).to_have_text("1")
+    session_reads = len(reads_of_the_session(lydia))
+    assert session_reads >= 1
     page.get_by_role("button", name="Runde spielen").click()
     expect(seat.rounds()).to_have_count(2)
+    expect(lydia.rounds()).to_have_count(2)
+    expect(lydia.page.locator("#played")).to_have_text("2")
+    expect(lydia.page.locator("#summary")).to_contain_text("Armdrücken Lydia gegen Ogre")
+    expect(lydia.page.locator("#announcer")).to_contain_text(re.compile(r"^Runde 2: "))
+    assert len(reads_of_the_session(lydia)) == session_reads
+    assert api_languages(lydia) == {"de"}
+    confined(lydia)
     second = page.get_by_role("listitem", name="Runde 2", exact=True)
     expect(second.locator(".card-title")).to_contain_text(
         re.compile(r"Lydia 1d20\+2 = \d+ gegen Ogre")

@@ -636,26 +636,13 @@ function onEvent(name, data) {
       h("p", {}, h("a", { href: "#" }, t("Start or open a session")))));
     return;
   }
-  if (data.session) showEventSession(data.session);
+  // The stream speaks the page's language (its Accept-Language): its session is shown as it is.
+  if (data.session) applySession(data.session, true);
   if (name === "pending-cancelled") announce(t("The GM cancelled the round that waited for dice."));
   else if (name !== "session") announce(resultWords(data));
   if (name === "revealed" || name === "round" || name === "ended") view.sealed = {};
   loadRounds();
   refreshOdds();
-}
-
-/** A live event's session: in English, shown as it is; in another language, read again in
- * it (the event's own is shown if that read fails). */
-async function showEventSession(session) {
-  if (pageLanguage() === "en") {
-    applySession(session, true);
-    return;
-  }
-  try {
-    applySession((await asMe("GET", base())).body);
-  } catch {
-    applySession(session, true);
-  }
 }
 
 // The browser says when it goes off line: the stream is dropped at once (shown disconnected)
