@@ -131,6 +131,25 @@ def database_url(
 
 
 @pytest.fixture
+def own_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated database of `database_url`'s kind, this test's alone (for a test that
+    changes what every other test would see, such as where ids are numbered from)."""
+    from app.store.database import upgrade_to_head
+
+    if database_url.startswith("sqlite"):
+        url = f"sqlite:///{tmp_path / 'own.db'}"
+        upgrade_to_head(url)
+        yield url
+        return
+    url = create_postgres_database()
+    try:
+        upgrade_to_head(url)
+        yield url
+    finally:
+        drop_postgres_database(url)
+
+
+@pytest.fixture
 def store_client(database_url: str) -> Iterator[TestClient]:
     """A client for an app on a migrated SQLite or PostgreSQL database."""
     from fastapi.testclient import TestClient

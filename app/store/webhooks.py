@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from sqlalchemy import (
@@ -57,6 +57,8 @@ from app.store.repository import (
 
 subscriptions = Base.metadata.tables["webhook_subscriptions"]
 deliveries = Base.metadata.tables["webhook_deliveries"]
+#: The largest id a delivery can have: 64-bit, signed (PostgreSQL's BIGINT, SQLite's rowid).
+LAST_DELIVERY_ID: Final = 2**63 - 1
 sessions = Base.metadata.tables["sessions"]
 
 PENDING: Any = literal_column("'pending'")
@@ -907,27 +909,35 @@ def _delivery(row: Sequence[Any]) -> DeliveryRecord:
     return DeliveryRecord(**values)
 
 
-_LIST_DELIVERIES = Statement(
-    lambda: (
-        select(*(deliveries.c[name] for name in _DELIVERY_FIELDS))
-        .where(
-            deliveries.c.subscription_id == bindparam("subscription_id"),
-            deliveries.c.id < bindparam("before"),
+def _list_deliveries(below: bool) -> Any:
+    def build() -> Any:
+        statement = select(*(deliveries.c[name] for name in _DELIVERY_FIELDS)).where(
+            deliveries.c.subscription_id == bindparam("subscription_id")
         )
-        .order_by(deliveries.c.id.desc())
-        .limit(bindparam("limit"))
-        .offset(literal_column("0"))
-    )
-)
+        if below:
+            statement = statement.where(deliveries.c.id < bindparam("before"))
+        return (
+            statement.order_by(deliveries.c.id.desc())
+            .limit(bindparam("limit"))
+            .offset(literal_column("0"))
+        )
+
+    return build
+
+
+_NEWEST_DELIVERIES = Statement(_list_deliveries(below=False))
+_DELIVERIES_BELOW = Statement(_list_deliveries(below=True))
 
 
 async def list_deliveries(
-    connection: Transaction, subscription_id: str, *, before: int, limit: int
+    connection: Transaction, subscription_id: str, *, before: int | None, limit: int
 ) -> list[DeliveryRecord]:
-    """A subscription's deliveries numbered below `before`, newest first."""
-    found = await _LIST_DELIVERIES.fetch(
-        connection, {"subscription_id": subscription_id, "before": before, "limit": limit}
-    )
+    """A subscription's deliveries numbered below `before` (None: its newest), newest first."""
+    parameters: dict[str, Any] = {"subscription_id": subscription_id, "limit": limit}
+    if before is None:
+        found = await _NEWEST_DELIVERIES.fetch(connection, parameters)
+    else:
+        found = await _DELIVERIES_BELOW.fetch(connection, {**parameters, "before": before})
     return [_delivery(row) for row in found]
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 
 from app.api.sessions import outbound
 from app.api.sessions.deliveries import COALESCE_S, DeliveryWorker, backoff
@@ -389,6 +389,73 @@ def test_a_rotated_secret_signs_beside_the_old_one_and_a_replay_keeps_its_webhoo
     assert len({each.webhook_id for each in receiver.requests}) == 2
     assert [event["session"]["version"] for event in payloads(receiver.requests)] == [2, 3]
     assert_problem(session.post(f"webhooks/{made['id']}/deliveries/999999/replay"), 404)
+
+
+#: Past the last 32-bit id; and the last 64-bit one, the largest a delivery's id can be.
+PAST_32_BITS = 2**31 + 7
+LAST_64_BIT = 2**63 - 1
+
+
+def test_deliveries_numbered_past_2_to_the_31_are_listed_paged_and_replayed(
+    own_database_url: str, receiver: Receiver
+) -> None:
+    """Delivery ids are 64-bit: with the numbering moved past 2^31 (in a database of the
+    test's own), the newest deliveries are the first listed, `before` pages below any of
+    them, a replay finds one; an id past 64 bits is refused as invalid input (never a server
+    error)."""
+    receiver.start()
+    with app_client(own_database_url, **FAST) as fast:
+        session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+        made = subscribe(session, receiver.url)
+        receiver.secrets.append(made["secret"])
+        play(session, 1)
+        # Renumbered once its worker has recorded it (a claim is recorded by its id).
+        wait_for_deliveries(session, made["id"], lambda got: got[0]["status"] == "delivered")
+        engine = create_engine(own_database_url)
+        try:
+            with engine.begin() as connection:
+                if own_database_url.startswith("sqlite"):
+                    # An id is its row's rowid there: the next is numbered after the largest.
+                    connection.execute(
+                        text("UPDATE webhook_deliveries SET id = :past, rowid = :past"),
+                        {"past": PAST_32_BITS},
+                    )
+                else:
+                    connection.execute(
+                        text("UPDATE webhook_deliveries SET id = :past"), {"past": PAST_32_BITS}
+                    )
+                    connection.execute(
+                        text("SELECT setval('webhook_deliveries_id_seq', :past)"),
+                        {"past": PAST_32_BITS},
+                    )
+        finally:
+            engine.dispose()
+        play(session, 1)
+        receiver.wait_for(lambda got: len(got) == 2)
+        listed = wait_for_deliveries(
+            session, made["id"], lambda got: [each["status"] for each in got] == ["delivered"] * 2
+        )
+        assert [(each["id"], each["version"]) for each in listed] == [
+            (PAST_32_BITS + 1, 3),
+            (PAST_32_BITS, 2),
+        ]
+        below = session.get(f"webhooks/{made['id']}/deliveries?before={PAST_32_BITS + 1}")
+        assert below.status_code == 200, below.text
+        assert [each["id"] for each in below.json()["deliveries"]] == [PAST_32_BITS]
+        below_last = session.get(f"webhooks/{made['id']}/deliveries?before={LAST_64_BIT}")
+        assert [each["id"] for each in below_last.json()["deliveries"]] == [
+            PAST_32_BITS + 1,
+            PAST_32_BITS,
+        ]
+        replayed = session.post(f"webhooks/{made['id']}/deliveries/{PAST_32_BITS + 1}/replay")
+        assert replayed.status_code == 202, replayed.text
+        receiver.wait_for(lambda got: len(got) == 3)
+        assert receiver.requests[2].webhook_id == receiver.requests[1].webhook_id
+        assert receiver.requests[2].body == receiver.requests[1].body
+        assert_problem(session.post(f"webhooks/{made['id']}/deliveries/{LAST_64_BIT}/replay"), 404)
+        for past in (LAST_64_BIT + 1, 2**64):
+            assert_problem(session.post(f"webhooks/{made['id']}/deliveries/{past}/replay"), 422)
+            assert_problem(session.get(f"webhooks/{made['id']}/deliveries?before={past}"), 422)
 
 
 def test_a_delivery_given_up_after_the_window_marks_its_subscription_failing(
@@ -1046,9 +1113,7 @@ def test_a_delivery_written_while_its_queue_is_held_back_is_not_due_before_its_f
             await asyncio.gather(changed, recorded)
             return await watching.run(
                 "read",
-                lambda connection: list_deliveries(
-                    connection, made["id"], before=2**31 - 1, limit=10
-                ),
+                lambda connection: list_deliveries(connection, made["id"], before=None, limit=10),
             )
         finally:
             for store in (changing, working, watching):

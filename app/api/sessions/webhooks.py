@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Annotated, Any, Literal, NotRequired
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import Field, with_config
 from starlette.responses import Response
 from typing_extensions import TypedDict
@@ -43,7 +43,7 @@ from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
 from app.store.database import Store, Transaction
-from app.store.webhooks import DeliveryRecord, SubscriptionRecord
+from app.store.webhooks import LAST_DELIVERY_ID, DeliveryRecord, SubscriptionRecord
 
 #: Subscriptions one session (or the operator) may hold.
 MAX_SUBSCRIPTIONS = 10
@@ -377,9 +377,7 @@ async def _deliveries(
 ) -> Response:
     async def work(connection: Transaction) -> list[DeliveryRecord]:
         await _found(connection, owner, webhook_id)
-        return await store.list_deliveries(
-            connection, webhook_id, before=before or 2**31 - 1, limit=limit
-        )
+        return await store.list_deliveries(connection, webhook_id, before=before, limit=limit)
 
     found: list[DeliveryRecord] = await _in(request, owner, "read", work)
     return respond(request, {"deliveries": [_delivery(record) for record in found]})
@@ -437,9 +435,12 @@ async def rotate_webhook_secret(
     return await _rotate(request, _gm_of(kind, request, session_id), webhook_id)
 
 
+#: Delivery ids are 64-bit (app/store/webhooks.py): any of them is a cursor, none past them.
 Before = Annotated[
-    int | None, Query(ge=1, le=2**31 - 1, description="only deliveries numbered below this")
+    int | None,
+    Query(ge=1, le=LAST_DELIVERY_ID, description="only deliveries numbered below this"),
 ]
+DeliveryId = Annotated[int, Path(ge=1, le=LAST_DELIVERY_ID, description="the delivery's id")]
 Limit = Annotated[
     int, Query(ge=1, le=MAX_DELIVERIES, description=f"at most this many (≤ {MAX_DELIVERIES})")
 ]
@@ -460,7 +461,7 @@ async def list_webhook_deliveries(
 
 
 async def replay_webhook_delivery(
-    kind: AnyKind, request: Request, session_id: str, webhook_id: str, delivery_id: int
+    kind: AnyKind, request: Request, session_id: str, webhook_id: str, delivery_id: DeliveryId
 ) -> Response:
     """Send a delivery again, with its `webhook-id` and body (GM token): 202."""
     return await _replay(request, _gm_of(kind, request, session_id), webhook_id, delivery_id)
@@ -566,7 +567,7 @@ async def list_operator_webhook_deliveries(
 
 
 async def replay_operator_webhook_delivery(
-    request: Request, webhook_id: str, delivery_id: int
+    request: Request, webhook_id: str, delivery_id: DeliveryId
 ) -> Response:
     """Send a delivery again, with its `webhook-id` and body (the operator's key): 202."""
     return await _replay(request, _operator(request), webhook_id, delivery_id)
