@@ -57,8 +57,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.events import PATIENCE_S, Prober, StreamReader, Subscribers  # noqa: E402
-from bench.run import QUICK_CONTEST, free_port  # noqa: E402
+from bench.run import QUICK_CONTEST  # noqa: E402
 from bench.run import percentile as pct  # noqa: E402
+from bench.run import served as serve  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -194,9 +195,9 @@ def traceback_of(stat: tracemalloc.StatisticDiff, frames: int = 8) -> list[str]:
 def served(
     url: str, traced: bool, trim: bool = True, frames: int = 1, dump: str = ""
 ) -> Iterator[str]:
-    port = free_port()
+    """`traced_app` served on the SQLite database at `url` (bench/run.py's `served`: one
+    uvicorn worker, as scripts/dev.py serves Arbiter): its base URL."""
     env = {
-        **os.environ,
         **({} if trim else {"ARBITER_BENCH_NO_TRIM": "1"}),
         "DATABASE_URL": url,
         "ARBITER_ODDS_PRESTART": "0",
@@ -208,27 +209,9 @@ def served(
             env["ARBITER_BENCH_DUMP"] = dump
     elif traced:
         env["PYTHONTRACEMALLOC"] = "1"
-    command = [sys.executable, "-m", "uvicorn", "bench.fanout:traced_app", "--factory"]
-    command += ["--http", "app.serving:GuardedHttpTools", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--no-access-log", "--log-level", "warning"]
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the server
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + PATIENCE_S * 5  # tracemalloc starts slowly
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline or process.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"the server did not start: {log.read()[-2000:]!r}")
-            time.sleep(0.2)
+    patience = PATIENCE_S * 5  # tracemalloc starts slowly
+    with serve("bench.fanout:traced_app", env, factory=True, patience=patience) as (base, _pid):
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
 
 
 def memory(client: httpx.Client, **query: int | str) -> dict[str, Any]:

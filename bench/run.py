@@ -101,12 +101,17 @@ def free_port() -> int:
         return port
 
 
-def uvicorn_command(app: str, port: int, factory: bool = False) -> list[str]:
+def uvicorn_command(
+    app: str, port: int, factory: bool = False, *, guarded: bool = True
+) -> list[str]:
     """The command serving `app` on one uvicorn worker at 127.0.0.1:`port`; a factory is
-    Arbiter's, served as scripts/dev.py serves it: with its protocol's limits on heads."""
+    Arbiter's, served as scripts/dev.py serves it: with its protocol's limits on heads
+    (unless not `guarded`: uvicorn's own httptools protocol)."""
     args = [sys.executable, "-m", "uvicorn", app]
     if factory:
-        args += ["--factory", "--http", "app.serving:GuardedHttpTools"]
+        args.append("--factory")
+        if guarded:
+            args += ["--http", "app.serving:GuardedHttpTools"]
     return [
         *args,
         "--host",
@@ -138,12 +143,16 @@ def served(
     factory: bool = False,
     root: Path = ROOT,
     ready: str | None = None,
+    *,
+    guarded: bool = True,
+    patience: float = 90,
 ) -> Iterator[tuple[str, int]]:
     """`app` served from the source tree `root` until `ready` answers 200 (Arbiter's
-    `/healthz`, another app's `/`): its base URL and its process's id."""
+    `/healthz`, another app's `/`), given `patience` seconds to start: its base URL and its
+    process's id. `guarded`: as `uvicorn_command`."""
     ready = ready or ("/healthz" if factory else "/")
     port = free_port()
-    args = uvicorn_command(app, port, factory)
+    args = uvicorn_command(app, port, factory, guarded=guarded)
     # The server's request log goes to a file, as it would to a log collector: written to a
     # terminal, the terminal would be what is measured.
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the server
@@ -152,7 +161,7 @@ def served(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + patience
         while True:
             try:
                 if httpx.get(base + ready, timeout=1).status_code == 200:

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.run import drop_postgres, percentile, postgres_database  # noqa: E402
-from bench.sweep import ARM_WRESTLE, migrate, serving  # noqa: E402
+from bench.sweep import ARM_WRESTLE, migrate, served_from, serving  # noqa: E402
 
 LIVE = ARM_WRESTLE
 LIVE_SESSIONS = 200
@@ -297,8 +297,7 @@ def one_volume(url: str, volume: int, seconds: float) -> None:
         f"({(session_bytes + round_bytes) / 2**20:,.0f} MB)",
         flush=True,
     )
-    with serving(ROOT, url) as base:
-        pid = server_pid(base)
+    with served_from(ROOT, url) as (base, pid):
         with httpx.Client(base_url=base, timeout=30) as client:
             live = [client.post("/v1/arm-wrestles", json=LIVE).json() for _ in range(LIVE_SESSIONS)]
         rounds = [
@@ -330,30 +329,6 @@ def resident_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def server_pid(base: str) -> int:
-    """The pid of the uvicorn process listening on `base`'s port (the bench started it)."""
-    port = int(base.rsplit(":", 1)[1])
-    inode = None
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        if int(fields[1].split(":")[1], 16) == port and fields[3] == "0A":  # LISTEN
-            inode = fields[9]
-    holders = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if any(
-                os.readlink(handle) == f"socket:[{inode}]" for handle in (entry / "fd").iterdir()
-            ):
-                holders.append(int(entry.name))
-        except OSError:
-            continue
-    if not holders:
-        raise RuntimeError(f"no process listens on {port}")
-    return min(holders)  # the server, not a child that inherited its socket
 
 
 def main() -> None:

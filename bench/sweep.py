@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.pgwatch import Watch  # noqa: E402
-from bench.run import drop_postgres, free_port, percentile, postgres_database  # noqa: E402
+from bench.run import drop_postgres, percentile, postgres_database, served  # noqa: E402
 
 ARM_WRESTLE = {
     "a": {"name": "Lydia", "strength_mod": 2, "con_score": 200, "con_mod": 1},
@@ -68,49 +68,24 @@ CONNECTIONS = 64
 FILLED = "sweep"
 
 
+def served_from(source: Path, url: str) -> AbstractContextManager[tuple[str, int]]:
+    """Arbiter served from the source tree `source` on the database at `url` (one uvicorn
+    worker, with uvicorn's own httptools protocol): its base URL and its process's id."""
+    return served(
+        "app.main:create_app",
+        {"DATABASE_URL": url, "ARBITER_DICE_KEY": "bench-" * 8},
+        factory=True,
+        root=source,
+        guarded=False,
+        patience=180,
+    )
+
+
 @contextmanager
 def serving(source: Path, url: str) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "ARBITER_DICE_KEY": "bench-" * 8}
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        cwd=source,
-        env=env,
-        stdout=log,
-        stderr=log,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"the server did not start: {log.read()[-2000:]!r}")
-            time.sleep(0.1)
+    """Arbiter served from `source` on `url` (as `served_from`): its base URL."""
+    with served_from(source, url) as (base, _pid):
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-        log.close()
 
 
 def migrate(source: Path, url: str) -> None:
