@@ -36,7 +36,7 @@ DISTRIBUTED = {
 #: Small, rarely written tables, copied whole to every node: what no session holds alone.
 #: `webhook_subscriptions` holds an operator's subscriptions, of every session (no session
 #: of their own: `session_id` null), beside each session's.
-REFERENCE = {"webhook_subscriptions", "readiness_probe"}
+REFERENCE = {"webhook_subscriptions", "readiness_probe", "webhook_delivery_numbering"}
 
 
 def tables(metadata: MetaData = Base.metadata) -> dict[str, Table]:

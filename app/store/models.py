@@ -258,6 +258,22 @@ Index(
 Index("ix_webhook_deliveries_subscription_id", WebhookDelivery.subscription_id, WebhookDelivery.id)
 
 
+class WebhookDeliveryNumbering(Base):
+    """SQLite numbers a delivery as its table's rowid, the largest one plus one (see
+    `WebhookDelivery.id`), which would start again below ids already shown once retention had
+    forgotten the newest deliveries. The largest id the store has forgotten is kept here, in
+    one row written when deliveries are deleted (never on a change's path), and a delivery is
+    numbered past it. PostgreSQL numbers by its sequence, which never goes back, and never
+    writes or reads it."""
+
+    __tablename__ = "webhook_delivery_numbering"
+
+    #: Always 1.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: The largest id of a delivery deleted so far (0: none).
+    forgotten: Mapped[int] = mapped_column(BigInteger)
+
+
 class ReadinessProbe(Base):
     """One row that readiness rewrites and commits every few seconds (`Store.ready`): a
     database that reads but cannot make a change durable (a full disk, a read-only file

@@ -21,10 +21,13 @@ from typing import Any, Final
 import orjson
 from sqlalchemy import (
     BigInteger,
+    Column,
     DateTime,
     Integer,
     LargeBinary,
+    MetaData,
     String,
+    Table,
     any_,
     bindparam,
     case,
@@ -42,6 +45,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app.store.database import Transaction
 from app.store.models import Base
@@ -57,6 +61,7 @@ from app.store.repository import (
 
 subscriptions = Base.metadata.tables["webhook_subscriptions"]
 deliveries = Base.metadata.tables["webhook_deliveries"]
+numbering = Base.metadata.tables["webhook_delivery_numbering"]
 #: The largest id a delivery can have: 64-bit, signed (PostgreSQL's BIGINT, SQLite's rowid).
 LAST_DELIVERY_ID: Final = 2**63 - 1
 sessions = Base.metadata.tables["sessions"]
@@ -166,9 +171,44 @@ _DELETE_SUBSCRIPTION = Statement(
 )
 
 
+_LARGEST_ID = Statement(lambda: select(func.max(literal_column("rowid"))).select_from(deliveries))
+
+
+def _remember_numbering() -> Any:
+    """SQLite: `largest` kept as the largest delivery id forgotten, unless that is larger
+    already (an upsert of the one row, which writes nothing then)."""
+    statement = sqlite_insert(numbering).values(id=bindparam("one"), forgotten=bindparam("largest"))
+    return statement.on_conflict_do_update(
+        index_elements=[numbering.c.id],
+        set_={"forgotten": statement.excluded.forgotten},
+        where=numbering.c.forgotten < statement.excluded.forgotten,
+    )
+
+
+_REMEMBER_NUMBERING = Statement(_remember_numbering)
+
+
+async def _largest_id(connection: Transaction) -> int | None:
+    """SQLite: the largest delivery id there is (O(1): its table's last rowid), read before
+    deleting any; None on PostgreSQL, whose sequence never goes back."""
+    if _postgres(connection):
+        return None
+    found = await _LARGEST_ID.fetch(connection, {})
+    return None if found[0][0] is None else int(found[0][0])
+
+
+async def _forgotten_up_to(connection: Transaction, largest: int | None) -> None:
+    """SQLite, after deleting deliveries in this transaction: no delivery is numbered at or
+    below `largest` (`_largest_id` before the deletion) again (`WebhookDeliveryNumbering`)."""
+    if largest is not None:
+        await _REMEMBER_NUMBERING.execute(connection, {"one": 1, "largest": largest})
+
+
 async def delete_subscription(connection: Transaction, subscription_id: str) -> None:
     """Delete the subscription, and with it its deliveries (ON DELETE CASCADE)."""
+    largest = await _largest_id(connection)
     await _DELETE_SUBSCRIPTION.execute(connection, {"id": subscription_id})
+    await _forgotten_up_to(connection, largest)
 
 
 _ROTATE = Statement(
@@ -251,19 +291,42 @@ def _due_at(subscription: Any, session: Any, at: Any) -> Any:
     return case((first > at, first), else_=at)
 
 
+#: SQLite: the outbox's table with its rowid named, so that an insert can number a row's
+#: rowid as it numbers its id (the two stay equal; see `_insert_delivery`).
+_deliveries_by_rowid = Table(
+    deliveries.name,
+    MetaData(),
+    Column("rowid", BigInteger),
+    *(column._copy() for column in deliveries.columns),
+)
+
+
 def _insert_delivery(sqlite: bool) -> Any:
     numbered: dict[str, Any] = {}
+    table = deliveries
     if sqlite:
-        # A column of a composite key has no sequence on SQLite: numbered as the row's rowid
-        # is (64-bit; the largest one plus one), which it therefore equals. O(1): the last
-        # entry of the table's b-tree. (PostgreSQL: the column's BIGINT sequence.)
+        # A column of a composite key has no sequence on SQLite: numbered as the row's rowid,
+        # the largest one plus one (64-bit; O(1): the last entry of the table's b-tree), but
+        # never at or below an id the store has deleted (`webhook_delivery_numbering`, read
+        # by its key), and written as the row's rowid too, so that the next is numbered
+        # after it.
         rowid: Any = literal_column("rowid")
-        numbered["id"] = (
-            select(func.coalesce(func.max(rowid), literal_column("0")) + literal_column("1"))
+        forgotten = (
+            select(numbering.c.forgotten)
+            .where(numbering.c.id == literal_column("1"))
+            .scalar_subquery()
+        )
+        largest = (
+            select(func.coalesce(func.max(rowid), literal_column("0")))
             .select_from(deliveries)
             .scalar_subquery()
         )
-    return insert(deliveries).values(
+        number = func.max(largest, func.coalesce(forgotten, literal_column("0"))) + literal_column(
+            "1"
+        )
+        numbered = {"rowid": number, "id": number}
+        table = _deliveries_by_rowid
+    return insert(table).values(
         **numbered,
         message_id=bindparam("message_id"),
         subscription_id=bindparam("subscription_id"),
@@ -1011,8 +1074,12 @@ async def purge(connection: Transaction, *, sent_before: datetime, limit: int) -
     """Forget at most `limit` deliveries sent (or given up) before `sent_before`, and the
     subscriptions of sessions that are gone once nothing of theirs is left to send; how many
     deliveries."""
+    largest = await _largest_id(connection)
     forgotten = await _PURGE_DELIVERIES.execute(
         connection, {"cutoff": _time_in(connection, sent_before), "limit": limit}
     )
-    await _PURGE_ORPHANS.execute(connection, {})
+    # (A gone session's subscription goes with its deliveries, all sent: ON DELETE CASCADE.)
+    orphans = await _PURGE_ORPHANS.execute(connection, {})
+    if forgotten or orphans:
+        await _forgotten_up_to(connection, largest)
     return forgotten

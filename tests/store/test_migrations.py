@@ -502,6 +502,8 @@ def test_deliveries_and_stored_answers_keyed_by_their_session_both_ways(
             {**row, "session_id": row["session_id"] if row["scope"] == answers[2][0] else None}
             for row in found
         ] == answers_before
+        # The app's own insert, on the tables it writes now (0017's among them).
+        command.upgrade(config, "head")
         with engine.begin() as connection:
             connection.execute(
                 _insert_delivery(sqlite=not postgres),
@@ -874,9 +876,7 @@ def test_every_step_down_and_up_loses_nothing(empty_database_url: str) -> None:
     assert_rounds_match(before, "head")
 
     down = revisions()
-    # Back at head, every round's message is gone (0016's downgrade drops it, asking
-    # nothing: the English summary stays, and rounds are read back in it).
-    seen = {down[0]: without_messages(before)}
+    seen = {down[0]: before}
     for revision in down[1:]:
         command.downgrade(config, revision)
         now = contents(url)
@@ -889,7 +889,10 @@ def test_every_step_down_and_up_loses_nothing(empty_database_url: str) -> None:
         seen[revision] = now
     for revision in reversed(down[:-1]):
         command.upgrade(config, revision)
-        assert contents(url) == seen[revision], f"back at {revision}"
+        # From 0016 up, every round's message is gone (0016's downgrade drops it, asking
+        # nothing: the English summary stays, and rounds are read back in it).
+        again = seen[revision] if revision < "0016" else without_messages(seen[revision])
+        assert contents(url) == again, f"back at {revision}"
 
     command.downgrade(config, down[-1])
     assert contents(url) == seen[down[-1]]

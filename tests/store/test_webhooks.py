@@ -458,6 +458,60 @@ def test_deliveries_numbered_past_2_to_the_31_are_listed_paged_and_replayed(
             assert_problem(session.get(f"webhooks/{made['id']}/deliveries?before={past}"), 422)
 
 
+def test_no_delivery_is_numbered_again_with_an_id_the_store_deleted(
+    own_database_url: str, receiver: Receiver
+) -> None:
+    """Once retention has forgotten every delivery, and once a removed subscription took the
+    newest with it, the next delivery is still numbered past every id shown before (SQLite
+    numbers by its rowid, which would start again below them; PostgreSQL by its sequence)."""
+    from app.store.database import Store
+    from app.store.repository import now
+    from app.store.webhooks import purge
+
+    def forget_every_sent_delivery() -> int:
+        async def run() -> int:
+            store = Store(own_database_url)
+            await store.open()
+            try:
+                return await store.run(
+                    "write",
+                    lambda tx: purge(tx, sent_before=now() + timedelta(days=1), limit=1000),
+                )
+            finally:
+                await store.close()
+
+        return asyncio.run(run())
+
+    receiver.start()
+    with app_client(own_database_url, **FAST) as fast:
+        session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+        made = subscribe(session, receiver.url)
+        receiver.secrets.append(made["secret"])
+        play(session, 2)
+        sent = wait_for_deliveries(
+            session, made["id"], lambda got: [each["status"] for each in got] == ["delivered"] * 2
+        )
+        newest = sent[0]["id"]
+        assert forget_every_sent_delivery() == 2
+        assert deliveries(session, made["id"]) == []
+        play(session, 1)
+        [after_retention] = wait_for_deliveries(session, made["id"], lambda got: len(got) == 1)
+        assert after_retention["id"] > newest
+        # A second subscription's delivery is the newest; removing the subscription deletes it.
+        other = subscribe(session, "http://127.0.0.1:9/nobody-listens")
+        play(session, 1)
+        [removed] = deliveries(session, other["id"])
+        assert removed["id"] > after_retention["id"]
+        removing = session.client.delete(
+            f"{session.url}/webhooks/{other['id']}", headers=session.headers
+        )
+        assert removing.status_code == 204
+        play(session, 1)
+        latest = wait_for_deliveries(session, made["id"], lambda got: len(got) == 3)
+        assert latest[0]["id"] > removed["id"]
+        assert [each["version"] for each in latest] == [6, 5, 4]
+
+
 def test_a_delivery_given_up_after_the_window_marks_its_subscription_failing(
     database_url: str, receiver: Receiver
 ) -> None:
