@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -109,16 +110,15 @@ def drop_postgres_database(url: str) -> None:
     engine.dispose()
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
-def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """A migrated database of each kind, shared by the tests of one run."""
+@contextmanager
+def migrated(kind: str, folder: Path | None = None) -> Iterator[str]:
+    """A new database of `kind` (`sqlite`: a file in `folder`; `postgresql`: a database of
+    its own on the test server, dropped afterwards), migrated to head: its URL."""
     from app.store.database import upgrade_to_head
 
-    if request.param == "sqlite":
-        path: Path = tmp_path_factory.mktemp("sqlite") / "arbiter.db"
-        url = f"sqlite:///{path}"
+    if kind == "sqlite":
+        assert folder is not None
+        url = f"sqlite:///{folder / 'arbiter.db'}"
         upgrade_to_head(url)
         yield url
         return
@@ -128,25 +128,24 @@ def database_url(
         yield url
     finally:
         drop_postgres_database(url)
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A migrated database of each kind, shared by the tests of one run."""
+    with migrated(request.param, tmp_path_factory.mktemp("sqlite")) as url:
+        yield url
 
 
 @pytest.fixture
 def own_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
     """A migrated database of `database_url`'s kind, this test's alone (for a test that
     changes what every other test would see, such as where ids are numbered from)."""
-    from app.store.database import upgrade_to_head
-
-    if database_url.startswith("sqlite"):
-        url = f"sqlite:///{tmp_path / 'own.db'}"
-        upgrade_to_head(url)
+    kind = "sqlite" if database_url.startswith("sqlite") else "postgresql"
+    with migrated(kind, tmp_path) as url:
         yield url
-        return
-    url = create_postgres_database()
-    try:
-        upgrade_to_head(url)
-        yield url
-    finally:
-        drop_postgres_database(url)
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from app.settings import Settings
 from app.store import notify
 from app.store.database import upgrade_to_head
 from app.store.notify import ENDED, GAP, Event, Hub, Subscription, _chunks, postgres_dsn
-from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.conftest import migrated
 from tests.helpers import Session
 from tests.store.servers import (
     POLL_INTERVAL_S,
@@ -473,12 +473,8 @@ def test_a_burst_of_ended_streams_hands_memory_back_once(monkeypatch: pytest.Mon
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
     """A migrated PostgreSQL database of its own (LISTEN/NOTIFY is per database)."""
-    url = create_postgres_database()
-    try:
-        upgrade_to_head(url)
+    with migrated("postgresql") as url:
         yield url
-    finally:
-        drop_postgres_database(url)
 
 
 @asynccontextmanager

@@ -17,10 +17,9 @@ from sqlalchemy.dialects import postgresql
 
 from app.main import create_app
 from app.settings import Settings
-from app.store.database import upgrade_to_head
 from app.store.models import Base
 from tests.conformance import Conforming
-from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.conftest import migrated
 from tests.helpers import Session
 from tests.store.receiver import Receiver, payloads
 
@@ -79,12 +78,8 @@ def test_rounds_are_keyed_by_their_session_and_number() -> None:
 
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
-    url = create_postgres_database()
-    try:
-        upgrade_to_head(url)
+    with migrated("postgresql") as url:
         yield url
-    finally:
-        drop_postgres_database(url)
 
 
 @pytest.mark.postgres

@@ -27,7 +27,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store import database
 from app.store.database import upgrade_to_head
-from tests.conftest import POSTGRES_URL, create_postgres_database, drop_postgres_database
+from tests.conftest import POSTGRES_URL, migrated
 from tests.helpers import Session
 from tests.store.servers import running_servers
 
@@ -81,12 +81,8 @@ def test_sqlite_that_cannot_grow_its_files_is_not_ready_until_it_can(tmp_path: P
 @pytest.fixture
 def own_postgres_database() -> Iterator[str]:
     """A migrated PostgreSQL database of this test's own: its settings are changed."""
-    url = create_postgres_database()
-    try:
-        upgrade_to_head(url)
+    with migrated("postgresql") as url:
         yield url
-    finally:
-        drop_postgres_database(url)
 
 
 def maintenance(sql: str) -> None:
