@@ -3,7 +3,7 @@
 PYTHON ?= python3
 
 .PHONY: run test check lint bench migrate lock bench-sweep bench-sweep-plan bench-ids bench-scale \
-	bench-replicas bench-fanout-limits bench-cards
+	bench-replicas bench-fanout-limits bench-cards bench-webhooks
 
 run:
 	$(PYTHON) scripts/dev.py serve
@@ -57,3 +57,8 @@ bench-fanout-limits:
 # round answer with and without them against the bare app.
 bench-cards:
 	.venv/bin/python -m bench.cards
+
+# What a webhook subscription costs a round (docs/webhooks.md, docs/performance.md#webhooks):
+# rounds per second with one subscription per session against none, on SQLite (about 40 s).
+bench-webhooks:
+	.venv/bin/python bench/webhooks.py
