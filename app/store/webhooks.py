@@ -171,7 +171,14 @@ _DELETE_SUBSCRIPTION = Statement(
 )
 
 
-_LARGEST_ID = Statement(lambda: select(func.max(literal_column("rowid"))).select_from(deliveries))
+def _largest_rowid() -> Any:
+    """SQLite: the outbox's largest rowid (0 when empty), which is its largest delivery id:
+    O(1), the last entry of the table's b-tree."""
+    largest: Any = func.coalesce(func.max(literal_column("rowid")), literal_column("0"))
+    return select(largest).select_from(deliveries)
+
+
+_LARGEST_ID = Statement(_largest_rowid)
 
 
 def _remember_numbering() -> Any:
@@ -194,7 +201,7 @@ async def _largest_id(connection: Transaction) -> int | None:
     if _postgres(connection):
         return None
     found = await _LARGEST_ID.fetch(connection, {})
-    return None if found[0][0] is None else int(found[0][0])
+    return int(found[0][0])
 
 
 async def _forgotten_up_to(connection: Transaction, largest: int | None) -> None:
@@ -306,24 +313,13 @@ def _insert_delivery(sqlite: bool) -> Any:
     table = deliveries
     if sqlite:
         # A column of a composite key has no sequence on SQLite: numbered as the row's rowid,
-        # the largest one plus one (64-bit; O(1): the last entry of the table's b-tree), but
-        # never at or below an id the store has deleted (`webhook_delivery_numbering`, read
-        # by its key), and written as the row's rowid too, so that the next is numbered
-        # after it.
-        rowid: Any = literal_column("rowid")
-        forgotten = (
-            select(numbering.c.forgotten)
-            .where(numbering.c.id == literal_column("1"))
-            .scalar_subquery()
-        )
-        largest = (
-            select(func.coalesce(func.max(rowid), literal_column("0")))
-            .select_from(deliveries)
-            .scalar_subquery()
-        )
-        number = func.max(largest, func.coalesce(forgotten, literal_column("0"))) + literal_column(
-            "1"
-        )
+        # the largest one plus one (64-bit; `_largest_rowid`), but never at or below an id
+        # the store has deleted (`webhook_delivery_numbering`, read by its key), and written
+        # as the row's rowid too, so that the next is numbered after it.
+        zero: Any = literal_column("0")
+        one: Any = literal_column("1")
+        forgotten = select(numbering.c.forgotten).where(numbering.c.id == one).scalar_subquery()
+        number = func.max(_largest_rowid().scalar_subquery(), func.coalesce(forgotten, zero)) + one
         numbered = {"rowid": number, "id": number}
         table = _deliveries_by_rowid
     return insert(table).values(
