@@ -21,16 +21,18 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from app.api.sessions import outbound
 from app.api.sessions.deliveries import COALESCE_S, DeliveryWorker, backoff
 from app.main import create_app
 from app.settings import Settings
+from app.store.database import null_pool_engine
 from app.store.webhooks import Job
 from tests.conformance import Conforming
 from tests.helpers import Session, assert_problem, bearer
 from tests.store.receiver import Receiver, payloads
+from tests.store.test_ids import PAST_32_BITS
 
 #: A match nobody tires in, long enough for every test's rounds (first to a DS of 30).
 ARM_WRESTLE: dict[str, Any] = {
@@ -79,6 +81,14 @@ def subscribe(session: Session, url: str, **body: Any) -> dict[str, Any]:
     return made
 
 
+def heard_by(session: Session, receiver: Receiver, **body: Any) -> dict[str, Any]:
+    """`receiver` subscribed to `session` (`subscribe`), and told its secret before any
+    delivery can come."""
+    made = subscribe(session, receiver.url, **body)
+    receiver.secrets.append(made["secret"])
+    return made
+
+
 def deliveries(session: Session, webhook_id: str) -> list[dict[str, Any]]:
     response = session.get(f"webhooks/{webhook_id}/deliveries")
     assert response.status_code == 200, response.text
@@ -122,8 +132,7 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
     counted_before = {outcome: attempts(outcome) for outcome in ("delivered", "retried")}
     passes_before = REGISTRY.get_sample_value("arbiter_webhook_passes_total") or 0.0
     session = Session(fast, "arm-wrestles", ARM_WRESTLE)
-    made = subscribe(session, receiver.url)
-    receiver.secrets.append(made["secret"])
+    made = heard_by(session, receiver)
     versions = play(session, 3)
     # Down: the first delivery is tried and retried while nothing listens.
     wait_for_deliveries(session, made["id"], lambda listed: listed[-1]["attempts"] >= 2)
@@ -357,8 +366,7 @@ def test_a_rotated_secret_signs_beside_the_old_one_and_a_replay_keeps_its_webhoo
 ) -> None:
     receiver.start()
     session = Session(fast, "arm-wrestles", ARM_WRESTLE)
-    made = subscribe(session, receiver.url)
-    receiver.secrets.append(made["secret"])  # before the round: its delivery may come at once
+    made = heard_by(session, receiver)
     play(session, 1)
     receiver.wait_for(lambda got: len(got) == 1)
     rotated = session.post(f"webhooks/{made['id']}/secret")
@@ -391,8 +399,7 @@ def test_a_rotated_secret_signs_beside_the_old_one_and_a_replay_keeps_its_webhoo
     assert_problem(session.post(f"webhooks/{made['id']}/deliveries/999999/replay"), 404)
 
 
-#: Past the last 32-bit id; and the last 64-bit one, the largest a delivery's id can be.
-PAST_32_BITS = 2**31 + 7
+#: The last 64-bit id, the largest a delivery's id can be.
 LAST_64_BIT = 2**63 - 1
 
 
@@ -406,12 +413,11 @@ def test_deliveries_numbered_past_2_to_the_31_are_listed_paged_and_replayed(
     receiver.start()
     with app_client(own_database_url, **FAST) as fast:
         session = Session(fast, "arm-wrestles", ARM_WRESTLE)
-        made = subscribe(session, receiver.url)
-        receiver.secrets.append(made["secret"])
+        made = heard_by(session, receiver)
         play(session, 1)
         # Renumbered once its worker has recorded it (a claim is recorded by its id).
         wait_for_deliveries(session, made["id"], lambda got: got[0]["status"] == "delivered")
-        engine = create_engine(own_database_url)
+        engine = null_pool_engine(own_database_url)
         try:
             with engine.begin() as connection:
                 if own_database_url.startswith("sqlite"):
@@ -485,8 +491,7 @@ def test_no_delivery_is_numbered_again_with_an_id_the_store_deleted(
     receiver.start()
     with app_client(own_database_url, **FAST) as fast:
         session = Session(fast, "arm-wrestles", ARM_WRESTLE)
-        made = subscribe(session, receiver.url)
-        receiver.secrets.append(made["secret"])
+        made = heard_by(session, receiver)
         play(session, 2)
         sent = wait_for_deliveries(
             session, made["id"], lambda got: [each["status"] for each in got] == ["delivered"] * 2
@@ -521,8 +526,7 @@ def test_a_delivery_given_up_after_the_window_marks_its_subscription_failing(
     receiver.start()
     with app_client(database_url, **{**FAST, "webhook_retry_window_seconds": 0.5}) as client:
         session = Session(client, "arm-wrestles", ARM_WRESTLE)
-        made = subscribe(session, receiver.url)
-        receiver.secrets.append(made["secret"])
+        made = heard_by(session, receiver)
         play(session, 1)
         listed = wait_for_deliveries(session, made["id"], lambda got: got[-1]["status"] == "failed")
         assert listed[-1]["last_status"] == 500
@@ -682,7 +686,6 @@ def test_secrets_rest_sealed_and_a_redirect_is_never_followed(
     the receiver knows it); a 307 is an answer that is not 2xx, retried, never followed."""
     from sqlalchemy import select
 
-    from app.store.database import null_pool_engine
     from app.store.webhooks import subscriptions
 
     elsewhere = Receiver().start()
@@ -692,8 +695,7 @@ def test_secrets_rest_sealed_and_a_redirect_is_never_followed(
     try:
         with app_client(database_url, **FAST, webhook_key="w" * 40) as client:
             session = Session(client, "arm-wrestles", ARM_WRESTLE)
-            made = subscribe(session, receiver.url)
-            receiver.secrets.append(made["secret"])
+            made = heard_by(session, receiver)
             raw = base64.b64decode(made["secret"].removeprefix("whsec_"))
             engine = null_pool_engine(database_url)
             with engine.connect() as connection:
@@ -747,7 +749,7 @@ def test_retention_forgets_sent_deliveries_and_a_gone_sessions_subscriptions(
     kept; a deleted session's subscription goes once nothing of it is left to send."""
     from sqlalchemy import func, select
 
-    from app.store.database import Store, null_pool_engine
+    from app.store.database import Store
     from app.store.repository import now
     from app.store.webhooks import deliveries as outbox
     from app.store.webhooks import list_subscriptions, purge
@@ -1199,8 +1201,7 @@ def test_a_round_with_a_subscription_writes_its_delivery_in_its_own_statement(
     monkeypatch.setattr(Transaction, "execute", counted)
     with app_client(database_url, **FAST) as client:
         session = Session(client, "arm-wrestles", ARM_WRESTLE)
-        made = subscribe(session, receiver.url, events=["round"])
-        receiver.secrets.append(made["secret"])
+        made = heard_by(session, receiver, events=["round"])
         receiver.start()
         written.clear()
         play(session, 1)
@@ -1231,7 +1232,7 @@ def test_a_stale_change_writes_no_delivery_in_its_statement(database_url: str) -
     has no such statement: asking for one is refused, and nothing is written either."""
     postgres_url = database_url
     postgres = database_url.startswith("postgresql")
-    from app.store.database import StaleWrite, Store, null_pool_engine
+    from app.store.database import StaleWrite, Store
     from app.store.repository import get_session, now, update_session
     from app.store.webhooks import NewDelivery, alongside
 
