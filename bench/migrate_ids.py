@@ -47,7 +47,7 @@ def alembic(url: str, *args: str) -> float:
 def played_rounds(url: str) -> list[tuple[str, str, str]]:
     """(inputs, dice, outcome) of ten rounds played through the API, as JSON text."""
     alembic(url, "upgrade", "head")
-    with serving(ROOT, url) as base, httpx.Client(base_url=base, timeout=30) as client:
+    with serving(ROOT, url) as (base, _pid), httpx.Client(base_url=base, timeout=30) as client:
         made = client.post("/v1/arm-wrestles", json=ARM_WRESTLE).json()
         headers = {"authorization": f"Bearer {made['tokens']['gm']}"}
         for _ in range(10):

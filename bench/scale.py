@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.run import drop_postgres, percentile, postgres_database  # noqa: E402
-from bench.sweep import ARM_WRESTLE, migrate, served_from, serving  # noqa: E402
+from bench.sweep import ARM_WRESTLE, migrate, serving  # noqa: E402
 
 LIVE = ARM_WRESTLE
 LIVE_SESSIONS = 200
@@ -286,7 +286,7 @@ def sizes(engine: Engine) -> tuple[int, int, int, int]:
 def one_volume(url: str, volume: int, seconds: float) -> None:
     engine = create_engine(url)
     migrate(ROOT, url)
-    with serving(ROOT, url) as base:
+    with serving(ROOT, url) as (base, _pid):
         template, token = play_template(base)
     filled = fill(engine, template, volume) if volume else 0.0
     session_bytes, session_rows, round_bytes, round_rows = sizes(engine)
@@ -297,7 +297,7 @@ def one_volume(url: str, volume: int, seconds: float) -> None:
         f"({(session_bytes + round_bytes) / 2**20:,.0f} MB)",
         flush=True,
     )
-    with served_from(ROOT, url) as (base, pid):
+    with serving(ROOT, url) as (base, pid):
         with httpx.Client(base_url=base, timeout=30) as client:
             live = [client.post("/v1/arm-wrestles", json=LIVE).json() for _ in range(LIVE_SESSIONS)]
         rounds = [

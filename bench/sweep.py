@@ -33,8 +33,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -68,7 +67,7 @@ CONNECTIONS = 64
 FILLED = "sweep"
 
 
-def served_from(source: Path, url: str) -> AbstractContextManager[tuple[str, int]]:
+def serving(source: Path, url: str) -> AbstractContextManager[tuple[str, int]]:
     """Arbiter served from the source tree `source` on the database at `url` (one uvicorn
     worker, with uvicorn's own httptools protocol): its base URL and its process's id."""
     return served(
@@ -79,13 +78,6 @@ def served_from(source: Path, url: str) -> AbstractContextManager[tuple[str, int
         guarded=False,
         patience=180,
     )
-
-
-@contextmanager
-def serving(source: Path, url: str) -> Iterator[str]:
-    """Arbiter served from `source` on `url` (as `served_from`): its base URL."""
-    with served_from(source, url) as (base, _pid):
-        yield base
 
 
 def migrate(source: Path, url: str) -> None:
@@ -268,10 +260,10 @@ def one_run(
 ) -> dict[str, Any]:
     engine = create_engine(url)
     migrate(source, url)
-    with serving(source, url) as base:
+    with serving(source, url) as (base, _pid):
         requests, template = make_sessions(base)
     # Measured from a start as the sweep's is: a process just started is slower at first.
-    with serving(source, url) as base:
+    with serving(source, url) as (base, _pid):
         quiet = threading.Event()
         timer = threading.Timer(QUIET_SECONDS, quiet.set)
         timer.start()
@@ -283,7 +275,7 @@ def one_run(
     filled = fill(engine, template, expired)
     assert expired_left(engine) == expired
     swept = threading.Event()
-    with serving(source, url) as base:
+    with serving(source, url) as (base, _pid):
         started = time.perf_counter()
 
         def watch() -> None:

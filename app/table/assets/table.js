@@ -6,7 +6,7 @@
 
 import { ApiError, LiveEvents, call } from "./api.js";
 import { field, fill, h, uid } from "./dom.js";
-import { pageLanguage, possessive, t, tn } from "./i18n.js";
+import { possessive, t, tn } from "./i18n.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
 import { beforeReveal, remember, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
 import { byWords, cardLine, renderBoard, renderOdds, renderChoiceOdds, renderRound } from "./views.js";
