@@ -83,6 +83,14 @@ async def post(url: str, headers: list[tuple[str, str]] | None = None) -> outbou
     )
 
 
+async def outcome(url: str, headers: list[tuple[str, str]] | None = None) -> object:
+    """What one POST to `url` came to: its `Answered`, or the `Failed` it raised."""
+    try:
+        return await post(url, headers)
+    except outbound.Failed as exc:
+        return exc
+
+
 def run(answers: list[tuple[bytes, bool]], requests: int) -> tuple[list[object], Scripted]:
     """`requests` POSTs in turn to a receiver giving `answers`: what each came to (an
     `Answered` or the exception), and the receiver."""
@@ -92,10 +100,7 @@ def run(answers: list[tuple[bytes, bool]], requests: int) -> tuple[list[object],
         got: list[object] = []
         async with scripted as url:
             for _ in range(requests):
-                try:
-                    got.append(await post(url, [("webhook-id", "msg_1")]))
-                except outbound.Failed as exc:
-                    got.append(exc)
+                got.append(await outcome(url, [("webhook-id", "msg_1")]))
         return got
 
     return asyncio.run(main()), scripted
@@ -254,17 +259,11 @@ def test_https_checks_the_receivers_certificate_and_its_name(
         url = f"https://localhost:{port}/hook"
         got: list[object] = []
         try:
-            try:
-                got.append(await post(url))
-            except outbound.Failed as exc:
-                got.append(exc)
+            got.append(await outcome(url))
             trusting = ssl.create_default_context(cafile=str(cert))
             monkeypatch.setattr(outbound, "_tls", lambda: trusting)
             for _ in range(2):
-                try:
-                    got.append(await post(url))
-                except outbound.Failed as exc:
-                    got.append(exc)
+                got.append(await outcome(url))
         finally:
             scripted.server.close()
             await outbound.close_idle()
