@@ -699,6 +699,56 @@ def test_a_party_keeps_its_ticks_when_another_party_rolls(table: NewSeat, server
     assert bandits.errors == []
 
 
+#: What the page's user has selected: its text, and the id of the element holding its start.
+SELECTED = """() => {
+  const selection = window.getSelection();
+  const start = selection.rangeCount ? selection.getRangeAt(0).startContainer : null;
+  const holder = start && (start.nodeType === Node.ELEMENT_NODE ? start : start.parentElement);
+  return [selection.toString(), holder ? holder.closest("[id]").id : null];
+}"""
+
+
+def test_a_selection_outlasts_a_live_event_that_did_not_change_it(
+    table: NewSeat, server: Server
+) -> None:
+    # The Giant's player marks part of the dice she is typing, and the GM selects the summary
+    # to copy it; then the Ogre's dice arrive, which draws both pages again. Neither loses
+    # what was selected: the summary did not change, and the Giant's field is still hers.
+    gm = table()
+    create(gm, server, "regular-contests")
+    giant = table()
+    join(giant, link_of(gm, "Giant"), "You are Giant (your seat)")
+    ogre = table()
+    join(ogre, link_of(gm, "Ogre"), "You are Ogre (your seat)")
+    gm.page.get_by_role("button", name="Wait for the players' dice").click()
+    for seat in (giant, ogre):
+        expect(seat.page.locator("#dice-form")).to_contain_text("Round 1 waits for your dice.")
+    dice = giant.page.get_by_label("3d6")
+    dice.fill("3 4 5")
+    dice.evaluate("element => element.setSelectionRange(2, 3)")
+    summary = gm.page.locator("#summary").inner_text()
+    gm.page.evaluate("window.getSelection().selectAllChildren(document.getElementById('summary'))")
+    assert gm.page.evaluate(SELECTED) == [summary, "summary"]
+    giant.page.evaluate("document.getElementById('dice-form').dataset.before = 'yes'")
+
+    ogre.page.get_by_label("3d6").fill("6 6 6")
+    ogre.page.get_by_role("button", name="Send my dice").click()
+    expect(gm.page.locator("#pending")).to_contain_text("Round 1 waits for dice from Giant")
+    # The Giant's form was drawn again (the old one is gone), her field focused as it was,
+    # with what she typed and the same part of it marked.
+    expect(giant.page.locator("#board")).to_contain_text("waits for dice from Giant.")
+    expect(giant.page.locator("#dice-form[data-before]")).to_have_count(0)
+    expect(dice).to_be_focused()
+    expect(dice).to_have_value("3 4 5")
+    assert dice.evaluate("element => [element.selectionStart, element.selectionEnd]") == [2, 3]
+    assert gm.page.locator("#summary").inner_text() == summary
+    assert gm.page.evaluate(SELECTED) == [summary, "summary"]
+    giant.page.keyboard.type("6")
+    expect(dice).to_have_value("3 6 5")
+    assert giant.errors == []
+    assert gm.errors == []
+
+
 def test_an_option_game_buys_actions_from_the_parties_pages(table: NewSeat, server: Server) -> None:
     gm = table()
     fragment = create(gm, server, "skill-games", "Heroes and Bandits (option)")

@@ -49,6 +49,17 @@ export function fill(element, ...children) {
   return element;
 }
 
+/** `fill`, but leave `element` untouched when `children` equal what it already holds, so
+ * that what a reader has selected in it (to copy a summary, say) stays selected through a
+ * live event that changed nothing there. Only for children without listeners: the old ones
+ * are kept in place of equal new ones. */
+export function refill(element, ...children) {
+  const next = element.cloneNode(false);
+  append(next, children);
+  if (!next.isEqualNode(element)) element.replaceChildren(...next.childNodes);
+  return element;
+}
+
 let counter = 0;
 
 /** A fresh id for a label's `for`. */

@@ -5,7 +5,7 @@
 // send them to this page's token).
 
 import { ApiError, LiveEvents, call } from "./api.js";
-import { field, fill, h, uid } from "./dom.js";
+import { field, fill, h, refill, uid } from "./dom.js";
 import { possessive, t, tn } from "./i18n.js";
 import { KINDS, KIND_NAMES } from "./kinds.js";
 import { beforeReveal, remember, reportLine, verifyProof, verifyUnrevealed } from "./verify.js";
@@ -747,8 +747,8 @@ function render() {
   if (!session) return;
   watchDeadline();
   renderTurn();
-  fill(document.getElementById("summary"), session.summary);
-  fill(document.getElementById("played"), String(session.round));
+  refill(document.getElementById("summary"), session.summary);
+  refill(document.getElementById("played"), String(session.round));
   renderBoard(document.getElementById("board"), view.frag.kind, session, view.frag);
   renderControls();
   renderDiceFacts();
@@ -882,7 +882,7 @@ function renderDiceFacts() {
   if (!panel) return;
   panel.hidden = !session || session.dice !== "verifiable";
   if (panel.hidden) return;
-  fill(document.getElementById("dice-facts"),
+  refill(document.getElementById("dice-facts"),
     h("p", {}, t("The dice are verifiable: the server committed to its seed before the first roll and reveals it when the session ends; every round is chained to the one before.")),
     hashValue("Commitment", session.commitment),
     hashValue("Chain head", session.chain_head));
@@ -1281,11 +1281,17 @@ function renderControls() {
   if (isGm()) parts.push(dangerControls());
   const active = document.activeElement;
   const focused = entered && active && box.contains(active) ? keyedFields(box).find(([, element]) => element === active)?.[0] : null;
+  // Where the caret was in a text field (a number field has none to read or set).
+  const caret = focused && typeof active.selectionStart === "number"
+    ? [active.selectionStart, active.selectionEnd, active.selectionDirection] : null;
   fill(box, parts);
   if (entered) {
     restoreFields(box, entered);
     const again = focused && keyedFields(box).find(([key]) => key === focused)?.[1];
-    if (again && again.tagName !== "DETAILS") again.focus();
+    if (again && again.tagName !== "DETAILS") {
+      again.focus();
+      if (caret && typeof again.selectionStart === "number") again.setSelectionRange(...caret);
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // and progress for skill games), its odds (a table of numbers and a chart drawn from them,
 // the numbers written on the chart too) and its rounds with every die and where it came from.
 
-import { fill, h, s } from "./dom.js";
+import { fill, h, refill, s } from "./dom.js";
 import { possessive, t, tn } from "./i18n.js";
 import { KINDS, percent } from "./kinds.js";
 
@@ -114,7 +114,7 @@ export function renderBoard(box, kind, session, frag) {
     parts.push(h("p", { class: "pending-line" }, t("Round {number} waits for dice from {names}.", { number: session.pending.number, names: session.pending.waiting_for.join(", ") })));
   }
   if (session.status !== "active") parts.push(h("p", { class: "result" }, t("Finished: {summary}", { summary: session.summary })));
-  fill(box, parts);
+  refill(box, parts);
 }
 
 /** A course's increments as a row of cells, those done filled. */
