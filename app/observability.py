@@ -114,7 +114,8 @@ WEBHOOK_PASSES: Final = Counter(
     "arbiter_webhook_passes",
     "Delivery worker passes that attempted deliveries, each claiming them in one write "
     "transaction and recording what came of them in another (attempts / passes: how many "
-    "share them).",
+    "share them); a queue its receiver kept past the pass's patience is recorded, and "
+    "counted, apart.",
     registry=REGISTRY,
 )
 SESSIONS_PURGED: Final = Counter(

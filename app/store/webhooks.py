@@ -28,6 +28,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    all_,
     any_,
     bindparam,
     case,
@@ -431,25 +432,40 @@ async def enqueue(connection: Transaction, planned: Sequence[NewDelivery], at: d
         )
 
 
-def _due(lock: bool) -> Any:
+def _due(lock: bool, skipping: bool = False) -> Any:
+    """The queues' first deliveries due; `lock` on PostgreSQL (skipping those another
+    worker is claiming), and `skipping`: not those of the subscriptions of parameter `skip`
+    (an array on PostgreSQL, a JSON list on SQLite)."""
+
     def build() -> Any:
         earlier = deliveries.alias("earlier")
+        conditions = [
+            deliveries.c.status == PENDING,
+            deliveries.c.next_attempt_at <= bindparam("now"),
+            or_(
+                deliveries.c.claimed_until.is_(None),
+                deliveries.c.claimed_until <= bindparam("now"),
+            ),
+            ~exists().where(
+                earlier.c.subscription_id == deliveries.c.subscription_id,
+                earlier.c.session_id == deliveries.c.session_id,
+                earlier.c.status == PENDING,
+                earlier.c.id < deliveries.c.id,
+            ),
+        ]
+        if skipping and lock:
+            conditions.append(
+                deliveries.c.subscription_id != all_(cast(bindparam("skip"), ARRAY(String)))
+            )
+        elif skipping:
+            conditions.append(
+                deliveries.c.subscription_id.not_in(
+                    select(literal_column("value")).select_from(func.json_each(bindparam("skip")))
+                )
+            )
         statement = (
             select(deliveries.c.id, deliveries.c.subscription_id, deliveries.c.session_id)
-            .where(
-                deliveries.c.status == PENDING,
-                deliveries.c.next_attempt_at <= bindparam("now"),
-                or_(
-                    deliveries.c.claimed_until.is_(None),
-                    deliveries.c.claimed_until <= bindparam("now"),
-                ),
-                ~exists().where(
-                    earlier.c.subscription_id == deliveries.c.subscription_id,
-                    earlier.c.session_id == deliveries.c.session_id,
-                    earlier.c.status == PENDING,
-                    earlier.c.id < deliveries.c.id,
-                ),
-            )
+            .where(*conditions)
             .order_by(deliveries.c.next_attempt_at, deliveries.c.id)
             .limit(bindparam("limit"))
             # Written out: SQLAlchemy's SQLite compiler would add an OFFSET parameter of its own.
@@ -462,6 +478,9 @@ def _due(lock: bool) -> Any:
 
 _DUE = Statement(_due(lock=False))
 _DUE_LOCKED = Statement(_due(lock=True))
+#: The same, passing over some subscriptions (the worker's, while their receivers are slow).
+_DUE_SKIPPING = Statement(_due(lock=False, skipping=True))
+_DUE_LOCKED_SKIPPING = Statement(_due(lock=True, skipping=True))
 
 
 def _pairs_in(postgres: bool, columns: tuple[Any, Any], parameter: str, types: Any) -> Any:
@@ -653,17 +672,25 @@ async def claim_due(
     claim: str,
     limit: int,
     per_queue: int,
+    skip: Sequence[str] = (),
 ) -> list[Job]:
     """Claim (for `claim`, until `until`) the deliveries due at `now` that are the first still
-    pending of their subscription and session (at most `limit` of those queues), and each
-    one's next `per_queue - 1` due behind it; what sending them needs, in order.
+    pending of their subscription and session (at most `limit` of those queues; none of the
+    subscriptions in `skip`), and each one's next `per_queue - 1` due behind it; what sending
+    them needs, in order.
 
     A queue's deliveries after its first are never claimed by another worker meanwhile:
     only a queue's first is, and it is this worker's."""
     postgres = _postgres(connection)
-    found = await (_DUE_LOCKED if postgres else _DUE).fetch(
-        connection, {"now": _time_in(connection, now), "limit": limit}
-    )
+    due = {"now": _time_in(connection, now), "limit": limit}
+    if not skip:
+        found = await (_DUE_LOCKED if postgres else _DUE).fetch(connection, due)
+    elif postgres:
+        found = await _DUE_LOCKED_SKIPPING.fetch(connection, {**due, "skip": list(skip)})
+    else:
+        found = await _DUE_SKIPPING.fetch(
+            connection, {**due, "skip": orjson.dumps(list(skip)).decode()}
+        )
     if not found:
         return []
     claimed: list[tuple[str, int]] = [(session, head) for head, _subscription, session in found]

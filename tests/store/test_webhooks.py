@@ -195,6 +195,43 @@ def test_a_receiver_down_then_slow_then_failing_then_back_gets_every_event_in_or
     assert listed[-1]["attempts"] <= passes <= sum(each["attempts"] for each in listed)
 
 
+def test_a_slow_receiver_never_holds_up_another_sessions_deliveries(database_url: str) -> None:
+    """One GM's receiver that takes its time (here, until the test lets it answer, within the
+    sender's deadline) must not delay another GM's webhooks: while its request is held, a
+    round of another session is delivered to that session's receiver, then the held one is
+    answered 2xx and counted delivered, each once."""
+    patient = {**FAST, "webhook_timeout_seconds": 60.0, "webhook_lease_seconds": 90.0}
+    slow, quick = Receiver().start(), Receiver().start()
+    try:
+        with app_client(database_url, **patient) as client:
+            held = Session(client, "arm-wrestles", ARM_WRESTLE)
+            held_hook = heard_by(held, slow)
+            other = Session(client, "arm-wrestles", ARM_WRESTLE)
+            other_hook = heard_by(other, quick)
+            slow.mode = "slow"
+            play(held, 1)
+            with slow.changed:  # its request is in the receiver's hands, unanswered
+                assert slow.changed.wait_for(lambda: slow.arrived == 1, WAIT_S)
+            versions = play(other, 2)
+            # Bounded well below the held request's deadline: a worker waiting for it
+            # would send nothing else until it is answered.
+            quick.wait_for(lambda got: len(got) == 2, timeout=WAIT_S / 2)
+            assert slow.requests == []
+            assert [each["session"]["version"] for each in payloads(quick.delivered)] == versions
+            slow.release.set()
+            slow.wait_for(lambda got: len(got) == 1)
+            for session, hook in ((held, held_hook), (other, other_hook)):
+                listed = wait_for_deliveries(
+                    session, hook["id"], lambda got: all(d["status"] == "delivered" for d in got)
+                )
+                assert [d["attempts"] for d in listed] == [1] * len(listed)
+            # Sent once (its 204 came after the test let it go: listed as held).
+            assert [each.mode for each in slow.requests] == ["slow"]
+    finally:
+        slow.stop()
+        quick.stop()
+
+
 def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
     fast: TestClient, receiver: Receiver
 ) -> None:
@@ -987,6 +1024,89 @@ def test_a_pass_sends_at_most_webhook_concurrency_queues_at_once_and_every_queue
     ]
 
 
+def test_a_queue_past_a_passs_patience_goes_on_alone_and_its_receiver_gets_half_the_senders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pass writes what came of the queues done within its patience and lets the others
+    finish alone, each writing its own outcome when done; meanwhile they keep their senders,
+    and a subscription that keeps half of them gets no more (a pass's claim passes over its
+    queues). The claims, the sending and the records are the test's:
+    subscription "slow" holds its requests until the test lets them go."""
+    from app.api.sessions import deliveries
+    from app.store import webhooks
+    from app.store.webhooks import Attempted
+
+    moment = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+
+    def job(number: int, subscription: str) -> Job:
+        return Job(
+            number, f"msg_{number}", subscription, f"session-{number}", 2, "round", b"{}", 0,
+            moment, "http://x/", b"\x00k", None, None,
+        )  # fmt: skip
+
+    claims = [
+        [job(1, "slow"), job(2, "slow"), job(3, "quick")],  # the first pass's
+        [job(4, "slow"), job(5, "quick")],  # the second's
+    ]
+    asked: list[tuple[int, list[str]]] = []
+    recorded: list[tuple[list[int], list[int]]] = []
+
+    async def claim_due(*_: object, limit: int, skip: list[str], **__: object) -> list[Job]:
+        asked.append((limit, skip))
+        return [job for job in claims.pop(0) if job.subscription_id not in skip]
+
+    async def record(
+        _connection: object, _claim: str, attempted: Any, released: Any, _at: Any
+    ) -> None:
+        recorded.append(
+            (sorted(each.job.id for each in attempted), sorted(each.id for each in released))
+        )
+
+    class Store:
+        async def run(self, _mode: str, work: Any) -> Any:
+            return await work(None)
+
+    monkeypatch.setattr(webhooks, "claim_due", claim_due)
+    monkeypatch.setattr(webhooks, "record", record)
+    # The quick queues are done in the senders' first step; the slow ones wait for the gate.
+    monkeypatch.setattr(deliveries, "PATIENCE_S", 0.05)
+    worker = DeliveryWorker(Store(), Settings(webhook_concurrency=4))  # type: ignore[arg-type]
+    sent: list[int] = []
+
+    async def send_queue(queue: list[Job], _deadline: float) -> tuple[list[Attempted], list[Job]]:
+        if queue[0].subscription_id == "slow":
+            await gate[0].wait()
+        sent.extend(each.id for each in queue)
+        return [Attempted(each, 1, 204) for each in queue], []
+
+    worker._send_queue = send_queue  # type: ignore[assignment,method-assign]
+    gate: list[asyncio.Event] = []
+
+    async def run() -> None:
+        gate.append(asyncio.Event())
+        assert await worker.once() == 3
+        # Only the quick queue was written; the two slow ones go on, keeping two senders.
+        assert recorded == [([3], [])]
+        assert sorted(worker.straggling.values()) == ["slow", "slow"]
+        assert await worker.once() == 1
+        # Two senders left for the second pass (its claim asked for their share); the slow
+        # subscription already keeps half of the four: its claim passed over its queues.
+        assert asked == [
+            (4 * deliveries.QUEUES_PER_SENDER, []),
+            (2 * deliveries.QUEUES_PER_SENDER, ["slow"]),
+        ]
+        assert recorded[1] == ([5], [])
+        gate[0].set()
+        while worker.straggling:
+            await asyncio.wait(list(worker.straggling))
+
+    asyncio.run(run())
+    assert sorted(sent) == [1, 2, 3, 5]
+    # Each slow queue wrote what came of it on its own.
+    assert sorted(recorded[2:]) == [([1], []), ([2], [])]
+    assert worker.wake.is_set()  # and woke the worker: what is behind them may be due
+
+
 def test_two_workers_claiming_at_once_never_share_a_delivery(database_url: str) -> None:
     """Claims taken at the same moment by two stores (two processes' workers) on one database
     are disjoint — PostgreSQL's SKIP LOCKED, SQLite's write lock — and each queue's deliveries
@@ -1061,6 +1181,77 @@ def test_two_workers_claiming_at_once_never_share_a_delivery(database_url: str) 
             versions = [job.version for job in claimed if job.session_id == session]
             assert versions == list(range(2, 2 + len(versions)))  # from its first, in order
             assert len(versions) == 3
+
+
+def test_a_claim_passes_over_the_subscriptions_it_is_told_to_skip(database_url: str) -> None:
+    """A worker whose senders are kept by one subscription's slow receiver claims the other
+    subscriptions' deliveries only, on both databases: those skipped stay unclaimed, and the
+    next claim that skips nothing takes them."""
+    from app.store.database import Store
+    from app.store.repository import now
+    from app.store.webhooks import (
+        NewDelivery,
+        SubscriptionRecord,
+        claim_due,
+        enqueue,
+        insert_subscription,
+    )
+
+    async def run() -> list[list[tuple[str, str]]]:
+        store = Store(database_url)
+        await store.open()
+        try:
+            moment = now()
+            made = [
+                SubscriptionRecord(
+                    uuid.uuid4().hex, None, None, "http://x/", None, "public",
+                    b"\x00k", None, None, "active", None, moment,
+                )
+                for _ in range(3)
+            ]  # fmt: skip
+            ours = {subscription.id: name for subscription, name in zip(made, "abc", strict=True)}
+            sessions = [uuid.uuid4().hex for _ in range(2)]
+            planned = [
+                NewDelivery(f"msg_{uuid.uuid4().hex}", subscription.id, session, 2, "round", b"{}")
+                for subscription in made
+                for session in sessions
+            ]
+
+            async def setup(connection: Any) -> None:
+                for subscription in made:
+                    await insert_subscription(connection, subscription)
+                await enqueue(connection, planned, moment - timedelta(seconds=1))
+
+            await store.run("write", setup)
+            claimed = []
+            for skip in ([made[0].id, made[2].id], []):
+                jobs = await store.run(
+                    "write",
+                    lambda connection, skip=skip: claim_due(  # type: ignore[misc]
+                        connection,
+                        now=moment,
+                        until=moment + timedelta(minutes=1),
+                        claim=uuid.uuid4().hex,
+                        limit=1000,
+                        per_queue=2,
+                        skip=skip,
+                    ),
+                )
+                # Ours only (the run's other tests' deliveries are in the same tables).
+                claimed.append(
+                    sorted(
+                        (ours[job.subscription_id], job.session_id)
+                        for job in jobs
+                        if job.subscription_id in ours
+                    )
+                )
+            return claimed
+        finally:
+            await store.close()
+
+    skipping, then = asyncio.run(run())
+    assert [name for name, _session in skipping] == ["b", "b"]
+    assert [name for name, _session in then] == ["a", "a", "c", "c"]
 
 
 def test_a_delivery_written_while_its_queue_is_held_back_is_not_due_before_its_first(

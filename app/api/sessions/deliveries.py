@@ -3,8 +3,13 @@
 Every server process runs one, from its lifespan (`run`). A pass claims, in one short write
 transaction (app/store/webhooks.py, `claim_due`), the deliveries due that head their queue
 (one subscription's deliveries of one session), with up to `PER_QUEUE - 1` behind each, for
-a lease of `webhook_lease_seconds`; sends each queue's in order, the queues side by side;
-and writes what came of them, a queue in one transaction. A queue stops at its first
+a lease of `webhook_lease_seconds`; sends each queue's in order, the queues side by side
+(at most `webhook_concurrency` at once, counting those still going from earlier passes);
+and writes what came of them in one transaction. A pass waits `PATIENCE_S` for its queues:
+one still going then (a receiver taking its time, up to `webhook_timeout_seconds` a
+request) goes on alone and writes what came of it in a transaction of its own when done,
+while the next passes send the other sessions' deliveries; one subscription's queues may
+hold at most half the senders so. A queue stops at its first
 delivery not answered 2xx: that one is tried again after an exponential backoff with jitter
 (or the receiver's `Retry-After`), the ones behind it wait for it. Past
 `webhook_retry_window_seconds` since it was first due, a delivery is given up and its
@@ -27,6 +32,7 @@ import math
 import random
 import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from itertools import groupby
@@ -45,11 +51,17 @@ from app.store.webhooks import Attempted, Job
 
 log = logging.getLogger("arbiter")
 
+#: What came of a queue sent: its attempts, and its deliveries not attempted.
+Outcome = tuple[list[Attempted], list[Job]]
+
 #: A queue's deliveries claimed together (its first and those behind it).
 PER_QUEUE = 32
 #: Queues claimed in a pass for each one sent at once (`webhook_concurrency`): a pass's two
 #: transactions serve that many more deliveries when many sessions each have a few.
 QUEUES_PER_SENDER = 4
+#: How long a pass waits for its queues before it writes what came of those done, leaving
+#: the others to finish (and write) on their own: a slow receiver holds up nobody else.
+PATIENCE_S = 1.0
 #: After a poke, how long the worker waits at least for more changes to commit before its
 #: pass (`webhook_batch_seconds` after the last pass began, when that is later).
 COALESCE_S = 0.01
@@ -94,6 +106,10 @@ class DeliveryWorker:
         #: When the last pass began (`monotonic`), and how many passes there have been.
         self.began = -math.inf
         self.passes = 0
+        #: Senders a pass left going (a queue not done within `PATIENCE_S`), each with the
+        #: subscription of the queue it is sending; they hold their place among
+        #: `webhook_concurrency`, and write what came of them themselves.
+        self.straggling: dict[asyncio.Task[None], str] = {}
 
     def poke(self, *, written: bool = False) -> None:
         """Look for deliveries now, if a change of this process has written some since the
@@ -108,6 +124,10 @@ class DeliveryWorker:
         try:
             await self._run(stop)
         finally:
+            # A queue still being sent is let finish (within its lease) and write what came
+            # of it: what a receiver has answered is not sent again.
+            while self.straggling:
+                await asyncio.wait(list(self.straggling))
             await outbound.close_idle()
 
     async def _run(self, stop: asyncio.Event) -> None:
@@ -144,6 +164,15 @@ class DeliveryWorker:
     async def once(self) -> int:
         """One pass: claim what is due, send it, write what came of it; how many queues."""
         settings = self.settings
+        while len(self.straggling) >= settings.webhook_concurrency:
+            # Every sender is busy with a slow receiver: the pass waits for one to be free.
+            await asyncio.wait(list(self.straggling), return_when=asyncio.FIRST_COMPLETED)
+        senders = settings.webhook_concurrency - len(self.straggling)
+        # A subscription whose receiver keeps half the senders waiting already gets no more
+        # of them: its queues are passed over until one of them is done.
+        busy = Counter(self.straggling.values())
+        most = max(1, settings.webhook_concurrency // 2)
+        skip = sorted(subscription for subscription, count in busy.items() if count >= most)
         claim = uuid.uuid4().hex
         moment = self.clock()
         lease = timedelta(seconds=settings.webhook_lease_seconds)
@@ -154,8 +183,9 @@ class DeliveryWorker:
                 now=moment,
                 until=moment + lease,
                 claim=claim,
-                limit=settings.webhook_concurrency * QUEUES_PER_SENDER,
+                limit=senders * QUEUES_PER_SENDER,
                 per_queue=PER_QUEUE,
+                skip=skip,
             ),
         )
         if not jobs:
@@ -169,30 +199,66 @@ class DeliveryWorker:
                 key=lambda job: (job.subscription_id, job.session_id),
             )
         ]
-        sent: list[tuple[list[Attempted], list[Job]]] = []
         waiting = iter(queues)
+        sent: list[Outcome] = []
+        patient = True
+        #: The subscription of each sender's queue being sent, by sender.
+        current: dict[int, str] = {}
 
-        async def sender() -> None:
+        async def sender(number: int) -> Outcome | None:
             # The senders share one iterator: each queue is taken by the first one free.
             for queue in waiting:
-                sent.append(await self._send_queue(queue, deadline))
+                current[number] = queue[0].subscription_id
+                outcome = await self._send_queue(queue, deadline)
+                if not patient:
+                    return outcome  # the pass has stopped waiting: its straggler writes it
+                sent.append(outcome)
+            return None
 
-        await asyncio.gather(
-            *(sender() for _ in range(min(settings.webhook_concurrency, len(queues))))
-        )
-        attempted = [outcome for outcomes, _released in sent for outcome in outcomes]
+        begun = {
+            asyncio.create_task(sender(number)): number
+            for number in range(min(senders, len(queues)))
+        }
+        going = (await asyncio.wait(set(begun), timeout=PATIENCE_S))[1] if begun else set()
+        patient = False
+        # The queues no sender has begun are let go (a later pass's).
+        let_go = [job for queue in waiting for job in queue]
+        attempted = [attempt for outcomes, _released in sent for attempt in outcomes]
         released = [job for _outcomes, left in sent for job in left]
         # A pass that found fewer than it could claim, and sent all it claimed, left nothing
         # due behind it: the next waits for the changes committing meanwhile (a poke, then
         # `gathering`), so that one pass sends them together.
         self.more = (
             bool(released)
-            or len(queues) >= settings.webhook_concurrency * QUEUES_PER_SENDER
+            or bool(going)
+            or len(queues) >= senders * QUEUES_PER_SENDER
             or any(len(queue) >= PER_QUEUE for queue in queues)
         )
+        for task in going:
+            self.straggling[asyncio.create_task(self._straggle(task, claim))] = current[begun[task]]
+        await self._record(claim, attempted, released + let_go)
+        return len(queues)
+
+    async def _straggle(self, sender: asyncio.Task[Outcome | None], claim: str) -> None:
+        """Wait for a sender its pass left going, write what came of its queue, and wake the
+        worker (the deliveries behind it may be due now)."""
+        try:
+            outcome = await sender
+            if outcome is not None:
+                await self._record(claim, *outcome)
+        except Exception as exc:  # its claims run out: sent again (at least once)
+            log.warning("delivering webhooks failed: %r", exc)
+        finally:
+            me = asyncio.current_task()
+            self.straggling = {task: sub for task, sub in self.straggling.items() if task is not me}
+            self.wake.set()
+
+    async def _record(self, claim: str, attempted: list[Attempted], released: list[Job]) -> None:
+        """Write, in one transaction, what came of deliveries claimed by `claim`."""
+        if not attempted and not released:
+            return
         moment = self.clock()
         try:
-            # What came of the whole pass, in one transaction.
             await self.store.run(
                 "write",
                 lambda connection: webhooks.record(connection, claim, attempted, released, moment),
@@ -206,11 +272,8 @@ class DeliveryWorker:
                 sum(outcome.next_at is not None for outcome in attempted),
                 sum(outcome.error is not None and outcome.next_at is None for outcome in attempted),
             )
-        return len(queues)
 
-    async def _send_queue(
-        self, queue: Sequence[Job], deadline: float
-    ) -> tuple[list[Attempted], list[Job]]:
+    async def _send_queue(self, queue: Sequence[Job], deadline: float) -> Outcome:
         """Send a queue's claimed deliveries in order, up to the first that fails, while the
         lease leaves time for one more: what came of them, and those not attempted."""
         attempted: list[Attempted] = []
