@@ -1052,16 +1052,22 @@ async def replay(
     if not found:
         return False
     message_id, session_id, version, event, payload = found[0]
-    if _postgres(connection):
-        # As a change of its session would (`record` holds the session's row while it holds
-        # the queue back): a replay never reads its queue's first mid-retry.
-        await _HOLD_SESSION.fetch(connection, {"id": session_id})
-    await enqueue(
+    await enqueue_alone(
         connection,
-        [NewDelivery(message_id, subscription_id, session_id, version, event, bytes(payload))],
+        NewDelivery(message_id, subscription_id, session_id, version, event, bytes(payload)),
         at,
     )
     return True
+
+
+async def enqueue_alone(connection: Transaction, delivery: NewDelivery, at: datetime) -> None:
+    """Write a delivery that no change of its session writes (a replay, a ping), at the end
+    of its queue. On PostgreSQL its session's row is held first, as a change of it would be
+    (`record` holds that row while it holds the queue back): the new delivery never reads
+    its queue's first mid-retry."""
+    if _postgres(connection):
+        await _HOLD_SESSION.fetch(connection, {"id": delivery.session_id})
+    await enqueue(connection, [delivery], at)
 
 
 # --- retention -------------------------------------------------------------------------------

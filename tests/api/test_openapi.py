@@ -19,9 +19,9 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     ids = [operation["operationId"] for _, _, operation in operations(document)]
-    # 94, a skill game's own sealed choice read back, and the webhooks' six for each of the
-    # five session kinds and the operator's six.
-    assert len(ids) == len(set(ids)) == 94 + 1 + 5 * 6 + 6
+    # 94, a skill game's own sealed choice read back, and the webhooks' seven (a ping among
+    # them) for each of the five session kinds and the operator's seven.
+    assert len(ids) == len(set(ids)) == 94 + 1 + 5 * 7 + 7
     assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", operation_id) for operation_id in ids), ids
     assert {"createArmWrestle", "playArmWrestleRound", "rollGurpsSuccess", "endChase"} <= set(ids)
     assert {"oddsChaseChoices", "oddsSkillGameChoices", "oddsRaceChoices"} <= set(ids)
@@ -31,6 +31,8 @@ def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
         "subscribeArmWrestleWebhook",
         "replaySkillGameWebhookDelivery",
         "subscribeWebhook",
+        "pingChaseWebhook",
+        "pingWebhook",
     } <= set(ids)
     assert {"giveArmWrestleDice", "rollForArmWrestleSeats", "cancelArmWrestlePendingRound"} <= set(
         ids

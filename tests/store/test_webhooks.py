@@ -716,6 +716,81 @@ def test_the_operators_subscription_hears_every_sessions_changes(
         assert client.get("/v1/webhooks", headers=bearer(OPERATOR_KEY)).json() == {"webhooks": []}
 
 
+def test_a_ping_is_a_signed_test_delivery_after_those_queued_whatever_the_events(
+    database_url: str, receiver: Receiver
+) -> None:
+    """A GM checks a receiver without playing: `…/ping` writes a delivery of type `ping`
+    (sent whatever the subscription's `events`), after the session's deliveries already
+    queued, signed as any other (verified by `standardwebhooks`), its summary in the
+    subscription's language, listed with the `webhook-id` the answer gave. The operator's
+    subscription gets one too, told of no session. `ping` is no event to subscribe to."""
+    receiver.start()
+    with app_client(database_url, **FAST, operator_key=OPERATOR_KEY) as client:
+        session = Session(client, "arm-wrestles", ARM_WRESTLE)
+        assert_problem(session.post("webhooks", {"url": receiver.url, "events": ["ping"]}), 422)
+        made = heard_by(session, receiver, events=["round"], language="de")
+        versions = play(session, 1)
+        answer = session.post(f"webhooks/{made['id']}/ping")
+        assert answer.status_code == 202, answer.text
+        pinged = answer.json()
+        assert pinged["webhook_id"].startswith("msg_")
+        assert pinged["summary"] == f"A ping is on its way to webhook {made['id']}."
+        receiver.wait_for(lambda got: len(got) == 2)
+        first, second = payloads(receiver.delivered)
+        assert (first["type"], first["session"]["version"]) == ("round", versions[0])
+        assert second == {
+            "type": "ping",
+            "timestamp": second["timestamp"],
+            "session": {"id": session.id, "kind": "arm-wrestles", "version": versions[0]},
+            "data": {
+                "webhook": made["id"],
+                "summary": f"Eine Testzustellung (Ping) des Webhooks {made['id']}.",
+            },
+        }
+        assert receiver.delivered[1].webhook_id == pinged["webhook_id"]
+        listed = wait_for_deliveries(
+            session, made["id"], lambda got: all(d["status"] == "delivered" for d in got)
+        )
+        # Newest first: the ping, then the round before it.
+        assert [(d["event"], d["version"]) for d in listed] == [
+            ("ping", versions[0]),
+            ("round", versions[0]),
+        ]
+        assert listed[0]["webhook_id"] == pinged["webhook_id"]
+        # Only the GM's, and only of a subscription there is.
+        assert_problem(session.post(f"webhooks/{made['id']}/ping", token="x" * 43), 404)
+        assert_problem(session.post(f"webhooks/{'0' * 32}/ping"), 404)
+
+        # The operator's: no session to name.
+        hears = client.post(
+            "/v1/webhooks",
+            json={"url": receiver.url, "events": ["deleted"]},
+            headers=bearer(OPERATOR_KEY),
+        )
+        assert hears.status_code == 201, hears.text
+        receiver.secrets.append(hears.json()["secret"])
+        hook = hears.json()["id"]
+        try:
+            answer = client.post(f"/v1/webhooks/{hook}/ping", headers=bearer(OPERATOR_KEY))
+            assert answer.status_code == 202, answer.text
+            receiver.wait_for(
+                lambda got: any(e.webhook_id == answer.json()["webhook_id"] for e in got)
+            )
+            (ping,) = [
+                payload
+                for each, payload in zip(
+                    receiver.delivered, payloads(receiver.delivered), strict=True
+                )
+                if each.webhook_id == answer.json()["webhook_id"]
+            ]
+            assert (ping["type"], ping["session"], ping["data"]["webhook"]) == ("ping", None, hook)
+            assert ping["data"]["summary"] == f"A test delivery (ping) of webhook {hook}."
+            assert_problem(client.post(f"/v1/webhooks/{hook}/ping", headers=session.headers), 403)
+        finally:
+            # The database is every test's: an operator's subscription would hear theirs.
+            client.delete(f"/v1/webhooks/{hook}", headers=bearer(OPERATOR_KEY))
+
+
 def test_secrets_rest_sealed_and_a_redirect_is_never_followed(
     database_url: str, receiver: Receiver
 ) -> None:

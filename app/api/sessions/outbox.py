@@ -45,6 +45,8 @@ from app.store.webhooks import NewDelivery, Target
 NO_PARTY = ""
 VIEWS = ("public", "gm")
 SECRET_PREFIX = "whsec_"
+#: The event of a test delivery a GM (or the operator) asks for: sent whatever `events` says.
+PING = "ping"
 
 
 def new_message_id() -> str:
@@ -68,6 +70,23 @@ def payload(
         option=orjson.OPT_UTC_Z,
     )
     return head[:-1] + b',"data":' + data + b"}"
+
+
+def ping_payload(
+    subscription_id: str, session: dict[str, object] | None, at: datetime, summary: str
+) -> bytes:
+    """A ping's body (docs/webhooks.md#ping): `{"type": "ping", "timestamp", "session"}`
+    (the session's `{"id", "kind", "version"}`, or null for an operator's subscription),
+    `"data": {"webhook", "summary"}`: the subscription's id and a line saying what it is."""
+    return orjson.dumps(
+        {
+            "type": PING,
+            "timestamp": at,
+            "session": session,
+            "data": {"webhook": subscription_id, "summary": summary},
+        },
+        option=orjson.OPT_UTC_Z,
+    )
 
 
 def sign(message_id: str, timestamp: int, body: bytes, secrets: Sequence[bytes]) -> str:

@@ -4,7 +4,8 @@ operator (docs/webhooks.md).
 A GM subscribes a URL to the session's live events (all of them, or those listed) and is
 shown the signing secret once; lists, removes, rotates the secret (the one before it still
 signs beside the new one for `webhook_rotation_overlap_seconds`), lists a subscription's
-recent deliveries (their status, attempts, last answer) and replays one. The operator, with
+recent deliveries (their status, attempts, last answer), replays one and sends a test
+delivery (a ping). The operator, with
 `Authorization: Bearer <ARBITER_OPERATOR_KEY>`, does the same for subscriptions to every
 session's changes. A URL is checked when subscribed: http or https, and (unless
 `ARBITER_WEBHOOK_ALLOW_PRIVATE`) a host whose every address is public
@@ -34,7 +35,7 @@ from app.api.routing import DeferredBody, LeanRoute, answers, declare_body
 from app.api.schemas.common import ANSWER, Strict
 from app.api.sessions import outbound
 from app.api.sessions.lifecycle import bound, kind_router, schema_prefix
-from app.api.sessions.outbox import shown_secret
+from app.api.sessions.outbox import PING, new_message_id, ping_payload, shown_secret
 from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
 from app.api.sessions.work import unit_of_work
 from app.errors import Conflict, Forbidden, InvalidInput, NotFound, not_found
@@ -43,7 +44,7 @@ from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
 from app.store.database import Store, Transaction
-from app.store.webhooks import LAST_DELIVERY_ID, DeliveryRecord, SubscriptionRecord
+from app.store.webhooks import LAST_DELIVERY_ID, DeliveryRecord, NewDelivery, SubscriptionRecord
 
 #: Subscriptions one session (or the operator) may hold.
 MAX_SUBSCRIPTIONS = 10
@@ -147,6 +148,15 @@ class WebhookDeliveries(TypedDict):
 @with_config(ANSWER)
 class Replayed(TypedDict):
     replayed: int
+    summary: str
+
+
+@with_config(ANSWER)
+class Pinged(TypedDict):
+    """A ping written to the subscription's queue: its `webhook-id` (the delivery's
+    `webhook_id` in `…/deliveries`, where what came of it is listed)."""
+
+    webhook_id: str
     summary: str
 
 
@@ -404,6 +414,40 @@ async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: 
     return respond(request, {"replayed": delivery_id, "summary": i18n.said(said)}, 202)
 
 
+async def _ping(request: Request, owner: Owner, webhook_id: str) -> Response:
+    message_id = new_message_id()
+
+    async def work(connection: Transaction) -> None:
+        record = await _found(connection, owner, webhook_id)
+        at = repository.now()
+        summary = i18n.said(
+            m("A test delivery (ping) of webhook {webhook}.", webhook=webhook_id),
+            record.language or i18n.DEFAULT,
+        )
+        # A session's ping goes after the session's deliveries already queued; an operator's
+        # subscription, told of no one session, has a queue of its own for its pings.
+        queue, version, session = webhook_id, 0, None
+        if owner.session_id is not None and owner.kind is not None:
+            found = await repository.get_session(
+                connection, owner.session_id, owner.kind.path, lock=False
+            )
+            if found is None:  # (checked by the owner's check, in this transaction)
+                raise not_found(owner.kind.title, owner.session_id)
+            queue, version = found.id, found.version
+            session = {"id": found.id, "kind": found.kind, "version": found.version}
+        body = ping_payload(webhook_id, session, at, summary)
+        await store.enqueue_alone(
+            connection, NewDelivery(message_id, webhook_id, queue, version, PING, body), at
+        )
+
+    await _in(request, owner, "write", work)
+    worker = getattr(request.app.state, "deliveries", None)
+    if worker is not None:
+        worker.poke(written=True)
+    said = m("A ping is on its way to webhook {webhook}.", webhook=webhook_id)
+    return respond(request, {"webhook_id": message_id, "summary": i18n.said(said)}, 202)
+
+
 # --- a session's GM -----------------------------------------------------------------------
 
 
@@ -465,6 +509,14 @@ async def replay_webhook_delivery(
 ) -> Response:
     """Send a delivery again, with its `webhook-id` and body (GM token): 202."""
     return await _replay(request, _gm_of(kind, request, session_id), webhook_id, delivery_id)
+
+
+async def ping_webhook(
+    kind: AnyKind, request: Request, session_id: str, webhook_id: str
+) -> Response:
+    """Send the subscription a test delivery, `"type": "ping"`, signed as any other (GM
+    token): 202 with its `webhook-id`."""
+    return await _ping(request, _gm_of(kind, request, session_id), webhook_id)
 
 
 EXAMPLES = {"subscribe": {"url": "https://example.com/arbiter-hook", "events": ["round"]}}
@@ -532,6 +584,15 @@ def router(kind: AnyKind) -> APIRouter:
         responses=answers(202, Replayed),
         summary="Send a webhook's delivery again",
     )
+    add(
+        "/{session_id}/webhooks/{webhook_id}/ping",
+        bound(ping_webhook, kind),
+        f"ping{prefix}Webhook",
+        methods=["POST"],
+        status_code=202,
+        responses=answers(202, Pinged),
+        summary="Send a webhook a test delivery (ping)",
+    )
     return routes
 
 
@@ -571,6 +632,11 @@ async def replay_operator_webhook_delivery(
 ) -> Response:
     """Send a delivery again, with its `webhook-id` and body (the operator's key): 202."""
     return await _replay(request, _operator(request), webhook_id, delivery_id)
+
+
+async def ping_operator_webhook(request: Request, webhook_id: str) -> Response:
+    """Send the subscription a test delivery, `"type": "ping"` (the operator's key): 202."""
+    return await _ping(request, _operator(request), webhook_id)
 
 
 @cache
@@ -633,6 +699,15 @@ def operator_router() -> APIRouter:
         status_code=202,
         responses=answers(202, Replayed),
         summary="Send a delivery again",
+    )
+    add(
+        "/{webhook_id}/ping",
+        ping_operator_webhook,
+        "pingWebhook",
+        methods=["POST"],
+        status_code=202,
+        responses=answers(202, Pinged),
+        summary="Send a subscription a test delivery (ping)",
     )
     return routes
 
