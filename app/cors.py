@@ -16,7 +16,8 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp
 
-ALLOW_METHODS: Final = ("GET", "POST", "DELETE", "OPTIONS")
+#: Every method the API's routes take (a webhook's change is a PATCH), and the preflight's.
+ALLOW_METHODS: Final = ("GET", "POST", "PATCH", "DELETE", "OPTIONS")
 #: What a browser caller sends beyond the CORS-safelisted headers; `Last-Event-ID` is for
 #: event-stream clients built on `fetch` (EventSource cannot send `Authorization`).
 ALLOW_HEADERS: Final = (

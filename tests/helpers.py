@@ -141,6 +141,19 @@ class Session:
             self._path(path), json=body, headers=self._headers(who, token, headers)
         )
 
+    def patch(
+        self,
+        path: str,
+        body: Any,
+        who: str = "gm",
+        *,
+        token: str | None = None,
+    ) -> httpx.Response:
+        """PATCH `body` to `path` under the session as `who`, or with `token`."""
+        return self.client.patch(
+            self._path(path), json=body, headers=self._headers(who, token, None)
+        )
+
     def post_round(
         self,
         rolls: Rolls | None = None,

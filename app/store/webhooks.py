@@ -219,6 +219,35 @@ async def delete_subscription(connection: Transaction, subscription_id: str) -> 
     await _forgotten_up_to(connection, largest)
 
 
+_UPDATE_SUBSCRIPTION = Statement(
+    lambda: (
+        update(subscriptions)
+        .where(subscriptions.c.id == bindparam("id"))
+        .values(
+            url=bindparam("url"),
+            events=bindparam("events"),
+            view=bindparam("view"),
+            language=bindparam("language"),
+        )
+    )
+)
+
+
+async def update_subscription(connection: Transaction, record: SubscriptionRecord) -> None:
+    """A subscription's `url`, `events`, `view` and `language` as `record` has them (its
+    secrets, status and deliveries as they were)."""
+    await _UPDATE_SUBSCRIPTION.execute(
+        connection,
+        {
+            "id": record.id,
+            "url": record.url,
+            "events": _document_in(connection, record.events),
+            "view": record.view,
+            "language": record.language,
+        },
+    )
+
+
 _ROTATE = Statement(
     lambda: (
         update(subscriptions)

@@ -19,9 +19,9 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     ids = [operation["operationId"] for _, _, operation in operations(document)]
-    # 94, a skill game's own sealed choice read back, and the webhooks' seven (a ping among
-    # them) for each of the five session kinds and the operator's seven.
-    assert len(ids) == len(set(ids)) == 94 + 1 + 5 * 7 + 7
+    # 94, a skill game's own sealed choice read back, and the webhooks' eight (a change and a
+    # ping among them) for each of the five session kinds and the operator's eight.
+    assert len(ids) == len(set(ids)) == 94 + 1 + 5 * 8 + 8
     assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", operation_id) for operation_id in ids), ids
     assert {"createArmWrestle", "playArmWrestleRound", "rollGurpsSuccess", "endChase"} <= set(ids)
     assert {"oddsChaseChoices", "oddsSkillGameChoices", "oddsRaceChoices"} <= set(ids)
@@ -33,6 +33,8 @@ def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
         "subscribeWebhook",
         "pingChaseWebhook",
         "pingWebhook",
+        "updateRaceWebhook",
+        "updateWebhook",
     } <= set(ids)
     assert {"giveArmWrestleDice", "rollForArmWrestleSeats", "cancelArmWrestlePendingRound"} <= set(
         ids

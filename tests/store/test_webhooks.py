@@ -791,6 +791,79 @@ def test_a_ping_is_a_signed_test_delivery_after_those_queued_whatever_the_events
             client.delete(f"/v1/webhooks/{hook}", headers=bearer(OPERATOR_KEY))
 
 
+def test_a_subscription_changed_keeps_its_secret_and_sends_the_next_change_as_asked(
+    database_url: str,
+) -> None:
+    """`PATCH …/webhooks/{id}` changes what is given (the URL, checked as at subscription;
+    the events, null for every one; the view; the language) and keeps the rest: the secret
+    still verifies, the deliveries listed stay, and the next change goes to the new URL in
+    the new language. The operator changes theirs the same way."""
+    first, moved = Receiver().start(), Receiver().start()
+    try:
+        with app_client(database_url, **FAST, operator_key=OPERATOR_KEY) as client:
+            session = Session(client, "arm-wrestles", ARM_WRESTLE)
+            made = heard_by(session, first, events=["round"])
+            moved.secrets.append(made["secret"])
+            play(session, 1)
+            first.wait_for(lambda got: len(got) == 1)
+            path = f"webhooks/{made['id']}"
+            # Bad changes change nothing.
+            for bad in (
+                {"events": ["nope"]},
+                {"url": "ftp://example.com/"},
+                {"url": None},
+                {"view": "everyone"},
+                {"secret": "whsec_x"},
+            ):
+                assert_problem(session.patch(path, bad), 422)
+            assert_problem(session.patch(f"webhooks/{'0' * 32}", {"view": "gm"}), 404)
+            assert_problem(session.patch(path, {"view": "gm"}, token="x" * 43), 404)
+            answer = session.patch(path, {"url": moved.url, "events": None, "language": "es"})
+            assert answer.status_code == 200, answer.text
+            changed = answer.json()
+            assert "secret" not in changed
+            assert {key: changed[key] for key in ("url", "events", "view", "language")} == {
+                "url": moved.url,
+                "events": None,
+                "view": "public",
+                "language": "es",
+            }
+            assert (changed["id"], changed["created_at"]) == (made["id"], made["created_at"])
+            assert session.get("webhooks").json()["webhooks"] == [changed]
+            versions = play(session, 1)
+            moved.wait_for(lambda got: len(got) == 1)
+            (sent,) = payloads(moved.delivered)
+            assert (sent["type"], sent["session"]["version"]) == ("round", versions[0])
+            assert sent["data"]["summary"] != payloads(first.delivered)[0]["data"]["summary"]
+            assert len(first.requests) == 1
+            assert [d["event"] for d in deliveries(session, made["id"])] == ["round", "round"]
+            # An empty change changes nothing.
+            assert session.patch(path, {}).json() == changed
+
+            hears = client.post(
+                "/v1/webhooks",
+                json={"url": first.url, "events": ["deleted"]},
+                headers=bearer(OPERATOR_KEY),
+            )
+            assert hears.status_code == 201, hears.text
+            hook = hears.json()["id"]
+            try:
+                answer = client.patch(
+                    f"/v1/webhooks/{hook}", json={"view": "gm"}, headers=bearer(OPERATOR_KEY)
+                )
+                assert answer.status_code == 200, answer.text
+                assert (answer.json()["view"], answer.json()["events"]) == ("gm", ["deleted"])
+                assert_problem(
+                    client.patch(f"/v1/webhooks/{hook}", json={}, headers=session.headers), 403
+                )
+            finally:
+                # The database is every test's: an operator's subscription would hear theirs.
+                client.delete(f"/v1/webhooks/{hook}", headers=bearer(OPERATOR_KEY))
+    finally:
+        first.stop()
+        moved.stop()
+
+
 def test_secrets_rest_sealed_and_a_redirect_is_never_followed(
     database_url: str, receiver: Receiver
 ) -> None:

@@ -2,12 +2,12 @@
 operator (docs/webhooks.md).
 
 A GM subscribes a URL to the session's live events (all of them, or those listed) and is
-shown the signing secret once; lists, removes, rotates the secret (the one before it still
-signs beside the new one for `webhook_rotation_overlap_seconds`), lists a subscription's
-recent deliveries (their status, attempts, last answer), replays one and sends a test
-delivery (a ping). The operator, with
+shown the signing secret once; lists, changes (the URL, events, view, language), removes,
+rotates the secret (the one before it still signs beside the new one for
+`webhook_rotation_overlap_seconds`), lists a subscription's recent deliveries (their status,
+attempts, last answer), replays one and sends a test delivery (a ping). The operator, with
 `Authorization: Bearer <ARBITER_OPERATOR_KEY>`, does the same for subscriptions to every
-session's changes. A URL is checked when subscribed: http or https, and (unless
+session's changes. A URL is checked when subscribed or changed: http or https, and (unless
 `ARBITER_WEBHOOK_ALLOW_PRIVATE`) a host whose every address is public
 (app/api/sessions/outbound.py).
 """
@@ -18,13 +18,13 @@ import hmac
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Annotated, Any, Literal, NotRequired
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import Field, with_config
+from pydantic import Field, model_validator, with_config
 from starlette.responses import Response
 from typing_extensions import TypedDict
 
@@ -95,6 +95,41 @@ class WebhookCreate(Strict):
             "`?lang=`)"
         ),
     ] = None
+
+
+class WebhookUpdate(Strict):
+    """A subscription's changes: each field given replaces its value, each left out keeps
+    it (`"events": null`: every event from now on)."""
+
+    url: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=outbound.MAX_URL,
+            description="http or https; its host must resolve to public addresses only",
+        ),
+    ] = None
+    events: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=32)]] | None,
+        Field(
+            min_length=1,
+            max_length=32,
+            description="the live events' names to send; null: every one",
+        ),
+    ] = None
+    view: Annotated[Literal["public", "gm"] | None, Field(description="`public` or `gm`")] = None
+    language: Annotated[
+        Language | None,
+        Field(description="the language of the payloads' summaries"),
+    ] = None
+
+    @model_validator(mode="after")
+    def _no_null_but_events(self) -> WebhookUpdate:
+        # Only `events` has a meaning for null (every event); for the others, leave it out.
+        for name in ("url", "view", "language"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} may not be null (leave it out to keep it)")
+        return self
 
 
 @with_config(ANSWER)
@@ -276,24 +311,8 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
     settings = _settings(request)
     await _in(request, owner, "read", lambda _connection: _nothing())
     asked = await body.load()
-    if asked.events is not None:
-        unknown = sorted(set(asked.events) - owner.names)
-        if unknown:
-            raise InvalidInput(
-                m("no such live event: {events}", events=Listing(unknown)),
-                errors=[
-                    {"loc": ["body", "events"], "msg": f"unknown event {name!r}"}
-                    for name in unknown
-                ],
-            )
-    _scheme, host, port, _target = outbound.check_url(asked.url)
-    try:
-        await outbound.resolve(host, port, allow_private=settings.webhook_allow_private)
-    except outbound.Refused as exc:
-        raise InvalidInput(
-            m("the webhook's url is refused: {why}", why=str(exc)),
-            errors=[{"loc": ["body", "url"], "msg": str(exc)}],
-        ) from None
+    events = _known_events(owner, asked.events)
+    await _allowed_url(settings, asked.url)
     secret = secrets.token_bytes(SECRET_BYTES)
     subscription_id = uuid.uuid4().hex
     key = settings.webhook_key
@@ -302,7 +321,7 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
         session_id=owner.session_id,
         kind=None if owner.kind is None else owner.kind.path,
         url=asked.url,
-        events=None if asked.events is None else list(dict.fromkeys(asked.events)),
+        events=events,
         view=asked.view,
         language=asked.language or i18n.current(),
         secret=seal_webhook_secret(
@@ -326,6 +345,34 @@ async def _subscribe(request: Request, owner: Owner, body: DeferredBody[WebhookC
     # A transaction of its own: the URL's host was resolved outside any.
     await _store(request).run("write", insert)
     return respond(request, _shown(record, secret), 201)
+
+
+def _known_events(owner: Owner, events: list[str] | None) -> list[str] | None:
+    """`events` once each, in order, if every one is a live event's name (else a 422)."""
+    if events is None:
+        return None
+    unknown = sorted(set(events) - owner.names)
+    if unknown:
+        raise InvalidInput(
+            m("no such live event: {events}", events=Listing(unknown)),
+            errors=[
+                {"loc": ["body", "events"], "msg": f"unknown event {name!r}"} for name in unknown
+            ],
+        )
+    return list(dict.fromkeys(events))
+
+
+async def _allowed_url(settings: Settings, url: str) -> None:
+    """A 422 unless `url` is one a webhook may have (http or https, its host public unless
+    the operator allows private addresses)."""
+    _scheme, host, port, _target = outbound.check_url(url)
+    try:
+        await outbound.resolve(host, port, allow_private=settings.webhook_allow_private)
+    except outbound.Refused as exc:
+        raise InvalidInput(
+            m("the webhook's url is refused: {why}", why=str(exc)),
+            errors=[{"loc": ["body", "url"], "msg": str(exc)}],
+        ) from None
 
 
 async def _nothing() -> None:
@@ -356,6 +403,35 @@ async def _remove(request: Request, owner: Owner, webhook_id: str) -> Response:
 
     await _in(request, owner, "write", work)
     return Response(status_code=204)
+
+
+async def _update(
+    request: Request, owner: Owner, webhook_id: str, body: DeferredBody[WebhookUpdate]
+) -> Response:
+    settings = _settings(request)
+    await _in(request, owner, "read", lambda connection: _found(connection, owner, webhook_id))
+    asked = await body.load()
+    given = asked.model_fields_set
+    events = _known_events(owner, asked.events)
+    if asked.url is not None:
+        await _allowed_url(settings, asked.url)
+
+    async def work(connection: Transaction) -> SubscriptionRecord:
+        # A transaction of its own: the URL's host was resolved outside any.
+        record = await _found(connection, owner, webhook_id)
+        changed = replace(
+            record,
+            url=asked.url or record.url,
+            events=events if "events" in given else record.events,
+            view=asked.view or record.view,
+            language=asked.language or record.language,
+        )
+        if changed != record:
+            await store.update_subscription(connection, changed)
+        return changed
+
+    updated: SubscriptionRecord = await _in(request, owner, "write", work)
+    return respond(request, _shown(updated))
 
 
 async def _rotate(request: Request, owner: Owner, webhook_id: str) -> Response:
@@ -471,6 +547,18 @@ async def remove_webhook(
     return await _remove(request, _gm_of(kind, request, session_id), webhook_id)
 
 
+async def update_webhook(
+    kind: AnyKind,
+    request: Request,
+    session_id: str,
+    webhook_id: str,
+    body: DeferredBody[WebhookUpdate],
+) -> Response:
+    """Change a subscription's url, events, view or language (GM token); its secret, status
+    and deliveries stay."""
+    return await _update(request, _gm_of(kind, request, session_id), webhook_id, body)
+
+
 async def rotate_webhook_secret(
     kind: AnyKind, request: Request, session_id: str, webhook_id: str
 ) -> Response:
@@ -520,6 +608,10 @@ async def ping_webhook(
 
 
 EXAMPLES = {"subscribe": {"url": "https://example.com/arbiter-hook", "events": ["round"]}}
+UPDATE_EXAMPLES = {
+    "move": {"url": "https://example.com/arbiter-hook-v2"},
+    "every event": {"events": None},
+}
 
 
 @cache
@@ -558,6 +650,14 @@ def router(kind: AnyKind) -> APIRouter:
         status_code=204,
         response_class=Response,
         summary="Remove a webhook subscription",
+    )
+    add(
+        "/{session_id}/webhooks/{webhook_id}",
+        declare_body(bound(update_webhook, kind), WebhookUpdate, UPDATE_EXAMPLES),
+        f"update{prefix}Webhook",
+        methods=["PATCH"],
+        responses=answers(200, Webhook),
+        summary="Change a webhook subscription",
     )
     add(
         "/{session_id}/webhooks/{webhook_id}/secret",
@@ -613,6 +713,13 @@ async def list_operator_webhooks(request: Request) -> Response:
 async def remove_operator_webhook(request: Request, webhook_id: str) -> Response:
     """Remove a subscription to every session's live events (the operator's key)."""
     return await _remove(request, _operator(request), webhook_id)
+
+
+async def update_operator_webhook(
+    request: Request, webhook_id: str, body: DeferredBody[WebhookUpdate]
+) -> Response:
+    """Change a subscription to every session's live events (the operator's key)."""
+    return await _update(request, _operator(request), webhook_id, body)
 
 
 async def rotate_operator_webhook_secret(request: Request, webhook_id: str) -> Response:
@@ -674,6 +781,14 @@ def operator_router() -> APIRouter:
         status_code=204,
         response_class=Response,
         summary="Remove a subscription to every session's live events",
+    )
+    add(
+        "/{webhook_id}",
+        declare_body(update_operator_webhook, WebhookUpdate, UPDATE_EXAMPLES),
+        "updateWebhook",
+        methods=["PATCH"],
+        responses=answers(200, Webhook),
+        summary="Change a subscription to every session's live events",
     )
     add(
         "/{webhook_id}/secret",
