@@ -6,8 +6,9 @@ At every view in every state (the start form; the GM's, each seat's and each par
 before, during and after the rounds) axe-core (npm, pinned in tests/axe/package-lock.json,
 injected into the page) finds no serious or critical violation. A seat whose move it is sees it
 in a bar above the fold and in the tab's title; each round arrives as a card; after every
-action the keyboard stays where the player is. The 1280 px views are saved as the screenshots
-of docs/table.md (docs/table/*.png).
+action the keyboard stays where the player is. The 1280 px views are saved under
+tests/artifacts/table-play/; with `ARBITER_DOCS_SCREENSHOTS=1`, as the screenshots of
+docs/table.md (docs/table/*.png) instead, so that a test run leaves the clone as it was.
 """
 
 # The fixtures `browser` and `server` are tests/test_table_browser.py's, imported by name (which
@@ -17,6 +18,7 @@ of docs/table.md (docs/table/*.png).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +42,12 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 AXE_DIR = Path(__file__).resolve().parent / "axe"
 AXE_SCRIPT = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
-SHOTS = ROOT / "docs" / "table"
+#: Where the 1280 px views go: the docs' screenshots only when asked for.
+SHOTS = (
+    ROOT / "docs" / "table"
+    if os.environ.get("ARBITER_DOCS_SCREENSHOTS") == "1"
+    else ROOT / "tests" / "artifacts" / "table-play"
+)
 PHONE: ViewportSize = {"width": 390, "height": 844}
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 #: How many Tab presses a control may be away (the GM's page has every control of a round).
