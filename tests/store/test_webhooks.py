@@ -16,6 +16,7 @@ import random
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -676,6 +677,26 @@ def test_a_public_subscription_never_reads_a_losing_action_and_a_gm_one_reads_ev
 OPERATOR_KEY = "operator-" + "k" * 32
 
 
+@contextmanager
+def operator_subscription(
+    client: TestClient, receiver: Receiver, events: list[str]
+) -> Iterator[str]:
+    """The operator's subscription of `receiver` to every session's `events` (its secret
+    told to the receiver): its id, the subscription removed after (the database is every
+    test's: it would hear their sessions)."""
+    made = client.post(
+        "/v1/webhooks",
+        json={"url": receiver.url, "events": events},
+        headers=bearer(OPERATOR_KEY),
+    )
+    assert made.status_code == 201, made.text
+    receiver.secrets.append(made.json()["secret"])
+    try:
+        yield made.json()["id"]
+    finally:
+        client.delete(f"/v1/webhooks/{made.json()['id']}", headers=bearer(OPERATOR_KEY))
+
+
 def test_the_operators_subscription_hears_every_sessions_changes(
     database_url: str, receiver: Receiver
 ) -> None:
@@ -762,15 +783,7 @@ def test_a_ping_is_a_signed_test_delivery_after_those_queued_whatever_the_events
         assert_problem(session.post(f"webhooks/{'0' * 32}/ping"), 404)
 
         # The operator's: no session to name.
-        hears = client.post(
-            "/v1/webhooks",
-            json={"url": receiver.url, "events": ["deleted"]},
-            headers=bearer(OPERATOR_KEY),
-        )
-        assert hears.status_code == 201, hears.text
-        receiver.secrets.append(hears.json()["secret"])
-        hook = hears.json()["id"]
-        try:
+        with operator_subscription(client, receiver, ["deleted"]) as hook:
             answer = client.post(f"/v1/webhooks/{hook}/ping", headers=bearer(OPERATOR_KEY))
             assert answer.status_code == 202, answer.text
             receiver.wait_for(
@@ -786,9 +799,6 @@ def test_a_ping_is_a_signed_test_delivery_after_those_queued_whatever_the_events
             assert (ping["type"], ping["session"], ping["data"]["webhook"]) == ("ping", None, hook)
             assert ping["data"]["summary"] == f"A test delivery (ping) of webhook {hook}."
             assert_problem(client.post(f"/v1/webhooks/{hook}/ping", headers=session.headers), 403)
-        finally:
-            # The database is every test's: an operator's subscription would hear theirs.
-            client.delete(f"/v1/webhooks/{hook}", headers=bearer(OPERATOR_KEY))
 
 
 def test_a_subscription_changed_keeps_its_secret_and_sends_the_next_change_as_asked(
@@ -840,14 +850,7 @@ def test_a_subscription_changed_keeps_its_secret_and_sends_the_next_change_as_as
             # An empty change changes nothing.
             assert session.patch(path, {}).json() == changed
 
-            hears = client.post(
-                "/v1/webhooks",
-                json={"url": first.url, "events": ["deleted"]},
-                headers=bearer(OPERATOR_KEY),
-            )
-            assert hears.status_code == 201, hears.text
-            hook = hears.json()["id"]
-            try:
+            with operator_subscription(client, first, ["deleted"]) as hook:
                 answer = client.patch(
                     f"/v1/webhooks/{hook}", json={"view": "gm"}, headers=bearer(OPERATOR_KEY)
                 )
@@ -856,9 +859,6 @@ def test_a_subscription_changed_keeps_its_secret_and_sends_the_next_change_as_as
                 assert_problem(
                     client.patch(f"/v1/webhooks/{hook}", json={}, headers=session.headers), 403
                 )
-            finally:
-                # The database is every test's: an operator's subscription would hear theirs.
-                client.delete(f"/v1/webhooks/{hook}", headers=bearer(OPERATOR_KEY))
     finally:
         first.stop()
         moved.stop()
