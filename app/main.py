@@ -115,6 +115,10 @@ def create_app(settings: Settings | None = None, kinds: Mapping[str, AnyKind] = 
         await start_events(app, settings.database_url)
         # `GET /metrics` sets the active-sessions gauge from the database when scraped.
         app.state.active_sessions = partial(store.run, "read", active_sessions_by_kind)
+        # ... and the webhook outbox's backlog gauges (docs/webhooks.md#watching-it).
+        app.state.webhook_backlog = partial(
+            store.run, "read", lambda connection: webhooks_store.backlog(connection, now())
+        )
         stop = asyncio.Event()
         housekeeping = asyncio.create_task(
             purge_expired(store, settings, stop, count_sessions_purged)

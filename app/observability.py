@@ -118,6 +118,21 @@ WEBHOOK_PASSES: Final = Counter(
     "counted, apart.",
     registry=REGISTRY,
 )
+WEBHOOK_DUE: Final = Gauge(
+    "arbiter_webhook_deliveries_due",
+    "Webhook deliveries due and not yet sent (being sent included), every worker's, as counted "
+    "in the database at the last scrape (at most 100000 counted). Deliveries waiting for a "
+    "retry are not due.",
+    multiprocess_mode="mostrecent",
+    registry=REGISTRY,
+)
+WEBHOOK_OLDEST_DUE: Final = Gauge(
+    "arbiter_webhook_oldest_due_seconds",
+    "How long the most overdue webhook delivery has been due, in seconds, at the last scrape "
+    "(0 with none due): the outbox's lag.",
+    multiprocess_mode="mostrecent",
+    registry=REGISTRY,
+)
 SESSIONS_PURGED: Final = Counter(
     "arbiter_sessions_purged",
     "Sessions deleted by retention (finished, or abandoned while active), rounds with them.",
@@ -184,6 +199,13 @@ def count_session_created(kind: str) -> None:
 
 def count_session_finished(kind: str) -> None:
     _child(_finished, SESSIONS_FINISHED, kind).inc()
+
+
+def set_webhook_backlog(due: int, oldest_seconds: float) -> None:
+    """The outbox's deliveries due, and how long the most overdue has been, from the
+    database."""
+    WEBHOOK_DUE.set(due)
+    WEBHOOK_OLDEST_DUE.set(oldest_seconds)
 
 
 def set_active_sessions(by_kind: Mapping[str, int]) -> None:

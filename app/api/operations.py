@@ -16,7 +16,7 @@ from app.api.odds import worker as odds_worker
 from app.api.routing import LeanRoute
 from app.api.schemas.common import ANSWER
 from app.errors import ServiceUnavailable
-from app.observability import render_metrics, set_active_sessions
+from app.observability import render_metrics, set_active_sessions, set_webhook_backlog
 
 
 @with_config(ANSWER)
@@ -67,6 +67,13 @@ async def metrics(request: Request) -> Response:
             set_active_sessions(await active_sessions())
         except Exception as exc:
             logging.getLogger("arbiter").debug("active sessions not counted: %r", exc)
+    webhook_backlog = getattr(request.app.state, "webhook_backlog", None)
+    if webhook_backlog is not None:
+        try:
+            found = await webhook_backlog()
+            set_webhook_backlog(found.due, found.oldest_seconds)
+        except Exception as exc:
+            logging.getLogger("arbiter").debug("webhook backlog not counted: %r", exc)
     body, content_type = await run_in_threadpool(render_metrics)
     return Response(body, media_type=content_type)
 

@@ -1099,6 +1099,46 @@ async def enqueue_alone(connection: Transaction, delivery: NewDelivery, at: date
     await enqueue(connection, [delivery], at)
 
 
+# --- the backlog (`GET /metrics`) ------------------------------------------------------------
+
+#: Deliveries due counted at most: a scrape's count stays a bounded walk of the due index.
+BACKLOG_COUNTED: Final = 100_000
+
+_DUE_COUNT = Statement(
+    lambda: select(func.count()).select_from(
+        select(literal_column("1"))
+        .select_from(deliveries)
+        .where(deliveries.c.status == PENDING, deliveries.c.next_attempt_at <= bindparam("now"))
+        .limit(bindparam("counted"))
+        .offset(literal_column("0"))
+        .subquery("due")
+    )
+)
+_FIRST_DUE = Statement(
+    lambda: select(func.min(deliveries.c.next_attempt_at)).where(deliveries.c.status == PENDING)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """The outbox's deliveries due and not yet sent, every worker's, at `now`."""
+
+    #: How many (at most `BACKLOG_COUNTED`).
+    due: int
+    #: How long the most overdue of them has been due, in seconds (0 with none).
+    oldest_seconds: float
+
+
+async def backlog(connection: Transaction, at: datetime) -> Backlog:
+    """What the delivery workers have left to send at `at`: both through the index of the
+    pending deliveries by when they are due."""
+    moment = _time_in(connection, at)
+    (count,) = (await _DUE_COUNT.fetch(connection, {"now": moment, "counted": BACKLOG_COUNTED}))[0]
+    (first,) = (await _FIRST_DUE.fetch(connection, {}))[0]
+    overdue = 0.0 if first is None else (at - _time_out(first)).total_seconds()
+    return Backlog(int(count), max(0.0, overdue))
+
+
 # --- retention -------------------------------------------------------------------------------
 
 _PURGE_DELIVERIES = Statement(

@@ -233,6 +233,46 @@ def test_a_slow_receiver_never_holds_up_another_sessions_deliveries(database_url
         quick.stop()
 
 
+def test_metrics_show_the_outbox_backlog_while_a_receiver_holds_it(own_database_url: str) -> None:
+    """`GET /metrics` reads the outbox's backlog from the database: while a receiver holds a
+    delivery (unanswered, within its deadline) it is due and not sent, for longer than
+    nothing; once answered, nothing is due. In a database of the test's own (the gauges
+    count every subscription's deliveries)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def gauges(client: TestClient) -> tuple[float, float]:
+        answer = client.get("/metrics")
+        assert answer.status_code == 200
+        found = {
+            sample.name: sample.value
+            for family in text_string_to_metric_families(answer.text)
+            for sample in family.samples
+        }
+        return found["arbiter_webhook_deliveries_due"], found["arbiter_webhook_oldest_due_seconds"]
+
+    patient = {**FAST, "webhook_timeout_seconds": 60.0, "webhook_lease_seconds": 90.0}
+    slow = Receiver().start()
+    try:
+        with app_client(own_database_url, **patient) as client:
+            assert gauges(client) == (0, 0)
+            session = Session(client, "arm-wrestles", ARM_WRESTLE)
+            hook = heard_by(session, slow)
+            slow.mode = "slow"
+            play(session, 1)
+            with slow.changed:  # its request is in the receiver's hands, unanswered
+                assert slow.changed.wait_for(lambda: slow.arrived == 1, WAIT_S)
+            due, oldest = gauges(client)
+            assert due == 1
+            assert oldest > 0
+            slow.release.set()
+            wait_for_deliveries(
+                session, hook["id"], lambda got: [d["status"] for d in got] == ["delivered"]
+            )
+            assert gauges(client) == (0, 0)
+    finally:
+        slow.stop()
+
+
 def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
     fast: TestClient, receiver: Receiver
 ) -> None:
@@ -1400,6 +1440,74 @@ def test_a_claim_passes_over_the_subscriptions_it_is_told_to_skip(database_url: 
     skipping, then = asyncio.run(run())
     assert [name for name, _session in skipping] == ["b", "b"]
     assert [name for name, _session in then] == ["a", "a", "c", "c"]
+
+
+def test_the_backlog_counts_the_deliveries_due_and_how_long_the_first_has_waited(
+    own_database_url: str,
+) -> None:
+    """`backlog` at a moment: the pending deliveries due by then (those behind another of
+    their queue too), not one waiting for a later attempt nor one sent; and how long the most
+    overdue has been due (0 with none). In a database of the test's own: it counts every
+    subscription's."""
+    from app.store.database import Store
+    from app.store.webhooks import (
+        Attempted,
+        NewDelivery,
+        SubscriptionRecord,
+        backlog,
+        claim_due,
+        enqueue,
+        insert_subscription,
+        record,
+    )
+
+    moment = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+
+    def delivery(session: str) -> NewDelivery:
+        return NewDelivery(f"msg_{uuid.uuid4().hex}", "s" * 32, session, 2, "round", b"{}")
+
+    async def run() -> list[tuple[int, float]]:
+        store = Store(own_database_url)
+        await store.open()
+        try:
+            seen = []
+
+            async def look(at: datetime) -> None:
+                found = await store.run("read", lambda connection: backlog(connection, at))
+                seen.append((found.due, found.oldest_seconds))
+
+            await look(moment)  # nothing yet
+            subscription = SubscriptionRecord(
+                "s" * 32, None, None, "http://x/", None, "public",
+                b"\x00k", None, None, "active", None, moment,
+            )  # fmt: skip
+
+            async def setup(connection: Any) -> None:
+                await insert_subscription(connection, subscription)
+                # Three due a minute ago (two in one queue), one due in an hour.
+                await enqueue(connection, [delivery("a" * 32)] * 2, moment - timedelta(minutes=1))
+                await enqueue(connection, [delivery("b" * 32)], moment - timedelta(seconds=30))
+                await enqueue(connection, [delivery("c" * 32)], moment + timedelta(hours=1))
+
+            await store.run("write", setup)
+            await look(moment)
+
+            # The first of queue "a" is sent: the one behind it is the most overdue now.
+            async def send_first(connection: Any) -> None:
+                jobs = await claim_due(
+                    connection, now=moment, until=moment + timedelta(minutes=1),
+                    claim="k" * 32, limit=1, per_queue=1,
+                )  # fmt: skip
+                await record(connection, "k" * 32, [Attempted(jobs[0], 1, 204)], [], moment)
+
+            await store.run("write", send_first)
+            await look(moment)
+            await look(moment - timedelta(minutes=5))  # before any was due
+            return seen
+        finally:
+            await store.close()
+
+    assert asyncio.run(run()) == [(0, 0.0), (3, 60.0), (2, 60.0), (0, 0.0)]
 
 
 def test_a_delivery_written_while_its_queue_is_held_back_is_not_due_before_its_first(
