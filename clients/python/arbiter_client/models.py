@@ -1744,6 +1744,19 @@ class PendingRound(BaseModel):
     seconds_left: Annotated[int | None, Field(title="Seconds Left")] = None
 
 
+class Pinged(BaseModel):
+    """
+    A ping written to the subscription's queue: its `webhook-id` (the delivery's
+    `webhook_id` in `…/deliveries`, where what came of it is listed).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    webhook_id: Annotated[str, Field(title="Webhook Id")]
+    summary: Annotated[str, Field(title="Summary")]
+
+
 class ProofOpening(BaseModel):
     """
     What a sealed choice hides, and the salt it was sealed with: the SHA-256 of this
@@ -3209,6 +3222,62 @@ class WebhookDelivery(BaseModel):
     last_error: Annotated[str | None, Field(title="Last Error")]
     delivered_at: Annotated[str | None, Field(title="Delivered At")]
     created_at: Annotated[str, Field(title="Created At")]
+
+
+class Url(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description="http or https; its host must resolve to public addresses only",
+            max_length=2048,
+            min_length=1,
+            title="Url",
+        ),
+    ]
+
+
+class Events1Item(RootModel[str]):
+    root: Annotated[str, Field(max_length=32, min_length=1)]
+
+
+class Events1(RootModel[list[Events1Item]]):
+    root: Annotated[
+        list[Events1Item],
+        Field(
+            description="the live events' names to send; null: every one",
+            max_length=32,
+            min_length=1,
+            title="Events",
+        ),
+    ]
+
+
+class WebhookUpdate(BaseModel):
+    """
+    A subscription's changes: each field given replaces its value, each left out keeps
+    it (`"events": null`: every event from now on).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    url: Annotated[
+        Url | None,
+        Field(
+            description="http or https; its host must resolve to public addresses only", title="Url"
+        ),
+    ] = None
+    events: Annotated[
+        Events1 | None,
+        Field(description="the live events' names to send; null: every one", title="Events"),
+    ] = None
+    view: Annotated[
+        Literal["public", "gm"] | None, Field(description="`public` or `gm`", title="View")
+    ] = None
+    language: Annotated[
+        Literal["en", "de", "fr", "es", "pt-BR"] | None,
+        Field(description="the language of the payloads' summaries", title="Language"),
+    ] = None
 
 
 class Webhooks(BaseModel):
