@@ -1056,6 +1056,28 @@ async def list_deliveries(
     return [_delivery(row) for row in found]
 
 
+_ONE_DELIVERY = Statement(
+    lambda: select(*(deliveries.c[name] for name in _DELIVERY_FIELDS), deliveries.c.payload).where(
+        deliveries.c.id == bindparam("id"),
+        deliveries.c.subscription_id == bindparam("subscription_id"),
+    )
+)
+
+
+async def get_delivery(
+    connection: Transaction, subscription_id: str, delivery_id: int
+) -> tuple[DeliveryRecord, bytes] | None:
+    """One of a subscription's deliveries, and its body exactly as signed and sent; None
+    when it has no such delivery (or retention has forgotten it)."""
+    found = await _ONE_DELIVERY.fetch(
+        connection, {"id": delivery_id, "subscription_id": subscription_id}
+    )
+    if not found:
+        return None
+    *row, payload = found[0]
+    return _delivery(row), bytes(payload)
+
+
 _GET_DELIVERY = Statement(
     lambda: select(
         deliveries.c.message_id,

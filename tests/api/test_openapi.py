@@ -19,9 +19,10 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     ids = [operation["operationId"] for _, _, operation in operations(document)]
-    # 94, a skill game's own sealed choice read back, and the webhooks' eight (a change and a
-    # ping among them) for each of the five session kinds and the operator's eight.
-    assert len(ids) == len(set(ids)) == 94 + 1 + 5 * 8 + 8
+    # 94, a skill game's own sealed choice read back, and the webhooks' nine (a change, a
+    # delivery shown and a ping among them) for each of the five session kinds and the
+    # operator's nine.
+    assert len(ids) == len(set(ids)) == 94 + 1 + 5 * 9 + 9
     assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", operation_id) for operation_id in ids), ids
     assert {"createArmWrestle", "playArmWrestleRound", "rollGurpsSuccess", "endChase"} <= set(ids)
     assert {"oddsChaseChoices", "oddsSkillGameChoices", "oddsRaceChoices"} <= set(ids)
@@ -35,6 +36,8 @@ def test_every_operation_has_a_readable_unique_id(client: TestClient) -> None:
         "pingWebhook",
         "updateRaceWebhook",
         "updateWebhook",
+        "showSkillGameWebhookDelivery",
+        "showWebhookDelivery",
     } <= set(ids)
     assert {"giveArmWrestleDice", "rollForArmWrestleSeats", "cancelArmWrestlePendingRound"} <= set(
         ids

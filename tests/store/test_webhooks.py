@@ -273,6 +273,37 @@ def test_metrics_show_the_outbox_backlog_while_a_receiver_holds_it(own_database_
         slow.stop()
 
 
+def test_a_delivery_is_shown_with_its_body_exactly_as_signed_and_sent(
+    fast: TestClient, receiver: Receiver
+) -> None:
+    """`GET …/deliveries/{id}`: the delivery as listed, and its body, the very bytes the
+    receiver was sent and verified (a receiver's signature check can be tried on them); a
+    delivery of another subscription, or none, is a 404."""
+    receiver.start()
+    session = Session(fast, "arm-wrestles", ARM_WRESTLE)
+    made = heard_by(session, receiver)
+    other = heard_by(session, receiver, events=["pending"])
+    play(session, 2)
+    receiver.wait_for(lambda got: len(got) == 2)
+    listed = wait_for_deliveries(
+        session, made["id"], lambda got: [d["status"] for d in got] == ["delivered"] * 2
+    )
+    for delivery in listed:
+        answer = session.get(f"webhooks/{made['id']}/deliveries/{delivery['id']}")
+        assert answer.status_code == 200, answer.text
+        shown = answer.json()
+        body = shown.pop("body")
+        assert shown == delivery
+        (sent,) = [each for each in receiver.delivered if each.webhook_id == delivery["webhook_id"]]
+        assert body.encode() == sent.body
+        assert json.loads(body)["session"]["version"] == delivery["version"]
+    first = listed[-1]["id"]
+    assert_problem(session.get(f"webhooks/{other['id']}/deliveries/{first}"), 404)
+    assert_problem(session.get(f"webhooks/{made['id']}/deliveries/{PAST_32_BITS}"), 404)
+    assert_problem(session.get(f"webhooks/{made['id']}/deliveries/{2**63}"), 422)
+    assert_problem(session.get(f"webhooks/{made['id']}/deliveries/{first}", token="x" * 43), 404)
+
+
 def test_a_subscription_gets_only_the_events_it_asked_for_and_never_a_token(
     fast: TestClient, receiver: Receiver
 ) -> None:
@@ -838,6 +869,19 @@ def test_a_ping_is_a_signed_test_delivery_after_those_queued_whatever_the_events
             ]
             assert (ping["type"], ping["session"], ping["data"]["webhook"]) == ("ping", None, hook)
             assert ping["data"]["summary"] == f"A test delivery (ping) of webhook {hook}."
+            # (Another test's session deleted meanwhile may be listed too: its `deleted`.)
+            (shown,) = [
+                each
+                for each in client.get(
+                    f"/v1/webhooks/{hook}/deliveries", headers=bearer(OPERATOR_KEY)
+                ).json()["deliveries"]
+                if each["webhook_id"] == answer.json()["webhook_id"]
+            ]
+            detail = client.get(
+                f"/v1/webhooks/{hook}/deliveries/{shown['id']}", headers=bearer(OPERATOR_KEY)
+            )
+            assert detail.status_code == 200, detail.text
+            assert json.loads(detail.json()["body"]) == ping
             assert_problem(client.post(f"/v1/webhooks/{hook}/ping", headers=session.headers), 403)
 
 

@@ -176,6 +176,14 @@ class WebhookDelivery(TypedDict):
 
 
 @with_config(ANSWER)
+class WebhookDeliveryShown(WebhookDelivery):
+    """One delivery, with its body: the JSON text exactly as signed and sent (a receiver's
+    signature check can be tried on it, byte for byte)."""
+
+    body: str
+
+
+@with_config(ANSWER)
 class WebhookDeliveries(TypedDict):
     deliveries: list[WebhookDelivery]
 
@@ -469,20 +477,39 @@ async def _deliveries(
     return respond(request, {"deliveries": [_delivery(record) for record in found]})
 
 
+def _no_delivery(webhook_id: str, delivery_id: int) -> NotFound:
+    return NotFound(
+        f"no delivery {delivery_id} of webhook {webhook_id}",
+        said=m(
+            "no delivery {delivery} of webhook {webhook}",
+            delivery=str(delivery_id),
+            webhook=webhook_id,
+        ),
+    )
+
+
+async def _delivery_shown(
+    request: Request, owner: Owner, webhook_id: str, delivery_id: int
+) -> Response:
+    async def work(connection: Transaction) -> tuple[DeliveryRecord, bytes] | None:
+        await _found(connection, owner, webhook_id)
+        return await store.get_delivery(connection, webhook_id, delivery_id)
+
+    found: tuple[DeliveryRecord, bytes] | None = await _in(request, owner, "read", work)
+    if found is None:
+        raise _no_delivery(webhook_id, delivery_id)
+    record, body = found
+    shown: WebhookDeliveryShown = {**_delivery(record), "body": body.decode()}
+    return respond(request, shown)
+
+
 async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: int) -> Response:
     async def work(connection: Transaction) -> bool:
         await _found(connection, owner, webhook_id)
         return await store.replay(connection, webhook_id, delivery_id, repository.now())
 
     if not await _in(request, owner, "write", work):
-        raise NotFound(
-            f"no delivery {delivery_id} of webhook {webhook_id}",
-            said=m(
-                "no delivery {delivery} of webhook {webhook}",
-                delivery=str(delivery_id),
-                webhook=webhook_id,
-            ),
-        )
+        raise _no_delivery(webhook_id, delivery_id)
     worker = getattr(request.app.state, "deliveries", None)
     if worker is not None:
         worker.poke(written=True)
@@ -592,6 +619,14 @@ async def list_webhook_deliveries(
     return await _deliveries(request, owner, webhook_id, before, limit)
 
 
+async def show_webhook_delivery(
+    kind: AnyKind, request: Request, session_id: str, webhook_id: str, delivery_id: DeliveryId
+) -> Response:
+    """One of a webhook's deliveries with its body, exactly as signed and sent (GM token)."""
+    owner = _gm_of(kind, request, session_id)
+    return await _delivery_shown(request, owner, webhook_id, delivery_id)
+
+
 async def replay_webhook_delivery(
     kind: AnyKind, request: Request, session_id: str, webhook_id: str, delivery_id: DeliveryId
 ) -> Response:
@@ -676,6 +711,14 @@ def router(kind: AnyKind) -> APIRouter:
         summary="A webhook's deliveries",
     )
     add(
+        "/{session_id}/webhooks/{webhook_id}/deliveries/{delivery_id}",
+        bound(show_webhook_delivery, kind),
+        f"show{prefix}WebhookDelivery",
+        methods=["GET"],
+        responses=answers(200, WebhookDeliveryShown),
+        summary="One of a webhook's deliveries, with its body",
+    )
+    add(
         "/{session_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/replay",
         bound(replay_webhook_delivery, kind),
         f"replay{prefix}WebhookDelivery",
@@ -732,6 +775,13 @@ async def list_operator_webhook_deliveries(
 ) -> Response:
     """A subscription's deliveries, newest first (the operator's key)."""
     return await _deliveries(request, _operator(request), webhook_id, before, limit)
+
+
+async def show_operator_webhook_delivery(
+    request: Request, webhook_id: str, delivery_id: DeliveryId
+) -> Response:
+    """One of a subscription's deliveries with its body (the operator's key)."""
+    return await _delivery_shown(request, _operator(request), webhook_id, delivery_id)
 
 
 async def replay_operator_webhook_delivery(
@@ -805,6 +855,14 @@ def operator_router() -> APIRouter:
         methods=["GET"],
         responses=answers(200, WebhookDeliveries),
         summary="A subscription's deliveries",
+    )
+    add(
+        "/{webhook_id}/deliveries/{delivery_id}",
+        show_operator_webhook_delivery,
+        "showWebhookDelivery",
+        methods=["GET"],
+        responses=answers(200, WebhookDeliveryShown),
+        summary="One of a subscription's deliveries, with its body",
     )
     add(
         "/{webhook_id}/deliveries/{delivery_id}/replay",

@@ -3224,6 +3224,30 @@ class WebhookDelivery(BaseModel):
     created_at: Annotated[str, Field(title="Created At")]
 
 
+class WebhookDeliveryShown(BaseModel):
+    """
+    One delivery, with its body: the JSON text exactly as signed and sent (a receiver's
+    signature check can be tried on it, byte for byte).
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    id: Annotated[int, Field(title="Id")]
+    webhook_id: Annotated[str, Field(title="Webhook Id")]
+    session_id: Annotated[str, Field(title="Session Id")]
+    version: Annotated[int, Field(title="Version")]
+    event: Annotated[str, Field(title="Event")]
+    status: Annotated[str, Field(title="Status")]
+    attempts: Annotated[int, Field(title="Attempts")]
+    next_attempt_at: Annotated[str | None, Field(title="Next Attempt At")]
+    last_status: Annotated[int | None, Field(title="Last Status")]
+    last_error: Annotated[str | None, Field(title="Last Error")]
+    delivered_at: Annotated[str | None, Field(title="Delivered At")]
+    created_at: Annotated[str, Field(title="Created At")]
+    body: Annotated[str, Field(title="Body")]
+
+
 class Url(RootModel[str]):
     root: Annotated[
         str,
