@@ -48,6 +48,8 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "table"
 #: The first odds question starts the odds worker's process; a loaded machine takes seconds.
+#: Also what a page's first load and its stream's opening may take there (both went past
+#: the 10 s and 5 s defaults in a fresh-clone CI run, the other xdist worker busy beside them).
 SLOW_MS = 30_000
 #: How long a page may take to show the odds of the session it shows: one odds worker answers
 #: every page's questions in turn (a race's are Monte Carlo estimates), so on a loaded machine
@@ -183,7 +185,7 @@ def create(
     """Create a session from the page's form (with verifiable dice when `verifiable`); the
     fragment's parts of the GM's page."""
     page = gm.page
-    page.goto(f"{server.base_url}/table")
+    page.goto(f"{server.base_url}/table", timeout=SLOW_MS)
     page.get_by_label("Kind of contest").select_option(kind)
     if preset is not None:
         page.get_by_label("Preset").select_option(preset)
@@ -191,7 +193,7 @@ def create(
         page.get_by_label(re.compile("^Verifiable dice")).check()
         expect(page.get_by_label("Request body")).to_have_value(re.compile(r'"dice": "verifiable"'))
     page.get_by_role("button", name="Create the session").click()
-    expect(page.locator("#connection")).to_have_text("Live")
+    expect(page.locator("#connection")).to_have_text("Live", timeout=SLOW_MS)
     expect(page.locator("#summary")).not_to_be_empty()
     return dict(parse_qsl(urlsplit(page.url).fragment))
 
@@ -218,9 +220,9 @@ def link_of(gm: Seat, name: str) -> str:
 
 
 def join(seat: Seat, link: str, who: str) -> None:
-    seat.page.goto(link)
+    seat.page.goto(link, timeout=SLOW_MS)
     expect(seat.page.locator(".who")).to_have_text(who)
-    expect(seat.page.locator("#connection")).to_have_text("Live")
+    expect(seat.page.locator("#connection")).to_have_text("Live", timeout=SLOW_MS)
 
 
 def screenshot(seat: Seat, name: str) -> None:
