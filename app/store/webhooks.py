@@ -1078,36 +1078,19 @@ async def get_delivery(
     return _delivery(row), bytes(payload)
 
 
-_GET_DELIVERY = Statement(
-    lambda: select(
-        deliveries.c.message_id,
-        deliveries.c.session_id,
-        deliveries.c.version,
-        deliveries.c.event,
-        deliveries.c.payload,
-    ).where(
-        deliveries.c.id == bindparam("id"),
-        deliveries.c.subscription_id == bindparam("subscription_id"),
-    )
-)
-
-
 async def replay(
     connection: Transaction, subscription_id: str, delivery_id: int, at: datetime
 ) -> bool:
     """Send a delivery again (a new row at the end of the queue, the same `message_id` and
     body, retried for a window of its own); False when there is no such delivery."""
-    found = await _GET_DELIVERY.fetch(
-        connection, {"id": delivery_id, "subscription_id": subscription_id}
-    )
-    if not found:
+    found = await get_delivery(connection, subscription_id, delivery_id)
+    if found is None:
         return False
-    message_id, session_id, version, event, payload = found[0]
-    await enqueue_alone(
-        connection,
-        NewDelivery(message_id, subscription_id, session_id, version, event, bytes(payload)),
-        at,
+    record, payload = found
+    again = NewDelivery(
+        record.message_id, subscription_id, record.session_id, record.version, record.event, payload
     )
+    await enqueue_alone(connection, again, at)
     return True
 
 

@@ -57,6 +57,16 @@ FAST: dict[str, Any] = {
 }
 
 
+#: A sender that waits for a slow receiver (one the test holds) as long as it takes.
+PATIENT: dict[str, Any] = {**FAST, "webhook_timeout_seconds": 60.0, "webhook_lease_seconds": 90.0}
+
+
+def held_by(receiver: Receiver, count: int) -> None:
+    """Wait until `count` requests are in `receiver`'s hands (a slow one's held unanswered)."""
+    with receiver.changed:
+        assert receiver.changed.wait_for(lambda: receiver.arrived == count, WAIT_S)
+
+
 def app_client(database_url: str, **settings: Any) -> TestClient:
     return TestClient(Conforming(create_app(Settings(database_url=database_url, **settings))))
 
@@ -201,18 +211,16 @@ def test_a_slow_receiver_never_holds_up_another_sessions_deliveries(database_url
     sender's deadline) must not delay another GM's webhooks: while its request is held, a
     round of another session is delivered to that session's receiver, then the held one is
     answered 2xx and counted delivered, each once."""
-    patient = {**FAST, "webhook_timeout_seconds": 60.0, "webhook_lease_seconds": 90.0}
     slow, quick = Receiver().start(), Receiver().start()
     try:
-        with app_client(database_url, **patient) as client:
+        with app_client(database_url, **PATIENT) as client:
             held = Session(client, "arm-wrestles", ARM_WRESTLE)
             held_hook = heard_by(held, slow)
             other = Session(client, "arm-wrestles", ARM_WRESTLE)
             other_hook = heard_by(other, quick)
             slow.mode = "slow"
             play(held, 1)
-            with slow.changed:  # its request is in the receiver's hands, unanswered
-                assert slow.changed.wait_for(lambda: slow.arrived == 1, WAIT_S)
+            held_by(slow, 1)
             versions = play(other, 2)
             # Bounded well below the held request's deadline: a worker waiting for it
             # would send nothing else until it is answered.
@@ -250,17 +258,15 @@ def test_metrics_show_the_outbox_backlog_while_a_receiver_holds_it(own_database_
         }
         return found["arbiter_webhook_deliveries_due"], found["arbiter_webhook_oldest_due_seconds"]
 
-    patient = {**FAST, "webhook_timeout_seconds": 60.0, "webhook_lease_seconds": 90.0}
     slow = Receiver().start()
     try:
-        with app_client(own_database_url, **patient) as client:
+        with app_client(own_database_url, **PATIENT) as client:
             assert gauges(client) == (0, 0)
             session = Session(client, "arm-wrestles", ARM_WRESTLE)
             hook = heard_by(session, slow)
             slow.mode = "slow"
             play(session, 1)
-            with slow.changed:  # its request is in the receiver's hands, unanswered
-                assert slow.changed.wait_for(lambda: slow.arrived == 1, WAIT_S)
+            held_by(slow, 1)
             due, oldest = gauges(client)
             assert due == 1
             assert oldest > 0

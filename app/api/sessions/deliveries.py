@@ -114,7 +114,7 @@ class DeliveryWorker:
     def poke(self, *, written: bool = False) -> None:
         """Look for deliveries now, if a change of this process has written some since the
         last look (a change without webhooks costs the worker nothing), or the caller has
-        (`written`: a replay)."""
+        (`written`: a replay, a ping)."""
         if written or outbox.written() != self.seen:
             self.wake.set()
 
@@ -368,8 +368,9 @@ def worker_of(app: FastAPI) -> DeliveryWorker | None:
     return worker
 
 
-def poke(app: FastAPI) -> None:
-    """A change of this process has committed: its worker looks for deliveries now."""
+def poke(app: FastAPI, *, written: bool = False) -> None:
+    """A change of this process has committed: its worker looks for deliveries now (with
+    `written`, even if no change wrote any: a replay, a ping)."""
     worker = worker_of(app)
     if worker is not None:
-        worker.poke()
+        worker.poke(written=written)

@@ -33,7 +33,7 @@ from app.api.common import respond
 from app.api.kinds import AnyKind, RoundKind
 from app.api.routing import DeferredBody, LeanRoute, answers, declare_body
 from app.api.schemas.common import ANSWER, Strict
-from app.api.sessions import outbound
+from app.api.sessions import deliveries, outbound
 from app.api.sessions.lifecycle import bound, kind_router, schema_prefix
 from app.api.sessions.outbox import PING, new_message_id, ping_payload, shown_secret
 from app.api.sessions.security import bearer_token, role_of, seal_webhook_secret
@@ -44,6 +44,7 @@ from app.settings import Settings
 from app.store import repository
 from app.store import webhooks as store
 from app.store.database import Store, Transaction
+from app.store.repository import SessionRecord
 from app.store.webhooks import LAST_DELIVERY_ID, DeliveryRecord, NewDelivery, SubscriptionRecord
 
 #: Subscriptions one session (or the operator) may hold.
@@ -266,21 +267,23 @@ class Owner:
 
     session_id: str | None
     kind: AnyKind | None
-    #: Checks the caller in a transaction (404/403), before anything else is read.
-    check: Callable[[Transaction], Awaitable[None]]
+    #: Checks the caller in a transaction (404/403), before anything else is read: the
+    #: session as it read it (None for the operator).
+    check: Callable[[Transaction], Awaitable[SessionRecord | None]]
     names: frozenset[str]
 
 
 def _gm_of(kind: AnyKind, request: Request, session_id: str) -> Owner:
     token = bearer_token(request)
 
-    async def check(connection: Transaction) -> None:
+    async def check(connection: Transaction) -> SessionRecord:
         record = await repository.get_session(connection, session_id, kind.path, lock=False)
         role = None if record is None else role_of(token, record)
         if record is None or role is None:
             raise not_found(kind.title, session_id)
         if not role.is_gm:
             raise Forbidden(N_("only the GM's token may manage the session's webhooks"))
+        return record
 
     return Owner(session_id, kind, check, frozenset(event_names(kind)))
 
@@ -291,7 +294,7 @@ def _operator(request: Request) -> Owner:
     if key is None or not hmac.compare_digest(token.encode(), key.get_secret_value().encode()):
         raise Forbidden(N_("only the operator's key may manage the webhooks of every session"))
 
-    async def check(_connection: Transaction) -> None:
+    async def check(_connection: Transaction) -> SessionRecord | None:
         return None
 
     kinds = getattr(request.app.state, "kinds", {})
@@ -510,9 +513,7 @@ async def _replay(request: Request, owner: Owner, webhook_id: str, delivery_id: 
 
     if not await _in(request, owner, "write", work):
         raise _no_delivery(webhook_id, delivery_id)
-    worker = getattr(request.app.state, "deliveries", None)
-    if worker is not None:
-        worker.poke(written=True)
+    deliveries.poke(request.app, written=True)
     said = m("Delivery {delivery} is sent again.", delivery=str(delivery_id))
     return respond(request, {"replayed": delivery_id, "summary": i18n.said(said)}, 202)
 
@@ -521,6 +522,8 @@ async def _ping(request: Request, owner: Owner, webhook_id: str) -> Response:
     message_id = new_message_id()
 
     async def work(connection: Transaction) -> None:
+        # The owner's check, as `_in` makes it, keeping the session it read.
+        found = await owner.check(connection)
         record = await _found(connection, owner, webhook_id)
         at = repository.now()
         summary = i18n.said(
@@ -530,12 +533,7 @@ async def _ping(request: Request, owner: Owner, webhook_id: str) -> Response:
         # A session's ping goes after the session's deliveries already queued; an operator's
         # subscription, told of no one session, has a queue of its own for its pings.
         queue, version, session = webhook_id, 0, None
-        if owner.session_id is not None and owner.kind is not None:
-            found = await repository.get_session(
-                connection, owner.session_id, owner.kind.path, lock=False
-            )
-            if found is None:  # (checked by the owner's check, in this transaction)
-                raise not_found(owner.kind.title, owner.session_id)
+        if found is not None:
             queue, version = found.id, found.version
             session = {"id": found.id, "kind": found.kind, "version": found.version}
         body = ping_payload(webhook_id, session, at, summary)
@@ -543,10 +541,8 @@ async def _ping(request: Request, owner: Owner, webhook_id: str) -> Response:
             connection, NewDelivery(message_id, webhook_id, queue, version, PING, body), at
         )
 
-    await _in(request, owner, "write", work)
-    worker = getattr(request.app.state, "deliveries", None)
-    if worker is not None:
-        worker.poke(written=True)
+    await unit_of_work(request).run("write", work)
+    deliveries.poke(request.app, written=True)
     said = m("A ping is on its way to webhook {webhook}.", webhook=webhook_id)
     return respond(request, {"webhook_id": message_id, "summary": i18n.said(said)}, 202)
 
